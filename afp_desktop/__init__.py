@@ -1,0 +1,3 @@
+"""afp-desktop: replay a saved agentfootprint run offline."""
+
+__version__ = "0.1.0"

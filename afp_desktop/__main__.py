@@ -1,0 +1,3 @@
+from afp_desktop.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,120 @@
+"""JSON in and out, fast and without a depth limit.
+
+orjson is the fast path. It refuses documents nested deeper than 1024 levels, and a real recording of a long
+run nests its execution tree more than a thousand levels deep through `next`. For those we fall back to the
+standard library's parser on a worker thread with a large stack and a raised recursion limit, so a valid file
+is never refused for its depth.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from typing import Any
+
+import orjson
+
+# Enough for millions of nesting levels; the thread's stack is reserved, not committed, until used.
+_DEEP_STACK_BYTES = 512 * 1024 * 1024
+_DEEP_RECURSION_LIMIT = 2_000_000
+_deep_lock = threading.Lock()
+
+
+class JSONSyntaxError(ValueError):
+    """Invalid JSON, with a 1-based line and column when the parser told us the position."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None, pos: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+        self.pos = pos
+
+
+def _is_depth_error(err: Exception) -> bool:
+    text = str(err).lower()
+    return "recursion" in text or "depth" in text
+
+
+def _position(text: str | bytes, pos: int) -> tuple[int, int]:
+    """1-based line and column (in characters) of byte/char offset `pos`."""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        head = bytes(text[:pos]).decode("utf-8", "replace")
+    else:
+        head = text[:pos]
+    line = head.count("\n") + 1
+    column = len(head) - (head.rfind("\n") + 1) + 1
+    return line, column
+
+
+def _run_deep(fn):
+    """Run fn() on a thread with a large stack and a raised recursion limit; return or raise its outcome."""
+    result: dict[str, Any] = {}
+
+    def work() -> None:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, _DEEP_RECURSION_LIMIT))
+        try:
+            result["value"] = fn()
+        except BaseException as err:  # noqa: BLE001 - handed back to the calling thread
+            result["error"] = err
+        finally:
+            sys.setrecursionlimit(old)
+
+    with _deep_lock:
+        previous = threading.stack_size()
+        threading.stack_size(_DEEP_STACK_BYTES)
+        try:
+            worker = threading.Thread(target=work, name="afp-deep-json")
+            worker.start()
+        finally:
+            threading.stack_size(previous)
+        worker.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+def _loads_deep(data: str | bytes) -> Any:
+    text = bytes(data).decode("utf-8") if isinstance(data, (bytes, bytearray, memoryview)) else data
+    return _run_deep(lambda: json.loads(text))
+
+
+def loads(data: str | bytes) -> Any:
+    """Parse one JSON document. Raises JSONSyntaxError (with line/column) on invalid input."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as err:
+        if _is_depth_error(err):
+            try:
+                return _loads_deep(data)
+            except json.JSONDecodeError as deep_err:
+                raise JSONSyntaxError(deep_err.msg, deep_err.lineno, deep_err.colno, deep_err.pos) from None
+            except UnicodeDecodeError as deep_err:
+                line, column = _position(data, deep_err.start)
+                raise JSONSyntaxError("invalid UTF-8", line, column, deep_err.start) from None
+        pos = getattr(err, "pos", None)
+        msg = getattr(err, "msg", None) or str(err)
+        if pos is not None and pos >= 0:
+            line, column = _position(data, pos)
+            raise JSONSyntaxError(msg, line, column, pos) from None
+        raise JSONSyntaxError(msg) from None
+
+
+def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes:
+    """Serialize to UTF-8 JSON bytes. Falls back to the standard library for very deep values."""
+    option = 0
+    if indent:
+        option |= orjson.OPT_INDENT_2
+    if sort_keys:
+        option |= orjson.OPT_SORT_KEYS
+    try:
+        return orjson.dumps(value, option=option)
+    except orjson.JSONEncodeError as err:
+        if not _is_depth_error(err):
+            raise
+    return _run_deep(lambda: json.dumps(
+        value, ensure_ascii=False, separators=None if indent else (",", ":"),
+        indent=2 if indent else None, sort_keys=sort_keys,
+    ).encode("utf-8"))

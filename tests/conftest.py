@@ -1,0 +1,27 @@
+"""Shared test set-up: Qt runs offscreen, settings go to a temporary folder, and corpus files are found
+whether stored plain or xz-compressed."""
+
+from __future__ import annotations
+
+import os
+
+# Must be set before Qt is imported anywhere (pytest-qt has no ini option for it).
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_QUICK_BACKEND", "software")
+
+import pytest
+
+from tests.corpus_util import SCENARIOS
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path_factory, monkeypatch):
+    """Keep every test away from the real user's settings, recent files and template maps."""
+    home = tmp_path_factory.mktemp("afp-settings")
+    monkeypatch.setenv("AFP_DESKTOP_CONFIG_DIR", str(home))
+    yield
+
+
+@pytest.fixture(params=SCENARIOS)
+def scenario(request):
+    return request.param
