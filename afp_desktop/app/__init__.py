@@ -1,0 +1,1 @@
+"""The Qt application: session (one run, one cursor), main window and panels."""

@@ -1,0 +1,136 @@
+"""The session: the open Run, the ONE cursor, the active template map and the selected node.
+
+Panels connect to these signals and redraw from `session.run` and `session.view`; they never call each other.
+Moving the cursor is coalesced: `move_to` records the wanted position and a zero-delay timer publishes only
+the latest one, so fast scrubbing never queues stale redraws.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from afp_desktop.core.cursor import CursorView, view_at
+from afp_desktop.core.run import Run
+from afp_desktop.core.status import DEFAULT_TEMPLATES
+
+
+class Session(QObject):
+    run_loaded = Signal(object)          # Run
+    run_closed = Signal()
+    cursor_moved = Signal(object)        # CursorView
+    templates_changed = Signal()         # read session.templates / session.app_name
+    selection_changed = Signal(object)   # StepGraph node index or None
+    stops_changed = Signal()             # the stop list shown changed (drill in/out)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.run: Run | None = None
+        self.view: CursorView | None = None
+        self.templates: dict[str, str] = dict(DEFAULT_TEMPLATES)
+        self.app_name = "Agent"
+        self.selected: int | None = None
+        self._wanted: int | None = None
+        self._publish_timer = QTimer(self)
+        self._publish_timer.setSingleShot(True)
+        self._publish_timer.setInterval(0)
+        self._publish_timer.timeout.connect(self._publish)
+
+    # -- run ---------------------------------------------------------------------------------------------
+    def set_run(self, run: Run, position: int | None = None) -> None:
+        self.run = run
+        self.selected = None
+        self._wanted = None
+        end = len(run.axis)
+        self.view = view_at(run, end if position is None else position)
+        self.run_loaded.emit(run)
+        self.cursor_moved.emit(self.view)
+
+    def close_run(self) -> None:
+        self.run = None
+        self.view = None
+        self.selected = None
+        self.run_closed.emit()
+
+    # -- the cursor --------------------------------------------------------------------------------------
+    @property
+    def position(self) -> int:
+        if self._wanted is not None:
+            return self._wanted
+        return self.view.position if self.view else 0
+
+    def move_to(self, position: int, *, immediate: bool = False) -> None:
+        if self.run is None:
+            return
+        position = max(0, min(int(position), len(self.run.axis)))
+        self._wanted = position
+        if immediate:
+            self._publish_timer.stop()
+            self._publish()
+        elif not self._publish_timer.isActive():
+            self._publish_timer.start()
+
+    def flush(self) -> None:
+        """Publish a pending move now (tests and exports use this)."""
+        if self._wanted is not None:
+            self._publish_timer.stop()
+            self._publish()
+
+    def _publish(self) -> None:
+        if self.run is None or self._wanted is None:
+            return
+        wanted, self._wanted = self._wanted, None
+        if self.view is not None and self.view.position == wanted:
+            return
+        self.view = view_at(self.run, wanted)
+        self.cursor_moved.emit(self.view)
+
+    # stops and single events
+    def stop_positions(self) -> list[int]:
+        return [s["axisEnd"] for s in self.run.stops] if self.run else []
+
+    def move_to_stop(self, index: int) -> None:
+        positions = self.stop_positions()
+        if positions:
+            self.move_to(positions[max(0, min(index, len(positions) - 1))])
+
+    def next_stop(self) -> None:
+        here = self.position
+        later = [p for p in self.stop_positions() if p > here]
+        if later:
+            self.move_to(later[0])
+
+    def previous_stop(self) -> None:
+        here = self.position
+        earlier = [p for p in self.stop_positions() if p < here]
+        if earlier:
+            self.move_to(earlier[-1])
+
+    def step_events(self, delta: int) -> None:
+        self.move_to(self.position + delta)
+
+    def home(self) -> None:
+        self.move_to(0)
+
+    def end(self) -> None:
+        if self.run is not None:
+            self.move_to(len(self.run.axis))
+
+    # -- templates and selection ------------------------------------------------------------------------
+    def set_templates(self, templates: dict[str, str], app_name: str | None = None) -> None:
+        self.templates = dict(templates)
+        if app_name is not None:
+            self.app_name = app_name
+        self.templates_changed.emit()
+
+    def select_node(self, index: int | None) -> None:
+        if index != self.selected:
+            self.selected = index
+            self.selection_changed.emit(index)
+
+    def activate_node(self, index: int) -> None:
+        """A click on a graph card: select it and move the cursor to the moment it appeared."""
+        if self.run is None:
+            return
+        self.select_node(index)
+        created = self.run.step_fold.node_created_at[index]
+        self.move_to(self.run.axis.position_of_domain(created) + 1)

@@ -1,0 +1,145 @@
+"""Typed event stream → DomainEvents (PROJECTIONS.md §2.3, §2.5).
+
+| typed event (`agentfootprint.` prefix)  | DomainEvent          | fields copied                                        |
+|------------------------------------------|----------------------|------------------------------------------------------|
+| stream.llm_start                         | llm.start            | model, provider, systemPromptChars?, messagesCount?, toolsCount?, actorArrow |
+| stream.llm_end                           | llm.end              | content, toolCallCount, usage{input,output}, stopReason (truthy), actorArrow |
+| stream.tool_start                        | tool.start           | toolName, toolCallId, args?  (+ notDispatched, newer)  |
+| stream.tool_end                          | tool.end             | toolCallId, result?, durationMs?, error?             |
+| context.injected                         | context.injected     | slot, source, six strings if truthy, four numbers if present |
+| composition.enter / composition.exit     | composition.start/end| kind, compositionId, name, (status, durationMs)      |
+| anything else                            | —                    |                                                      |
+
+`actorArrow` is capture-time state: one flag, "the previous llm.end asked for tools", global to the run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+PREFIX = "agentfootprint."
+_MISSING = object()
+
+# Strings copied only when truthy, numbers whenever present (0 kept) — §2.5 / §3.1 ContextInjection.
+INJECTION_STRING_FIELDS = ("sourceId", "asRole", "contentSummary", "reason", "sectionTag", "upstreamRef")
+INJECTION_NUMBER_FIELDS = ("retrievalScore", "rankPosition")
+
+
+def _common(meta: dict, commit_idx: int) -> dict:
+    path = meta.get("subflowPath")
+    subflow_path = ["__root__", *(path if isinstance(path, list) else [])]
+    return {
+        "runtimeStageId": meta.get("runtimeStageId") or "",
+        "subflowPath": subflow_path,
+        "depth": len(subflow_path) - 1,
+        "ts": meta.get("wallClockMs"),
+        "commitIdxBefore": commit_idx,
+        "commitIdxAfter": commit_idx,
+    }
+
+
+def injection_fields(payload: dict) -> dict:
+    """The ContextInjection fields of a context.injected payload (same truthiness rules everywhere)."""
+    source = payload.get("source")
+    out: dict[str, Any] = {"slot": payload.get("slot"), "source": "unknown" if source is None else source}
+    for key in INJECTION_STRING_FIELDS:
+        if payload.get(key):
+            out[key] = payload[key]
+    for key in INJECTION_NUMBER_FIELDS:
+        if key in payload:
+            out[key] = payload[key]
+    budget = payload.get("budgetSpent")
+    if isinstance(budget, dict):
+        if "tokens" in budget:
+            out["budgetTokens"] = budget["tokens"]
+        if "fractionOfCap" in budget:
+            out["budgetFraction"] = budget["fractionOfCap"]
+    return out
+
+
+class TypedToDomain:
+    """Incremental §2.5 mapper: feed typed events in order, get the DomainEvent (or None) for each."""
+
+    def __init__(self) -> None:
+        self.prev_llm_end_had_tools = False
+
+    def map(self, event: Any, commit_idx: int = 0) -> dict | None:
+        if not isinstance(event, dict):
+            return None
+        etype = event.get("type")
+        if not isinstance(etype, str) or not etype.startswith(PREFIX):
+            return None
+        name = etype[len(PREFIX):]
+        payload = event.get("payload")
+        payload = payload if isinstance(payload, dict) else {}
+        meta = event.get("meta")
+        meta = meta if isinstance(meta, dict) else {}
+
+        if name == "stream.llm_start":
+            out = {"type": "llm.start", **_common(meta, commit_idx),
+                   "model": payload.get("model"), "provider": payload.get("provider")}
+            for key in ("systemPromptChars", "messagesCount", "toolsCount"):
+                if key in payload:
+                    out[key] = payload[key]
+            out["actorArrow"] = "tool→llm" if self.prev_llm_end_had_tools else "user→llm"
+            self.prev_llm_end_had_tools = False
+            return out
+        if name == "stream.llm_end":
+            usage = payload.get("usage")
+            usage = usage if isinstance(usage, dict) else {}
+            count = payload.get("toolCallCount")
+            has_tools = isinstance(count, (int, float)) and not isinstance(count, bool) and count > 0
+            out = {"type": "llm.end", **_common(meta, commit_idx),
+                   "content": payload.get("content"), "toolCallCount": count,
+                   "usage": {"input": usage.get("input"), "output": usage.get("output")}}
+            if payload.get("stopReason"):
+                out["stopReason"] = payload["stopReason"]
+            out["actorArrow"] = "llm→tool" if has_tools else "llm→user"
+            self.prev_llm_end_had_tools = has_tools
+            return out
+        if name == "stream.tool_start":
+            out = {"type": "tool.start", **_common(meta, commit_idx),
+                   "toolName": payload.get("toolName"), "toolCallId": payload.get("toolCallId")}
+            if "args" in payload:
+                out["args"] = payload["args"]
+            if payload.get("notDispatched"):
+                out["notDispatched"] = True
+            return out
+        if name == "stream.tool_end":
+            out = {"type": "tool.end", **_common(meta, commit_idx), "toolCallId": payload.get("toolCallId")}
+            for key in ("result", "durationMs", "error"):
+                if key in payload:
+                    out[key] = payload[key]
+            return out
+        if name == "context.injected":
+            return {"type": "context.injected", **_common(meta, commit_idx), **injection_fields(payload)}
+        if name == "composition.enter":
+            return {"type": "composition.start", **_common(meta, commit_idx), "kind": payload.get("kind"),
+                    "compositionId": payload.get("id"), "name": payload.get("name")}
+        if name == "composition.exit":
+            return {"type": "composition.end", **_common(meta, commit_idx), "kind": payload.get("kind"),
+                    "compositionId": payload.get("id"), "name": payload.get("name") or "",
+                    "status": payload.get("status"), "durationMs": payload.get("durationMs")}
+        return None
+
+
+def domain_events_from_typed(events: Iterable[Any]) -> tuple[list[dict], list[int]]:
+    """Map a typed stream to DomainEvents. Returns the events and, for each, the index of its typed source."""
+    mapper = TypedToDomain()
+    domain: list[dict] = []
+    sources: list[int] = []
+    for i, event in enumerate(events):
+        mapped = mapper.map(event)
+        if mapped is not None:
+            domain.append(mapped)
+            sources.append(i)
+    return domain, sources
+
+
+# DomainEvent types that come from the typed channel (the rest come from the engine's traversal channel).
+TYPED_DOMAIN_TYPES = frozenset({
+    "llm.start", "llm.end", "tool.start", "tool.end", "context.injected", "composition.start", "composition.end",
+})
+TRAVERSAL_DOMAIN_TYPES = frozenset({
+    "run.entry", "run.exit", "subflow.entry", "subflow.exit", "fork.branch", "decision.branch", "loop.iteration",
+})

@@ -1,0 +1,92 @@
+"""One entry point, `open_run(path)`, that detects the file's shape (§7.7) and returns a `Run`.
+
+| shape                                   | module        |
+|-----------------------------------------|---------------|
+| NDJSON / .jsonl typed stream (+ rotated `<path>.1`) | ndjson.py |
+| Trace v1, recording, envelope v1, packed v1 | documents.py |
+| afp-desktop lossless .jsonl              | lossless.py   |
+| gzip / xz of any of these                | source.py     |
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from afp_desktop.core import jsonio
+from afp_desktop.core.formats.assemble import run_from_document, run_from_typed
+from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
+from afp_desktop.core.formats.lossless import is_lossless, read_lossless
+from afp_desktop.core.formats.ndjson import looks_like_ndjson, parse_ndjson
+from afp_desktop.core.formats.source import read_source, rotated_pair
+from afp_desktop.core.run import Notice, Run
+
+__all__ = ["open_run", "load_bytes", "LoadError", "LoadCancelled", "Problem", "Run"]
+
+ProgressFn = Callable[[float], None]
+
+
+def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
+             cancelled: Callable[[], bool] | None = None) -> Run:
+    """Open any supported trace file. Raises LoadError (with file, line, column) or LoadCancelled."""
+    path = Path(path)
+    data = read_source(path)
+    if _is_text_stream(data):
+        pair = rotated_pair(path)
+        if len(pair) == 2:
+            return _open_rotated(pair, progress, cancelled)
+    return load_bytes(data, str(path), progress=progress, cancelled=cancelled)
+
+
+def _is_text_stream(data: bytes) -> bool:
+    return looks_like_ndjson(data) and not is_lossless(data)
+
+
+def _open_rotated(pair: list[Path], progress, cancelled) -> Run:
+    events: list[dict] = []
+    warnings: list[Problem] = []
+    for part in pair:
+        data = read_source(part)
+        part_events, part_warnings = parse_ndjson(data, str(part), progress=progress, cancelled=cancelled)
+        events.extend(part_events)
+        warnings.extend(part_warnings)
+    run = run_from_typed(events, str(pair[1]), "ndjson", warnings)
+    run.notices.insert(0, Notice("rotated", f"Read the rotated pair: {pair[0].name} (older) then {pair[1].name}.",
+                                 "info"))
+    return run
+
+
+def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
+               cancelled: Callable[[], bool] | None = None) -> Run:
+    """Detect the shape of `data` (already decompressed) and build the Run."""
+    if not data.strip():
+        raise LoadError(name, "the file is empty")
+    if b"\x00" in data[:4096] and not _looks_utf16(data):
+        raise LoadError(name, "this is a binary file, not a JSON or NDJSON trace")
+    if _looks_utf16(data):
+        raise LoadError(name, "the file is UTF-16 encoded; agentfootprint writes UTF-8 (re-save it as UTF-8)")
+    if is_lossless(data):
+        return read_lossless(data, name, progress=progress, cancelled=cancelled)
+    if looks_like_ndjson(data):
+        events, warnings = parse_ndjson(data, name, progress=progress, cancelled=cancelled)
+        return run_from_typed(events, name, "ndjson", warnings)
+    stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not stripped[:1] in (b"{", b"["):
+        raise LoadError(name, "not JSON: a trace file starts with '{' (Trace, recording) or is one JSON event "
+                              "per line (NDJSON)", 1, 1)
+    try:
+        doc = jsonio.loads(stripped)
+    except jsonio.JSONSyntaxError as err:
+        offset_lines = data[: len(data) - len(stripped)].count(b"\n")
+        line = err.line + offset_lines if err.line is not None else None
+        cut = err.pos is not None and err.pos >= len(stripped.rstrip()) - 1
+        hint = " (the file seems cut off)" if cut else ""
+        raise LoadError(name, f"not valid JSON: {err.message}{hint}", line, err.column) from None
+    if progress is not None:
+        progress(0.8)
+    return run_from_document(doc, name)
+
+
+def _looks_utf16(data: bytes) -> bool:
+    return data[:2] in (b"\xff\xfe", b"\xfe\xff")

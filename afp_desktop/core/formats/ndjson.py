@@ -1,0 +1,77 @@
+"""The typed event stream as the file sink writes it (PROJECTIONS.md §1.5, §7.6): one JSON envelope per line.
+
+A file still being written can end in a cut line: what is there loads, and the cut line is reported as a
+warning. Any other invalid line is an error naming its line and column — we never guess around damage.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import orjson
+
+from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
+from afp_desktop.core.jsonio import _position
+
+ProgressFn = Callable[[float], None]
+
+
+def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: ProgressFn | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> tuple[list[dict], list[Problem]]:
+    """Typed events of an NDJSON file and the warnings met. Raises LoadError on a damaged line."""
+    events: list[dict] = []
+    warnings: list[Problem] = []
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    lines = data.split(b"\n")
+    ends_with_newline = data.endswith(b"\n")
+    total = len(lines)
+    last_content = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    missing_meta = 0
+    for i, raw in enumerate(lines):
+        if progress is not None and i % 2000 == 0:
+            if cancelled is not None and cancelled():
+                raise LoadCancelled()
+            progress(i / max(total, 1))
+        line = raw.strip()
+        if not line:
+            continue
+        line_no = first_line + i
+        try:
+            event = orjson.loads(line)
+        except orjson.JSONDecodeError as err:
+            if i == last_content and not ends_with_newline:
+                warnings.append(Problem(path, "the last line is cut off (the file was probably still being "
+                                              "written); it was left out and everything before it is shown",
+                                        line_no))
+                break
+            column = _position(raw, err.pos)[1] if getattr(err, "pos", None) is not None else None
+            raise LoadError(path, f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})",
+                            line_no, column) from None
+        if not isinstance(event, dict):
+            raise LoadError(path, f"expected an event object {{type, payload, meta}}, found {describe_type(event)}",
+                            line_no, 1)
+        if not isinstance(event.get("type"), str):
+            raise LoadError(path, "this event has no \"type\" string; is this an agentfootprint event stream?",
+                            line_no, 1)
+        if not isinstance(event.get("meta"), dict):
+            missing_meta += 1
+        events.append(event)
+    if missing_meta:
+        warnings.append(Problem(path, f"{missing_meta} event(s) have no \"meta\" object; their time, stage and "
+                                      "run id are unknown"))
+    return events, warnings
+
+
+def looks_like_ndjson(data: bytes) -> bool:
+    """True when the first non-empty line is, on its own, a complete JSON object with a "type"."""
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    newline = data.find(b"\n", start)
+    first = data[start:newline if newline >= 0 else len(data)].strip()
+    if not first.startswith(b"{"):
+        return False
+    try:
+        value = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and "type" in value and newline >= 0 and bool(data[newline:].strip())

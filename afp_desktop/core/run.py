@@ -1,0 +1,140 @@
+"""The loaded run: what the file holds, what it lacks, and the projections computed from it.
+
+A `Run` is built once by `formats.open_run` and never mutated afterwards except for its lazily computed caches.
+Positions on the run are axis positions (see axis.py); `Run.at(position)` gives the events that have happened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from afp_desktop.core.axis import Axis, build_axis, runtime_stage_id_of
+from afp_desktop.core.events import TRAVERSAL_DOMAIN_TYPES
+from afp_desktop.core.formats.errors import Problem
+from afp_desktop.core.stepgraph import StepGraphFold, build_step_graph_safe
+
+FORMAT_NAMES = {
+    "ndjson": "NDJSON event stream",
+    "trace": "Trace v1",
+    "recording": "Recording",
+    "recording-envelope": "Recording envelope v1",
+    "recording-packed": "Packed recording v1",
+    "afp-jsonl": "afp-desktop lossless .jsonl",
+    "event-list": "JSON list of typed events",
+    "domain-list": "JSON list of DomainEvents",
+}
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One plain sentence about what the file cannot show (or a fact worth knowing)."""
+
+    code: str
+    text: str
+    level: str = "warning"  # "info" | "warning"
+
+
+@dataclass
+class Run:
+    path: str
+    format: str
+    typed_events: list[dict] | None
+    domain_events: list[dict]
+    domain_source: str  # "trace" | "boundary-events" | "typed-stream" | "boundary+typed" | "none"
+    snapshot: dict | None = None
+    structure: Any = None
+    redaction: str | None = None
+    envelope: dict | None = None
+    trace_summary: dict | None = None
+    warnings: list[Problem] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+    original_format: str | None = None  # for a converted .jsonl: the format it was made from
+    document: Any = None  # the parsed source, kept for lossless conversion
+    anchors: list[int | None] | None = None
+    boundary_mode: str | None = None
+
+    # -- what the file holds -------------------------------------------------------------------------
+    @property
+    def format_name(self) -> str:
+        name = FORMAT_NAMES.get(self.format, self.format)
+        if self.original_format:
+            name += f" (from {FORMAT_NAMES.get(self.original_format, self.original_format)})"
+        return name
+
+    @property
+    def has_typed_stream(self) -> bool:
+        return self.typed_events is not None
+
+    @property
+    def commit_log(self) -> list | None:
+        log = self.snapshot.get("commitLog") if isinstance(self.snapshot, dict) else None
+        return log if isinstance(log, list) else None
+
+    @property
+    def execution_tree(self) -> dict | None:
+        tree = self.snapshot.get("executionTree") if isinstance(self.snapshot, dict) else None
+        return tree if isinstance(tree, dict) else None
+
+    @property
+    def has_traversal(self) -> bool:
+        return any(isinstance(e, dict) and e.get("type") in TRAVERSAL_DOMAIN_TYPES for e in self.domain_events)
+
+    # -- projections (computed once) -------------------------------------------------------------------
+    @cached_property
+    def _fold(self) -> tuple[StepGraphFold, str | None]:
+        return build_step_graph_safe(self.domain_events)
+
+    @property
+    def step_fold(self) -> StepGraphFold:
+        return self._fold[0]
+
+    @property
+    def stepgraph(self) -> dict:
+        return self._fold[0].graph()
+
+    @property
+    def stepgraph_note(self) -> str | None:
+        return self._fold[1]
+
+    @cached_property
+    def axis(self) -> Axis:
+        return build_axis(self.domain_events, self.typed_events, self.anchors)
+
+    @cached_property
+    def status_states(self) -> list[dict | None] | None:
+        """selectStatus for every prefix of the typed stream (None when the file has no typed stream)."""
+        if self.typed_events is None:
+            return None
+        from afp_desktop.core.status import status_timeline
+
+        return status_timeline(self.typed_events)
+
+    @cached_property
+    def stops(self) -> list[dict]:
+        """The milestone stops (§5.4); derived from the events when the file has no usable commit log."""
+        from afp_desktop.core.positions import stops_for_run
+
+        return stops_for_run(self)
+
+    def stage_ids_on_axis(self) -> list[str]:
+        typed = self.typed_events or []
+        return [runtime_stage_id_of(entry, self.domain_events, typed) for entry in self.axis.entries]
+
+    # -- positions -------------------------------------------------------------------------------------
+    def at(self, position: int) -> tuple[int, int]:
+        """(number of DomainEvents, number of typed events) that have happened at axis `position`."""
+        return self.axis.counts_at(position)
+
+    def stepgraph_at(self, position: int) -> dict:
+        """The StepGraph folded over exactly the DomainEvents that have happened at `position`."""
+        n_domain, _ = self.at(position)
+        fold, _note = build_step_graph_safe(self.domain_events[:n_domain])
+        return fold.graph()
+
+    def status_at(self, position: int) -> dict | None:
+        states = self.status_states
+        if states is None:
+            return None
+        return states[self.at(position)[1]]
