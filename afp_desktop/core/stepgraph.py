@@ -132,7 +132,7 @@ class StepGraphFold:
             self._run_start_ts = ev.get("ts")
         t = _offset(ev.get("ts"), self._run_start_ts)
         etype = ev.get("type")
-        handler = _HANDLERS.get(etype)
+        handler = _HANDLERS.get(etype) if isinstance(etype, str) else None
         if handler is not None:
             handler(self, ev, t)
 

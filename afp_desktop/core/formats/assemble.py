@@ -66,9 +66,10 @@ def run_from_document(doc: Any, path: str, *, original_format: str | None = None
 
 
 def _domain_list(events: list, path: str, warnings: list[Problem]) -> list[dict]:
-    good = [e for e in events if isinstance(e, dict)]
+    good = [e for e in events if isinstance(e, dict) and isinstance(e.get("type"), str)]
     if len(good) != len(events):
-        warnings.append(Problem(path, f"{len(events) - len(good)} DomainEvent(s) are not objects and were left out"))
+        warnings.append(Problem(path, f"{len(events) - len(good)} DomainEvent(s) are not event objects with a "
+                                      "\"type\" and were left out"))
     return good
 
 
@@ -85,7 +86,7 @@ def _run_from_recording(recording: Any, path: str, kind: str, envelope: dict | N
             warnings.append(Problem(path, "the snapshot's BoundaryEvents data is unreadable (not a list)"))
         else:
             chosen = max(readable, key=lambda r: len(r["data"]))  # first of the longest
-            boundary = [e for e in chosen["data"] if isinstance(e, dict)]
+            boundary = _domain_list(chosen["data"], path, warnings)
             meta = chosen.get("meta")
             boundary_mode = meta.get("mode") if isinstance(meta, dict) else None
             if len(readable) > 1:

@@ -1,0 +1,161 @@
+"""Export the step graph as PNG or SVG, drawn by the canvas's own GraphArt so a file looks like the window.
+
+PNG: a QImage rendered at `scale`; a huge graph is capped (no side over 16,000 px, under 100 MP) by lowering the
+scale, and the note saying so is logged (and available beforehand from `plan_png`). SVG: QSvgGenerator at 96 dpi
+with width/height in true pixels and a matching viewBox; text stays text, so it is crisp at any zoom.
+Works headless (QT_QPA_PLATFORM=offscreen) under a QGuiApplication or QApplication made by the caller.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QRect, QRectF, QSize
+from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
+
+from afp_desktop.app.panels.graph_canvas import GraphArt, GraphCanvas
+from afp_desktop.app.style import palette_for
+from afp_desktop.core.layout import GraphLayout, layout_step_graph
+
+log = logging.getLogger(__name__)
+
+MAX_PNG_SIDE = 16_000
+MAX_PNG_PIXELS = 100_000_000
+SVG_DPI = 96
+SUPPORTED = (".png", ".svg")
+
+_app = None  # the application ensure_qt_app made, kept alive for the process
+
+
+def ensure_qt_app() -> QGuiApplication:
+    """The running Qt application, or a new QApplication when there is none (export needs one for fonts)."""
+    global _app
+    app = QGuiApplication.instance()
+    if app is None:
+        from PySide6.QtWidgets import QApplication
+
+        app = _app = QApplication(sys.argv[:1] or ["afp-desktop"])
+    return app
+
+
+@dataclass(frozen=True)
+class PngPlan:
+    width: int
+    height: int
+    scale: float  # the scale actually used
+    note: str | None  # set when the requested scale had to be lowered
+
+
+def plan_png(area_width: float, area_height: float, scale: float) -> PngPlan:
+    """Image size for an area at a scale, lowered so no side exceeds MAX_PNG_SIDE and pixels stay under the cap."""
+    if scale <= 0:
+        raise ValueError(f"scale must be positive, not {scale}")
+    used = min(scale, MAX_PNG_SIDE / max(area_width, 1.0), MAX_PNG_SIDE / max(area_height, 1.0))
+    pixels = area_width * area_height * used * used
+    if pixels > MAX_PNG_PIXELS:
+        used *= (MAX_PNG_PIXELS / pixels) ** 0.5
+    width, height = max(1, int(area_width * used)), max(1, int(area_height * used))
+    note = None
+    if used < scale:
+        note = (f"graph too large for a {scale:g}× PNG ({area_width * scale:.0f}×{area_height * scale:.0f} px); "
+                f"exported at {used:.3g}× ({width}×{height} px) instead — use SVG for full detail")
+    return PngPlan(width, height, used, note)
+
+
+def export_graph(
+    graph: dict,
+    out_path: str | Path,
+    *,
+    scale: float = 1.0,
+    happened: Sequence[bool] | None = None,
+    current: int | None = None,
+    include_cursor: bool = True,
+    theme: str = "light",
+    view_rect: QRectF | tuple[float, float, float, float] | None = None,
+    layout: GraphLayout | None = None,
+    selected: int | None = None,
+    future_mode: str = "dim",
+) -> Path:
+    """Write the graph (or the scene rectangle `view_rect` of it) to a .png or .svg file; returns the path.
+
+    With include_cursor, steps not yet `happened` are dimmed/hidden per future_mode and `current` is ringed,
+    as in the window; without, the whole run is drawn plainly."""
+    layout = layout if layout is not None else layout_step_graph(graph)
+    art = GraphArt(graph, layout, palette_for(theme))
+    art.current = current if include_cursor else None
+    art.selected = selected
+    return _render(art, out_path, scale, happened if include_cursor else None, future_mode, view_rect)
+
+
+def export_view(canvas: GraphCanvas, out_path: str | Path, *, scale: float = 1.0, include_cursor: bool = True,
+                whole_graph: bool = False) -> Path:
+    """Write what the canvas shows: its visible area (or the whole graph), its theme, cursor and selection."""
+    if canvas.art is None or canvas.graph_layout is None:
+        raise ValueError("the canvas shows no graph to export")
+    art = GraphArt({"nodes": canvas.art.nodes}, canvas.graph_layout, canvas.palette)
+    art.current = canvas.current if include_cursor else None
+    art.selected = canvas.selected
+    area = None if whole_graph else canvas.visible_scene_rect()
+    return _render(art, out_path, scale, canvas.happened if include_cursor else None, canvas.future_mode, area)
+
+
+def _render(art: GraphArt, out_path: str | Path, scale: float, happened, future_mode: str, view_rect) -> Path:
+    path = Path(out_path)
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED:
+        raise ValueError(f"cannot export to {path.name!r}: use a .png or .svg file name")
+    ensure_qt_app()
+    area = _area(art.layout, view_rect)
+    if suffix == ".png":
+        plan = plan_png(area.width(), area.height(), scale)
+        if plan.note:
+            log.warning("%s: %s", path.name, plan.note)
+        image = QImage(plan.width, plan.height, QImage.Format.Format_ARGB32_Premultiplied)
+        image.setDotsPerMeterX(round(SVG_DPI / 0.0254))
+        image.setDotsPerMeterY(round(SVG_DPI / 0.0254))
+        image.fill(QColor(art.palette.background))
+        _paint(art, image, area, plan.scale, happened, future_mode, fill=False)
+        if not image.save(str(path), "PNG"):
+            raise OSError(f"could not write {path}")
+        return path
+    width, height = max(1, round(area.width() * scale)), max(1, round(area.height() * scale))
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setResolution(SVG_DPI)
+    generator.setSize(QSize(width, height))
+    generator.setViewBox(QRect(0, 0, width, height))
+    generator.setTitle("agentfootprint step graph")
+    _paint(art, generator, area, scale, happened, future_mode, fill=True)
+    if not path.exists():
+        raise OSError(f"could not write {path}")
+    return path
+
+
+def _area(layout: GraphLayout, view_rect) -> QRectF:
+    whole = QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0))
+    if view_rect is None:
+        return whole
+    rect = view_rect if isinstance(view_rect, QRectF) else QRectF(*view_rect)
+    clipped = rect.intersected(whole)
+    if clipped.isEmpty():
+        raise ValueError("view_rect does not overlap the graph")
+    return clipped
+
+
+def _paint(art: GraphArt, device, area: QRectF, scale: float, happened, future_mode: str, fill: bool) -> None:
+    painter = QPainter(device)
+    try:
+        painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        if fill:  # the SVG background; the PNG was filled when created
+            painter.fillRect(QRectF(0, 0, area.width() * scale, area.height() * scale), QColor(art.palette.background))
+        painter.scale(scale, scale)
+        painter.translate(-area.x(), -area.y())
+        painter.setClipRect(area)
+        art.paint_all(painter, area, happened, future_mode)
+    finally:
+        painter.end()

@@ -1,0 +1,157 @@
+"""The user's preferences: recent files, last folder, window layout, theme, replay options, template map.
+
+One JSON file in the platform's config folder (or `$AFP_DESKTOP_CONFIG_DIR`), written atomically (temp file +
+os.replace) so a crash mid-write never leaves half a file. A file that cannot be read or parsed, or a value of
+the wrong type, falls back to the default and leaves a sentence in `warning` for the window to show: bad
+settings must never stop the app from starting.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import platformdirs
+
+APP_DIR_NAME = "afp-desktop"
+FILE_NAME = "settings.json"
+MAX_RECENT = 10
+THEMES = ("system", "light", "dark")
+FUTURE_MODES = ("dim", "hide")
+PLAY_SPEEDS = (0.5, 1.0, 2.0, 4.0)
+
+DEFAULTS: dict = {
+    "recent_files": [],
+    "last_folder": "",
+    "geometry": "",       # QMainWindow.saveGeometry(), base64
+    "dock_state": "",     # QMainWindow.saveState(), base64
+    "theme": "system",
+    "future_mode": "dim",
+    "play_speed": 1.0,
+    "templates": None,    # None: the default status templates
+    "app_name": "Agent",
+}
+
+
+def config_dir() -> Path:
+    override = os.environ.get("AFP_DESKTOP_CONFIG_DIR")
+    return Path(override) if override else Path(platformdirs.user_config_dir(APP_DIR_NAME, appauthor=False))
+
+
+def _valid(key: str, value) -> bool:
+    if key == "recent_files":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if key in ("last_folder", "geometry", "dock_state", "app_name"):
+        return isinstance(value, str)
+    if key == "theme":
+        return value in THEMES
+    if key == "future_mode":
+        return value in FUTURE_MODES
+    if key == "play_speed":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and value in PLAY_SPEEDS
+    if key == "templates":
+        return value is None or (isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                                 for k, v in value.items()))
+    return False
+
+
+class Settings:
+    """Preferences held in memory; `save()` writes them. Attribute access reads and writes the values."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = path or config_dir() / FILE_NAME
+        self.values: dict = {k: _copy(v) for k, v in DEFAULTS.items()}
+        self.warning: str | None = None
+        self._load()
+
+    # -- file ---------------------------------------------------------------------------------------------
+    def _load(self) -> None:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as err:
+            self.warning = f"Could not read the settings file {self.path} ({err.strerror}); using the defaults."
+            return
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            self.warning = f"The settings file {self.path} is damaged (not valid JSON); using the defaults."
+            return
+        if not isinstance(data, dict):
+            self.warning = f"The settings file {self.path} is not a JSON object; using the defaults."
+            return
+        bad = []
+        for key in DEFAULTS:
+            if key not in data:
+                continue
+            if _valid(key, data[key]):
+                self.values[key] = data[key]
+            else:
+                bad.append(key)
+        if bad:
+            self.warning = (f"Some settings in {self.path} had values of the wrong kind and were reset: "
+                            f"{', '.join(bad)}.")
+        # Files that were moved or deleted since last time are not offered again.
+        self.values["recent_files"] = [p for p in self.values["recent_files"] if os.path.isfile(p)][:MAX_RECENT]
+
+    def save(self) -> str | None:
+        """Write the settings; returns an error sentence instead of raising (a read-only disk is not fatal)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    json.dump(self.values, out, indent=2, ensure_ascii=False)
+                os.replace(tmp, self.path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError as err:
+            return f"Could not save the settings to {self.path} ({err.strerror or err})."
+        return None
+
+    # -- recent files ----------------------------------------------------------------------------------------
+    @property
+    def recent_files(self) -> list[str]:
+        return list(self.values["recent_files"])
+
+    def add_recent(self, path: str | os.PathLike) -> None:
+        path = os.path.abspath(os.fspath(path))
+        recent = [p for p in self.values["recent_files"] if p != path]
+        self.values["recent_files"] = [path, *recent][:MAX_RECENT]
+        self.values["last_folder"] = os.path.dirname(path)
+
+    def remove_recent(self, path: str) -> None:
+        self.values["recent_files"] = [p for p in self.values["recent_files"] if p != path]
+
+    def clear_recent(self) -> None:
+        self.values["recent_files"] = []
+
+    # -- window layout (QByteArray ↔ base64 text) -------------------------------------------------------------
+    def layout_bytes(self, key: str) -> bytes | None:
+        text = self.values.get(key) or ""
+        try:
+            return base64.b64decode(text, validate=True) or None
+        except (binascii.Error, ValueError):
+            return None
+
+    def set_layout_bytes(self, key: str, data) -> None:
+        self.values[key] = base64.b64encode(bytes(data)).decode("ascii") if data else ""
+
+    # -- plain values -------------------------------------------------------------------------------------------
+    def get(self, key: str):
+        return _copy(self.values[key])
+
+    def set(self, key: str, value) -> None:
+        if not _valid(key, value):
+            raise ValueError(f"not a valid value for setting {key!r}: {value!r}")
+        self.values[key] = _copy(value)
+
+
+def _copy(value):
+    return dict(value) if isinstance(value, dict) else list(value) if isinstance(value, list) else value

@@ -1,0 +1,297 @@
+"""The `afp-desktop` command line.
+
+    afp-desktop [FILE] [--screenshot OUT.png [--stop N]]   open the window (or render it to a PNG and exit)
+    afp-desktop stepgraph FILE                              the StepGraph JSON
+    afp-desktop status FILE [--templates MAP.json] [--app-name NAME]
+    afp-desktop stops FILE                                  the milestone stops JSON (§5.4)
+    afp-desktop info FILE                                   format, counts and what the file lacks
+    afp-desktop convert INPUT -o OUT.jsonl                  the lossless line-oriented form
+    afp-desktop export FILE -o OUT.png|OUT.svg [--stop N] [--scale S]
+
+The JSON subcommands import no Qt; only the window, --screenshot and export do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from afp_desktop import __version__
+
+SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export")
+FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
+                "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
+                ".jsonl, and any of these compressed with gzip or xz.")
+
+
+class CliError(Exception):
+    """A message for the user; exit code 2."""
+
+
+def _write_json(value, indent: bool) -> None:
+    from afp_desktop.core import jsonio
+
+    sys.stdout.buffer.write(jsonio.dumps(value, indent=indent) + b"\n")
+    sys.stdout.flush()
+
+
+def _open(path: str):
+    import gc
+
+    from afp_desktop.core.formats import open_run
+
+    gc.disable()  # bulk loading creates millions of objects and no cycles; collection would double the time
+    try:
+        run = open_run(path)
+    finally:
+        gc.enable()
+    for warning in run.warnings:
+        print(f"afp-desktop: warning: {warning}", file=sys.stderr)
+    return run
+
+
+def _load_templates(path: str) -> dict:
+    from afp_desktop.core import jsonio
+    from afp_desktop.core.formats.errors import describe_type
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise CliError(f"{path}: cannot read the template map ({err.strerror or err})") from None
+    try:
+        value = jsonio.loads(data)
+    except jsonio.JSONSyntaxError as err:
+        raise CliError(f"{path}, line {err.line}, column {err.column}: not valid JSON: {err.message}") from None
+    if not isinstance(value, dict):
+        raise CliError(f"{path}: a template map must be a JSON object of key → template, found {describe_type(value)}")
+    bad = [k for k, v in value.items() if not isinstance(v, str)]
+    if bad:
+        raise CliError(f"{path}: every template must be a string; not a string: {', '.join(map(repr, bad[:5]))}")
+    return value
+
+
+def cmd_stepgraph(args) -> int:
+    run = _open(args.file)
+    if run.stepgraph_note:
+        print(f"afp-desktop: note: {run.stepgraph_note}", file=sys.stderr)
+    _write_json(run.stepgraph, args.indent)
+    return 0
+
+
+def cmd_status(args) -> int:
+    from afp_desktop.core.status import render_status_line, status_timeline
+
+    templates = _load_templates(args.templates) if args.templates else None
+    run = _open(args.file)
+    if run.typed_events is None:
+        raise CliError(f"{args.file}: this {run.format_name} has no typed event stream, and the status line is "
+                       "computed from it; open the run's NDJSON file or its recording instead")
+    states = status_timeline(run.typed_events)
+    rows = [{"k": k, "state": state, "line": render_status_line(state, args.app_name, templates)}
+            for k, state in enumerate(states)]
+    _write_json(rows, args.indent)
+    return 0
+
+
+def cmd_stops(args) -> int:
+    from afp_desktop.core.positions import commit_alignment_usable
+    from afp_desktop.core.stops import milestone_stops
+
+    run = _open(args.file)
+    if run.commit_log:
+        if not commit_alignment_usable(run):
+            print("afp-desktop: note: the events carry no commit counts; the stops cannot be placed among the "
+                  "events, but the commit log's stops are printed", file=sys.stderr)
+        stops = milestone_stops(run.commit_log, run.execution_tree)
+    else:
+        print("afp-desktop: note: this file has no commit log; the stops are derived from the events "
+              "(eventIdx/lastEventIdx are positions on the file's event axis)", file=sys.stderr)
+        stops = [{k: v for k, v in s.items() if k not in ("axisStart", "axisEnd")} for s in run.stops]
+    _write_json(stops, args.indent)
+    return 0
+
+
+def cmd_info(args) -> int:
+    from afp_desktop.core.summary import summarize
+
+    run = _open(args.file)
+    summary = summarize(run)
+    graph = run.stepgraph
+    info = {
+        "file": str(args.file), "format": run.format_name,
+        "typedEvents": len(run.typed_events) if run.typed_events is not None else None,
+        "domainEvents": len(run.domain_events), "domainEventSource": run.domain_source,
+        "commits": len(run.commit_log) if run.commit_log is not None else None,
+        "stepGraphNodes": len(graph["nodes"]), "stepGraphEdges": len(graph["edges"]),
+        "stops": len(run.stops), "stopsDerived": bool(run.stops and run.stops[0].get("derived")),
+        "redaction": run.redaction, **summary.as_dict(),
+        "notices": [n.text for n in run.notices], "warnings": [str(w) for w in run.warnings],
+    }
+    if args.json:
+        _write_json(info, True)
+        return 0
+    out = [f"File:        {info['file']}", f"Format:      {info['format']}"]
+    if summary.name:
+        out.append(f"Run:         {summary.name}")
+    if summary.models:
+        out.append(f"Models:      {', '.join(summary.models)}")
+    typed = "none" if info["typedEvents"] is None else f"{info['typedEvents']:,}"
+    commits = "none" if info["commits"] is None else f"{info['commits']:,}"
+    out += [f"Events:      {typed} typed, {info['domainEvents']:,} domain ({run.domain_source}), {commits} commits",
+            f"Step graph:  {info['stepGraphNodes']:,} nodes, {info['stepGraphEdges']:,} edges",
+            f"Stops:       {info['stops']:,}{' (derived from events)' if info['stopsDerived'] else ''}",
+            f"LLM calls:   {summary.llm_calls:,}    tool calls: {summary.tool_calls:,}    errors: {summary.errors:,}",
+            f"Tokens:      {summary.tokens_in:,} in / {summary.tokens_out:,} out"]
+    if summary.duration_ms is not None:
+        out.append(f"Duration:    {summary.duration_ms / 1000:.3f} s")
+    if run.notices:
+        out.append("What this file cannot show / worth knowing:")
+        out += [f"  - {n.text}" for n in run.notices]
+    if run.warnings:
+        out.append("Warnings:")
+        out += [f"  - {w}" for w in run.warnings]
+    print("\n".join(out))
+    return 0
+
+
+def cmd_convert(args) -> int:
+    from afp_desktop.core.formats.lossless import write_lossless
+
+    source, target = Path(args.file), Path(args.output)
+    if target.exists() and source.exists() and target.resolve() == source.resolve():
+        raise CliError(f"{target}: refusing to overwrite the input file; choose another output name")
+    if source.exists() and target.resolve() == (source.parent / (source.name + ".1")).resolve():
+        raise CliError(f"{target}: refusing to overwrite a rotated input file")
+    run = _open(args.file)
+    temp = target.with_name(target.name + ".part")
+    try:
+        write_lossless(run, str(temp))
+        os.replace(temp, target)
+    except OSError as err:
+        temp.unlink(missing_ok=True)
+        raise CliError(f"{target}: cannot write ({err.strerror or err})") from None
+    print(f"wrote {target}", file=sys.stderr)
+    return 0
+
+
+def _prepare_headless_qt() -> None:
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def cmd_export(args) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # export never needs a screen
+    from afp_desktop.core.cursor import view_at
+
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise CliError(f"{args.output}: the output must end in .png or .svg")
+    run = _open(args.file)
+    happened = current = None
+    if args.stop is not None:
+        stops = run.stops
+        if not 0 <= args.stop < len(stops):
+            raise CliError(f"--stop {args.stop}: this run has stops 0 to {len(stops) - 1}")
+        view = view_at(run, stops[args.stop]["axisEnd"])
+        happened, current = view.happened, view.current_node
+    from afp_desktop.app.export import ensure_qt_app, export_graph
+
+    ensure_qt_app()
+    out = export_graph(run.stepgraph, args.output, scale=args.scale, happened=happened, current=current,
+                       include_cursor=args.stop is not None)
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def _subcommand_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="afp-desktop", description="Replay a saved agentfootprint run offline.",
+                                     epilog=FORMATS_HELP)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name, help_text, func):
+        p = sub.add_parser(name, help=help_text, description=help_text, epilog=FORMATS_HELP)
+        p.add_argument("file", metavar="FILE")
+        p.set_defaults(func=func)
+        return p
+
+    for name, text, func in (("stepgraph", "print the StepGraph JSON", cmd_stepgraph),
+                             ("stops", "print the milestone stops JSON", cmd_stops)):
+        add(name, text, func).add_argument("--indent", action="store_true", help="pretty-print")
+    p = add("status", "print the status line state and text for every prefix of the typed events", cmd_status)
+    p.add_argument("--templates", metavar="MAP.json", help="the whole template map (not merged with the defaults)")
+    p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
+    p.add_argument("--indent", action="store_true", help="pretty-print")
+    add("info", "describe the file for a person: format, counts, tokens, what it lacks", cmd_info).add_argument(
+        "--json", action="store_true", help="print the same as JSON")
+    p = add("convert", "write afp-desktop's lossless line-oriented .jsonl form of any supported file", cmd_convert)
+    p.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
+    p = add("export", "render the step graph to PNG or SVG without a display", cmd_export)
+    p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg")
+    p.add_argument("--stop", type=int, metavar="N", help="show the run as of stop N (0-based); later steps dimmed")
+    p.add_argument("--scale", type=float, default=1.0, metavar="S", help="scale factor (default 1)")
+    return parser
+
+
+def _window_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="afp-desktop", usage="afp-desktop [FILE] [--screenshot OUT.png [--stop N]]\n"
+                                  "       afp-desktop {stepgraph,status,stops,info,convert,export} FILE ...",
+        description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
+                    "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
+                    "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
+                    "print the status line for every prefix of the typed events\n  stops      print the milestone "
+                    "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
+                    "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless",
+        epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
+    parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
+    parser.add_argument("--stop", type=int, metavar="N", help="with --screenshot: move the cursor to stop N first")
+    parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from afp_desktop.core.formats.errors import LoadError
+
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            args = _subcommand_parser().parse_args(argv)
+            return args.func(args)
+        args = _window_parser().parse_args(argv)
+        if args.stop is not None and not args.screenshot:
+            raise CliError("--stop goes with --screenshot (or with the export subcommand)")
+        if args.screenshot:
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        else:
+            _check_display()
+        from afp_desktop.app.gui import run_gui
+
+        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop)
+    except LoadError as err:
+        print(f"afp-desktop: {err}", file=sys.stderr)
+        return 2
+    except CliError as err:
+        print(f"afp-desktop: {err}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _check_display() -> None:
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                                                 or os.environ.get("QT_QPA_PLATFORM")):
+        raise CliError("there is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set).\n"
+                       "  To look at a run without a display, render it to a file instead:\n"
+                       "    afp-desktop FILE --screenshot window.png [--stop N]\n"
+                       "    afp-desktop export FILE -o graph.png    (or graph.svg)\n"
+                       "    afp-desktop info FILE\n"
+                       "  Or run under a virtual display: xvfb-run -a afp-desktop FILE")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,319 @@
+"""What the chat-bubble preview shows at a cursor position, every line a template map produces over a run, and
+the per-boundary rollups of subflow nodes (PROJECTIONS.md §6, §2.9). Pure, no Qt.
+
+  BubbleModel(run).at(position, templates, app_name) -> BubbleView
+  derived_status_timeline(domain_events)   the status a Trace lets us derive (LLM and tool starts and ends only)
+  status_states_for(run)                   (states per prefix, derived?) for the typed stream or the Trace
+  template_key_used(state, templates)      the key of the ladder that rendered the line
+  all_lines(run, templates, app_name)      every distinct line with how often and where it appears
+  rollups(run, node_index, upto=None)      §2.9 counts inside a subflow node's boundary
+
+Positions are axis positions (see axis.py): position p means the first p axis entries have happened.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+
+from afp_desktop.core.conventions import is_agent_internal
+from afp_desktop.core.status import _template_ladder, render_status_line  # the ladder is §6.5's, not ours
+
+_TURN_START = "agentfootprint.agent.turn_start"
+_TURN_END = "agentfootprint.agent.turn_end"
+
+
+@dataclass(frozen=True)
+class BubbleView:
+    position: int
+    prompt: str | None            # the user's message, once it has happened
+    state: dict | None            # selectStatus (or the derived state for a Trace); None = bubble hidden
+    line: str | None              # renderStatusLine of `state`
+    template_key: str | None      # the key of the template that produced `line`
+    derived: bool                 # True for a Trace: the state was derived from DomainEvents only
+    answer: str | None            # the latest answer produced so far
+    answer_source: str | None     # "run.exit" | "agent.turn_end" | "llm->user"
+
+    @property
+    def hidden(self) -> bool:
+        return self.state is None
+
+
+# ── Status states for files without the typed stream ────────────────────────────────────────────────────
+
+
+class DomainStatusSelector:
+    """The part of §6.2/§6.3 a DomainEvent log supports: in-flight tool calls, then an open LLM call. Tokens,
+    progress reports and pauses are not in a Trace, so there is never a streaming, progress or paused state."""
+
+    def __init__(self) -> None:
+        self._calls: dict[Any, dict] = {}  # start order; the last one is the focus (no progress to refocus)
+        self._llm_active = False
+        self._index = 0
+        self._state: dict | None = None
+
+    def feed(self, event: Any) -> None:
+        index, self._index = self._index, self._index + 1
+        kind = event.get("type") if isinstance(event, dict) else None
+        if kind == "llm.start":
+            self._llm_active = True
+        elif kind == "llm.end":
+            self._llm_active = False
+        elif kind == "tool.start":
+            call_id = event.get("toolCallId")
+            key = f"__anon#{index}" if call_id is None else call_id if isinstance(call_id, str) else repr(call_id)
+            self._calls.pop(key, None)
+            self._calls[key] = event
+        elif kind == "tool.end":
+            if "toolCallId" not in event:
+                self._calls.clear()
+            else:
+                call_id = event["toolCallId"]
+                self._calls.pop(call_id if isinstance(call_id, str) else repr(call_id), None)
+        else:
+            return
+        self._state = self._resolve()
+
+    def current(self) -> dict | None:
+        return self._state
+
+    def _resolve(self) -> dict | None:
+        if self._calls:
+            start = self._calls[next(reversed(self._calls))]
+            state: dict = {"state": "tool"}
+            variables: dict = {}
+            if "toolName" in start:
+                state["toolName"] = variables["toolName"] = start["toolName"]
+            if start.get("toolCallId"):
+                variables["toolCallId"] = start["toolCallId"]
+            state["vars"] = variables
+            return state
+        if self._llm_active:
+            return {"state": "idle", "vars": {}}
+        return None
+
+
+def derived_status_timeline(domain_events: list) -> list[dict | None]:
+    """The derived state after every DomainEvent prefix (N + 1 entries, unchanged states shared)."""
+    selector = DomainStatusSelector()
+    timeline: list[dict | None] = [None]
+    for event in domain_events:
+        selector.feed(event)
+        timeline.append(selector.current())
+    return timeline
+
+
+def status_states_for(run) -> tuple[list[dict | None], bool, list[int]]:
+    """(states per prefix, derived?, prefix length per axis position): the typed stream's states when the file
+    has one, else the states derived from the DomainEvents."""
+    if run.status_states is not None:
+        return run.status_states, False, run.axis.typed_before
+    cached = getattr(run, "_derived_status_states", None)
+    if cached is None:
+        cached = derived_status_timeline(run.domain_events)
+        run._derived_status_states = cached  # Run is a plain dataclass; cache beside its own caches
+    return cached, True, run.axis.domain_before
+
+
+def template_key_used(state: dict | None, templates: dict) -> str | None:
+    """The first key on the state's ladder that the map defines (the template that rendered the line)."""
+    if state is None:
+        return None
+    return next((key for key in _template_ladder(state) if isinstance(templates.get(key), str)), None)
+
+
+# ── The bubble at a position ────────────────────────────────────────────────────────────────────────────
+
+
+def _event_positions(run) -> tuple[list[int], list[int]]:
+    """Axis position right after each DomainEvent and after each typed event."""
+    domain_pos = [0] * len(run.domain_events)
+    typed_pos = [0] * len(run.typed_events or ())
+    for p, (lane, i) in enumerate(run.axis.entries):
+        (domain_pos if lane == "d" else typed_pos)[i] = p + 1
+    return domain_pos, typed_pos
+
+
+class _Timeline:
+    """Texts that take effect at axis positions; `at(p)` is the latest one that has happened."""
+
+    def __init__(self, items: list[tuple[int, str, str]]):
+        items.sort(key=lambda item: item[0])  # stable: same-position items keep their order
+        self._positions = [position for position, _, _ in items]
+        self._items = items
+
+    def at(self, position: int) -> tuple[str | None, str | None]:
+        i = bisect_right(self._positions, position) - 1
+        return (self._items[i][1], self._items[i][2]) if i >= 0 else (None, None)
+
+
+def _is_root_level(event: dict) -> bool:
+    """A typed event of the outermost agent: its path holds only the agent's own internal subflows (like
+    `final`), not a Sequence step or a Conditional branch (whose inner turns are not the user's chat)."""
+    meta = event.get("meta")
+    path = meta.get("subflowPath") if isinstance(meta, dict) else None
+    return all(isinstance(segment, str) and is_agent_internal(segment) for segment in path or ())
+
+
+class BubbleModel:
+    """Everything the chat preview needs, precomputed once per run so each cursor move is a few lookups."""
+
+    def __init__(self, run):
+        self.run = run
+        self.states, self.derived, self._prefix_at = status_states_for(run)
+        domain_pos, typed_pos = _event_positions(run)
+        prompts: list[tuple[int, str, str]] = []
+        answers: list[tuple[int, str, str]] = []
+        for i, event in enumerate(run.domain_events):
+            if not isinstance(event, dict) or event.get("subflowPath") != ["__root__"]:
+                continue
+            payload = event.get("payload")
+            if event.get("type") == "run.entry" and isinstance(payload, dict) and isinstance(payload.get("message"), str):
+                prompts.append((domain_pos[i], payload["message"], "run.entry"))
+            elif event.get("type") == "run.exit" and isinstance(payload, str):
+                answers.append((domain_pos[i], payload, "run.exit"))
+        for j, event in enumerate(run.typed_events or ()):
+            kind = event.get("type") if isinstance(event, dict) else None
+            if kind not in (_TURN_START, _TURN_END) or not _is_root_level(event):
+                continue
+            payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+            if kind == _TURN_START and isinstance(payload.get("userPrompt"), str):
+                prompts.append((typed_pos[j], payload["userPrompt"], "agent.turn_start"))
+            elif kind == _TURN_END and isinstance(payload.get("finalContent"), str):
+                answers.append((typed_pos[j], payload["finalContent"], "agent.turn_end"))
+        if run.typed_events is None:  # a Trace: the LLM's reply to the user is the closest thing to an answer
+            fold = run.step_fold
+            for node, created in zip(fold.nodes, fold.node_created_at):
+                if node.get("kind") == "llm->user" and isinstance(node.get("assistantText"), str):
+                    answers.append((domain_pos[created], node["assistantText"], "llm->user"))
+        self._prompts = _Timeline(prompts)
+        self._answers = _Timeline(answers)
+
+    def state_at(self, position: int) -> dict | None:
+        position = max(0, min(position, len(self.run.axis)))
+        return self.states[self._prefix_at[position]]
+
+    def at(self, position: int, templates: dict, app_name: str) -> BubbleView:
+        position = max(0, min(position, len(self.run.axis)))
+        state = self.state_at(position)
+        prompt, _ = self._prompts.at(position)
+        answer, source = self._answers.at(position)
+        return BubbleView(
+            position=position,
+            prompt=prompt,
+            state=state,
+            line=render_status_line(state, app_name, templates),
+            template_key=template_key_used(state, templates),
+            derived=self.derived,
+            answer=answer,
+            answer_source=source,
+        )
+
+
+# ── Every line of a run ─────────────────────────────────────────────────────────────────────────────────
+
+
+@dataclass
+class LineUse:
+    """One distinct status line: how often the bubble switched to it and the axis position of each switch."""
+
+    line: str
+    positions: list[int] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.positions)
+
+    @property
+    def first_position(self) -> int:
+        return self.positions[0]
+
+
+def all_lines(run, templates: dict, app_name: str) -> list[LineUse]:
+    """Every distinct line the map renders over the whole run, in order of first appearance.
+
+    An occurrence is a stretch of positions showing the line, counted where it starts (what a live viewer
+    would emit, §6.7: a hidden bubble ends the stretch). Linear: consecutive prefixes share one state object,
+    so each distinct state is rendered once.
+    """
+    states, _derived, prefix_at = status_states_for(run)
+    uses: dict[str, LineUse] = {}
+    previous_state: Any = object()
+    previous_line: str | None = None
+    for position in range(len(run.axis) + 1):
+        state = states[prefix_at[position]]
+        if state is previous_state:
+            continue
+        previous_state = state
+        line = render_status_line(state, app_name, templates)
+        if line is not None and line != previous_line:
+            uses.setdefault(line, LineUse(line)).positions.append(position)
+        previous_line = line
+    return list(uses.values())
+
+
+# ── §2.9 per-boundary rollups ───────────────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class Rollup:
+    label: Any
+    llm_calls: int
+    tool_calls: int
+    tokens_in: float
+    tokens_out: float
+    iterations: int
+    started_at_ms: Any
+    ended_at_ms: Any = None        # None while the boundary is open
+    duration_ms: Any = None
+
+
+def rollups(run, node_index: int, upto: int | None = None) -> Rollup | None:
+    """§2.9 for a subflow node (None for other kinds): counts over the events inside its boundary — from its
+    entry to the exit with the same runtimeStageId (or to `upto` DomainEvents while it is open) whose
+    subflowPath starts with the entry's path. Nested boundaries count in both."""
+    fold = run.step_fold
+    if not 0 <= node_index < len(fold.nodes) or fold.nodes[node_index].get("kind") != "subflow":
+        return None
+    events = run.domain_events
+    end = len(events) if upto is None else min(upto, len(events))
+    start = fold.node_created_at[node_index]
+    if start >= end:
+        return None
+    entry = events[start]
+    path = entry.get("subflowPath") or []
+    stage = entry.get("runtimeStageId")
+    exit_types = ("run.exit",) if entry.get("type") == "run.entry" else ("subflow.exit",)
+    llm = tools = iterations = 0
+    tokens_in = tokens_out = 0
+    exit_event = None
+    for event in events[start:end]:
+        if not isinstance(event, dict):
+            continue
+        event_path = event.get("subflowPath") or []
+        if event_path[: len(path)] != path:
+            continue
+        kind = event.get("type")
+        if kind == "llm.start":
+            llm += 1
+        elif kind == "tool.start":
+            tools += 1
+        elif kind == "loop.iteration":
+            iterations += 1
+        elif kind == "llm.end":
+            usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
+            tokens_in += _number(usage.get("input"))
+            tokens_out += _number(usage.get("output"))
+        elif kind in exit_types and event.get("runtimeStageId") == stage and event is not entry:
+            exit_event = event
+            break
+    started = entry.get("ts")
+    ended = exit_event.get("ts") if exit_event is not None else None
+    duration = ended - started if isinstance(ended, (int, float)) and isinstance(started, (int, float)) else None
+    label = entry.get("subflowName", fold.nodes[node_index].get("label"))
+    return Rollup(label, llm, tools, tokens_in, tokens_out, iterations, started, ended, duration)
+
+
+def _number(value: Any) -> float:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0

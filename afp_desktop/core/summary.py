@@ -1,0 +1,73 @@
+"""Figures about a run for a person: name, models, LLM and tool calls, tokens, duration, errors."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class RunSummary:
+    name: str | None = None
+    models: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    tool_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    duration_ms: int | None = None
+    errors: int = 0
+    started_at_ms: int | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _num(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def summarize(run) -> RunSummary:
+    s = RunSummary()
+    models: dict[str, None] = {}
+    times = []
+    for event in run.domain_events:
+        etype = event.get("type")
+        ts = event.get("ts")
+        if isinstance(ts, (int, float)):
+            times.append(ts)
+        if etype == "llm.start":
+            s.llm_calls += 1
+            if isinstance(event.get("model"), str):
+                models[event["model"]] = None
+        elif etype == "llm.end":
+            usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
+            s.tokens_in += _num(usage.get("input"))
+            s.tokens_out += _num(usage.get("output"))
+        elif etype == "tool.start" and not event.get("notDispatched"):
+            s.tool_calls += 1
+        elif etype == "tool.end" and event.get("error") is True:
+            s.errors += 1
+        elif etype == "run.exit" and isinstance(event.get("payload"), dict) and "error" in event["payload"]:
+            s.errors += 1
+        elif etype in ("subflow.entry", "composition.start") and s.name is None and event.get("depth", 0) <= 1:
+            if event.get("primitiveKind") in ("Agent", "LLMCall", "Sequence", "Parallel", "Conditional", "Loop"):
+                s.name = event.get("subflowName") or event.get("name")
+            elif etype == "composition.start":
+                s.name = event.get("name")
+    for event in run.typed_events or []:
+        etype = event.get("type")
+        meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
+        if isinstance(meta.get("wallClockMs"), (int, float)):
+            times.append(meta["wallClockMs"])
+        if etype == "agentfootprint.agent.run_configured" and s.name is None:
+            payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+            s.name = payload.get("agentId") if isinstance(payload.get("agentId"), str) else None
+        elif etype == "agentfootprint.error.fatal":
+            s.errors += 1
+        elif etype == "agentfootprint.composition.enter" and s.name is None:
+            payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+            s.name = payload.get("name") if isinstance(payload.get("name"), str) else None
+    s.models = list(models)
+    if times:
+        s.started_at_ms = int(min(times))
+        s.duration_ms = int(max(times) - min(times))
+    return s
