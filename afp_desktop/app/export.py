@@ -9,12 +9,13 @@ Works headless (QT_QPA_PLATFORM=offscreen) under a QGuiApplication or QApplicati
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QRect, QRectF, QSize
+from PySide6.QtCore import QBuffer, QIODevice, QRect, QRectF, QSize
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
@@ -28,6 +29,7 @@ MAX_PNG_SIDE = 16_000
 MAX_PNG_PIXELS = 100_000_000
 SVG_DPI = 96
 SUPPORTED = (".png", ".svg")
+_SVG_SIZE = re.compile(rb'width="[0-9.]+mm" height="[0-9.]+mm"')
 
 _app = None  # the application ensure_qt_app made, kept alive for the process
 
@@ -124,15 +126,19 @@ def _render(art: GraphArt, out_path: str | Path, scale: float, happened, future_
             raise OSError(f"could not write {path}")
         return path
     width, height = max(1, round(area.width() * scale)), max(1, round(area.height() * scale))
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     generator = QSvgGenerator()
-    generator.setFileName(str(path))
+    generator.setOutputDevice(buffer)
     generator.setResolution(SVG_DPI)
     generator.setSize(QSize(width, height))
     generator.setViewBox(QRect(0, 0, width, height))
     generator.setTitle("agentfootprint step graph")
     _paint(art, generator, area, scale, happened, future_mode, fill=True)
-    if not path.exists():
-        raise OSError(f"could not write {path}")
+    svg = bytes(buffer.data())
+    # Qt states the size in millimetres (at 96 dpi); say it in pixels, which is what the user asked for.
+    svg = _SVG_SIZE.sub(f'width="{width}" height="{height}"'.encode(), svg, count=1)
+    path.write_bytes(svg)
     return path
 
 

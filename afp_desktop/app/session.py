@@ -29,6 +29,7 @@ class Session(QObject):
         self.templates: dict[str, str] = dict(DEFAULT_TEMPLATES)
         self.app_name = "Agent"
         self.selected: int | None = None
+        self._drill: list[tuple[str, list[dict]]] = []  # (breadcrumb label, inner stops), outermost first
         self._wanted: int | None = None
         self._publish_timer = QTimer(self)
         self._publish_timer.setSingleShot(True)
@@ -39,6 +40,7 @@ class Session(QObject):
     def set_run(self, run: Run, position: int | None = None) -> None:
         self.run = run
         self.selected = None
+        self._drill = []
         self._wanted = None
         end = len(run.axis)
         self.view = view_at(run, end if position is None else position)
@@ -49,6 +51,7 @@ class Session(QObject):
         self.run = None
         self.view = None
         self.selected = None
+        self._drill = []
         self.run_closed.emit()
 
     # -- the cursor --------------------------------------------------------------------------------------
@@ -84,9 +87,33 @@ class Session(QObject):
         self.view = view_at(self.run, wanted)
         self.cursor_moved.emit(self.view)
 
+    # -- the stops shown: the run's milestones, or a drilled mount's inner stops ----------------------------
+    @property
+    def stops(self) -> list[dict]:
+        if self._drill:
+            return self._drill[-1][1]
+        return self.run.stops if self.run else []
+
+    @property
+    def breadcrumb(self) -> list[str]:
+        """["Run", "Iteration 3", ...]: where the stop list shown sits."""
+        return ["Run", *(label for label, _stops in self._drill)]
+
+    def drill_in(self, label: str, stops: list[dict]) -> None:
+        """Show `stops` (a mount's inner stops, placed on the run's axis) until drill_out."""
+        self._drill.append((label, stops))
+        self.stops_changed.emit()
+
+    def drill_out(self, depth: int = 0) -> None:
+        """Back out to breadcrumb level `depth` (0 = the run's own stops)."""
+        depth = max(0, depth)
+        if depth < len(self._drill):
+            del self._drill[depth:]
+            self.stops_changed.emit()
+
     # stops and single events
     def stop_positions(self) -> list[int]:
-        return [s["axisEnd"] for s in self.run.stops] if self.run else []
+        return [s["axisEnd"] for s in self.stops]
 
     def move_to_stop(self, index: int) -> None:
         positions = self.stop_positions()

@@ -44,8 +44,8 @@ CARD_SIZE = {
     "llm->tool": STEP_SIZE,
     "llm->user": (160.0, 64.0),
     SUBFLOW_KIND: (220.0, 44.0),
-    "fork-branch": (160.0, 18.0),
-    "decision-branch": (160.0, 18.0),
+    "fork-branch": (176.0, 18.0),
+    "decision-branch": (176.0, 18.0),
 }
 MARGIN = 24.0
 INDENT = 24.0  # per subflow nesting level
@@ -93,7 +93,8 @@ class EdgeRoute:
     label: str | None
     source: int  # node indices
     target: int
-    label_at: tuple[float, float] | None = None  # left end of the label's baseline-centre line
+    label_at: tuple[float, float] | None = None  # left end of the label, vertically centred on it
+    label_width: float = 0.0  # room for the label; the canvas elides to it
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +213,11 @@ def _format_iterations(values: list) -> str:
         k = end + 1
     parts += sorted(str(v) for v in values if not (isinstance(v, int) and not isinstance(v, bool)) and v is not None)
     return "↺ " + ", ".join(parts) if parts else "↺"
+
+
+def _label_width(text: str) -> float:
+    """Generous width of an edge label at the canvas's 11 px font (no font metrics here); capped, then elided."""
+    return min(LOOP_LABEL_WIDTH, 8 + 7.5 * len(text))
 
 
 # ------------------------------------------------------------------------------------------------ rows
@@ -400,6 +406,9 @@ def layout_step_graph(graph: dict) -> GraphLayout:
         if ends and ends[0] == ends[1] and kinds[ends[0]] == SUBFLOW_KIND:
             loops_of.setdefault(ends[0], []).append(j)
 
+    loop_labels = {s: _format_iterations([edges[j].get("iteration") for j in js]) for s, js in loops_of.items()}
+    loop_label_width = {s: _label_width(text) for s, text in loop_labels.items()}
+
     max_depth = max((row.depth for row in rows if row.kind == "header"), default=-1)
     steps_x = MARGIN + (max_depth + 1) * INDENT
     chip_w, chip_h = CARD_SIZE["fork-branch"]
@@ -416,9 +425,11 @@ def layout_step_graph(graph: dict) -> GraphLayout:
 
     def place_chips(row: _Row, r: int, x: float, height: float) -> float:
         per = max(1, int((height + CHIP_GAP) // (chip_h + CHIP_GAP)))
+        stacked = min(per, len(row.chips)) * (chip_h + CHIP_GAP) - CHIP_GAP
+        top = y + (height - stacked) / 2  # a short stack sits in the middle of its row
         for k, i in enumerate(row.chips):
             column, slot = divmod(k, per)
-            boxes[i] = NodeBox(i, x + column * (chip_w + CHIP_COLUMN_GAP), y + slot * (chip_h + CHIP_GAP),
+            boxes[i] = NodeBox(i, x + column * (chip_w + CHIP_COLUMN_GAP), top + slot * (chip_h + CHIP_GAP),
                                chip_w, chip_h, kinds[i])
             row_of[i] = r
         columns = math.ceil(len(row.chips) / per)
@@ -435,7 +446,7 @@ def layout_step_graph(graph: dict) -> GraphLayout:
             row_of[i] = r
             x += w
             if i in loops_of:
-                x += LOOP_REACH + 6 + LOOP_LABEL_WIDTH
+                x += LOOP_REACH + 6 + loop_label_width[i]
             spans.append((boxes[i].x, x))
             row.height = h
             if row.chips:
@@ -473,11 +484,11 @@ def layout_step_graph(graph: dict) -> GraphLayout:
         on_right = source in loops_of
         points, label_at = _self_loop(placed[source], on_right)
         if on_right:  # one drawn loop per card; the first of its edges carries the label for all of them
-            first = loops_of[source][0]
-            label = _format_iterations([edges[k].get("iteration") for k in loops_of[source]]) if j == first else None
+            label = loop_labels[source] if j == loops_of[source][0] else None
         else:
             label = None if edge.get("iteration") is None else _format_iterations([edge.get("iteration")])
-        routes.append(EdgeRoute(j, kind, points, label, source, target, label_at))
+        width = _label_width(label) if label else 0.0
+        routes.append(EdgeRoute(j, kind, points, label, source, target, label_at, width))
 
     groups = _brackets(rows, header_of, placed)
     height = y - GUTTER + MARGIN

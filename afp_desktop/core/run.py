@@ -122,6 +122,14 @@ class Run:
         typed = self.typed_events or []
         return [runtime_stage_id_of(entry, self.domain_events, typed) for entry in self.axis.entries]
 
+    def prepare(self) -> "Run":
+        """Compute every projection now (a loader thread calls this so the window never waits on it)."""
+        _ = self.axis, self._fold, self.stops, self.status_states
+        note = self.stepgraph_note
+        if note and not any(n.code == "stepgraph-fallback" for n in self.notices):
+            self.notices.append(Notice("stepgraph-fallback", note))
+        return self
+
     # -- positions -------------------------------------------------------------------------------------
     def at(self, position: int) -> tuple[int, int]:
         """(number of DomainEvents, number of typed events) that have happened at axis `position`."""

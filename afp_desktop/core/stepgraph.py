@@ -121,20 +121,16 @@ class StepGraphFold:
 
     # -- the fold -------------------------------------------------------------------------------------
     def feed(self, event: Any) -> None:
-        try:
-            if isinstance(event, dict):
-                self._feed(event)
-        finally:
-            self._count += 1
-
-    def _feed(self, ev: dict) -> None:
-        if self._run_start_ts is _UNSET:
-            self._run_start_ts = ev.get("ts")
-        t = _offset(ev.get("ts"), self._run_start_ts)
-        etype = ev.get("type")
-        handler = _HANDLERS.get(etype) if isinstance(etype, str) else None
-        if handler is not None:
-            handler(self, ev, t)
+        if type(event) is dict:  # hot path: one dict lookup for the handler, the offset only when it is used
+            if self._run_start_ts is _UNSET:
+                self._run_start_ts = event.get("ts")
+            try:
+                handler = _HANDLERS.get(event.get("type"))
+            except TypeError:  # an unhashable "type" value: not an event we know
+                handler = None
+            if handler is not None:
+                handler(self, event, _offset(event.get("ts"), self._run_start_ts))
+        self._count += 1
 
     def _run_entry(self, ev: dict, t: Any) -> None:
         node = _node(ev, "subflow", "Run", t)

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QApplication,
     QGraphicsItem,
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.style import GraphPalette, palette_for
 from afp_desktop.core.layout import (
     CHIP_KINDS,
-    LOOP_LABEL_WIDTH,
+    LLM_START_KINDS,
     SUBFLOW_KIND,
     EdgeRoute,
     GraphLayout,
@@ -91,8 +91,8 @@ def card_lines(node: dict) -> tuple[str, str, str, str]:
         return label, "", primitive, ""
     if kind in CHIP_KINDS:
         return label, "", "", ""
-    iteration = node.get("iterationIndex")
-    corner = f"#{iteration}" if iteration is not None else ""
+    iteration = node.get("iterationIndex")  # numbered once per row, on the LLM call that opens the iteration
+    corner = f"#{iteration}" if iteration is not None and kind in LLM_START_KINDS else ""
     detail = _one_line(node.get("toolName") or node.get("llmModel") or node.get("assistantText"))
     return label, corner, detail, format_tokens(node)
 
@@ -119,6 +119,7 @@ class GraphArt:
         self.body_metrics = QFontMetricsF(self.body_font)
         self.chip_metrics = QFontMetricsF(self.chip_font)
         self._texts: dict[int, tuple] = {}  # elided card texts, made on first detailed paint
+        self._shapes: dict[tuple[float, float], tuple] = {}  # card paths by size
 
     def set_palette(self, palette: GraphPalette) -> None:
         self.palette = palette
@@ -135,7 +136,7 @@ class GraphArt:
         rect = QRectF(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)).adjusted(-6, -6, 6, 6)
         if route.label and route.label_at:
             x, y = route.label_at
-            rect = rect.united(QRectF(x, y - 9, LOOP_LABEL_WIDTH, 18))
+            rect = rect.united(QRectF(x, y - 9, route.label_width, 18))
         return rect
 
     @staticmethod
@@ -151,17 +152,33 @@ class GraphArt:
         if not detailed:
             p.fillRect(rect, QColor(colours.accent))
         else:
-            radius = min(RADIUS, box.h / 2)
+            outline, fill, stripe = self._card_shape(box.w, box.h)
+            p.save()
+            p.translate(box.x, box.y)
             p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(QColor(colours.accent))
-            p.drawRoundedRect(rect, radius, radius)
-            p.setBrush(QColor(colours.fill))
-            p.drawRoundedRect(rect.adjusted(STRIPE, 0, 0, 0), radius, radius)
+            p.fillPath(fill, QColor(colours.fill))
+            p.fillPath(stripe, QColor(colours.accent))
             p.setPen(QPen(QColor(self.palette.card_border), 1))
             p.setBrush(Qt.BrushStyle.NoBrush)
-            p.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), radius, radius)
+            p.drawPath(outline)
+            p.restore()
             self._paint_text(p, i, rect)
         self._paint_marks(p, i, rect, detailed)
+
+    def _card_shape(self, w: float, h: float) -> tuple[QPainterPath, QPainterPath, QPainterPath]:
+        """Outline, fill and accent stripe of a card at the origin. Fill and stripe do not overlap, so a dimmed
+        (translucent) card keeps its colours instead of showing the stripe through the fill."""
+        shape = self._shapes.get((w, h))
+        if shape is None:
+            radius = min(RADIUS, h / 2)
+            card = QPainterPath()
+            card.addRoundedRect(QRectF(0, 0, w, h), radius, radius)
+            band = QPainterPath()
+            band.addRect(QRectF(0, 0, STRIPE, h))
+            outline = QPainterPath()
+            outline.addRoundedRect(QRectF(0.5, 0.5, w - 1, h - 1), radius, radius)
+            shape = self._shapes[(w, h)] = (outline, card.subtracted(band), card.intersected(band))
+        return shape
 
     def _paint_marks(self, p: QPainter, i: int, rect: QRectF, detailed: bool) -> None:
         """The cursor ring outside the card and the selection ring just inside it."""
@@ -188,7 +205,9 @@ class GraphArt:
             elide = Qt.TextElideMode.ElideRight
             kind = str(node.get("kind", ""))
             if kind in CHIP_KINDS:
-                cached = (self.chip_metrics.elidedText(title, elide, inner - 12),)
+                # Chip labels are often paths ("agent/System Prompt"); their end is the part that differs.
+                mode = Qt.TextElideMode.ElideLeft if "/" in title else elide
+                cached = (self.chip_metrics.elidedText(title, mode, inner - 10),)
             elif kind == SUBFLOW_KIND:
                 status = f"{detail} · {duration}" if duration else f"{detail} · open"
                 cached = (
@@ -280,8 +299,8 @@ class GraphArt:
             p.setFont(self.body_font)
             p.setPen(QColor(self.palette.edge_label))
             text = self.body_metrics.elidedText(_one_line(route.label), Qt.TextElideMode.ElideRight,
-                                                LOOP_LABEL_WIDTH - 6)
-            p.drawText(QRectF(x, y - 9, LOOP_LABEL_WIDTH, 18),
+                                                route.label_width)
+            p.drawText(QRectF(x, y - 9, route.label_width, 18),
                        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine, text)
 
     def paint_group(self, p: QPainter, group: GroupBox) -> None:

@@ -32,15 +32,17 @@ def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
     """Open any supported trace file. Raises LoadError (with file, line, column) or LoadCancelled."""
     path = Path(path)
     data = read_source(path)
-    if _is_text_stream(data):
+    if not is_lossless(data) and looks_like_ndjson(data):
         pair = rotated_pair(path)
         if len(pair) == 2:
             return _open_rotated(pair, progress, cancelled)
+        return _load_ndjson(data, str(path), progress, cancelled)
     return load_bytes(data, str(path), progress=progress, cancelled=cancelled)
 
 
-def _is_text_stream(data: bytes) -> bool:
-    return looks_like_ndjson(data) and not is_lossless(data)
+def _load_ndjson(data: bytes, name: str, progress, cancelled) -> Run:
+    events, warnings = parse_ndjson(data, name, progress=progress, cancelled=cancelled)
+    return run_from_typed(events, name, "ndjson", warnings)
 
 
 def _open_rotated(pair: list[Path], progress, cancelled) -> Run:
@@ -69,8 +71,7 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     if is_lossless(data):
         return read_lossless(data, name, progress=progress, cancelled=cancelled)
     if looks_like_ndjson(data):
-        events, warnings = parse_ndjson(data, name, progress=progress, cancelled=cancelled)
-        return run_from_typed(events, name, "ndjson", warnings)
+        return _load_ndjson(data, name, progress, cancelled)
     stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not stripped[:1] in (b"{", b"["):
         raise LoadError(name, "not JSON: a trace file starts with '{' (Trace, recording) or is one JSON event "

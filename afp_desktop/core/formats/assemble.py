@@ -176,7 +176,7 @@ def finish(run: Run) -> None:
         add(Notice("redacted", f"Redacted ({run.redaction}): assistant text, tool arguments and results, "
                                "injection summaries and payloads are replaced by markers.", "info"))
     _envelope_notices(run)
-    if run.domain_events and not _run_closed(run):
+    if run.domain_events and not _run_closed(run):  # cheap: stops at the first root event found
         add(Notice("incomplete", "The run never reached its end in this file: it was paused, cut off, or still "
                                  "running when the file was written."))
     for problem in run.warnings:
@@ -211,9 +211,9 @@ def _envelope_notices(run: Run) -> None:
 def _run_closed(run: Run) -> bool:
     """True when the file shows the run's end: a root run.exit, or (typed-only) a final agent turn end."""
     if run.domain_source in ("trace", "boundary-events", "boundary+typed"):
-        has_entry = any(e.get("type") == "run.entry" for e in run.domain_events)
-        if has_entry:
-            return any(e.get("type") == "run.exit" for e in run.domain_events)
+        events = run.domain_events
+        if any(e.get("type") == "run.entry" for e in events[:50]):
+            return any(e.get("type") == "run.exit" for e in reversed(events))
     typed = run.typed_events or []
     for event in reversed(typed):
         etype = event.get("type", "")

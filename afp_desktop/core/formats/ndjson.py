@@ -64,14 +64,30 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
 
 
 def looks_like_ndjson(data: bytes) -> bool:
-    """True when the first non-empty line is, on its own, a complete JSON object with a "type"."""
+    """True when the first non-empty line is, on its own, a complete JSON object with a "type", and more lines
+    follow. (A one-line JSON document is not a stream; checking that first avoids parsing it twice.)"""
     start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    while data[start:start + 1] in (b"\n", b"\r", b" ", b"\t"):
+        start += 1
     newline = data.find(b"\n", start)
-    first = data[start:newline if newline >= 0 else len(data)].strip()
-    if not first.startswith(b"{"):
+    if newline < 0 or not data[newline:].strip():
+        return _single_event(data[start:].strip())
+    first = data[start:newline].strip()
+    if not first.startswith(b"{") or not first.endswith(b"}"):
         return False
     try:
         value = orjson.loads(first)
     except orjson.JSONDecodeError:
         return False
-    return isinstance(value, dict) and "type" in value and newline >= 0 and bool(data[newline:].strip())
+    return isinstance(value, dict) and "type" in value
+
+
+def _single_event(line: bytes) -> bool:
+    """A file of exactly one typed event is still a stream; only small lines can be one."""
+    if len(line) > 1_000_000 or not line.startswith(b"{"):
+        return False
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and isinstance(value.get("type"), str) and isinstance(value.get("meta"), dict)

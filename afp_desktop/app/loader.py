@@ -1,0 +1,183 @@
+"""Loading a run off the UI thread, with progress and Cancel.
+
+`RunLoader.start(path)` runs `open_run` in a QThread and also computes the run's projections there (axis,
+stops, step graph fold, status states), so the window receives a Run it can show at once. Results come back as
+queued signals on the UI thread: progress(0..1), then exactly one of loaded(run), failed(message), cancelled().
+Starting a new load cancels the one in flight; a superseded load's signals are dropped, never delivered late.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from afp_desktop.core.formats import LoadCancelled, LoadError, open_run
+
+_gc_lock = threading.Lock()
+_gc_holders = 0
+
+
+class _GcPaused:
+    """Collector off while any load runs: bulk-building millions of small dicts triggers collections that
+    find nothing to free and roughly double the load time. Counted, so overlapping loads nest correctly."""
+
+    def __enter__(self):
+        global _gc_holders
+        with _gc_lock:
+            if _gc_holders == 0:
+                self.was_enabled = gc.isenabled()
+                gc.disable()
+            _gc_holders += 1
+        return self
+
+    def __exit__(self, *exc):
+        global _gc_holders
+        with _gc_lock:
+            _gc_holders -= 1
+            if _gc_holders == 0 and getattr(self, "was_enabled", True):
+                gc.enable()
+
+
+def load_run(path: str, progress=None, cancelled=None):
+    """open_run plus the projections the window needs first; raises LoadError / LoadCancelled."""
+    report = progress or (lambda _f: None)
+    is_cancelled = cancelled or (lambda: False)
+    with _GcPaused():
+        run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=is_cancelled)
+        # Each projection is cached on the Run; computing it here keeps the UI thread free.
+        for share, name in ((0.75, "axis"), (0.8, "step_fold"), (0.9, "stops"), (0.97, "status_states")):
+            if is_cancelled():
+                raise LoadCancelled()
+            getattr(run, name)
+            report(share)
+    report(1.0)
+    return run
+
+
+class _LoadThread(QThread):
+    progress = Signal(float)
+    loaded = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, path: str, parent: QObject | None = None):
+        super().__init__(parent)
+        self.path = path
+        self.stop_flag = threading.Event()
+        self._last_percent = -1
+
+    def _progress(self, fraction: float) -> None:
+        percent = int(fraction * 100)
+        if percent != self._last_percent:  # a few hundred signals at most, not one per line
+            self._last_percent = percent
+            self.progress.emit(percent / 100)
+
+    def run(self) -> None:
+        try:
+            run = load_run(self.path, self._progress, self.stop_flag.is_set)
+        except LoadCancelled:
+            self.cancelled.emit()
+        except LoadError as err:
+            self.failed.emit(str(err))
+        except FileNotFoundError:
+            self.failed.emit(f"{self.path}: the file does not exist (it may have been moved or deleted)")
+        except PermissionError:
+            self.failed.emit(f"{self.path}: permission denied; the file cannot be read")
+        except IsADirectoryError:
+            self.failed.emit(f"{self.path}: this is a folder, not a trace file")
+        except MemoryError:
+            self.failed.emit(f"{self.path}: not enough memory to load this file")
+        except Exception as err:  # a bug or an unforeseen shape: say so in words, never crash the window
+            self.failed.emit(f"{self.path}: could not be opened ({type(err).__name__}: {err})")
+        else:
+            if self.stop_flag.is_set():
+                self.cancelled.emit()
+            else:
+                self.loaded.emit(run)
+
+
+class RunLoader(QObject):
+    """One load at a time. Signals are delivered on the thread that owns the loader (the UI thread)."""
+
+    started = Signal(str)
+    progress = Signal(float)
+    loaded = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._current: _LoadThread | None = None
+        self._threads: set[_LoadThread] = set()  # kept alive until each thread has really finished
+        self.path: str | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._current is not None
+
+    def start(self, path: str | Path) -> None:
+        self.abandon()
+        self.path = str(path)
+        thread = _LoadThread(self.path, self)
+        # Bound slots of this QObject (which lives on the UI thread): the connections are queued, so the
+        # thread's signals arrive here on the UI thread. sender() tells a superseded load's signals apart.
+        thread.progress.connect(self._on_progress)
+        thread.loaded.connect(self._on_loaded)
+        thread.failed.connect(self._on_failed)
+        thread.cancelled.connect(self._on_cancelled)
+        thread.finished.connect(self._on_thread_finished)
+        self._threads.add(thread)
+        self._current = thread
+        self.started.emit(self.path)
+        thread.start()
+
+    def cancel(self) -> None:
+        """Ask the running load to stop; `cancelled` follows once it has."""
+        if self._current is not None:
+            self._current.stop_flag.set()
+
+    def abandon(self) -> None:
+        """Stop the running load without reporting anything (the window is closing or starting another)."""
+        if self._current is not None:
+            self._current.stop_flag.set()
+            self._current = None
+
+    def wait(self, msecs: int = 30_000) -> bool:
+        """Block until every load thread has ended (shutdown and tests)."""
+        return all(t.wait(msecs) for t in list(self._threads))
+
+    @Slot(float)
+    def _on_progress(self, fraction: float) -> None:
+        if self.sender() is self._current:
+            self.progress.emit(fraction)
+
+    @Slot(object)
+    def _on_loaded(self, run) -> None:
+        if self._take(self.sender()):
+            self.loaded.emit(run)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        if self._take(self.sender()):
+            self.failed.emit(message)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        if self._take(self.sender()):
+            self.cancelled.emit()
+
+    def _take(self, thread) -> bool:
+        if thread is not None and thread is self._current:
+            self._current = None
+            return True
+        return False
+
+    @Slot()
+    def _on_thread_finished(self) -> None:
+        thread = self.sender()
+        self._threads.discard(thread)
+        if thread is not None:
+            thread.deleteLater()

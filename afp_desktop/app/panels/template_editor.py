@@ -1,0 +1,441 @@
+"""The status-template editor: edit the active template map (§6.5/§6.6) with a live preview in the chat bubble,
+see which variables each template may use and what is wrong with it, and list every line the map produces
+over the whole run.
+
+The map is the whole map the renderer gets: a key left out (or deleted) makes the ladder fall through, exactly
+as when a consumer deletes a key from the merged map. Loading a file replaces the map, as agentfootprint does
+when it is handed that object.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
+    QSplitter, QStyledItemDelegate, QTableView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+)
+
+from afp_desktop.app import template_store
+from afp_desktop.app.panels.chat_bubble import plain_label
+from afp_desktop.core.bubble import all_lines
+from afp_desktop.core.status import (
+    DEFAULT_TEMPLATES, spaced_placeholders, state_for_template_key, unknown_variables, variables_for_template_key,
+)
+
+APPLY_DELAY_MS = 120   # typing coalesces into one re-render of the bubble
+LINES_DELAY_MS = 150   # the whole-run line list is the expensive part on a large run
+MAX_OCCURRENCES_SHOWN = 500
+MUTED = QColor("#8a909c")
+WARN = QColor("#b3261e")
+
+
+def template_warnings(key: str, template: str) -> list[str]:
+    """Sentences about what will not work in this template at this key."""
+    warnings = []
+    if state_for_template_key(key) is None:
+        warnings.append("no status ever uses this key")
+    for name in unknown_variables(key, template):
+        warnings.append(f"{{{{{name}}}}} is never filled here: it renders as nothing")
+    for placeholder in spaced_placeholders(template):
+        warnings.append(f"{placeholder} has spaces: it is never substituted and shows as typed")
+    return warnings
+
+
+def tool_names(run) -> list[str]:
+    """Names of the tools the run actually called, in first-call order."""
+    names: dict[str, None] = {}
+    for event in run.domain_events:
+        if isinstance(event, dict) and event.get("type") == "tool.start" and isinstance(event.get("toolName"), str):
+            names[event["toolName"]] = None
+    for event in run.typed_events or ():
+        payload = event.get("payload") if isinstance(event, dict) else None
+        if event.get("type") == "agentfootprint.stream.tool_start" and isinstance(payload, dict) \
+                and isinstance(payload.get("toolName"), str):
+            names[payload["toolName"]] = None
+    return list(names)
+
+
+def fallback_template(key: str, templates: dict[str, str]) -> str:
+    """What a new key starts with: the template its state renders with today, so adding changes nothing."""
+    if key in DEFAULT_TEMPLATES:
+        return DEFAULT_TEMPLATES[key]
+    parts = key.split(".")
+    name = ".".join(parts[1:])
+    if key.endswith(".progress.generic"):
+        ladder = ["tool.progress.generic", "tool." + name[: -len(".progress.generic")], "tool"]
+    elif key.endswith(".progress"):
+        ladder = ["tool.progress", "tool." + name[: -len(".progress")], "tool"]
+    else:
+        ladder = ["tool"]
+    return next((templates[k] for k in ladder if isinstance(templates.get(k), str)), "")
+
+
+def _plain_tooltip(text: str) -> str:
+    # Tooltips guess rich text; escaping keeps a template's own markup literal.
+    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
+
+
+class TemplateTableModel(QAbstractTableModel):
+    """Rows: the keys of the map, then the default keys it leaves out (shown as falling through)."""
+
+    KEY, TEMPLATE, DEFAULT, STATE, VARIABLES, WARNINGS = range(6)
+    HEADERS = ("Key", "Template", "Default", "State", "May use", "Warnings")
+    edited = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.templates: dict[str, str] = {}
+        self.keys: list[str] = []
+
+    def set_map(self, templates: dict[str, str]) -> None:
+        self.beginResetModel()
+        self.templates = dict(templates)
+        self.keys = list(self.templates) + [k for k in DEFAULT_TEMPLATES if k not in self.templates]
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.keys)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def flags(self, index):
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == self.TEMPLATE:
+            flags |= Qt.ItemFlag.ItemIsEditable
+        return flags
+
+    def warnings(self, row: int) -> list[str]:
+        key = self.keys[row]
+        return template_warnings(key, self.templates[key]) if key in self.templates else []
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        key, column = self.keys[index.row()], index.column()
+        is_set = key in self.templates
+        template = self.templates.get(key)
+        if role == Qt.ItemDataRole.EditRole and column == self.TEMPLATE:
+            return template or ""
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == self.KEY:
+                return key
+            if column == self.TEMPLATE:
+                return template if is_set else "(not set: the ladder falls through)"
+            if column == self.DEFAULT:
+                return DEFAULT_TEMPLATES.get(key, "")
+            if column == self.STATE:
+                return state_for_template_key(key) or "—"
+            if column == self.VARIABLES:
+                return " ".join("{{%s}}" % name for name in variables_for_template_key(key))
+            if column == self.WARNINGS:
+                return "; ".join(self.warnings(index.row()))
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if column == self.WARNINGS:
+                return QBrush(WARN)
+            if column == self.TEMPLATE and (not is_set or template == DEFAULT_TEMPLATES.get(key)):
+                return QBrush(MUTED)  # unchanged default or fall-through: grey
+            if column == self.DEFAULT:
+                return QBrush(MUTED)
+        if role == Qt.ItemDataRole.FontRole and column == self.TEMPLATE and not is_set:
+            font = QFont()
+            font.setItalic(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole and column in (self.TEMPLATE, self.WARNINGS):
+            text = "\n".join(self.warnings(index.row())) if column == self.WARNINGS else (template or "")
+            return _plain_tooltip(text) if text else None
+        return None
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole):
+        if role != Qt.ItemDataRole.EditRole or index.column() != self.TEMPLATE or not isinstance(value, str):
+            return False
+        key = self.keys[index.row()]
+        if self.templates.get(key) == value:
+            return True
+        self.templates[key] = value
+        # Only this row changes: a reset would destroy the open editor while the user types.
+        self.dataChanged.emit(self.index(index.row(), 0), self.index(index.row(), self.columnCount() - 1))
+        self.edited.emit()
+        return True
+
+
+class LiveDelegate(QStyledItemDelegate):
+    """A line editor that commits on every keystroke, so the bubble previews the template as it is typed."""
+
+    def createEditor(self, parent, option, index):
+        editor = QLineEdit(parent)
+        editor.textEdited.connect(lambda _text: self.commitData.emit(editor))
+        return editor
+
+
+class TemplateEditorPanel(QWidget):
+    def __init__(self, session, parent: QWidget | None = None, *, restore: bool = True):
+        super().__init__(parent)
+        self.session = session
+        self.model = TemplateTableModel(self)
+        self.model.edited.connect(self._schedule_apply)
+
+        self.app_name = QLineEdit(session.app_name)
+        self.app_name.setPlaceholderText("app name for {{appName}}")
+        self.app_name.textEdited.connect(lambda _t: self._schedule_apply())
+        self.add_combo = QComboBox()
+        self.add_combo.setMinimumContentsLength(24)
+        self.add_button = QPushButton("Add key")
+        self.delete_button = QPushButton("Delete key")
+        self.reset_button = QPushButton("Reset to defaults")
+        self.load_button = QPushButton("Load…")
+        self.save_button = QPushButton("Save…")
+        self.message = plain_label()
+        self.message.setVisible(False)
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setItemDelegateForColumn(TemplateTableModel.TEMPLATE, LiveDelegate(self.table))
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+
+        self.lines = QTreeWidget()
+        self.lines.setHeaderLabels(["Line", "Times", "First at"])
+        self.lines.setUniformRowHeights(True)
+        self.lines.itemClicked.connect(self._on_line_clicked)
+        self.lines.itemActivated.connect(self._on_line_clicked)
+        self.lines_title = plain_label("All lines in this run")
+        self.lines_title.setStyleSheet("font-weight: bold;")
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("App name"))
+        top.addWidget(self.app_name, 1)
+        top.addWidget(self.load_button)
+        top.addWidget(self.save_button)
+        top.addWidget(self.reset_button)
+        keys = QHBoxLayout()
+        keys.addWidget(self.add_combo, 1)
+        keys.addWidget(self.add_button)
+        keys.addWidget(self.delete_button)
+        lines_box = QWidget()
+        lines_layout = QVBoxLayout(lines_box)
+        lines_layout.setContentsMargins(0, 4, 0, 0)
+        lines_layout.addWidget(self.lines_title)
+        lines_layout.addWidget(self.lines)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(lines_box)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(keys)
+        layout.addWidget(self.message)
+        layout.addWidget(splitter, 1)
+
+        self._apply_timer = QTimer(self, singleShot=True, interval=APPLY_DELAY_MS, timeout=self.flush)
+        self._lines_timer = QTimer(self, singleShot=True, interval=LINES_DELAY_MS, timeout=self.refresh_lines)
+        self.add_button.clicked.connect(self.add_selected_key)
+        self.delete_button.clicked.connect(self.delete_selected_key)
+        self.reset_button.clicked.connect(self.reset_to_defaults)
+        self.load_button.clicked.connect(self._load_dialog)
+        self.save_button.clicked.connect(self._save_dialog)
+        session.templates_changed.connect(self._on_session_templates)
+        session.run_loaded.connect(lambda _run: self._on_run_changed())
+        session.run_closed.connect(self._on_run_changed)
+
+        self.model.set_map(session.templates)
+        if restore:
+            remembered = template_store.load_remembered()
+            if remembered.warning:
+                self.show_message(remembered.warning, error=True)
+            self.set_map(remembered.templates, remembered.app_name, remember=False)
+        self._on_run_changed()
+        self._fit_columns()
+
+    # -- the map ----------------------------------------------------------------------------------------
+    @property
+    def templates(self) -> dict[str, str]:
+        return dict(self.model.templates)
+
+    def set_map(self, templates: dict[str, str], app_name: str | None = None, *, remember: bool = True) -> None:
+        """Replace the whole map (and optionally the app name) and apply it now."""
+        self.model.set_map(templates)
+        if app_name is not None:
+            self.app_name.setText(app_name)
+        self._refresh_add_combo()
+        self._apply(remember)
+
+    def set_template(self, key: str, template: str) -> None:
+        """Edit one template as the table does (applied after the short typing delay; `flush` applies now)."""
+        if key not in self.model.keys:
+            self.model.set_map({**self.model.templates, key: template})
+            self._schedule_apply()
+        else:
+            self.model.setData(self.model.index(self.model.keys.index(key), TemplateTableModel.TEMPLATE), template)
+
+    def set_app_name(self, name: str) -> None:
+        self.app_name.setText(name)
+        self._apply(True)
+
+    def delete_key(self, key: str) -> None:
+        if key in self.model.templates:
+            templates = self.templates
+            del templates[key]
+            self.set_map(templates)
+            self.show_message(f"Deleted {key}: its state now falls through to the next key on its ladder.")
+
+    def delete_selected_key(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if rows:
+            self.delete_key(self.model.keys[rows[0].row()])
+
+    def add_key(self, key: str) -> None:
+        if key not in self.model.templates:
+            self.set_map({**self.model.templates, key: fallback_template(key, self.model.templates)})
+        row = self.model.keys.index(key)
+        self.table.selectRow(row)
+        self.table.scrollTo(self.model.index(row, 0))
+
+    def add_selected_key(self) -> None:
+        key = self.add_combo.currentData()
+        if key:
+            self.add_key(key)
+
+    def reset_to_defaults(self) -> None:
+        self.set_map(dict(DEFAULT_TEMPLATES))
+        self.show_message("Reset to agentfootprint's default English templates.")
+
+    # -- files ------------------------------------------------------------------------------------------
+    def load_map(self, path: str | Path) -> bool:
+        """Load a flat JSON `{key: template}` map; it replaces the active map. False (and a message) if unusable."""
+        try:
+            templates = template_store.read_map(path)
+        except template_store.TemplateMapError as err:
+            self.show_message(f"Could not load {Path(path).name}: {err}", error=True)
+            return False
+        self.set_map(templates)
+        self.show_message(f"Loaded {len(templates)} template(s) from {Path(path).name}. Keys it leaves out fall "
+                          "through the ladder.")
+        return True
+
+    def save_map(self, path: str | Path) -> bool:
+        try:
+            template_store.write_atomic(path, template_store.dump_map(self.model.templates))
+        except OSError as err:
+            self.show_message(f"Could not save {Path(path).name}: {err.strerror or err}", error=True)
+            return False
+        self.show_message(f"Saved {len(self.model.templates)} template(s) to {Path(path).name}.")
+        return True
+
+    def _load_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load status templates", "", "JSON (*.json);;All files (*)")
+        if path:
+            self.load_map(path)
+
+    def _save_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save status templates", "status-templates.json",
+                                              "JSON (*.json)")
+        if path:
+            self.save_map(path)
+
+    def show_message(self, text: str, *, error: bool = False) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet(f"color: {'#b3261e' if error else '#2b5f2b'}; padding: 2px;")
+        self.message.setVisible(bool(text))
+
+    # -- applying to the session ------------------------------------------------------------------------
+    def _schedule_apply(self) -> None:
+        self._apply_timer.start()
+
+    def flush(self) -> None:
+        """Apply pending edits to the session now, and bring the line list up to date."""
+        self._apply_timer.stop()
+        self._apply(True)
+        self.refresh_lines()
+
+    def _apply(self, remember: bool) -> None:
+        self._apply_timer.stop()
+        name = self.app_name.text()
+        if self.session.templates != self.model.templates or self.session.app_name != name:
+            self.session.set_templates(self.model.templates, name)
+        if remember:
+            warning = template_store.remember(self.model.templates, name)
+            if warning:
+                self.show_message(warning, error=True)
+
+    def _on_session_templates(self) -> None:
+        if self.session.templates != self.model.templates:  # changed by someone else: follow
+            self.model.set_map(self.session.templates)
+            self._refresh_add_combo()
+        if self.session.app_name != self.app_name.text():
+            self.app_name.setText(self.session.app_name)
+        self._lines_timer.start()
+
+    # -- the run ----------------------------------------------------------------------------------------
+    def _on_run_changed(self) -> None:
+        self._refresh_add_combo()
+        self.refresh_lines()
+
+    def _refresh_add_combo(self) -> None:
+        self.add_combo.clear()
+        self.add_combo.addItem("Add a key…", None)
+        run = self.session.run
+        candidates = [k for k in DEFAULT_TEMPLATES if k not in self.model.templates]
+        for name in tool_names(run) if run is not None else []:
+            candidates += [f"tool.{name}", f"tool.{name}.progress", f"tool.{name}.progress.generic"]
+        for key in candidates:
+            if key not in self.model.templates:
+                self.add_combo.addItem(key, key)
+
+    def refresh_lines(self) -> None:
+        self._lines_timer.stop()
+        self.lines.clear()
+        run = self.session.run
+        if run is None:
+            self.lines_title.setText("All lines in this run (no run open)")
+            return
+        uses = all_lines(run, self.model.templates, self.app_name.text())
+        self.lines_title.setText(f"All lines in this run: {len(uses)} distinct, shown "
+                                 f"{sum(u.count for u in uses)} time(s). Click one to move the cursor there.")
+        items = []
+        for use in uses:
+            item = QTreeWidgetItem([use.line.replace("\n", " ⏎ "), str(use.count), str(use.first_position)])
+            item.setData(0, Qt.ItemDataRole.UserRole, use.first_position)
+            item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
+            item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight)
+            if use.count > 1:
+                for position in use.positions[:MAX_OCCURRENCES_SHOWN]:
+                    child = QTreeWidgetItem(["at position", "", str(position)])
+                    child.setData(0, Qt.ItemDataRole.UserRole, position)
+                    child.setTextAlignment(2, Qt.AlignmentFlag.AlignRight)
+                    child.setForeground(0, QBrush(MUTED))
+                    item.addChild(child)
+            items.append(item)
+        self.lines.addTopLevelItems(items)
+        self.lines.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.lines.header().setStretchLastSection(False)
+        self.lines.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.lines.header().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+
+    def _on_line_clicked(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        position = item.data(0, Qt.ItemDataRole.UserRole)
+        if position is not None:
+            self.session.move_to(int(position))
+
+    def _fit_columns(self) -> None:
+        widths = (190, 260, 200, 60, 260)
+        for column, width in enumerate(widths):
+            self.table.setColumnWidth(column, width)

@@ -1,0 +1,190 @@
+"""The numbers behind the timeline panel, with no Qt: stop labels, where a cursor position sits between stops,
+the inner stops of a drilled mount placed on the run's axis, and the per-stop figures plotted under the stops.
+
+The timeline's x axis is the stop number: stop i sits at x = i, so every milestone gets the same room however
+many events it spans (two stops can even share one axis position). A position between two stops is drawn
+proportionally between them; positions before the first stop lie in [-0.5, 0).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass
+
+INNER_BOOKEND_LABELS = {"start": "Start", "end": "End"}
+
+
+def ordinal_labels(stops: list[dict]) -> list[str]:
+    """Each stop's label, numbered when the label repeats: "LLM turn 1", "LLM turn 2" … ("Route" stays alone)."""
+    counts = Counter(stop.get("label", "") for stop in stops)
+    seen: Counter = Counter()
+    out = []
+    for stop in stops:
+        label = stop.get("label", "")
+        if counts[label] > 1:
+            seen[label] += 1
+            out.append(f"{label} {seen[label]}")
+        else:
+            out.append(label)
+    return out
+
+
+def has_usable_stops(stops: list[dict]) -> bool:
+    """More than the two bookends: something to step between besides start and end."""
+    return sum(1 for stop in stops if stop.get("kind") not in ("start", "end")) > 0
+
+
+def x_of_position(ends: list[int], position: int, preferred: int | None = None) -> float:
+    """The x of a cursor position, given each stop's axisEnd (non-decreasing).
+
+    `preferred`: when several stops share this position (a Route right after its LLM turn), the one the user
+    picked keeps the cursor; otherwise the last of them, as `cursor.view_at` counts it.
+    """
+    if not ends:
+        return 0.0
+    if preferred is not None and 0 <= preferred < len(ends) and ends[preferred] == position:
+        return float(preferred)
+    after = bisect_right(ends, position)  # first stop not reached yet
+    here = after - 1
+    if here < 0:
+        return -0.5 * (ends[0] - position) / ends[0]
+    if after >= len(ends):
+        return float(here)
+    return here + (position - ends[here]) / (ends[after] - ends[here])
+
+
+def stop_at_x(x: float, count: int) -> int:
+    """The stop nearest to x (what a click or a drag snaps to)."""
+    return max(0, min(count - 1, int(round(x))))
+
+
+def stop_index_at(ends: list[int], position: int, preferred: int | None = None) -> int:
+    """The stop the cursor is at: the last one reached (0 before the first)."""
+    if preferred is not None and 0 <= preferred < len(ends) and ends[preferred] == position:
+        return preferred
+    return max(0, bisect_right(ends, position) - 1)
+
+
+# --- drill ----------------------------------------------------------------------------------------------------
+
+def place_inner_stops(stage_ids: list[str], mount: dict, inner: list[dict]) -> list[dict]:
+    """Give a mount's inner stops (commit-indexed in the subflow's own history) positions on the run's axis.
+
+    Every inner stop lies within the mount's axis range. A stage is placed at the first event inside that range
+    carrying its runtimeStageId (`stage_ids[p]` is the id of axis entry p). A stage none of whose events is in the
+    file is spread evenly between its placed neighbours and marked ``approximate`` — no event is invented.
+    Inner bookends are relabelled "Start"/"End": "Run start" would be wrong inside a subflow.
+    """
+    low, high = mount["axisStart"], mount["axisEnd"]
+    stages = [stop for stop in inner if stop.get("kind") not in ("start", "end")]
+    starts: list[int | None] = []
+    search_from = low
+    for stop in stages:
+        rid = stop.get("runtimeStageId", "")
+        found = next((p for p in range(search_from, high) if stage_ids[p] == rid), None) if rid else None
+        starts.append(found)
+        if found is not None:
+            search_from = found
+    approximate = _fill_gaps(starts, low, high)
+
+    out = []
+    for stop in inner:
+        row = dict(stop)
+        kind = stop.get("kind")
+        if kind in INNER_BOOKEND_LABELS:
+            row["label"] = INNER_BOOKEND_LABELS[kind]
+        out.append(row)
+    stage_rows = [row for row in out if row.get("kind") not in ("start", "end")]
+    for k, row in enumerate(stage_rows):
+        row["axisStart"] = starts[k]
+        row["axisEnd"] = starts[k + 1] if k + 1 < len(starts) else high
+        if approximate[k]:
+            row["approximate"] = True
+    for row in out:
+        if row.get("kind") == "start":
+            row["axisStart"] = low
+            row["axisEnd"] = starts[0] if starts else low
+        elif row.get("kind") == "end":
+            row["axisStart"] = row["axisEnd"] = high
+    return out
+
+
+def _fill_gaps(starts: list[int | None], low: int, high: int) -> list[bool]:
+    """Spread unplaced stages evenly between their placed neighbours (in place); which ones were spread."""
+    approximate = [start is None for start in starts]
+    k = 0
+    while k < len(starts):
+        if starts[k] is not None:
+            k += 1
+            continue
+        end = k
+        while end < len(starts) and starts[end] is None:
+            end += 1
+        left = starts[k - 1] if k > 0 else low
+        right = starts[end] if end < len(starts) else high
+        gap = end - k
+        for m in range(gap):
+            starts[k + m] = left + round((right - left) * (m + 1) / (gap + 1))
+        k = end
+    return approximate
+
+
+# --- per-stop figures -------------------------------------------------------------------------------------------
+
+@dataclass
+class StopFigures:
+    """Per stop: tokens in and out of the LLM turns and milliseconds of tool time that started there."""
+
+    tokens_in: list[float]
+    tokens_out: list[float]
+    tool_ms: list[float]
+
+    @property
+    def has_tokens(self) -> bool:
+        return any(self.tokens_in) or any(self.tokens_out)
+
+    @property
+    def has_tool_time(self) -> bool:
+        return any(self.tool_ms)
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def stop_figures(run, stops: list[dict]) -> StopFigures:
+    """Sum each StepGraph node's tokens (LLM calls) and duration (tool calls) onto the stop whose axis range
+    holds the event that created the node."""
+    count = len(stops)
+    figures = StopFigures([0.0] * count, [0.0] * count, [0.0] * count)
+    if not count:
+        return figures
+    ends = [stop["axisEnd"] for stop in stops]
+    fold = run.step_fold
+    axis = run.axis
+    for node, created in zip(fold.nodes, fold.node_created_at):
+        kind = node.get("kind")
+        if kind not in ("user->llm", "tool->llm", "llm->tool"):
+            continue
+        entry = axis.position_of_domain(created)  # index of the creating event on the axis
+        if entry < stops[0].get("axisStart", 0) or entry >= ends[-1]:
+            continue  # outside the stops shown (a drilled mount shows only its own range)
+        i = min(bisect_right(ends, entry), count - 1)
+        if kind == "llm->tool":
+            start, end = _number(node.get("startOffsetMs")), _number(node.get("endOffsetMs"))
+            if start is not None and end is not None and end >= start:
+                figures.tool_ms[i] += end - start
+        else:
+            tokens = node.get("tokens") if isinstance(node.get("tokens"), dict) else {}
+            figures.tokens_in[i] += _number(tokens.get("in")) or 0.0
+            figures.tokens_out[i] += _number(tokens.get("out")) or 0.0
+    return figures
+
+
+def describe_position(stops: list[dict], labels: list[str], index: int | None, position: int, total: int) -> str:
+    """"Stop 7 of 22 · LLM turn 3 · event 154/13,237"."""
+    event = f"event {position:,}/{total:,}"
+    if index is None or not stops:
+        return event
+    return f"Stop {index + 1} of {len(stops)} · {labels[index]} · {event}"

@@ -1,0 +1,111 @@
+"""Status-template maps as files: parse and write the flat `{key: template}` JSON agentfootprint takes, and
+remember the user's active map and app name between sessions. No Qt.
+
+The per-user file lives in `$AFP_DESKTOP_CONFIG_DIR` (tests) or platformdirs' config dir and is written
+atomically (temp file + os.replace), so a crash mid-write never leaves half a file. A corrupted file is
+ignored with a warning: the app starts with the defaults instead of refusing to start.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from afp_desktop.core import jsonio
+from afp_desktop.core.status import DEFAULT_TEMPLATES
+
+STORE_NAME = "status-templates.json"
+DEFAULT_APP_NAME = "Agent"  # renderStatusLine's live default (§6.7)
+
+
+class TemplateMapError(ValueError):
+    """A template map file that cannot be used, with a sentence saying why."""
+
+
+def parse_map(data: bytes | str) -> dict[str, str]:
+    """A flat JSON object of string templates, or TemplateMapError naming what is wrong and where."""
+    try:
+        value = jsonio.loads(data)
+    except jsonio.JSONSyntaxError as err:
+        where = f" at line {err.line}, column {err.column}" if err.line is not None else ""
+        raise TemplateMapError(f"Not valid JSON{where}: {err.message}.") from None
+    if not isinstance(value, dict):
+        kind = "a list" if isinstance(value, list) else f"a {type(value).__name__}" if value is not None else "null"
+        raise TemplateMapError(
+            f"A template map must be a JSON object of key → template string; this file holds {kind}.")
+    bad = [key for key, template in value.items() if not isinstance(template, str)]
+    if bad:
+        shown = ", ".join(repr(key) for key in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise TemplateMapError(f"Every template must be a string; these keys are not: {shown}.")
+    return value
+
+
+def dump_map(templates: dict[str, str]) -> bytes:
+    return jsonio.dumps(templates, indent=True) + b"\n"
+
+
+def read_map(path: str | os.PathLike) -> dict[str, str]:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise TemplateMapError(f"Cannot read {path}: {err.strerror or err}.") from None
+    return parse_map(data)
+
+
+def write_atomic(path: str | os.PathLike, data: bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def config_dir() -> Path:
+    override = os.environ.get("AFP_DESKTOP_CONFIG_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("afp-desktop"))
+
+
+@dataclass
+class Remembered:
+    templates: dict[str, str]
+    app_name: str
+    warning: str | None = None  # why the stored map was not used
+
+
+def load_remembered() -> Remembered:
+    path = config_dir() / STORE_NAME
+    if not path.exists():
+        return Remembered(dict(DEFAULT_TEMPLATES), DEFAULT_APP_NAME)
+    try:
+        stored = jsonio.loads(path.read_bytes())
+        if not isinstance(stored, dict):
+            raise TemplateMapError("the file does not hold a JSON object")
+        templates = parse_map(jsonio.dumps(stored.get("templates")))
+        app_name = stored.get("appName", DEFAULT_APP_NAME)
+        if not isinstance(app_name, str):
+            raise TemplateMapError("appName is not a string")
+    except (OSError, jsonio.JSONSyntaxError, TemplateMapError) as err:
+        return Remembered(dict(DEFAULT_TEMPLATES), DEFAULT_APP_NAME,
+                          f"Your saved status templates ({path}) could not be read ({err}); using the defaults.")
+    return Remembered(templates, app_name)
+
+
+def remember(templates: dict[str, str], app_name: str) -> str | None:
+    """Store the active map; returns a warning sentence instead of raising when the disk says no."""
+    try:
+        write_atomic(config_dir() / STORE_NAME, jsonio.dumps({"templates": templates, "appName": app_name},
+                                                             indent=True))
+    except OSError as err:
+        return f"Could not remember the status templates: {err.strerror or err}."
+    return None
