@@ -1,0 +1,77 @@
+"""Cursor alignment: at any position, exactly the events that have happened — in both lists — and the
+StepGraph and status evaluated over exactly those."""
+
+from __future__ import annotations
+
+import pytest
+
+from afp_desktop.core.cursor import stop_index_at, view_at
+from afp_desktop.core.formats import open_run
+from afp_desktop.core.status import select_status
+from afp_desktop.core.stepgraph import build_step_graph
+from tests.corpus_util import SMALL_SCENARIOS, corpus_path
+
+
+@pytest.mark.parametrize("scenario", SMALL_SCENARIOS)
+@pytest.mark.parametrize("name", ["recording.json", "events.ndjson", "trace.json"])
+def test_every_position_is_a_prefix_of_both_lists(scenario, name):
+    run = open_run(corpus_path(scenario, name))
+    typed = run.typed_events or []
+    previous = (0, 0)
+    for position in range(len(run.axis) + 1):
+        n_domain, n_typed = run.at(position)
+        assert n_domain >= previous[0] and n_typed >= previous[1]
+        assert (n_domain - previous[0]) + (n_typed - previous[1]) == (1 if position else 0)
+        previous = (n_domain, n_typed)
+        view = view_at(run, position)
+        graph = build_step_graph(run.domain_events[:n_domain])
+        assert sum(view.happened) == len(graph["nodes"])  # exactly the nodes whose events have happened
+        assert [n["id"] for n in graph["nodes"]] == [n["id"] for n, h in zip(run.stepgraph["nodes"], view.happened) if h]
+        if run.status_states is not None:
+            assert run.status_at(position) == select_status(typed[:n_typed])
+    assert previous == (len(run.domain_events), len(typed))
+
+
+@pytest.mark.parametrize("scenario", SMALL_SCENARIOS)
+def test_stops_are_ordered_and_land_on_their_stage(scenario):
+    run = open_run(corpus_path(scenario, "recording.json"))
+    ends = [s["axisEnd"] for s in run.stops]
+    assert ends == sorted(ends) and ends[-1] == len(run.axis)
+    for i, stop in enumerate(run.stops):
+        assert stop["axisStart"] <= stop["axisEnd"]
+        assert stop_index_at(run.stops, stop["axisEnd"]) >= i or ends.count(stop["axisEnd"]) > 1
+        if stop["kind"] in ("start", "end") or stop["axisStart"] == stop["axisEnd"]:
+            continue
+        # the first event of the stop belongs to the stop's commit range
+        first = run.axis.entries[stop["axisStart"]]
+        if first[0] == "d":
+            assert run.domain_events[first[1]]["commitIdxBefore"] >= stop["commitIdx"] - 1
+
+
+def test_tool_call_stop_shows_the_tool_node_and_the_tool_status():
+    run = open_run(corpus_path("04-tool-progress", "recording.json"))
+    stop = next(s for s in run.stops if s["label"] == "Tool call")
+    view = view_at(run, stop["axisEnd"])
+    nodes = [n for n, h in zip(run.stepgraph["nodes"], view.happened) if h]
+    assert nodes[-1]["kind"] == "llm->tool"
+    assert view.current_node == len(nodes) - 1
+
+
+def test_pause_resume_recording_places_stops_in_the_resumed_leg():
+    run = open_run(corpus_path("06-pause-resume", "recording.json"))
+    assert "several-legs" in {n.code for n in run.notices}
+    first_real = run.stops[1]
+    n_domain, _ = run.at(first_real["axisEnd"])
+    # the resumed leg starts where the commit count drops back: every first-leg event has happened
+    leg_start = next(i for i in range(1, len(run.domain_events))
+                     if run.domain_events[i]["commitIdxBefore"] < run.domain_events[i - 1]["commitIdxBefore"])
+    assert n_domain > leg_start
+
+
+def test_derived_stops_for_a_stream_are_marked_and_cover_the_axis():
+    run = open_run(corpus_path("02-react-two-tools", "events.ndjson"))
+    assert all(s.get("derived") for s in run.stops)
+    labels = [s["label"] for s in run.stops]
+    assert labels[0] == "Run start" and labels[-1] == "Run end"
+    assert {"LLM turn", "Tool call", "Route"} <= set(labels)
+    assert run.stops[-1]["axisEnd"] == len(run.axis)
