@@ -32,3 +32,16 @@ def test_json_subcommands_run_without_qt(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stderr.rsplit("QT:", 1)[1] == ""
+
+
+def test_each_core_module_imports_on_its_own():
+    """No import cycles: every core module can be the first one imported."""
+    modules = sorted("afp_desktop.core." + ".".join(p.relative_to(CORE).with_suffix("").parts)
+                     for p in CORE.rglob("*.py") if p.name != "__init__.py")
+    code = ("import subprocess, sys\nbad = []\n"
+            f"for m in {modules!r}:\n"
+            "    r = subprocess.run([sys.executable, '-c', 'import ' + m], capture_output=True, text=True)\n"
+            "    if r.returncode: bad.append(m + ': ' + r.stderr.strip().splitlines()[-1])\n"
+            "print('\\n'.join(bad))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

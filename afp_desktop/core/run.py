@@ -12,7 +12,7 @@ from typing import Any
 
 from afp_desktop.core.axis import Axis, build_axis, runtime_stage_id_of
 from afp_desktop.core.events import TRAVERSAL_DOMAIN_TYPES
-from afp_desktop.core.formats.errors import Problem
+from afp_desktop.core.problems import Problem
 from afp_desktop.core.stepgraph import StepGraphFold, build_step_graph_safe
 
 FORMAT_NAMES = {
