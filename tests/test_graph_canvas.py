@@ -50,6 +50,14 @@ def test_click_on_card_emits_its_index(canvas, qtbot, name, index):
     assert canvas.selected == index and canvas.art.selected == index
 
 
+def test_a_new_graph_opens_at_its_top_left(canvas, qtbot):
+    canvas.set_graph(_graph("15-large-run"))
+    canvas.verticalScrollBar().setValue(5000)
+    canvas.set_graph(_graph("15-large-run"))
+    qtbot.wait(10)  # let Qt lay out the scroll bars, which is when it re-centres
+    assert canvas.mapToScene(0, 0) == QPointF(0, 0)
+
+
 def test_click_on_empty_space_emits_nothing(canvas, qtbot):
     canvas.set_graph(_graph("02-react-two-tools"))
     box = canvas.graph_layout.nodes[4]

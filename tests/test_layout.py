@@ -316,9 +316,12 @@ def test_malformed_nodes_and_odd_kinds():
             {"id": "e", "kind": "fork-branch"},
             {"id": "f", "kind": "fork-branch"},
         ],
-        "edges": [{"id": "1", "from": "a", "to": "b", "kind": "next"}, {"id": "2", "from": "c", "to": "d", "kind": "next"},
-                  {"id": "3", "from": "f", "to": "a", "kind": "next"}, {"id": "4", "from": "d", "to": "d",
-                                                                         "kind": "loop-iteration", "iteration": 2}],
+        "edges": [
+            {"id": "1", "from": "a", "to": "b", "kind": "next"},
+            {"id": "2", "from": "c", "to": "d", "kind": "next"},  # chip to chip
+            {"id": "3", "from": "f", "to": "a", "kind": "next"},
+            {"id": "4", "from": "d", "to": "d", "kind": "loop-iteration", "iteration": 2},  # a loop on a chip
+        ],
     }
     layout = layout_step_graph(graph)
     assert_valid(layout, graph)

@@ -141,7 +141,7 @@ def _number(value, default: float) -> float:
 
 def _path(node: dict) -> tuple:
     path = node.get("subflowPath")
-    return tuple(str(p) for p in path) if isinstance(path, list) else ()
+    return tuple(path) if isinstance(path, list) else ()
 
 
 # ----------------------------------------------------------------------------------------------- edges
@@ -226,9 +226,10 @@ def _label_width(text: str) -> float:
 def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[int, _Row]]:
     """Walk the nodes in run order: nest subflows, cut step rows, attach chips. Returns rows in depth-first order
     and the header row of every subflow."""
-    paths = [_path(n) for n in nodes]
+    paths = [() if kind in CHIP_KINDS else _path(n) for n, kind in zip(nodes, kinds)]  # chips need none
     ends: dict[int, float] = {}
     open_subflows: list[int] = []  # entered, and not yet known to have ended before the current node
+    first_end = math.inf  # earliest end among them: nothing to prune before then
 
     def innermost(path: tuple, proper: bool) -> int | None:
         best, best_len = None, -1
@@ -248,9 +249,10 @@ def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[i
 
     for i, node in enumerate(nodes):
         kind = kinds[i]
-        start = _number(node.get("startOffsetMs"), math.nan)
-        if not math.isnan(start):
+        start = _number(node.get("startOffsetMs"), -math.inf)
+        if start > first_end:
             open_subflows = [s for s in open_subflows if ends[s] >= start]
+            first_end = min((ends[s] for s in open_subflows), default=math.inf)
         if kind in CHIP_KINDS:
             pending_chips.append(i)
             continue
@@ -260,6 +262,7 @@ def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[i
             header_of[i] = row
             ends[i] = _number(node.get("endOffsetMs"), math.inf)
             open_subflows.append(i)
+            first_end = min(first_end, ends[i])
             current = None
         else:
             group = innermost(paths[i], proper=False)

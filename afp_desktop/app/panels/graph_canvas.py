@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.fonts import load_bundled_fonts
 from afp_desktop.app.style import GraphPalette, palette_for
 from afp_desktop.core.layout import (
     CHIP_KINDS,
@@ -37,6 +39,7 @@ from afp_desktop.core.layout import (
 )
 
 DETAIL_LOD = 0.4  # below this zoom cards are plain coloured blocks and edges bare lines: text would be unreadable
+EDGE_LOD = 0.08  # below this a gutter is a few pixels high and edges are noise: they are not drawn at all
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.002, 4.0, 1.5
 ZOOM_STEP = 1.2
 FONT_FAMILIES = ["DejaVu Sans", "Segoe UI", "Helvetica Neue", "Arial", "Sans Serif"]
@@ -54,6 +57,12 @@ def _font(pixels: int, bold: bool = False) -> QFont:
     font.setBold(bold)
     font.setHintingPreference(QFont.HintingPreference.PreferNoHinting)
     return font
+
+
+@lru_cache(maxsize=256)
+def _qcolor(hex_colour: str) -> QColor:
+    """Parsed once: painting 10,000 cards must not parse colour strings on every frame."""
+    return QColor(hex_colour)
 
 
 def _one_line(value) -> str:
@@ -109,6 +118,7 @@ class GraphArt:
     """Paints one laid-out graph. Shared by the canvas items and the exporter."""
 
     def __init__(self, graph: dict, layout: GraphLayout, palette: GraphPalette):
+        load_bundled_fonts()  # DejaVu Sans, first in FONT_FAMILIES, even on a system without fonts (idempotent)
         self.nodes = graph.get("nodes") or []
         self.layout = layout
         self.palette = palette
@@ -120,6 +130,7 @@ class GraphArt:
         self.chip_metrics = QFontMetricsF(self.chip_font)
         self._texts: dict[int, tuple] = {}  # elided card texts, made on first detailed paint
         self._shapes: dict[tuple[float, float], tuple] = {}  # card paths by size
+        self._polylines: dict[int, QPolygonF] = {}  # edge routes as Qt polygons, by edge index
 
     def set_palette(self, palette: GraphPalette) -> None:
         self.palette = palette
@@ -149,21 +160,21 @@ class GraphArt:
         box = self.layout.nodes[i]
         colours = self.palette.kind(box.kind)
         rect = QRectF(box.x, box.y, box.w, box.h)
-        if not detailed:
-            p.fillRect(rect, QColor(colours.accent))
+        if not detailed:  # the hot path when 10,000 cards are on screen: one fill
+            p.fillRect(rect, _qcolor(colours.accent))
         else:
             outline, fill, stripe = self._card_shape(box.w, box.h)
             p.save()
             p.translate(box.x, box.y)
-            p.setPen(Qt.PenStyle.NoPen)
-            p.fillPath(fill, QColor(colours.fill))
-            p.fillPath(stripe, QColor(colours.accent))
-            p.setPen(QPen(QColor(self.palette.card_border), 1))
+            p.fillPath(fill, _qcolor(colours.fill))
+            p.fillPath(stripe, _qcolor(colours.accent))
+            p.setPen(QPen(_qcolor(self.palette.card_border), 1))
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawPath(outline)
             p.restore()
             self._paint_text(p, i, rect)
-        self._paint_marks(p, i, rect, detailed)
+        if i == self.current or i == self.selected:
+            self._paint_marks(p, i, rect, detailed)
 
     def _card_shape(self, w: float, h: float) -> tuple[QPainterPath, QPainterPath, QPainterPath]:
         """Outline, fill and accent stripe of a card at the origin. Fill and stripe do not overlap, so a dimmed
@@ -185,12 +196,12 @@ class GraphArt:
         cosmetic = not detailed  # keep the rings visible when zoomed far out
         p.setBrush(Qt.BrushStyle.NoBrush)
         if i == self.current:
-            pen = QPen(QColor(self.palette.cursor), 3)
+            pen = QPen(_qcolor(self.palette.cursor), 3)
             pen.setCosmetic(cosmetic)
             p.setPen(pen)
             p.drawRoundedRect(rect.adjusted(-3, -3, 3, 3), RADIUS + 2, RADIUS + 2)
         if i == self.selected:
-            pen = QPen(QColor(self.palette.selection), 2)
+            pen = QPen(_qcolor(self.palette.selection), 2)
             pen.setCosmetic(cosmetic)
             p.setPen(pen)
             p.drawRoundedRect(rect.adjusted(1, 1, -1, -1), RADIUS, RADIUS)
@@ -230,14 +241,14 @@ class GraphArt:
     def _paint_text(self, p: QPainter, i: int, rect: QRectF) -> None:
         texts = self._texts_for(i, rect)
         colours = self.palette.kind(self.layout.nodes[i].kind)
-        text, muted = QColor(self.palette.text), QColor(self.palette.text_muted)
+        text, muted = _qcolor(self.palette.text), _qcolor(self.palette.text_muted)
         left = rect.x() + STRIPE + PADDING
         width = rect.width() - STRIPE - 2 * PADDING
         single = Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine
         if len(texts) == 1:  # chip: kind marker, then the label
             marker = QRectF(left - 2, rect.center().y() - 4, 8, 8)
             p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(QColor(colours.accent))
+            p.setBrush(_qcolor(colours.accent))
             if self.layout.nodes[i].kind == "decision-branch":
                 c = marker.center()
                 p.drawPolygon(QPolygonF([QPointF(c.x(), marker.top()), QPointF(marker.right(), c.y()),
@@ -274,17 +285,19 @@ class GraphArt:
 
     def paint_edge(self, p: QPainter, route: EdgeRoute, detailed: bool) -> None:
         loop = route.kind == "loop-iteration"
-        colour = QColor(self.palette.loop_edge if loop else self.palette.edge)
-        points = [QPointF(x, y) for x, y in route.points]
+        colour = _qcolor(self.palette.loop_edge if loop else self.palette.edge)
+        polyline = self._polylines.get(route.index)
+        if polyline is None:
+            polyline = self._polylines[route.index] = QPolygonF([QPointF(x, y) for x, y in route.points])
         pen = QPen(colour, 1.5 if detailed else 1)
         pen.setCosmetic(not detailed)
         pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
         p.setPen(pen)
         p.setBrush(Qt.BrushStyle.NoBrush)
-        p.drawPolyline(QPolygonF(points))
+        p.drawPolyline(polyline)
         if not detailed:
             return
-        tip, before = points[-1], points[-2]
+        tip, before = polyline[polyline.size() - 1], polyline[polyline.size() - 2]
         dx, dy = tip.x() - before.x(), tip.y() - before.y()
         length = math.hypot(dx, dy) or 1.0
         ux, uy = dx / length, dy / length
@@ -297,14 +310,14 @@ class GraphArt:
         if route.label and route.label_at:
             x, y = route.label_at
             p.setFont(self.body_font)
-            p.setPen(QColor(self.palette.edge_label))
+            p.setPen(_qcolor(self.palette.edge_label))
             text = self.body_metrics.elidedText(_one_line(route.label), Qt.TextElideMode.ElideRight,
                                                 route.label_width)
             p.drawText(QRectF(x, y - 9, route.label_width, 18),
                        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine, text)
 
     def paint_group(self, p: QPainter, group: GroupBox) -> None:
-        pen = QPen(QColor(self.palette.bracket), 1.5)
+        pen = QPen(_qcolor(self.palette.bracket), 1.5)
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         p.setPen(pen)
         p.setBrush(Qt.BrushStyle.NoBrush)
@@ -314,14 +327,15 @@ class GraphArt:
 
     def paint_all(self, p: QPainter, area: QRectF, happened=None, future_mode: str = "dim") -> None:
         """Everything intersecting `area`, back to front, as the canvas shows it (used by export)."""
-        detailed = QStyleOptionGraphicsItem.levelOfDetailFromTransform(p.worldTransform()) >= DETAIL_LOD
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(p.worldTransform())
+        detailed = lod >= DETAIL_LOD
         dim = self.palette.dim_opacity
         for group in self.layout.groups:
-            if self.group_bounds(group).intersects(area):
-                p.setOpacity(node_opacity(happened, group.index, future_mode, dim))
-                if p.opacity() > 0:
-                    self.paint_group(p, group)
-        for route in self.layout.edges:
+            opacity = node_opacity(happened, group.index, future_mode, dim)
+            if opacity > 0 and self.group_bounds(group).intersects(area):
+                p.setOpacity(opacity)
+                self.paint_group(p, group)
+        for route in self.layout.edges if lod >= EDGE_LOD else ():
             opacity = min(node_opacity(happened, route.source, future_mode, dim),
                           node_opacity(happened, route.target, future_mode, dim))
             if opacity > 0 and self.edge_bounds(route).intersects(area):
@@ -359,13 +373,27 @@ class NodeItem(QGraphicsItem):
         self.art.paint_node(painter, self.index, _detailed(painter))
 
 
+class _Layer(QGraphicsItem):
+    """An invisible parent, so all edges can be hidden at once without touching their own (cursor) visibility."""
+
+    def __init__(self, z: float):
+        super().__init__()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+        self.setZValue(z)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF()
+
+    def paint(self, painter, option, widget=None) -> None:
+        pass
+
+
 class EdgeItem(QGraphicsItem):
     def __init__(self, art: GraphArt, route: EdgeRoute):
         super().__init__()
         self.art, self.route = art, route
         self._bounds = art.edge_bounds(route)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setZValue(1)
 
     def boundingRect(self) -> QRectF:
         return self._bounds
@@ -409,13 +437,13 @@ class GraphCanvas(QGraphicsView):
         self.selected: int | None = None
         self.future_mode = "dim"
         self._message: str | None = None
+        self._edge_layer: _Layer | None = None
         self._press_pos: QPoint | None = None
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)  # wheel zoom anchors by hand
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
-        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing)  # bounds have margins
         self.setScene(self._new_scene())
         self._apply_background()
 
@@ -437,19 +465,25 @@ class GraphCanvas(QGraphicsView):
         self.group_items = [GroupItem(self.art, g) for g in layout.groups]
         self.edge_items = [EdgeItem(self.art, r) for r in layout.edges]
         self.node_items = [NodeItem(self.art, i) for i in range(len(layout.nodes))]
-        for item in (*self.group_items, *self.edge_items, *self.node_items):
+        self._edge_layer = _Layer(z=1)
+        for item in self.edge_items:
+            item.setParentItem(self._edge_layer)
+        for item in (*self.group_items, self._edge_layer, *self.node_items):
             scene.addItem(item)
         self.setScene(scene)
         if old is not None:
             old.deleteLater()
         self.happened, self.current, self.selected = None, None, None
         self.resetTransform()
-        self.centerOn(QPointF(min(layout.width, self.viewport().width()) / 2, 0))
+        self._after_zoom()
+        # Start at the run's beginning: centring on the corner clamps the view to the top left. (Setting the scroll
+        # bars does not last: Qt re-centres on the point it remembers when it next lays them out.)
+        self.centerOn(QPointF(0, 0))
         self.viewport().update()
 
     def clear(self, message: str = "") -> None:
         """Drop the graph and show `message` (plain text) centred in the view instead."""
-        self.art, self.graph_layout = None, None
+        self.art, self.graph_layout, self._edge_layer = None, None, None
         self.node_items, self.edge_items, self.group_items = [], [], []
         old = self.scene()
         self.setScene(self._new_scene())
@@ -561,6 +595,11 @@ class GraphCanvas(QGraphicsView):
         moved = self.mapFromScene(fixed) - anchor
         self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + moved.x())
         self.verticalScrollBar().setValue(self.verticalScrollBar().value() + moved.y())
+        self._after_zoom()
+
+    def _after_zoom(self) -> None:
+        if self._edge_layer is not None:
+            self._edge_layer.setVisible(self.zoom_factor() >= EDGE_LOD)
 
     def zoom_in(self) -> None:
         self._zoom_by(ZOOM_STEP)
@@ -576,6 +615,7 @@ class GraphCanvas(QGraphicsView):
         if rect.isEmpty():
             return
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        self._after_zoom()
         if self.zoom_factor() > MAX_FIT_ZOOM:  # a tiny graph should not be blown up to poster size
             self._zoom_by(MAX_FIT_ZOOM / self.zoom_factor())
         elif self.zoom_factor() < MIN_ZOOM:
