@@ -7,6 +7,7 @@ the per-boundary rollups of subflow nodes (PROJECTIONS.md §6, §2.9). Pure, no 
   template_key_used(state, templates)      the key of the ladder that rendered the line
   all_lines(run, templates, app_name)      every distinct line with how often and where it appears
   rollups(run, node_index, upto=None)      §2.9 counts inside a subflow node's boundary
+  event_positions(run)                     the axis position right after each DomainEvent / typed event
 
 Positions are axis positions (see axis.py): position p means the first p axis entries have happened.
 """
@@ -62,15 +63,14 @@ class DomainStatusSelector:
             self._llm_active = False
         elif kind == "tool.start":
             call_id = event.get("toolCallId")
-            key = f"__anon#{index}" if call_id is None else call_id if isinstance(call_id, str) else repr(call_id)
-            self._calls.pop(key, None)
+            key = f"__anon#{index}" if call_id is None else _call_key(call_id)
+            self._calls.pop(key, None)  # a restarted id moves to the end: it becomes the focus
             self._calls[key] = event
         elif kind == "tool.end":
-            if "toolCallId" not in event:
+            if "toolCallId" not in event:  # an older emitter: the end closes every call (§6.2)
                 self._calls.clear()
             else:
-                call_id = event["toolCallId"]
-                self._calls.pop(call_id if isinstance(call_id, str) else repr(call_id), None)
+                self._calls.pop(_call_key(event["toolCallId"]), None)
         else:
             return
         self._state = self._resolve()
@@ -92,6 +92,10 @@ class DomainStatusSelector:
         if self._llm_active:
             return {"state": "idle", "vars": {}}
         return None
+
+
+def _call_key(call_id: Any) -> Any:
+    return call_id if isinstance(call_id, str) else repr(call_id)  # any JSON id, hashable
 
 
 def derived_status_timeline(domain_events: list) -> list[dict | None]:
@@ -126,7 +130,7 @@ def template_key_used(state: dict | None, templates: dict) -> str | None:
 # ── The bubble at a position ────────────────────────────────────────────────────────────────────────────
 
 
-def _event_positions(run) -> tuple[list[int], list[int]]:
+def event_positions(run) -> tuple[list[int], list[int]]:
     """Axis position right after each DomainEvent and after each typed event."""
     domain_pos = [0] * len(run.domain_events)
     typed_pos = [0] * len(run.typed_events or ())
@@ -162,7 +166,7 @@ class BubbleModel:
     def __init__(self, run):
         self.run = run
         self.states, self.derived, self._prefix_at = status_states_for(run)
-        domain_pos, typed_pos = _event_positions(run)
+        domain_pos, typed_pos = event_positions(run)
         prompts: list[tuple[int, str, str]] = []
         answers: list[tuple[int, str, str]] = []
         for i, event in enumerate(run.domain_events):

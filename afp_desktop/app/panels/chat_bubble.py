@@ -54,6 +54,17 @@ class Bubble(QFrame):
 
     def set_text(self, text: str) -> None:
         self.label.setText(text)
+        self.fit()
+
+    def fit(self) -> None:
+        """Hug the text: as wide as its longest line, wrapping only beyond the widest allowed bubble.
+        (A word-wrapped QLabel alone picks an arbitrary narrow width.)"""
+        margins = self.layout().contentsMargins()
+        widest = self.maximumWidth() - margins.left() - margins.right()
+        metrics = self.label.fontMetrics()
+        lines = self.label.text()[:20_000].split("\n")
+        natural = max((metrics.horizontalAdvance(line) for line in lines), default=0) + 4
+        self.label.setFixedWidth(max(8, min(natural, widest)))
 
 
 class _Row(QWidget):
@@ -64,11 +75,13 @@ class _Row(QWidget):
         self.bubble = bubble
         self.caption = plain_label(colour=MUTED)
         self.caption.setAlignment(Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft)
+        # The bubble hugs its text (Maximum policy) up to a share of the panel width set in resizeEvent.
+        bubble.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         if right:
             row.addStretch(1)
-        row.addWidget(bubble, 4)
+        row.addWidget(bubble)
         if not right:
             row.addStretch(1)
         column = QVBoxLayout(self)
@@ -126,6 +139,13 @@ class ChatBubblePanel(QWidget):
     def status_label(self) -> QLabel:
         return self.status_row.bubble.label
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        widest = max(120, int(self.width() * 0.8))
+        for row in (self.user_row, self.answer_row, self.status_row):
+            row.bubble.setMaximumWidth(widest)
+            row.bubble.fit()
+
     def status_text(self) -> str | None:
         """The status line the bubble shows, or None when no status bubble is shown."""
         return self.status_label.text() if self.status_row.isVisibleTo(self) else None
@@ -165,7 +185,7 @@ class ChatBubblePanel(QWidget):
         self.status_row.setVisible(showing)
         if showing:
             self.status_row.bubble.set_text(view.line)
-            self.status_row.caption.setText(self._caption(view))
+            self.status_row.caption.setText(f"{session.app_name} · {self._caption(view)}")
         self.hidden_note.setVisible(not showing)
         if not showing:
             self.hidden_note.setText(HIDDEN_NOTE if view.hidden else

@@ -39,9 +39,9 @@ def template_warnings(key: str, template: str) -> list[str]:
     if state_for_template_key(key) is None:
         warnings.append("no status ever uses this key")
     for name in unknown_variables(key, template):
-        warnings.append(f"{{{{{name}}}}} is never filled here: it renders as nothing")
+        warnings.append(f"unknown {{{{{name}}}}}: renders empty")
     for placeholder in spaced_placeholders(template):
-        warnings.append(f"{placeholder} has spaces: it is never substituted and shows as typed")
+        warnings.append(f"{placeholder} has spaces: shown as typed, never filled")
     return warnings
 
 
@@ -136,7 +136,7 @@ class TemplateTableModel(QAbstractTableModel):
             if column == self.STATE:
                 return state_for_template_key(key) or "—"
             if column == self.VARIABLES:
-                return " ".join("{{%s}}" % name for name in variables_for_template_key(key))
+                return ", ".join(variables_for_template_key(key))
             if column == self.WARNINGS:
                 return "; ".join(self.warnings(index.row()))
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -150,8 +150,10 @@ class TemplateTableModel(QAbstractTableModel):
             font = QFont()
             font.setItalic(True)
             return font
-        if role == Qt.ItemDataRole.ToolTipRole and column in (self.TEMPLATE, self.WARNINGS):
-            text = "\n".join(self.warnings(index.row())) if column == self.WARNINGS else (template or "")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            text = {self.TEMPLATE: template or "", self.DEFAULT: DEFAULT_TEMPLATES.get(key, ""),
+                    self.VARIABLES: "\n".join("{{%s}}" % v for v in variables_for_template_key(key)),
+                    self.WARNINGS: "\n".join(self.warnings(index.row()))}.get(column)
             return _plain_tooltip(text) if text else None
         return None
 
@@ -207,9 +209,12 @@ class TemplateEditorPanel(QWidget):
                                    | QAbstractItemView.EditTrigger.AnyKeyPressed)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
+        header.setSectionResizeMode(TemplateTableModel.TEMPLATE, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(TemplateTableModel.STATE, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
 
         self.lines = QTreeWidget()
         self.lines.setHeaderLabels(["Line", "Times", "First at"])
@@ -237,8 +242,8 @@ class TemplateEditorPanel(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(lines_box)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addLayout(keys)
@@ -436,6 +441,6 @@ class TemplateEditorPanel(QWidget):
             self.session.move_to(int(position))
 
     def _fit_columns(self) -> None:
-        widths = (190, 260, 200, 60, 260)
-        for column, width in enumerate(widths):
+        for column, width in ((TemplateTableModel.KEY, 200), (TemplateTableModel.DEFAULT, 170),
+                              (TemplateTableModel.VARIABLES, 200), (TemplateTableModel.WARNINGS, 230)):
             self.table.setColumnWidth(column, width)

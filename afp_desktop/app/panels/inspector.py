@@ -1,0 +1,438 @@
+"""The inspector: everything the file holds about one StepGraph node (§3) — the selected node, else the node
+at the cursor — as the run stood at the cursor.
+
+Header (kind, label, id, model, tool, tokens, timing) over tabs that appear only where they apply: Slots (the
+system-prompt / messages / tools boundary payloads), Injections, Tool (arguments and result), Progress (the
+call's `stream.tool_progress` reports), Text, Subflow (payloads and §2.9 rollups) and Raw JSON.
+All trace text is plain text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView, QFormLayout, QPlainTextEdit, QSplitter, QTableWidget,
+    QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+)
+
+from afp_desktop.app.panels.chat_bubble import plain_label
+from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
+from afp_desktop.core import jsonio
+from afp_desktop.core.bubble import event_positions, rollups
+from afp_desktop.core.status import progress_message_of
+
+MUTED = QColor("#8a909c")
+LLM_START_KINDS = ("user->llm", "tool->llm")
+INJECTION_COLUMNS = (("source", "source"), ("slot", "slot"), ("role", "asRole"), ("reason", "reason"),
+                     ("score", "retrievalScore"), ("rank", "rankPosition"), ("budget tokens", "budgetTokens"),
+                     ("budget fraction", "budgetFraction"), ("source id", "sourceId"),
+                     ("summary", "contentSummary"))
+_PROGRESS = "agentfootprint.stream.tool_progress"
+
+
+# ── Facts about a node that live in the events, not in the node ─────────────────────────────────────────
+
+
+def _domain_after(run, start: int, kind: str, match) -> tuple[int, dict] | None:
+    for i in range(start + 1, len(run.domain_events)):
+        event = run.domain_events[i]
+        if isinstance(event, dict) and event.get("type") == kind and match(event):
+            return i, event
+    return None
+
+
+def tool_call_id(run, index: int) -> Any:
+    """The toolCallId of an llm->tool node (from the tool.start that created it)."""
+    event = run.domain_events[run.step_fold.node_created_at[index]]
+    return event.get("toolCallId") if isinstance(event, dict) else None
+
+
+def tool_end_of(run, index: int) -> tuple[int, dict] | None:
+    start = run.step_fold.node_created_at[index]
+    call_id = tool_call_id(run, index)
+    return _domain_after(run, start, "tool.end", lambda e: e.get("toolCallId") == call_id)
+
+
+def llm_events_of(run, index: int) -> tuple[dict | None, tuple[int, dict] | None]:
+    """(llm.start, (index, llm.end)) of an LLM-call node: provider, prompt sizes, stop reason, response text."""
+    start = run.step_fold.node_created_at[index]
+    begin = run.domain_events[start]
+    if not isinstance(begin, dict) or begin.get("type") != "llm.start":
+        return None, None
+    path = begin.get("subflowPath")
+    return begin, _domain_after(run, start, "llm.end", lambda e: e.get("subflowPath") == path)
+
+
+def progress_reports(run, index: int, typed_pos: list[int]) -> list[tuple[int, dict]]:
+    """(axis position, payload) of every `stream.tool_progress` of this node's call, in order."""
+    call_id = tool_call_id(run, index)
+    if call_id is None or run.typed_events is None:
+        return []
+    reports = []
+    for j, event in enumerate(run.typed_events):
+        payload = event.get("payload") if isinstance(event, dict) else None
+        if event.get("type") == _PROGRESS and isinstance(payload, dict) and payload.get("toolCallId") == call_id:
+            reports.append((typed_pos[j], payload))
+    return reports
+
+
+def _compact(value: Any, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else jsonio.dumps(value).decode()
+    return text[:limit] + "…" if len(text) > limit else text
+
+
+def _fmt(value: Any) -> str:
+    return value_summary(value) if not isinstance(value, str) else value
+
+
+# ── Widgets ─────────────────────────────────────────────────────────────────────────────────────────────
+
+
+def _table(headers: list[str]) -> QTableWidget:
+    table = QTableWidget(0, len(headers))
+    table.setHorizontalHeaderLabels(headers)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.verticalHeader().setVisible(False)
+    table.horizontalHeader().setStretchLastSection(True)
+    table.setWordWrap(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+    return table
+
+
+def _titled(title: str, widget: QWidget) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 4, 0, 0)
+    layout.setSpacing(2)
+    label = plain_label(title)
+    label.setStyleSheet("font-weight: bold;")
+    layout.addWidget(label)
+    layout.addWidget(widget, 1)
+    return box
+
+
+def _text_view() -> QPlainTextEdit:
+    view = QPlainTextEdit()
+    view.setReadOnly(True)
+    view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    return view
+
+
+class InspectorPanel(QWidget):
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.node_index: int | None = None
+        self.node: dict | None = None
+        self._key: Any = None
+        self._positions: tuple[list[int], list[int]] | None = None
+        self._graph_cache: tuple[int, dict] | None = None
+        self._upto = 0          # DomainEvents that count as happened for this node's look-ups
+        self._position = 0      # the axis position they correspond to
+        self._kind: str | None = None
+
+        self.title = plain_label()
+        self.title.setStyleSheet("font-weight: bold; font-size: 14px;")
+        self.note = plain_label(colour="#6b4300")
+        self.fields = QFormLayout()
+        self.fields.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.fields.setHorizontalSpacing(10)
+        self.fields.setVerticalSpacing(2)
+        header = QWidget()
+        header_layout = QVBoxLayout(header)
+        header_layout.setContentsMargins(6, 6, 6, 2)
+        header_layout.addWidget(self.title)
+        header_layout.addWidget(self.note)
+        header_layout.addLayout(self.fields)
+
+        self.tabs = QTabWidget()
+        self.slots_tree = JsonTreeView(expand_depth=2)
+        self.injections = _table([title for title, _ in INJECTION_COLUMNS])
+        self.tool_args = JsonTreeView(expand_depth=2)
+        self.tool_result = JsonTreeView(expand_depth=2)
+        self.tool_note = plain_label()
+        self.progress_table = _table(["#", "position", "message shown (§6.4)", "payload"])
+        self.progress_table.currentCellChanged.connect(lambda row, *_: self._show_progress_payload(row))
+        self.progress_payload = JsonTreeView(expand_depth=2)
+        self.text_view = _text_view()
+        self.text_title = plain_label()
+        self.rollup_fields = QFormLayout()
+        self.entry_tree = JsonTreeView(expand_depth=1)
+        self.exit_tree = JsonTreeView(expand_depth=1)
+        self.raw_tree = JsonTreeView(expand_depth=1)
+        self._progress: list[tuple[int, dict]] = []
+
+        tool_box = QWidget()
+        tool_layout = QVBoxLayout(tool_box)
+        tool_layout.setContentsMargins(0, 0, 0, 0)
+        tool_layout.addWidget(self.tool_note)
+        tool_split = QSplitter(Qt.Orientation.Vertical)
+        self.tool_args_box = _titled("Arguments", self.tool_args)
+        tool_split.addWidget(self.tool_args_box)
+        tool_split.addWidget(_titled("Result", self.tool_result))
+        tool_layout.addWidget(tool_split, 1)
+        self.progress_note = plain_label()
+        progress_top = QWidget()
+        progress_top_layout = QVBoxLayout(progress_top)
+        progress_top_layout.setContentsMargins(0, 4, 0, 0)
+        progress_top_layout.addWidget(self.progress_note)
+        progress_top_layout.addWidget(self.progress_table, 1)
+        progress_split = QSplitter(Qt.Orientation.Vertical)
+        progress_split.addWidget(progress_top)
+        progress_split.addWidget(_titled("Payload of the selected report", self.progress_payload))
+        text_box = QWidget()
+        text_layout = QVBoxLayout(text_box)
+        text_layout.setContentsMargins(0, 4, 0, 0)
+        text_layout.addWidget(self.text_title)
+        text_layout.addWidget(self.text_view, 1)
+        subflow_box = QWidget()
+        subflow_layout = QVBoxLayout(subflow_box)
+        subflow_layout.setContentsMargins(0, 4, 0, 0)
+        subflow_layout.addLayout(self.rollup_fields)
+        subflow_split = QSplitter(Qt.Orientation.Vertical)
+        subflow_split.addWidget(_titled("Entry payload", self.entry_tree))
+        subflow_split.addWidget(_titled("Exit payload", self.exit_tree))
+        subflow_layout.addWidget(subflow_split, 1)
+
+        self._tab_pages = {
+            "Slots": self.slots_tree, "Injections": self.injections, "Tool": tool_box,
+            "Progress": progress_split, "Text": text_box, "Subflow": subflow_box, "Raw JSON": self.raw_tree,
+        }
+        for name, page in self._tab_pages.items():
+            self.tabs.addTab(page, name)
+
+        self.empty = plain_label("Select a step, or move the cursor, to inspect it.", colour="#5f6675", italic=True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.empty)
+        layout.addWidget(header)
+        layout.addWidget(self.tabs, 1)
+        self._header = header
+
+        session.run_loaded.connect(self._on_run_loaded)
+        session.run_closed.connect(self.refresh)
+        session.cursor_moved.connect(lambda _view: self.refresh())
+        session.selection_changed.connect(lambda _index: self.refresh())
+        if session.run is not None:
+            self._on_run_loaded(session.run)
+        else:
+            self.refresh()
+
+    # -- which node, as of when -------------------------------------------------------------------------
+    def _on_run_loaded(self, run) -> None:
+        self._positions = event_positions(run)
+        self._graph_cache = None
+        self._key = None
+        self.refresh()
+
+    def _target(self) -> tuple[int | None, str]:
+        session, view = self.session, self.session.view
+        count = len(session.run.step_fold.nodes) if session.run else 0
+        if session.selected is not None and 0 <= session.selected < count:
+            return session.selected, "selected step"
+        if view is not None and view.current_node is not None:
+            return view.current_node, "step at the cursor"
+        return None, ""
+
+    def _node_as_of_cursor(self, index: int) -> tuple[dict, str | None]:
+        """The node as the cursor sees it; `self._upto`/`self._position` become the horizon for event look-ups."""
+        run, view = self.session.run, self.session.view
+        final = run.step_fold.nodes[index]
+        self._upto, self._position = len(run.domain_events), len(run.axis)
+        if view is None or not view.happened[index]:
+            note = "This step has not happened yet at the cursor; showing it as it is at the end of the run."
+            return final, note if view is not None else None
+        self._upto, self._position = view.n_domain, view.position
+        if view.finished[index]:
+            return final, None
+        if self._graph_cache is None or self._graph_cache[0] != view.position:
+            self._graph_cache = (view.position, run.stepgraph_at(view.position))
+        return self._graph_cache[1]["nodes"][index], "In progress at the cursor: showing what has happened so far."
+
+    def refresh(self) -> None:
+        run, view = self.session.run, self.session.view
+        index, source = self._target() if run is not None else (None, "")
+        if index is None:
+            self.node_index = self.node = self._key = None
+            self.empty.setVisible(True)
+            self._header.setVisible(False)
+            self.tabs.setVisible(False)
+            return
+        node, note = self._node_as_of_cursor(index)
+        kind = node.get("kind")
+        # Redraw only when what is shown can differ: keeps tree expansion while scrubbing past a finished step.
+        key = (id(run), index, source, id(node), note,
+               view.n_typed if kind == "llm->tool" and view is not None else None,
+               view.n_domain if kind in ("subflow", "llm->tool") and view is not None else None)
+        if key == self._key:
+            return
+        self._key = key
+        self.node_index, self.node = index, node
+        self.empty.setVisible(False)
+        self._header.setVisible(True)
+        self.tabs.setVisible(True)
+        self.title.setText(f"{node.get('label', kind)}  ·  {kind}  ({source})")
+        self.note.setText(note or "")
+        self.note.setVisible(bool(note))
+        self._fill_header(run, index, node)
+        shown = {"Raw JSON"}
+        if kind in LLM_START_KINDS:
+            shown |= self._fill_llm(run, index, node)
+        elif kind == "llm->tool":
+            shown |= self._fill_tool(run, index, node)
+        elif kind == "llm->user":
+            self._fill_text("Answer to the user", node.get("assistantText"))
+            shown.add("Text")
+        elif kind == "subflow":
+            self._fill_subflow(run, index, node)
+            shown.add("Subflow")
+        self.raw_tree.set_value(node)
+        current = self.tabs.tabText(self.tabs.currentIndex())
+        for i in range(self.tabs.count()):
+            self.tabs.setTabVisible(i, self.tabs.tabText(i) in shown)
+        if current not in shown or kind != self._kind:  # a new kind of step opens on its main tab
+            order = ["Slots", "Tool", "Text", "Subflow", "Raw JSON"]
+            first = next(name for name in order if name in shown)
+            self.tabs.setCurrentWidget(self._tab_pages[first])
+        self._kind = kind
+
+    # -- sections ---------------------------------------------------------------------------------------
+    def _fill_header(self, run, index: int, node: dict) -> None:
+        while self.fields.rowCount():
+            self.fields.removeRow(0)
+        rows: list[tuple[str, Any]] = [("id", node.get("id"))]
+        begin, end = llm_events_of(run, index) if node.get("kind") in LLM_START_KINDS else (None, None)
+        if node.get("llmModel") is not None or begin:
+            provider = f" ({begin.get('provider')})" if begin and begin.get("provider") else ""
+            rows.append(("model", f"{node.get('llmModel', begin.get('model') if begin else '')}{provider}"))
+        if node.get("toolName") is not None:
+            rows.append(("tool", f"{node['toolName']}  ·  call {tool_call_id(run, index)}"))
+        tokens = node.get("tokens")
+        if isinstance(tokens, dict):
+            rows.append(("tokens", f"{tokens.get('in')} in  ·  {tokens.get('out')} out"))
+        start, stop = node.get("startOffsetMs"), node.get("endOffsetMs")
+        timing = f"starts at +{start} ms"
+        if isinstance(start, (int, float)) and isinstance(stop, (int, float)):
+            timing += f", ends at +{stop} ms ({stop - start} ms)"
+        elif stop is None:
+            timing += ", not ended"
+        rows.append(("timing", timing))
+        if begin:
+            sizes = [f"{label} {begin[k]}" for k, label in (("systemPromptChars", "system-prompt chars"),
+                     ("messagesCount", "messages"), ("toolsCount", "tools")) if k in begin]
+            if sizes:
+                rows.append(("prompt", "  ·  ".join(sizes)))
+        if end and end[1].get("stopReason"):
+            rows.append(("stop reason", end[1]["stopReason"]))
+        if node.get("iterationIndex") is not None:
+            rows.append(("iteration", node["iterationIndex"]))
+        if node.get("primitiveKind") is not None:
+            rows.append(("primitive", node["primitiveKind"]))
+        rows.append(("path", " / ".join(str(s) for s in node.get("subflowPath") or [])))
+        for name, value in rows:
+            label = plain_label(_fmt(value))
+            self.fields.addRow(plain_label(name, colour="#5f6675"), label)
+
+    def _fill_llm(self, run, index: int, node: dict) -> set[str]:
+        shown = {"Injections"}
+        slots = node.get("slotBoundaries")
+        if isinstance(slots, dict):
+            self.slots_tree.set_value(slots)
+            shown.add("Slots")
+        self._fill_injections(node.get("injections") or [])
+        _begin, end = llm_events_of(run, index)
+        if end is not None and end[0] < self._upto and isinstance(end[1].get("content"), str):
+            self._fill_text("Response of this call (llm.end content)", end[1]["content"])
+            shown.add("Text")
+        if "toolResult" in node:
+            self.tool_note.setText("The tool result this call was given (from the previous tool call).")
+            self.tool_args_box.setVisible(False)
+            self.tool_result.set_value(node["toolResult"])
+            shown.add("Tool")
+        return shown
+
+    def _fill_injections(self, injections: list) -> None:
+        table = self.injections
+        table.setRowCount(len(injections))
+        for row, injection in enumerate(injections):
+            for column, (_title, field) in enumerate(INJECTION_COLUMNS):
+                value = injection.get(field) if isinstance(injection, dict) else None
+                table.setItem(row, column, QTableWidgetItem("" if value is None else _fmt(value)))
+        table.resizeColumnsToContents()
+        for column in range(table.columnCount() - 1):
+            table.setColumnWidth(column, min(table.columnWidth(column), 220))
+
+    def _fill_tool(self, run, index: int, node: dict) -> set[str]:
+        self.tool_args_box.setVisible(True)
+        self.tool_args.set_value(node.get("toolArgs"))
+        end = tool_end_of(run, index)
+        if end is None or end[0] >= self._upto:
+            self.tool_note.setText("The call has not returned at the cursor.")
+            self.tool_result.set_value(None)
+        else:
+            event = end[1]
+            parts = [f"returned after {event['durationMs']} ms" if "durationMs" in event else "returned"]
+            if event.get("error"):
+                parts.append(f"error: {_fmt(event['error'])}")
+            self.tool_note.setText("; ".join(parts))
+            self.tool_result.set_value(event.get("result"))
+        shown = {"Tool"}
+        if node.get("assistantText"):
+            self._fill_text("What the assistant said before calling the tool", node["assistantText"])
+            shown.add("Text")
+        self._fill_progress(run, index)
+        if self._progress:
+            shown.add("Progress")
+        return shown
+
+    def _fill_progress(self, run, index: int) -> None:
+        position = self._position
+        self._progress = progress_reports(run, index, self._positions[1])
+        table = self.progress_table
+        table.setRowCount(len(self._progress))
+        for row, (at, payload) in enumerate(self._progress):
+            message = progress_message_of(payload.get("payload"))
+            cells = [str(row + 1), str(at), message if message is not None else "(no message)",
+                     _compact(payload.get("payload"))]
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if at > position:  # not yet reported at the cursor
+                    item.setForeground(QBrush(MUTED))
+                    item.setToolTip("after the cursor")
+                table.setItem(row, column, item)
+        table.resizeColumnsToContents()
+        table.setColumnWidth(2, min(table.columnWidth(2), 360))
+        later = sum(1 for at, _ in self._progress if at > position)
+        self.progress_note.setText(f"{len(self._progress)} progress report(s) of call {tool_call_id(run, index)}"
+                                   + (f"; the {later} greyed one(s) come after the cursor." if later else "."))
+        if self._progress:
+            table.setCurrentCell(0, 0)
+            self._show_progress_payload(0)
+
+    def _show_progress_payload(self, row: int) -> None:
+        if 0 <= row < len(self._progress):
+            self.progress_payload.set_value(self._progress[row][1])
+
+    def _fill_text(self, title: str, text: Any) -> None:
+        self.text_title.setText(title)
+        self.text_view.setPlainText(text if isinstance(text, str) else _fmt(text))
+
+    def _fill_subflow(self, run, index: int, node: dict) -> None:
+        self.entry_tree.set_value(node.get("entryPayload"))
+        self.exit_tree.set_value(node.get("exitPayload"))
+        while self.rollup_fields.rowCount():
+            self.rollup_fields.removeRow(0)
+        rollup = rollups(run, index, self._upto)
+        if rollup is None:
+            self.rollup_fields.addRow(plain_label("Not entered yet at the cursor.", italic=True))
+            return
+        duration = "still open at the cursor" if rollup.duration_ms is None else f"{rollup.duration_ms} ms"
+        for name, value in (("inside it", f"{rollup.llm_calls} LLM call(s), {rollup.tool_calls} tool call(s), "
+                                          f"{rollup.iterations} loop iteration(s)"),
+                            ("tokens", f"{rollup.tokens_in} in  ·  {rollup.tokens_out} out"),
+                            ("duration", duration)):
+            self.rollup_fields.addRow(plain_label(name, colour="#5f6675"), plain_label(value))

@@ -1,0 +1,238 @@
+"""The chat-bubble panel and the template editor, driven through a Session as the app drives them.
+
+Scrubbing: every axis position of every small corpus run, and every 7th position of the large run (13,237
+positions; the pure model is checked at every position there in test_bubble.py), with the default map and
+with custom-templates.json loaded through the editor. The bubble must show exactly ref.status.json's line for
+the typed prefix that has happened at that position.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from afp_desktop.core.formats import open_run  # before the session: formats must initialise first
+from afp_desktop.app.panels.chat_bubble import HIDDEN_NOTE, ChatBubblePanel
+from afp_desktop.app.panels.template_editor import TemplateEditorPanel, TemplateTableModel
+from afp_desktop.app.session import Session
+from afp_desktop.core.status import DEFAULT_TEMPLATES
+from tests.corpus_util import CUSTOM_TEMPLATES, SCENARIOS, corpus_path, load_json
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit
+
+APP_NAME = "Ada"
+LARGE = "15-large-run"
+
+
+def open_panels(qtbot, scenario: str, name: str = "recording.json"):
+    session = Session()
+    session.set_run(open_run(str(corpus_path(scenario, name))), position=0)
+    bubble = ChatBubblePanel(session)
+    editor = TemplateEditorPanel(session)
+    qtbot.addWidget(bubble)
+    qtbot.addWidget(editor)
+    editor.set_app_name(APP_NAME)
+    return session, bubble, editor
+
+
+def scrub(session, bubble, reference, column: str, step: int) -> int:
+    positions = list(range(0, len(session.run.axis) + 1, step)) + [len(session.run.axis)]
+    for position in positions:
+        session.move_to(position)
+        session.flush()
+        k = session.view.n_typed
+        assert bubble.status_text() == reference[k][column], f"position {position}, k={k}"
+        assert bubble.hidden_note.isVisibleTo(bubble) == (reference[k][column] is None)
+    return len(positions)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_scrubbing_shows_reference_lines(qtbot, scenario):
+    session, bubble, editor = open_panels(qtbot, scenario)
+    reference = load_json(scenario, "ref.status.json")
+    step = 7 if scenario == LARGE else 1
+    assert session.templates == DEFAULT_TEMPLATES and session.app_name == APP_NAME
+    scrub(session, bubble, reference, "line_default", step)
+
+    assert editor.load_map(CUSTOM_TEMPLATES)
+    assert session.templates == json.loads(CUSTOM_TEMPLATES.read_text(encoding="utf-8"))
+    scrub(session, bubble, reference, "line_custom", step)
+
+
+def test_hidden_bubble_says_so(qtbot):
+    session, bubble, _ = open_panels(qtbot, "02-react-two-tools")
+    assert bubble.status_text() is None
+    assert bubble.hidden_note.text() == HIDDEN_NOTE and bubble.hidden_note.isVisibleTo(bubble)
+    session.move_to(len(session.run.axis))
+    session.flush()
+    assert bubble.status_text() is None  # done: no stale line
+    assert bubble.answer_row.bubble.label.text() == "It is 18°C (64°F) with light rain in Oslo."
+    assert bubble.user_row.bubble.label.text() == "Weather in Oslo in Fahrenheit?"
+
+
+def test_trace_says_what_is_missing(qtbot):
+    session, bubble, _ = open_panels(qtbot, "02-react-two-tools", "trace.json")
+    assert bubble.trace_note.isVisibleTo(bubble)
+    assert "tokens, progress reports and pauses are not in the file" in bubble.trace_note.text()
+    lines = set()
+    for position in range(len(session.run.axis) + 1):
+        session.move_to(position)
+        session.flush()
+        lines.add(bubble.status_text())
+        if bubble.status_text() == "Working on `get_weather`…":
+            assert "tool (derived from the Trace)" in bubble.status_row.caption.text()
+    assert lines == {None, "Thinking…", "Working on `get_weather`…", "Working on `convert_units`…"}
+
+
+def progress_position(session, tool="scan_repo") -> int:
+    run = session.run
+    return next(p for p in range(len(run.axis) + 1) if (s := run.status_at(p)) and s.get("toolName") == tool
+                and "progressMessage" in s["vars"])
+
+
+def test_editing_a_template_updates_the_bubble(qtbot):
+    session, bubble, editor = open_panels(qtbot, "04-tool-progress")
+    session.move_to(progress_position(session), immediate=True)
+    assert bubble.status_text() == "Cloning acme/api…"
+    assert "template tool.progress" in bubble.status_row.caption.text()
+
+    editor.set_template("tool.progress", "[{{toolName}}] {{progressMessage}}")
+    editor.flush()
+    assert bubble.status_text() == "[scan_repo] Cloning acme/api…"
+
+    editor.add_key("tool.scan_repo.progress")  # starts as the template the ladder used: nothing changes
+    assert bubble.status_text() == "[scan_repo] Cloning acme/api…"
+    editor.set_template("tool.scan_repo.progress", "Scanning: {{progressMessage}}")
+    editor.flush()
+    assert bubble.status_text() == "Scanning: Cloning acme/api…"
+    assert "template tool.scan_repo.progress" in bubble.status_row.caption.text()
+
+    editor.delete_key("tool.scan_repo.progress")
+    editor.delete_key("tool.progress")  # the ladder falls through to `tool`
+    assert bubble.status_text() == "Working on `scan_repo`…"
+    editor.reset_to_defaults()
+    assert bubble.status_text() == "Cloning acme/api…" and session.templates == DEFAULT_TEMPLATES
+
+
+def test_typing_in_the_table_previews_live(qtbot):
+    session, bubble, editor = open_panels(qtbot, "04-tool-progress")
+    editor.show()
+    qtbot.waitExposed(editor)
+    session.move_to(progress_position(session), immediate=True)
+    row = editor.model.keys.index("tool.progress")
+    index = editor.model.index(row, TemplateTableModel.TEMPLATE)
+    editor.table.setCurrentIndex(index)
+    editor.table.edit(index)
+    line_edit = editor.table.viewport().findChild(QLineEdit)
+    assert line_edit is not None and line_edit.text() == "{{progressMessage}}"
+    line_edit.end(False)
+    qtbot.keyClicks(line_edit, " (live)")
+    # No commit, no Enter: the bubble follows the keystrokes after the short typing delay.
+    qtbot.waitUntil(lambda: bubble.status_text() == "Cloning acme/api… (live)", timeout=3000)
+
+
+def warnings_of(editor, key):
+    return editor.model.data(editor.model.index(editor.model.keys.index(key), TemplateTableModel.WARNINGS))
+
+
+def test_warnings_for_unknown_and_spaced_placeholders(qtbot):
+    _, _, editor = open_panels(qtbot, "04-tool-progress")
+    assert editor.load_map(CUSTOM_TEMPLATES)
+    assert "{{mood}}" in warnings_of(editor, "tool")
+    assert warnings_of(editor, "tool.scan_repo.progress") == ""
+    editor.set_template("idle", "{{ appName }} ponders {{partial}}")
+    assert "{{ appName }} has spaces" in warnings_of(editor, "idle")
+    assert "unknown {{partial}}" in warnings_of(editor, "idle")  # idle only has appName
+    editor.set_template("tool.walk_graph.progress.generic", "{{progressMessage}}")
+    assert "unknown {{progressMessage}}" in warnings_of(editor, "tool.walk_graph.progress.generic")
+    # keys the map leaves out are listed as falling through, greyed
+    row = editor.model.keys.index("tool.progress")
+    assert "not set" in editor.model.data(editor.model.index(row, TemplateTableModel.TEMPLATE))
+
+
+def test_add_key_lists_the_runs_tools(qtbot):
+    _, _, editor = open_panels(qtbot, "04-tool-progress")
+    keys = [editor.add_combo.itemData(i) for i in range(editor.add_combo.count())]
+    for name in ("scan_repo", "walk_graph", "fetch_status"):
+        assert {f"tool.{name}", f"tool.{name}.progress", f"tool.{name}.progress.generic"} <= set(keys)
+    assert "tool.get_weather" not in keys  # not in this run
+
+
+def test_invalid_maps_give_clear_messages(qtbot, tmp_path):
+    session, _, editor = open_panels(qtbot, "01-llmcall-single")
+    before = dict(session.templates)
+    cases = {
+        "broken.json": ('{"idle": "x",', "Not valid JSON at line 1"),
+        "numbers.json": ('{"idle": 3, "tool": null}', "these keys are not: 'idle', 'tool'"),
+        "list.json": ('["idle"]', "this file holds a list"),
+    }
+    for name, (text, expected) in cases.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        assert not editor.load_map(path)
+        assert expected in editor.message.text() and editor.message.isVisibleTo(editor)
+        assert session.templates == before
+
+
+def test_save_load_and_remember(qtbot, tmp_path):
+    session, _, editor = open_panels(qtbot, "04-tool-progress")
+    editor.set_template("idle", "{{appName}} mulls…")
+    editor.flush()
+    path = tmp_path / "map.json"
+    assert editor.save_map(path)
+    assert json.loads(path.read_text(encoding="utf-8")) == {**DEFAULT_TEMPLATES, "idle": "{{appName}} mulls…"}
+    # a new editor (next start of the app) restores the remembered map and app name
+    other = Session()
+    restored = TemplateEditorPanel(other)
+    qtbot.addWidget(restored)
+    assert other.templates["idle"] == "{{appName}} mulls…" and other.app_name == APP_NAME
+
+
+def test_corrupted_store_falls_back_to_defaults(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("AFP_DESKTOP_CONFIG_DIR", str(tmp_path))
+    (tmp_path / "status-templates.json").write_text("{nope", encoding="utf-8")
+    session = Session()
+    editor = TemplateEditorPanel(session)
+    qtbot.addWidget(editor)
+    assert session.templates == DEFAULT_TEMPLATES
+    assert "could not be read" in editor.message.text()
+
+
+def test_all_lines_click_moves_the_cursor(qtbot):
+    session, _, editor = open_panels(qtbot, "04-tool-progress")
+    editor.show()
+    qtbot.waitExposed(editor)
+    items = [editor.lines.topLevelItem(i) for i in range(editor.lines.topLevelItemCount())]
+    item = next(i for i in items if i.text(0) == "Indexing 1,204 files")
+    assert item.text(1) == "1"
+    target = int(item.text(2))
+    editor.lines.scrollToItem(item)
+    rect = editor.lines.visualItemRect(item)
+    qtbot.mouseClick(editor.lines.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    session.flush()
+    assert session.view.position == target
+    assert session.run.status_at(target)["vars"]["progressMessage"] == "Indexing 1,204 files"
+    # the line list follows the map
+    editor.set_template("tool.progress", "» {{progressMessage}}")
+    editor.flush()
+    texts = [editor.lines.topLevelItem(i).text(0) for i in range(editor.lines.topLevelItemCount())]
+    assert "» Indexing 1,204 files" in texts and "Indexing 1,204 files" not in texts
+
+
+def test_markup_in_the_chat_is_shown_literally(qtbot, tmp_path):
+    markup = "<b>bold</b><script>x</script>"
+    lines = corpus_path("02-react-two-tools", "events.ndjson").read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line) for line in lines if line.strip()]
+    for event in events:
+        if event["type"] == "agentfootprint.agent.turn_start":
+            event["payload"]["userPrompt"] = markup
+    path = tmp_path / "markup.ndjson"
+    path.write_text("\n".join(json.dumps(e) for e in events), encoding="utf-8")
+    session = Session()
+    session.set_run(open_run(str(path)))
+    bubble = ChatBubblePanel(session)
+    qtbot.addWidget(bubble)
+    label = bubble.user_row.bubble.label
+    assert label.text() == markup and label.textFormat() == Qt.TextFormat.PlainText

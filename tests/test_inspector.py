@@ -1,0 +1,216 @@
+"""The inspector and its JSON tree: slot payloads of an LLM call, a tool call's progress reports, subflow
+rollups, literal display of markup, search / copy path / copy value, lazy children and bounded previews."""
+
+from __future__ import annotations
+
+import json
+
+from afp_desktop.core.formats import open_run  # before the session: formats must initialise first
+from afp_desktop.app.panels import json_tree
+from afp_desktop.app.panels.inspector import InspectorPanel
+from afp_desktop.app.panels.json_tree import JsonModel, JsonTreeView, path_string
+from afp_desktop.app.session import Session
+from tests.corpus_util import corpus_path
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLabel
+
+MARKUP = "<b>bold</b><script>x</script>"
+
+
+def open_inspector(qtbot, run, position=None):
+    session = Session()
+    session.set_run(run, position=position)
+    inspector = InspectorPanel(session)
+    qtbot.addWidget(inspector)
+    return session, inspector
+
+
+def recording(scenario):
+    return open_run(str(corpus_path(scenario, "recording.json")))
+
+
+def first(run, kind, **fields):
+    return next(i for i, n in enumerate(run.stepgraph["nodes"])
+                if n["kind"] == kind and all(n.get(k) == v for k, v in fields.items()))
+
+
+def top_keys(view: JsonTreeView) -> list:
+    model = view.model
+    return [model.data(model.index(r, 0)) for r in range(model.rowCount())]
+
+
+def visible_tabs(inspector) -> list[str]:
+    return [inspector.tabs.tabText(i) for i in range(inspector.tabs.count()) if inspector.tabs.isTabVisible(i)]
+
+
+def test_llm_node_shows_its_slot_payloads(qtbot):
+    run = recording("02-react-two-tools")
+    session, inspector = open_inspector(qtbot, run)
+    index = first(run, "user->llm")
+    session.select_node(index)
+    assert inspector.tabs.currentWidget() is inspector.slots_tree
+    assert {"Slots", "Injections", "Text", "Raw JSON"} <= set(visible_tabs(inspector))
+    tree = inspector.slots_tree
+    assert top_keys(tree) == ["systemPrompt", "messages", "tools"]
+    # the messages slot's entry payload, opened on demand, holds the user's message
+    assert tree.select_path(("messages", "entryPayload", "messages", 0, "content"))
+    current = tree.tree.currentIndex()
+    assert tree.model.data(current.siblingAtColumn(1)) == "Weather in Oslo in Fahrenheit?"
+    assert tree.copy_path() == "$.messages.entryPayload.messages[0].content"
+    assert QGuiApplication.clipboard().text() == "$.messages.entryPayload.messages[0].content"
+    assert tree.copy_value() == '"Weather in Oslo in Fahrenheit?"'
+    # search finds keys and values and walks through them
+    assert tree.search("toolSchemas") == 1
+    assert tree.current_path() == ("tools", "exitPayload", "toolSchemas")
+    count = tree.search("weather")
+    assert count > 3 and tree.match_label.text() == f"1 / {count}"
+    tree.next_match()
+    assert tree.match_label.text() == f"2 / {count}"
+    tree.previous_match()
+    tree.previous_match()
+    assert tree.match_label.text() == f"{count} / {count}"
+    # injections table: one row per injection with source and slot
+    node = run.stepgraph["nodes"][index]
+    table = inspector.injections
+    assert table.rowCount() == len(node["injections"])
+    assert [table.item(r, 0).text() for r in range(table.rowCount())] == [i["source"] for i in node["injections"]]
+    assert table.item(0, 1).text() == "system-prompt"
+    # header: model, tokens, timing
+    texts = [w.text() for w in inspector.findChildren(QLabel)]
+    assert "mock (mock)" in texts and any(t.startswith(f"{node['tokens']['in']} in") for t in texts)
+
+
+def test_progress_run_of_a_tool_call(qtbot):
+    run = recording("04-tool-progress")
+    session, inspector = open_inspector(qtbot, run)
+    session.select_node(first(run, "llm->tool", toolName="scan_repo"))
+    assert {"Tool", "Progress", "Text"} <= set(visible_tabs(inspector))
+    table = inspector.progress_table
+    assert table.rowCount() == 4
+    messages = [table.item(r, 2).text() for r in range(4)]
+    assert messages[:2] == ["Cloning acme/api…", "Indexing 1,204 files"]
+    assert messages[2].endswith("(+59 more)") and messages[3] == "(no message)"
+    assert inspector.tool_args.model.value == {"repo": "acme/api"}
+    assert inspector.tool_result.model.value == "acme/api: 17 TODO markers"
+    table.setCurrentCell(1, 0)
+    assert inspector.progress_payload.model.value["payload"] == {"message": "  Indexing 1,204 files  ", "pct": 0.4}
+
+    # at the cursor: the second report has just happened; later ones are greyed, the call has not returned
+    second = int(table.item(1, 1).text())
+    session.move_to(second, immediate=True)
+    assert "2 greyed" in inspector.progress_note.text()
+    assert inspector.tool_result.model.value is None
+    assert "not returned" in inspector.tool_note.text()
+    assert "In progress at the cursor" in inspector.note.text()
+
+
+def test_follows_the_cursor_without_a_selection(qtbot):
+    run = recording("04-tool-progress")
+    session, inspector = open_inspector(qtbot, run, position=0)
+    assert inspector.node_index is None
+    session.move_to(len(run.axis), immediate=True)
+    assert inspector.node_index == session.view.current_node
+    assert "step at the cursor" in inspector.title.text()
+
+
+def test_subflow_payloads_and_rollups(qtbot):
+    run = recording("07-flow-sequence")
+    session, inspector = open_inspector(qtbot, run)
+    work = first(run, "subflow", label="work")
+    session.select_node(work)
+    assert "Subflow" in visible_tabs(inspector) and inspector.tabs.currentWidget().isAncestorOf(inspector.entry_tree)
+    assert inspector.entry_tree.model.value == {"message": "Intent=weather; get weather for Bergen"}
+    texts = [w.text() for w in inspector.findChildren(QLabel)]
+    assert "2 LLM call(s), 1 tool call(s), 0 loop iteration(s)" in texts
+    session.move_to(run.axis.position_of_domain(run.step_fold.node_created_at[work]) + 2, immediate=True)
+    assert "still open at the cursor" in [w.text() for w in inspector.findChildren(QLabel)]
+
+
+def test_markup_in_payloads_is_shown_literally(qtbot, tmp_path):
+    lines = corpus_path("02-react-two-tools", "events.ndjson").read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line) for line in lines if line.strip()]
+    start = next(e for e in events if e["type"] == "agentfootprint.stream.tool_start")
+    start["payload"]["args"] = {"city": MARKUP}
+    start["payload"]["toolName"] = MARKUP
+    next(e for e in events if e["type"] == "agentfootprint.stream.llm_end")["payload"]["content"] = MARKUP
+    next(e for e in events if e["type"] == "agentfootprint.stream.tool_end")["payload"]["result"] = MARKUP
+    path = tmp_path / "markup.ndjson"
+    path.write_text("\n".join(json.dumps(e) for e in events), encoding="utf-8")
+    run = open_run(str(path))
+    session, inspector = open_inspector(qtbot, run)
+    session.select_node(first(run, "llm->tool"))
+
+    assert MARKUP in inspector.title.text()
+    assert inspector.title.textFormat() == Qt.TextFormat.PlainText
+    model = inspector.tool_args.model
+    assert model.data(model.index(0, 1)) == MARKUP
+    assert inspector.tool_result.model.data(inspector.tool_result.model.index(0, 1)) == MARKUP
+    assert inspector.text_view.toPlainText() == MARKUP
+    markup_labels = [w for w in inspector.findChildren(QLabel) if "<" in w.text()]
+    assert markup_labels and all(w.textFormat() == Qt.TextFormat.PlainText for w in markup_labels)
+
+
+def test_json_tree_is_lazy_and_searches_deep(qtbot):
+    big = {"items": [{"n": i} for i in range(100_000)]}
+    big["items"][99_999]["n"] = "needle"
+    view = JsonTreeView(big)
+    qtbot.addWidget(view)
+    items = view.model.index(0, 0)
+    assert view.model.rowCount(items) <= json_tree.FETCH_BATCH  # only the first batch exists
+    assert view.model.canFetchMore(items)
+    assert view.search("needle") == 1
+    assert view.current_path() == ("items", 99_999, "n")
+    assert view.copy_path() == "$.items[99999].n"
+
+
+def test_long_and_very_large_strings(qtbot, tmp_path, monkeypatch):
+    long_text = "line one\n" + "x" * 500
+    view = JsonTreeView({"short": "hi", "long": long_text})
+    qtbot.addWidget(view)
+    view.select_path(("short",))
+    assert not view.detail_box.isVisibleTo(view)
+    view.select_path(("long",))
+    assert view.detail_box.isVisibleTo(view) and view.detail.toPlainText() == long_text
+    shown = view.model.data(view.tree.currentIndex().siblingAtColumn(1))
+    assert shown.endswith("…") and len(shown) <= json_tree.ELIDE_CHARS + 1
+
+    huge = "y" * (json_tree.LARGE_VALUE_CHARS + 1000)
+    view.set_value({"blob": huge})
+    view.select_path(("blob",))
+    assert view.preview_bar.isVisibleTo(view)
+    assert len(view.detail.toPlainText()) < json_tree.PREVIEW_CHARS + 10
+    assert f"{len(huge):,}" in view.preview_note.text()
+    out = tmp_path / "blob.txt"
+    view.save_value(out)
+    assert out.read_text(encoding="utf-8") == huge
+    view.show_all()
+    assert view.detail.toPlainText() == huge
+
+
+def test_embedding_summaries_and_paths():
+    model = JsonModel({"embedding": {"dims": 1536, "norm": 0.9987}, "a b": [1]})
+    model.fetchMore(QModelIndex())  # children are created on demand (a view does this on show)
+    assert model.data(model.index(0, 1)) == "embedding summary (1536 dims, norm 0.9987)"
+    assert model.data(model.index(0, 2)) == "embedding summary"
+    assert path_string(("a b", 0, "x")) == '$["a b"][0].x'
+    scalar = JsonModel("just text")
+    assert scalar.rowCount(QModelIndex()) == 0  # created on first fetch
+    scalar.fetchMore(QModelIndex())
+    assert scalar.data(scalar.index(0, 1)) == "just text"
+
+
+def test_every_node_of_every_corpus_file_can_be_inspected(qtbot):
+    from tests.corpus_util import SMALL_SCENARIOS
+
+    for scenario in SMALL_SCENARIOS:
+        for name in ("recording.json", "trace.json", "events.ndjson"):
+            run = open_run(str(corpus_path(scenario, name)))
+            session, inspector = open_inspector(qtbot, run)
+            for position in range(0, len(run.axis) + 1, 5):
+                session.move_to(position, immediate=True)
+            for index in range(len(run.stepgraph["nodes"])):
+                session.select_node(index)
+                assert inspector.node_index == index and visible_tabs(inspector)
+                assert inspector.tabs.isTabVisible(inspector.tabs.currentIndex())
