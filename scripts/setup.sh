@@ -41,6 +41,6 @@ STAMP=.venv/.afp-installed
 if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
   echo "setup: installing afp-desktop and its dependencies into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[test]"
+  .venv/bin/python -m pip install -q -e ".[test,package]"
   touch "$STAMP"
 fi

@@ -75,3 +75,18 @@ def test_derived_stops_for_a_stream_are_marked_and_cover_the_axis():
     assert labels[0] == "Run start" and labels[-1] == "Run end"
     assert {"LLM turn", "Tool call", "Route"} <= set(labels)
     assert run.stops[-1]["axisEnd"] == len(run.axis)
+
+
+@pytest.mark.parametrize("scenario", ["02-react-two-tools", "04-tool-progress", "15-large-run"])
+def test_typed_events_take_the_commit_of_the_domain_event_they_map_to(scenario):
+    """A stream.llm_start belongs to the LLM turn stop, not to the slot stop before it."""
+    run = open_run(corpus_path(scenario, "recording.json"))
+    for before, turn in zip(run.stops, run.stops[1:]):
+        if turn["label"] != "LLM turn" or before["axisEnd"] == turn["axisEnd"]:
+            continue
+        _, n_typed_before = run.at(before["axisEnd"])
+        _, n_typed_turn = run.at(turn["axisEnd"])
+        types_before = {e["type"] for e in run.typed_events[:n_typed_before]}
+        starts_before = sum(e["type"] == "agentfootprint.stream.llm_start" for e in run.typed_events[:n_typed_before])
+        starts_turn = sum(e["type"] == "agentfootprint.stream.llm_start" for e in run.typed_events[:n_typed_turn])
+        assert starts_turn == starts_before + 1, (before["label"], turn["label"], types_before)

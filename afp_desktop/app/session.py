@@ -7,6 +7,8 @@ the latest one, so fast scrubbing never queues stale redraws.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from afp_desktop.core.cursor import CursorView, view_at
@@ -31,6 +33,10 @@ class Session(QObject):
         self.selected: int | None = None
         self._drill: list[tuple[str, list[dict]]] = []  # (breadcrumb label, inner stops), outermost first
         self._wanted: int | None = None
+        # Several stops can share one position (a Route right after its LLM turn). The stop the cursor was
+        # sent to is remembered so the timeline marks that one and ←/→ visit each stop in turn.
+        self.chosen_stop: int | None = None
+        self._wanted_stop: int | None = None
         self._publish_timer = QTimer(self)
         self._publish_timer.setSingleShot(True)
         self._publish_timer.setInterval(0)
@@ -42,6 +48,7 @@ class Session(QObject):
         self.selected = None
         self._drill = []
         self._wanted = None
+        self._wanted_stop = self.chosen_stop = None
         end = len(run.axis)
         self.view = view_at(run, end if position is None else position)
         self.run_loaded.emit(run)
@@ -61,11 +68,13 @@ class Session(QObject):
             return self._wanted
         return self.view.position if self.view else 0
 
-    def move_to(self, position: int, *, immediate: bool = False) -> None:
+    def move_to(self, position: int, *, immediate: bool = False, stop: int | None = None) -> None:
+        """Move the cursor; `stop` names the stop (of `stops`) this position was chosen as, if any."""
         if self.run is None:
             return
         position = max(0, min(int(position), len(self.run.axis)))
         self._wanted = position
+        self._wanted_stop = stop
         if immediate:
             self._publish_timer.stop()
             self._publish()
@@ -82,9 +91,13 @@ class Session(QObject):
         if self.run is None or self._wanted is None:
             return
         wanted, self._wanted = self._wanted, None
-        if self.view is not None and self.view.position == wanted:
+        stop, self._wanted_stop = self._wanted_stop, None
+        same_place = self.view is not None and self.view.position == wanted
+        if same_place and stop == self.chosen_stop:
             return
-        self.view = view_at(self.run, wanted)
+        self.chosen_stop = stop
+        if not same_place:
+            self.view = view_at(self.run, wanted)
         self.cursor_moved.emit(self.view)
 
     # -- the stops shown: the run's milestones, or a drilled mount's inner stops ----------------------------
@@ -102,6 +115,7 @@ class Session(QObject):
     def drill_in(self, label: str, stops: list[dict]) -> None:
         """Show `stops` (a mount's inner stops, placed on the run's axis) until drill_out."""
         self._drill.append((label, stops))
+        self.chosen_stop = None
         self.stops_changed.emit()
 
     def drill_out(self, depth: int = 0) -> None:
@@ -109,28 +123,45 @@ class Session(QObject):
         depth = max(0, depth)
         if depth < len(self._drill):
             del self._drill[depth:]
+            self.chosen_stop = None
             self.stops_changed.emit()
 
     # stops and single events
     def stop_positions(self) -> list[int]:
         return [s["axisEnd"] for s in self.stops]
 
+    @property
+    def stop_index(self) -> int | None:
+        """The stop (of `stops`) the cursor is at or last passed; None before the first one."""
+        positions = self.stop_positions()
+        here = self.position
+        chosen = self._wanted_stop if self._wanted is not None else self.chosen_stop
+        if chosen is not None and 0 <= chosen < len(positions) and positions[chosen] == here:
+            return chosen
+        index = bisect_right(positions, here) - 1
+        return index if index >= 0 else None
+
     def move_to_stop(self, index: int) -> None:
         positions = self.stop_positions()
         if positions:
-            self.move_to(positions[max(0, min(index, len(positions) - 1))])
+            index = max(0, min(index, len(positions) - 1))
+            self.move_to(positions[index], stop=index)
 
     def next_stop(self) -> None:
-        here = self.position
-        later = [p for p in self.stop_positions() if p > here]
-        if later:
-            self.move_to(later[0])
+        """The following stop, one by one even where several share a position."""
+        index = self.stop_index
+        following = 0 if index is None else index + 1
+        if following < len(self.stop_positions()):
+            self.move_to_stop(following)
 
     def previous_stop(self) -> None:
-        here = self.position
-        earlier = [p for p in self.stop_positions() if p < here]
-        if earlier:
-            self.move_to(earlier[-1])
+        index = self.stop_index
+        if index is None:
+            return
+        at_stop = self.stop_positions()[index] == self.position
+        target = index - 1 if at_stop else index  # between stops: back to the one just passed
+        if target >= 0:
+            self.move_to_stop(target)
 
     def step_events(self, delta: int) -> None:
         self.move_to(self.position + delta)

@@ -96,8 +96,9 @@ class Settings:
         if bad:
             self.warning = (f"Some settings in {self.path} had values of the wrong kind and were reset: "
                             f"{', '.join(bad)}.")
-        # Files that were moved or deleted since last time are not offered again.
-        self.values["recent_files"] = [p for p in self.values["recent_files"] if os.path.isfile(p)][:MAX_RECENT]
+        # Files that were moved or deleted since last time are not offered again (nor twice, nor too many).
+        present = [p for p in dict.fromkeys(self.values["recent_files"]) if os.path.isfile(p)]
+        self.values["recent_files"] = present[:MAX_RECENT]
 
     def save(self) -> str | None:
         """Write the settings; returns an error sentence instead of raising (a read-only disk is not fatal)."""

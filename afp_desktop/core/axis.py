@@ -109,20 +109,24 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
         entries.append(("d", i))
     flush(len(typed))
 
+    # A typed event mapped to a DomainEvent fired at the same moment: it takes that event's commit count.
+    anchored_commit = {anchor: domain[i].get("commitIdxBefore") for i, anchor in enumerate(anchors)
+                       if anchor is not None}
     d_count = t_count = 0
     carried = 0
     for kind, index in entries:
         if kind == "d":
             d_count += 1
-            c = domain[index].get("commitIdxBefore") if isinstance(domain[index], dict) else None
-            if isinstance(c, int) and not isinstance(c, bool):
-                if c < carried:
-                    # The commit count went back: a new leg (a resume) with its own commit log. A snapshot
-                    # covers only the last leg, so everything before it counts as "before the first commit".
-                    axis.commit_before[:] = [-1] * len(axis.commit_before)
-                carried = c
+            c = domain[index].get("commitIdxBefore")
         else:
             t_count += 1
+            c = anchored_commit.get(index)
+        if isinstance(c, int) and not isinstance(c, bool):
+            if c < carried:
+                # The commit count went back: a new leg (a resume) with its own commit log. A snapshot
+                # covers only the last leg, so everything before it counts as "before the first commit".
+                axis.commit_before[:] = [-1] * len(axis.commit_before)
+            carried = c
         axis.domain_before.append(d_count)
         axis.typed_before.append(t_count)
         axis.commit_before.append(carried)

@@ -1,0 +1,113 @@
+"""Start the desktop app: `run_gui(path)` opens the window (loading `path` if given) and runs the event loop;
+with `screenshot`, it loads synchronously, optionally moves to stop N, saves a PNG of the whole window, exits."""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QtMsgType, qInstallMessageHandler
+from PySide6.QtWidgets import QApplication
+
+from afp_desktop import __version__
+from afp_desktop.app.fonts import apply_default_font
+from afp_desktop.app.resources import app_icon
+
+APP_NAME = "afp-desktop"
+SCREENSHOT_SIZE = (1600, 1000)
+
+
+# Harmless notices from Qt's offscreen platform that would only confuse a headless user.
+_QUIET = ("propagateSizeHints",)
+_previous_handler = None
+_handler_installed = False
+
+
+def _message_handler(kind, context, message: str) -> None:
+    if any(text in message for text in _QUIET):
+        return
+    if _previous_handler is not None:
+        _previous_handler(kind, context, message)
+    elif kind != QtMsgType.QtDebugMsg:
+        print(message, file=sys.stderr)
+
+
+def _application() -> QApplication:
+    global _previous_handler, _handler_installed
+    if not _handler_installed:
+        _previous_handler = qInstallMessageHandler(_message_handler)
+        _handler_installed = True
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1] or [APP_NAME])
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName("afp-desktop")
+    app.setApplicationVersion(__version__)
+    app.setOrganizationName(APP_NAME)
+    apply_default_font(app)  # the desktop's font, or the bundled DejaVu Sans where there is none
+    icon = app_icon()
+    if not icon.isNull():
+        app.setWindowIcon(icon)
+    return app
+
+
+def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None) -> int:
+    app = _application()
+    from afp_desktop.app.main_window import MainWindow
+
+    if screenshot:
+        return _screenshot(app, path, screenshot, stop)
+    window = MainWindow()
+    window.show()
+    if path:
+        window.open_file(path)
+    return app.exec()
+
+
+def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None) -> int:
+    from afp_desktop.app.loader import load_run
+    from afp_desktop.app.main_window import MainWindow
+    from afp_desktop.core.formats import LoadError
+
+    window = MainWindow(restore_layout=False)
+    window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    if path:
+        try:
+            run = load_run(path)
+        except LoadError as err:
+            print(f"afp-desktop: {err}", file=sys.stderr)
+            window.close()
+            return 2
+        except OSError as err:
+            print(f"afp-desktop: {path}: {err.strerror or err}", file=sys.stderr)
+            window.close()
+            return 2
+        if stop is not None and not 0 <= stop < len(run.stops):
+            print(f"afp-desktop: --stop {stop} is out of range: this run has {len(run.stops)} stops "
+                  f"(0 to {len(run.stops) - 1})", file=sys.stderr)
+            window.close()
+            return 2
+        window.session.set_run(run)
+        if stop is not None:
+            window.session.move_to_stop(stop)
+            window.session.flush()
+    elif stop is not None:
+        print("afp-desktop: --stop needs a file to open", file=sys.stderr)
+        return 2
+    _settle(app)
+    image = window.grab()
+    window.close()
+    if not image.save(out, "PNG"):
+        print(f"afp-desktop: could not write {out}", file=sys.stderr)
+        return 2
+    print(out)
+    return 0
+
+
+def _settle(app: QApplication, msecs: int = 300) -> None:
+    """Let layouts, deferred timers and first paints run before the window is grabbed."""
+    clock = QElapsedTimer()
+    clock.start()
+    while clock.elapsed() < msecs:
+        app.processEvents()
+        QCoreApplication.sendPostedEvents()

@@ -1,0 +1,558 @@
+"""The replay window: graph canvas in the middle, timeline at the bottom, chat bubble / templates / inspector on
+the right, a banner and summary strip on top, and the menus, keys, drag and drop and loading that tie them to
+the session.
+
+Wiring rule: every panel follows the session; the window only forwards the canvas's clicks to the session and
+the session's cursor and selection to the canvas. Nothing else talks to anything else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QEvent, Qt, QUrl
+from PySide6.QtGui import QAction, QActionGroup, QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from afp_desktop import __version__
+from afp_desktop.app import theme as widget_theme
+from afp_desktop.app.export_dialog import ExportChoice, ExportDialog
+from afp_desktop.app.help_overlay import HelpOverlay
+from afp_desktop.app.loader import RunLoader
+from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
+from afp_desktop.app.panels.empty_state import EmptyState
+from afp_desktop.app.panels.graph_canvas import GraphCanvas
+from afp_desktop.app.panels.timeline import TimelinePanel
+from afp_desktop.app.session import Session
+from afp_desktop.app.settings import Settings
+from afp_desktop.app.shortcuts import key_sequences
+from afp_desktop.app.style import palette_for
+from afp_desktop.core.status import DEFAULT_TEMPLATES
+from afp_desktop.core.summary import summarize
+
+log = logging.getLogger(__name__)
+
+TRACE_FILTER = ("Trace files (*.ndjson *.jsonl *.json *.gz *.xz *.1);;"
+                "All files (*)")
+
+# The right-hand panels are built by another part of the app; until a module exists, a neutral sentence says
+# what the dock is for (the window never shows an unexplained blank).
+RIGHT_PANELS = (
+    ("chat", "Chat bubble", "afp_desktop.app.panels.chat_bubble",
+     "The chat bubble shows what the user saw at the cursor: the status line and the conversation so far."),
+    ("templates", "Templates", "afp_desktop.app.panels.template_editor",
+     "The status-line templates used by the chat bubble are edited here."),
+    ("inspector", "Inspector", "afp_desktop.app.panels.inspector",
+     "Select a step to inspect it."),
+)
+
+def is_text_field(widget: QWidget | None) -> bool:
+    """Widgets where arrow keys, Home/End and Space edit text, so the replay keys must leave them alone."""
+    if widget is None:
+        return False
+    if isinstance(widget, (QLineEdit, QAbstractSpinBox)):
+        return True
+    if isinstance(widget, (QTextEdit, QPlainTextEdit)):
+        return not widget.isReadOnly()
+    if isinstance(widget, QComboBox):
+        return widget.isEditable()
+    return False
+
+
+def _panel_class(module_name: str):
+    """The QWidget panel class a module defines (its first `*Panel`, else its first QWidget subclass)."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    except Exception:  # a broken panel must not keep the window from opening
+        log.exception("could not import %s", module_name)
+        return None
+    classes = [value for value in vars(module).values()
+               if isinstance(value, type) and issubclass(value, QWidget) and value.__module__ == module_name]
+    panels = [cls for cls in classes if cls.__name__.endswith("Panel")] or classes
+    return panels[0] if panels else None
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, session: Session | None = None, settings: Settings | None = None,
+                 restore_layout: bool = True):
+        super().__init__()
+        self.session = session or Session(self)
+        self.settings = settings or Settings()
+        self.loader = RunLoader(self)
+        self.remember_layout = restore_layout  # a --screenshot window must not overwrite the user's layout
+        self.theme = "light"
+        self._themed = False
+        self.setWindowTitle("afp-desktop")
+        self.setAcceptDrops(True)
+        self.resize(1440, 900)
+        self._build_central()
+        self._build_docks()
+        self._build_status_bar()
+        self.help_overlay = HelpOverlay(self)
+        self._build_menus()
+        self._connect()
+        self._default_state = self.saveState()
+        self._apply_settings(restore_layout)
+        self._refresh_recent()
+        self._show_empty()
+
+    # ------------------------------------------------------------------------------------------- layout
+    def _build_central(self) -> None:
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        self.banner = BannerRow()
+        self.summary = SummaryStrip()
+        self.canvas = GraphCanvas()
+        # Files dropped on the graph are for the window, not for the graphics scene.
+        self.canvas.setAcceptDrops(False)
+        self.canvas.viewport().setAcceptDrops(False)
+        self.empty = EmptyState()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.canvas)
+        column.addWidget(self.banner)
+        column.addWidget(self.summary)
+        column.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+    def _build_docks(self) -> None:
+        self.timeline = TimelinePanel(self.session)
+        self.timeline_dock = self._dock("timeline", "Timeline", self.timeline, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.panels: dict[str, QWidget] = {}
+        self.docks: dict[str, QDockWidget] = {"timeline": self.timeline_dock}
+        for key, title, module_name, placeholder in RIGHT_PANELS:
+            cls = _panel_class(module_name)
+            widget = None
+            if cls is not None:
+                try:
+                    widget = cls(self.session)
+                except Exception as err:
+                    log.exception("could not start the %s panel", title)
+                    placeholder = f"The {title.lower()} panel could not start ({type(err).__name__}: {err})."
+            if widget is None:
+                widget = plain_label(placeholder, wrap=True)
+                widget.setAlignment(Qt.AlignmentFlag.AlignCenter)
+                widget.setMargin(16)
+            self.panels[key] = widget
+            self.docks[key] = self._dock(key, title, widget, Qt.DockWidgetArea.RightDockWidgetArea)
+        # Chat bubble on top; inspector and templates share the space below it as tabs.
+        self.splitDockWidget(self.docks["chat"], self.docks["inspector"], Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.docks["inspector"], self.docks["templates"])
+        self.docks["inspector"].raise_()
+        self.resizeDocks([self.docks["chat"]], [440], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["chat"], self.docks["inspector"]], [340, 460], Qt.Orientation.Vertical)
+        self.resizeDocks([self.timeline_dock], [310], Qt.Orientation.Vertical)
+
+    def _dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock-{key}")  # saveState/restoreState find docks by name
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.load_label = QLabel()
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setMaximumWidth(220)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.cancel_button.clicked.connect(self.loader.cancel)
+        for widget in (self.load_label, self.progress, self.cancel_button):
+            bar.addPermanentWidget(widget)
+        self._set_loading(False)
+
+    def _action(self, menu, text: str, slot, shortcut_id: str | None = None, checkable: bool = False) -> QAction:
+        """A menu action; `shortcut_id` names its keys in the one shortcut table (shortcuts.py)."""
+        action = QAction(text, self)
+        if shortcut_id is not None:
+            action.setShortcuts(key_sequences(shortcut_id))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setCheckable(checkable)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self._action(file_menu, "&Open…", self.choose_file, "open")
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addSeparator()
+        self.export_png_action = self._action(file_menu, "Export graph as &PNG…", lambda: self.ask_export("PNG"),
+                                              "export")
+        self.export_svg_action = self._action(file_menu, "Export graph as &SVG…", lambda: self.ask_export("SVG"))
+        file_menu.addSeparator()
+        self.close_action = self._action(file_menu, "&Close", self.close_run, "close")
+        self._action(file_menu, "&Quit", self.close, "quit")
+
+        view = bar.addMenu("&View")
+        self._action(view, "Zoom &in", self.canvas.zoom_in, "zoom_in")
+        self._action(view, "Zoom &out", self.canvas.zoom_out, "zoom_out")
+        self._action(view, "&Fit graph to window", self.canvas.fit_to_window, "fit")
+        self._action(view, "&Actual size", self.canvas.reset_zoom, "actual_size")
+        view.addSeparator()
+        self.future_actions = self._choice_group(view, "future_mode", (("dim", "Future steps &dimmed"),
+                                                                      ("hide", "Future steps &hidden")))
+        view.addSeparator()
+        theme_menu = view.addMenu("&Theme")
+        self.theme_actions = self._choice_group(theme_menu, "theme", (("system", "&System"), ("light", "&Light"),
+                                                                       ("dark", "&Dark")))
+        view.addSeparator()
+        panels = view.addMenu("&Panels")
+        for dock in self.docks.values():
+            panels.addAction(dock.toggleViewAction())
+        self._action(view, "&Reset layout", self.reset_layout)
+
+        go = bar.addMenu("&Go")
+        s, key = self.session, Qt.Key
+        shift = Qt.KeyboardModifier.ShiftModifier
+        go_items = (  # (shortcut id, menu text, what it does, the key handed back to a focused text field)
+            ("next_stop", "&Next stop", s.next_stop, key.Key_Right, None),
+            ("previous_stop", "&Previous stop", s.previous_stop, key.Key_Left, None),
+            ("next_event", "Next &event", lambda: s.step_events(1), key.Key_Right, shift),
+            ("previous_event", "Previous e&vent", lambda: s.step_events(-1), key.Key_Left, shift),
+            ("home", "&Start of run", s.home, key.Key_Home, None),
+            ("end", "E&nd of run", s.end, key.Key_End, None),
+            ("play", "Play / &pause", self.timeline.toggle_play, key.Key_Space, None),
+            ("back_out", "&Back out of subflow", lambda: self.timeline.back_out(len(s.breadcrumb) - 2),
+             key.Key_Backspace, None),
+        )
+        self.key_actions = {}
+        for shortcut_id, text, slot, typed_key, modifiers in go_items:
+            handler = (lambda _c=False, f=slot, k=typed_key, m=modifiers:
+                       self._replay_key(f, k, m or Qt.KeyboardModifier.NoModifier))
+            self.key_actions[shortcut_id] = self._action(go, text, handler, shortcut_id)
+
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&Keyboard shortcuts", self.help_overlay.toggle, "help")
+        self._action(help_menu, "&About afp-desktop", self.show_about)
+
+    def _choice_group(self, menu, setting: str, choices) -> dict[str, QAction]:
+        group = QActionGroup(self)
+        group.setExclusive(True)
+        actions = {}
+        for value, text in choices:
+            action = self._action(menu, text, lambda _c=False, v=value: self._set_choice(setting, v), checkable=True)
+            group.addAction(action)
+            actions[value] = action
+        return actions
+
+    def _connect(self) -> None:
+        s = self.session
+        s.run_loaded.connect(self._on_run_loaded)
+        s.run_closed.connect(self._show_empty)
+        s.cursor_moved.connect(lambda view: self.canvas.set_cursor_state(view.happened, view.current_node))
+        s.selection_changed.connect(self.canvas.set_selected)
+        s.templates_changed.connect(self._remember_templates)
+        self.canvas.node_activated.connect(s.activate_node)
+        self.loader.started.connect(lambda path: self._set_loading(True, path))
+        self.loader.progress.connect(lambda f: self.progress.setValue(int(f * 100)))
+        self.loader.loaded.connect(self._on_loaded)
+        self.loader.failed.connect(self._on_failed)
+        self.loader.cancelled.connect(self._on_cancelled)
+        self.empty.open_requested.connect(self.choose_file)
+        self.empty.recent_chosen.connect(self.open_file)
+        self.timeline.speed_changed.connect(lambda speed: self.settings.set("play_speed", speed))
+        # The desktop switching scheme while the mode is "system" re-themes the widgets (theme.py); follow it.
+        widget_theme.theme_notifier().theme_changed.connect(self._use_theme)
+
+    # ----------------------------------------------------------------------------------------- settings
+    def _apply_settings(self, restore_layout: bool) -> None:
+        st = self.settings
+        if restore_layout:
+            geometry, state = st.layout_bytes("geometry"), st.layout_bytes("dock_state")
+            if geometry:
+                self.restoreGeometry(QByteArray(geometry))
+            if state:
+                self.restoreState(QByteArray(state))
+        self.future_actions[st.get("future_mode")].setChecked(True)
+        self.canvas.set_future_mode(st.get("future_mode"))
+        self.theme_actions[st.get("theme")].setChecked(True)
+        self.apply_theme(st.get("theme"))
+        self.timeline.set_speed(st.get("play_speed"))
+        templates = st.get("templates")
+        if self._has_template_editor():
+            pass  # the editor restores its own remembered map (template_store); the settings only mirror it
+        elif templates is not None:
+            self.session.set_templates(templates, st.get("app_name"))
+        elif st.get("app_name") != self.session.app_name:
+            self.session.set_templates(self.session.templates, st.get("app_name"))
+
+    def _has_template_editor(self) -> bool:
+        return not isinstance(self.panels.get("templates"), QLabel)
+
+    def _set_choice(self, setting: str, value: str) -> None:
+        self.settings.set(setting, value)
+        if setting == "theme":
+            self.apply_theme(value)
+        else:
+            self.canvas.set_future_mode(value)
+        self.settings.save()
+
+    def _remember_templates(self) -> None:
+        templates = self.session.templates
+        self.settings.set("templates", None if templates == DEFAULT_TEMPLATES else dict(templates))
+        self.settings.set("app_name", self.session.app_name)
+        self.settings.save()
+
+    def _save_layout(self) -> None:
+        self.settings.set_layout_bytes("geometry", self.saveGeometry().data())
+        self.settings.set_layout_bytes("dock_state", self.saveState().data())
+
+    def reset_layout(self) -> None:
+        self.restoreState(self._default_state)
+        for dock in self.docks.values():
+            dock.setVisible(True)
+            dock.setFloating(False)
+
+    def apply_theme(self, mode: str) -> None:
+        """'system' | 'light' | 'dark': widget colours via theme.py, graph and timeline via style.py."""
+        effective = widget_theme.apply_theme(QApplication.instance(), mode)
+        if effective != self.theme or not self._themed:  # theme_changed has not already done it
+            self._use_theme(effective)
+
+    def _use_theme(self, theme: str) -> None:
+        self.theme, self._themed = theme, True
+        # Widgets with a style sheet keep the colours they were polished with; polish them again.
+        for widget in QApplication.instance().allWidgets():
+            if widget.styleSheet():
+                widget.setStyleSheet(widget.styleSheet())
+        self.canvas.set_palette(palette_for(theme))
+        self.timeline.set_theme(theme)
+        self.banner.set_dark(theme == "dark")
+
+    # ----------------------------------------------------------------------------------------- loading
+    def choose_file(self) -> None:
+        folder = self.settings.get("last_folder") or str(Path.home())
+        path, _filter = QFileDialog.getOpenFileName(self, "Open a trace file", folder, TRACE_FILTER)
+        if path:
+            self.open_file(path)
+
+    def open_file(self, path: str | os.PathLike) -> None:
+        path = os.path.abspath(os.fspath(path))
+        if self.loader.busy and self.loader.path == path:
+            return
+        self.loader.start(path)
+
+    def _set_loading(self, loading: bool, path: str | None = None) -> None:
+        for widget in (self.load_label, self.progress, self.cancel_button):
+            widget.setVisible(loading)
+        if loading:
+            self.progress.setValue(0)
+            self.load_label.setText(f"Loading {os.path.basename(path or '')}…")
+            self.statusBar().clearMessage()
+
+    def _on_loaded(self, run) -> None:
+        self._set_loading(False)
+        self.empty.set_error(None)
+        self.settings.add_recent(run.path)
+        self._persist()
+        self._refresh_recent()
+        self.session.set_run(run)
+        self.statusBar().showMessage(f"Opened {run.path}", 8000)
+
+    def _on_failed(self, message: str) -> None:
+        self._set_loading(False)
+        failed = self.loader.path
+        if failed and not os.path.exists(failed):
+            self.settings.remove_recent(failed)
+            self._persist()
+            self._refresh_recent()
+        self.statusBar().showMessage(f"Could not open the file: {message}")
+        if self.session.run is None:
+            self.empty.set_error(f"Could not open this file.\n{message}")
+        else:
+            self.banner.add_message(f"Could not open the file: {message}", "error")
+
+    def _on_cancelled(self) -> None:
+        self._set_loading(False)
+        self.statusBar().showMessage("Loading cancelled.", 8000)
+
+    def close_run(self) -> None:
+        self.loader.abandon()
+        self._set_loading(False)
+        self.session.close_run()
+
+    # --------------------------------------------------------------------------------------- showing a run
+    def _on_run_loaded(self, run) -> None:
+        name = os.path.basename(run.path)
+        self.setWindowTitle(f"{name} — afp-desktop")
+        self.stack.setCurrentWidget(self.canvas)
+        graph = run.stepgraph
+        if graph.get("nodes"):
+            self.canvas.set_graph(graph)
+        else:
+            self.canvas.clear(self._empty_graph_reason(run))
+        self.summary.show_summary(summarize(run), run.format_name, name)
+        self.banner.set_messages(self._messages_for(run))
+        for action in (self.export_png_action, self.export_svg_action, self.close_action):
+            action.setEnabled(True)
+
+    def _messages_for(self, run) -> list[tuple[str, str]]:
+        messages = [(notice.text, notice.level) for notice in run.notices]
+        noticed = " ".join(text for text, _level in messages)
+        for problem in run.warnings:
+            if str(problem) not in noticed:
+                messages.append((str(problem), "warning"))
+        if run.stepgraph_note:
+            messages.append((run.stepgraph_note, "warning"))
+        if self.settings.warning:
+            messages.append((self.settings.warning, "warning"))
+        return messages
+
+    @staticmethod
+    def _empty_graph_reason(run) -> str:
+        if not run.domain_events:
+            return "This file holds no events the step graph is built from (LLM calls, tool calls, subflows)."
+        return "None of this file's events makes a step in the graph (no LLM call, tool call or subflow)."
+
+    def _show_empty(self) -> None:
+        self.setWindowTitle("afp-desktop")
+        self.stack.setCurrentWidget(self.empty)
+        self.canvas.clear("")
+        self.summary.clear()
+        self.banner.set_messages([(self.settings.warning, "warning")] if self.settings.warning else [])
+        for action in (self.export_png_action, self.export_svg_action, self.close_action):
+            action.setEnabled(False)
+
+    def _refresh_recent(self) -> None:
+        self.empty.set_recent(self.settings.recent_files)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.settings.recent_files
+        if not recent:
+            self.recent_menu.addAction("No recent files").setEnabled(False)
+            return
+        for i, path in enumerate(recent):
+            action = self.recent_menu.addAction(f"&{(i + 1) % 10}  {os.path.basename(path)}")
+            action.setToolTip(path)
+            action.setStatusTip(path)
+            action.triggered.connect(lambda _c=False, p=path: self.open_file(p))
+        self.recent_menu.addSeparator()
+        self.recent_menu.addAction("Clear recent files", self._clear_recent)
+
+    def _clear_recent(self) -> None:
+        self.settings.clear_recent()
+        self._persist()
+        self._refresh_recent()
+
+    def _persist(self) -> None:
+        error = self.settings.save()
+        if error:
+            self.statusBar().showMessage(error, 10000)
+
+    # ------------------------------------------------------------------------------------------- keys
+    def _replay_key(self, action, key: Qt.Key, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+        """A replay key fired. Inside a text field the key belongs to the field: hand it back instead."""
+        focus = QApplication.focusWidget()
+        if is_text_field(focus):
+            text = " " if key == Qt.Key.Key_Space else ""
+            for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+                QApplication.sendEvent(focus, QKeyEvent(kind, key, modifiers, text))
+            return
+        if self.session.run is not None:
+            action()
+
+    # ---------------------------------------------------------------------------------------- drag & drop
+    @staticmethod
+    def _dropped_file(mime) -> str | None:
+        for url in mime.urls() if mime.hasUrls() else []:
+            if isinstance(url, QUrl) and url.isLocalFile():
+                return url.toLocalFile()
+        return None
+
+    def dragEnterEvent(self, event) -> None:
+        if self._dropped_file(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:
+        self.dragEnterEvent(event)
+
+    def dropEvent(self, event) -> None:
+        path = self._dropped_file(event.mimeData())
+        if path:
+            event.acceptProposedAction()
+            self.open_file(path)
+        else:
+            event.ignore()
+
+    # --------------------------------------------------------------------------------------------- export
+    def ask_export(self, kind: str) -> None:
+        if self.session.run is None or self.canvas.art is None:
+            return
+        dialog = ExportDialog(kind, self)
+        if dialog.exec() != ExportDialog.DialogCode.Accepted:
+            return
+        suffix = kind.lower()
+        base = Path(self.session.run.path).name.split(".")[0] or "graph"
+        folder = self.settings.get("last_folder") or str(Path.home())
+        path, _filter = QFileDialog.getSaveFileName(self, f"Export graph as {kind}",
+                                                    str(Path(folder) / f"{base}-graph.{suffix}"),
+                                                    f"{kind} image (*.{suffix})")
+        if not path:
+            return
+        if not path.lower().endswith(f".{suffix}"):
+            path += f".{suffix}"
+        self.export_graph_to(path, dialog.choice())
+
+    def export_graph_to(self, path: str, choice: ExportChoice | None = None) -> bool:
+        from afp_desktop.app.export import export_view
+
+        choice = choice or ExportChoice()
+        try:
+            export_view(self.canvas, path, scale=choice.scale, include_cursor=choice.include_cursor,
+                        whole_graph=choice.whole_graph)
+        except (OSError, ValueError) as err:
+            QMessageBox.warning(self, "Export failed", f"Could not export the graph: {err}")
+            return False
+        self.statusBar().showMessage(f"Exported the graph to {path}", 8000)
+        return True
+
+    # ----------------------------------------------------------------------------------------------- help
+    def show_about(self) -> None:
+        box = QMessageBox(self)
+        box.setWindowTitle("About afp-desktop")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(f"afp-desktop {__version__}\n\nReplays saved agentfootprint runs offline: step graph, milestone "
+                    "timeline, chat-bubble preview and inspectors. Nothing re-runs and nothing touches the network.")
+        box.exec()
+
+    # ---------------------------------------------------------------------------------------------- close
+    def closeEvent(self, event) -> None:
+        self.timeline.stop_playing()
+        self.loader.abandon()
+        if self.remember_layout:
+            self._save_layout()
+        self._persist()
+        self.loader.wait(5000)
+        super().closeEvent(event)

@@ -1,0 +1,621 @@
+"""The milestone timeline: the run's stops on a horizontal axis, the cursor, a slider over single events,
+play/pause, per-stop figures (tokens per LLM turn, tool time) and drilling into a mount stop.
+
+The panel follows the session (cursor_moved, stops_changed, run_loaded/closed) and moves the cursor only
+through it; it never talks to another panel. x is the stop number (see timeline_model); the slider is the
+axis position, one step per event.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSlider,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from afp_desktop.app.panels.timeline_model import (
+    describe_position,
+    has_usable_stops,
+    ordinal_labels,
+    place_inner_stops,
+    stop_at_x,
+    stop_figures,
+    stop_index_at,
+    x_of_position,
+)
+from afp_desktop.app.style import GraphPalette, palette_for
+from afp_desktop.core.stops import drill, drill_source
+
+SPEEDS = (0.5, 1.0, 2.0, 4.0)  # stops per second
+EVENTS_PER_STOP_TICK = 10      # with no usable stops, play walks single events this many times faster
+AXIS_SIDE_WIDTH = 58
+INITIAL_STOPS_SHOWN = 80        # a long run opens on a readable window around the cursor; zoom out to see all
+VEIL_OFFSET = 0.35              # the veil over "not yet" starts just past the current marker and its bar           # both plots reserve the same side room so their x positions line up
+TICK_FONT_PX = 11
+LABEL_GAP_PX = 16
+MILESTONE_COLOUR_KIND = {       # a stop's milestone kind → the graph card kind whose hue it borrows
+    "llm-turn": "user->llm", "tool-call": "llm->tool", "iteration": "subflow",
+    "slot": "fork-branch", "decision": "decision-branch",
+}
+
+
+def _tick_font() -> QFont:
+    font = QFont()
+    font.setPixelSize(TICK_FONT_PX)
+    return font
+
+
+class StopAxis(pg.AxisItem):
+    """Bottom axis naming the stops; labels thin out (every 2nd, 5th, 10th …) so they never overlap."""
+
+    def __init__(self):
+        super().__init__("bottom")
+        self.labels: list[str] = []
+        self._widths: list[float] = []
+        self._major: set[int] = set()
+        self.setTickFont(_tick_font())
+
+    def set_labels(self, labels: list[str]) -> None:
+        metrics = QFontMetricsF(_tick_font())
+        self.labels = labels
+        self._widths = [metrics.horizontalAdvance(label) for label in labels]
+        self.picture = None
+        self.update()
+
+    def tickValues(self, minVal, maxVal, size):
+        if not self.labels or size <= 0 or maxVal <= minVal:
+            return []
+        first, last = max(0, math.ceil(minVal)), min(len(self.labels) - 1, math.floor(maxVal))
+        if last < first:
+            return []
+        px_per_stop = size / (maxVal - minVal)
+        widest = max(self._widths[first:last + 1])
+        step = _nice_step((widest + LABEL_GAP_PX) / px_per_stop)
+        major = list(range(first + (-first) % step, last + 1, step))
+        self._major = set(major)
+        levels = [(float(step), [float(v) for v in major])]
+        if step > 1 and px_per_stop >= 5:  # unlabelled ticks for every stop while they are far enough apart
+            levels.append((1.0, [float(v) for v in range(first, last + 1) if v not in self._major]))
+        return levels
+
+    def tickStrings(self, values, scale, spacing):
+        return [self.labels[int(v)] if int(v) in self._major and 0 <= int(v) < len(self.labels) else ""
+                for v in values]
+
+
+def _nice_step(minimum: float) -> int:
+    step = 1
+    while step < minimum:
+        for factor in (2, 5, 10):
+            if step * factor >= minimum or factor == 10:
+                candidate = step * factor
+                break
+        step = candidate
+    return step
+
+
+class TimelinePanel(QWidget):
+    """Session-following timeline. Public for the window and tests: `toggle_play()`, `playing`, `speed`,
+    `drill_into(i)`, `back_out(depth)`, and the read-outs `current_stop`, `cursor_x`, `slider`, `position_label`."""
+
+    speed_changed = Signal(float)
+    playing_changed = Signal(bool)
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.theme_palette: GraphPalette = palette_for("light")
+        self.stops: list[dict] = []
+        self.labels: list[str] = []
+        self.ends: list[int] = []
+        self.current_stop: int | None = None
+        self._drillable: list[bool] = []
+        self._stage_ids: list[str] | None = None
+        self._speed = 1.0
+        self._play_timer = QTimer(self)
+        self._play_timer.timeout.connect(self._play_tick)
+        self._build()
+        session.run_loaded.connect(self._on_run_loaded)
+        session.run_closed.connect(self._on_run_closed)
+        session.stops_changed.connect(self._on_stops_changed)
+        session.cursor_moved.connect(self._on_cursor_moved)
+        self._on_run_closed()
+
+    # ------------------------------------------------------------------------------------------- building
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(3)
+
+        top = QHBoxLayout()
+        self.crumb_bar = QHBoxLayout()
+        self.crumb_bar.setSpacing(2)
+        top.addLayout(self.crumb_bar)
+        self.note = QLabel()
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setWordWrap(True)
+        self.note.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        top.addWidget(self.note, 1)
+        self.back_button = QPushButton("Back out")
+        self.back_button.setToolTip("Return to the enclosing stops (Backspace)")
+        self.back_button.clicked.connect(lambda: self.back_out(len(self.session.breadcrumb) - 2))
+        self.drill_button = QPushButton("Drill in")
+        self.drill_button.setToolTip("Open the stops inside the subflow at the cursor (or double-click a square "
+                                     "marker)")
+        self.drill_button.clicked.connect(self._drill_current)
+        for button in (self.back_button, self.drill_button):
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            top.addWidget(button)
+        layout.addLayout(top)
+
+        self.plots = pg.GraphicsLayoutWidget()
+        self.plots.ci.layout.setSpacing(0)
+        self.plots.ci.setContentsMargins(0, 0, 0, 0)
+        self.stop_axis = StopAxis()
+        self.stop_plot = self.plots.addPlot(row=0, col=0, axisItems={"bottom": self.stop_axis})
+        self.bar_plot = self.plots.addPlot(row=1, col=0)
+        self._setup_stop_plot()
+        self._setup_bar_plot()
+        self.plots.setMinimumHeight(180)
+        self.plots.viewport().installEventFilter(self)
+        layout.addWidget(self.plots, 1)
+
+        controls = QHBoxLayout()
+        self.play_button = QToolButton()
+        self.play_button.setToolTip("Play or pause (Space)")
+        self.play_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.play_button.setMinimumWidth(74)
+        self.play_button.clicked.connect(self.toggle_play)
+        self.speed_combo = QComboBox()
+        self.speed_combo.setToolTip("Playback speed, in stops per second")
+        self.speed_combo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        for speed in SPEEDS:
+            self.speed_combo.addItem(f"{speed:g}×", speed)
+        self.speed_combo.setCurrentIndex(SPEEDS.index(1.0))
+        self.speed_combo.currentIndexChanged.connect(lambda i: self.set_speed(SPEEDS[i]))
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setToolTip("One step per event")
+        self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the window's keys step; the slider is for the mouse
+        self.slider.valueChanged.connect(self._on_slider)
+        self.position_label = QLabel()
+        self.position_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.position_label.setMinimumWidth(300)
+        for widget in (self.play_button, self.speed_combo):
+            controls.addWidget(widget)
+        controls.addWidget(self.slider, 1)
+        controls.addWidget(self.position_label)
+        layout.addLayout(controls)
+        self._update_play_button()
+
+    def _setup_stop_plot(self) -> None:
+        plot = self.stop_plot
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        plot.setMouseEnabled(x=True, y=False)
+        plot.setYRange(-1, 1, padding=0)
+        plot.showAxis("right")
+        for side in ("left", "right"):
+            axis = plot.getAxis(side)
+            axis.setWidth(AXIS_SIDE_WIDTH)
+            axis.setStyle(showValues=False, tickLength=0)
+            axis.setPen(pg.mkPen(None))
+        self.markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: data, pxMode=True)
+        plot.addItem(self.markers)
+        # Not yet happened: a veil over the stops after the cursor (above the markers, under the cursor line).
+        self.future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
+        self.future.setZValue(10)
+        plot.addItem(self.future)
+        self.cursor_line = pg.InfiniteLine(angle=90, movable=True)
+        self.cursor_line.setZValue(20)
+        self.cursor_line.sigDragged.connect(self._on_line_dragged)
+        self.cursor_line.sigPositionChangeFinished.connect(self._on_line_dragged)
+        plot.addItem(self.cursor_line)
+        plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
+        plot.vb.sigXRangeChanged.connect(lambda *_: self._resize_markers())
+        self._marker_scale = 1.0
+
+    def _setup_bar_plot(self) -> None:
+        plot = self.bar_plot
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        plot.setMouseEnabled(x=True, y=False)
+        plot.setXLink(self.stop_plot)
+        plot.hideAxis("bottom")
+        plot.setFixedHeight(84)
+        plot.setContentsMargins(0, 4, 0, 6)  # room for the top and bottom tick labels
+        left = plot.getAxis("left")
+        left.setWidth(AXIS_SIDE_WIDTH)
+        left.setTickFont(_tick_font())
+        self.token_in_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+        self.token_out_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+        plot.addItem(self.token_in_bars)
+        plot.addItem(self.token_out_bars)
+        # Tool time is in milliseconds, not tokens: it gets its own view box and the right-hand axis.
+        self.tool_view = pg.ViewBox()
+        self.tool_view.setMouseEnabled(x=False, y=False)
+        plot.showAxis("right")
+        right = plot.getAxis("right")
+        right.setWidth(AXIS_SIDE_WIDTH)
+        right.setTickFont(_tick_font())
+        plot.scene().addItem(self.tool_view)
+        right.linkToView(self.tool_view)
+        self.tool_view.setXLink(plot)
+        plot.vb.sigResized.connect(lambda: self.tool_view.setGeometry(plot.vb.sceneBoundingRect()))
+        self.tool_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+        self.tool_view.addItem(self.tool_bars)
+        self.tool_future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
+        self.tool_future.setZValue(10)
+        self.tool_view.addItem(self.tool_future)
+        self.bar_future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
+        self.bar_future.setZValue(10)
+        plot.addItem(self.bar_future)
+
+    # ---------------------------------------------------------------------------------------------- theme
+    def set_theme(self, theme: str) -> None:
+        """'light' or 'dark': plot colours follow the graph's palette."""
+        self.theme_palette = palette_for(theme)
+        pal = self.theme_palette
+        self.plots.setBackground(pal.background)
+        text_pen = pg.mkPen(pal.text_muted)
+        self.stop_axis.setTextPen(pg.mkPen(pal.text))
+        self.stop_axis.setPen(pg.mkPen(pal.bracket))
+        for side in ("left", "right"):
+            axis = self.bar_plot.getAxis(side)
+            axis.setTextPen(text_pen)
+            axis.setPen(pg.mkPen(pal.bracket))
+        llm, tool = pal.kind("user->llm").accent, pal.kind("llm->tool").accent
+        self.bar_plot.getAxis("left").setLabel("tokens", color=llm)
+        self.bar_plot.getAxis("right").setLabel("tool ms", color=tool)
+        shade = QColor(pal.background)
+        shade.setAlpha(150)
+        for region in (self.future, self.bar_future, self.tool_future):
+            region.setBrush(pg.mkBrush(shade))
+        self.cursor_line.setPen(pg.mkPen(pal.cursor, width=2))
+        self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
+        self._draw_stops()
+
+    def _marker_colour(self, stop: dict) -> str:
+        kind = (stop.get("meta") or {}).get("kind") if isinstance(stop.get("meta"), dict) else None
+        if kind in MILESTONE_COLOUR_KIND:
+            return self.theme_palette.kind(MILESTONE_COLOUR_KIND[kind]).accent
+        return self.theme_palette.text_muted
+
+    # ------------------------------------------------------------------------------------ session events
+    def _on_run_loaded(self, run) -> None:
+        self._stage_ids = None
+        self.stop_playing()
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(run.axis))
+        self.slider.setEnabled(True)
+        self.slider.blockSignals(False)
+        self.play_button.setEnabled(True)
+        self._on_stops_changed()
+
+    def _on_run_closed(self) -> None:
+        self.stop_playing()
+        self.stops, self.labels, self.ends = [], [], []
+        self.current_stop = None
+        self.plots.setVisible(False)
+        self.slider.setEnabled(False)
+        self.play_button.setEnabled(False)
+        self.drill_button.setEnabled(False)
+        self.back_button.setVisible(False)
+        self._set_crumbs()
+        self.note.setText("Open a trace file to see its milestones here.")
+        self.position_label.setText("")
+
+    def _on_stops_changed(self) -> None:
+        run = self.session.run
+        if run is None:
+            return
+        self.stops = self.session.stops
+        self.labels = ordinal_labels(self.stops)
+        self.ends = [stop["axisEnd"] for stop in self.stops]
+        self._drillable = [self._is_drillable(stop) for stop in self.stops]
+        self._set_crumbs()
+        self.back_button.setVisible(len(self.session.breadcrumb) > 1)
+        self._set_note()
+        # Only start and end: a stop axis would be two dots. The slider (one step per event) does the work.
+        self.plots.setVisible(has_usable_stops(self.stops))
+        self.stop_axis.set_labels(self.labels)
+        self._draw_stops()
+        self._draw_figures()
+        count = max(len(self.stops), 1)
+        self.stop_plot.setLimits(xMin=-1.0, xMax=count, minXRange=min(4.0, count + 1))
+        shown = min(count, INITIAL_STOPS_SHOWN)
+        centre = self.session.stop_index or 0
+        # A stop's margin on each side, so the first and last labels have room to be drawn.
+        low = max(-1.0, min(centre - shown / 2, count - shown))
+        self.stop_plot.setXRange(low, low + shown + 1.0, padding=0)
+        if self.session.view is not None:
+            self._on_cursor_moved(self.session.view)
+
+    def _set_note(self) -> None:
+        crumbs = self.session.breadcrumb
+        where = f"inside {crumbs[-1]}" if len(crumbs) > 1 else "in this file"
+        if not self.stops:
+            self.note.setText(f"No milestone stops {where}: the slider and Shift+←/→ move one event at a time.")
+        elif not has_usable_stops(self.stops):
+            self.note.setText(f"No milestones between start and end {where}: the slider and Shift+←/→ move one "
+                              "event at a time.")
+        elif any(stop.get("approximate") for stop in self.stops):
+            self.note.setText("Some stops inside this subflow have no event of their own in the file; they are "
+                              "spread within its events (hover a marker to see which).")
+        elif self.stops and self.stops[0].get("derived"):
+            self.note.setText("Stops derived from the events (no commit log).")
+        else:
+            self.note.setText("Double-click a square marker to see the stops inside it." if any(self._drillable)
+                              else "")
+
+    def _on_cursor_moved(self, view) -> None:
+        if not self.stops or self.session.run is None:
+            self._show_position(view.position, None)
+            return
+        position = view.position
+        chosen = self.session.chosen_stop
+        x = x_of_position(self.ends, position, chosen)
+        inside = self.stops[0]["axisStart"] <= position <= self.ends[-1]
+        self.current_stop = stop_index_at(self.ends, position, chosen) if inside else None
+        if not self.cursor_line.moving:
+            self.cursor_line.blockSignals(True)
+            self.cursor_line.setValue(x)
+            self.cursor_line.blockSignals(False)
+        count = len(self.stops)
+        for region in (self.future, self.bar_future, self.tool_future):
+            region.setRegion((x + VEIL_OFFSET, count + 1))
+        self._keep_in_view(x)
+        self.drill_button.setEnabled(self.current_stop is not None and self._drillable[self.current_stop])
+        self._show_position(position, self.current_stop, inside)
+
+    def _show_position(self, position: int, index: int | None, inside: bool = True) -> None:
+        run = self.session.run
+        total = len(run.axis) if run is not None else 0
+        self.slider.blockSignals(True)
+        self.slider.setValue(position)
+        self.slider.blockSignals(False)
+        text = describe_position(self.stops, self.labels, index, position, total)
+        if not inside and len(self.session.breadcrumb) > 1:
+            text = f"Outside {self.session.breadcrumb[-1]} · {text}"
+        self.position_label.setText(text)
+
+    def _keep_in_view(self, x: float) -> None:
+        low, high = self.stop_plot.vb.viewRange()[0]
+        if low <= x <= high:
+            return
+        width = high - low
+        self.stop_plot.setXRange(x - width / 2, x + width / 2, padding=0)
+
+    # -------------------------------------------------------------------------------------------- drawing
+    def _marker_scale_now(self) -> float:
+        """Markers shrink when zoomed out so neighbours stay apart (1 = full size)."""
+        low, high = self.stop_plot.vb.viewRange()[0]
+        px_per_stop = self.stop_plot.vb.width() / max(high - low, 1e-9)
+        return min(1.0, max(0.3, round(px_per_stop / 16, 1)))
+
+    def _resize_markers(self) -> None:
+        if self.stops and self._marker_scale_now() != self._marker_scale:
+            self._draw_stops()
+
+    def _draw_stops(self) -> None:
+        if not self.stops:
+            self.markers.setData([])
+            return
+        self._marker_scale = scale = self._marker_scale_now()
+        spots = []
+        for i, stop in enumerate(self.stops):
+            bookend = stop.get("kind") in ("start", "end")
+            colour = self._marker_colour(stop)
+            spots.append({
+                "pos": (i, 0), "size": (13 if self._drillable[i] else 11) * scale,
+                "symbol": "s" if self._drillable[i] else ("d" if bookend else "o"),
+                "brush": pg.mkBrush(colour), "pen": pg.mkPen(self.theme_palette.background, width=1),
+                "data": self._tooltip(i),
+            })
+        self.markers.setData(spots)
+
+    def _tooltip(self, i: int) -> str:
+        stop = self.stops[i]
+        lines = [f"Stop {i + 1} of {len(self.stops)}: {self.labels[i]}",
+                 f"events {stop.get('axisStart', 0):,}–{stop['axisEnd']:,}"]
+        if stop.get("approximate"):
+            lines.append("Placed approximately: no event of this stage is in the file, so it is spread within "
+                         "the subflow's events.")
+        if self._drillable[i]:
+            lines.append("Double-click to see the stops inside it.")
+        return "\n".join(lines)
+
+    def _draw_figures(self) -> None:
+        run = self.session.run
+        figures = stop_figures(run, self.stops) if run is not None and self.stops else None
+        show = figures is not None and (figures.has_tokens or figures.has_tool_time)
+        self.bar_plot.setVisible(show)
+        if not show:
+            return
+        pal = self.theme_palette
+        xs = list(range(len(self.stops)))
+        llm = QColor(pal.kind("user->llm").accent)
+        llm_light = QColor(llm)
+        llm_light.setAlpha(120)
+        self.token_in_bars.setOpts(x=xs, height=figures.tokens_in, width=0.6, brush=llm, pen=pg.mkPen(None))
+        self.token_out_bars.setOpts(x=xs, y0=figures.tokens_in, height=figures.tokens_out, width=0.6,
+                                    brush=llm_light, pen=pg.mkPen(None))
+        self.tool_bars.setOpts(x=xs, height=figures.tool_ms, width=0.6, brush=pal.kind("llm->tool").accent,
+                               pen=pg.mkPen(None))
+        top_tokens = max((a + b for a, b in zip(figures.tokens_in, figures.tokens_out)), default=0) or 1
+        self.bar_plot.setYRange(0, top_tokens * 1.1, padding=0)
+        self.tool_view.setYRange(0, (max(figures.tool_ms) or 1) * 1.1, padding=0)
+        self.bar_plot.getAxis("right").setVisible(figures.has_tool_time)
+
+    def _set_crumbs(self) -> None:
+        while self.crumb_bar.count():
+            widget = self.crumb_bar.takeAt(0).widget()
+            if widget is not None:
+                widget.setParent(None)  # gone now, not at the next event-loop turn
+                widget.deleteLater()
+        crumbs = self.session.breadcrumb if self.session.run is not None else []
+        if len(crumbs) < 2:
+            return
+        for depth, name in enumerate(crumbs):
+            if depth:
+                self.crumb_bar.addWidget(QLabel("›"))
+            if depth == len(crumbs) - 1:
+                label = QLabel(name)
+                label.setTextFormat(Qt.TextFormat.PlainText)
+                font = label.font()
+                font.setBold(True)
+                label.setFont(font)
+                self.crumb_bar.addWidget(label)
+            else:
+                button = QToolButton()
+                button.setText(name)
+                button.setAutoRaise(True)
+                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+                button.clicked.connect(lambda _checked=False, d=depth: self.back_out(d))
+                self.crumb_bar.addWidget(button)
+        self.crumb_bar.addSpacing(18)
+
+    @property
+    def crumb_texts(self) -> list[str]:
+        return list(self.session.breadcrumb) if self.session.run is not None else []
+
+    @property
+    def cursor_x(self) -> float:
+        return float(self.cursor_line.value())
+
+    # ------------------------------------------------------------------------------------------ the mouse
+    def _on_line_dragged(self, line) -> None:
+        if not self.stops:
+            return
+        i = stop_at_x(line.value(), len(self.stops))
+        if line.value() != i:
+            line.blockSignals(True)
+            line.setValue(i)  # snap while dragging
+            line.blockSignals(False)
+        self._go_to_stop(i)
+
+    def _on_plot_clicked(self, event) -> None:
+        if not self.stops or event.button() != Qt.MouseButton.LeftButton:
+            return
+        if not self.stop_plot.vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        if event.double():
+            return  # handled by eventFilter: the scene loses double-clicks that land on the cursor line
+        self._go_to_stop(stop_at_x(self.stop_plot.vb.mapSceneToView(event.scenePos()).x(), len(self.stops)))
+        event.accept()
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.plots.viewport() and event.type() == QEvent.Type.MouseButtonDblClick and self.stops:
+            scene_pos = self.plots.mapToScene(event.position().toPoint())
+            if self.stop_plot.vb.sceneBoundingRect().contains(scene_pos):
+                i = stop_at_x(self.stop_plot.vb.mapSceneToView(scene_pos).x(), len(self.stops))
+                if self.drill_into(i):
+                    return True
+        return super().eventFilter(watched, event)
+
+    def _on_slider(self, value: int) -> None:
+        self.session.move_to(value)
+
+    def _go_to_stop(self, i: int) -> None:
+        self.session.move_to_stop(i)
+
+    # -------------------------------------------------------------------------------------------- drill
+    def _is_drillable(self, stop: dict) -> bool:
+        run = self.session.run
+        return (stop.get("kind") == "mount" and run is not None and run.snapshot is not None
+                and drill_source(run.snapshot, stop.get("runtimeStageId", "")) is not None)
+
+    def _drill_current(self) -> None:
+        if self.current_stop is not None:
+            self.drill_into(self.current_stop)
+
+    def drill_into(self, i: int) -> bool:
+        """Show the stops inside mount stop i; False when it has none to show."""
+        run = self.session.run
+        if run is None or not 0 <= i < len(self.stops) or not self._drillable[i]:
+            return False
+        mount = self.stops[i]
+        inner = drill(run.snapshot, mount)
+        if inner is None:
+            return False
+        if self._stage_ids is None:
+            self._stage_ids = run.stage_ids_on_axis()
+        placed = place_inner_stops(self._stage_ids, mount, inner)
+        self.session.drill_in(self.labels[i], placed)
+        position = self.session.position
+        if not mount["axisStart"] <= position <= mount["axisEnd"]:
+            self.session.move_to(placed[0]["axisEnd"])
+        return True
+
+    def back_out(self, depth: int = 0) -> None:
+        self.session.drill_out(depth)
+
+    # --------------------------------------------------------------------------------------------- play
+    @property
+    def speed(self) -> float:
+        return self._speed
+
+    def set_speed(self, speed: float) -> None:
+        if speed not in SPEEDS:
+            return
+        self._speed = speed
+        self.speed_combo.blockSignals(True)
+        self.speed_combo.setCurrentIndex(SPEEDS.index(speed))
+        self.speed_combo.blockSignals(False)
+        self._play_timer.setInterval(self._interval())
+        self.speed_changed.emit(speed)
+
+    def _interval(self) -> int:
+        per_second = self._speed if has_usable_stops(self.stops) else self._speed * EVENTS_PER_STOP_TICK
+        return max(10, int(1000 / per_second))
+
+    @property
+    def playing(self) -> bool:
+        return self._play_timer.isActive()
+
+    def toggle_play(self) -> None:
+        if self.playing:
+            self.stop_playing()
+            return
+        run = self.session.run
+        if run is None:
+            return
+        if self.session.position >= self._play_end():
+            self.session.move_to(self.stops[0]["axisStart"] if self.stops else 0)  # replay from the start
+        self._play_timer.start(self._interval())
+        self._update_play_button()
+        self.playing_changed.emit(True)
+
+    def stop_playing(self) -> None:
+        was = self._play_timer.isActive()
+        self._play_timer.stop()
+        self._update_play_button()
+        if was:
+            self.playing_changed.emit(False)
+
+    def _play_end(self) -> int:
+        run = self.session.run
+        return self.ends[-1] if self.stops else (len(run.axis) if run is not None else 0)
+
+    def _play_tick(self) -> None:
+        if self.session.run is None or self.session.position >= self._play_end():
+            self.stop_playing()
+            return
+        if has_usable_stops(self.stops):
+            self.session.next_stop()
+        else:
+            self.session.step_events(1)
+
+    def _update_play_button(self) -> None:
+        self.play_button.setText("❚❚ Pause" if self.playing else "▶ Play")

@@ -1,0 +1,428 @@
+"""The replay window end to end (offscreen): opening every corpus format, keyboard and mouse scrubbing with the
+graph, timeline and slider agreeing with the cursor, keys left to text fields, drag and drop, recent files,
+broken files, cancelling, drilling, settings trouble, export and --screenshot."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
+from PySide6.QtWidgets import QApplication, QLineEdit
+
+from afp_desktop.app.gui import SCREENSHOT_SIZE, run_gui
+from afp_desktop.app.main_window import MainWindow
+from afp_desktop.app.panels.timeline_model import x_of_position
+from afp_desktop.app.settings import Settings
+from afp_desktop.app.style import palette_for
+from afp_desktop.core.cursor import view_at
+from tests.corpus_util import corpus_path
+
+SCENARIO = "02-react-two-tools"
+FORMATS = ("events.ndjson", "trace.json", "trace.redacted.json", "recording.json")
+LOAD_TIMEOUT = 30_000
+
+
+@pytest.fixture
+def window(qtbot):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win, timeout=3000)
+    yield win
+    win.loader.abandon()
+    win.loader.wait()
+
+
+def open_and_wait(qtbot, window: MainWindow, path) -> None:
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(path)
+    window.session.flush()
+
+
+def press(qtbot, window: MainWindow, key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
+    """A key typed wherever the focus is, as a user would."""
+    target = QApplication.focusWidget() or window
+    qtbot.keyClick(target, key, modifier)
+    window.session.flush()
+
+
+def assert_all_agree(window: MainWindow) -> None:
+    """Graph, timeline and slider all show the session's one cursor."""
+    session, run = window.session, window.session.run
+    session.flush()
+    view = view_at(run, session.position)
+    assert session.view.position == view.position
+    assert window.canvas.current == view.current_node
+    assert window.canvas.happened == view.happened
+    timeline = window.timeline
+    assert timeline.slider.value() == view.position
+    ends = [s["axisEnd"] for s in session.stops]
+    assert timeline.cursor_x == pytest.approx(x_of_position(ends, view.position, session.chosen_stop))
+
+
+def test_empty_window_invites_a_file(window):
+    assert window.stack.currentWidget() is window.empty
+    assert window.empty.open_button.text() == "Open a trace file…"
+    assert not window.summary.isVisible()
+    assert not window.export_png_action.isEnabled()
+    for key in ("chat", "templates", "inspector"):
+        assert window.docks[key].widget() is not None  # a panel or a sentence saying what goes there
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_opens_every_format(qtbot, window, name):
+    path = corpus_path(SCENARIO, name)
+    open_and_wait(qtbot, window, path)
+    run = window.session.run
+    assert run.path == str(path)
+    assert window.stack.currentWidget() is window.canvas
+    assert len(window.canvas.node_items) == len(run.stepgraph["nodes"]) > 0
+    assert window.summary.isVisible() and run.format_name in window.summary.text
+    assert "3 LLM calls" in window.summary.text and "2 tool calls" in window.summary.text
+    assert [n.text for n in run.notices] == window.banner.texts[:len(run.notices)]
+    assert window.windowTitle().startswith(os.path.basename(path))
+    assert_all_agree(window)
+
+
+def test_opens_the_large_run(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path("15-large-run", "recording.json"))
+    run = window.session.run
+    assert len(run.stops) == 1058
+    assert "151 LLM calls" in window.summary.text
+    press(qtbot, window, Qt.Key.Key_Home)
+    assert window.session.position == 0
+    for _ in range(5):
+        press(qtbot, window, Qt.Key.Key_Right)
+    assert window.session.stop_index == 4
+    assert_all_agree(window)
+
+
+def test_keyboard_scrubbing(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
+    session, run = window.session, window.session.run
+    ends = [s["axisEnd"] for s in run.stops]
+    press(qtbot, window, Qt.Key.Key_Home)
+    assert session.position == 0
+    assert_all_agree(window)
+    press(qtbot, window, Qt.Key.Key_Right)
+    assert session.position == ends[0] and session.stop_index == 0
+    assert_all_agree(window)
+    for expected in range(1, 8):
+        press(qtbot, window, Qt.Key.Key_Right)
+        assert session.stop_index == expected and session.position == ends[expected]
+        assert window.timeline.cursor_x == expected
+        assert_all_agree(window)
+    here = session.position
+    press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)
+    assert session.position == here + 1
+    assert_all_agree(window)
+    press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ShiftModifier)
+    press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ShiftModifier)
+    assert session.position == here - 1
+    press(qtbot, window, Qt.Key.Key_Left)
+    assert session.position == ends[6] and session.stop_index == 6
+    assert_all_agree(window)
+    press(qtbot, window, Qt.Key.Key_End)
+    assert session.position == len(run.axis)
+    assert window.timeline.current_stop == len(run.stops) - 1
+    assert_all_agree(window)
+
+
+def test_keys_work_with_focus_on_another_panel(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
+    window.canvas.setFocus()
+    press(qtbot, window, Qt.Key.Key_Home)
+    press(qtbot, window, Qt.Key.Key_Right)
+    assert window.session.stop_index == 0
+
+
+def test_space_plays_and_pauses(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
+    window.timeline.set_speed(4.0)
+    press(qtbot, window, Qt.Key.Key_Home)
+    press(qtbot, window, Qt.Key.Key_Space)
+    assert window.timeline.playing
+    qtbot.waitUntil(lambda: (window.session.stop_index or 0) >= 2, timeout=3000)
+    press(qtbot, window, Qt.Key.Key_Space)
+    assert not window.timeline.playing
+    assert_all_agree(window)
+
+
+def test_text_fields_keep_their_keys(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
+    edit = QLineEdit("hello")
+    window.statusBar().addWidget(edit)
+    edit.show()
+    edit.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is edit, timeout=2000)
+    before = window.session.position
+    edit.setCursorPosition(5)
+    for key in (Qt.Key.Key_Left, Qt.Key.Key_Left, Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_Left):
+        press(qtbot, window, key)
+    press(qtbot, window, Qt.Key.Key_Space)
+    assert edit.text() == "hell o"  # End, Left, then Space typed into the field
+    assert window.session.position == before
+    assert not window.timeline.playing
+    window.canvas.setFocus()
+    press(qtbot, window, Qt.Key.Key_Home)
+    assert window.session.position == 0  # and the keys work again outside it
+
+
+def test_clicking_a_graph_card_moves_the_cursor(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
+    run = window.session.run
+    index = next(i for i, n in enumerate(run.stepgraph["nodes"]) if n["kind"] == "llm->tool")
+    window.canvas.node_activated.emit(index)
+    window.session.flush()
+    assert window.session.selected == index
+    assert window.canvas.selected == index
+    assert window.canvas.current == index
+    assert_all_agree(window)
+
+
+def test_mouse_on_the_slider_moves_everything(qtbot, window):
+    from PySide6.QtTest import QTest
+
+    open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
+    slider = window.timeline.slider
+    QTest.mouseClick(slider, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     QPoint(slider.width() // 3, slider.height() // 2))
+    window.session.flush()
+    assert 0 < window.session.position < len(window.session.run.axis)
+    assert_all_agree(window)
+
+
+def _drop(window: MainWindow, path) -> tuple[bool, bool]:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    point = QPointF(window.width() / 2, window.height() / 2)
+    enter = QDragEnterEvent(point.toPoint(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, enter)
+    drop = QDropEvent(point, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, drop)
+    return enter.isAccepted(), drop.isAccepted()
+
+
+def test_drag_and_drop_opens_the_file(qtbot, window):
+    path = corpus_path(SCENARIO, "trace.json")
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        assert _drop(window, path) == (True, True)
+    assert window.session.run.path == str(path)
+
+
+def test_drop_of_something_else_is_refused(window):
+    mime = QMimeData()
+    mime.setText("just text")
+    enter = QDragEnterEvent(QPoint(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, enter)
+    assert not enter.isAccepted()
+
+
+def test_recent_files(qtbot, window, tmp_path):
+    first = corpus_path(SCENARIO, "trace.redacted.json")
+    second = corpus_path(SCENARIO, "events.ndjson")
+    open_and_wait(qtbot, window, first)
+    open_and_wait(qtbot, window, second)
+    assert window.settings.recent_files[:2] == [str(second), str(first)]
+    assert Settings().recent_files[:2] == [str(second), str(first)]  # saved on disk too
+    window._fill_recent_menu()
+    titles = [a.text() for a in window.recent_menu.actions() if a.text()]
+    assert titles[0].endswith("events.ndjson") and titles[1].endswith("trace.redacted.json")
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.recent_menu.actions()[1].trigger()
+    assert window.settings.recent_files[0] == str(first)
+
+
+def test_recent_files_missing_on_load_are_dropped_and_capped(qtbot, tmp_path):
+    gone = tmp_path / "gone.ndjson"
+    keep = [str(corpus_path(SCENARIO, name)) for name in FORMATS]
+    extra = []
+    for i in range(10):
+        path = tmp_path / f"extra-{i}.ndjson"
+        path.write_text("{}\n")
+        extra.append(str(path))
+    settings = Settings()
+    settings.values["recent_files"] = [str(gone), *keep, *keep, *extra]  # as a hand-edited file might be
+    settings.save()
+    win = MainWindow()
+    qtbot.addWidget(win)
+    expected = [*keep, *extra][:10]  # missing file gone, duplicates once, capped at 10
+    assert win.settings.recent_files == expected
+    shown = [win.empty.recent.item(i).data(Qt.ItemDataRole.UserRole) for i in range(win.empty.recent.count())]
+    assert shown == expected
+
+
+def test_broken_file_shows_the_loaders_message(qtbot, window, tmp_path):
+    bad = tmp_path / "broken.ndjson"
+    bad.write_text('{"type": "agentfootprint.stream.llm_start", "payload": {}, "meta": {}}\n{"type": oops}\n'
+                   '{"type": "x", "meta": {}}\n')
+    with qtbot.waitSignal(window.loader.failed, timeout=LOAD_TIMEOUT):
+        window.open_file(bad)
+    assert window.session.run is None
+    assert window.stack.currentWidget() is window.empty
+    message = window.empty.error.text()
+    assert window.empty.error.isVisible()
+    assert str(bad) in message and "line 2" in message and "not valid JSON" in message
+    assert window.empty.error.textFormat() == Qt.TextFormat.PlainText
+    assert "line 2" in window.statusBar().currentMessage()
+
+
+def test_broken_file_with_a_run_open_goes_to_the_banner(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
+    bad = tmp_path / "empty.json"
+    bad.write_text("   \n")
+    with qtbot.waitSignal(window.loader.failed, timeout=LOAD_TIMEOUT):
+        window.open_file(bad)
+    assert window.session.run is not None  # the open run stays
+    assert any("empty.json" in t and "empty" in t for t in window.banner.texts)
+    assert window.banner.lines[0].level == "error"
+
+
+def test_cancel_a_load(qtbot, window):
+    with qtbot.waitSignal(window.loader.cancelled, timeout=LOAD_TIMEOUT):
+        window.open_file(corpus_path("15-large-run", "events.ndjson"))
+        assert window.cancel_button.isVisible() and window.progress.isVisible()
+        window.cancel_button.click()
+    assert window.session.run is None
+    assert not window.cancel_button.isVisible()
+    assert "cancelled" in window.statusBar().currentMessage()
+
+
+def test_window_stays_responsive_while_loading(qtbot, window):
+    ticks = []
+    from PySide6.QtCore import QTimer
+
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(10)
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(corpus_path("15-large-run", "recording.json"))
+    timer.stop()
+    assert len(ticks) >= 5  # the event loop kept running during the load
+
+
+def test_drill_into_a_mount_and_back_out(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path("01-llmcall-single", "recording.json"))
+    session = window.session
+    session.move_to_stop(1)
+    session.flush()
+    assert window.timeline.drill_button.isEnabled()
+    window.timeline.drill_button.click()
+    session.flush()
+    assert session.breadcrumb == ["Run", "Iteration"]
+    assert [s["label"] for s in session.stops] == ["Start", "System prompt", "Messages", "LLM turn", "End"]
+    press(qtbot, window, Qt.Key.Key_Home)
+    press(qtbot, window, Qt.Key.Key_Right)
+    press(qtbot, window, Qt.Key.Key_Right)
+    assert session.stop_index == 1 and session.position == session.stops[1]["axisEnd"]
+    assert_all_agree(window)
+    press(qtbot, window, Qt.Key.Key_Backspace)
+    assert session.breadcrumb == ["Run"]
+    assert session.stops is session.run.stops
+    assert_all_agree(window)
+
+
+def test_corrupted_settings_fall_back_with_a_warning(qtbot):
+    Settings().path.parent.mkdir(parents=True, exist_ok=True)
+    Settings().path.write_text("{ this is not json")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.settings.get("theme") == "system"
+    assert any("damaged" in text for text in win.banner.texts)
+
+
+def test_theme_and_future_mode_are_applied_and_remembered(qtbot, window):
+    window.theme_actions["dark"].trigger()
+    assert window.canvas.palette == palette_for("dark")
+    assert window.theme == "dark"
+    window.future_actions["hide"].trigger()
+    assert window.canvas.future_mode == "hide"
+    window.theme_actions["light"].trigger()
+    saved = Settings()
+    assert saved.get("theme") == "light" and saved.get("future_mode") == "hide"
+
+
+def test_layout_is_remembered(qtbot, tmp_path):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    # The offscreen screen is 800 px wide and restoreGeometry keeps a window on its screen, so the height
+    # is what can be checked here.
+    win.resize(1000, 555)
+    qtbot.waitUntil(lambda: win.height() == 555)
+    win.docks["templates"].hide()
+    win.close()
+    assert Settings().layout_bytes("geometry") and Settings().layout_bytes("dock_state")
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.show()
+    qtbot.waitExposed(again)
+    assert again.height() == 555
+    assert not again.docks["templates"].isVisible()
+    again.reset_layout()
+    assert again.docks["templates"].isVisibleTo(again)
+
+
+def test_export_png_and_svg(qtbot, window, tmp_path):
+    from afp_desktop.app.export_dialog import ExportChoice
+
+    open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
+    png, svg = tmp_path / "graph.png", tmp_path / "graph.svg"
+    assert window.export_graph_to(str(png), ExportChoice(whole_graph=True, scale=2.0))
+    assert window.export_graph_to(str(svg), ExportChoice(whole_graph=False, include_cursor=False))
+    image = QImage(str(png))
+    assert image.width() == round(window.canvas.graph_layout.width * 2) or image.width() > 0
+    assert svg.read_text().lstrip().startswith("<?xml")
+
+
+def test_screenshot_writes_the_whole_window(qtbot, tmp_path, capsys):
+    out = tmp_path / "shot.png"
+    assert run_gui(str(corpus_path(SCENARIO, "recording.json")), screenshot=str(out), stop=5) == 0
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == SCREENSHOT_SIZE
+    assert capsys.readouterr().out.strip() == str(out)
+
+
+def test_screenshot_reports_errors(qtbot, tmp_path, capsys):
+    out = tmp_path / "shot.png"
+    assert run_gui(str(corpus_path(SCENARIO, "recording.json")), screenshot=str(out), stop=99) == 2
+    assert "out of range" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ nope")
+    assert run_gui(str(bad), screenshot=str(out)) == 2
+    assert "bad.json" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_banner_lines_are_plain_text_and_dismissable(qtbot, window):
+    window.banner.set_messages([("<b>not bold</b>", "warning"), ("second", "info")])
+    line = window.banner.lines[0]
+    assert line.label.textFormat() == Qt.TextFormat.PlainText
+    assert line.label.text() == "<b>not bold</b>"
+    line.dismissed.emit()
+    assert window.banner.texts == ["second"]
+
+
+def test_f1_shows_the_shortcut_overview(qtbot, window):
+    press(qtbot, window, Qt.Key.Key_F1)
+    assert window.help_overlay.isVisible()
+    assert "Next stop" in window.help_overlay.text()
+    press(qtbot, window, Qt.Key.Key_Escape)
+    assert not window.help_overlay.isVisible()
+
+
+def test_shortcuts_come_from_the_one_table(window):
+    from afp_desktop.app.shortcuts import key_sequences
+
+    for shortcut_id, action in window.key_actions.items():
+        assert action.shortcuts() == key_sequences(shortcut_id)

@@ -1,0 +1,328 @@
+"""The milestone timeline: labels, the stop↔position mapping, thinning ticks, inner-stop placement, per-stop
+figures, and the panel itself following the session (mouse, slider, play, drill)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QFontMetricsF
+from PySide6.QtTest import QTest
+
+from afp_desktop.app.panels.timeline import LABEL_GAP_PX, StopAxis, TimelinePanel, _nice_step, _tick_font
+from afp_desktop.app.panels.timeline_model import (
+    describe_position,
+    has_usable_stops,
+    ordinal_labels,
+    place_inner_stops,
+    stop_figures,
+    x_of_position,
+)
+from afp_desktop.app.session import Session
+from afp_desktop.core.formats import open_run
+from afp_desktop.core.stops import drill
+from afp_desktop.core.summary import summarize
+from tests.corpus_util import corpus_path
+
+
+@pytest.fixture(scope="module")
+def react():
+    return open_run(corpus_path("02-react-two-tools", "recording.json"))
+
+
+@pytest.fixture(scope="module")
+def single():
+    return open_run(corpus_path("01-llmcall-single", "recording.json"))
+
+
+@pytest.fixture(scope="module")
+def large():
+    return open_run(corpus_path("15-large-run", "recording.json"))
+
+
+# --- the model ------------------------------------------------------------------------------------------------
+
+def test_ordinal_labels_number_only_repeated_labels():
+    stops = [{"label": "Run start"}, {"label": "LLM turn"}, {"label": "Route"}, {"label": "LLM turn"},
+             {"label": "Run end"}]
+    assert ordinal_labels(stops) == ["Run start", "LLM turn 1", "Route", "LLM turn 2", "Run end"]
+
+
+def test_ordinal_labels_of_a_real_run(react):
+    labels = ordinal_labels(react.stops)
+    assert labels[0] == "Run start" and labels[-1] == "Run end"
+    assert "LLM turn 3" in labels and "Iteration 2" in labels
+    assert len(set(labels)) == len(labels)
+
+
+def test_x_of_position_puts_stops_on_integers(react):
+    ends = [s["axisEnd"] for s in react.stops]
+    for i, end in enumerate(ends):
+        x = x_of_position(ends, end, preferred=i)
+        assert x == i
+    assert x_of_position(ends, 0) == -0.5  # before the first stop
+    # Between two stops the cursor sits proportionally between them, never outside.
+    for position in range(len(react.axis) + 1):
+        x = x_of_position(ends, position)
+        assert -0.5 <= x <= len(ends) - 1
+    assert x_of_position(ends, ends[-1]) == len(ends) - 1
+
+
+def test_x_of_position_with_shared_positions_takes_the_last_unless_chosen():
+    ends = [3, 10, 10, 20]
+    assert x_of_position(ends, 10) == 2
+    assert x_of_position(ends, 10, preferred=1) == 1
+    assert x_of_position(ends, 15) == 2.5
+
+
+def test_nice_steps():
+    assert [_nice_step(v) for v in (0.2, 1, 1.5, 3, 7, 12, 40, 130)] == [1, 1, 2, 5, 10, 20, 50, 200]
+
+
+@pytest.mark.parametrize("width", [300, 700, 1200, 1900])
+def test_tick_labels_never_overlap_on_the_large_run(qtbot, large, width):
+    axis = StopAxis()
+    labels = ordinal_labels(large.stops)
+    axis.set_labels(labels)
+    metrics = QFontMetricsF(_tick_font())
+    for low, high in ((-0.5, len(labels) - 0.5), (100, 180), (500, 512)):
+        levels = axis.tickValues(low, high, width)
+        majors = levels[0][1]
+        strings = axis.tickStrings(majors, 1, levels[0][0])
+        assert all(strings)
+        px_per_stop = width / (high - low)
+        for a, b, sa, sb in zip(majors, majors[1:], strings, strings[1:]):
+            gap = (b - a) * px_per_stop
+            assert gap >= (metrics.horizontalAdvance(sa) + metrics.horizontalAdvance(sb)) / 2 + LABEL_GAP_PX / 2
+
+
+def test_inner_stops_are_placed_on_their_own_events(single):
+    ids = single.stage_ids_on_axis()
+    mount = single.stops[1]
+    inner = drill(single.snapshot, mount)
+    placed = place_inner_stops(ids, mount, inner)
+    assert [s["label"] for s in placed] == ["Start", "System prompt", "Messages", "LLM turn", "End"]
+    for stop in placed[1:-1]:
+        assert not stop.get("approximate")
+        assert ids[stop["axisStart"]] == stop["runtimeStageId"]  # the stage's first event, exactly
+    ends = [s["axisEnd"] for s in placed]
+    assert ends == sorted(ends)
+    assert all(mount["axisStart"] <= s["axisStart"] <= s["axisEnd"] <= mount["axisEnd"] for s in placed)
+    assert placed[-1]["axisEnd"] == mount["axisEnd"]
+
+
+def test_inner_stops_without_events_are_spread_and_marked(single):
+    ids = single.stage_ids_on_axis()
+    mount = single.stops[1]
+    inner = [dict(s) for s in drill(single.snapshot, mount)]
+    inner[2]["runtimeStageId"] = "sf-llm-call/not-in-the-file#99"
+    placed = place_inner_stops(ids, mount, inner)
+    spread = placed[2]
+    assert spread["approximate"] is True
+    assert placed[1]["axisStart"] < spread["axisStart"] < placed[3]["axisStart"]
+    assert sum(1 for s in placed if s.get("approximate")) == 1
+
+
+def test_stop_figures_add_up_to_the_run_totals(react, large):
+    for run in (react, large):
+        figures = stop_figures(run, run.stops)
+        summary = summarize(run)
+        assert sum(figures.tokens_in) == summary.tokens_in
+        assert sum(figures.tokens_out) == summary.tokens_out
+        tools = [n for n in run.stepgraph["nodes"] if n["kind"] == "llm->tool"]
+        assert sum(figures.tool_ms) == sum(n["endOffsetMs"] - n["startOffsetMs"] for n in tools)
+    figures = stop_figures(react, react.stops)
+    kinds = [(s.get("meta") or {}).get("kind") for s in react.stops]
+    assert {kinds[i] for i, v in enumerate(figures.tokens_in) if v} == {"llm-turn"}
+    assert {kinds[i] for i, v in enumerate(figures.tool_ms) if v} == {"tool-call"}
+
+
+def test_describe_position(react):
+    labels = ordinal_labels(react.stops)
+    assert describe_position(react.stops, labels, 5, 41, 13237) == "Stop 6 of 22 · LLM turn 1 · event 41/13,237"
+
+
+def test_usable_stops():
+    assert not has_usable_stops([{"kind": "start"}, {"kind": "end"}])
+    assert has_usable_stops([{"kind": "start"}, {"kind": "commit"}, {"kind": "end"}])
+
+
+# --- the panel --------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def panel(qtbot):
+    session = Session()
+    widget = TimelinePanel(session)
+    qtbot.addWidget(widget)
+    widget.resize(1200, 300)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def _agree(panel: TimelinePanel) -> None:
+    """The panel shows exactly the session's cursor."""
+    session = panel.session
+    session.flush()
+    position = session.position
+    ends = [s["axisEnd"] for s in session.stops]
+    assert panel.slider.value() == position
+    assert panel.cursor_x == pytest.approx(x_of_position(ends, position, session.chosen_stop))
+    if panel.current_stop is not None:
+        assert panel.current_stop == session.stop_index
+        assert panel.position_label.text().startswith(f"Stop {session.stop_index + 1} of {len(ends)}")
+
+
+def test_panel_follows_the_cursor(panel, react):
+    panel.session.set_run(react)
+    _agree(panel)
+    assert panel.current_stop == len(react.stops) - 1
+    assert panel.position_label.text() == f"Stop 22 of 22 · Run end · event 155/155"
+    panel.session.move_to_stop(5)
+    _agree(panel)
+    assert panel.cursor_x == 5
+    assert panel.position_label.text().startswith("Stop 6 of 22 · LLM turn 1 · event 41/155")
+    panel.session.next_stop()  # Route 1 shares LLM turn 1's position: → still visits it
+    _agree(panel)
+    assert panel.current_stop == 6 and panel.session.position == 41
+    panel.session.step_events(3)
+    _agree(panel)
+    assert 6 < panel.cursor_x < 7
+
+
+def test_empty_panel_says_what_to_do(panel):
+    assert not panel.plots.isVisible()
+    assert "Open a trace file" in panel.note.text()
+    assert not panel.play_button.isEnabled()
+
+
+def test_slider_click_moves_the_cursor(panel, react):
+    panel.session.set_run(react)
+    slider = panel.slider
+    before = panel.session.position
+    QTest.mouseClick(slider, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     QPoint(slider.width() // 4, slider.height() // 2))
+    panel.session.flush()
+    assert panel.session.position != before
+    assert panel.session.position == slider.value()
+    _agree(panel)
+
+
+def _scene_point_of(panel, x: float) -> QPoint:
+    vb = panel.stop_plot.vb
+    scene = vb.mapViewToScene(QPointF(x, 0))
+    return panel.plots.mapFromScene(scene)
+
+
+def test_click_on_a_stop_moves_there(panel, react):
+    panel.session.set_run(react)
+    QTest.mouseClick(panel.plots.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     _scene_point_of(panel, 8.2))
+    panel.session.flush()
+    assert panel.session.position == react.stops[8]["axisEnd"]
+    assert panel.current_stop == 8
+    _agree(panel)
+
+
+def test_dragging_the_cursor_line_snaps_to_stops(qtbot, panel, react):
+    panel.session.set_run(react)
+    panel.session.move_to_stop(3)
+    panel.session.flush()
+    viewport = panel.plots.viewport()
+    start = _scene_point_of(panel, 3)
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    for x in (4.0, 6.0, 9.0, 11.4):
+        QTest.mouseMove(viewport, _scene_point_of(panel, x))
+        qtbot.wait(25)  # pyqtgraph drops mouse moves closer together than 1/60 s
+    assert panel.cursor_x == 11  # snapped while dragging
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       _scene_point_of(panel, 11.4))
+    panel.session.flush()
+    assert panel.session.position == react.stops[11]["axisEnd"]
+    assert panel.current_stop == 11
+    _agree(panel)
+
+
+def test_play_walks_the_stops(qtbot, panel, react):
+    panel.session.set_run(react)
+    panel.session.move_to_stop(2)
+    panel.set_speed(4.0)
+    panel.toggle_play()
+    assert panel.playing and panel.play_button.text().endswith("Pause")
+    qtbot.waitUntil(lambda: panel.session.stop_index is not None and panel.session.stop_index >= 4, timeout=3000)
+    panel.toggle_play()
+    assert not panel.playing
+    stopped_at = panel.session.position
+    qtbot.wait(400)
+    assert panel.session.position == stopped_at
+
+
+def test_play_stops_at_the_end(qtbot, panel, single):
+    panel.session.set_run(single)
+    panel.session.move_to_stop(1)
+    panel.set_speed(4.0)
+    panel.toggle_play()
+    qtbot.waitUntil(lambda: not panel.playing, timeout=3000)
+    assert panel.session.position == len(single.axis)
+
+
+def test_drill_into_a_mount_and_back_out(panel, single):
+    session = panel.session
+    session.set_run(single)
+    assert panel._drillable == [False, True, False]
+    assert panel.drill_into(1)
+    session.flush()
+    assert session.breadcrumb == ["Run", "Iteration"]
+    assert panel.labels == ["Start", "System prompt", "Messages", "LLM turn", "End"]
+    assert panel.back_button.isVisible()
+    session.move_to_stop(3)
+    _agree(panel)
+    assert panel.position_label.text().startswith("Stop 4 of 5 · LLM turn")
+    session.next_stop()
+    session.previous_stop()
+    session.flush()
+    assert session.stop_index == 3  # keys walk the inner stops
+    panel.back_out(0)
+    assert session.stops is single.stops
+    assert panel.labels == ["Run start", "Iteration", "Run end"]
+    assert not panel.back_button.isVisible()
+    _agree(panel)
+
+
+def test_double_click_drills_in(panel, single):
+    panel.session.set_run(single)
+    QTest.mouseDClick(panel.plots.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                      _scene_point_of(panel, 1))
+    assert panel.session.breadcrumb == ["Run", "Iteration"]
+
+
+def test_a_mount_without_inner_milestones_says_so(panel, react):
+    panel.session.set_run(react)
+    assert panel.drill_into(1)
+    assert panel.labels == ["Start", "End"]
+    assert "No milestones between start and end inside Iteration 1" in panel.note.text()
+
+
+def test_file_with_only_bookends_uses_single_events(qtbot, panel):
+    run = open_run(corpus_path("07-flow-sequence", "recording.json"))
+    assert [s["kind"] for s in run.stops] == ["start", "end"]
+    panel.session.set_run(run)
+    assert "one event at a time" in panel.note.text()
+    panel.session.move_to(10)
+    panel.session.flush()
+    panel.set_speed(4.0)
+    panel.toggle_play()
+    qtbot.waitUntil(lambda: panel.session.position >= 12, timeout=2000)
+    panel.stop_playing()
+    _agree(panel)
+
+
+def test_large_run_opens_on_a_readable_window(panel, large):
+    panel.session.set_run(large)
+    low, high = panel.stop_plot.vb.viewRange()[0]
+    assert high - low <= 82
+    assert low <= panel.cursor_x <= high
+    panel.session.move_to_stop(10)
+    panel.session.flush()
+    low, high = panel.stop_plot.vb.viewRange()[0]
+    assert low <= 10 <= high  # the view follows the cursor
+    _agree(panel)
