@@ -426,3 +426,14 @@ def test_shortcuts_come_from_the_one_table(window):
 
     for shortcut_id, action in window.key_actions.items():
         assert action.shortcuts() == key_sequences(shortcut_id)
+
+
+def test_ctrl_f_types_into_the_inspector_search(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "recording.json"))
+    window.canvas.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    focused = QApplication.focusWidget()
+    assert isinstance(focused, QLineEdit) and focused.placeholderText() == "Search keys and values"
+    assert window.panels["inspector"].isAncestorOf(focused)
+    qtbot.keyClicks(focused, "userMessage")
+    assert focused.text() == "userMessage"

@@ -32,7 +32,6 @@ def test_defaults_without_a_file(tmp_path):
     assert settings.get("theme") == "system"
     assert settings.get("future_mode") == "dim"
     assert settings.get("play_speed") == 1.0
-    assert settings.get("templates") is None
     assert settings.layout_bytes("geometry") is None
 
 
@@ -42,8 +41,6 @@ def test_round_trip_and_atomic_write(tmp_path):
     settings.set("theme", "dark")
     settings.set("future_mode", "hide")
     settings.set("play_speed", 4.0)
-    settings.set("templates", {"llm.start": "Thinking…"})
-    settings.set("app_name", "Ada")
     settings.set_layout_bytes("geometry", b"\x01\x02\xff geometry")
     assert settings.save() is None
     assert [p.name for p in path.parent.iterdir()] == ["settings.json"]  # no temp file left behind
@@ -52,8 +49,6 @@ def test_round_trip_and_atomic_write(tmp_path):
     assert again.get("theme") == "dark"
     assert again.get("future_mode") == "hide"
     assert again.get("play_speed") == 4.0
-    assert again.get("templates") == {"llm.start": "Thinking…"}
-    assert again.get("app_name") == "Ada"
     assert again.layout_bytes("geometry") == b"\x01\x02\xff geometry"
 
 

@@ -31,7 +31,8 @@ def _message_handler(kind, context, message: str) -> None:
         print(message, file=sys.stderr)
 
 
-def _application() -> QApplication:
+def create_application() -> QApplication:
+    """The QApplication with our name, icon, font and a quiet offscreen message handler (idempotent)."""
     global _previous_handler, _handler_installed
     if not _handler_installed:
         _previous_handler = qInstallMessageHandler(_message_handler)
@@ -51,7 +52,7 @@ def _application() -> QApplication:
 
 
 def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None) -> int:
-    app = _application()
+    app = create_application()
     from afp_desktop.app.main_window import MainWindow
 
     if screenshot:

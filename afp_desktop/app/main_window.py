@@ -47,7 +47,6 @@ from afp_desktop.app.session import Session
 from afp_desktop.app.settings import Settings
 from afp_desktop.app.shortcuts import key_sequences
 from afp_desktop.app.style import palette_for
-from afp_desktop.core.status import DEFAULT_TEMPLATES
 from afp_desktop.core.summary import summarize
 
 log = logging.getLogger(__name__)
@@ -213,6 +212,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Quit", self.close, "quit")
 
         view = bar.addMenu("&View")
+        self._action(view, "&Find in inspector", self.focus_inspector_search, "find")
         self._action(view, "Zoom &in", self.canvas.zoom_in, "zoom_in")
         self._action(view, "Zoom &out", self.canvas.zoom_out, "zoom_out")
         self._action(view, "&Fit graph to window", self.canvas.fit_to_window, "fit")
@@ -270,7 +270,6 @@ class MainWindow(QMainWindow):
         s.run_closed.connect(self._show_empty)
         s.cursor_moved.connect(lambda view: self.canvas.set_cursor_state(view.happened, view.current_node))
         s.selection_changed.connect(self.canvas.set_selected)
-        s.templates_changed.connect(self._remember_templates)
         self.canvas.node_activated.connect(s.activate_node)
         self.loader.started.connect(lambda path: self._set_loading(True, path))
         self.loader.progress.connect(lambda f: self.progress.setValue(int(f * 100)))
@@ -297,16 +296,7 @@ class MainWindow(QMainWindow):
         self.theme_actions[st.get("theme")].setChecked(True)
         self.apply_theme(st.get("theme"))
         self.timeline.set_speed(st.get("play_speed"))
-        templates = st.get("templates")
-        if self._has_template_editor():
-            pass  # the editor restores its own remembered map (template_store); the settings only mirror it
-        elif templates is not None:
-            self.session.set_templates(templates, st.get("app_name"))
-        elif st.get("app_name") != self.session.app_name:
-            self.session.set_templates(self.session.templates, st.get("app_name"))
-
-    def _has_template_editor(self) -> bool:
-        return not isinstance(self.panels.get("templates"), QLabel)
+        # The template map and app name are remembered by the template editor (template_store), not here.
 
     def _set_choice(self, setting: str, value: str) -> None:
         self.settings.set(setting, value)
@@ -314,12 +304,6 @@ class MainWindow(QMainWindow):
             self.apply_theme(value)
         else:
             self.canvas.set_future_mode(value)
-        self.settings.save()
-
-    def _remember_templates(self) -> None:
-        templates = self.session.templates
-        self.settings.set("templates", None if templates == DEFAULT_TEMPLATES else dict(templates))
-        self.settings.set("app_name", self.session.app_name)
         self.settings.save()
 
     def _save_layout(self) -> None:
@@ -331,6 +315,16 @@ class MainWindow(QMainWindow):
         for dock in self.docks.values():
             dock.setVisible(True)
             dock.setFloating(False)
+
+    def focus_inspector_search(self) -> None:
+        """Ctrl+F: show the inspector and type into its JSON search box."""
+        inspector = self.panels.get("inspector")
+        if not hasattr(inspector, "focus_search"):
+            return
+        dock = self.docks["inspector"]
+        dock.show()
+        dock.raise_()
+        inspector.focus_search()
 
     def apply_theme(self, mode: str) -> None:
         """'system' | 'light' | 'dark': widget colours via theme.py, graph and timeline via style.py."""
@@ -347,6 +341,9 @@ class MainWindow(QMainWindow):
         self.canvas.set_palette(palette_for(theme))
         self.timeline.set_theme(theme)
         self.banner.set_dark(theme == "dark")
+        for panel in self.panels.values():
+            if hasattr(panel, "set_theme"):
+                panel.set_theme(theme)
 
     # ----------------------------------------------------------------------------------------- loading
     def choose_file(self) -> None:

@@ -12,12 +12,9 @@ import base64
 import binascii
 import json
 import os
-import tempfile
 from pathlib import Path
 
-import platformdirs
-
-APP_DIR_NAME = "afp-desktop"
+from afp_desktop.app.storage import config_dir, write_atomic
 FILE_NAME = "settings.json"
 MAX_RECENT = 10
 THEMES = ("system", "light", "dark")
@@ -32,20 +29,16 @@ DEFAULTS: dict = {
     "theme": "system",
     "future_mode": "dim",
     "play_speed": 1.0,
-    "templates": None,    # None: the default status templates
-    "app_name": "Agent",
+    # The status-template map and app name are remembered by template_store.py (the editor owns them).
 }
 
 
-def config_dir() -> Path:
-    override = os.environ.get("AFP_DESKTOP_CONFIG_DIR")
-    return Path(override) if override else Path(platformdirs.user_config_dir(APP_DIR_NAME, appauthor=False))
 
 
 def _valid(key: str, value) -> bool:
     if key == "recent_files":
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    if key in ("last_folder", "geometry", "dock_state", "app_name"):
+    if key in ("last_folder", "geometry", "dock_state"):
         return isinstance(value, str)
     if key == "theme":
         return value in THEMES
@@ -53,9 +46,6 @@ def _valid(key: str, value) -> bool:
         return value in FUTURE_MODES
     if key == "play_speed":
         return isinstance(value, (int, float)) and not isinstance(value, bool) and value in PLAY_SPEEDS
-    if key == "templates":
-        return value is None or (isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str)
-                                                                 for k, v in value.items()))
     return False
 
 
@@ -103,15 +93,7 @@ class Settings:
     def save(self) -> str | None:
         """Write the settings; returns an error sentence instead of raising (a read-only disk is not fatal)."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    json.dump(self.values, out, indent=2, ensure_ascii=False)
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            write_atomic(self.path, json.dumps(self.values, indent=2, ensure_ascii=False).encode("utf-8"))
         except OSError as err:
             return f"Could not save the settings to {self.path} ({err.strerror or err})."
         return None

@@ -9,10 +9,10 @@ ignored with a warning: the app starts with the defaults instead of refusing to 
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from afp_desktop.app.storage import config_dir, write_atomic
 from afp_desktop.core import jsonio
 from afp_desktop.core.status import DEFAULT_TEMPLATES
 
@@ -52,28 +52,6 @@ def read_map(path: str | os.PathLike) -> dict[str, str]:
     except OSError as err:
         raise TemplateMapError(f"Cannot read {path}: {err.strerror or err}.") from None
     return parse_map(data)
-
-
-def write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
-def config_dir() -> Path:
-    override = os.environ.get("AFP_DESKTOP_CONFIG_DIR")
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("afp-desktop"))
 
 
 @dataclass

@@ -7,6 +7,7 @@ Every piece of trace text goes through plain-text labels: a prompt or answer hol
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from afp_desktop.core.bubble import BubbleModel, BubbleView
@@ -15,15 +16,27 @@ USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
 STATUS_FILL, STATUS_TEXT = "#eef0f4", "#1b2030"
 ANSWER_FILL, ANSWER_TEXT = "#e4f5ea", "#14482a"
 MUTED = "#5f6675"
+# Colours per theme: (fill, text) of each bubble, the chat background, muted text, the Trace note.
+COLOURS = {
+    "light": {"user": (USER_FILL, USER_TEXT), "status": (STATUS_FILL, STATUS_TEXT),
+              "answer": (ANSWER_FILL, ANSWER_TEXT), "background": "#ffffff", "muted": MUTED,
+              "note": ("#fff3dc", "#6b4300")},
+    "dark": {"user": ("#3b6fe0", "#ffffff"), "status": ("#2c313c", "#e6e9ef"),
+             "answer": ("#1f3d2b", "#cdeed8"), "background": "#1b1e24", "muted": "#a0a8b8",
+             "note": ("#3a2c10", "#f1d7a4")},
+}
 
 HIDDEN_NOTE = "No status bubble at this moment (the agent is between calls or done)."
 TRACE_NOTE = ("This file is a Trace: it has no typed event stream, so tokens, progress reports and pauses are "
               "not in the file. The bubble below is derived from LLM and tool starts and ends only.")
 
 
-def plain_label(text: str = "", *, wrap: bool = True, colour: str | None = None, italic: bool = False) -> QLabel:
-    """A label that never interprets its text as rich text."""
+def plain_label(text: str = "", *, wrap: bool = True, colour: str | None = None, italic: bool = False,
+                muted: bool = False) -> QLabel:
+    """A label that never interprets its text as rich text. `muted` greys it with the theme's palette."""
     label = QLabel()
+    if muted:
+        label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(wrap)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -44,13 +57,16 @@ class Bubble(QFrame):
     def __init__(self, fill: str, text_colour: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("bubble")
-        self.setStyleSheet(f"QFrame#bubble {{ background: {fill}; border-radius: 14px; }}"
-                           f"QFrame#bubble QLabel {{ color: {text_colour}; background: transparent; }}")
+        self.set_colours(fill, text_colour)
         self.label = plain_label()
         self.label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 9, 14, 9)
         layout.addWidget(self.label)
+
+    def set_colours(self, fill: str, text_colour: str) -> None:
+        self.setStyleSheet(f"QFrame#bubble {{ background: {fill}; border-radius: 14px; }}"
+                           f"QFrame#bubble QLabel {{ color: {text_colour}; background: transparent; }}")
 
     def set_text(self, text: str) -> None:
         self.label.setText(text)
@@ -99,17 +115,15 @@ class ChatBubblePanel(QWidget):
         self.view: BubbleView | None = None
 
         self.trace_note = plain_label(TRACE_NOTE, colour="#7a4b00")
-        self.trace_note.setStyleSheet("color: #6b4300; background: #fff3dc; border-radius: 6px; padding: 6px;")
         self.empty_note = plain_label("Open a run to see its chat.", colour=MUTED, italic=True)
         self.user_row = _Row(Bubble(USER_FILL, USER_TEXT), right=True)
         self.answer_row = _Row(Bubble(ANSWER_FILL, ANSWER_TEXT), right=False)
         self.status_row = _Row(Bubble(STATUS_FILL, STATUS_TEXT), right=False)
         self.hidden_note = plain_label(HIDDEN_NOTE, colour=MUTED, italic=True)
-        self.hidden_note.setStyleSheet(f"color: {MUTED}; font-style: italic; padding: 4px 2px;")
 
         content = QWidget()
         content.setObjectName("chat")
-        content.setStyleSheet("QWidget#chat { background: #ffffff; }")
+        self._content = content
         column = QVBoxLayout(content)
         column.setContentsMargins(12, 12, 12, 12)
         column.setSpacing(10)
@@ -125,6 +139,7 @@ class ChatBubblePanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)
 
+        self.set_theme("light")
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self._on_run_closed)
         session.cursor_moved.connect(lambda _view: self.refresh())
@@ -133,6 +148,22 @@ class ChatBubblePanel(QWidget):
             self._on_run_loaded(session.run)
         else:
             self.refresh()
+
+    def set_theme(self, theme: str) -> None:
+        """Recolour the conversation for "light" or "dark" (the window calls this when the theme changes)."""
+        colours = COLOURS.get(theme, COLOURS["light"])
+        self.theme = theme
+        self._content.setStyleSheet(f"QWidget#chat {{ background: {colours['background']}; }}")
+        for row, key in ((self.user_row, "user"), (self.answer_row, "answer"), (self.status_row, "status")):
+            row.bubble.set_colours(*colours[key])
+        muted = colours["muted"]
+        for row in (self.user_row, self.answer_row, self.status_row):
+            row.caption.setStyleSheet(f"color: {muted};")
+        self.hidden_note.setStyleSheet(f"color: {muted}; font-style: italic; padding: 4px 2px;")
+        self.empty_note.setStyleSheet(f"color: {muted}; font-style: italic;")
+        note_fill, note_text = colours["note"]
+        self.trace_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
+                                      "padding: 6px;")
 
     # -- what tests and other code can read -------------------------------------------------------------
     @property

@@ -66,17 +66,27 @@ def llm_events_of(run, index: int) -> tuple[dict | None, tuple[int, dict] | None
     return begin, _domain_after(run, start, "llm.end", lambda e: e.get("subflowPath") == path)
 
 
-def progress_reports(run, index: int, typed_pos: list[int]) -> list[tuple[int, dict]]:
+def progress_reports_by_call(run) -> dict[Any, list[int]]:
+    """Typed-event indices of every `stream.tool_progress`, grouped by toolCallId (built once per run)."""
+    by_call: dict[Any, list[int]] = {}
+    for j, event in enumerate(run.typed_events or []):
+        payload = event.get("payload") if isinstance(event, dict) else None
+        if event.get("type") == _PROGRESS and isinstance(payload, dict):
+            call_id = payload.get("toolCallId")
+            if isinstance(call_id, (str, int, float)):
+                by_call.setdefault(call_id, []).append(j)
+    return by_call
+
+
+def progress_reports(run, index: int, typed_pos: list[int],
+                     by_call: dict[Any, list[int]] | None = None) -> list[tuple[int, dict]]:
     """(axis position, payload) of every `stream.tool_progress` of this node's call, in order."""
     call_id = tool_call_id(run, index)
-    if call_id is None or run.typed_events is None:
+    if call_id is None or run.typed_events is None or not isinstance(call_id, (str, int, float)):
         return []
-    reports = []
-    for j, event in enumerate(run.typed_events):
-        payload = event.get("payload") if isinstance(event, dict) else None
-        if event.get("type") == _PROGRESS and isinstance(payload, dict) and payload.get("toolCallId") == call_id:
-            reports.append((typed_pos[j], payload))
-    return reports
+    if by_call is None:
+        by_call = progress_reports_by_call(run)
+    return [(typed_pos[j], run.typed_events[j]["payload"]) for j in by_call.get(call_id, [])]
 
 
 def _compact(value: Any, limit: int = 200) -> str:
@@ -205,7 +215,7 @@ class InspectorPanel(QWidget):
         for name, page in self._tab_pages.items():
             self.tabs.addTab(page, name)
 
-        self.empty = plain_label("Select a step, or move the cursor, to inspect it.", colour="#5f6675", italic=True)
+        self.empty = plain_label("Select a step, or move the cursor, to inspect it.", muted=True, italic=True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.empty)
@@ -222,9 +232,23 @@ class InspectorPanel(QWidget):
         else:
             self.refresh()
 
+    def focus_search(self) -> bool:
+        """Put the keyboard in the search box of the JSON tree on the visible tab (Ctrl+F)."""
+        page = self.tabs.currentWidget()
+        trees = [t for t in (page.findChildren(JsonTreeView) if page is not None else []) if t.isVisibleTo(page)]
+        if isinstance(page, JsonTreeView):
+            trees.insert(0, page)
+        if not trees:
+            trees = [self.raw_tree]
+            self.tabs.setCurrentWidget(self._tab_pages["Raw JSON"])
+        trees[0].search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        trees[0].search_box.selectAll()
+        return True
+
     # -- which node, as of when -------------------------------------------------------------------------
     def _on_run_loaded(self, run) -> None:
         self._positions = event_positions(run)
+        self._progress_by_call = progress_reports_by_call(run)
         self._graph_cache = None
         self._key = None
         self.refresh()
@@ -293,7 +317,9 @@ class InspectorPanel(QWidget):
         self.raw_tree.set_value(node)
         current = self.tabs.tabText(self.tabs.currentIndex())
         for i in range(self.tabs.count()):
-            self.tabs.setTabVisible(i, self.tabs.tabText(i) in shown)
+            visible = self.tabs.tabText(i) in shown
+            if self.tabs.isTabVisible(i) != visible:  # re-laying out the tab bar is the slow part
+                self.tabs.setTabVisible(i, visible)
         if current not in shown or kind != self._kind:  # a new kind of step opens on its main tab
             order = ["Slots", "Tool", "Text", "Subflow", "Raw JSON"]
             first = next(name for name in order if name in shown)
@@ -335,7 +361,7 @@ class InspectorPanel(QWidget):
         rows.append(("path", " / ".join(str(s) for s in node.get("subflowPath") or [])))
         for name, value in rows:
             label = plain_label(_fmt(value))
-            self.fields.addRow(plain_label(name, colour="#5f6675"), label)
+            self.fields.addRow(plain_label(name, muted=True), label)
 
     def _fill_llm(self, run, index: int, node: dict) -> set[str]:
         shown = {"Injections"}
@@ -391,7 +417,7 @@ class InspectorPanel(QWidget):
 
     def _fill_progress(self, run, index: int) -> None:
         position = self._position
-        self._progress = progress_reports(run, index, self._positions[1])
+        self._progress = progress_reports(run, index, self._positions[1], self._progress_by_call)
         table = self.progress_table
         table.setRowCount(len(self._progress))
         for row, (at, payload) in enumerate(self._progress):
@@ -435,4 +461,4 @@ class InspectorPanel(QWidget):
                                           f"{rollup.iterations} loop iteration(s)"),
                             ("tokens", f"{rollup.tokens_in} in  ·  {rollup.tokens_out} out"),
                             ("duration", duration)):
-            self.rollup_fields.addRow(plain_label(name, colour="#5f6675"), plain_label(value))
+            self.rollup_fields.addRow(plain_label(name, muted=True), plain_label(value))
