@@ -39,8 +39,12 @@ if [ ! -x .venv/bin/python ]; then
 fi
 STAMP=.venv/.afp-installed
 if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
-  echo "setup: installing afp-desktop and its dependencies into .venv"
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[test,package]"
+  echo "setup: installing afp-desktop and its dependencies into .venv (log: .venv/install.log)"
+  if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e ".[test,package]"; } \
+      > .venv/install.log 2>&1; then
+    tail -n 40 .venv/install.log
+    echo "setup: installing the Python packages failed; the full log is .venv/install.log" >&2
+    exit 1
+  fi
   touch "$STAMP"
 fi
