@@ -40,7 +40,7 @@ def test_stops_are_ordered_and_land_on_their_stage(scenario):
     for i, stop in enumerate(run.stops):
         assert stop["axisStart"] <= stop["axisEnd"]
         assert stop_index_at(run.stops, stop["axisEnd"]) >= i or ends.count(stop["axisEnd"]) > 1
-        if stop["kind"] in ("start", "end") or stop["axisStart"] == stop["axisEnd"]:
+        if stop["kind"] in ("start", "end") or stop["axisStart"] == stop["axisEnd"] or stop.get("derived"):
             continue
         # the first event of the stop belongs to the stop's commit range
         first = run.axis.entries[stop["axisStart"]]
@@ -90,3 +90,21 @@ def test_typed_events_take_the_commit_of_the_domain_event_they_map_to(scenario):
         starts_before = sum(e["type"] == "agentfootprint.stream.llm_start" for e in run.typed_events[:n_typed_before])
         starts_turn = sum(e["type"] == "agentfootprint.stream.llm_start" for e in run.typed_events[:n_typed_turn])
         assert starts_turn == starts_before + 1, (before["label"], turn["label"], types_before)
+
+
+@pytest.mark.parametrize("scenario", ["07-flow-sequence", "09-flow-conditional", "10-flow-loop"])
+def test_composition_recordings_fall_back_to_derived_stops_with_a_notice(scenario):
+    """Their commit log's top level has only bookends; the timeline still gets the nested LLM turns."""
+    from afp_desktop.core.stops import milestone_stops
+
+    run = open_run(corpus_path(scenario, "recording.json"))
+    assert len(milestone_stops(run.commit_log, run.execution_tree)) == 2
+    assert len(run.stops) > 2 and all(s.get("derived") for s in run.stops)
+    assert "LLM turn" in {s["label"] for s in run.stops}
+    assert "stops-derived-nested" in {n.code for n in run.notices}
+
+
+def test_flat_agent_recordings_keep_commit_stops():
+    run = open_run(corpus_path("02-react-two-tools", "recording.json"))
+    assert not any(s.get("derived") for s in run.stops)
+    assert "stops-derived-nested" not in {n.code for n in run.notices}

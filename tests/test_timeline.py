@@ -3,6 +3,8 @@ figures, and the panel itself following the session (mouse, slider, play, drill)
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QFontMetricsF
@@ -302,8 +304,15 @@ def test_a_mount_without_inner_milestones_says_so(panel, react):
     assert "No milestones between start and end inside Iteration 1" in panel.note.text()
 
 
-def test_file_with_only_bookends_uses_single_events(qtbot, panel):
-    run = open_run(corpus_path("07-flow-sequence", "recording.json"))
+def test_file_with_only_bookends_uses_single_events(qtbot, panel, tmp_path):
+    # A stream whose stages are none of the milestone stages: only the bookends remain.
+    lines = [json.dumps({"type": "agentfootprint.custom.step", "payload": {"i": i},
+                         "meta": {"wallClockMs": 1000 + i, "runOffsetMs": i, "runtimeStageId": f"work#{i % 3}",
+                                  "subflowPath": [], "compositionPath": [], "runId": "run-1"}})
+             for i in range(30)]
+    path = tmp_path / "plain.ndjson"
+    path.write_text("\n".join(lines) + "\n")
+    run = open_run(path)
     assert [s["kind"] for s in run.stops] == ["start", "end"]
     panel.session.set_run(run)
     assert "one event at a time" in panel.note.text()

@@ -23,40 +23,49 @@ def commit_alignment_usable(run) -> bool:
 
 
 def stops_for_run(run) -> list[dict]:
-    axis = run.axis
-    total = len(axis)
+    """The stops the timeline shows. Commit-log milestone stops when the events can be placed among the
+    commits; stops derived from the events otherwise — and also when the commit log's top level holds no
+    milestone at all (a composition whose steps all ran inside subflows), where the derived stops still find
+    the nested LLM turns and tool calls. A notice says which, in plain words."""
+    from afp_desktop.core.run import Notice
+
     if commit_alignment_usable(run):
-        stops = [dict(s) for s in milestone_stops(run.commit_log, run.execution_tree)]
-        for stop in stops:
-            if stop["kind"] == "end":
-                stop["axisStart"], stop["axisEnd"] = min(axis.position_after_commit(stop["commitIdx"] - 1), total), total
-            else:
-                stop["axisStart"] = axis.position_after_commit(stop["commitIdx"] - 1)
-                stop["axisEnd"] = axis.position_after_commit(stop["lastCommitIdx"])
+        stops = _commit_stops_on_axis(run)
+        if len(stops) > 2:
+            return stops
+        derived = _derived_stops_on_axis(run)
+        if len(derived) > 2:
+            run.notices.append(Notice("stops-derived-nested", "The commit log has no milestones at its top "
+                                      "level (this run's steps ran inside subflows), so the timeline's stops are "
+                                      "derived from the events instead.", "info"))
+            return derived
         return stops
+    return _derived_stops_on_axis(run)
+
+
+def _commit_stops_on_axis(run) -> list[dict]:
+    axis, total = run.axis, len(run.axis)
+    stops = [dict(s) for s in milestone_stops(run.commit_log, run.execution_tree)]
+    for stop in stops:
+        stop["axisStart"] = min(axis.position_after_commit(stop["commitIdx"] - 1), total)
+        stop["axisEnd"] = total if stop["kind"] == "end" else axis.position_after_commit(stop["lastCommitIdx"])
+    return stops
+
+
+def _derived_stops_on_axis(run) -> list[dict]:
+    axis, total = run.axis, len(run.axis)
     typed = run.typed_events or []
     pseudo = []
     for kind, index in axis.entries:
-        event = run.domain_events[index] if kind == "d" else typed[index]
         if kind == "d":
+            event = run.domain_events[index]
             pseudo.append({"type": event.get("type"), "runtimeStageId": event.get("runtimeStageId") or ""})
         else:
-            meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
-            rid = meta.get("runtimeStageId")
+            meta = typed[index].get("meta")
+            rid = meta.get("runtimeStageId") if isinstance(meta, dict) else None
             pseudo.append({"type": "typed", "runtimeStageId": rid if isinstance(rid, str) else ""})
     stops = [dict(s) for s in derived_stops(pseudo)]
     for stop in stops:
         stop["axisStart"] = max(stop["eventIdx"], 0)
         stop["axisEnd"] = total if stop["kind"] == "end" else stop["lastEventIdx"] + 1
     return stops
-
-
-def stop_index_at(stops: list[dict], position: int) -> int:
-    """The stop the cursor is in: the last stop whose axisEnd is ≤ position... or whose range holds it."""
-    best = 0
-    for i, stop in enumerate(stops):
-        if stop["axisEnd"] <= position or stop["axisStart"] <= position:
-            best = i
-        else:
-            break
-    return best

@@ -354,7 +354,9 @@ class TimelinePanel(QWidget):
             self.note.setText("Some stops inside this subflow have no event of their own in the file; they are "
                               "spread within its events (hover a marker to see which).")
         elif self.stops and self.stops[0].get("derived"):
-            self.note.setText("Stops derived from the events (no commit log).")
+            why = ("the commit log has no top-level milestones" if self.session.run.commit_log
+                   else "no commit log in this file")
+            self.note.setText(f"Stops derived from the events ({why}).")
         else:
             self.note.setText("Double-click a square marker to see the stops inside it." if any(self._drillable)
                               else "")
