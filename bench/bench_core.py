@@ -66,7 +66,9 @@ def main() -> None:
         full, full_min = timed(lambda: open_run(trace).stepgraph, args.repeat)
         print(f"  orjson.loads(trace.json)         {bare:8.1f} ms (min {bare_min:.1f})   <- floor")
         print(f"  open_run + StepGraph             {full:8.1f} ms (min {full_min:.1f})   ratio {full / bare:.2f}x "
-              f"(target <= 1.3x; agentfootprint's Node parse+fold of a 12 MB trace: ~140 ms)")
+              f"median, {full_min / bare_min:.2f}x best (target <= 1.3x)")
+        print(f"  same, per MB                     {full / size_mb:8.1f} ms/MB  (agentfootprint's Node parse+fold: "
+              f"~140 ms for a 12 MB trace = {140 / 12:.1f} ms/MB)")
         doc = orjson.loads(trace.read_bytes())
         fold, _ = timed(lambda: build_step_graph(doc["events"]), args.repeat)
         print(f"  StepGraph fold alone             {fold:8.1f} ms")

@@ -214,3 +214,21 @@ def test_every_node_of_every_corpus_file_can_be_inspected(qtbot):
                 session.select_node(index)
                 assert inspector.node_index == index and visible_tabs(inspector)
                 assert inspector.tabs.isTabVisible(inspector.tabs.currentIndex())
+
+
+def test_fast_scrubbing_refreshes_the_inspector_once_it_settles(qtbot):
+    """One move shows at once; a burst of moves is followed by one refresh at the last position."""
+    from afp_desktop.app.panels import inspector as inspector_module
+
+    run = recording("02-react-two-tools")
+    session, inspector = open_inspector(qtbot, run, position=0)
+    ends = [s["axisEnd"] for s in run.stops]
+    qtbot.wait(inspector_module.SCRUB_GAP_MS + 20)
+    session.move_to(ends[5], immediate=True)  # a single move after a pause: immediate
+    shown_first = session.view.current_node
+    assert inspector.node_index == shown_first
+    for end in ends[6:15]:  # a burst of moves: the inspector waits
+        session.move_to(end, immediate=True)
+    latest = session.view.current_node
+    assert latest != shown_first and inspector.node_index == shown_first
+    qtbot.waitUntil(lambda: inspector.node_index == latest, timeout=1000)

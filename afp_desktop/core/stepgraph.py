@@ -44,14 +44,18 @@ def _offset(ts: Any, origin: Any) -> Any:
         return None  # JS: NaN, which JSON writes as null
 
 
+_INJECTION_OPTIONAL = tuple((key, True) for key in INJECTION_STRING_FIELDS) + tuple(
+    (key, False) for key in (*INJECTION_NUMBER_FIELDS, "budgetTokens", "budgetFraction"))
+
+
 def _injection(event: dict) -> dict:
+    """ContextInjection: the six strings only when truthy, the four numbers when present (0 kept)."""
     out = {"slot": event.get("slot"), "source": event.get("source")}
-    for key in INJECTION_STRING_FIELDS:
-        if event.get(key):
-            out[key] = event[key]
-    for key in (*INJECTION_NUMBER_FIELDS, "budgetTokens", "budgetFraction"):
+    for key, only_truthy in _INJECTION_OPTIONAL:
         if key in event:
-            out[key] = event[key]
+            value = event[key]
+            if value or not only_truthy:
+                out[key] = value
     return out
 
 

@@ -9,9 +9,11 @@ All trace text is plain text.
 
 from __future__ import annotations
 
+import time
+
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView, QFormLayout, QPlainTextEdit, QSplitter, QTableWidget,
@@ -23,6 +25,8 @@ from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.core import jsonio
 from afp_desktop.core.bubble import event_positions, rollups
 from afp_desktop.core.status import progress_message_of
+
+SCRUB_GAP_MS = 80  # moves closer together than this are a scrub
 
 MUTED = QColor("#8a909c")
 LLM_START_KINDS = ("user->llm", "tool->llm")
@@ -225,7 +229,14 @@ class InspectorPanel(QWidget):
 
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self.refresh)
-        session.cursor_moved.connect(lambda _view: self.refresh())
+        # While the cursor is being scrubbed fast (moves closer together than SCRUB_GAP_MS) the inspector — the
+        # heaviest panel — refreshes once the scrubbing settles instead of on every move: stale work dropped.
+        self._last_move = 0.0
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SCRUB_GAP_MS)
+        self._settle.timeout.connect(self.refresh)
+        session.cursor_moved.connect(self._on_cursor_moved)
         session.selection_changed.connect(lambda _index: self.refresh())
         if session.run is not None:
             self._on_run_loaded(session.run)
@@ -277,7 +288,17 @@ class InspectorPanel(QWidget):
             self._graph_cache = (view.position, run.stepgraph_at(view.position))
         return self._graph_cache[1]["nodes"][index], "In progress at the cursor: showing what has happened so far."
 
+    def _on_cursor_moved(self, _view) -> None:
+        now = time.monotonic()
+        scrubbing = (now - self._last_move) * 1000 < SCRUB_GAP_MS
+        self._last_move = now
+        if scrubbing:
+            self._settle.start()  # (re)start: refresh once the moves stop
+        else:
+            self.refresh()
+
     def refresh(self) -> None:
+        self._settle.stop()
         run, view = self.session.run, self.session.view
         index, source = self._target() if run is not None else (None, "")
         if index is None:

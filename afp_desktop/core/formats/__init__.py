@@ -72,7 +72,10 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
         return read_lossless(data, name, progress=progress, cancelled=cancelled)
     if looks_like_ndjson(data):
         return _load_ndjson(data, name, progress, cancelled)
-    stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    lead = len(data[:4096]) - len(data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n"))
+    stripped = data[lead:] if lead else data  # no copy in the usual case
+    if lead == 4096:  # a head of pure whitespace: strip all of it
+        stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not stripped[:1] in (b"{", b"["):
         raise LoadError(name, "not JSON: a trace file starts with '{' (Trace, recording) or is one JSON event "
                               "per line (NDJSON)", 1, 1)

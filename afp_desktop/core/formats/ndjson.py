@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from typing import Callable
 
+import re
+
 import orjson
 
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
 from afp_desktop.core.jsonio import _position
 
 ProgressFn = Callable[[float], None]
+_NON_SPACE = re.compile(rb"\S")
 
 
 def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: ProgressFn | None = None,
@@ -70,7 +73,7 @@ def looks_like_ndjson(data: bytes) -> bool:
     while data[start:start + 1] in (b"\n", b"\r", b" ", b"\t"):
         start += 1
     newline = data.find(b"\n", start)
-    if newline < 0 or not data[newline:].strip():
+    if newline < 0 or _NON_SPACE.search(data, newline) is None:
         return _single_event(data[start:].strip())
     first = data[start:newline].strip()
     if not first.startswith(b"{") or not first.endswith(b"}"):
