@@ -437,3 +437,16 @@ def test_ctrl_f_types_into_the_inspector_search(qtbot, window):
     assert window.panels["inspector"].isAncestorOf(focused)
     qtbot.keyClicks(focused, "userMessage")
     assert focused.text() == "userMessage"
+
+
+def test_template_lines_are_listed_when_their_tab_is_shown(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path("04-tool-progress", "recording.json"))
+    editor = window.panels["templates"]
+    window.docks["inspector"].raise_()  # templates become a background tab
+    qtbot.waitUntil(lambda: editor.visibleRegion().isEmpty(), timeout=2000)
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "recording.json"))
+    assert editor.lines.topLevelItemCount() == 0 or "get_weather" not in editor.lines.topLevelItem(0).text(0)
+    window.docks["templates"].raise_()
+    qtbot.waitUntil(lambda: not editor.visibleRegion().isEmpty(), timeout=2000)
+    texts = [editor.lines.topLevelItem(i).text(0) for i in range(editor.lines.topLevelItemCount())]
+    assert "Working on `get_weather`…" in texts

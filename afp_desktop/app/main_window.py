@@ -270,6 +270,9 @@ class MainWindow(QMainWindow):
         s.run_closed.connect(self._show_empty)
         s.cursor_moved.connect(lambda view: self.canvas.set_cursor_state(view.happened, view.current_node))
         s.selection_changed.connect(self.canvas.set_selected)
+        templates = self.panels.get("templates")
+        if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward
+            self.docks["templates"].visibilityChanged.connect(lambda shown: shown and templates.ensure_lines())
         self.canvas.node_activated.connect(s.activate_node)
         self.loader.started.connect(lambda path: self._set_loading(True, path))
         self.loader.progress.connect(lambda f: self.progress.setValue(int(f * 100)))

@@ -392,7 +392,19 @@ class TemplateEditorPanel(QWidget):
     # -- the run ----------------------------------------------------------------------------------------
     def _on_run_changed(self) -> None:
         self._refresh_add_combo()
-        self.refresh_lines()
+        if self.isVisible() and not self.visibleRegion().isEmpty():
+            self.refresh_lines()
+        else:  # a hidden (or background-tab) panel: list the lines when it is shown, not while a run opens
+            self._lines_stale = True
+
+    def ensure_lines(self) -> None:
+        """List the lines now if a run arrived while the panel was out of sight (its dock calls this)."""
+        if getattr(self, "_lines_stale", False):
+            self.refresh_lines()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.ensure_lines()
 
     def _refresh_add_combo(self) -> None:
         self.add_combo.clear()
@@ -407,6 +419,7 @@ class TemplateEditorPanel(QWidget):
 
     def refresh_lines(self) -> None:
         self._lines_timer.stop()
+        self._lines_stale = False
         self.lines.clear()
         run = self.session.run
         if run is None:

@@ -408,24 +408,32 @@ class TimelinePanel(QWidget):
 
     def _resize_markers(self) -> None:
         if self.stops and self._marker_scale_now() != self._marker_scale:
-            self._draw_stops()
+            self._marker_scale = scale = self._marker_scale_now()
+            self.markers.setSize(self._marker_sizes(scale))  # sizes only: no new spots, no new symbols
+
+    def _marker_sizes(self, scale: float) -> list[float]:
+        return [(13 if drillable else 11) * scale for drillable in self._drillable]
 
     def _draw_stops(self) -> None:
         if not self.stops:
             self.markers.setData([])
             return
         self._marker_scale = scale = self._marker_scale_now()
-        spots = []
+        # One brush per colour and one pen, shared: pyqtgraph then renders each symbol once, not once per stop.
+        brushes: dict[int, object] = {}
+        brush_list, symbols = [], []
         for i, stop in enumerate(self.stops):
+            colour = QColor(self._marker_colour(stop))
+            brush = brushes.get(colour.rgba())
+            if brush is None:
+                brush = brushes[colour.rgba()] = pg.mkBrush(colour)
+            brush_list.append(brush)
             bookend = stop.get("kind") in ("start", "end")
-            colour = self._marker_colour(stop)
-            spots.append({
-                "pos": (i, 0), "size": (13 if self._drillable[i] else 11) * scale,
-                "symbol": "s" if self._drillable[i] else ("d" if bookend else "o"),
-                "brush": pg.mkBrush(colour), "pen": pg.mkPen(self.theme_palette.background, width=1),
-                "data": self._tooltip(i),
-            })
-        self.markers.setData(spots)
+            symbols.append("s" if self._drillable[i] else ("d" if bookend else "o"))
+        self.markers.setData(x=list(range(len(self.stops))), y=[0] * len(self.stops),
+                             size=self._marker_sizes(scale), symbol=symbols, brush=brush_list,
+                             pen=pg.mkPen(self.theme_palette.background, width=1),
+                             data=[self._tooltip(i) for i in range(len(self.stops))])
 
     def _tooltip(self, i: int) -> str:
         stop = self.stops[i]
