@@ -183,3 +183,14 @@ def test_llm_end_without_usage_falls_back_to_subflow_only_graph_with_a_note():
     fold, note = build_step_graph_safe(events)
     kinds = [n["kind"] for n in fold.graph()["nodes"]]
     assert kinds == ["subflow"] and "Per-iteration detail is missing" in note
+
+
+def test_missing_ids_print_like_javascript_undefined_and_null():
+    g = build_step_graph([
+        {"type": "llm.start", "subflowPath": ROOT, "ts": 1, "model": "m", "actorArrow": "user→llm"},
+        {"type": "llm.end", "subflowPath": ROOT, "ts": 2, "content": "", "toolCallCount": 1,
+         "usage": {"input": 1, "output": 1}, "actorArrow": "llm→tool"},
+        {"type": "tool.start", "runtimeStageId": None, "subflowPath": ROOT, "ts": 3, "toolName": "t"},
+    ])
+    assert [n["id"] for n in g["nodes"]] == ["step-llm-start-undefined-1", "step-tool-start-null-undefined"]
+    assert "runtimeStageId" not in g["nodes"][0] and g["nodes"][1]["runtimeStageId"] is None

@@ -99,9 +99,8 @@ class StepGraphFold:
 
     def _chain(self, index: int) -> None:
         if self._prev_react is not None:
-            src, dst = self.nodes[self._prev_react], self.nodes[index]
-            self._add_edge({"id": f"{src.get('id')}->{dst.get('id')}", "from": src.get("id"),
-                            "to": dst.get("id"), "kind": "next"})
+            src, dst = self.nodes[self._prev_react]["id"], self.nodes[index]["id"]  # ReAct nodes always have ids
+            self._add_edge({"id": f"{src}->{dst}", "from": src, "to": dst, "kind": "next"})
         self._prev_react = index
 
     def _add_edge(self, edge: dict) -> None:
@@ -124,6 +123,23 @@ class StepGraphFold:
         self._touch(index)
 
     # -- the fold -------------------------------------------------------------------------------------
+    def feed_all(self, events: Iterable[Any]) -> None:
+        """`feed` every event: the same fold with the per-event dispatch kept in local variables."""
+        handlers, unset = _HANDLERS, _UNSET
+        for event in events:
+            if type(event) is dict:
+                if self._run_start_ts is unset:
+                    self._run_start_ts = event.get("ts")
+                try:
+                    handler = handlers.get(event.get("type"))
+                except TypeError:  # an unhashable "type" value: not an event we know
+                    handler = None
+                if handler is not None:
+                    ts, origin = event.get("ts"), self._run_start_ts
+                    t = ts - origin if type(ts) is int and type(origin) is int else _offset(ts, origin)
+                    handler(self, event, t)
+            self._count += 1
+
     def feed(self, event: Any) -> None:
         if type(event) is dict:  # hot path: one dict lookup for the handler, the offset only when it is used
             if self._run_start_ts is _UNSET:
@@ -182,7 +198,8 @@ class StepGraphFold:
 
     def _fork_branch(self, ev: dict, t: Any) -> None:
         child = ev.get("childName")
-        node = {"id": f"fork-{ev.get('runtimeStageId')}-{child}", "kind": "fork-branch", "label": child,
+        node = {"id": f"fork-{_js_field(ev, 'runtimeStageId')}-{_js_field(ev, 'childName')}", "kind": "fork-branch",
+                "label": child,
                 "startOffsetMs": t, "subflowPath": ev.get("subflowPath")}
         self._append_node(node)
 
@@ -190,7 +207,7 @@ class StepGraphFold:
         if ev.get("isAgentInternal"):
             return
         chosen = ev.get("chosen")
-        node = {"id": f"decision-{ev.get('runtimeStageId')}-{chosen}", "kind": "decision-branch",
+        node = {"id": f"decision-{_js_field(ev, 'runtimeStageId')}-{_js_field(ev, 'chosen')}", "kind": "decision-branch",
                 "label": chosen, "startOffsetMs": t, "subflowPath": ev.get("subflowPath")}
         self._append_node(node)
 
@@ -198,7 +215,7 @@ class StepGraphFold:
         if self._active is None:
             return
         active_id = self.nodes[self._active].get("id")
-        edge = {"id": f"loop-{active_id}-{_js_str(ev.get('iteration'))}", "from": active_id, "to": active_id,
+        edge = {"id": f"loop-{_js_str(active_id)}-{_js_field(ev, 'iteration')}", "from": active_id, "to": active_id,
                 "kind": "loop-iteration"}
         _copy_present(edge, ev, "iteration")
         self._add_edge(edge)
@@ -208,11 +225,10 @@ class StepGraphFold:
 
     def _llm_start(self, ev: dict, t: Any) -> None:
         self._iter += 1
-        rid = ev.get("runtimeStageId")
         injections, self._pending_injections = self._pending_injections, []
         slots, self._pending_slots = self._pending_slots, {}
         is_tool = ev.get("actorArrow") == "tool→llm"
-        node: dict[str, Any] = {"id": f"step-llm-start-{_js_str(rid)}-{self._iter}",
+        node: dict[str, Any] = {"id": f"step-llm-start-{_js_field(ev, 'runtimeStageId')}-{self._iter}",
                                 "kind": "tool->llm" if is_tool else "user->llm",
                                 "label": "tool → llm" if is_tool else "user → llm", "startOffsetMs": t}
         _copy_present(node, ev, "model", "llmModel")
@@ -243,8 +259,8 @@ class StepGraphFold:
             self._touch(self._last_llm_start)
         content = ev.get("content")
         if ev.get("actorArrow") == "llm→user":
-            rid = ev.get("runtimeStageId")
-            node = {"id": f"step-llm-end-{_js_str(rid)}-{self._iter}", "kind": "llm->user", "label": "llm → user",
+            node = {"id": f"step-llm-end-{_js_field(ev, 'runtimeStageId')}-{self._iter}", "kind": "llm->user",
+                    "label": "llm → user",
                     "startOffsetMs": t, "endOffsetMs": t, "subflowPath": ev.get("subflowPath"),
                     "iterationIndex": self._iter}
             _copy_present(node, ev, "runtimeStageId")
@@ -258,16 +274,21 @@ class StepGraphFold:
         if ev.get("notDispatched"):  # [NEWER 9.113] a paused batch never ran this call (§3.8)
             self._not_dispatched.add(ev.get("toolCallId"))
             return
-        rid, name = ev.get("runtimeStageId"), ev.get("toolName")
         text, self._pending_assistant_text = self._pending_assistant_text, None
-        node: dict[str, Any] = {"id": f"step-tool-start-{_js_str(rid)}-{_js_str(ev.get('toolCallId'))}",
-                                "kind": "llm->tool", "label": f"llm → tool ({_js_str(name)})", "startOffsetMs": t}
-        _copy_present(node, ev, "toolName")
-        node.update({"subflowPath": ev.get("subflowPath"), "iterationIndex": self._iter, "slotUpdated": "tools"})
-        _copy_present(node, ev, "runtimeStageId")
+        node: dict[str, Any] = {
+            "id": f"step-tool-start-{_js_field(ev, 'runtimeStageId')}-{_js_field(ev, 'toolCallId')}",
+            "kind": "llm->tool", "label": f"llm → tool ({_js_field(ev, 'toolName')})", "startOffsetMs": t}
+        if "toolName" in ev:
+            node["toolName"] = ev["toolName"]
+        node["subflowPath"] = ev.get("subflowPath")
+        node["iterationIndex"] = self._iter
+        node["slotUpdated"] = "tools"
+        if "runtimeStageId" in ev:
+            node["runtimeStageId"] = ev["runtimeStageId"]
         if text:
             node["assistantText"] = text
-        _copy_present(node, ev, "args", "toolArgs")
+        if "args" in ev:
+            node["toolArgs"] = ev["args"]
         index = self._append_node(node)
         self._last_tool = index
         self._chain(index)
@@ -301,8 +322,18 @@ def _node(ev: dict, kind: str, label: Any, t: Any, label_present: bool = True) -
     return node
 
 
+def _js_field(event: dict, key: str) -> str:
+    """How a JS template literal prints `event[key]`: a missing key prints "undefined", null prints "null"."""
+    value = event.get(key, _UNSET)
+    if type(value) is str:  # the usual case, first
+        return value
+    return "undefined" if value is _UNSET else _js_str(value)
+
+
 def _js_str(value: Any) -> str:
     """How a JS template literal prints a value."""
+    if type(value) is str:
+        return value
     if value is None:
         return "null"
     if value is True:
@@ -334,8 +365,7 @@ _REACT_TYPES = frozenset({"llm.start", "llm.end", "tool.start", "tool.end", "con
 def build_step_graph(events: Iterable[Any]) -> dict:
     """`buildStepGraphFromEvents`: the StepGraph of a DomainEvent list (raises MalformedRunError like the TS)."""
     fold = StepGraphFold()
-    for event in events:
-        fold.feed(event)
+    fold.feed_all(events)
     return fold.graph()
 
 
@@ -344,8 +374,7 @@ def build_step_graph_safe(events: list) -> tuple[StepGraphFold, str | None]:
     newer lens does the same)."""
     fold = StepGraphFold()
     try:
-        for event in events:
-            fold.feed(event)
+        fold.feed_all(events)
         return fold, None
     except MalformedRunError as err:
         fallback = StepGraphFold()
