@@ -211,3 +211,35 @@ def test_palette_text_contrast(theme):
         assert contrast_ratio(colour, palette.background) >= 3.0
     with pytest.raises(ValueError):
         palette_for("sepia")
+
+
+def test_far_zoomed_out_the_overview_draws_every_card_in_batches(qtbot, canvas):
+    from afp_desktop.core.synthetic import synthetic_step_graph
+
+    graph = synthetic_step_graph(300, 3)
+    canvas.set_graph(graph)
+    assert not canvas.overview_mode
+    canvas.fit_to_window()
+    assert canvas.overview_mode
+    assert not canvas.node_items[0].isVisible()  # the detail layer is hidden: one item paints instead
+    happened = [i < 100 for i in range(len(graph["nodes"]))]
+    canvas.set_cursor_state(happened, 99)
+    batches = canvas._overview._batched()
+    dim = canvas.palette.dim_opacity
+    assert sum(len(r) for (colour, opacity), r in batches.items() if opacity == 1.0) == 100
+    assert sum(len(r) for (colour, opacity), r in batches.items() if opacity == dim) == len(happened) - 100
+    canvas.set_future_mode("hide")
+    assert sum(len(r) for r in canvas._overview._batched().values()) == 100
+    # clicking a block still finds its step
+    box = canvas.graph_layout.nodes[50]
+    assert canvas.node_at(canvas.mapFromScene(QPointF(box.cx, box.cy))) == 50
+    canvas.reset_zoom()
+    assert not canvas.overview_mode and canvas.node_items[0].isVisible()
+
+
+def test_identical_loop_routes_are_drawn_once(canvas):
+    graph = _graph("15-large-run")  # 150 loop-iteration edges on the Run card
+    canvas.set_graph(graph)
+    loops = [r for r in canvas.graph_layout.edges if r.kind == "loop-iteration"]
+    drawn = [item for item in canvas.edge_items if item.route.kind == "loop-iteration"]
+    assert len(loops) == 150 and len(drawn) <= 2  # the labelled first one, and one for all the rest

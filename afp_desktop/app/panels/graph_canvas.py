@@ -373,19 +373,76 @@ class NodeItem(QGraphicsItem):
         self.art.paint_node(painter, self.index, _detailed(painter))
 
 
-class _Layer(QGraphicsItem):
-    """An invisible parent, so all edges can be hidden at once without touching their own (cursor) visibility."""
+def _distinct_routes(routes: list[EdgeRoute]) -> list[EdgeRoute]:
+    """One route per distinct drawing: a Loop's 150 iteration edges share one self-loop on the same card, and
+    drawing it 150 times over made every repaint of that corner slow."""
+    seen: set = set()
+    distinct = []
+    for route in routes:
+        key = (route.kind, route.source, route.target, tuple(route.points), route.label)
+        if key not in seen:
+            seen.add(key)
+            distinct.append(route)
+    return distinct
 
-    def __init__(self, z: float):
+
+class _Layer(QGraphicsItem):
+    """An invisible parent: hiding it hides every card, edge and bracket at once (its children stay indexed)."""
+
+    def __init__(self):
         super().__init__()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
-        self.setZValue(z)
 
     def boundingRect(self) -> QRectF:
         return QRectF()
 
     def paint(self, painter, option, widget=None) -> None:
         pass
+
+
+class OverviewItem(QGraphicsItem):
+    """Far zoomed out, every card as a block drawn in a few batched calls (one per colour and opacity) instead
+    of one Python paint call per card: a 10,000-step graph stays smooth to pan and zoom."""
+
+    def __init__(self, canvas: "GraphCanvas"):
+        super().__init__()
+        self.canvas = canvas
+        layout = canvas.art.layout
+        self._rects = [QRectF(b.x, b.y, b.w, b.h) for b in layout.nodes]
+        self._bounds = QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0))
+        self._batches: dict | None = None
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setZValue(3)
+
+    def invalidate(self) -> None:
+        self._batches = None
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def _batched(self) -> dict:
+        if self._batches is None:
+            canvas, art = self.canvas, self.canvas.art
+            dim = art.palette.dim_opacity
+            batches: dict = {}
+            for i, box in enumerate(art.layout.nodes):
+                opacity = node_opacity(canvas.happened, i, canvas.future_mode, dim)
+                if opacity > 0:
+                    batches.setdefault((art.palette.kind(box.kind).accent, opacity), []).append(self._rects[i])
+            self._batches = batches
+        return self._batches
+
+    def paint(self, painter, option, widget=None) -> None:
+        art = self.canvas.art
+        painter.setPen(Qt.PenStyle.NoPen)
+        for (colour, opacity), rects in self._batched().items():
+            painter.setOpacity(opacity)
+            painter.setBrush(_qcolor(colour))
+            painter.drawRects(rects)
+        painter.setOpacity(1.0)
+        for i in {art.current, art.selected} - {None}:
+            art._paint_marks(painter, i, self._rects[i], False)
 
 
 class EdgeItem(QGraphicsItem):
@@ -429,6 +486,8 @@ class GraphCanvas(QGraphicsView):
         self.palette = palette or palette_for("light")
         self.art: GraphArt | None = None
         self.graph_layout: GraphLayout | None = None
+        self._overview: OverviewItem | None = None
+        self._detail_layer: _Layer | None = None
         self.node_items: list[NodeItem] = []
         self.edge_items: list[EdgeItem] = []
         self.group_items: list[GroupItem] = []
@@ -437,7 +496,6 @@ class GraphCanvas(QGraphicsView):
         self.selected: int | None = None
         self.future_mode = "dim"
         self._message: str | None = None
-        self._edge_layer: _Layer | None = None
         self._press_pos: QPoint | None = None
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
@@ -463,13 +521,16 @@ class GraphCanvas(QGraphicsView):
         scene = self._new_scene()
         scene.setSceneRect(QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0)))
         self.group_items = [GroupItem(self.art, g) for g in layout.groups]
-        self.edge_items = [EdgeItem(self.art, r) for r in layout.edges]
+        self.edge_items = [EdgeItem(self.art, r) for r in _distinct_routes(layout.edges)]
         self.node_items = [NodeItem(self.art, i) for i in range(len(layout.nodes))]
-        self._edge_layer = _Layer(z=1)
-        for item in self.edge_items:
-            item.setParentItem(self._edge_layer)
-        for item in (*self.group_items, self._edge_layer, *self.node_items):
-            scene.addItem(item)
+        # Cards, edges and brackets hang off one layer, shown when zoomed in enough to read; far zoomed out the
+        # overview item stands in for all of them.
+        self._detail_layer = _Layer()
+        for item in (*self.group_items, *self.edge_items, *self.node_items):
+            item.setParentItem(self._detail_layer)
+        scene.addItem(self._detail_layer)
+        self._overview = OverviewItem(self)
+        scene.addItem(self._overview)
         self.setScene(scene)
         if old is not None:
             old.deleteLater()
@@ -483,7 +544,8 @@ class GraphCanvas(QGraphicsView):
 
     def clear(self, message: str = "") -> None:
         """Drop the graph and show `message` (plain text) centred in the view instead."""
-        self.art, self.graph_layout, self._edge_layer = None, None, None
+        self.art, self.graph_layout = None, None
+        self._overview = self._detail_layer = None
         self.node_items, self.edge_items, self.group_items = [], [], []
         old = self.scene()
         self.setScene(self._new_scene())
@@ -553,6 +615,8 @@ class GraphCanvas(QGraphicsView):
         return index if index is not None and 0 <= index < len(self.node_items) else None
 
     def _refresh(self, *indices: int | None) -> None:
+        if self.overview_mode:
+            self._overview.invalidate()
         for i in indices:
             if i is not None and i < len(self.node_items):
                 self.node_items[i].update()
@@ -568,6 +632,8 @@ class GraphCanvas(QGraphicsView):
         touched = set(indices)
         if not touched:
             return
+        if self._overview is not None:
+            self._overview.invalidate()
         for i in touched:
             show(self.node_items[i], node_opacity(self.happened, i, self.future_mode, dim))
         for item in self.edge_items:
@@ -597,9 +663,18 @@ class GraphCanvas(QGraphicsView):
         self.verticalScrollBar().setValue(self.verticalScrollBar().value() + moved.y())
         self._after_zoom()
 
+    @property
+    def overview_mode(self) -> bool:
+        return self._overview is not None and self._overview.isVisible()
+
     def _after_zoom(self) -> None:
-        if self._edge_layer is not None:
-            self._edge_layer.setVisible(self.zoom_factor() >= EDGE_LOD)
+        if self._overview is None:
+            return
+        overview = self.zoom_factor() < EDGE_LOD
+        if overview != self._overview.isVisible():
+            self._overview.invalidate()
+            self._overview.setVisible(overview)
+            self._detail_layer.setVisible(not overview)
 
     def zoom_in(self) -> None:
         self._zoom_by(ZOOM_STEP)
@@ -634,6 +709,22 @@ class GraphCanvas(QGraphicsView):
     # ----------------------------------------------------------------------------------------- clicks
 
     def node_at(self, view_pos: QPoint) -> int | None:
+        if self.overview_mode:  # the cards are drawn by the overview item: find the block under the pointer
+            point = self.mapToScene(view_pos)
+            x, y = point.x(), point.y()
+            slack = 3 / max(self.zoom_factor(), 1e-6)  # blocks are a few pixels wide: allow a near miss
+            best, best_distance = None, slack
+            for i, box in enumerate(self.graph_layout.nodes):
+                if node_opacity(self.happened, i, self.future_mode, 1.0) <= 0:
+                    continue
+                dx = max(box.x - x, 0.0, x - (box.x + box.w))
+                dy = max(box.y - y, 0.0, y - (box.y + box.h))
+                distance = max(dx, dy)
+                if distance == 0:
+                    return i
+                if distance < best_distance:
+                    best, best_distance = i, distance
+            return best
         for item in self.items(view_pos):
             if isinstance(item, NodeItem) and item.isVisible():
                 return item.index
