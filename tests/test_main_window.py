@@ -450,3 +450,19 @@ def test_template_lines_are_listed_when_their_tab_is_shown(qtbot, window):
     qtbot.waitUntil(lambda: not editor.visibleRegion().isEmpty(), timeout=2000)
     texts = [editor.lines.topLevelItem(i).text(0) for i in range(editor.lines.topLevelItemCount())]
     assert "Working on `get_weather`…" in texts
+
+
+def test_reload_reads_the_grown_file_and_keeps_the_cursor(qtbot, window, tmp_path):
+    lines = corpus_path("02-react-two-tools", "events.ndjson").read_bytes().splitlines(keepends=True)
+    live = tmp_path / "live.ndjson"
+    live.write_bytes(b"".join(lines[:40]))
+    open_and_wait(qtbot, window, live)
+    assert len(window.session.run.typed_events) == 40
+    window.session.move_to(30, immediate=True)
+    live.write_bytes(b"".join(lines))  # the agent wrote more
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        qtbot.keyClick(window, Qt.Key.Key_F5)
+    window.session.flush()
+    assert len(window.session.run.typed_events) == len(lines)
+    assert window.session.position == 30
+    assert "Reloaded" in window.statusBar().currentMessage()

@@ -208,6 +208,7 @@ class MainWindow(QMainWindow):
                                               "export")
         self.export_svg_action = self._action(file_menu, "Export graph as &SVG…", lambda: self.ask_export("SVG"))
         file_menu.addSeparator()
+        self.reload_action = self._action(file_menu, "&Reload", self.reload, "reload")
         self.close_action = self._action(file_menu, "&Close", self.close_run, "close")
         self._action(file_menu, "&Quit", self.close, "quit")
 
@@ -355,6 +356,14 @@ class MainWindow(QMainWindow):
         if path:
             self.open_file(path)
 
+    def reload(self) -> None:
+        """Read the open file again (a file still being written has grown); keep the cursor where it was."""
+        run = self.session.run
+        if run is None:
+            return
+        self._keep_position = (os.path.abspath(run.path), self.session.position)
+        self.open_file(run.path)
+
     def open_file(self, path: str | os.PathLike) -> None:
         path = os.path.abspath(os.fspath(path))
         if self.loader.busy and self.loader.path == path:
@@ -375,6 +384,11 @@ class MainWindow(QMainWindow):
         self.settings.add_recent(run.path)
         self._persist()
         self._refresh_recent()
+        kept, self._keep_position = getattr(self, "_keep_position", None), None
+        if kept is not None and kept[0] == os.path.abspath(run.path):
+            self.session.set_run(run, position=min(kept[1], len(run.axis)))
+            self.statusBar().showMessage(f"Reloaded {run.path}", 8000)
+            return
         self.session.set_run(run)
         self.statusBar().showMessage(f"Opened {run.path}", 8000)
 
@@ -412,7 +426,7 @@ class MainWindow(QMainWindow):
             self.canvas.clear(self._empty_graph_reason(run))
         self.summary.show_summary(summarize(run), run.format_name, name)
         self.banner.set_messages(self._messages_for(run))
-        for action in (self.export_png_action, self.export_svg_action, self.close_action):
+        for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
             action.setEnabled(True)
 
     def _messages_for(self, run) -> list[tuple[str, str]]:
@@ -439,7 +453,7 @@ class MainWindow(QMainWindow):
         self.canvas.clear("")
         self.summary.clear()
         self.banner.set_messages([(self.settings.warning, "warning")] if self.settings.warning else [])
-        for action in (self.export_png_action, self.export_svg_action, self.close_action):
+        for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
             action.setEnabled(False)
 
     def _refresh_recent(self) -> None:

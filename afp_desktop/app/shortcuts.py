@@ -27,6 +27,7 @@ class Shortcut:
 SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("open", ("Ctrl+O",), "Open a trace file (or drop one on the window)", WINDOW),
     Shortcut("export", ("Ctrl+Shift+E",), "Export the step graph as PNG or SVG", WINDOW),
+    Shortcut("reload", ("F5", "Ctrl+R"), "Reload the file from disk (the cursor stays where it was)", WINDOW),
     Shortcut("close", ("Ctrl+W",), "Close the run", WINDOW),
     Shortcut("quit", ("Ctrl+Q",), "Quit", WINDOW),
     Shortcut("previous_stop", ("Left",), "Previous stop", WINDOW),
