@@ -466,3 +466,20 @@ def test_reload_reads_the_grown_file_and_keeps_the_cursor(qtbot, window, tmp_pat
     assert len(window.session.run.typed_events) == len(lines)
     assert window.session.position == 30
     assert "Reloaded" in window.statusBar().currentMessage()
+
+
+def test_file_names_and_trace_text_in_tooltips_stay_literal(qtbot, window, tmp_path):
+    from PySide6.QtGui import QTextDocument
+
+    from afp_desktop.app.plain_text import plain_tooltip
+
+    tip = plain_tooltip("<b>bold</b>\nnext")
+    document = QTextDocument()
+    document.setHtml(tip)
+    assert document.toPlainText() == "<b>bold</b>\nnext"  # rendered, the markup is text
+    odd = tmp_path / "<b>odd<b>.ndjson"
+    odd.write_bytes(corpus_path("01-llmcall-single", "events.ndjson").read_bytes())
+    open_and_wait(qtbot, window, odd)
+    assert window.load_label.textFormat() == Qt.TextFormat.PlainText
+    document.setHtml(window.summary.name.toolTip())
+    assert document.toPlainText() == odd.name

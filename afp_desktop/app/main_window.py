@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
 from afp_desktop.app.export_dialog import ExportChoice, ExportDialog
@@ -176,6 +177,7 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.load_label = QLabel()
+        self.load_label.setTextFormat(Qt.TextFormat.PlainText)  # shows a file name
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         self.progress.setMaximumWidth(220)
@@ -467,7 +469,7 @@ class MainWindow(QMainWindow):
             return
         for i, path in enumerate(recent):
             action = self.recent_menu.addAction(f"&{(i + 1) % 10}  {os.path.basename(path)}")
-            action.setToolTip(path)
+            action.setToolTip(plain_tooltip(path))
             action.setStatusTip(path)
             action.triggered.connect(lambda _c=False, p=path: self.open_file(p))
         self.recent_menu.addSeparator()

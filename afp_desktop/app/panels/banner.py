@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
+from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.summary import RunSummary
 
 LEVEL_MARK = {"error": "✖", "warning": "⚠", "info": "ℹ"}
@@ -158,10 +159,10 @@ class SummaryStrip(QFrame):
 
     def show_summary(self, summary: RunSummary, format_name: str, file_name: str) -> None:
         self.name.setText(summary.name or file_name)
-        self.name.setToolTip(file_name)
+        self.name.setToolTip(plain_tooltip(file_name))
         parts = summary_parts(summary, format_name)
         self.figures.setText("  ·  ".join(parts))
-        self.figures.setToolTip("\n".join(parts))
+        self.figures.setToolTip(plain_tooltip("\n".join(parts)))
         self.errors.setText("no errors" if not summary.errors else _count(summary.errors, "error"))
         self.errors.setStyleSheet("color: #d33a3a; font-weight: bold;" if summary.errors else "")
         self.setVisible(True)

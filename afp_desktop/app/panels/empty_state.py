@@ -8,6 +8,7 @@ import os
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
+from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.panels.banner import plain_label
 
 FORMATS_LINE = ("NDJSON event streams, Trace v1 files, recordings and envelopes, afp-desktop .jsonl — "
@@ -66,7 +67,7 @@ class EmptyState(QWidget):
         for path in paths:
             item = QListWidgetItem(f"{os.path.basename(path)}   —   {os.path.dirname(path)}")
             item.setData(Qt.ItemDataRole.UserRole, path)
-            item.setToolTip(path)
+            item.setToolTip(plain_tooltip(path))
             self.recent.addItem(item)
         self.recent_title.setVisible(bool(paths))
         self.recent.setVisible(bool(paths))

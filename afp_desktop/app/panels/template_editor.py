@@ -9,7 +9,6 @@ when it is handed that object.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
     QSplitter, QStyledItemDelegate, QTableView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app import template_store
 from afp_desktop.app.panels.chat_bubble import plain_label
 from afp_desktop.core.bubble import all_lines
@@ -72,11 +72,6 @@ def fallback_template(key: str, templates: dict[str, str]) -> str:
     else:
         ladder = ["tool"]
     return next((templates[k] for k in ladder if isinstance(templates.get(k), str)), "")
-
-
-def _plain_tooltip(text: str) -> str:
-    # Tooltips guess rich text; escaping keeps a template's own markup literal.
-    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
 
 
 class TemplateTableModel(QAbstractTableModel):
@@ -154,7 +149,7 @@ class TemplateTableModel(QAbstractTableModel):
             text = {self.TEMPLATE: template or "", self.DEFAULT: DEFAULT_TEMPLATES.get(key, ""),
                     self.VARIABLES: "\n".join("{{%s}}" % v for v in variables_for_template_key(key)),
                     self.WARNINGS: "\n".join(self.warnings(index.row()))}.get(column)
-            return _plain_tooltip(text) if text else None
+            return plain_tooltip(text) if text else None
         return None
 
     def setData(self, index, value, role=Qt.ItemDataRole.EditRole):

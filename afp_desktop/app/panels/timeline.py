@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.panels.timeline_model import (
     describe_position,
     has_usable_stops,
@@ -211,7 +212,7 @@ class TimelinePanel(QWidget):
             axis.setWidth(AXIS_SIDE_WIDTH)
             axis.setStyle(showValues=False, tickLength=0)
             axis.setPen(pg.mkPen(None))
-        self.markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: data, pxMode=True)
+        self.markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: plain_tooltip(data), pxMode=True)
         plot.addItem(self.markers)
         # Not yet happened: a veil over the stops after the cursor (above the markers, under the cursor line).
         self.future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
