@@ -44,18 +44,21 @@ def _offset(ts: Any, origin: Any) -> Any:
         return None  # JS: NaN, which JSON writes as null
 
 
-_INJECTION_OPTIONAL = tuple((key, True) for key in INJECTION_STRING_FIELDS) + tuple(
-    (key, False) for key in (*INJECTION_NUMBER_FIELDS, "budgetTokens", "budgetFraction"))
+_INJECTION_STRINGS = INJECTION_STRING_FIELDS
+_INJECTION_NUMBERS = (*INJECTION_NUMBER_FIELDS, "budgetTokens", "budgetFraction")
 
 
 def _injection(event: dict) -> dict:
     """ContextInjection: the six strings only when truthy, the four numbers when present (0 kept)."""
-    out = {"slot": event.get("slot"), "source": event.get("source")}
-    for key, only_truthy in _INJECTION_OPTIONAL:
+    get = event.get
+    out = {"slot": get("slot"), "source": get("source")}
+    for key in _INJECTION_STRINGS:
+        value = get(key)
+        if value:
+            out[key] = value
+    for key in _INJECTION_NUMBERS:
         if key in event:
-            value = event[key]
-            if value or not only_truthy:
-                out[key] = value
+            out[key] = event[key]
     return out
 
 

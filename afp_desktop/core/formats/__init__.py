@@ -18,7 +18,7 @@ from afp_desktop.core import jsonio
 from afp_desktop.core.formats.assemble import run_from_document, run_from_typed
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
-from afp_desktop.core.formats.ndjson import looks_like_ndjson, parse_ndjson
+from afp_desktop.core.formats.ndjson import _NON_SPACE, looks_like_ndjson, parse_ndjson
 from afp_desktop.core.formats.source import read_source, rotated_pair
 from afp_desktop.core.run import Notice, Run
 
@@ -37,7 +37,7 @@ def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
         if len(pair) == 2:
             return _open_rotated(pair, progress, cancelled)
         return _load_ndjson(data, str(path), progress, cancelled)
-    return load_bytes(data, str(path), progress=progress, cancelled=cancelled)
+    return load_bytes(data, str(path), progress=progress, cancelled=cancelled, stream_checked=True)
 
 
 def _load_ndjson(data: bytes, name: str, progress, cancelled) -> Run:
@@ -60,9 +60,9 @@ def _open_rotated(pair: list[Path], progress, cancelled) -> Run:
 
 
 def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
-               cancelled: Callable[[], bool] | None = None) -> Run:
+               cancelled: Callable[[], bool] | None = None, stream_checked: bool = False) -> Run:
     """Detect the shape of `data` (already decompressed) and build the Run."""
-    if not data.strip():
+    if _NON_SPACE.search(data) is None:  # (a search, not data.strip(): no copy of a large file)
         raise LoadError(name, "the file is empty")
     if b"\x00" in data[:4096] and not _looks_utf16(data):
         raise LoadError(name, "this is a binary file, not a JSON or NDJSON trace")
@@ -70,7 +70,7 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
         raise LoadError(name, "the file is UTF-16 encoded; agentfootprint writes UTF-8 (re-save it as UTF-8)")
     if is_lossless(data):
         return read_lossless(data, name, progress=progress, cancelled=cancelled)
-    if looks_like_ndjson(data):
+    if not stream_checked and looks_like_ndjson(data):
         return _load_ndjson(data, name, progress, cancelled)
     lead = len(data[:4096]) - len(data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n"))
     stripped = data[lead:] if lead else data  # no copy in the usual case
