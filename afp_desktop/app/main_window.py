@@ -13,7 +13,7 @@ import logging
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QUrl
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -163,9 +163,23 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.docks["chat"], self.docks["inspector"], Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.docks["inspector"], self.docks["templates"])
         self.docks["inspector"].raise_()
+        self._default_dock_sizes()
+
+    def _default_dock_sizes(self) -> None:
+        """The default split: the timeline 310 px high, and the right column shared between the chat bubble
+        and the inspector in proportion to the window (the bubble needs little; the inspector's trees more)."""
+        column = max(self.height(), 600) - 310 - 80  # menus, banner and status bar
         self.resizeDocks([self.docks["chat"]], [440], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["chat"], self.docks["inspector"]], [340, 460], Qt.Orientation.Vertical)
         self.resizeDocks([self.timeline_dock], [310], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["chat"], self.docks["inspector"]], [int(column * 0.32), int(column * 0.68)],
+                         Qt.Orientation.Vertical)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not getattr(self, "_shown_once", False):
+            self._shown_once = True
+            if not self._layout_restored:  # sizes asked for before the first show are only partly honoured
+                QTimer.singleShot(0, self._default_dock_sizes)
 
     def _dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -291,12 +305,13 @@ class MainWindow(QMainWindow):
     # ----------------------------------------------------------------------------------------- settings
     def _apply_settings(self, restore_layout: bool) -> None:
         st = self.settings
+        self._layout_restored = False
         if restore_layout:
             geometry, state = st.layout_bytes("geometry"), st.layout_bytes("dock_state")
             if geometry:
                 self.restoreGeometry(QByteArray(geometry))
             if state:
-                self.restoreState(QByteArray(state))
+                self._layout_restored = bool(self.restoreState(QByteArray(state)))
         self.future_actions[st.get("future_mode")].setChecked(True)
         self.canvas.set_future_mode(st.get("future_mode"))
         self.theme_actions[st.get("theme")].setChecked(True)

@@ -164,6 +164,9 @@ class InspectorPanel(QWidget):
         header_layout.addLayout(self.fields)
 
         self.tabs = QTabWidget()
+        # Pages with two trees ask for ~260 px; an explicit minimum lets the dock share the column with the chat
+        # bubble by default (a user who wants more makes the dock taller).
+        self.tabs.setMinimumHeight(140)
         self.slots_tree = JsonTreeView(expand_depth=2)
         self.injections = _table([title for title, _ in INJECTION_COLUMNS])
         self.tool_args = JsonTreeView(expand_depth=2)
