@@ -144,16 +144,8 @@ class StepGraphFold:
             self._count += 1
 
     def feed(self, event: Any) -> None:
-        if type(event) is dict:  # hot path: one dict lookup for the handler, the offset only when it is used
-            if self._run_start_ts is _UNSET:
-                self._run_start_ts = event.get("ts")
-            try:
-                handler = _HANDLERS.get(event.get("type"))
-            except TypeError:  # an unhashable "type" value: not an event we know
-                handler = None
-            if handler is not None:
-                handler(self, event, _offset(event.get("ts"), self._run_start_ts))
-        self._count += 1
+        """Advance the fold by one DomainEvent."""
+        self.feed_all((event,))
 
     def _run_entry(self, ev: dict, t: Any) -> None:
         node = _node(ev, "subflow", "Run", t)
