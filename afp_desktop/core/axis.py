@@ -59,6 +59,8 @@ class Axis:
     domain_before: list[int] = field(default_factory=lambda: [0])
     typed_before: list[int] = field(default_factory=lambda: [0])
     commit_before: list[int] = field(default_factory=list)  # per entry: commits done when it fired (carried)
+    domain_after: list[int] = field(default_factory=list)  # per DomainEvent: the position right after it
+    typed_after: list[int] = field(default_factory=list)  # per typed event: the position right after it
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -74,7 +76,7 @@ class Axis:
 
     def position_of_domain(self, index: int) -> int:
         """Axis position just before DomainEvent `index` happens."""
-        return bisect_right(self.domain_before, index) - 1 if index < self.domain_before[-1] else len(self)
+        return self.domain_after[index] - 1 if 0 <= index < len(self.domain_after) else len(self)
 
 
 def build_axis(domain: list, typed: list | None, anchors: list[int | None] | None = None) -> Axis:
@@ -112,9 +114,12 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
     # A typed event mapped to a DomainEvent fired at the same moment: it takes that event's commit count.
     anchored_commit = {anchor: domain[i].get("commitIdxBefore") for i, anchor in enumerate(anchors)
                        if anchor is not None}
+    axis.domain_after = [0] * len(domain)
+    axis.typed_after = [0] * len(typed)
     d_count = t_count = 0
     carried = 0
-    for kind, index in entries:
+    for position, (kind, index) in enumerate(entries, start=1):
+        (axis.domain_after if kind == "d" else axis.typed_after)[index] = position
         if kind == "d":
             d_count += 1
             c = domain[index].get("commitIdxBefore")

@@ -113,11 +113,7 @@ def status_states_for(run) -> tuple[list[dict | None], bool, list[int]]:
     has one, else the states derived from the DomainEvents."""
     if run.status_states is not None:
         return run.status_states, False, run.axis.typed_before
-    cached = getattr(run, "_derived_status_states", None)
-    if cached is None:
-        cached = derived_status_timeline(run.domain_events)
-        run._derived_status_states = cached  # Run is a plain dataclass; cache beside its own caches
-    return cached, True, run.axis.domain_before
+    return run.derived_status_states, True, run.axis.domain_before
 
 
 def template_key_used(state: dict | None, templates: dict) -> str | None:
@@ -131,12 +127,8 @@ def template_key_used(state: dict | None, templates: dict) -> str | None:
 
 
 def event_positions(run) -> tuple[list[int], list[int]]:
-    """Axis position right after each DomainEvent and after each typed event."""
-    domain_pos = [0] * len(run.domain_events)
-    typed_pos = [0] * len(run.typed_events or ())
-    for p, (lane, i) in enumerate(run.axis.entries):
-        (domain_pos if lane == "d" else typed_pos)[i] = p + 1
-    return domain_pos, typed_pos
+    """Axis position right after each DomainEvent and after each typed event (computed once, with the axis)."""
+    return run.axis.domain_after, run.axis.typed_after
 
 
 class _Timeline:

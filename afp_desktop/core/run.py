@@ -112,6 +112,14 @@ class Run:
         return status_timeline(self.typed_events)
 
     @cached_property
+    def derived_status_states(self) -> list[dict | None]:
+        """For a file without the typed stream: the status derived from LLM and tool starts and ends, after
+        every DomainEvent prefix (see bubble.py)."""
+        from afp_desktop.core.bubble import derived_status_timeline
+
+        return derived_status_timeline(self.domain_events)
+
+    @cached_property
     def stops(self) -> list[dict]:
         """The milestone stops (§5.4); derived from the events when the file has no usable commit log."""
         from afp_desktop.core.positions import stops_for_run
@@ -125,6 +133,8 @@ class Run:
     def prepare(self) -> "Run":
         """Compute every projection now (a loader thread calls this so the window never waits on it)."""
         _ = self.axis, self._fold, self.stops, self.status_states
+        if self.typed_events is None:
+            _ = self.derived_status_states
         note = self.stepgraph_note
         if note and not any(n.code == "stepgraph-fallback" for n in self.notices):
             self.notices.append(Notice("stepgraph-fallback", note))
