@@ -39,7 +39,7 @@ def test_stops_are_ordered_and_land_on_their_stage(scenario):
     assert ends == sorted(ends) and ends[-1] == len(run.axis)
     for i, stop in enumerate(run.stops):
         assert stop["axisStart"] <= stop["axisEnd"]
-        assert stop_index_at(run.stops, stop["axisEnd"]) >= i or ends.count(stop["axisEnd"]) > 1
+        assert stop_index_at(ends, stop["axisEnd"]) >= i or ends.count(stop["axisEnd"]) > 1
         if stop["kind"] in ("start", "end") or stop["axisStart"] == stop["axisEnd"] or stop.get("derived"):
             continue
         # the first event of the stop belongs to the stop's commit range

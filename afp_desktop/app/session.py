@@ -7,11 +7,10 @@ the latest one, so fast scrubbing never queues stale redraws.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from afp_desktop.core.cursor import CursorView, view_at
+from afp_desktop.core.cursor import CursorView, stop_index_at, view_at
 from afp_desktop.core.run import Run
 from afp_desktop.core.status import DEFAULT_TEMPLATES
 
@@ -133,13 +132,8 @@ class Session(QObject):
     @property
     def stop_index(self) -> int | None:
         """The stop (of `stops`) the cursor is at or last passed; None before the first one."""
-        positions = self.stop_positions()
-        here = self.position
         chosen = self._wanted_stop if self._wanted is not None else self.chosen_stop
-        if chosen is not None and 0 <= chosen < len(positions) and positions[chosen] == here:
-            return chosen
-        index = bisect_right(positions, here) - 1
-        return index if index >= 0 else None
+        return stop_index_at(self.stop_positions(), self.position, chosen)
 
     def move_to_stop(self, index: int) -> None:
         positions = self.stop_positions()

@@ -33,10 +33,10 @@ from afp_desktop.app.panels.timeline_model import (
     place_inner_stops,
     stop_at_x,
     stop_figures,
-    stop_index_at,
     x_of_position,
 )
 from afp_desktop.app.style import GraphPalette, palette_for
+from afp_desktop.core.cursor import stop_index_at
 from afp_desktop.core.stops import drill, drill_source
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0)  # stops per second

@@ -59,14 +59,6 @@ def stop_at_x(x: float, count: int) -> int:
     return max(0, min(count - 1, int(round(x))))
 
 
-def stop_index_at(ends: list[int], position: int, preferred: int | None = None) -> int | None:
-    """The stop the cursor is at: the last one reached (None before the first), as `Session.stop_index`."""
-    if preferred is not None and 0 <= preferred < len(ends) and ends[preferred] == position:
-        return preferred
-    index = bisect_right(ends, position) - 1
-    return index if index >= 0 else None
-
-
 # --- drill ----------------------------------------------------------------------------------------------------
 
 def place_inner_stops(stage_ids: list[str], mount: dict, inner: list[dict]) -> list[dict]:
