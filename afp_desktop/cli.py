@@ -38,15 +38,9 @@ def _write_json(value, indent: bool) -> None:
 
 
 def _open(path: str):
-    import gc
-
     from afp_desktop.core.formats import open_run
 
-    gc.disable()  # bulk loading creates millions of objects and no cycles; collection would double the time
-    try:
-        run = open_run(path)
-    finally:
-        gc.enable()
+    run = open_run(path)  # (open_run pauses the garbage collector while it builds the run)
     for warning in run.warnings:
         print(f"afp-desktop: warning: {warning}", file=sys.stderr)
     return run

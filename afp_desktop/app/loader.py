@@ -8,51 +8,20 @@ Starting a new load cancels the one in flight; a superseded load's signals are d
 
 from __future__ import annotations
 
-import gc
 import threading
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from afp_desktop.core.formats import LoadCancelled, LoadError, open_run
-
-_gc_lock = threading.Lock()
-_gc_holders = 0
-
-
-class _GcPaused:
-    """Collector off while any load runs: bulk-building millions of small dicts triggers collections that
-    find nothing to free and roughly double the load time. Counted, so overlapping loads nest correctly."""
-
-    def __enter__(self):
-        global _gc_holders
-        with _gc_lock:
-            if _gc_holders == 0:
-                self.was_enabled = gc.isenabled()
-                gc.disable()
-            _gc_holders += 1
-        return self
-
-    def __exit__(self, *exc):
-        global _gc_holders
-        with _gc_lock:
-            _gc_holders -= 1
-            if _gc_holders == 0 and getattr(self, "was_enabled", True):
-                gc.enable()
-
+from afp_desktop.core.gcpause import gc_paused
 
 def load_run(path: str, progress=None, cancelled=None):
-    """open_run plus the projections the window needs first; raises LoadError / LoadCancelled."""
+    """open_run plus every projection the window needs (Run.prepare); raises LoadError / LoadCancelled."""
     report = progress or (lambda _f: None)
-    is_cancelled = cancelled or (lambda: False)
-    with _GcPaused():
-        run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=is_cancelled)
-        # Each projection is cached on the Run; computing it here keeps the UI thread free.
-        for share, name in ((0.75, "axis"), (0.8, "step_fold"), (0.9, "stops"), (0.97, "status_states")):
-            if is_cancelled():
-                raise LoadCancelled()
-            getattr(run, name)
-            report(share)
+    with gc_paused():
+        run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=cancelled)
+        run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled)
     report(1.0)
     return run
 

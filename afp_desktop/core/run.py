@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 from afp_desktop.core.axis import Axis, build_axis, runtime_stage_id_of
 from afp_desktop.core.events import TRAVERSAL_DOMAIN_TYPES
-from afp_desktop.core.problems import Problem
+from afp_desktop.core.problems import LoadCancelled, Problem
 from afp_desktop.core.stepgraph import StepGraphFold, build_step_graph_safe
 
 FORMAT_NAMES = {
@@ -130,11 +130,19 @@ class Run:
         typed = self.typed_events or []
         return [runtime_stage_id_of(entry, self.domain_events, typed) for entry in self.axis.entries]
 
-    def prepare(self) -> "Run":
-        """Compute every projection now (a loader thread calls this so the window never waits on it)."""
-        _ = self.axis, self._fold, self.stops, self.status_states
+    def prepare(self, progress: Callable[[float], None] | None = None,
+                cancelled: Callable[[], bool] | None = None) -> "Run":
+        """Compute every projection now (a loader thread calls this so the window never waits on one).
+        `progress` gets 0..1 as they complete; `cancelled` returning True stops with LoadCancelled."""
+        steps = ["axis", "_fold", "stops", "status_states"]
         if self.typed_events is None:
-            _ = self.derived_status_states
+            steps.append("derived_status_states")
+        for done, name in enumerate(steps, start=1):
+            if cancelled is not None and cancelled():
+                raise LoadCancelled()
+            getattr(self, name)
+            if progress is not None:
+                progress(done / len(steps))
         note = self.stepgraph_note
         if note and not any(n.code == "stepgraph-fallback" for n in self.notices):
             self.notices.append(Notice("stepgraph-fallback", note))

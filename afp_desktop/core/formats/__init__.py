@@ -20,6 +20,7 @@ from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
 from afp_desktop.core.formats.ndjson import _NON_SPACE, looks_like_ndjson, parse_ndjson
 from afp_desktop.core.formats.source import read_source, rotated_pair
+from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.run import Notice, Run
 
 __all__ = ["open_run", "load_bytes", "LoadError", "LoadCancelled", "Problem", "Run"]
@@ -30,7 +31,11 @@ ProgressFn = Callable[[float], None]
 def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
              cancelled: Callable[[], bool] | None = None) -> Run:
     """Open any supported trace file. Raises LoadError (with file, line, column) or LoadCancelled."""
-    path = Path(path)
+    with gc_paused():
+        return _open_run(Path(path), progress, cancelled)
+
+
+def _open_run(path: Path, progress, cancelled) -> Run:
     data = read_source(path)
     if not is_lossless(data) and looks_like_ndjson(data):
         pair = rotated_pair(path)
