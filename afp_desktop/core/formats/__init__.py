@@ -40,7 +40,7 @@ def _open_run(path: Path, progress, cancelled) -> Run:
     if not is_lossless(data) and looks_like_ndjson(data):
         pair = rotated_pair(path)
         if len(pair) == 2:
-            return _open_rotated(pair, progress, cancelled)
+            return _open_rotated(pair, {path: data}, progress, cancelled)
         return _load_ndjson(data, str(path), progress, cancelled)
     return load_bytes(data, str(path), progress=progress, cancelled=cancelled, stream_checked=True)
 
@@ -50,11 +50,13 @@ def _load_ndjson(data: bytes, name: str, progress, cancelled) -> Run:
     return run_from_typed(events, name, "ndjson", warnings)
 
 
-def _open_rotated(pair: list[Path], progress, cancelled) -> Run:
+def _open_rotated(pair: list[Path], already_read: dict[Path, bytes], progress, cancelled) -> Run:
     events: list[dict] = []
     warnings: list[Problem] = []
     for part in pair:
-        data = read_source(part)
+        data = already_read.get(part)
+        if data is None:
+            data = read_source(part)
         part_events, part_warnings = parse_ndjson(data, str(part), progress=progress, cancelled=cancelled)
         events.extend(part_events)
         warnings.extend(part_warnings)
