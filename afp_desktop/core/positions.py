@@ -54,16 +54,9 @@ def _commit_stops_on_axis(run) -> list[dict]:
 
 def _derived_stops_on_axis(run) -> list[dict]:
     axis, total = run.axis, len(run.axis)
-    typed = run.typed_events or []
-    pseudo = []
-    for kind, index in axis.entries:
-        if kind == "d":
-            event = run.domain_events[index]
-            pseudo.append({"type": event.get("type"), "runtimeStageId": event.get("runtimeStageId") or ""})
-        else:
-            meta = typed[index].get("meta")
-            rid = meta.get("runtimeStageId") if isinstance(meta, dict) else None
-            pseudo.append({"type": "typed", "runtimeStageId": rid if isinstance(rid, str) else ""})
+    # derived_stops reads each event's runtimeStageId, and its type to tell a subflow mount.
+    pseudo = [{"type": run.domain_events[index].get("type") if kind == "d" else "typed", "runtimeStageId": rid}
+              for (kind, index), rid in zip(axis.entries, run.stage_ids_on_axis())]
     stops = [dict(s) for s in derived_stops(pseudo)]
     for stop in stops:
         stop["axisStart"] = max(stop["eventIdx"], 0)
