@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from afp_desktop.core.formats import open_run  # before the session: formats must initialise first
+from afp_desktop.core.formats import lazy_trace, open_run  # before the session: formats must initialise first
+from afp_desktop.core.lazyjson import LazyJSON
 from afp_desktop.app.panels import json_tree
 from afp_desktop.app.panels.inspector import InspectorPanel
 from afp_desktop.app.panels.json_tree import JsonModel, JsonTreeView, path_string
@@ -232,3 +233,38 @@ def test_fast_scrubbing_refreshes_the_inspector_once_it_settles(qtbot):
     latest = session.view.current_node
     assert latest != shown_first and inspector.node_index == shown_first
     qtbot.waitUntil(lambda: inspector.node_index == latest, timeout=1000)
+
+
+def test_payloads_left_in_the_file_are_read_when_shown(qtbot, monkeypatch):
+    monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)  # read this small Trace the way large ones are read
+    run = open_run(str(corpus_path("02-react-two-tools", "trace.json")))
+    assert any(type(e.get("payload")) is LazyJSON for e in run.domain_events)
+    session, inspector = open_inspector(qtbot, run)
+    session.select_node(first(run, "user->llm"))
+    tree = inspector.slots_tree
+    assert top_keys(tree) == ["systemPrompt", "messages", "tools"]
+    assert tree.select_path(("messages", "entryPayload", "messages", 0, "content"))
+    assert tree.model.data(tree.tree.currentIndex().siblingAtColumn(1)) == "Weather in Oslo in Fahrenheit?"
+    assert tree.search("toolSchemas") == 1
+    raw = inspector.raw_tree
+    assert raw.select_path(("slotBoundaries", "tools", "exitPayload"))
+    assert json.loads(raw.copy_value()) == run.stepgraph["nodes"][first(run, "user->llm")]["slotBoundaries"][
+        "tools"]["exitPayload"].value()
+
+
+def test_a_payload_that_is_not_json_says_where(qtbot, monkeypatch, tmp_path):
+    monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
+    path = tmp_path / "broken.json"
+    path.write_bytes(b'{"version":1,"redaction":"none","events":[\n{"type":"run.entry","runtimeStageId":"r#0",'
+                     b'"subflowPath":["__root__"],"ts":1,"payload":{"message":<b>hi</b>}}\n]}')
+    run = open_run(path)
+    session, inspector = open_inspector(qtbot, run)
+    session.select_node(0)
+    model = inspector.entry_tree.model
+    text = model.data(model.index(0, 1))
+    column = path.read_bytes().split(b"\n")[1].index(b"<b>") + 1
+    assert text == ("⚠ a payload is not valid JSON: unexpected character, expected a JSON value "
+                    f"(line 2, column {column})")
+    assert model.data(model.index(0, 2)) == "not readable"
+    assert inspector.raw_tree.search("not valid JSON") == 1  # the raw view says so too, and the rest is there
+    assert inspector.raw_tree.search("__root__") == 1

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afp_desktop.core.conventions import is_agent_internal
+from afp_desktop.core.lazyjson import resolve_quietly
 from afp_desktop.core.status import _template_ladder, render_status_line  # the ladder is §6.5's, not ours
 
 _TURN_START = "agentfootprint.agent.turn_start"
@@ -162,9 +163,10 @@ class BubbleModel:
         prompts: list[tuple[int, str, str]] = []
         answers: list[tuple[int, str, str]] = []
         for i, event in enumerate(run.domain_events):
-            if not isinstance(event, dict) or event.get("subflowPath") != ["__root__"]:
+            if not isinstance(event, dict) or event.get("type") not in ("run.entry", "run.exit") \
+                    or event.get("subflowPath") != ["__root__"]:
                 continue
-            payload = event.get("payload")
+            payload = resolve_quietly(event.get("payload"))  # (a large Trace's payloads are LazyJSON)
             if event.get("type") == "run.entry" and isinstance(payload, dict) and isinstance(payload.get("message"), str):
                 prompts.append((domain_pos[i], payload["message"], "run.entry"))
             elif event.get("type") == "run.exit" and isinstance(payload, str):

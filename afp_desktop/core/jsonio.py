@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from afp_desktop.core.problems import LoadError
+
 # Enough for millions of nesting levels; the thread's stack is reserved, not committed, until used.
 _DEEP_STACK_BYTES = 512 * 1024 * 1024
 _DEEP_RECURSION_LIMIT = 2_000_000
@@ -110,11 +112,22 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
     if sort_keys:
         option |= orjson.OPT_SORT_KEYS
     try:
-        return orjson.dumps(value, option=option)
+        return orjson.dumps(value, option=option, default=_lazy_value)
     except orjson.JSONEncodeError as err:
         if not _is_depth_error(err):
+            if isinstance(err.__cause__, LoadError):  # a LazyJSON whose bytes are not JSON: say where
+                raise err.__cause__ from None
             raise
     return _run_deep(lambda: json.dumps(
         value, ensure_ascii=False, separators=None if indent else (",", ":"),
-        indent=2 if indent else None, sort_keys=sort_keys,
+        indent=2 if indent else None, sort_keys=sort_keys, default=_lazy_value,
     ).encode("utf-8"))
+
+
+def _lazy_value(value: Any) -> Any:
+    """Serialize a LazyJSON (core/lazyjson.py) as the value its bytes hold (parsed, so checked and re-indented)."""
+    from afp_desktop.core.lazyjson import LazyJSON  # (lazyjson imports this module)
+
+    if type(value) is not LazyJSON:
+        raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+    return value.value()

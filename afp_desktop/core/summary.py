@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from afp_desktop.core.lazyjson import LazyJSON, resolve_quietly
+
 
 @dataclass
 class RunSummary:
@@ -46,7 +48,7 @@ def summarize(run) -> RunSummary:
             s.tool_calls += 1
         elif etype == "tool.end" and event.get("error") is True:
             s.errors += 1
-        elif etype == "run.exit" and isinstance(event.get("payload"), dict) and "error" in event["payload"]:
+        elif etype == "run.exit" and _has_error(event.get("payload")):
             s.errors += 1
         elif etype in ("subflow.entry", "composition.start") and s.name is None and event.get("depth", 0) <= 1:
             if event.get("primitiveKind") in ("Agent", "LLMCall", "Sequence", "Parallel", "Conditional", "Loop"):
@@ -71,3 +73,11 @@ def summarize(run) -> RunSummary:
         s.started_at_ms = int(min(times))
         s.duration_ms = int(max(times) - min(times))
     return s
+
+
+def _has_error(payload) -> bool:
+    """A run.exit payload `{error: …}` (a large Trace's payloads are LazyJSON: only those that could hold one
+    are parsed)."""
+    if type(payload) is LazyJSON:
+        payload = resolve_quietly(payload) if b'"error"' in payload.raw() else None
+    return isinstance(payload, dict) and "error" in payload

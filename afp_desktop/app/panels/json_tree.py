@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.core import jsonio
+from afp_desktop.core.lazyjson import LazyJSON, LazyJSONError
+from afp_desktop.core.problems import LoadError
 
 FETCH_BATCH = 500              # rows created per fetchMore
 ELIDE_CHARS = 160              # a string longer than this is elided in the tree
@@ -51,10 +53,15 @@ def path_string(path: tuple) -> str:
 
 
 def json_text(value: Any) -> str:
-    return jsonio.dumps(value, indent=True).decode()
+    try:
+        return jsonio.dumps(value, indent=True).decode()
+    except LoadError as err:  # a payload inside whose bytes are not JSON
+        return f"⚠ {err}"
 
 
 def type_name(value: Any) -> str:
+    if isinstance(value, Unreadable):
+        return "not readable"
     if is_embedding_summary(value):
         return "embedding summary"
     if isinstance(value, dict):
@@ -71,6 +78,7 @@ def type_name(value: Any) -> str:
 
 
 def value_summary(value: Any) -> str:
+    value = shown(value)
     if is_embedding_summary(value):
         return f"embedding summary ({value['dims']} dims, norm {value['norm']})"
     if isinstance(value, dict):
@@ -85,12 +93,28 @@ def value_summary(value: Any) -> str:
     return jsonio.dumps(value).decode()
 
 
+def shown(value: Any) -> Any:
+    """What the tree shows for a value: a payload still in the file's bytes (LazyJSON) is parsed now; bytes
+    that are not JSON show as the error, in words."""
+    if type(value) is LazyJSON:
+        try:
+            return value.value()
+        except LazyJSONError as err:
+            problem = err.problem
+            return Unreadable(f"⚠ {problem.message} ({problem.where().removeprefix(problem.path + ', ')})")
+    return value
+
+
+class Unreadable(str):
+    """The words shown in place of a payload whose bytes in the file are not JSON."""
+
+
 class _Node:
     __slots__ = ("key", "value", "parent", "row", "children")
 
     def __init__(self, key, value, parent, row):
         self.key = key
-        self.value = value
+        self.value = shown(value)
         self.parent = parent
         self.row = row
         self.children: list[_Node] = []
@@ -120,6 +144,7 @@ class JsonModel(QAbstractItemModel):
         self.set_value(value)
 
     def set_value(self, value: Any) -> None:
+        value = shown(value)
         self.beginResetModel()
         container = isinstance(value, (dict, list))
         self._root = _Node(None, value if container else [value], None, 0)
@@ -234,6 +259,7 @@ def find_paths(value: Any, needle: str, limit: int = MAX_MATCHES) -> list[tuple]
     stack: list[tuple[tuple, Any]] = [((), value)]
     while stack and len(found) < limit:
         path, current = stack.pop()
+        current = shown(current)
         if path and needle in str(path[-1]).casefold() and not isinstance(path[-1], int):
             found.append(path)
         elif not isinstance(current, (dict, list)) and path and needle in value_text(current).casefold():
@@ -248,7 +274,12 @@ def find_paths(value: Any, needle: str, limit: int = MAX_MATCHES) -> list[tuple]
 
 
 def value_text(value: Any) -> str:
-    return value if isinstance(value, str) else jsonio.dumps(value).decode()
+    if isinstance(value, str):
+        return value
+    try:
+        return jsonio.dumps(value).decode()
+    except LoadError as err:
+        return f"⚠ {err}"
 
 
 class JsonTreeView(QWidget):

@@ -17,6 +17,7 @@ from typing import Callable
 from afp_desktop.core import jsonio
 from afp_desktop.core.formats.assemble import run_from_document, run_from_typed
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
+from afp_desktop.core.formats.lazy_trace import load_trace_lazily
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
 from afp_desktop.core.formats.ndjson import _NON_SPACE, looks_like_ndjson, parse_ndjson
 from afp_desktop.core.formats.source import read_source, rotated_pair
@@ -87,7 +88,9 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
         raise LoadError(name, "not JSON: a trace file starts with '{' (Trace, recording) or is one JSON event "
                               "per line (NDJSON)", 1, 1)
     try:
-        doc = jsonio.loads(stripped)
+        doc = load_trace_lazily(stripped, name)  # None unless a large Trace: then parse it all
+        if doc is None:
+            doc = jsonio.loads(stripped)
     except jsonio.JSONSyntaxError as err:
         offset_lines = data[: len(data) - len(stripped)].count(b"\n")
         line = err.line + offset_lines if err.line is not None else None

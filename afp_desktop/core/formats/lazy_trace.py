@@ -1,0 +1,240 @@
+"""A large Trace document parsed with its DomainEvent payloads left as bytes (`LazyJSON`).
+
+Why: in a Trace the events' `payload` values are over half the bytes and most of the parsed objects, and no
+projection looks inside them. Parsing them eagerly makes a loaded run ~17× its file in memory; leaving them as
+slices of the file keeps it under 4× and the load faster than a bare `orjson.loads` of the same file.
+
+How: one vectorised pass (numpy, in chunks) finds every bracket outside strings and its depth. That locates the
+`events` array, each event object in it, and each event's own `"payload":` object or array. The rest of the
+document (the skeleton) is parsed by orjson, the events in batches so the parser's working memory stays small;
+each lazy payload is then put back under its event's `payload` key.
+
+Anything unexpected — not a Trace, an event that is not an object, unbalanced brackets, an unterminated string,
+a skeleton orjson refuses (its syntax, its UTF-8) — returns None, and the caller parses the file the ordinary way:
+the result is what that parse gives, or its precise error. The bytes of a lazy payload are checked when it is
+read (the inspector, an export): a broken one is then reported with its file, line and column, and everything
+else in the run still shows.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import orjson
+
+from afp_desktop.core.lazyjson import LazyJSON
+
+try:  # numpy comes with pyqtgraph; without it every file takes the ordinary path
+    import numpy as np
+except ImportError:  # pragma: no cover - numpy is a declared dependency
+    np = None
+
+MIN_BYTES = 512 * 1024  # smaller files parse eagerly in a few milliseconds (and need not import numpy)
+_CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
+_BATCH = 1 << 16  # bytes of events per orjson call: its working memory is ~10× the text it parses
+_QUOTE, _BACKSLASH, _OPEN_SQUARE, _OPEN_CURLY = 0x22, 0x5C, 0x5B, 0x7B
+_KEY_LEAD = frozenset(b"{, \t\r\n")  # what may stand before a key's opening quote
+
+
+def load_trace_lazily(data: bytes, name: str) -> Any:
+    """The parsed document with lazy event payloads, or None when this file should be parsed the ordinary way."""
+    if np is None or len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31:
+        return None
+    brackets = _brackets_outside_strings(data)
+    if brackets is None:
+        return None
+    positions, opens, depth = brackets
+    events = _events_array(data, positions, opens, depth)
+    if events is None:
+        return None
+    first, last = events
+    root = _root_without_events(data, int(positions[first]), int(positions[last]))
+    if root is None:
+        return None
+    starts, ends = _event_objects(data, positions, opens, depth, first, last)
+    if starts is None:
+        return None
+    regions = _payload_regions(data, positions, opens, depth, first, last)
+    del brackets, positions, opens, depth  # free before the events' objects are made: it lowers the peak
+    events = _parse_events(data, name, starts, ends, regions)
+    if events is None:
+        return None
+    root["events"] = events
+    return root
+
+
+def _root_without_events(data: bytes, array_open: int, array_close: int) -> dict | None:
+    """The document with an empty events list — if it is a Trace v1 (only a Trace's events are DomainEvents,
+    whose payloads nothing reads eagerly)."""
+    view = memoryview(data)
+    try:
+        root = orjson.loads(b"".join((view[:array_open + 1], view[array_close:])))
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(root, dict) or root.get("events") != [] or "format" in root:
+        return None
+    if root.get("version") != 1 or "redaction" not in root:
+        return None
+    return root
+
+
+def _brackets_outside_strings(data: bytes):
+    """(positions, is-open flags, depth after each) of every bracket outside a string; None if unbalanced."""
+    buffer = np.frombuffer(data, np.uint8)
+    escapes = data.find(b"\\") != -1
+    found_positions, found_opens = [], []
+    in_string = 0
+    start, size = 0, len(buffer)
+    while start < size:
+        end = min(start + _CHUNK, size)
+        while end < size and buffer[end - 1] == _BACKSLASH:  # never split a run of backslashes
+            end += 1
+        chunk = buffer[start:end]
+        quotes = chunk == _QUOTE
+        if escapes:
+            _clear_escaped_quotes(chunk, quotes)
+        folded = chunk & 0xDF  # '{' → '[' and '}' → ']'
+        is_open = folded == _OPEN_SQUARE
+        candidates = np.flatnonzero(is_open | (folded == 0x5D))
+        quote_at = np.flatnonzero(quotes)
+        # A bracket is inside a string when an odd number of (unescaped) quotes came before it.
+        before = np.searchsorted(quote_at, candidates) + in_string
+        outside = candidates[(before & 1) == 0]
+        found_positions.append(outside + start)
+        found_opens.append(is_open[outside])
+        in_string = (in_string + len(quote_at)) & 1
+        start = end
+    if in_string:
+        return None  # an unterminated string
+    positions = np.concatenate(found_positions)
+    opens = np.concatenate(found_opens)
+    if not len(positions):
+        return None
+    depth = np.cumsum(opens.astype(np.int32) * 2 - 1, dtype=np.int32)
+    if depth[-1] != 0 or depth.min() < 0 or depth[0] != 1:
+        return None
+    return positions, opens, depth
+
+
+def _clear_escaped_quotes(chunk, quotes) -> None:
+    """An odd run of backslashes escapes the character after it: such a quote does not open or close a string."""
+    slashes = np.flatnonzero(chunk == _BACKSLASH)
+    if not len(slashes):
+        return
+    breaks = np.flatnonzero(np.diff(slashes) != 1)
+    run_last = np.append(breaks, len(slashes) - 1)
+    run_first = np.insert(breaks + 1, 0, 0)
+    odd = ((run_last - run_first + 1) & 1) == 1
+    escaped = slashes[run_last[odd]] + 1
+    quotes[escaped[escaped < len(chunk)]] = False
+
+
+def _after_key(data: bytes, buffer, at, key: bytes):
+    """Mask of the values at positions `at` that directly follow `"key":` (or `"key": `) as an object key."""
+    pattern = np.frombuffer(b'"' + key + b'":', np.uint8)
+    width = len(pattern)
+    mask = np.zeros(len(at), bool)
+    for gap in (0, 1):  # `"key":[` and `"key": [` (JSON.stringify with indentation)
+        ends = at - gap
+        fits = ends - width - 1 >= 0
+        index = np.where(fits, ends, width + 1)[:, None] + np.arange(-width, 0)
+        same = (buffer[index] == pattern).all(axis=1) & fits
+        if gap:
+            same &= buffer[np.maximum(at - 1, 0)] == 0x20
+        lead = buffer[np.maximum(ends - width - 1, 0)]
+        mask |= same & np.isin(lead, np.frombuffer(bytes(_KEY_LEAD), np.uint8))
+    return mask
+
+
+def _events_array(data: bytes, positions, opens, depth):
+    """Indices (into `positions`) of the root's `"events": [` and of its `]`; None unless exactly one."""
+    buffer = np.frombuffer(data, np.uint8)
+    candidates = np.flatnonzero(opens & (depth == 2))
+    candidates = candidates[buffer[positions[candidates]] == _OPEN_SQUARE]
+    if not len(candidates):
+        return None
+    keyed = candidates[_after_key(data, buffer, positions[candidates], b"events")]
+    if len(keyed) != 1:
+        return None
+    first = int(keyed[0])
+    closing = np.flatnonzero(depth[first:] == 1)
+    if not len(closing):
+        return None
+    return first, first + int(closing[0])
+
+
+def _event_objects(data: bytes, positions, opens, depth, first: int, last: int):
+    """(start, end) byte offsets of each element of the events array; (None, None) unless all are objects."""
+    buffer = np.frombuffer(data, np.uint8)
+    inner = slice(first + 1, last)
+    element_opens = np.flatnonzero(opens[inner] & (depth[inner] == 3)) + first + 1
+    element_closes = np.flatnonzero(~opens[inner] & (depth[inner] == 2)) + first + 1
+    if len(element_opens) != len(element_closes) or not len(element_opens):
+        return None, None
+    if (buffer[positions[element_opens]] != _OPEN_CURLY).any():
+        return None, None
+    return positions[element_opens], positions[element_closes] + 1
+
+
+def _payload_regions(data: bytes, positions, opens, depth, first: int, last: int):
+    """(start, end) byte offsets of each event's own `payload` object or array."""
+    buffer = np.frombuffer(data, np.uint8)
+    inner = slice(first + 1, last)
+    value_opens = np.flatnonzero(opens[inner] & (depth[inner] == 4)) + first + 1
+    value_opens = value_opens[_after_key(data, buffer, positions[value_opens], b"payload")]
+    closes_at_3 = np.flatnonzero(depth == 3)  # a depth-4 value's close is the next bracket back at depth 3
+    closes = closes_at_3[np.searchsorted(closes_at_3, value_opens, side="right")]
+    return positions[value_opens], positions[closes] + 1
+
+
+def _parse_events(data: bytes, name: str, starts, ends, regions) -> list | None:
+    """The events, parsed by orjson in batches of about _BATCH bytes, each payload region replaced by a
+    placeholder number and then by its LazyJSON."""
+    region_starts, region_ends = regions
+    owner = np.searchsorted(starts, region_starts, side="right") - 1
+    if len(owner) and (np.diff(owner) == 0).any():
+        return None  # an event with two "payload" keys: let the ordinary parse decide which one counts
+    # Batch k ends with the last event that ends before starts[0] + k·_BATCH (at least one event per batch).
+    cuts = np.searchsorted(ends, np.arange(int(starts[0]) + _BATCH, int(ends[-1]), _BATCH), side="right")
+    cuts = np.unique(np.concatenate((cuts[cuts > 0], [len(starts)])))
+    region_cuts = np.searchsorted(region_starts, ends[cuts - 1])
+    view = memoryview(data)
+    salt = secrets.randbits(52)  # placeholders a file cannot guess
+    events: list = []
+    paths: dict = {}
+    first_event = first_region = 0
+    for end_event, end_region in zip(cuts.tolist(), region_cuts.tolist()):
+        cursor = int(starts[first_event])
+        pieces = [b"["]
+        for k in range(first_region, end_region):
+            pieces += (view[cursor:int(region_starts[k])], b"%d" % (salt + k))
+            cursor = int(region_ends[k])
+        pieces += (view[cursor:int(ends[end_event - 1])], b"]")
+        try:
+            batch = orjson.loads(b"".join(pieces))
+        except orjson.JSONDecodeError:
+            return None
+        if len(batch) != end_event - first_event:
+            return None
+        _share_paths(batch, paths)
+        events += batch
+        for k in range(first_region, end_region):
+            event = events[owner[k]]
+            if type(event) is not dict or event.get("payload") != salt + k:
+                return None  # a later duplicate "payload" key won: let the ordinary parse decide
+            event["payload"] = LazyJSON(data, int(region_starts[k]), int(region_ends[k]), name)
+        first_event, first_region = end_event, end_region
+    return events
+
+
+def _share_paths(events: list, paths: dict) -> None:
+    """Events at the same place carry equal `subflowPath` lists: keep one list per distinct path (a tenth of
+    the events' memory on a long run). Nothing changes these lists after loading."""
+    for event in events:
+        path = event.get("subflowPath") if type(event) is dict else None
+        if type(path) is list:
+            try:
+                event["subflowPath"] = paths.setdefault(tuple(path), path)
+            except TypeError:  # a path holding objects or lists: left as it is
+                pass
