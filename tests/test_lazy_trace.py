@@ -152,6 +152,10 @@ def test_random_documents_read_lazily_as_they_parse(tiny_steps, seed):
     b'{"snapshot": {}, "events": [{"type": "x", "payload": {"a": 1}}], "structure": {}}',  # a recording
     b'{"version": 1, "redaction": "none", "events": [{"type": "x"}, 5, {"type": "y"}]}',  # a non-object event
     b'{"version": 1, "redaction": "none", "events": [[{"type": "x"}]]}',
+    b'{"version": 1, "redaction": "none", "events": [5, {"type": "x", "payload": {}}]}',
+    b'{"version": 1, "redaction": "none", "events": [{"type": "x", "payload": {}}, "y" ]}',
+    b'{"version": 1, "redaction": "none", "events": [{"type": "x", "payload": {}}, null,\n {"type": "y"}]}',
+    b'{"version": 1, "redaction": "none", "events": [{"type": "x", "payload": {}}\n, , {"type": "y"}]}',
     b'{"version": 1, "redaction": "none", "events": [{"type": "x", "payload": {"a": 1}, "payload": {"b": 2}}]}',
     b'{"version": 1, "redaction": "none", "events": [{"type": "x", "payload": {"a": 1}, "payload": null}]}',
     b'{"version": 1, "redaction": "none", "events": [], "events": [{"type": "x"}]}',
@@ -164,7 +168,7 @@ def test_random_documents_read_lazily_as_they_parse(tiny_steps, seed):
     b'{"version": 1, "redaction": "none", "events": [{"type": "x", "p\\u0061yload": {"a": 1}}]}',
     b'{"version": 1, "redaction": "none", "events": [{"type": "\xff", "payload": {"a": 1}}]}',  # bad UTF-8
 ])
-def test_anything_else_is_left_to_the_ordinary_parse(always_lazy, data):
+def test_anything_else_is_left_to_the_ordinary_parse(tiny_steps, data):
     lazy = lazy_trace.load_trace_lazily(data, "odd.json")
     if lazy is not None:  # only a document the scan fully understood may come back, and then exactly
         assert plain(lazy) == orjson.loads(data) and b"p\\u0061yload" in data

@@ -34,6 +34,8 @@ MIN_BYTES = 512 * 1024  # smaller files parse eagerly in a few milliseconds (and
 _CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
 _BATCH = 1 << 16  # bytes of events per orjson call: its working memory is ~10× the text it parses
 _QUOTE, _BACKSLASH, _OPEN_SQUARE, _OPEN_CURLY = 0x22, 0x5C, 0x5B, 0x7B
+_COMMA = 0x2C
+_JSON_SPACE = b" \t\r\n"
 _KEY_LEAD = frozenset(b"{, \t\r\n")  # what may stand before a key's opening quote
 
 
@@ -174,7 +176,20 @@ def _event_objects(data: bytes, positions, opens, depth, first: int, last: int):
         return None, None
     if (buffer[positions[element_opens]] != _OPEN_CURLY).any():
         return None, None
-    return positions[element_opens], positions[element_closes] + 1
+    starts, ends = positions[element_opens], positions[element_closes] + 1
+    if not _only_commas_between(data, buffer, int(positions[first]) + 1, starts, ends, int(positions[last])):
+        return None, None
+    return starts, ends
+
+
+def _only_commas_between(data: bytes, buffer, array_start: int, starts, ends, array_end: int) -> bool:
+    """True when nothing but the separating commas (and whitespace) lies between the objects: a number or a
+    string among the events would otherwise be skipped, where the ordinary path warns about it."""
+    if data[array_start:int(starts[0])].strip(_JSON_SPACE) or data[int(ends[-1]):array_end].strip(_JSON_SPACE):
+        return False
+    gaps = starts[1:] - ends[:-1]
+    plain = (gaps == 1) & (buffer[ends[:-1]] == _COMMA)
+    return all(data[int(ends[i]):int(starts[i + 1])].strip(_JSON_SPACE) == b"," for i in np.flatnonzero(~plain))
 
 
 def _payload_regions(data: bytes, positions, opens, depth, first: int, last: int):
