@@ -224,3 +224,14 @@ def test_lazy_values_compare_print_and_serialize_as_their_json():
     assert jsonio.dumps({"p": value}) == '{"p":{"a":[1,2.5,"é"]}}'.encode()
     with pytest.raises(TypeError):
         hash(value)
+
+
+def test_small_files_do_not_import_numpy():
+    """numpy takes ~0.1 s to import: the command line on an ordinary file must not pay for it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from afp_desktop.core.formats import open_run; "
+            f"open_run({str(corpus_path('02-react-two-tools', 'trace.json'))!r}); print('numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -25,10 +25,7 @@ import orjson
 
 from afp_desktop.core.lazyjson import LazyJSON
 
-try:  # numpy comes with pyqtgraph; without it every file takes the ordinary path
-    import numpy as np
-except ImportError:  # pragma: no cover - numpy is a declared dependency
-    np = None
+np = None  # numpy, imported by the first large Trace (~0.1 s): small files and the CLI's start do without it
 
 MIN_BYTES = 512 * 1024  # smaller files parse eagerly in a few milliseconds (and need not import numpy)
 _CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
@@ -41,7 +38,7 @@ _KEY_LEAD = frozenset(b"{, \t\r\n")  # what may stand before a key's opening quo
 
 def load_trace_lazily(data: bytes, name: str) -> Any:
     """The parsed document with lazy event payloads, or None when this file should be parsed the ordinary way."""
-    if np is None or len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31:
+    if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31 or not _numpy():
         return None
     brackets = _brackets_outside_strings(data)
     if brackets is None:
@@ -64,6 +61,17 @@ def load_trace_lazily(data: bytes, name: str) -> Any:
         return None
     root["events"] = events
     return root
+
+
+def _numpy() -> bool:
+    global np
+    if np is None:
+        try:
+            import numpy
+        except ImportError:  # pragma: no cover - a declared dependency; without it, the ordinary parse
+            return False
+        np = numpy
+    return True
 
 
 def _root_without_events(data: bytes, array_open: int, array_close: int) -> dict | None:
