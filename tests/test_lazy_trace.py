@@ -235,3 +235,16 @@ def test_small_files_do_not_import_numpy():
             f"open_run({str(corpus_path('02-react-two-tools', 'trace.json'))!r}); print('numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_large_recording_is_not_parsed_twice(always_lazy, monkeypatch):
+    """The lazy reader steps aside before parsing anything when the root has no "redaction" (not a Trace)."""
+    def parse_root(*_):
+        raise AssertionError("the root of a recording was parsed by the lazy reader")
+
+    monkeypatch.setattr(lazy_trace, "_root_without_events", parse_root)
+    recording = {"snapshot": {"redaction": "nested, not at the root"}, "events": [{"type": "t", "payload": {}}]}
+    assert lazy_trace.load_trace_lazily(orjson.dumps(recording), "rec.json") is None
+    assert lazy_trace.load_trace_lazily(orjson.dumps({"events": []}), "rec.json") is None
+    with pytest.raises(AssertionError):  # (and a Trace does reach it)
+        lazy_trace.load_trace_lazily(orjson.dumps(trace([{"type": "t"}])), "t.json")

@@ -18,6 +18,7 @@ else in the run still shows.
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
@@ -38,12 +39,16 @@ _KEY_LEAD = frozenset(b"{, \t\r\n")  # what may stand before a key's opening quo
 
 def load_trace_lazily(data: bytes, name: str) -> Any:
     """The parsed document with lazy event payloads, or None when this file should be parsed the ordinary way."""
-    if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31 or not _numpy():
+    if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31:
+        return None
+    if data.find(b'"redaction"') == -1 or not _numpy():  # (a Trace has a root "redaction"; recordings do not)
         return None
     brackets = _brackets_outside_strings(data)
     if brackets is None:
         return None
     positions, opens, depth = brackets
+    if not _has_root_key(data, positions, depth, b"redaction"):
+        return None  # before parsing the root: a large recording's snapshot is not parsed twice
     events = _events_array(data, positions, opens, depth)
     if events is None:
         return None
@@ -61,6 +66,15 @@ def load_trace_lazily(data: bytes, name: str) -> Any:
         return None
     root["events"] = events
     return root
+
+
+def _has_root_key(data: bytes, positions, depth, key: bytes) -> bool:
+    """Whether `"key":` occurs directly in the root object (at depth 1, between its brackets)."""
+    for match in re.finditer(b'"' + re.escape(key) + rb'"[ \t\r\n]*:', data):
+        before = int(np.searchsorted(positions, match.start())) - 1
+        if before >= 0 and depth[before] == 1:
+            return True
+    return False
 
 
 def _numpy() -> bool:
