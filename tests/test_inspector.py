@@ -8,6 +8,7 @@ import json
 from afp_desktop.core.formats import lazy_trace, open_run  # before the session: formats must initialise first
 from afp_desktop.core.lazyjson import LazyJSON
 from afp_desktop.app.panels import json_tree
+from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.panels.inspector import InspectorPanel
 from afp_desktop.app.panels.json_tree import JsonModel, JsonTreeView, path_string
 from afp_desktop.app.session import Session
@@ -266,5 +267,7 @@ def test_a_payload_that_is_not_json_says_where(qtbot, monkeypatch, tmp_path):
     assert text == ("⚠ a payload is not valid JSON: unexpected character, expected a JSON value "
                     f"(line 2, column {column})")
     assert model.data(model.index(0, 2)) == "not readable"
+    tooltip = model.data(model.index(0, 1), Qt.ItemDataRole.ToolTipRole)
+    assert tooltip == plain_tooltip(text)  # the whole message (the cell elides it), never read as markup
     assert inspector.raw_tree.search("not valid JSON") == 1  # the raw view says so too, and the rest is there
     assert inspector.raw_tree.search("__root__") == 1

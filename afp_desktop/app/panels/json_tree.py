@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QTreeView, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core import jsonio
 from afp_desktop.core.lazyjson import LazyJSON, LazyJSONError
 from afp_desktop.core.problems import LoadError
@@ -225,6 +226,8 @@ class JsonModel(QAbstractItemModel):
             if column == self.VALUE:
                 return value_summary(node.value)
             return type_name(node.value)
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.VALUE and isinstance(node.value, Unreadable):
+            return plain_tooltip(node.value)  # the whole message: where in the file, and what is wrong
         if role == Qt.ItemDataRole.FontRole and column == self.VALUE and is_embedding_summary(node.value):
             font = QFont()
             font.setItalic(True)
