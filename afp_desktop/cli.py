@@ -41,6 +41,8 @@ def _open(path: str):
     from afp_desktop.core.formats import open_run
 
     run = open_run(path)  # (open_run pauses the garbage collector while it builds the run)
+    if run.payload_problems:  # a large Trace's payloads are checked here, not while loading: refuse as a parse would
+        raise run.payload_problems[0]
     for warning in run.warnings:
         print(f"afp-desktop: warning: {warning}", file=sys.stderr)
     return run

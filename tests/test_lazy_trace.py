@@ -207,10 +207,18 @@ def test_a_broken_payload_loads_and_says_where_when_read(always_lazy, tmp_path, 
                                 "invalid literal, expected 'true'"
     assert resolve_quietly(payload) is None
     assert run.stepgraph["nodes"][0]["entryPayload"] == {"message": "hi"}
-    # the command line says so, with no traceback and a non-zero exit
-    assert cli_main(["stepgraph", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert f"line 3, column {column}: a payload is not valid JSON" in err and "Traceback" not in err
+    assert len(run.payload_problems) == 1
+    assert str(run.payload_problems[0]) == str(caught.value)
+    # the window's banner says so once the run is prepared
+    notice = next(n for n in run.prepare().notices if n.code == "unreadable-payloads")
+    assert notice.text.startswith(f"1 payload(s) in this file are not valid JSON (the first at {path}, line 3, "
+                                  f"column {column}: invalid literal, expected 'true')")
+    # every command refuses the file as a parse of it would: a clear message, no traceback, a non-zero exit
+    for command in (["stepgraph"], ["stops"], ["info"], ["convert", "-o", str(tmp_path / "out.jsonl")]):
+        assert cli_main([command[0], str(path), *command[1:]]) == 2
+        err = capsys.readouterr().err
+        assert f"line 3, column {column}: a payload is not valid JSON" in err and "Traceback" not in err
+    assert not (tmp_path / "out.jsonl").exists()
     assert path.read_bytes() == BROKEN  # never written
 
 

@@ -18,7 +18,7 @@ from afp_desktop.app.panels.timeline_model import x_of_position
 from afp_desktop.app.settings import Settings
 from afp_desktop.app.style import palette_for
 from afp_desktop.core.cursor import view_at
-from tests.corpus_util import corpus_path
+from tests.corpus_util import corpus_path, read_bytes
 
 SCENARIO = "02-react-two-tools"
 FORMATS = ("events.ndjson", "trace.json", "trace.redacted.json", "recording.json")
@@ -483,3 +483,19 @@ def test_file_names_and_trace_text_in_tooltips_stay_literal(qtbot, window, tmp_p
     assert window.load_label.textFormat() == Qt.TextFormat.PlainText
     document.setHtml(window.summary.name.toolTip())
     assert document.toPlainText() == odd.name
+
+
+def test_payloads_that_are_not_json_go_to_the_banner(qtbot, window, tmp_path, monkeypatch):
+    from afp_desktop.core.formats import lazy_trace
+
+    monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)  # as a large Trace is read: payloads checked after loading
+    data = read_bytes(SCENARIO, "trace.json")
+    broken = data.replace(b'"payload": {', b'"payload": {"oops": nul,', 1)  # (this Trace is indented)
+    assert broken != data
+    line = broken[:broken.index(b"nul,")].count(b"\n") + 1
+    path = tmp_path / "broken-payload.json"
+    path.write_bytes(broken)
+    open_and_wait(qtbot, window, path)
+    assert window.session.run is not None and window.session.run.stepgraph["nodes"]  # the run is shown
+    text = next(t for t in window.banner.texts if "not valid JSON" in t)
+    assert text.startswith(f"1 payload(s) in this file are not valid JSON (the first at {path}, line {line}, column ")

@@ -47,6 +47,14 @@ class LazyJSON:
             raise LazyJSONError(self._source or "the file", f"a payload is not valid JSON: {err.message}",
                                 line, column) from None
 
+    def problem(self) -> "LazyJSONError | None":
+        """None when the bytes are valid JSON, else the error (what `value()` would raise)."""
+        try:
+            self.value()
+        except LazyJSONError as err:
+            return err
+        return None
+
     def _where(self, err: jsonio.JSONSyntaxError) -> tuple[int, int | None]:
         """The error's line and column in the whole file (the parser counted from the value's start)."""
         before = bytes(self._buffer[:self._start])

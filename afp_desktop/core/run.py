@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from afp_desktop.core.axis import Axis, build_axis, runtime_stage_id_of
 from afp_desktop.core.events import TRAVERSAL_DOMAIN_TYPES
-from afp_desktop.core.problems import LoadCancelled, Problem
+from afp_desktop.core.problems import LoadCancelled, LoadError, Problem
 from afp_desktop.core.stepgraph import StepGraphFold, build_step_graph_safe
 
 FORMAT_NAMES = {
@@ -120,6 +120,21 @@ class Run:
         return derived_status_timeline(self.domain_events)
 
     @cached_property
+    def payload_problems(self) -> list[LoadError]:
+        """A large Trace's payloads stay bytes until read (core/formats/lazy_trace.py): the errors of those
+        that are not valid JSON, in file order (empty for every other file, whose parse checked everything)."""
+        from afp_desktop.core.lazyjson import LazyJSON
+
+        problems = []
+        for event in self.domain_events:
+            payload = event.get("payload") if type(event) is dict else None
+            if type(payload) is LazyJSON:
+                problem = payload.problem()
+                if problem is not None:
+                    problems.append(problem)
+        return problems
+
+    @cached_property
     def stops(self) -> list[dict]:
         """The milestone stops (§5.4); derived from the events when the file has no usable commit log."""
         from afp_desktop.core.positions import stops_for_run
@@ -134,7 +149,7 @@ class Run:
                 cancelled: Callable[[], bool] | None = None) -> "Run":
         """Compute every projection now (a loader thread calls this so the window never waits on one).
         `progress` gets 0..1 as they complete; `cancelled` returning True stops with LoadCancelled."""
-        steps = ["axis", "_fold", "stops", "status_states"]
+        steps = ["axis", "_fold", "stops", "status_states", "payload_problems"]
         if self.typed_events is None:
             steps.append("derived_status_states")
         for done, name in enumerate(steps, start=1):
@@ -146,6 +161,13 @@ class Run:
         note = self.stepgraph_note
         if note and not any(n.code == "stepgraph-fallback" for n in self.notices):
             self.notices.append(Notice("stepgraph-fallback", note))
+        broken = self.payload_problems
+        if broken and not any(n.code == "unreadable-payloads" for n in self.notices):
+            first = broken[0].problem
+            self.notices.append(Notice("unreadable-payloads", (
+                f"{len(broken)} payload(s) in this file are not valid JSON (the first at {first.where()}: "
+                f"{first.message.removeprefix('a payload is not valid JSON: ')}). They show as “not readable”; "
+                "everything else in the run is shown.")))
         return self
 
     # -- positions -------------------------------------------------------------------------------------
