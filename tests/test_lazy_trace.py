@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from afp_desktop.cli import main as cli_main
-from afp_desktop.core import jsonio
+from afp_desktop.core import jsonio, jsonscan
 from afp_desktop.core.formats import LoadError, lazy_trace, load_bytes, open_run
 from afp_desktop.core.lazyjson import LazyJSON, LazyJSONError, resolve, resolve_quietly
 from afp_desktop.core.stepgraph import build_step_graph
@@ -45,7 +45,7 @@ def always_lazy(monkeypatch):
 def tiny_steps(monkeypatch):
     """Chunks and batches of a few bytes, so their boundaries fall everywhere."""
     monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
-    monkeypatch.setattr(lazy_trace, "_CHUNK", 7)
+    monkeypatch.setattr(jsonscan, "_CHUNK", 7)
     monkeypatch.setattr(lazy_trace, "_BATCH", 40)
 
 

@@ -24,14 +24,15 @@ from typing import Any
 
 import orjson
 
+from afp_desktop.core import jsonscan
 from afp_desktop.core.lazyjson import LazyJSON
 
-np = None  # numpy, imported by the first large Trace (~0.1 s): small files and the CLI's start do without it
+np = None  # numpy, once jsonscan has imported it
+
 
 MIN_BYTES = 512 * 1024  # smaller files parse eagerly in a few milliseconds (and need not import numpy)
-_CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
 _BATCH = 1 << 16  # bytes of events per orjson call: its working memory is ~10× the text it parses
-_QUOTE, _BACKSLASH, _OPEN_SQUARE, _OPEN_CURLY = 0x22, 0x5C, 0x5B, 0x7B
+_OPEN_SQUARE, _OPEN_CURLY = 0x5B, 0x7B
 _COMMA = 0x2C
 _JSON_SPACE = b" \t\r\n"
 _KEY_LEAD = frozenset(b"{, \t\r\n")  # what may stand before a key's opening quote
@@ -41,9 +42,13 @@ def load_trace_lazily(data: bytes, name: str) -> Any:
     """The parsed document with lazy event payloads, or None when this file should be parsed the ordinary way."""
     if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31:
         return None
-    if data.find(b'"redaction"') == -1 or not _numpy():  # (a Trace has a root "redaction"; recordings do not)
+    if data.find(b'"redaction"') == -1:  # (a Trace has a root "redaction"; recordings do not)
         return None
-    brackets = _brackets_outside_strings(data)
+    global np
+    np = jsonscan.numpy()  # imported by the first large Trace (~0.1 s): the CLI's start on small files does without
+    if np is None:
+        return None
+    brackets = jsonscan.brackets_outside_strings(data)
     if brackets is None:
         return None
     positions, opens, depth = brackets
@@ -77,17 +82,6 @@ def _has_root_key(data: bytes, positions, depth, key: bytes) -> bool:
     return False
 
 
-def _numpy() -> bool:
-    global np
-    if np is None:
-        try:
-            import numpy
-        except ImportError:  # pragma: no cover - a declared dependency; without it, the ordinary parse
-            return False
-        np = numpy
-    return True
-
-
 def _root_without_events(data: bytes, array_open: int, array_close: int) -> dict | None:
     """The document with an empty events list — if it is a Trace v1 (only a Trace's events are DomainEvents,
     whose payloads nothing reads eagerly)."""
@@ -101,57 +95,6 @@ def _root_without_events(data: bytes, array_open: int, array_close: int) -> dict
     if root.get("version") != 1 or "redaction" not in root:
         return None
     return root
-
-
-def _brackets_outside_strings(data: bytes):
-    """(positions, is-open flags, depth after each) of every bracket outside a string; None if unbalanced."""
-    buffer = np.frombuffer(data, np.uint8)
-    escapes = data.find(b"\\") != -1
-    found_positions, found_opens = [], []
-    in_string = 0
-    start, size = 0, len(buffer)
-    while start < size:
-        end = min(start + _CHUNK, size)
-        while end < size and buffer[end - 1] == _BACKSLASH:  # never split a run of backslashes
-            end += 1
-        chunk = buffer[start:end]
-        quotes = chunk == _QUOTE
-        if escapes:
-            _clear_escaped_quotes(chunk, quotes)
-        folded = chunk & 0xDF  # '{' → '[' and '}' → ']'
-        is_open = folded == _OPEN_SQUARE
-        candidates = np.flatnonzero(is_open | (folded == 0x5D))
-        quote_at = np.flatnonzero(quotes)
-        # A bracket is inside a string when an odd number of (unescaped) quotes came before it.
-        before = np.searchsorted(quote_at, candidates) + in_string
-        outside = candidates[(before & 1) == 0]
-        found_positions.append(outside + start)
-        found_opens.append(is_open[outside])
-        in_string = (in_string + len(quote_at)) & 1
-        start = end
-    if in_string:
-        return None  # an unterminated string
-    positions = np.concatenate(found_positions)
-    opens = np.concatenate(found_opens)
-    if not len(positions):
-        return None
-    depth = np.cumsum(opens.astype(np.int32) * 2 - 1, dtype=np.int32)
-    if depth[-1] != 0 or depth.min() < 0 or depth[0] != 1:
-        return None
-    return positions, opens, depth
-
-
-def _clear_escaped_quotes(chunk, quotes) -> None:
-    """An odd run of backslashes escapes the character after it: such a quote does not open or close a string."""
-    slashes = np.flatnonzero(chunk == _BACKSLASH)
-    if not len(slashes):
-        return
-    breaks = np.flatnonzero(np.diff(slashes) != 1)
-    run_last = np.append(breaks, len(slashes) - 1)
-    run_first = np.insert(breaks + 1, 0, 0)
-    odd = ((run_last - run_first + 1) & 1) == 1
-    escaped = slashes[run_last[odd]] + 1
-    quotes[escaped[escaped < len(chunk)]] = False
 
 
 def _after_key(data: bytes, buffer, at, key: bytes):

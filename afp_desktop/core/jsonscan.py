@@ -1,0 +1,80 @@
+"""Where a JSON text's brackets are: one vectorised pass (numpy, in chunks) over the bytes.
+
+`brackets_outside_strings(data)` gives the byte position of every `{ [ ] }` that is not inside a string, whether
+it opens, and the nesting depth after it — what lets the loaders find parts of a large document (a Trace's
+payloads, a deep recording's levels) without parsing it. Strings are tracked by counting unescaped quotes (an
+odd run of backslashes escapes the next character). None for unbalanced brackets or an unterminated string.
+numpy is imported on first use (`numpy()`), not when this module is.
+"""
+
+from __future__ import annotations
+
+np = None
+
+_CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
+_QUOTE, _BACKSLASH, _OPEN_SQUARE = 0x22, 0x5C, 0x5B
+
+
+def numpy():
+    """The numpy module, imported now if need be (~0.1 s); None if it is not installed."""
+    global np
+    if np is None:
+        try:
+            import numpy as module
+        except ImportError:  # pragma: no cover - a declared dependency
+            return None
+        np = module
+    return np
+
+
+def brackets_outside_strings(data: bytes):
+    """(positions, is-open flags, depth after each) of every bracket outside a string; None if unbalanced."""
+    if numpy() is None:
+        return None
+    buffer = np.frombuffer(data, np.uint8)
+    escapes = data.find(b"\\") != -1
+    found_positions, found_opens = [], []
+    in_string = 0
+    start, size = 0, len(buffer)
+    while start < size:
+        end = min(start + _CHUNK, size)
+        while end < size and buffer[end - 1] == _BACKSLASH:  # never split a run of backslashes
+            end += 1
+        chunk = buffer[start:end]
+        quotes = chunk == _QUOTE
+        if escapes:
+            _clear_escaped_quotes(chunk, quotes)
+        folded = chunk & 0xDF  # '{' → '[' and '}' → ']'
+        is_open = folded == _OPEN_SQUARE
+        candidates = np.flatnonzero(is_open | (folded == 0x5D))
+        quote_at = np.flatnonzero(quotes)
+        # A bracket is inside a string when an odd number of (unescaped) quotes came before it.
+        before = np.searchsorted(quote_at, candidates) + in_string
+        outside = candidates[(before & 1) == 0]
+        found_positions.append(outside + start)
+        found_opens.append(is_open[outside])
+        in_string = (in_string + len(quote_at)) & 1
+        start = end
+    if in_string:
+        return None  # an unterminated string
+    positions = np.concatenate(found_positions)
+    opens = np.concatenate(found_opens)
+    if not len(positions):
+        return None
+    depth = np.cumsum(opens.astype(np.int32) * 2 - 1, dtype=np.int32)
+    if depth[-1] != 0 or depth.min() < 0 or depth[0] != 1:
+        return None
+    return positions, opens, depth
+
+
+def _clear_escaped_quotes(chunk, quotes) -> None:
+    """An odd run of backslashes escapes the character after it: such a quote does not open or close a string."""
+    slashes = np.flatnonzero(chunk == _BACKSLASH)
+    if not len(slashes):
+        return
+    breaks = np.flatnonzero(np.diff(slashes) != 1)
+    run_last = np.append(breaks, len(slashes) - 1)
+    run_first = np.insert(breaks + 1, 0, 0)
+    odd = ((run_last - run_first + 1) & 1) == 1
+    escaped = slashes[run_last[odd]] + 1
+    quotes[escaped[escaped < len(chunk)]] = False
