@@ -256,3 +256,17 @@ def test_a_large_recording_is_not_parsed_twice(always_lazy, monkeypatch):
     assert lazy_trace.load_trace_lazily(orjson.dumps({"events": []}), "rec.json") is None
     with pytest.raises(AssertionError):  # (and a Trace does reach it)
         lazy_trace.load_trace_lazily(orjson.dumps(trace([{"type": "t"}])), "t.json")
+
+
+def test_a_trace_whose_snapshot_nests_deeper_than_orjson_goes(always_lazy):
+    """A long run's snapshot nests its execution tree through `next` beyond 1,024 levels: the events are still
+    read lazily, the snapshot by the deep parser."""
+    tree: dict = {"name": "end"}
+    for i in range(1500):
+        tree = {"name": f"stage {i}", "next": tree}
+    doc = trace([{"type": "run.entry", "payload": {"message": "hi"}, "ts": 1},
+                 {"type": "run.exit", "payload": {"answer": [1, 2]}, "ts": 2}], snapshot={"executionTree": tree})
+    data = jsonio.dumps(doc)
+    lazy = lazy_trace.load_trace_lazily(data, "deep.json")
+    assert lazy is not None and lazies(lazy) == 2
+    assert jsonio._run_deep(lambda: plain(lazy) == doc)  # (comparing 1,500 levels needs the deep stack too)

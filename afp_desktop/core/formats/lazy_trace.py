@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from afp_desktop.core import jsonscan
+from afp_desktop.core import jsonio, jsonscan
 from afp_desktop.core.lazyjson import LazyJSON
 
 np = None  # numpy, once jsonscan has imported it
@@ -58,11 +58,11 @@ def load_trace_lazily(data: bytes, name: str) -> Any:
     if events is None:
         return None
     first, last = events
-    root = _root_without_events(data, int(positions[first]), int(positions[last]))
-    if root is None:
-        return None
     starts, ends = _event_objects(data, positions, opens, depth, first, last)
     if starts is None:
+        return None
+    root = _root_without_events(data, int(positions[first]), int(positions[last]))
+    if root is None:
         return None
     regions = _payload_regions(data, positions, opens, depth, first, last)
     del brackets, positions, opens, depth  # free before the events' objects are made: it lowers the peak
@@ -86,9 +86,9 @@ def _root_without_events(data: bytes, array_open: int, array_close: int) -> dict
     """The document with an empty events list — if it is a Trace v1 (only a Trace's events are DomainEvents,
     whose payloads nothing reads eagerly)."""
     view = memoryview(data)
-    try:
-        root = orjson.loads(b"".join((view[:array_open + 1], view[array_close:])))
-    except orjson.JSONDecodeError:
+    try:  # (jsonio: a Trace's snapshot may nest deeper than orjson goes, like a recording's execution tree)
+        root = jsonio.loads(b"".join((view[:array_open + 1], view[array_close:])))
+    except jsonio.JSONSyntaxError:
         return None
     if not isinstance(root, dict) or root.get("events") != [] or "format" in root:
         return None
