@@ -5,7 +5,7 @@
 - bare `orjson.loads` of trace.json (the floor) vs `open_run(trace.json)` + StepGraph;
 - the status pass over every prefix of events.ndjson (incremental: linear in events);
 - the same with rendering both template maps (what `afp-desktop status` does);
-- open_run(recording.json) (deeply nested; parsed with the deep fallback) and its stops;
+- open_run(recording.json) (nested >1,000 levels: orjson reads it in pieces, core/deepjson.py) and its stops;
 - peak memory of loading trace.json + StepGraph relative to the file size, two ways: what Python allocates
   (tracemalloc, which also sees numpy's arrays) and the process's peak resident memory over its size before the
   load (a fresh child process; Linux's VmHWM, reset just before loading).

@@ -1,9 +1,10 @@
 """JSON in and out, fast and without a depth limit.
 
 orjson is the fast path. It refuses documents nested deeper than 1024 levels, and a real recording of a long
-run nests its execution tree more than a thousand levels deep through `next`. For those we fall back to the
-standard library's parser on a worker thread with a large stack and a raised recursion limit, so a valid file
-is never refused for its depth.
+run nests its execution tree more than a thousand levels deep through `next`. Those are read and written by
+deepjson.py (orjson piece by piece, CUT levels at a time) on a worker thread with a large stack and a raised
+recursion limit; the standard library's parser is the last resort, which also locates the error in an invalid
+deep document. A valid file is never refused for its depth, on any supported Python.
 """
 
 from __future__ import annotations
@@ -79,8 +80,26 @@ def _run_deep(fn):
 
 
 def _loads_deep(data: str | bytes) -> Any:
-    text = bytes(data).decode("utf-8") if isinstance(data, (bytes, bytearray, memoryview)) else data
-    return _run_deep(lambda: json.loads(text))
+    """A document deeper than orjson goes: orjson piece by piece (deepjson), else the standard library, which
+    also says where an invalid one is wrong (from Python 3.12 it stops at ~1,500 levels whatever the limit)."""
+    from afp_desktop.core import deepjson
+
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    value = _run_deep(lambda: deepjson.loads(raw))
+    if value is not None:
+        return value
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line, column = _position(raw, err.start)
+        raise JSONSyntaxError("invalid UTF-8", line, column, err.start) from None
+    try:
+        return _run_deep(lambda: json.loads(text))
+    except json.JSONDecodeError as err:
+        raise JSONSyntaxError(err.msg, err.lineno, err.colno, err.pos) from None
+    except RecursionError:
+        raise JSONSyntaxError("not valid JSON, and nested too deeply for the place of the error to be found") \
+            from None
 
 
 def loads(data: str | bytes) -> Any:
@@ -89,13 +108,7 @@ def loads(data: str | bytes) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError as err:
         if _is_depth_error(err):
-            try:
-                return _loads_deep(data)
-            except json.JSONDecodeError as deep_err:
-                raise JSONSyntaxError(deep_err.msg, deep_err.lineno, deep_err.colno, deep_err.pos) from None
-            except UnicodeDecodeError as deep_err:
-                line, column = _position(data, deep_err.start)
-                raise JSONSyntaxError("invalid UTF-8", line, column, deep_err.start) from None
+            return _loads_deep(data)
         pos = getattr(err, "pos", None)
         msg = getattr(err, "msg", None) or str(err)
         if pos is not None and pos >= 0:
@@ -105,7 +118,7 @@ def loads(data: str | bytes) -> Any:
 
 
 def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes:
-    """Serialize to UTF-8 JSON bytes. Falls back to the standard library for very deep values."""
+    """Serialize to UTF-8 JSON bytes, at any depth."""
     option = 0
     if indent:
         option |= orjson.OPT_INDENT_2
@@ -118,10 +131,14 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
             if isinstance(err.__cause__, LoadError):  # a LazyJSON whose bytes are not JSON: say where
                 raise err.__cause__ from None
             raise
-    return _run_deep(lambda: json.dumps(
-        value, ensure_ascii=False, separators=None if indent else (",", ":"),
-        indent=2 if indent else None, sort_keys=sort_keys, default=_lazy_value,
-    ).encode("utf-8"))
+    from afp_desktop.core import deepjson
+
+    try:  # deeper than orjson goes: what lies far down is serialized first and embedded (deepjson)
+        return _run_deep(lambda: deepjson.dumps(value, option, _lazy_value))
+    except orjson.JSONEncodeError as err:
+        if isinstance(err.__cause__, LoadError):
+            raise err.__cause__ from None
+        raise
 
 
 def _lazy_value(value: Any) -> Any:
