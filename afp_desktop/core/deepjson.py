@@ -41,7 +41,7 @@ def loads(data: bytes) -> Any | None:
     cuts = np.flatnonzero(opens & (depth % CUT == 0))
     if not len(cuts):
         return None
-    closes = _closing_brackets(np, depth, cuts)
+    closes = jsonscan.closing_brackets(depth, cuts)
     owners = _enclosing_cuts(np, cuts, depth)
     salt = secrets.randbits(52)
     pieces = _parse_pieces(data, positions, cuts, closes, owners, salt)
@@ -49,16 +49,6 @@ def loads(data: bytes) -> Any | None:
         return None
     parents = _parent_containers(np, positions, opens, depth)
     return _stitch(data, positions, opens, depth, parents, cuts, pieces, salt)
-
-
-def _closing_brackets(np, depth, cuts):
-    """Index of each cut container's closing bracket: the next bracket back at the depth before it opened."""
-    closes = np.empty_like(cuts)
-    for level in np.unique(depth[cuts]):
-        chosen = depth[cuts] == level
-        back = np.flatnonzero(depth == level - 1)
-        closes[chosen] = back[np.searchsorted(back, cuts[chosen], side="right")]
-    return closes
 
 
 def _enclosing_cuts(np, cuts, depth):
@@ -99,12 +89,8 @@ def _parse_pieces(data: bytes, positions, cuts, closes, owners, salt: int) -> li
         inner[owner].append(number)  # (-1: the document's piece, the last list)
     values = []
     for piece, (start, end) in enumerate(spans + [(0, len(data))]):
-        parts, cursor = [], start
-        for number in inner[piece]:
-            cut_start, cut_end = spans[number]
-            parts += (view[cursor:cut_start], b"%d" % (salt + number))
-            cursor = cut_end
-        parts.append(view[cursor:end])
+        holes = ((*spans[number], salt + number) for number in inner[piece])
+        parts = jsonscan.with_placeholders(view, start, end, holes)
         try:
             values.append(orjson.loads(b"".join(parts)))
         except orjson.JSONDecodeError:

@@ -125,18 +125,17 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
     if sort_keys:
         option |= orjson.OPT_SORT_KEYS
     try:
-        return orjson.dumps(value, option=option, default=_lazy_value)
-    except orjson.JSONEncodeError as err:
-        if not _is_depth_error(err):
-            if isinstance(err.__cause__, LoadError):  # a LazyJSON whose bytes are not JSON: say where
-                raise err.__cause__ from None
-            raise
-    from afp_desktop.core import deepjson
+        try:
+            return orjson.dumps(value, option=option, default=_lazy_value)
+        except orjson.JSONEncodeError as err:
+            if not _is_depth_error(err):
+                raise
+        from afp_desktop.core import deepjson
 
-    try:  # deeper than orjson goes: what lies far down is serialized first and embedded (deepjson)
+        # Deeper than orjson goes: what lies far down is serialized first and embedded (deepjson).
         return _run_deep(lambda: deepjson.dumps(value, option, _lazy_value))
     except orjson.JSONEncodeError as err:
-        if isinstance(err.__cause__, LoadError):
+        if isinstance(err.__cause__, LoadError):  # a LazyJSON whose bytes are not JSON: say where
             raise err.__cause__ from None
         raise
 

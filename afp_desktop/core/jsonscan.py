@@ -4,7 +4,9 @@
 it opens, and the nesting depth after it — what lets the loaders find parts of a large document (a Trace's
 payloads, a deep recording's levels) without parsing it. Strings are tracked by counting unescaped quotes (an
 odd run of backslashes escapes the next character). None for unbalanced brackets or an unterminated string.
-numpy is imported on first use (`numpy()`), not when this module is.
+`closing_brackets` pairs openings with their closings; `with_placeholders` is a span of the text with parts cut
+out and a number in place of each — how both readers (lazy Trace payloads, deep documents) hand orjson only what
+it should parse. numpy is imported on first use (`numpy()`), not when this module is.
 """
 
 from __future__ import annotations
@@ -65,6 +67,26 @@ def brackets_outside_strings(data: bytes):
     if depth[-1] != 0 or depth.min() < 0 or depth[0] != 1:
         return None
     return positions, opens, depth
+
+
+def closing_brackets(depth, open_indices):
+    """The index of each opening's closing bracket: the next bracket back at the depth before it opened."""
+    closes = np.empty_like(open_indices)
+    for level in np.unique(depth[open_indices]):
+        chosen = depth[open_indices] == level
+        back = np.flatnonzero(depth == level - 1)
+        closes[chosen] = back[np.searchsorted(back, open_indices[chosen], side="right")]
+    return closes
+
+
+def with_placeholders(view: memoryview, start: int, end: int, holes) -> list:
+    """The parts of view[start:end] with each (hole start, hole end, number) replaced by that number, to join."""
+    parts, cursor = [], start
+    for hole_start, hole_end, number in holes:
+        parts += (view[cursor:hole_start], b"%d" % number)
+        cursor = hole_end
+    parts.append(view[cursor:end])
+    return parts
 
 
 def _clear_escaped_quotes(chunk, quotes) -> None:

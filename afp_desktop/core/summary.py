@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from afp_desktop.core.lazyjson import LazyJSON, resolve_quietly
+from afp_desktop.core.lazyjson import resolve_quietly
 
 
 @dataclass
@@ -76,8 +76,6 @@ def summarize(run) -> RunSummary:
 
 
 def _has_error(payload) -> bool:
-    """A run.exit payload `{error: …}` (a large Trace's payloads are LazyJSON: only those that could hold one
-    are parsed)."""
-    if type(payload) is LazyJSON:
-        payload = resolve_quietly(payload) if b'"error"' in payload.raw() else None
+    """A run.exit payload `{error: …}` (a large Trace's payloads are LazyJSON until read)."""
+    payload = resolve_quietly(payload)
     return isinstance(payload, dict) and "error" in payload

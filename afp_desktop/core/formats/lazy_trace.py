@@ -124,11 +124,7 @@ def _events_array(data: bytes, positions, opens, depth):
     keyed = candidates[_after_key(data, buffer, positions[candidates], b"events")]
     if len(keyed) != 1:
         return None
-    first = int(keyed[0])
-    closing = np.flatnonzero(depth[first:] == 1)
-    if not len(closing):
-        return None
-    return first, first + int(closing[0])
+    return int(keyed[0]), int(jsonscan.closing_brackets(depth, keyed)[0])
 
 
 def _event_objects(data: bytes, positions, opens, depth, first: int, last: int):
@@ -163,9 +159,7 @@ def _payload_regions(data: bytes, positions, opens, depth, first: int, last: int
     inner = slice(first + 1, last)
     value_opens = np.flatnonzero(opens[inner] & (depth[inner] == 4)) + first + 1
     value_opens = value_opens[_after_key(data, buffer, positions[value_opens], b"payload")]
-    closes_at_3 = np.flatnonzero(depth == 3)  # a depth-4 value's close is the next bracket back at depth 3
-    closes = closes_at_3[np.searchsorted(closes_at_3, value_opens, side="right")]
-    return positions[value_opens], positions[closes] + 1
+    return positions[value_opens], positions[jsonscan.closing_brackets(depth, value_opens)] + 1
 
 
 def _parse_events(data: bytes, name: str, starts, ends, regions) -> list | None:
@@ -185,14 +179,10 @@ def _parse_events(data: bytes, name: str, starts, ends, regions) -> list | None:
     paths: dict = {}
     first_event = first_region = 0
     for end_event, end_region in zip(cuts.tolist(), region_cuts.tolist()):
-        cursor = int(starts[first_event])
-        pieces = [b"["]
-        for k in range(first_region, end_region):
-            pieces += (view[cursor:int(region_starts[k])], b"%d" % (salt + k))
-            cursor = int(region_ends[k])
-        pieces += (view[cursor:int(ends[end_event - 1])], b"]")
+        holes = ((int(region_starts[k]), int(region_ends[k]), salt + k) for k in range(first_region, end_region))
+        parts = jsonscan.with_placeholders(view, int(starts[first_event]), int(ends[end_event - 1]), holes)
         try:
-            batch = orjson.loads(b"".join(pieces))
+            batch = orjson.loads(b"".join([b"[", *parts, b"]"]))
         except orjson.JSONDecodeError:
             return None
         if len(batch) != end_event - first_event:
