@@ -123,7 +123,7 @@ def cmd_info(args) -> int:
         "stepGraphNodes": len(graph["nodes"]), "stepGraphEdges": len(graph["edges"]),
         "stops": len(run.stops), "stopsDerived": bool(run.stops and run.stops[0].get("derived")),
         "redaction": run.redaction, **summary.as_dict(),
-        "notices": [n.text for n in run.notices], "warnings": [str(w) for w in run.warnings],
+        "notices": [n.text for n in run.all_notices()], "warnings": [str(w) for w in run.warnings],
     }
     if args.json:
         _write_json(info, True)
@@ -142,9 +142,9 @@ def cmd_info(args) -> int:
             f"Tokens:      {summary.tokens_in:,} in / {summary.tokens_out:,} out"]
     if summary.duration_ms is not None:
         out.append(f"Duration:    {summary.duration_ms / 1000:.3f} s")
-    if run.notices:
+    if run.all_notices():
         out.append("What this file cannot show / worth knowing:")
-        out += [f"  - {n.text}" for n in run.notices]
+        out += [f"  - {n.text}" for n in run.all_notices()]
     if run.warnings:
         out.append("Warnings:")
         out += [f"  - {w}" for w in run.warnings]

@@ -99,10 +99,11 @@ def test_progress_run_of_a_tool_call(qtbot):
     table.setCurrentCell(1, 0)
     assert inspector.progress_payload.model.value["payload"] == {"message": "  Indexing 1,204 files  ", "pct": 0.4}
 
-    # at the cursor: the second report has just happened; later ones are greyed, the call has not returned
+    # at the cursor: the second report has just happened; later ones are not known yet, nor the result
     second = int(table.item(1, 1).text())
     session.move_to(second, immediate=True)
-    assert "2 greyed" in inspector.progress_note.text()
+    assert inspector.progress_table.rowCount() == 2  # only the reports made by this moment
+    assert "2 progress report(s)" in inspector.progress_note.text()
     assert inspector.tool_result.model.value is None
     assert "not returned" in inspector.tool_note.text()
     assert "In progress at the cursor" in inspector.note.text()

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 
 from afp_desktop.app.gui import SCREENSHOT_SIZE, run_gui
 from afp_desktop.app.main_window import MainWindow
-from afp_desktop.app.panels.timeline_model import x_of_position
+from afp_desktop.core.timeline import x_of_position
 from afp_desktop.app.settings import Settings
 from afp_desktop.app.style import palette_for
 from afp_desktop.core.cursor import view_at

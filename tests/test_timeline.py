@@ -11,7 +11,7 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtTest import QTest
 
 from afp_desktop.app.panels.timeline import LABEL_GAP_PX, StopAxis, TimelinePanel, _nice_step, _tick_font
-from afp_desktop.app.panels.timeline_model import (
+from afp_desktop.core.timeline import (
     describe_position,
     has_usable_stops,
     ordinal_labels,

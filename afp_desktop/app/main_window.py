@@ -285,7 +285,8 @@ class MainWindow(QMainWindow):
         s = self.session
         s.run_loaded.connect(self._on_run_loaded)
         s.run_closed.connect(self._show_empty)
-        s.cursor_moved.connect(lambda view: self.canvas.set_cursor_state(view.happened, view.current_node))
+        s.moment_changed.connect(self.canvas.show_moment)
+        self.summary.error_clicked.connect(self.go_to_first_error)
         s.selection_changed.connect(self.canvas.set_selected)
         templates = self.panels.get("templates")
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward
@@ -441,22 +442,31 @@ class MainWindow(QMainWindow):
             self.canvas.set_graph(graph)
         else:
             self.canvas.clear(self._empty_graph_reason(run))
-        self.summary.show_summary(summarize(run), run.format_name, name)
+        errors = self.session.replay.facts.errors if self.session.replay is not None else ()
+        self.summary.show_summary(summarize(run), run.format_name, name, errors)
         self.banner.set_messages(self._messages_for(run))
         for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
             action.setEnabled(True)
 
     def _messages_for(self, run) -> list[tuple[str, str]]:
-        messages = [(notice.text, notice.level) for notice in run.notices]
+        messages = [(notice.text, notice.level) for notice in run.all_notices()]
         noticed = " ".join(text for text, _level in messages)
         for problem in run.warnings:
             if str(problem) not in noticed:
                 messages.append((str(problem), "warning"))
-        if run.stepgraph_note:
-            messages.append((run.stepgraph_note, "warning"))
         if self.settings.warning:
             messages.append((self.settings.warning, "warning"))
         return messages
+
+    def go_to_first_error(self) -> None:
+        """The header's error count: move the cursor to where the first error became known, select its step."""
+        replay = self.session.replay
+        if replay is None or not replay.facts.errors:
+            return
+        first = replay.facts.errors[0]
+        if first.node is not None:
+            self.session.select_node(first.node)
+        self.session.move_to(first.position)
 
     @staticmethod
     def _empty_graph_reason(run) -> str:

@@ -1,161 +1,201 @@
-"""The session: the open Run, the ONE cursor, the active template map and the selected node.
+"""The session: a thin Qt adapter over the core's `Replay` (one per window).
 
-Panels connect to these signals and redraw from `session.run` and `session.view`; they never call each other.
-Moving the cursor is coalesced: `move_to` records the wanted position and a zero-delay timer publishes only
-the latest one, so fast scrubbing never queues stale redraws.
+It is the only place requests to move arrive. It coalesces them (latest wins) so fast scrubbing never queues
+stale work, turns Replay changes into signals, and runs the play timer. It holds no replay logic of its own:
+positions, stops, spans, drill and the moment all come from `afp_desktop.core.replay`.
+
+Panels implement three calls — run loaded, run closed, moment changed — and render only the `Moment` given.
+`moment_settled` follows a scrub once it pauses (SETTLE_MS), for panels whose work is heavy (the inspector).
 """
 
 from __future__ import annotations
 
-
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from afp_desktop.core.cursor import CursorView, stop_index_at, view_at
+from afp_desktop.core.replay import Moment, Replay, StopSpan
 from afp_desktop.core.run import Run
 from afp_desktop.core.status import DEFAULT_TEMPLATES
+
+SETTLE_MS = 80                 # moves closer together than this are one scrub
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
+EVENTS_PER_STOP_TICK = 10      # with no usable stops, play walks single events this many times faster
 
 
 class Session(QObject):
     run_loaded = Signal(object)          # Run
     run_closed = Signal()
-    cursor_moved = Signal(object)        # CursorView
+    moment_changed = Signal(object)      # Moment
+    moment_settled = Signal(object)      # Moment, once a scrub pauses
     templates_changed = Signal()         # read session.templates / session.app_name
     selection_changed = Signal(object)   # StepGraph node index or None
     stops_changed = Signal()             # the stop list shown changed (drill in/out)
+    playing_changed = Signal(bool)
+    speed_changed = Signal(float)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.run: Run | None = None
-        self.view: CursorView | None = None
+        self.replay: Replay | None = None
+        self.moment: Moment | None = None
         self.templates: dict[str, str] = dict(DEFAULT_TEMPLATES)
         self.app_name = "Agent"
         self.selected: int | None = None
-        self._drill: list[tuple[str, list[dict]]] = []  # (breadcrumb label, inner stops), outermost first
-        self._wanted: int | None = None
-        # Several stops can share one position (a Route right after its LLM turn). The stop the cursor was
-        # sent to is remembered so the timeline marks that one and ←/→ visit each stop in turn.
-        self.chosen_stop: int | None = None
-        self._wanted_stop: int | None = None
+        self.speed = 1.0
+        self._wanted: tuple[int, int | None] | None = None
         self._publish_timer = QTimer(self)
         self._publish_timer.setSingleShot(True)
         self._publish_timer.setInterval(0)
         self._publish_timer.timeout.connect(self._publish)
+        self._settle_timer = QTimer(self)
+        self._settle_timer.setSingleShot(True)
+        self._settle_timer.setInterval(SETTLE_MS)
+        self._settle_timer.timeout.connect(self._settle)
+        self._play_timer = QTimer(self)
+        self._play_timer.timeout.connect(self._play_tick)
 
     # -- run ---------------------------------------------------------------------------------------------
     def set_run(self, run: Run, position: int | None = None) -> None:
+        self.stop_playing()
         self.run = run
         self.selected = None
-        self._drill = []
         self._wanted = None
-        self._wanted_stop = self.chosen_stop = None
-        end = len(run.axis)
-        self.view = view_at(run, end if position is None else position)
+        self.replay = Replay(run, self.templates, self.app_name)
+        self.replay.move_to(len(run.axis) if position is None else position)
+        self.moment = self.replay.moment()
         self.run_loaded.emit(run)
-        self.cursor_moved.emit(self.view)
+        self._emit_moment(settled_now=True)
 
     def close_run(self) -> None:
+        self.stop_playing()
         self.run = None
-        self.view = None
+        self.replay = None
+        self.moment = None
         self.selected = None
-        self._drill = []
+        self._wanted = None
         self.run_closed.emit()
+
+    # -- compatibility names -----------------------------------------------------------------------------
+    @property
+    def view(self) -> Moment | None:
+        return self.moment
 
     # -- the cursor --------------------------------------------------------------------------------------
     @property
     def position(self) -> int:
         if self._wanted is not None:
-            return self._wanted
-        return self.view.position if self.view else 0
+            return self._wanted[0]
+        return self.replay.position if self.replay else 0
 
     def move_to(self, position: int, *, immediate: bool = False, stop: int | None = None) -> None:
         """Move the cursor; `stop` names the stop (of `stops`) this position was chosen as, if any."""
-        if self.run is None:
+        if self.replay is None:
             return
-        position = max(0, min(int(position), len(self.run.axis)))
-        self._wanted = position
-        self._wanted_stop = stop
-        if immediate:
+        self._wanted = (max(0, min(int(position), self.replay.length)), stop)
+        if immediate:  # a deliberate single move: publish and settle now
             self._publish_timer.stop()
             self._publish()
+            if self._settle_timer.isActive():
+                self._settle_timer.stop()
+                self._settle()
         elif not self._publish_timer.isActive():
             self._publish_timer.start()
 
     def flush(self) -> None:
-        """Publish a pending move now (tests and exports use this)."""
+        """Publish a pending move (and a pending settle) now; tests and exports use this."""
         if self._wanted is not None:
             self._publish_timer.stop()
             self._publish()
+        if self._settle_timer.isActive():
+            self._settle_timer.stop()
+            self._settle()
 
     def _publish(self) -> None:
-        if self.run is None or self._wanted is None:
+        if self.replay is None or self._wanted is None:
             return
-        wanted, self._wanted = self._wanted, None
-        stop, self._wanted_stop = self._wanted_stop, None
-        same_place = self.view is not None and self.view.position == wanted
-        if same_place and stop == self.chosen_stop:
+        (position, stop), self._wanted = self._wanted, None
+        replay = self.replay
+        if position == replay.position and stop == replay.chosen_stop and self.moment is not None:
             return
-        self.chosen_stop = stop
-        if not same_place:
-            self.view = view_at(self.run, wanted)
-        self.cursor_moved.emit(self.view)
+        replay.move_to(position, stop)
+        self.moment = replay.moment()
+        self._emit_moment()
 
-    # -- the stops shown: the run's milestones, or a drilled mount's inner stops ----------------------------
+    def _emit_moment(self, settled_now: bool = False) -> None:
+        self.moment_changed.emit(self.moment)
+        if settled_now:
+            self._settle_timer.stop()
+            self._settle()
+        else:
+            self._settle_timer.start()
+
+    def _settle(self) -> None:
+        if self.moment is not None:
+            self.moment_settled.emit(self.moment)
+
+    def _refresh_moment(self) -> None:
+        if self.replay is not None:
+            self.moment = self.replay.moment()
+            self._emit_moment(settled_now=True)
+
+    # -- stops: the replay moves, the session publishes ----------------------------------------------------
+    def _apply(self, action) -> None:
+        """Run a Replay move against the latest wanted position, then publish it (coalesced)."""
+        if self.replay is None:
+            return
+        if self._wanted is not None:
+            self.replay.move_to(*self._wanted)
+            self._wanted = None
+        before = (self.replay.position, self.replay.chosen_stop)
+        action(self.replay)
+        after = (self.replay.position, self.replay.chosen_stop)
+        if after != before or self.moment is None or self.moment.position != after[0]:
+            self._wanted = after
+            self.replay.move_to(*before)
+            if not self._publish_timer.isActive():
+                self._publish_timer.start()
+
     @property
     def stops(self) -> list[dict]:
-        if self._drill:
-            return self._drill[-1][1]
-        return self.run.stops if self.run else []
+        return self.replay.stops if self.replay else []
+
+    @property
+    def spans(self) -> list[StopSpan]:
+        return self.replay.spans if self.replay else []
 
     @property
     def breadcrumb(self) -> list[str]:
-        """["Run", "Iteration 3", ...]: where the stop list shown sits."""
-        return ["Run", *(label for label, _stops in self._drill)]
+        return list(self.replay.breadcrumb) if self.replay else ["Run"]
 
-    def drill_in(self, label: str, stops: list[dict]) -> None:
-        """Show `stops` (a mount's inner stops, placed on the run's axis) until drill_out."""
-        self._drill.append((label, stops))
-        self.chosen_stop = None
-        self.stops_changed.emit()
-
-    def drill_out(self, depth: int = 0) -> None:
-        """Back out to breadcrumb level `depth` (0 = the run's own stops)."""
-        depth = max(0, depth)
-        if depth < len(self._drill):
-            del self._drill[depth:]
-            self.chosen_stop = None
-            self.stops_changed.emit()
-
-    # stops and single events
-    def stop_positions(self) -> list[int]:
-        return [s["axisEnd"] for s in self.stops]
+    @property
+    def chosen_stop(self) -> int | None:
+        if self._wanted is not None:
+            return self._wanted[1]
+        return self.replay.chosen_stop if self.replay else None
 
     @property
     def stop_index(self) -> int | None:
-        """The stop (of `stops`) the cursor is at or last passed; None before the first one."""
-        chosen = self._wanted_stop if self._wanted is not None else self.chosen_stop
-        return stop_index_at(self.stop_positions(), self.position, chosen)
+        """The stop whose span holds the cursor (None outside a drilled level)."""
+        if self.replay is None:
+            return None
+        if self._wanted is not None:
+            saved = (self.replay.position, self.replay.chosen_stop)
+            self.replay.move_to(*self._wanted)
+            index = self.replay.span_index()
+            self.replay.move_to(*saved)
+            return index
+        return self.replay.span_index()
+
+    def stop_positions(self) -> list[int]:
+        return [span.end for span in self.spans]
 
     def move_to_stop(self, index: int) -> None:
-        positions = self.stop_positions()
-        if positions:
-            index = max(0, min(index, len(positions) - 1))
-            self.move_to(positions[index], stop=index)
+        self._apply(lambda replay: replay.move_to_stop(index))
 
     def next_stop(self) -> None:
-        """The following stop, one by one even where several share a position."""
-        index = self.stop_index
-        following = 0 if index is None else index + 1
-        if following < len(self.stop_positions()):
-            self.move_to_stop(following)
+        self._apply(Replay.next_stop)
 
     def previous_stop(self) -> None:
-        index = self.stop_index
-        if index is None:
-            return
-        at_stop = self.stop_positions()[index] == self.position
-        target = index - 1 if at_stop else index  # between stops: back to the one just passed
-        if target >= 0:
-            self.move_to_stop(target)
+        self._apply(Replay.previous_stop)
 
     def step_events(self, delta: int) -> None:
         self.move_to(self.position + delta)
@@ -164,15 +204,96 @@ class Session(QObject):
         self.move_to(0)
 
     def end(self) -> None:
-        if self.run is not None:
-            self.move_to(len(self.run.axis))
+        if self.replay is not None:
+            self.move_to(self.replay.length)
+
+    # -- drill -----------------------------------------------------------------------------------------------
+    def can_drill(self, index: int) -> bool:
+        return self.replay is not None and self.replay.can_drill(index)
+
+    def drill_in(self, index: int) -> bool:
+        """Show the stops inside mount stop `index`; False (a message for the user) when it has none."""
+        self.flush()
+        if self.replay is None or not self.replay.drill_in(index):
+            return False
+        self.stops_changed.emit()
+        self._refresh_moment()
+        return True
+
+    def drill_out(self, depth: int = 0) -> None:
+        """Back out to breadcrumb level `depth` (0 = the run's own stops)."""
+        self.flush()
+        if self.replay is not None and self.replay.drill_out(depth):
+            self.stops_changed.emit()
+            self._refresh_moment()
+
+    # -- play ------------------------------------------------------------------------------------------------
+    @property
+    def playing(self) -> bool:
+        return self._play_timer.isActive()
+
+    def _plays_events(self) -> bool:
+        return not any(span.kind not in ("start", "end") for span in self.spans)
+
+    def _interval(self) -> int:
+        per_second = self.speed * (EVENTS_PER_STOP_TICK if self._plays_events() else 1)
+        return max(10, int(1000 / per_second))
+
+    def set_speed(self, speed: float) -> None:
+        if speed not in SPEEDS or speed == self.speed:
+            return
+        self.speed = speed
+        self._play_timer.setInterval(self._interval())
+        self.speed_changed.emit(speed)
+
+    def toggle_play(self) -> None:
+        if self.playing:
+            self.stop_playing()
+        else:
+            self.start_playing()
+
+    def start_playing(self) -> None:
+        if self.replay is None:
+            return
+        self.flush()
+        spans = self.spans
+        end = spans[-1].end if spans else self.replay.length
+        if self.replay.position >= end:
+            self.move_to(spans[0].start if spans else 0, immediate=True)  # replay from the start
+        self.replay.playing = True
+        self._play_timer.start(self._interval())
+        self.playing_changed.emit(True)
+
+    def stop_playing(self) -> None:
+        if self.replay is not None:
+            self.replay.pause()
+        if self._play_timer.isActive():
+            self._play_timer.stop()
+            self.playing_changed.emit(False)
+
+    def _play_tick(self) -> None:
+        if self.replay is None:
+            self.stop_playing()
+            return
+        self.flush()
+        moved = self.replay.tick(by_events=self._plays_events())
+        if moved:
+            self.moment = self.replay.moment()
+            self._emit_moment()
+        if not self.replay.playing:
+            self.stop_playing()
 
     # -- templates and selection ------------------------------------------------------------------------
     def set_templates(self, templates: dict[str, str], app_name: str | None = None) -> None:
         self.templates = dict(templates)
         if app_name is not None:
             self.app_name = app_name
+        if self.replay is not None:
+            self.replay.set_templates(self.templates, self.app_name)
+            self.moment = self.replay.moment()
         self.templates_changed.emit()
+        if self.moment is not None:
+            self._emit_moment(settled_now=True)
 
     def select_node(self, index: int | None) -> None:
         if index != self.selected:
@@ -186,3 +307,12 @@ class Session(QObject):
         self.select_node(index)
         created = self.run.step_fold.node_created_at[index]
         self.move_to(self.run.axis.position_of_domain(created) + 1)
+
+    def show_node_end(self, index: int) -> None:
+        """Move the cursor to when the node's step ended (its whole life known)."""
+        if self.replay is None:
+            return
+        ended = self.replay.facts.ended[index]
+        if ended is not None:
+            self.select_node(index)
+            self.move_to(self.run.axis.domain_after[ended])

@@ -61,6 +61,7 @@ class Axis:
     commit_before: list[int] = field(default_factory=list)  # per entry: commits done when it fired (carried)
     domain_after: list[int] = field(default_factory=list)  # per DomainEvent: the position right after it
     typed_after: list[int] = field(default_factory=list)  # per typed event: the position right after it
+    anchors: list[int | None] = field(default_factory=list)  # per DomainEvent: the typed event it mirrors
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -83,7 +84,7 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
     typed = typed or []
     if anchors is None:
         anchors = anchor_domain_to_typed(domain, typed) if typed else [None] * len(domain)
-    axis = Axis()
+    axis = Axis(anchors=anchors)
     entries = axis.entries
     next_typed = 0
     loose_domain: list[int] = []

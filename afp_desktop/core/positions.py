@@ -22,25 +22,25 @@ def commit_alignment_usable(run) -> bool:
                for e in run.domain_events)
 
 
-def stops_for_run(run) -> list[dict]:
+def stops_for_run(run) -> tuple[list[dict], "Notice | None"]:
     """The stops the timeline shows. Commit-log milestone stops when the events can be placed among the
     commits; stops derived from the events otherwise — and also when the commit log's top level holds no
     milestone at all (a composition whose steps all ran inside subflows), where the derived stops still find
-    the nested LLM turns and tool calls. A notice says which, in plain words."""
+    the nested LLM turns and tool calls. Returns the stops and, when they were derived for that reason, the
+    notice that says so in plain words (the Run shows it; nothing is appended here)."""
     from afp_desktop.core.run import Notice
 
     if commit_alignment_usable(run):
         stops = _commit_stops_on_axis(run)
         if len(stops) > 2:
-            return stops
+            return stops, None
         derived = _derived_stops_on_axis(run)
         if len(derived) > 2:
-            run.notices.append(Notice("stops-derived-nested", "The commit log has no milestones at its top "
-                                      "level (this run's steps ran inside subflows), so the timeline's stops are "
-                                      "derived from the events instead.", "info"))
-            return derived
-        return stops
-    return _derived_stops_on_axis(run)
+            return derived, Notice("stops-derived-nested", "The commit log has no milestones at its top level "
+                                   "(this run's steps ran inside subflows), so the timeline's stops are derived "
+                                   "from the events instead.", "info")
+        return stops, None
+    return _derived_stops_on_axis(run), None
 
 
 def _commit_stops_on_axis(run) -> list[dict]:

@@ -135,11 +135,40 @@ class Run:
         return problems
 
     @cached_property
-    def stops(self) -> list[dict]:
-        """The milestone stops (§5.4); derived from the events when the file has no usable commit log."""
+    def _stops_and_notice(self) -> tuple[list[dict], Notice | None]:
         from afp_desktop.core.positions import stops_for_run
 
         return stops_for_run(self)
+
+    @property
+    def stops(self) -> list[dict]:
+        """The milestone stops (§5.4); derived from the events when the file has no usable commit log."""
+        return self._stops_and_notice[0]
+
+    def all_notices(self) -> list[Notice]:
+        """Everything the banner says about this run, computed from the run (the loader's notices and what the
+        projections found), one per code, in that order. Nothing is appended to the Run by a projection."""
+        notices = list(self.notices)
+        note = self.stepgraph_note
+        if note:
+            notices.append(Notice("stepgraph-fallback", note))
+        broken = self.payload_problems
+        if broken:
+            first = broken[0].problem
+            notices.append(Notice("unreadable-payloads", (
+                f"{len(broken)} payload(s) in this file are not valid JSON (the first at {first.where()}: "
+                f"{first.message.removeprefix('a payload is not valid JSON: ')}). They show as “not readable”; "
+                "everything else in the run is shown.")))
+        stops_notice = self._stops_and_notice[1]
+        if stops_notice is not None:
+            notices.append(stops_notice)
+        seen: set[str] = set()
+        unique = []
+        for notice in notices:
+            if notice.code not in seen:
+                seen.add(notice.code)
+                unique.append(notice)
+        return unique
 
     def stage_ids_on_axis(self) -> list[str]:
         typed = self.typed_events or []
@@ -149,7 +178,7 @@ class Run:
                 cancelled: Callable[[], bool] | None = None) -> "Run":
         """Compute every projection now (a loader thread calls this so the window never waits on one).
         `progress` gets 0..1 as they complete; `cancelled` returning True stops with LoadCancelled."""
-        steps = ["axis", "_fold", "stops", "status_states", "payload_problems"]
+        steps = ["axis", "_fold", "_stops_and_notice", "status_states", "payload_problems"]
         if self.typed_events is None:
             steps.append("derived_status_states")
         for done, name in enumerate(steps, start=1):
@@ -158,16 +187,6 @@ class Run:
             getattr(self, name)
             if progress is not None:
                 progress(done / len(steps))
-        note = self.stepgraph_note
-        if note and not any(n.code == "stepgraph-fallback" for n in self.notices):
-            self.notices.append(Notice("stepgraph-fallback", note))
-        broken = self.payload_problems
-        if broken and not any(n.code == "unreadable-payloads" for n in self.notices):
-            first = broken[0].problem
-            self.notices.append(Notice("unreadable-payloads", (
-                f"{len(broken)} payload(s) in this file are not valid JSON (the first at {first.where()}: "
-                f"{first.message.removeprefix('a payload is not valid JSON: ')}). They show as “not readable”; "
-                "everything else in the run is shown.")))
         return self
 
     # -- positions -------------------------------------------------------------------------------------

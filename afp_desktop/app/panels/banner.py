@@ -7,7 +7,9 @@ Everything here may come from a trace, so every label is plain text: a tool resu
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
+)
 
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.summary import RunSummary
@@ -136,7 +138,10 @@ def summary_parts(summary: RunSummary, format_name: str) -> list[str]:
 
 
 class SummaryStrip(QFrame):
-    """Name in bold, then the figures on one line, then the error count (red when there are any)."""
+    """Name in bold, then the figures on one line, then the error count (red when there are any): a button that
+    jumps to the first error, its tooltip listing them all."""
+
+    error_clicked = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -151,20 +156,32 @@ class SummaryStrip(QFrame):
         self.name.setFont(font)
         self.figures = plain_label()
         self.figures.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # elide, not grow
-        self.errors = plain_label()
+        self.errors = QPushButton()
+        self.errors.setFlat(True)
+        self.errors.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.errors.clicked.connect(self.error_clicked)
         row.addWidget(self.name)
         row.addWidget(self.figures, 1)
         row.addWidget(self.errors)
         self.setVisible(False)
 
-    def show_summary(self, summary: RunSummary, format_name: str, file_name: str) -> None:
+    def show_summary(self, summary: RunSummary, format_name: str, file_name: str, errors=()) -> None:
+        """`errors`: the run's errors (core.replay.RunError) — their count replaces the summary's."""
         self.name.setText(summary.name or file_name)
         self.name.setToolTip(plain_tooltip(file_name))
         parts = summary_parts(summary, format_name)
         self.figures.setText("  ·  ".join(parts))
         self.figures.setToolTip(plain_tooltip("\n".join(parts)))
-        self.errors.setText("no errors" if not summary.errors else _count(summary.errors, "error"))
-        self.errors.setStyleSheet("color: #d33a3a; font-weight: bold;" if summary.errors else "")
+        count = len(errors) if errors else summary.errors
+        self.errors.setText("no errors" if not count else _count(count, "error"))
+        self.errors.setStyleSheet("QPushButton { color: #d33a3a; font-weight: bold; border: none; }" if count
+                                  else "QPushButton { border: none; }")
+        self.errors.setEnabled(bool(errors))
+        listed = [f"{i + 1}. at event {e.position}: {e.message}" for i, e in enumerate(list(errors)[:20])]
+        if len(errors) > 20:
+            listed.append(f"… and {len(errors) - 20} more")
+        self.errors.setToolTip(plain_tooltip("Click to go to the first error.\n" + "\n".join(listed))
+                               if errors else "")
         self.setVisible(True)
 
     def clear(self) -> None:

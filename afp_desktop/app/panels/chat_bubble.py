@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from afp_desktop.core.bubble import BubbleModel, BubbleView
 
 USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
 STATUS_FILL, STATUS_TEXT = "#eef0f4", "#1b2030"
@@ -20,10 +19,10 @@ MUTED = "#5f6675"
 COLOURS = {
     "light": {"user": (USER_FILL, USER_TEXT), "status": (STATUS_FILL, STATUS_TEXT),
               "answer": (ANSWER_FILL, ANSWER_TEXT), "background": "#ffffff", "muted": MUTED,
-              "note": ("#fff3dc", "#6b4300")},
+              "note": ("#fff3dc", "#6b4300"), "error": ("#fde8e8", "#8a1c1c"), "seen": ("#f6f7f9", "#30384a")},
     "dark": {"user": ("#3b6fe0", "#ffffff"), "status": ("#2c313c", "#e6e9ef"),
              "answer": ("#1f3d2b", "#cdeed8"), "background": "#1b1e24", "muted": "#a0a8b8",
-             "note": ("#3a2c10", "#f1d7a4")},
+             "note": ("#3a2c10", "#f1d7a4"), "error": ("#4a1d1d", "#ffd2d2"), "seen": ("#23272f", "#d5dae3")},
 }
 
 HIDDEN_NOTE = "No status bubble at this moment (the agent is between calls or done)."
@@ -111,8 +110,8 @@ class ChatBubblePanel(QWidget):
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
-        self.model: BubbleModel | None = None
-        self.view: BubbleView | None = None
+        self.view = None  # the Bubble of the moment shown (afp_desktop.core.replay.Bubble)
+        self.moment = None
 
         self.trace_note = plain_label(TRACE_NOTE, colour="#7a4b00")
         self.empty_note = plain_label("Open a run to see its chat.", colour=MUTED, italic=True)
@@ -120,6 +119,11 @@ class ChatBubblePanel(QWidget):
         self.answer_row = _Row(Bubble(ANSWER_FILL, ANSWER_TEXT), right=False)
         self.status_row = _Row(Bubble(STATUS_FILL, STATUS_TEXT), right=False)
         self.hidden_note = plain_label(HIDDEN_NOTE, colour=MUTED, italic=True)
+        self.error_note = plain_label()
+        self.error_note.setObjectName("bubbleError")
+        self.seen_title = plain_label(muted=True)
+        self.seen_lines = plain_label()
+        self.seen_lines.setObjectName("seenLines")
 
         content = QWidget()
         content.setObjectName("chat")
@@ -128,7 +132,7 @@ class ChatBubblePanel(QWidget):
         column.setContentsMargins(12, 12, 12, 12)
         column.setSpacing(10)
         for widget in (self.trace_note, self.empty_note, self.user_row, self.answer_row, self.status_row,
-                       self.hidden_note):
+                       self.hidden_note, self.error_note, self.seen_title, self.seen_lines):
             column.addWidget(widget)
         column.addStretch(1)
         scroll = QScrollArea()
@@ -142,10 +146,9 @@ class ChatBubblePanel(QWidget):
         self.set_theme("light")
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self._on_run_closed)
-        session.cursor_moved.connect(lambda _view: self.refresh())
-        session.templates_changed.connect(self.refresh)
-        if session.run is not None:
-            self._on_run_loaded(session.run)
+        session.moment_changed.connect(self.show_moment)
+        if session.moment is not None:
+            self.show_moment(session.moment)
         else:
             self.refresh()
 
@@ -161,6 +164,12 @@ class ChatBubblePanel(QWidget):
             row.caption.setStyleSheet(f"color: {muted};")
         self.hidden_note.setStyleSheet(f"color: {muted}; font-style: italic; padding: 4px 2px;")
         self.empty_note.setStyleSheet(f"color: {muted}; font-style: italic;")
+        error_fill, error_text = colours["error"]
+        self.error_note.setStyleSheet(f"color: {error_text}; background: {error_fill}; border-radius: 6px; "
+                                      "padding: 6px;")
+        seen_fill, seen_text = colours["seen"]
+        self.seen_lines.setStyleSheet(f"color: {seen_text}; background: {seen_fill}; border-radius: 6px; "
+                                      "padding: 6px;")
         note_fill, note_text = colours["note"]
         self.trace_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
                                       "padding: 6px;")
@@ -183,28 +192,34 @@ class ChatBubblePanel(QWidget):
 
     # -- following the session --------------------------------------------------------------------------
     def _on_run_loaded(self, run) -> None:
-        self.model = BubbleModel(run)
-        self.refresh()
+        self.moment = None
 
     def _on_run_closed(self) -> None:
-        self.model = None
+        self.moment = None
+        self.refresh()
+
+    def show_moment(self, moment) -> None:
+        """Render the bubble of `moment` (the session calls this for every moment it publishes)."""
+        self.moment = moment
         self.refresh()
 
     def refresh(self) -> None:
         session = self.session
-        if self.model is None or session.run is None or session.view is None:
+        moment = self.moment
+        if moment is None or session.run is None:
             self.view = None
-            for widget in (self.trace_note, self.user_row, self.answer_row, self.status_row, self.hidden_note):
+            for widget in (self.trace_note, self.user_row, self.answer_row, self.status_row, self.hidden_note,
+                           self.error_note, self.seen_title, self.seen_lines):
                 widget.setVisible(False)
             self.empty_note.setVisible(True)
             return
         self.empty_note.setVisible(False)
-        view = self.view = self.model.at(session.view.position, session.templates, session.app_name)
+        view = self.view = moment.bubble
         self.trace_note.setVisible(view.derived)
 
-        self.user_row.setVisible(view.prompt is not None)
-        if view.prompt is not None:
-            self.user_row.bubble.set_text(view.prompt)
+        self.user_row.setVisible(view.user is not None)
+        if view.user is not None:
+            self.user_row.bubble.set_text(view.user)
             self.user_row.caption.setText("You")
 
         self.answer_row.setVisible(view.answer is not None)
@@ -222,9 +237,30 @@ class ChatBubblePanel(QWidget):
             self.hidden_note.setText(HIDDEN_NOTE if view.hidden else
                                      f"The {view.state.get('state')} state has no template in the active map "
                                      "(every key on its ladder was deleted), so the bubble shows nothing.")
+        self.error_note.setVisible(view.error is not None)
+        if view.error is not None:
+            failed = any(error.kind in ("fatal", "run") for error in moment.errors)
+            self.error_note.setText(("⚠ The run failed: " if failed else "⚠ ") + view.error)
+        self._show_seen(moment)
+
+    def _show_seen(self, moment) -> None:
+        """The lines the chat user saw during the stop the cursor is in: stepping stop by stop previews every
+        template the run uses, even where the bubble is gone by the time the stop is reached."""
+        lines = moment.bubble.stop_lines
+        span = moment.stop
+        self.seen_title.setVisible(span is not None)
+        self.seen_lines.setVisible(bool(lines))
+        if span is None:
+            return
+        if not lines:
+            self.seen_title.setText(f"During {span.label}, the chat showed no status line.")
+            return
+        where = span.label if moment.at_stop else f"{span.label} (so far)"
+        self.seen_title.setText(f"During {where}, the chat user saw {len(lines)} line(s):")
+        self.seen_lines.setText("\n".join(f"• {line}" for line in lines))
 
     @staticmethod
-    def _caption(view: BubbleView) -> str:
+    def _caption(view) -> str:
         state = view.state
         parts = [state.get("state", "?") + (" (derived from the Trace)" if view.derived else ""),
                  f"template {view.template_key}"]

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.fonts import load_bundled_fonts
+from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.style import GraphPalette, palette_for
 from afp_desktop.core.layout import (
     CHIP_KINDS,
@@ -114,6 +115,9 @@ def node_opacity(happened: Sequence[bool] | None, index: int, future_mode: str, 
     return 0.0 if future_mode == "hide" else dim_opacity
 
 
+ERROR_RED = "#d03a3a"
+
+
 class GraphArt:
     """Paints one laid-out graph. Shared by the canvas items and the exporter."""
 
@@ -124,6 +128,8 @@ class GraphArt:
         self.palette = palette
         self.current: int | None = None
         self.selected: int | None = None
+        self.active: frozenset[int] = frozenset()   # steps in progress at the moment shown
+        self.errors: dict[int, str] = {}            # node → the error known there at the moment shown
         self.title_font, self.body_font, self.chip_font = _font(12, bold=True), _font(11), _font(10)
         self.title_metrics = QFontMetricsF(self.title_font)
         self.body_metrics = QFontMetricsF(self.body_font)
@@ -173,8 +179,32 @@ class GraphArt:
             p.drawPath(outline)
             p.restore()
             self._paint_text(p, i, rect)
+        if i in self.active:
+            self._paint_active(p, rect, detailed)
+        if i in self.errors:
+            self._paint_error_badge(p, rect, detailed)
         if i == self.current or i == self.selected:
             self._paint_marks(p, i, rect, detailed)
+
+    def _paint_active(self, p: QPainter, rect: QRectF, detailed: bool) -> None:
+        """A step in progress at the moment: a dashed ring in the cursor colour (working, not done)."""
+        pen = QPen(_qcolor(self.palette.cursor), 2, Qt.PenStyle.DashLine)
+        pen.setCosmetic(not detailed)
+        p.setPen(pen)
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRoundedRect(rect.adjusted(-6, -6, 6, 6), RADIUS + 4, RADIUS + 4)
+
+    def _paint_error_badge(self, p: QPainter, rect: QRectF, detailed: bool) -> None:
+        """A red disc with "!" on the card's top-right corner: an error happened in this step."""
+        size = 16.0
+        badge = QRectF(rect.right() - size * 0.6, rect.top() - size * 0.4, size, size)
+        p.setPen(QPen(_qcolor("#ffffff"), 1.5))
+        p.setBrush(_qcolor(ERROR_RED))
+        p.drawEllipse(badge)
+        if detailed:
+            p.setFont(self.chip_font)
+            p.setPen(_qcolor("#ffffff"))
+            p.drawText(badge, Qt.AlignmentFlag.AlignCenter, "!")
 
     def _card_shape(self, w: float, h: float) -> tuple[QPainterPath, QPainterPath, QPainterPath]:
         """Outline, fill and accent stripe of a card at the origin. Fill and stripe do not overlap, so a dimmed
@@ -604,6 +634,23 @@ class GraphCanvas(QGraphicsView):
         self._refresh(old, self.current)
         if self.current is not None:
             self.ensureVisible(self.node_items[self.current].sceneBoundingRect(), 80, 60)
+
+    def show_moment(self, moment) -> None:
+        """Render the moment: steps not started are dimmed (or hidden), steps in progress get a dashed ring,
+        steps where an error happened a red badge, and the moment's step the cursor ring."""
+        count = len(self.node_items)
+        started = min(moment.nodes_started, count)
+        happened = [True] * started + [False] * (count - started)
+        old_active, old_errors = (self.art.active, set(self.art.errors)) if self.art is not None else (set(), set())
+        if self.art is not None:
+            self.art.active = frozenset(i for i in moment.active_nodes if i < count)
+            self.art.errors = {i: errors[-1].message for i, errors in moment.error_nodes().items() if i < count}
+            self._refresh(*(set(old_active) ^ set(self.art.active)), *(old_errors ^ set(self.art.errors)))
+            for i in old_errors - set(self.art.errors):
+                self.node_items[i].setToolTip("")
+            for i, message in self.art.errors.items():
+                self.node_items[i].setToolTip(plain_tooltip(f"Error: {message}"))
+        self.set_cursor_state(happened, moment.current_node)
 
     def set_selected(self, index: int | None) -> None:
         old, self.selected = self.selected, self._valid(index)

@@ -9,12 +9,11 @@ All trace text is plain text.
 
 from __future__ import annotations
 
-import time
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView, QFormLayout, QPlainTextEdit, QSplitter, QTableWidget,
     QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
@@ -24,9 +23,11 @@ from afp_desktop.app.panels.chat_bubble import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.core import jsonio
 from afp_desktop.core.bubble import event_positions, rollups
+from afp_desktop.core.replay import DONE, NOT_STARTED
 from afp_desktop.core.status import progress_message_of
 
-SCRUB_GAP_MS = 80  # moves closer together than this are a scrub
+LATE_FIELDS = ("tokens", "endOffsetMs", "exitPayload")  # known only once the step has ended
+
 
 MUTED = QColor("#8a909c")
 LLM_START_KINDS = ("user->llm", "tool->llm")
@@ -232,14 +233,9 @@ class InspectorPanel(QWidget):
 
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self.refresh)
-        # While the cursor is being scrubbed fast (moves closer together than SCRUB_GAP_MS) the inspector — the
-        # heaviest panel — refreshes once the scrubbing settles instead of on every move: stale work dropped.
-        self._last_move = 0.0
-        self._settle = QTimer(self)
-        self._settle.setSingleShot(True)
-        self._settle.setInterval(SCRUB_GAP_MS)
-        self._settle.timeout.connect(self.refresh)
-        session.cursor_moved.connect(self._on_cursor_moved)
+        # The inspector is the heaviest panel: it follows the moment once a scrub settles (the session drops
+        # the moves in between), so fast scrubbing never queues stale work here.
+        session.moment_settled.connect(lambda _moment: self.refresh())
         session.selection_changed.connect(lambda _index: self.refresh())
         if session.run is not None:
             self._on_run_loaded(session.run)
@@ -263,12 +259,11 @@ class InspectorPanel(QWidget):
     def _on_run_loaded(self, run) -> None:
         self._positions = event_positions(run)
         self._progress_by_call = progress_reports_by_call(run)
-        self._graph_cache = None
         self._key = None
         self.refresh()
 
     def _target(self) -> tuple[int | None, str]:
-        session, view = self.session, self.session.view
+        session, view = self.session, self.session.moment
         count = len(session.run.step_fold.nodes) if session.run else 0
         if session.selected is not None and 0 <= session.selected < count:
             return session.selected, "selected step"
@@ -277,32 +272,26 @@ class InspectorPanel(QWidget):
         return None, ""
 
     def _node_as_of_cursor(self, index: int) -> tuple[dict, str | None]:
-        """The node as the cursor sees it; `self._upto`/`self._position` become the horizon for event look-ups."""
-        run, view = self.session.run, self.session.view
+        """The node as known at the moment shown — never a fact from later; `self._upto`/`self._position` become
+        the horizon for event look-ups."""
+        run, moment = self.session.run, self.session.moment
         final = run.step_fold.nodes[index]
-        self._upto, self._position = len(run.domain_events), len(run.axis)
-        if view is None or not view.happened[index]:
-            note = "This step has not happened yet at the cursor; showing it as it is at the end of the run."
-            return final, note if view is not None else None
-        self._upto, self._position = view.n_domain, view.position
-        if view.finished[index]:
+        if moment is None:
+            self._upto, self._position = len(run.domain_events), len(run.axis)
             return final, None
-        if self._graph_cache is None or self._graph_cache[0] != view.position:
-            self._graph_cache = (view.position, run.stepgraph_at(view.position))
-        return self._graph_cache[1]["nodes"][index], "In progress at the cursor: showing what has happened so far."
-
-    def _on_cursor_moved(self, _view) -> None:
-        now = time.monotonic()
-        scrubbing = (now - self._last_move) * 1000 < SCRUB_GAP_MS
-        self._last_move = now
-        if scrubbing:
-            self._settle.start()  # (re)start: refresh once the moves stop
-        else:
-            self.refresh()
+        self._upto, self._position = moment.n_domain, moment.position
+        state = moment.node_state(index)
+        if state == NOT_STARTED:
+            return ({key: final.get(key) for key in ("id", "kind", "label")},
+                    "Not known yet at this moment: this step starts later. Move the cursor on to see it.")
+        if state == DONE:
+            return final, None
+        known = {key: value for key, value in final.items() if key not in LATE_FIELDS}
+        return known, ("In progress at the cursor: its end, tokens, stop reason and result are not known yet "
+                       "at this moment.")
 
     def refresh(self) -> None:
-        self._settle.stop()
-        run, view = self.session.run, self.session.view
+        run, view = self.session.run, self.session.moment
         index, source = self._target() if run is not None else (None, "")
         if index is None:
             self.node_index = self.node = self._key = None
@@ -376,7 +365,7 @@ class InspectorPanel(QWidget):
                      ("messagesCount", "messages"), ("toolsCount", "tools")) if k in begin]
             if sizes:
                 rows.append(("prompt", "  ·  ".join(sizes)))
-        if end and end[1].get("stopReason"):
+        if end and end[0] < self._upto and end[1].get("stopReason"):
             rows.append(("stop reason", end[1]["stopReason"]))
         if node.get("iterationIndex") is not None:
             rows.append(("iteration", node["iterationIndex"]))
@@ -421,7 +410,7 @@ class InspectorPanel(QWidget):
         self.tool_args.set_value(node.get("toolArgs"))
         end = tool_end_of(run, index)
         if end is None or end[0] >= self._upto:
-            self.tool_note.setText("The call has not returned at the cursor.")
+            self.tool_note.setText("Not known yet at this moment: the call has not returned.")
             self.tool_result.set_value(None)
         else:
             event = end[1]
@@ -441,7 +430,8 @@ class InspectorPanel(QWidget):
 
     def _fill_progress(self, run, index: int) -> None:
         position = self._position
-        self._progress = progress_reports(run, index, self._positions[1], self._progress_by_call)
+        self._progress = [(at, payload) for at, payload in
+                          progress_reports(run, index, self._positions[1], self._progress_by_call) if at <= position]
         table = self.progress_table
         table.setRowCount(len(self._progress))
         for row, (at, payload) in enumerate(self._progress):
@@ -449,16 +439,11 @@ class InspectorPanel(QWidget):
             cells = [str(row + 1), str(at), message if message is not None else "(no message)",
                      _compact(payload.get("payload"))]
             for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if at > position:  # not yet reported at the cursor
-                    item.setForeground(QBrush(MUTED))
-                    item.setToolTip("after the cursor")
-                table.setItem(row, column, item)
+                table.setItem(row, column, QTableWidgetItem(text))
         table.resizeColumnsToContents()
         table.setColumnWidth(2, min(table.columnWidth(2), 360))
-        later = sum(1 for at, _ in self._progress if at > position)
-        self.progress_note.setText(f"{len(self._progress)} progress report(s) of call {tool_call_id(run, index)}"
-                                   + (f"; the {later} greyed one(s) come after the cursor." if later else "."))
+        self.progress_note.setText(f"{len(self._progress)} progress report(s) of call {tool_call_id(run, index)} "
+                                   "by this moment.")
         if self._progress:
             table.setCurrentCell(0, 0)
             self._show_progress_payload(0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QComboBox,
@@ -26,21 +26,16 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.app.panels.timeline_model import (
-    describe_position,
+from afp_desktop.core.timeline import (
     has_usable_stops,
     ordinal_labels,
-    place_inner_stops,
     stop_at_x,
     stop_figures,
     x_of_position,
 )
 from afp_desktop.app.style import GraphPalette, palette_for
-from afp_desktop.core.cursor import stop_index_at
-from afp_desktop.core.stops import drill, drill_source
+from afp_desktop.app.session import SPEEDS
 
-SPEEDS = (0.5, 1.0, 2.0, 4.0)  # stops per second
-EVENTS_PER_STOP_TICK = 10      # with no usable stops, play walks single events this many times faster
 AXIS_SIDE_WIDTH = 58
 INITIAL_STOPS_SHOWN = 80        # a long run opens on a readable window around the cursor; zoom out to see all
 VEIL_OFFSET = 0.35              # the veil over "not yet" starts just past the current marker and its bar           # both plots reserve the same side room so their x positions line up
@@ -123,15 +118,13 @@ class TimelinePanel(QWidget):
         self.ends: list[int] = []
         self.current_stop: int | None = None
         self._drillable: list[bool] = []
-        self._stage_ids: list[str] | None = None
-        self._speed = 1.0
-        self._play_timer = QTimer(self)
-        self._play_timer.timeout.connect(self._play_tick)
         self._build()
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self._on_run_closed)
         session.stops_changed.connect(self._on_stops_changed)
-        session.cursor_moved.connect(self._on_cursor_moved)
+        session.moment_changed.connect(self._on_moment)
+        session.playing_changed.connect(lambda playing: (self._update_play_button(), self.playing_changed.emit(playing)))
+        session.speed_changed.connect(self._on_speed)
         self._on_run_closed()
 
     # ------------------------------------------------------------------------------------------- building
@@ -185,14 +178,14 @@ class TimelinePanel(QWidget):
         for speed in SPEEDS:
             self.speed_combo.addItem(f"{speed:g}×", speed)
         self.speed_combo.setCurrentIndex(SPEEDS.index(1.0))
-        self.speed_combo.currentIndexChanged.connect(lambda i: self.set_speed(SPEEDS[i]))
+        self.speed_combo.currentIndexChanged.connect(lambda i: self.session.set_speed(SPEEDS[i]))
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setToolTip("One step per event")
         self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the window's keys step; the slider is for the mouse
         self.slider.valueChanged.connect(self._on_slider)
         self.position_label = QLabel()
         self.position_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.position_label.setMinimumWidth(300)
+        self.position_label.setFixedWidth(self.position_label.fontMetrics().horizontalAdvance("M" * 34))
         for widget in (self.play_button, self.speed_combo):
             controls.addWidget(widget)
         controls.addWidget(self.slider, 1)
@@ -295,8 +288,6 @@ class TimelinePanel(QWidget):
 
     # ------------------------------------------------------------------------------------ session events
     def _on_run_loaded(self, run) -> None:
-        self._stage_ids = None
-        self.stop_playing()
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(run.axis))
         self.slider.setEnabled(True)
@@ -305,7 +296,6 @@ class TimelinePanel(QWidget):
         self._on_stops_changed()
 
     def _on_run_closed(self) -> None:
-        self.stop_playing()
         self.stops, self.labels, self.ends = [], [], []
         self.current_stop = None
         self.plots.setVisible(False)
@@ -323,8 +313,8 @@ class TimelinePanel(QWidget):
             return
         self.stops = self.session.stops
         self.labels = ordinal_labels(self.stops)
-        self.ends = [stop["axisEnd"] for stop in self.stops]
-        self._drillable = [self._is_drillable(stop) for stop in self.stops]
+        self.ends = [span.end for span in self.session.spans]
+        self._drillable = [self.session.can_drill(i) for i in range(len(self.stops))]
         self._set_crumbs()
         self.back_button.setVisible(len(self.session.breadcrumb) > 1)
         self._set_note()
@@ -340,8 +330,8 @@ class TimelinePanel(QWidget):
         # A stop's margin on each side, so the first and last labels have room to be drawn.
         low = max(-1.0, min(centre - shown / 2, count - shown))
         self.stop_plot.setXRange(low, low + shown + 1.0, padding=0)
-        if self.session.view is not None:
-            self._on_cursor_moved(self.session.view)
+        if self.session.moment is not None:
+            self._on_moment(self.session.moment)
 
     def _set_note(self) -> None:
         crumbs = self.session.breadcrumb
@@ -362,15 +352,15 @@ class TimelinePanel(QWidget):
             self.note.setText("Double-click a square marker to see the stops inside it." if any(self._drillable)
                               else "")
 
-    def _on_cursor_moved(self, view) -> None:
+    def _on_moment(self, moment) -> None:
         if not self.stops or self.session.run is None:
-            self._show_position(view.position, None)
+            self._show_position(moment, None)
             return
-        position = view.position
-        chosen = self.session.chosen_stop
-        x = x_of_position(self.ends, position, chosen)
-        inside = self.stops[0]["axisStart"] <= position <= self.ends[-1]
-        self.current_stop = stop_index_at(self.ends, position, chosen) if inside else None
+        position = moment.position
+        span = moment.stop
+        x = x_of_position(self.ends, position, span.index if span is not None and moment.at_stop else None)
+        inside = span is not None
+        self.current_stop = span.index if span is not None else None
         if not self.cursor_line.moving:
             self.cursor_line.blockSignals(True)
             self.cursor_line.setValue(x)
@@ -380,18 +370,19 @@ class TimelinePanel(QWidget):
             region.setRegion((x + VEIL_OFFSET, count + 1))
         self._keep_in_view(x)
         self.drill_button.setEnabled(self.current_stop is not None and self._drillable[self.current_stop])
-        self._show_position(position, self.current_stop, inside)
+        self._show_position(moment, self.current_stop, inside)
 
-    def _show_position(self, position: int, index: int | None, inside: bool = True) -> None:
-        run = self.session.run
-        total = len(run.axis) if run is not None else 0
+    def _show_position(self, moment, index: int | None, inside: bool = True) -> None:
         self.slider.blockSignals(True)
-        self.slider.setValue(position)
+        self.slider.setValue(moment.position)
         self.slider.blockSignals(False)
-        text = describe_position(self.stops, self.labels, index, position, total)
+        text = moment.describe()
         if not inside and len(self.session.breadcrumb) > 1:
             text = f"Outside {self.session.breadcrumb[-1]} · {text}"
-        self.position_label.setText(text)
+        metrics = self.position_label.fontMetrics()
+        self.position_label.setText(metrics.elidedText(text, Qt.TextElideMode.ElideMiddle,
+                                                       self.position_label.width() - 4))
+        self.position_label.setToolTip(text)
 
     def _keep_in_view(self, x: float) -> None:
         low, high = self.stop_plot.vb.viewRange()[0]
@@ -542,31 +533,20 @@ class TimelinePanel(QWidget):
         self.session.move_to_stop(i)
 
     # -------------------------------------------------------------------------------------------- drill
-    def _is_drillable(self, stop: dict) -> bool:
-        run = self.session.run
-        return (stop.get("kind") == "mount" and run is not None and run.snapshot is not None
-                and drill_source(run.snapshot, stop.get("runtimeStageId", "")) is not None)
-
     def _drill_current(self) -> None:
         if self.current_stop is not None:
             self.drill_into(self.current_stop)
 
     def drill_into(self, i: int) -> bool:
-        """Show the stops inside mount stop i; False when it has none to show."""
-        run = self.session.run
-        if run is None or not 0 <= i < len(self.stops) or not self._drillable[i]:
+        """Show the stops inside mount stop i (the session's replay places them); False when it has none."""
+        if not 0 <= i < len(self.stops) or not self._drillable[i]:
             return False
-        mount = self.stops[i]
-        inner = drill(run.snapshot, mount)
-        if inner is None:
+        if not self.session.drill_in(i):
+            self.note.setText(f"{self.labels[i]} has no milestones inside it to step through.")
             return False
-        if self._stage_ids is None:
-            self._stage_ids = run.stage_ids_on_axis()
-        placed = place_inner_stops(self._stage_ids, mount, inner)
-        self.session.drill_in(self.labels[i], placed)
-        position = self.session.position
-        if not mount["axisStart"] <= position <= mount["axisEnd"]:
-            self.session.move_to(placed[0]["axisEnd"])
+        spans = self.session.spans
+        if spans and not spans[0].start <= self.session.position <= spans[-1].end:
+            self.session.move_to(spans[0].end)
         return True
 
     def back_out(self, depth: int = 0) -> None:
@@ -575,58 +555,26 @@ class TimelinePanel(QWidget):
     # --------------------------------------------------------------------------------------------- play
     @property
     def speed(self) -> float:
-        return self._speed
+        return self.session.speed
 
     def set_speed(self, speed: float) -> None:
-        if speed not in SPEEDS:
-            return
-        self._speed = speed
+        self.session.set_speed(speed)
+
+    def _on_speed(self, speed: float) -> None:
         self.speed_combo.blockSignals(True)
         self.speed_combo.setCurrentIndex(SPEEDS.index(speed))
         self.speed_combo.blockSignals(False)
-        self._play_timer.setInterval(self._interval())
         self.speed_changed.emit(speed)
-
-    def _interval(self) -> int:
-        per_second = self._speed if has_usable_stops(self.stops) else self._speed * EVENTS_PER_STOP_TICK
-        return max(10, int(1000 / per_second))
 
     @property
     def playing(self) -> bool:
-        return self._play_timer.isActive()
+        return self.session.playing
 
     def toggle_play(self) -> None:
-        if self.playing:
-            self.stop_playing()
-            return
-        run = self.session.run
-        if run is None:
-            return
-        if self.session.position >= self._play_end():
-            self.session.move_to(self.stops[0]["axisStart"] if self.stops else 0)  # replay from the start
-        self._play_timer.start(self._interval())
-        self._update_play_button()
-        self.playing_changed.emit(True)
+        self.session.toggle_play()
 
     def stop_playing(self) -> None:
-        was = self._play_timer.isActive()
-        self._play_timer.stop()
-        self._update_play_button()
-        if was:
-            self.playing_changed.emit(False)
-
-    def _play_end(self) -> int:
-        run = self.session.run
-        return self.ends[-1] if self.stops else (len(run.axis) if run is not None else 0)
-
-    def _play_tick(self) -> None:
-        if self.session.run is None or self.session.position >= self._play_end():
-            self.stop_playing()
-            return
-        if has_usable_stops(self.stops):
-            self.session.next_stop()
-        else:
-            self.session.step_events(1)
+        self.session.stop_playing()
 
     def _update_play_button(self) -> None:
-        self.play_button.setText("❚❚ Pause" if self.playing else "▶ Play")
+        self.play_button.setText("❚❚ Pause" if self.session.playing else "▶ Play")

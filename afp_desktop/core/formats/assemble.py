@@ -180,7 +180,10 @@ def finish(run: Run) -> None:
         add(Notice("redacted", f"Redacted ({run.redaction}): assistant text, tool arguments and results, "
                                "injection summaries and payloads are replaced by markers.", "info"))
     _envelope_notices(run)
-    if run.domain_events and not _run_closed(run):  # cheap: stops at the first root event found
+    failure = run_failure(run)
+    if failure is not None:
+        add(Notice("failed", f"The run failed: {failure}", "error"))
+    elif run.domain_events and not _run_closed(run):  # cheap: stops at the first root event found
         add(Notice("incomplete", "The run never reached its end in this file: it was paused, cut off, or still "
                                  "running when the file was written."))
     for problem in run.warnings:
@@ -210,6 +213,26 @@ def _envelope_notices(run: Run) -> None:
         where = f" the stream starts at event #{first}" if isinstance(first, int) else ""
         run.notices.append(Notice("dropped", f"{dropped} early event(s) were dropped by the recorder's cap;{where}. "
                                              "The status line and graph start late."))
+
+
+def run_failure(run: Run) -> str | None:
+    """The message of the error that ended the run (agentfootprint's `error.fatal`, or a root run.exit whose
+    payload is `{error}`), or None when the run did not end in a failure."""
+    from afp_desktop.core.lazyjson import resolve_quietly
+
+    for event in reversed(run.typed_events or []):
+        if isinstance(event, dict) and event.get("type") == "agentfootprint.error.fatal":
+            payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+            error = payload.get("error")
+            return error if isinstance(error, str) else "the run ended with a fatal error"
+    for event in reversed(run.domain_events):
+        if isinstance(event, dict) and event.get("type") == "run.exit":
+            payload = resolve_quietly(event.get("payload"))
+            if isinstance(payload, dict) and "error" in payload:
+                error = payload["error"]
+                return error if isinstance(error, str) else "the run exited with an error"
+            return None
+    return None
 
 
 def _run_closed(run: Run) -> bool:

@@ -1,0 +1,672 @@
+"""The replay: one position on a run's axis, and everything every panel shows at it (a `Moment`). Pure, no Qt.
+
+    facts = ReplayFacts(run)            what the run tells about time, computed once: when each step started and
+                                        ended, the errors and where they became known
+    replay = Replay(run, templates, app_name)
+    replay.move_to(p) / next_stop() / previous_stop() / step_events(±1) / drill_in(i) / tick()
+    replay.moment()                     one frozen value: stop and its span, bubble, step states, errors
+
+Stops own spans. Each stop of the level shown owns the events that led to it: stop i owns the positions p with
+ends[i-1] < p ≤ ends[i] (ends[-1] = the level's first position), so consecutive spans tile the axis and a cursor
+between two stops is *in* the later one's span. Several stops can end at one position (a Route right after its
+LLM turn): the position belongs to the first of them unless the user chose another.
+
+A typed event and the DomainEvent mapped from it (§2.5) are one happening seen twice; they sit next to each
+other on the axis. At the position between them the DomainEvent counts as happened too (`effective domain
+count`), so the graph never lags the bubble by one event.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+
+from afp_desktop.core.axis import TYPED_TO_DOMAIN
+from afp_desktop.core.bubble import BubbleModel, status_states_for
+from afp_desktop.core.status import DEFAULT_TEMPLATES, render_status_line
+from afp_desktop.core.stops import drill, drill_source
+from afp_desktop.core.timeline import ordinal_labels, place_inner_stops
+
+NOT_STARTED, ACTIVE, DONE = "not-started", "active", "done"
+# Steps that last: they start with one event and end with another. Every other node (fork and decision chips,
+# the llm → user reply) is done the moment it appears.
+LASTING_KINDS = frozenset(("subflow", "user->llm", "tool->llm", "llm->tool"))
+LLM_KINDS = ("user->llm", "tool->llm")
+SLOT_CHIP = {"System prompt": "system prompt", "Messages": "messages", "Tools": "tools"}
+_FATAL = "agentfootprint.error.fatal"
+_TOOL_END = "agentfootprint.stream.tool_end"
+
+
+# ── What the run tells about time (computed once per run) ────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class RunError:
+    """One error the run records, at the axis position where it became known."""
+
+    position: int
+    message: str
+    kind: str                 # "tool" (a tool threw; the run went on) | "fatal" | "run" (the run exited failed)
+    node: int | None          # StepGraph node index where it happened
+    node_id: str | None
+    detail: str | None = None  # e.g. the run's exit error beside the library's fatal message
+
+    def as_json(self) -> dict:
+        out = {"position": self.position, "message": self.message, "node": self.node_id, "kind": self.kind}
+        if self.detail is not None:
+            out["detail"] = self.detail
+        return out
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("message"), str):
+        return value["message"]
+    from afp_desktop.core import jsonio
+
+    try:
+        return jsonio.dumps(value).decode("utf-8", "replace")
+    except Exception:  # noqa: BLE001 - a value that cannot be written still gets a message
+        return repr(value)
+
+
+class ReplayFacts:
+    """When each StepGraph node started and ended, which nodes are open after n DomainEvents, where errors
+    became known, and the effective DomainEvent count at every axis position."""
+
+    def __init__(self, run) -> None:
+        self.run = run
+        axis = run.axis
+        self.length = len(axis)
+        fold = run.step_fold
+        self.nodes = fold.nodes
+        self.created = fold.node_created_at
+        self.ended = self._ends(fold)
+        self.effective_domain = self._effective_domain_counts(run)
+        self._open_at_n, self._open_sets = self._open_sets_by_count()
+        self.tool_node_by_call = self._tool_nodes(run)
+        self.errors = self._errors(run)
+        self._error_positions = [error.position for error in self.errors]
+
+    # -- steps ----------------------------------------------------------------------------------------------
+    @staticmethod
+    def _ends(fold) -> list[int | None]:
+        """The DomainEvent index that ended each node; None while it never ended (a failed or cut-off run)."""
+        ends: list[int | None] = []
+        for node, created, changed in zip(fold.nodes, fold.node_created_at, fold.node_changed_at):
+            if node.get("kind") not in LASTING_KINDS:
+                ends.append(created)
+            else:
+                ends.append(changed if changed > created else None)
+        return ends
+
+    @staticmethod
+    def _effective_domain_counts(run) -> list[int]:
+        """domain_before, counting a DomainEvent as happened once the typed event it mirrors has happened."""
+        axis = run.axis
+        counts = list(axis.domain_before)
+        anchors = getattr(axis, "anchors", None)
+        typed = run.typed_events or []
+        if not anchors or not typed:
+            return counts
+        entries = axis.entries
+        domain = run.domain_events
+        for p in range(1, len(entries)):
+            kind, j = entries[p - 1]
+            following, i = entries[p]
+            if kind == "t" and following == "d" and anchors[i] == j \
+                    and TYPED_TO_DOMAIN.get(typed[j].get("type")) == domain[i].get("type"):
+                counts[p] += 1
+        return counts
+
+    def _open_sets_by_count(self) -> tuple[list[int], list[tuple[int, ...]]]:
+        """Checkpoints (n, open nodes after n DomainEvents), one per change: few nodes are open at once."""
+        changes: dict[int, list[tuple[int, int]]] = {}
+        for index, (created, ended) in enumerate(zip(self.created, self.ended)):
+            if ended == created:
+                continue
+            changes.setdefault(created + 1, []).append((1, index))
+            if ended is not None:
+                changes.setdefault(ended + 1, []).append((0, index))
+        counts: list[int] = [0]
+        sets: list[tuple[int, ...]] = [()]
+        current: dict[int, None] = {}
+        for n in sorted(changes):
+            for opening, index in changes[n]:
+                if opening:
+                    current[index] = None
+                else:
+                    current.pop(index, None)
+            counts.append(n)
+            sets.append(tuple(current))
+        return counts, sets
+
+    def open_nodes(self, n_domain: int) -> tuple[int, ...]:
+        return self._open_sets[bisect_right(self._open_at_n, n_domain) - 1]
+
+    def node_state(self, index: int, n_domain: int) -> str:
+        if self.created[index] >= n_domain:
+            return NOT_STARTED
+        ended = self.ended[index]
+        return DONE if ended is not None and ended < n_domain else ACTIVE
+
+    def nodes_started(self, n_domain: int) -> int:
+        """How many nodes exist after n DomainEvents (nodes are created in order)."""
+        return bisect_left(self.created, n_domain)
+
+    # -- errors ---------------------------------------------------------------------------------------------
+    @staticmethod
+    def _tool_nodes(run) -> dict[Any, int]:
+        by_call: dict[Any, int] = {}
+        fold = run.step_fold
+        for index, (node, created) in enumerate(zip(fold.nodes, fold.node_created_at)):
+            if node.get("kind") == "llm->tool":
+                event = run.domain_events[created]
+                call_id = event.get("toolCallId") if isinstance(event, dict) else None
+                if isinstance(call_id, (str, int, float)) and call_id not in by_call:
+                    by_call[call_id] = index
+        return by_call
+
+    def _node_id(self, index: int | None) -> str | None:
+        if index is None:
+            return None
+        node_id = self.nodes[index].get("id")
+        return node_id if isinstance(node_id, str) else None
+
+    def _working_node(self, n_domain: int) -> int | None:
+        """The LLM call or tool call in flight (the innermost open step), else the innermost open subflow."""
+        open_nodes = self.open_nodes(n_domain)
+        steps = [i for i in open_nodes if self.nodes[i].get("kind") != "subflow"]
+        pool = steps or list(open_nodes)
+        return max(pool) if pool else None
+
+    def _errors(self, run) -> list[RunError]:
+        axis = run.axis
+        errors: list[RunError] = []
+        seen_calls: set = set()
+        for j, event in enumerate(run.typed_events or ()):
+            kind = event.get("type") if isinstance(event, dict) else None
+            if kind not in (_FATAL, _TOOL_END):
+                continue
+            payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+            position = axis.typed_after[j]
+            if kind == _FATAL:
+                node = self._working_node(self.effective_domain[position])
+                errors.append(RunError(position, _text(payload.get("error", "the run failed")), "fatal", node,
+                                       self._node_id(node)))
+            elif payload.get("error") is True:
+                call_id = payload.get("toolCallId")
+                node = self.tool_node_by_call.get(call_id) if isinstance(call_id, (str, int, float)) else None
+                seen_calls.add(call_id if isinstance(call_id, (str, int, float)) else None)
+                errors.append(RunError(position, _text(payload.get("result", "the tool failed")), "tool", node,
+                                       self._node_id(node)))
+        for i, event in enumerate(run.domain_events):
+            if not isinstance(event, dict):
+                continue
+            kind = event.get("type")
+            position = axis.domain_after[i]
+            if kind == "tool.end" and event.get("error") is True:
+                call_id = event.get("toolCallId")
+                key = call_id if isinstance(call_id, (str, int, float)) else None
+                if key in seen_calls:
+                    continue
+                seen_calls.add(key)
+                node = self.tool_node_by_call.get(key)
+                errors.append(RunError(position, _text(event.get("result", "the tool failed")), "tool", node,
+                                       self._node_id(node)))
+            elif kind in ("run.exit", "subflow.exit"):
+                payload = event.get("payload")
+                if not (isinstance(payload, dict) and "error" in payload):
+                    continue
+                message = _text(payload["error"])
+                fatal = next((e for e in reversed(errors) if e.kind == "fatal" and e.detail is None
+                              and e.position <= position), None)
+                if kind == "run.exit" and fatal is not None:
+                    errors[errors.index(fatal)] = RunError(fatal.position, fatal.message, "fatal", fatal.node,
+                                                           fatal.node_id, message)
+                    continue
+                node = next((n for n, (nd, c) in enumerate(zip(self.nodes, self.created))
+                             if nd.get("kind") == "subflow" and nd.get("runtimeStageId") == event.get("runtimeStageId")
+                             and c < i), None)
+                errors.append(RunError(position, message, "run" if kind == "run.exit" else "subflow", node,
+                                       self._node_id(node)))
+        errors.sort(key=lambda error: error.position)
+        return errors
+
+    def errors_known(self, position: int) -> tuple[RunError, ...]:
+        return tuple(self.errors[:bisect_right(self._error_positions, position)])
+
+    @property
+    def failed(self) -> RunError | None:
+        """The error that ended the run, if it ended in one."""
+        return next((e for e in reversed(self.errors) if e.kind in ("fatal", "run")), None)
+
+
+# ── Stops and their spans ──────────────────────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class StopSpan:
+    index: int
+    label: str                 # as the timeline shows it: "Tool call 2"
+    kind: str                  # start | mount | commit | end
+    start: int                 # positions start < p ≤ end belong to this stop
+    end: int                   # = the position the cursor goes to for it
+    typed: tuple[int, int]     # the same span in typed events: typed events typed[0]+1 .. typed[1] happened in it
+    stop: dict = field(compare=False, repr=False)
+
+    @property
+    def position(self) -> int:
+        return self.end
+
+
+def spans_for(stops: list[dict], axis, low: int = 0) -> list[StopSpan]:
+    """Tile [low, last end] with one span per stop, in order."""
+    labels = ordinal_labels(stops)
+    spans = []
+    previous = low
+    for index, (stop, label) in enumerate(zip(stops, labels)):
+        end = max(previous, min(int(stop.get("axisEnd", previous)), len(axis)))
+        spans.append(StopSpan(index, label, stop.get("kind", ""), previous, end,
+                              (axis.typed_before[previous], axis.typed_before[end]), stop))
+        previous = end
+    return spans
+
+
+def span_index_at(ends: list[int], low: int, position: int, chosen: int | None = None) -> int | None:
+    """The stop whose span holds `position` (the first of those ending there; `chosen` wins if it ends there).
+    None outside the level's range (a drilled mount's stops cover only the mount)."""
+    if not ends:
+        return None
+    if chosen is not None and 0 <= chosen < len(ends) and ends[chosen] == position:
+        return chosen
+    if position < low or position > ends[-1]:
+        return None
+    if position == low:
+        return 0
+    return bisect_left(ends, position)
+
+
+# ── The bubble, and the moment ──────────────────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class Bubble:
+    user: str | None             # the user's message, once sent
+    line: str | None             # exactly renderStatusLine(selectStatus(events so far)) with the active map
+    state: dict | None           # None: no bubble at this moment
+    stop_lines: tuple[str, ...]  # the distinct lines the chat user saw during the stop's span, in order
+    error: str | None            # an error known at the cursor, said under the bubble
+    answer: str | None
+    answer_source: str | None
+    template_key: str | None
+    derived: bool                # a Trace: derived from LLM and tool starts and ends only
+
+    @property
+    def hidden(self) -> bool:
+        return self.state is None
+
+    def as_json(self) -> dict:
+        return {"user": self.user, "line": self.line, "state": self.state, "stopLines": list(self.stop_lines),
+                "error": self.error, "answer": self.answer, "derived": self.derived}
+
+
+@dataclass(frozen=True, eq=False)
+class Moment:
+    """Everything every panel shows at one position. Built by `Replay.moment`; never changed."""
+
+    position: int
+    length: int
+    n_typed: int
+    n_domain: int                # effective: a DomainEvent mirroring a typed event that happened counts
+    stop: StopSpan | None
+    stop_count: int
+    at_stop: bool                # the cursor sits exactly at the stop (not inside its span)
+    breadcrumb: tuple[str, ...]
+    bubble: Bubble
+    current_node: int | None     # the step the moment is about (ringed in the graph)
+    errors: tuple[RunError, ...]
+    facts: ReplayFacts = field(repr=False)
+
+    def node_state(self, index: int) -> str:
+        return self.facts.node_state(index, self.n_domain)
+
+    @property
+    def nodes_started(self) -> int:
+        return self.facts.nodes_started(self.n_domain)
+
+    @property
+    def active_nodes(self) -> tuple[int, ...]:
+        return tuple(i for i in self.facts.open_nodes(self.n_domain) if self.facts.created[i] < self.n_domain)
+
+    def done_nodes(self) -> list[int]:
+        n = self.n_domain
+        ended = self.facts.ended
+        return [i for i in range(self.nodes_started) if ended[i] is not None and ended[i] < n]
+
+    def error_nodes(self) -> dict[int, list[RunError]]:
+        out: dict[int, list[RunError]] = {}
+        for error in self.errors:
+            if error.node is not None:
+                out.setdefault(error.node, []).append(error)
+        return out
+
+    def describe(self) -> str:
+        """"Stop 8 of 22 · Tool call 1 · event 60/175", or "in Tool call 1 · event 52/175" between stops."""
+        event = f"event {self.position:,}/{self.length:,}"
+        if self.stop is None:
+            return event
+        if self.at_stop:
+            return f"Stop {self.stop.index + 1} of {self.stop_count} · {self.stop.label} · {event}"
+        return f"in {self.stop.label} · {event}"
+
+    def as_json(self, inspector: dict | None = None) -> dict:
+        ids = [node.get("id") for node in self.facts.nodes]
+        return {
+            "position": self.position,
+            "typed": self.n_typed,
+            "stop": None if self.stop is None else {"index": self.stop.index, "label": self.stop.label,
+                                                    "atStop": self.at_stop},
+            "bubble": self.bubble.as_json(),
+            "graph": {"current": None if self.current_node is None else ids[self.current_node],
+                      "done": [ids[i] for i in self.done_nodes()],
+                      "active": [ids[i] for i in self.active_nodes]},
+            "inspector": inspector if inspector is not None else {},
+            "errors": [error.as_json() for error in self.errors],
+        }
+
+
+def stop_lines(states: list, prefix_span: tuple[int, int], templates: dict, app_name: str) -> tuple[str, ...]:
+    """The non-empty lines rendered after each event of the span, consecutive repeats merged. Consecutive
+    prefixes share one state object, so each distinct state is rendered once."""
+    lines: list[str] = []
+    previous_state: Any = object()
+    line: str | None = None
+    for k in range(prefix_span[0] + 1, prefix_span[1] + 1):
+        state = states[k]
+        if state is not previous_state:
+            previous_state = state
+            line = render_status_line(state, app_name, templates)
+        if line and (not lines or lines[-1] != line):
+            lines.append(line)
+    return tuple(lines)
+
+
+class Replay:
+    """Position, chosen stop, drill stack and play state over one Run; `moment()` describes the position."""
+
+    def __init__(self, run, templates: dict | None = None, app_name: str = "Agent",
+                 facts: ReplayFacts | None = None) -> None:
+        self.run = run
+        self.facts = facts or ReplayFacts(run)
+        self.bubbles = BubbleModel(run)
+        self.templates = dict(DEFAULT_TEMPLATES if templates is None else templates)
+        self.app_name = app_name
+        self.position = len(run.axis)
+        self.chosen_stop: int | None = None
+        self.playing = False
+        self._drill: list[tuple[str, list[dict]]] = []
+        self._levels: dict[int, list[StopSpan]] = {}
+        self._lines: dict[tuple[int, int], tuple[str, ...]] = {}
+
+    # -- templates ---------------------------------------------------------------------------------------------
+    def set_templates(self, templates: dict, app_name: str | None = None) -> None:
+        self.templates = dict(templates)
+        if app_name is not None:
+            self.app_name = app_name
+        self._lines.clear()
+
+    # -- the stops shown -------------------------------------------------------------------------------------
+    @property
+    def length(self) -> int:
+        return len(self.run.axis)
+
+    @property
+    def stops(self) -> list[dict]:
+        return self._drill[-1][1] if self._drill else self.run.stops
+
+    @property
+    def spans(self) -> list[StopSpan]:
+        level = len(self._drill)
+        if level not in self._levels:
+            low = int(self.stops[0].get("axisStart", 0)) if level and self.stops else 0
+            self._levels[level] = spans_for(self.stops, self.run.axis, low)
+        return self._levels[level]
+
+    @property
+    def breadcrumb(self) -> tuple[str, ...]:
+        return ("Run", *(label for label, _stops in self._drill))
+
+    def span_index(self, position: int | None = None) -> int | None:
+        spans = self.spans
+        if not spans:
+            return None
+        position = self.position if position is None else position
+        chosen = self.chosen_stop if position == self.position else None
+        return span_index_at([s.end for s in spans], spans[0].start, position, chosen)
+
+    def lines_of(self, span: StopSpan, cache: bool = True) -> tuple[str, ...]:
+        """The lines the chat user saw during `span` with the active templates."""
+        key = (span.start, span.end)
+        lines = self._lines.get(key)
+        if lines is None:
+            states, _derived, prefix_at = status_states_for(self.run)
+            lines = stop_lines(states, (prefix_at[span.start], prefix_at[span.end]), self.templates, self.app_name)
+            if cache:
+                self._lines[key] = lines
+        return lines
+
+    # -- moving -------------------------------------------------------------------------------------------------
+    def move_to(self, position: int, stop: int | None = None) -> None:
+        self.position = max(0, min(int(position), self.length))
+        self.chosen_stop = stop if stop is not None and 0 <= stop < len(self.spans) \
+            and self.spans[stop].end == self.position else None
+
+    def move_to_stop(self, index: int) -> None:
+        spans = self.spans
+        if spans:
+            index = max(0, min(index, len(spans) - 1))
+            self.move_to(spans[index].end, stop=index)
+
+    def next_stop(self) -> bool:
+        """To the end of the span the cursor is in, or, at a stop, to the following stop."""
+        index = self.span_index()
+        spans = self.spans
+        if index is None:
+            target = 0 if spans and self.position < spans[0].start else None
+        elif spans[index].end == self.position:
+            target = index + 1
+        else:
+            target = index
+        if target is None or target >= len(spans):
+            return False
+        self.move_to_stop(target)
+        return True
+
+    def previous_stop(self) -> bool:
+        index = self.span_index()
+        spans = self.spans
+        if index is None:
+            if spans and self.position > spans[-1].end:
+                self.move_to_stop(len(spans) - 1)
+                return True
+            return False
+        target = index - 1
+        if target < 0:
+            if self.position > (spans[0].start if spans else 0):
+                self.move_to(spans[0].start)
+                return True
+            return False
+        self.move_to_stop(target)
+        return True
+
+    def step_events(self, delta: int) -> None:
+        self.move_to(self.position + delta)
+
+    def home(self) -> None:
+        self.move_to(0)
+
+    def end(self) -> None:
+        self.move_to(self.length)
+
+    # -- play ---------------------------------------------------------------------------------------------------
+    def play(self) -> None:
+        if self.position >= self.length:
+            self.home()
+        self.playing = True
+
+    def pause(self) -> None:
+        self.playing = False
+
+    def tick(self, by_events: bool = False) -> bool:
+        """One step of the replay while playing (the next stop, or the next event); stops at the end."""
+        if not self.playing:
+            return False
+        moved = (self.position < self.length) if by_events else self.next_stop()
+        if by_events and moved:
+            self.step_events(1)
+        if not moved or self.position >= self.length:
+            self.playing = False
+        return moved
+
+    # -- drill ---------------------------------------------------------------------------------------------------
+    def can_drill(self, index: int) -> bool:
+        spans = self.spans
+        if not 0 <= index < len(spans):
+            return False
+        stop = spans[index].stop
+        return (stop.get("kind") == "mount" and not stop.get("derived") and self.run.snapshot is not None
+                and drill_source(self.run.snapshot, stop.get("runtimeStageId", "")) is not None)
+
+    def drill_in(self, index: int) -> bool:
+        """Show the stops inside mount stop `index`, placed on the run's axis. False (nothing changes) when the
+        mount has no inner milestones."""
+        if not self.can_drill(index):
+            return False
+        span = self.spans[index]
+        mount = dict(span.stop)
+        mount["axisStart"], mount["axisEnd"] = span.start, span.end
+        inner = drill(self.run.snapshot, span.stop)
+        if not inner or not any(s.get("kind") not in ("start", "end") for s in inner):
+            return False
+        placed = place_inner_stops(self.run.stage_ids_on_axis(), mount, inner)
+        self._drill.append((span.label, placed))
+        self._levels.pop(len(self._drill), None)
+        self.chosen_stop = None
+        return True
+
+    def drill_out(self, depth: int = 0) -> bool:
+        depth = max(0, depth)
+        if depth >= len(self._drill):
+            return False
+        del self._drill[depth:]
+        for level in [lvl for lvl in self._levels if lvl > depth]:
+            del self._levels[level]
+        self.chosen_stop = None
+        return True
+
+    # -- the moment ------------------------------------------------------------------------------------------
+    def moment(self, position: int | None = None) -> Moment:
+        position = self.position if position is None else max(0, min(int(position), self.length))
+        run, facts = self.run, self.facts
+        n_domain = facts.effective_domain[position]
+        n_typed = run.axis.typed_before[position]
+        index = self.span_index(position)
+        span = self.spans[index] if index is not None else None
+        errors = facts.errors_known(position)
+        view = self.bubbles.at(position, self.templates, self.app_name)
+        if span is None:
+            lines: tuple[str, ...] = ()
+        elif position == span.end:
+            lines = self.lines_of(span)
+        else:  # inside the span: only what the user had seen by now
+            lines = self.lines_of(StopSpan(span.index, span.label, span.kind, span.start, position,
+                                           (span.typed[0], n_typed), span.stop), cache=False)
+        bubble = Bubble(view.prompt, view.line, view.state, lines, self._bubble_error(errors, span),
+                        view.answer, view.answer_source, view.template_key, view.derived)
+        return Moment(position, self.length, n_typed, n_domain, span, len(self.spans),
+                      span is not None and span.end == position, self.breadcrumb, bubble,
+                      self._current_node(n_domain, span), errors, facts)
+
+    @staticmethod
+    def _bubble_error(errors: tuple[RunError, ...], span: StopSpan | None) -> str | None:
+        """The run's failure once known; else a tool error that happened during this stop."""
+        for error in reversed(errors):
+            if error.kind in ("fatal", "run"):
+                return error.message
+        if span is not None:
+            for error in reversed(errors):
+                if span.start < error.position <= span.end:
+                    return f"A tool failed: {error.message}"
+        return None
+
+    def _current_node(self, n_domain: int, span: StopSpan | None) -> int | None:
+        """The step the moment is about: at a slot stop its chip; else the step in flight; else the latest."""
+        facts = self.facts
+        started = facts.nodes_started(n_domain)
+        if started == 0:
+            return None
+        slot = SLOT_CHIP.get(span.stop.get("label", "")) if span is not None else None
+        if slot is not None:
+            for index in range(started - 1, max(-1, started - 40), -1):
+                node = facts.nodes[index]
+                if node.get("kind") == "fork-branch" and str(node.get("label", "")).lower() == slot:
+                    return index
+        working = [i for i in facts.open_nodes(n_domain) if facts.nodes[i].get("kind") != "subflow"]
+        if working:
+            return max(working)
+        return started - 1
+
+
+# ── What the inspector may show about a step at a moment ─────────────────────────────────────────────────────
+
+_LATE_FIELDS = ("tokens", "endOffsetMs", "exitPayload")
+
+
+def node_facts(run, facts: ReplayFacts, index: int, position: int) -> dict:
+    """The StepGraph node as known at axis `position`: fields that became known later (tokens, end, exit
+    payload, stop reason, the tool's result) are left out and listed under "notKnownYet"."""
+    position = max(0, min(position, facts.length))
+    n_domain = facts.effective_domain[position]
+    node = facts.nodes[index]
+    state = facts.node_state(index, n_domain)
+    out: dict[str, Any] = {"node": node.get("id"), "index": index, "kind": node.get("kind"),
+                           "label": node.get("label"), "state": state}
+    if state == NOT_STARTED:
+        out["notKnownYet"] = ["everything: this step has not started at this moment"]
+        return out
+    ended = state == DONE
+    later: list[str] = []
+    for key, value in node.items():
+        if key in ("id", "kind", "label"):
+            continue
+        if key in _LATE_FIELDS and not ended:
+            later.append(key)
+            continue
+        out[key] = value
+    kind = node.get("kind")
+    end_index = facts.ended[index]
+    if kind in LLM_KINDS:
+        if ended and end_index is not None:
+            event = run.domain_events[end_index]
+            if isinstance(event, dict) and "stopReason" in event:
+                out["stopReason"] = event["stopReason"]
+        else:
+            later += ["tokens", "stopReason"] if "tokens" not in later else ["stopReason"]
+    elif kind == "llm->tool":
+        if ended and end_index is not None:
+            event = run.domain_events[end_index]
+            if isinstance(event, dict):
+                for key, as_key in (("result", "toolResult"), ("error", "error"), ("durationMs", "durationMs")):
+                    if key in event:
+                        out[as_key] = event[key]
+        else:
+            later.append("toolResult")
+    error = next((e for e in facts.errors if e.node == index and e.position <= position), None)
+    if error is not None:
+        out["errorMessage"] = error.message
+    if later:
+        out["notKnownYet"] = sorted(set(later))
+    return out
