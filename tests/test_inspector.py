@@ -220,21 +220,25 @@ def test_every_node_of_every_corpus_file_can_be_inspected(qtbot):
 
 
 def test_fast_scrubbing_refreshes_the_inspector_once_it_settles(qtbot):
-    """One move shows at once; a burst of moves is followed by one refresh at the last position."""
-    from afp_desktop.app.panels import inspector as inspector_module
+    """A deliberate move shows at once; while moves keep coming (a scrub) the inspector waits, then refreshes
+    once, at the last position: the moves in between are dropped, not queued."""
+    from afp_desktop.app import session as session_module
 
     run = recording("02-react-two-tools")
     session, inspector = open_inspector(qtbot, run, position=0)
     ends = [s["axisEnd"] for s in run.stops]
-    qtbot.wait(inspector_module.SCRUB_GAP_MS + 20)
-    session.move_to(ends[5], immediate=True)  # a single move after a pause: immediate
-    shown_first = session.view.current_node
+    session.move_to(ends[5], immediate=True)
+    shown_first = session.moment.current_node
     assert inspector.node_index == shown_first
-    for end in ends[6:15]:  # a burst of moves: the inspector waits
-        session.move_to(end, immediate=True)
-    latest = session.view.current_node
+    refreshes = []
+    session.moment_settled.connect(lambda moment: refreshes.append(moment.position))
+    for end in ends[6:15]:  # a scrub: moves closer together than SETTLE_MS
+        session.move_to(end)
+        qtbot.wait(5)
+    latest = session.moment.current_node
     assert latest != shown_first and inspector.node_index == shown_first
-    qtbot.waitUntil(lambda: inspector.node_index == latest, timeout=1000)
+    qtbot.waitUntil(lambda: inspector.node_index == latest, timeout=session_module.SETTLE_MS * 20)
+    assert refreshes == [ends[14]]
 
 
 def test_payloads_left_in_the_file_are_read_when_shown(qtbot, monkeypatch):

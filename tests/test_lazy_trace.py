@@ -211,7 +211,7 @@ def test_a_broken_payload_loads_and_says_where_when_read(always_lazy, tmp_path, 
     assert len(run.payload_problems) == 1
     assert str(run.payload_problems[0]) == str(caught.value)
     # the window's banner says so once the run is prepared
-    notice = next(n for n in run.prepare().notices if n.code == "unreadable-payloads")
+    notice = next(n for n in run.prepare().all_notices() if n.code == "unreadable-payloads")
     assert notice.text.startswith(f"1 payload(s) in this file are not valid JSON (the first at {path}, line 3, "
                                   f"column {column}: invalid literal, expected 'true')")
     # every command refuses the file as a parse of it would: a clear message, no traceback, a non-zero exit

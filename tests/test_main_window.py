@@ -17,7 +17,7 @@ from afp_desktop.app.main_window import MainWindow
 from afp_desktop.core.timeline import x_of_position
 from afp_desktop.app.settings import Settings
 from afp_desktop.app.style import palette_for
-from afp_desktop.core.cursor import view_at
+from afp_desktop.core.replay import Replay
 from tests.corpus_util import corpus_path, read_bytes
 
 SCENARIO = "02-react-two-tools"
@@ -53,17 +53,24 @@ def press(qtbot, window: MainWindow, key, modifier=Qt.KeyboardModifier.NoModifie
 
 
 def assert_all_agree(window: MainWindow) -> None:
-    """Graph, timeline and slider all show the session's one cursor."""
+    """Graph, timeline, slider and bubble all show the session's one moment, as the core's Replay describes it."""
     session, run = window.session, window.session.run
     session.flush()
-    view = view_at(run, session.position)
-    assert session.view.position == view.position
-    assert window.canvas.current == view.current_node
-    assert window.canvas.happened == view.happened
+    reference = Replay(run, session.templates, session.app_name)
+    reference.move_to(session.position, session.chosen_stop)
+    moment = reference.moment()
+    assert session.moment.position == moment.position
+    assert window.canvas.current == moment.current_node
+    assert window.canvas.happened == [i < moment.nodes_started for i in range(len(run.step_fold.nodes))]
+    assert window.canvas.art.active == frozenset(moment.active_nodes)
     timeline = window.timeline
-    assert timeline.slider.value() == view.position
-    ends = [s["axisEnd"] for s in session.stops]
-    assert timeline.cursor_x == pytest.approx(x_of_position(ends, view.position, session.chosen_stop))
+    assert timeline.slider.value() == moment.position
+    ends = [span.end for span in session.spans]
+    at = moment.stop.index if moment.stop is not None and moment.at_stop else None
+    assert timeline.cursor_x == pytest.approx(x_of_position(ends, moment.position, at))
+    assert timeline.current_stop == (moment.stop.index if moment.stop is not None else None)
+    assert window.panels["chat"].view.line == moment.bubble.line
+    assert window.panels["chat"].view.stop_lines == moment.bubble.stop_lines
 
 
 def test_empty_window_invites_a_file(window):
@@ -85,7 +92,8 @@ def test_opens_every_format(qtbot, window, name):
     assert len(window.canvas.node_items) == len(run.stepgraph["nodes"]) > 0
     assert window.summary.isVisible() and run.format_name in window.summary.text
     assert "3 LLM calls" in window.summary.text and "2 tool calls" in window.summary.text
-    assert [n.text for n in run.notices] == window.banner.texts[:len(run.notices)]
+    notices = run.all_notices()
+    assert [n.text for n in notices] == window.banner.texts[:len(notices)]
     assert window.windowTitle().startswith(os.path.basename(path))
     assert_all_agree(window)
 

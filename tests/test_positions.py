@@ -101,7 +101,8 @@ def test_composition_recordings_fall_back_to_derived_stops_with_a_notice(scenari
     assert len(milestone_stops(run.commit_log, run.execution_tree)) == 2
     assert len(run.stops) > 2 and all(s.get("derived") for s in run.stops)
     assert "LLM turn" in {s["label"] for s in run.stops}
-    assert "stops-derived-nested" in {n.code for n in run.notices}
+    assert "stops-derived-nested" in {n.code for n in run.all_notices()}
+    assert "stops-derived-nested" not in {n.code for n in run.notices}  # computed, never appended to the Run
 
 
 def test_flat_agent_recordings_keep_commit_stops():

@@ -162,33 +162,41 @@ def panel(qtbot):
 
 
 def _agree(panel: TimelinePanel) -> None:
-    """The panel shows exactly the session's cursor."""
+    """The panel shows exactly the session's moment: slider, cursor line, current stop and position text."""
     session = panel.session
     session.flush()
-    position = session.position
-    ends = [s["axisEnd"] for s in session.stops]
+    moment = session.moment
+    position = moment.position
+    ends = [span.end for span in session.spans]
     assert panel.slider.value() == position
-    assert panel.cursor_x == pytest.approx(x_of_position(ends, position, session.chosen_stop))
+    at = moment.stop.index if moment.stop is not None and moment.at_stop else None
+    assert panel.cursor_x == pytest.approx(x_of_position(ends, position, at))
+    assert panel.current_stop == session.stop_index == (moment.stop.index if moment.stop is not None else None)
     if panel.current_stop is not None:
-        assert panel.current_stop == session.stop_index
-        assert panel.position_label.text().startswith(f"Stop {session.stop_index + 1} of {len(ends)}")
+        assert panel.position_label.toolTip().endswith(moment.describe())
+        if moment.at_stop:
+            assert moment.describe().startswith(f"Stop {session.stop_index + 1} of {len(ends)}")
+        else:
+            assert moment.describe().startswith(f"in {panel.labels[session.stop_index]} · ")
 
 
 def test_panel_follows_the_cursor(panel, react):
     panel.session.set_run(react)
     _agree(panel)
     assert panel.current_stop == len(react.stops) - 1
-    assert panel.position_label.text() == f"Stop 22 of 22 · Run end · event 155/155"
+    assert panel.position_label.toolTip() == "Stop 22 of 22 · Run end · event 155/155"
     panel.session.move_to_stop(5)
     _agree(panel)
     assert panel.cursor_x == 5
-    assert panel.position_label.text().startswith("Stop 6 of 22 · LLM turn 1 · event 41/155")
+    assert panel.position_label.toolTip().startswith("Stop 6 of 22 · LLM turn 1 · event 41/155")
     panel.session.next_stop()  # Route 1 shares LLM turn 1's position: → still visits it
     _agree(panel)
     assert panel.current_stop == 6 and panel.session.position == 41
     panel.session.step_events(3)
     _agree(panel)
     assert 6 < panel.cursor_x < 7
+    # between stops the cursor is IN the next stop's span: the events that lead to "Tool call 1"
+    assert panel.position_label.toolTip() == "in Tool call 1 · event 44/155"
 
 
 def test_empty_panel_says_what_to_do(panel):
@@ -278,7 +286,7 @@ def test_drill_into_a_mount_and_back_out(panel, single):
     assert panel.back_button.isVisible()
     session.move_to_stop(3)
     _agree(panel)
-    assert panel.position_label.text().startswith("Stop 4 of 5 · LLM turn")
+    assert panel.position_label.toolTip().startswith("Stop 4 of 5 · LLM turn")
     session.next_stop()
     session.previous_stop()
     session.flush()
@@ -299,9 +307,12 @@ def test_double_click_drills_in(panel, single):
 
 def test_a_mount_without_inner_milestones_says_so(panel, react):
     panel.session.set_run(react)
-    assert panel.drill_into(1)
-    assert panel.labels == ["Start", "End"]
-    assert "No milestones between start and end inside Iteration 1" in panel.note.text()
+    height = panel.plots.height()
+    labels = list(panel.labels)
+    assert not panel.drill_into(1)  # nothing to step through inside: stay, and say so
+    assert panel.labels == labels and panel.session.breadcrumb == ["Run"]
+    assert "Iteration 1 has no milestones inside it" in panel.note.text()
+    assert panel.plots.isVisible() and panel.plots.height() == height  # the panel does not jump
 
 
 def test_file_with_only_bookends_uses_single_events(qtbot, panel, tmp_path):

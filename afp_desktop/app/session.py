@@ -60,7 +60,10 @@ class Session(QObject):
         self.selected = None
         self._wanted = None
         self.replay = Replay(run, self.templates, self.app_name)
-        self.replay.move_to(len(run.axis) if position is None else position)
+        if position is None:
+            self.replay.end()
+        else:
+            self.replay.move_to(position)
         self.moment = self.replay.moment()
         self.run_loaded.emit(run)
         self._emit_moment(settled_now=True)
@@ -132,11 +135,6 @@ class Session(QObject):
         if self.moment is not None:
             self.moment_settled.emit(self.moment)
 
-    def _refresh_moment(self) -> None:
-        if self.replay is not None:
-            self.moment = self.replay.moment()
-            self._emit_moment(settled_now=True)
-
     # -- stops: the replay moves, the session publishes ----------------------------------------------------
     def _apply(self, action) -> None:
         """Run a Replay move against the latest wanted position, then publish it (coalesced)."""
@@ -204,8 +202,7 @@ class Session(QObject):
         self.move_to(0)
 
     def end(self) -> None:
-        if self.replay is not None:
-            self.move_to(self.replay.length)
+        self._apply(Replay.end)
 
     # -- drill -----------------------------------------------------------------------------------------------
     def can_drill(self, index: int) -> bool:
@@ -216,16 +213,18 @@ class Session(QObject):
         self.flush()
         if self.replay is None or not self.replay.drill_in(index):
             return False
+        self.moment = self.replay.moment()
         self.stops_changed.emit()
-        self._refresh_moment()
+        self._emit_moment(settled_now=True)
         return True
 
     def drill_out(self, depth: int = 0) -> None:
         """Back out to breadcrumb level `depth` (0 = the run's own stops)."""
         self.flush()
         if self.replay is not None and self.replay.drill_out(depth):
+            self.moment = self.replay.moment()
             self.stops_changed.emit()
-            self._refresh_moment()
+            self._emit_moment(settled_now=True)
 
     # -- play ------------------------------------------------------------------------------------------------
     @property

@@ -509,7 +509,10 @@ class Replay:
         self.move_to(0)
 
     def end(self) -> None:
-        self.move_to(self.length)
+        """The run's end, at its last stop (several stops can end there; "Run end" is the one meant)."""
+        spans = self.spans
+        last = len(spans) - 1 if spans and spans[-1].end == self.length else None
+        self.move_to(self.length, last)
 
     # -- play ---------------------------------------------------------------------------------------------------
     def play(self) -> None:
