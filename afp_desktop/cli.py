@@ -7,6 +7,8 @@
     afp-desktop info FILE                                   format, counts and what the file lacks
     afp-desktop convert INPUT -o OUT.jsonl                  the lossless line-oriented form
     afp-desktop export FILE -o OUT.png|OUT.svg [--stop N] [--scale S]
+    afp-desktop replay FILE [--templates MAP.json] [--app-name NAME]   the stops, their spans and lines, the errors
+    afp-desktop view FILE (--position P | --stop N | --typed K) [...]  everything the window shows at one moment
 
 The JSON subcommands import no Qt; only the window, --screenshot and export do.
 """
@@ -20,7 +22,7 @@ from pathlib import Path
 
 from afp_desktop import __version__
 
-SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export")
+SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
                 ".jsonl, and any of these compressed with gzip or xz.")
@@ -179,7 +181,7 @@ def _prepare_headless_qt() -> None:
 
 def cmd_export(args) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # export never needs a screen
-    from afp_desktop.core.cursor import view_at
+    from afp_desktop.core.replay import Replay
 
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg"):
@@ -190,14 +192,65 @@ def cmd_export(args) -> int:
         stops = run.stops
         if not 0 <= args.stop < len(stops):
             raise CliError(f"--stop {args.stop}: this run has stops 0 to {len(stops) - 1}")
-        view = view_at(run, stops[args.stop]["axisEnd"])
-        happened, current = view.happened, view.current_node
+        replay = Replay(run)
+        replay.move_to_stop(args.stop)
+        moment = replay.moment()
+        happened = [i < moment.nodes_started for i in range(len(run.step_fold.nodes))]
+        current = moment.current_node
     from afp_desktop.app.export import ensure_qt_app, export_graph
 
     ensure_qt_app()
     out = export_graph(run.stepgraph, args.output, scale=args.scale, happened=happened, current=current,
                        include_cursor=args.stop is not None)
     print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def _replay_of(args):
+    from afp_desktop.core.replay import Replay
+    from afp_desktop.core.status import DEFAULT_TEMPLATES
+
+    templates = _load_templates(args.templates) if args.templates else DEFAULT_TEMPLATES
+    run = _open(args.file)
+    return run, Replay(run, templates, args.app_name)
+
+
+def cmd_replay(args) -> int:
+    """The replay as JSON: the axis length, every top-level stop with its span and the lines seen in it, the errors."""
+    _run, replay = _replay_of(args)
+    stops = [{"index": span.index, "label": span.label, "kind": span.kind, "position": span.position,
+              "span": [span.start, span.end], "typed": list(span.typed), "lines": list(replay.lines_of(span))}
+             for span in replay.spans]
+    _write_json({"length": replay.length, "stops": stops,
+                 "errors": [error.as_json() for error in replay.facts.errors]}, args.indent)
+    return 0
+
+
+def cmd_view(args) -> int:
+    """The moment at one position, as the window shows it."""
+    from afp_desktop.core.replay import node_facts
+
+    run, replay = _replay_of(args)
+    if args.stop is not None:
+        if not 0 <= args.stop < len(replay.spans):
+            raise CliError(f"--stop {args.stop}: this run has stops 0 to {len(replay.spans) - 1}")
+        replay.move_to_stop(args.stop)
+    elif args.typed is not None:
+        typed = run.typed_events or []
+        if not typed:
+            raise CliError(f"--typed: {args.file} has no typed event stream")
+        if not 0 <= args.typed <= len(typed):
+            raise CliError(f"--typed {args.typed}: this file has typed events 1 to {len(typed)} (0 = before them)")
+        replay.move_to(run.axis.typed_after[args.typed - 1] if args.typed else 0)
+    else:
+        if not 0 <= args.position <= replay.length:
+            raise CliError(f"--position {args.position}: this run's positions are 0 to {replay.length}")
+        replay.move_to(args.position)
+    moment = replay.moment()
+    inspector = None
+    if moment.current_node is not None:
+        inspector = node_facts(run, replay.facts, moment.current_node, moment.position)
+    _write_json(moment.as_json(inspector), args.indent)
     return 0
 
 
@@ -219,6 +272,19 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--templates", metavar="MAP.json", help="the whole template map (not merged with the defaults)")
     p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
     p.add_argument("--indent", action="store_true", help="pretty-print")
+    p = add("replay", "print the replay: axis length, stops with their spans and the status lines seen in each, "
+                      "and the errors", cmd_replay)
+    p.add_argument("--templates", metavar="MAP.json", help="the whole template map (not merged with the defaults)")
+    p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
+    p.add_argument("--indent", action="store_true", help="pretty-print")
+    p = add("view", "print what every panel shows at one moment of the run", cmd_view)
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--position", type=int, metavar="P", help="axis position (0 = before the first event)")
+    where.add_argument("--stop", type=int, metavar="N", help="the top-level stop N (0-based)")
+    where.add_argument("--typed", type=int, metavar="K", help="right after the K-th typed event")
+    p.add_argument("--templates", metavar="MAP.json", help="the whole template map (not merged with the defaults)")
+    p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
+    p.add_argument("--indent", action="store_true", help="pretty-print")
     add("info", "describe the file for a person: format, counts, tokens, what it lacks", cmd_info).add_argument(
         "--json", action="store_true", help="print the same as JSON")
     p = add("convert", "write afp-desktop's lossless line-oriented .jsonl form of any supported file", cmd_convert)
@@ -233,7 +299,7 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="afp-desktop", usage="afp-desktop [FILE] [--screenshot OUT.png [--stop N]]\n"
-                                  "       afp-desktop {stepgraph,status,stops,info,convert,export} FILE ...",
+                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
