@@ -57,15 +57,17 @@ def test_tool_call_stop_shows_the_tool_node_and_the_tool_status():
     assert view.current_node == len(nodes) - 1
 
 
-def test_pause_resume_recording_places_stops_in_the_resumed_leg():
+def test_pause_resume_recording_has_stops_in_every_leg():
+    """The snapshot's commit log covers only the resumed leg; stepping stop by stop must still visit the first
+    leg's LLM turn and tool call, so the stops are derived from the events of both legs, and a notice says so."""
     run = open_run(corpus_path("06-pause-resume", "recording.json"))
+    assert run.axis.legs == 2
     assert "several-legs" in {n.code for n in run.notices}
-    first_real = run.stops[1]
-    n_domain, _ = run.at(first_real["axisEnd"])
-    # the resumed leg starts where the commit count drops back: every first-leg event has happened
+    assert "stops-derived-legs" in {n.code for n in run.all_notices()}
     leg_start = next(i for i in range(1, len(run.domain_events))
                      if run.domain_events[i]["commitIdxBefore"] < run.domain_events[i - 1]["commitIdxBefore"])
-    assert n_domain > leg_start
+    first_leg = [s for s in run.stops if s["axisEnd"] <= run.axis.domain_after[leg_start - 1]]
+    assert {"LLM turn", "Tool call"} <= {s["label"] for s in first_leg}
 
 
 def test_derived_stops_for_a_stream_are_marked_and_cover_the_axis():

@@ -62,6 +62,7 @@ class Axis:
     domain_after: list[int] = field(default_factory=list)  # per DomainEvent: the position right after it
     typed_after: list[int] = field(default_factory=list)  # per typed event: the position right after it
     anchors: list[int | None] = field(default_factory=list)  # per DomainEvent: the typed event it mirrors
+    legs: int = 1  # commit histories on the axis: a resumed run starts a new one (its snapshot covers the last)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -132,6 +133,7 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
                 # The commit count went back: a new leg (a resume) with its own commit log. A snapshot
                 # covers only the last leg, so everything before it counts as "before the first commit".
                 axis.commit_before[:] = [-1] * len(axis.commit_before)
+                axis.legs += 1
             carried = c
         axis.domain_before.append(d_count)
         axis.typed_before.append(t_count)

@@ -30,6 +30,12 @@ def stops_for_run(run) -> tuple[list[dict], "Notice | None"]:
     notice that says so in plain words (the Run shows it; nothing is appended here)."""
     from afp_desktop.core.run import Notice
 
+    if commit_alignment_usable(run) and run.axis.legs > 1:
+        derived = _derived_stops_on_axis(run)
+        if len(derived) > 2:
+            return derived, Notice("stops-derived-legs", f"This recording holds {run.axis.legs} legs of the run "
+                                   "(a pause and its resume), and its commit log covers only the last, so the "
+                                   "timeline's stops are derived from the events of every leg.", "info")
     if commit_alignment_usable(run):
         stops = _commit_stops_on_axis(run)
         if len(stops) > 2:

@@ -221,11 +221,10 @@ class ReplayFacts:
                 if not (isinstance(payload, dict) and "error" in payload):
                     continue
                 message = _text(payload["error"])
-                fatal = next((e for e in reversed(errors) if e.kind == "fatal" and e.detail is None
-                              and e.position <= position), None)
-                if kind == "run.exit" and fatal is not None:
-                    errors[errors.index(fatal)] = RunError(fatal.position, fatal.message, "fatal", fatal.node,
-                                                           fatal.node_id, message)
+                fatal = next((e for e in reversed(errors) if e.kind == "fatal" and e.detail is None), None)
+                if kind == "run.exit" and fatal is not None:  # one failure, told twice: keep the first telling
+                    errors[errors.index(fatal)] = RunError(min(fatal.position, position), fatal.message, "fatal",
+                                                           fatal.node, fatal.node_id, message)
                     continue
                 node = next((n for n, (nd, c) in enumerate(zip(self.nodes, self.created))
                              if nd.get("kind") == "subflow" and nd.get("runtimeStageId") == event.get("runtimeStageId")

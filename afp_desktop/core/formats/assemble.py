@@ -196,8 +196,7 @@ def finish(run: Run) -> None:
         run_ids.discard("consumer-scope")
         if len(run_ids) > 1:
             add(Notice("several-legs", f"The events span {len(run_ids)} runs (for example a pause and its resume); "
-                                       "the snapshot and its commit log cover only the last of them, so the "
-                                       "timeline's stops cover that leg."))
+                                       "the snapshot and its commit log cover only the last of them."))
 
 
 def _envelope_notices(run: Run) -> None:
