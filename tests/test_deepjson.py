@@ -117,8 +117,8 @@ def test_every_corpus_file_reads_and_writes_the_same_in_pieces(tiny_cuts, scenar
         if name == "events.ndjson":
             data = b"[" + b",".join(line for line in data.splitlines() if line.strip()) + b"]"
         expected = jsonio.loads(data)
-        assert same(jsonio._run_deep(lambda: deepjson.loads(data)), expected)
-        written = jsonio._run_deep(lambda: deepjson.dumps(expected, 0, None))
+        assert same(jsonio.run_deep(lambda data=data: deepjson.loads(data)), expected)
+        written = jsonio.run_deep(lambda expected=expected: deepjson.dumps(expected, 0, None))
         assert written == text_of(expected, 0)
 
 
@@ -164,7 +164,7 @@ def test_a_duplicate_key_keeps_its_last_value_as_parsers_do():
     for _ in range(outer):
         expected = [expected]
     assert same(jsonio.loads(data), expected)
-    assert jsonio._run_deep(lambda: deepjson.loads(data)) is None
+    assert jsonio.run_deep(lambda: deepjson.loads(data)) is None
 
 
 def test_a_deep_packed_recording_unpacks(tmp_path):

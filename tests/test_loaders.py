@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import os
 import shutil
 
 import orjson
@@ -11,8 +10,7 @@ import pytest
 
 from afp_desktop.core.formats import LoadError, open_run
 from afp_desktop.core.formats.lossless import write_lossless
-from afp_desktop.core.stepgraph import build_step_graph
-from tests.corpus_util import SCENARIOS, SMALL_SCENARIOS, corpus_path, load_json, read_bytes
+from tests.corpus_util import SCENARIOS, corpus_path, load_json, read_bytes
 
 FILES = ["events.ndjson", "trace.json", "trace.redacted.json", "recording.json"]
 

@@ -4,7 +4,6 @@ broken files, cancelling, drilling, settings trouble, export and --screenshot.""
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest

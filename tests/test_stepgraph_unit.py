@@ -6,7 +6,6 @@ from afp_desktop.core.conventions import is_agent_internal, primitive_kind_from_
 from afp_desktop.core.redact import redact_content
 from afp_desktop.core.stepgraph import build_step_graph, build_step_graph_safe
 from afp_desktop.core import jsonio
-from afp_desktop.core.formats import load_bytes
 from tests.corpus_util import load_json
 
 ROOT = ["__root__"]

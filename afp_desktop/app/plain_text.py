@@ -8,7 +8,31 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QLabel
+
 
 def plain_tooltip(text: str) -> str:
     """A tooltip that shows `text` literally, line breaks kept (an escaped string inside explicit markup)."""
     return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
+
+
+def plain_label(text: str = "", *, wrap: bool = True, colour: str | None = None, italic: bool = False,
+                muted: bool = False) -> QLabel:
+    """A label that never interprets its text as rich text. `muted` greys it with the theme's palette."""
+    label = QLabel()
+    if muted:
+        label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    style = []
+    if colour:
+        style.append(f"color: {colour};")
+    if italic:
+        style.append("font-style: italic;")
+    if style:
+        label.setStyleSheet(" ".join(style))
+    label.setText(text)
+    return label

@@ -104,7 +104,7 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
         loose_domain = []
         next_typed = max(next_typed, until_typed)
 
-    for i, event in enumerate(domain):
+    for i in range(len(domain)):
         anchor = anchors[i]
         if anchor is None:
             loose_domain.append(i)

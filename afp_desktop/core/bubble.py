@@ -20,7 +20,7 @@ from typing import Any
 
 from afp_desktop.core.conventions import is_agent_internal
 from afp_desktop.core.lazyjson import resolve_quietly
-from afp_desktop.core.status import _template_ladder, render_status_line  # the ladder is §6.5's, not ours
+from afp_desktop.core.status import template_ladder, render_status_line  # the ladder is §6.5's, not ours
 
 _TURN_START = "agentfootprint.agent.turn_start"
 _TURN_END = "agentfootprint.agent.turn_end"
@@ -121,7 +121,7 @@ def template_key_used(state: dict | None, templates: dict) -> str | None:
     """The first key on the state's ladder that the map defines (the template that rendered the line)."""
     if state is None:
         return None
-    return next((key for key in _template_ladder(state) if isinstance(templates.get(key), str)), None)
+    return next((key for key in template_ladder(state) if isinstance(templates.get(key), str)), None)
 
 
 # ── The bubble at a position ────────────────────────────────────────────────────────────────────────────
@@ -284,7 +284,8 @@ def rollups(run, node_index: int, upto: int | None = None) -> Rollup | None:
     stage = entry.get("runtimeStageId")
     exit_types = ("run.exit",) if entry.get("type") == "run.entry" else ("subflow.exit",)
     llm = tools = iterations = 0
-    tokens_in = tokens_out = 0
+    tokens_in: float = 0
+    tokens_out: float = 0
     exit_event = None
     for event in events[start:end]:
         if not isinstance(event, dict):
@@ -300,7 +301,7 @@ def rollups(run, node_index: int, upto: int | None = None) -> Rollup | None:
         elif kind == "loop.iteration":
             iterations += 1
         elif kind == "llm.end":
-            usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
+            usage: Any = event.get("usage") if isinstance(event.get("usage"), dict) else {}
             tokens_in += _number(usage.get("input"))
             tokens_out += _number(usage.get("output"))
         elif kind in exit_types and event.get("runtimeStageId") == stage and event is not entry:

@@ -11,7 +11,7 @@ recursion limit, so it cannot be the answer for a longer run. Instead:
   own salted number, or `loads` returns None and the caller decides (the value is never a guess).
 - `dumps`: every container WRITE_CUT levels down is serialized on its own, recursively, and embedded as an
   `orjson.Fragment` (orjson writes at most 255 levels).
-Both walk the levels in Python frames, so callers run them with a raised recursion limit (jsonio._run_deep).
+Both walk the levels in Python frames, so callers run them with a raised recursion limit (jsonio.run_deep).
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ def _is_depth_error(err: Exception) -> bool:
     return "recursion" in text or "depth" in text
 
 
-def _position(text: str | bytes, pos: int) -> tuple[int, int]:
+def position_of(text: str | bytes, pos: int) -> tuple[int, int]:
     """1-based line and column (in characters) of byte/char offset `pos`."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         head = bytes(text[:pos]).decode("utf-8", "replace")
@@ -51,7 +51,7 @@ def _position(text: str | bytes, pos: int) -> tuple[int, int]:
     return line, column
 
 
-def _run_deep(fn):
+def run_deep(fn):
     """Run fn() on a thread with a large stack and a raised recursion limit; return or raise its outcome."""
     result: dict[str, Any] = {}
 
@@ -85,16 +85,16 @@ def _loads_deep(data: str | bytes) -> Any:
     from afp_desktop.core import deepjson
 
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    value = _run_deep(lambda: deepjson.loads(raw))
+    value = run_deep(lambda: deepjson.loads(raw))
     if value is not None:
         return value
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        line, column = _position(raw, err.start)
+        line, column = position_of(raw, err.start)
         raise JSONSyntaxError("invalid UTF-8", line, column, err.start) from None
     try:
-        return _run_deep(lambda: json.loads(text))
+        return run_deep(lambda: json.loads(text))
     except json.JSONDecodeError as err:
         raise JSONSyntaxError(err.msg, err.lineno, err.colno, err.pos) from None
     except RecursionError:
@@ -112,7 +112,7 @@ def loads(data: str | bytes) -> Any:
         pos = getattr(err, "pos", None)
         msg = getattr(err, "msg", None) or str(err)
         if pos is not None and pos >= 0:
-            line, column = _position(data, pos)
+            line, column = position_of(data, pos)
             raise JSONSyntaxError(msg, line, column, pos) from None
         raise JSONSyntaxError(msg) from None
 
@@ -133,7 +133,7 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
         from afp_desktop.core import deepjson
 
         # Deeper than orjson goes: what lies far down is serialized first and embedded (deepjson).
-        return _run_deep(lambda: deepjson.dumps(value, option, _lazy_value))
+        return run_deep(lambda: deepjson.dumps(value, option, _lazy_value))
     except orjson.JSONEncodeError as err:
         if isinstance(err.__cause__, LoadError):  # a LazyJSON whose bytes are not JSON: say where
             raise err.__cause__ from None
@@ -141,9 +141,9 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
 
 
 def _lazy_value(value: Any) -> Any:
-    """Serialize a LazyJSON (core/lazyjson.py) as the value its bytes hold (parsed, so checked and re-indented)."""
-    from afp_desktop.core.lazyjson import LazyJSON  # (lazyjson imports this module)
-
-    if type(value) is not LazyJSON:
+    """Serialize a value kept lazily (core/lazyjson.py's LazyJSON: anything with `json_value()`) as the value
+    its bytes hold — parsed, so checked and re-indented. Duck-typed, so this module imports no reader of it."""
+    json_value = getattr(type(value), "json_value", None)
+    if json_value is None:
         raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
-    return value.value()
+    return json_value(value)

@@ -11,7 +11,9 @@ it should parse. numpy is imported on first use (`numpy()`), not when this modul
 
 from __future__ import annotations
 
-np = None
+from typing import Any
+
+np: Any = None  # numpy, once imported
 
 _CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
 _QUOTE, _BACKSLASH, _OPEN_SQUARE = 0x22, 0x5C, 0x5B
@@ -81,7 +83,8 @@ def closing_brackets(depth, open_indices):
 
 def with_placeholders(view: memoryview, start: int, end: int, holes) -> list:
     """The parts of view[start:end] with each (hole start, hole end, number) replaced by that number, to join."""
-    parts, cursor = [], start
+    parts: list = []
+    cursor = start
     for hole_start, hole_end, number in holes:
         parts += (view[cursor:hole_start], b"%d" % number)
         cursor = hole_end

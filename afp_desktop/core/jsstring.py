@@ -64,7 +64,7 @@ def _js_number(x: int | float) -> str:
     # repr gives the shortest round-trip digits, the same digits JavaScript picks; only the layout differs.
     _, digit_tuple, exponent = Decimal(repr(abs(x))).normalize().as_tuple()
     digits = "".join(map(str, digit_tuple))
-    k, n = len(digits), len(digits) + exponent  # n = position of the decimal point
+    k, n = len(digits), len(digits) + int(exponent)  # n = position of the decimal point (finite: an int)
     if k <= n <= 21:
         body = digits + "0" * (n - k)
     elif 0 < n <= 21:

@@ -187,8 +187,9 @@ def resolve_edges(graph: dict) -> list[tuple[int, int] | None]:
             cursor = max(cursor, target)
     bound = len(nodes)
     for j in range(len(edges) - 1, -1, -1):
-        if chain_target[j] is not None:
-            bound = chain_target[j]
+        target = chain_target[j]
+        if target is not None:
+            bound = target
             continue
         edge = edges[j]
         if not isinstance(edge, dict) or edge.get("kind") == "next":
@@ -445,12 +446,12 @@ def layout_step_graph(graph: dict) -> GraphLayout:
             i = row.items[0]
             w, h = CARD_SIZE[SUBFLOW_KIND]
             x = MARGIN + row.depth * INDENT
-            boxes[i] = NodeBox(i, x, y, w, h, kinds[i])
+            box = boxes[i] = NodeBox(i, x, y, w, h, kinds[i])
             row_of[i] = r
             x += w
             if i in loops_of:
                 x += LOOP_REACH + 6 + loop_label_width[i]
-            spans.append((boxes[i].x, x))
+            spans.append((box.x, x))
             row.height = h
             if row.chips:
                 chips_end = place_chips(row, r, x + COLUMN_GAP / 2, h)
@@ -460,7 +461,7 @@ def layout_step_graph(graph: dict) -> GraphLayout:
             row.height = step_h
             chips_end = place_chips(row, r, steps_x, step_h)
             if row.chips:
-                spans += [(b.x, b.right) for b in (boxes[i] for i in row.chips)]
+                spans += [(b.x, b.right) for b in (boxes[i] for i in row.chips) if b is not None]
             x = llm_x if row.items else chips_end
             for slot, i in enumerate(row.items):
                 w, h = card_size(kinds[i])
@@ -501,7 +502,6 @@ def layout_step_graph(graph: dict) -> GraphLayout:
 
 def _brackets(rows: list[_Row], header_of: dict[int, _Row], boxes: list[NodeBox]) -> list[GroupBox]:
     """A bracket per subflow that has rows inside it: from under its card down to its last descendant row."""
-    position = {id(row): r for r, row in enumerate(rows)}
     last = {id(row): r for r, row in enumerate(rows)}
     for r in range(len(rows) - 1, -1, -1):  # children come after their header, so one backward pass suffices
         row = rows[r]

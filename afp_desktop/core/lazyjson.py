@@ -47,6 +47,10 @@ class LazyJSON:
             raise LazyJSONError(self._source or "the file", f"a payload is not valid JSON: {err.message}",
                                 line, column) from None
 
+    def json_value(self) -> Any:
+        """What jsonio.dumps writes for this value (the protocol that keeps jsonio free of this module)."""
+        return self.value()
+
     def problem(self) -> "LazyJSONError | None":
         """None when the bytes are valid JSON, else the error (what `value()` would raise)."""
         try:

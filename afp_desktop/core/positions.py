@@ -8,6 +8,7 @@ Each stop gains `axisStart` (first event of the stop) and `axisEnd` (the cursor 
 
 from __future__ import annotations
 
+from afp_desktop.core.problems import Notice
 from afp_desktop.core.stops import derived_stops, milestone_stops
 
 
@@ -22,14 +23,12 @@ def commit_alignment_usable(run) -> bool:
                for e in run.domain_events)
 
 
-def stops_for_run(run) -> tuple[list[dict], "Notice | None"]:
+def stops_for_run(run) -> tuple[list[dict], Notice | None]:
     """The stops the timeline shows. Commit-log milestone stops when the events can be placed among the
     commits; stops derived from the events otherwise — and also when the commit log's top level holds no
     milestone at all (a composition whose steps all ran inside subflows), where the derived stops still find
     the nested LLM turns and tool calls. Returns the stops and, when they were derived for that reason, the
     notice that says so in plain words (the Run shows it; nothing is appended here)."""
-    from afp_desktop.core.run import Notice
-
     if commit_alignment_usable(run) and run.axis.legs > 1:
         derived = _derived_stops_on_axis(run)
         if len(derived) > 2:

@@ -1,4 +1,5 @@
-"""Load errors and warnings: values that name the file, the line and column where known, and what was wrong."""
+"""The one module of errors, warnings and notices: load errors and warnings are values that name the file, the
+line and column where known, and what was wrong; a notice is a plain sentence about what a file cannot show."""
 
 from __future__ import annotations
 
@@ -51,3 +52,13 @@ def describe_type(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One plain sentence about what the file cannot show (or a fact worth knowing). `code` identifies it: the
+    banner shows one notice per code."""
+
+    code: str
+    text: str
+    level: str = "warning"  # "error" | "warning" | "info"

@@ -343,7 +343,7 @@ class Moment:
     def done_nodes(self) -> list[int]:
         n = self.n_domain
         ended = self.facts.ended
-        return [i for i in range(self.nodes_started) if ended[i] is not None and ended[i] < n]
+        return [i for i in range(self.nodes_started) if (end := ended[i]) is not None and end < n]
 
     def error_nodes(self) -> dict[int, list[RunError]]:
         out: dict[int, list[RunError]] = {}

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from afp_desktop.core.axis import Axis, build_axis, runtime_stage_id_of
 from afp_desktop.core.events import TRAVERSAL_DOMAIN_TYPES
-from afp_desktop.core.problems import LoadCancelled, LoadError, Problem
+from afp_desktop.core.problems import LoadCancelled, LoadError, Notice, Problem
 from afp_desktop.core.stepgraph import StepGraphFold, build_step_graph_safe
 
 FORMAT_NAMES = {
@@ -25,15 +25,6 @@ FORMAT_NAMES = {
     "event-list": "JSON list of typed events",
     "domain-list": "JSON list of DomainEvents",
 }
-
-
-@dataclass(frozen=True)
-class Notice:
-    """One plain sentence about what the file cannot show (or a fact worth knowing)."""
-
-    code: str
-    text: str
-    level: str = "warning"  # "info" | "warning"
 
 
 @dataclass
@@ -125,7 +116,7 @@ class Run:
         that are not valid JSON, in file order (empty for every other file, whose parse checked everything)."""
         from afp_desktop.core.lazyjson import LazyJSON
 
-        problems = []
+        problems: list[LoadError] = []
         for event in self.domain_events:
             payload = event.get("payload") if type(event) is dict else None
             if type(payload) is LazyJSON:

@@ -279,7 +279,7 @@ _PLACEHOLDER = re.compile(r"\{\{([A-Za-z0-9_]+)\}\}")  # JS /\{\{(\w+)\}\}/g: \w
 _SPACED_PLACEHOLDER = re.compile(r"\{\{(\s*)[A-Za-z0-9_]+(\s*)\}\}")
 
 
-def _template_ladder(state: dict) -> list[str]:
+def template_ladder(state: dict) -> list[str]:
     """Candidate template keys for a state, most specific first."""
     kind = state.get("state")
     if kind != "tool":
@@ -306,7 +306,7 @@ def render_status_line(state: dict | None, app_name="Agent", templates: dict | N
     if templates is None:
         templates = DEFAULT_TEMPLATES
     template = next(
-        (templates[key] for key in _template_ladder(state) if isinstance(templates.get(key), str)), None
+        (templates[key] for key in template_ladder(state) if isinstance(templates.get(key), str)), None
     )
     if template is None:
         return None

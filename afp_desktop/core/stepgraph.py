@@ -23,7 +23,7 @@ the index of the event that created it and of the last event that changed it.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from afp_desktop.core.events import INJECTION_NUMBER_FIELDS, INJECTION_STRING_FIELDS
 
@@ -246,7 +246,7 @@ class StepGraphFold:
             raise MalformedRunError(f"llm.end at {ev.get('runtimeStageId')!r} has no usage")
         if self._last_llm_start is not None:
             node = self.nodes[self._last_llm_start]
-            tokens = {}
+            tokens: dict[str, Any] = {}
             _copy_present(tokens, usage, "input", "in")
             _copy_present(tokens, usage, "output", "out")
             node["tokens"] = tokens
@@ -340,7 +340,7 @@ def _js_str(value: Any) -> str:
     return str(value)
 
 
-_HANDLERS = {
+_HANDLERS: dict[Any, Callable[..., None]] = {
     "run.entry": StepGraphFold._run_entry,
     "run.exit": StepGraphFold._run_exit,
     "subflow.entry": StepGraphFold._subflow_entry,

@@ -267,7 +267,7 @@ def drill_source(snapshot_or_legs: Any, mount_runtime_stage_id: str) -> dict | N
     """
     for leg in _legs_of(snapshot_or_legs):
         results = leg.get("subflowResults")
-        result = results.get(mount_runtime_stage_id) if isinstance(results, dict) else None
+        result: Any = results.get(mount_runtime_stage_id) if isinstance(results, dict) else None
         tree = result.get("treeContext") if isinstance(result, dict) else None
         if isinstance(tree, dict) and isinstance(tree.get("history"), list):
             return {
@@ -445,7 +445,7 @@ def state_at(snapshot: dict, last_commit_idx: int) -> dict:
     optional ``initialState``. Returns ``{"state", "basis": "initial+log" | "log-only", "throughCommitIdx",
     "redactedPaths", "skipped"}``; rows that are not bundles are skipped and reported by index. -1 folds nothing.
     """
-    log = snapshot.get("commitLog")
+    log: Any = snapshot.get("commitLog")
     if not isinstance(log, list):
         log = snapshot.get("history") if isinstance(snapshot.get("history"), list) else []
     base = snapshot.get("initialState")

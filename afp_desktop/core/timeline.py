@@ -11,6 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
+from typing import cast
 
 INNER_BOOKEND_LABELS = {"start": "Start", "end": "End"}
 
@@ -114,8 +115,8 @@ def _fill_gaps(starts: list[int | None], low: int, high: int) -> list[bool]:
         end = k
         while end < len(starts) and starts[end] is None:
             end += 1
-        left = starts[k - 1] if k > 0 else low
-        right = starts[end] if end < len(starts) else high
+        left = cast(int, starts[k - 1]) if k > 0 else low  # (placed: not None)
+        right = cast(int, starts[end]) if end < len(starts) else high
         gap = end - k
         for m in range(gap):
             starts[k + m] = left + round((right - left) * (m + 1) / (gap + 1))

@@ -7,8 +7,9 @@ Every piece of trace text goes through plain-text labels: a prompt or answer hol
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+from afp_desktop.app.plain_text import plain_label
 
 
 USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
@@ -28,26 +29,6 @@ COLOURS = {
 HIDDEN_NOTE = "No status bubble at this moment (the agent is between calls or done)."
 TRACE_NOTE = ("This file is a Trace: it has no typed event stream, so tokens, progress reports and pauses are "
               "not in the file. The bubble below is derived from LLM and tool starts and ends only.")
-
-
-def plain_label(text: str = "", *, wrap: bool = True, colour: str | None = None, italic: bool = False,
-                muted: bool = False) -> QLabel:
-    """A label that never interprets its text as rich text. `muted` greys it with the theme's palette."""
-    label = QLabel()
-    if muted:
-        label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    style = []
-    if colour:
-        style.append(f"color: {colour};")
-    if italic:
-        style.append("font-style: italic;")
-    if style:
-        label.setStyleSheet(" ".join(style))
-    label.setText(text)
-    return label
 
 
 class Bubble(QFrame):

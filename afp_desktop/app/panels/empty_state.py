@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
 from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.app.panels.banner import plain_label
+from afp_desktop.app.plain_text import plain_label
 
 FORMATS_LINE = ("NDJSON event streams, Trace v1 files, recordings and envelopes, afp-desktop .jsonl — "
                 "plain or compressed (.gz, .xz).")

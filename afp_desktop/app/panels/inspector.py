@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from afp_desktop.app.panels.chat_bubble import plain_label
+from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.core import jsonio
 from afp_desktop.core.bubble import event_positions, rollups

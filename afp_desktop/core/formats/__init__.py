@@ -19,10 +19,11 @@ from afp_desktop.core.formats.assemble import run_from_document, run_from_typed
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 from afp_desktop.core.formats.lazy_trace import load_trace_lazily
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
-from afp_desktop.core.formats.ndjson import _NON_SPACE, looks_like_ndjson, parse_ndjson
+from afp_desktop.core.formats.ndjson import NON_SPACE, looks_like_ndjson, parse_ndjson
 from afp_desktop.core.formats.source import read_source, rotated_pair
 from afp_desktop.core.gcpause import gc_paused
-from afp_desktop.core.run import Notice, Run
+from afp_desktop.core.problems import Notice
+from afp_desktop.core.run import Run
 
 __all__ = ["open_run", "load_bytes", "LoadError", "LoadCancelled", "Problem", "Run"]
 
@@ -70,7 +71,7 @@ def _open_rotated(pair: list[Path], already_read: dict[Path, bytes], progress, c
 def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
                cancelled: Callable[[], bool] | None = None, stream_checked: bool = False) -> Run:
     """Detect the shape of `data` (already decompressed) and build the Run."""
-    if _NON_SPACE.search(data) is None:  # (a search, not data.strip(): no copy of a large file)
+    if NON_SPACE.search(data) is None:  # (a search, not data.strip(): no copy of a large file)
         raise LoadError(name, "the file is empty")
     if b"\x00" in data[:4096] and not _looks_utf16(data):
         raise LoadError(name, "this is a binary file, not a JSON or NDJSON trace")
@@ -84,7 +85,7 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     stripped = data[lead:] if lead else data  # no copy in the usual case
     if lead == 4096:  # a head of pure whitespace: strip all of it
         stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if not stripped[:1] in (b"{", b"["):
+    if stripped[:1] not in (b"{", b"["):
         raise LoadError(name, "not JSON: a trace file starts with '{' (Trace, recording) or is one JSON event "
                               "per line (NDJSON)", 1, 1)
     try:

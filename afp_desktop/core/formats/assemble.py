@@ -8,7 +8,8 @@ from typing import Any
 from afp_desktop.core.events import TYPED_DOMAIN_TYPES, domain_events_from_typed
 from afp_desktop.core.formats import documents
 from afp_desktop.core.formats.errors import LoadError, Problem, describe_type
-from afp_desktop.core.run import Notice, Run
+from afp_desktop.core.problems import Notice
+from afp_desktop.core.run import Run
 
 TYPED_ONLY_TEXT = ("Only the typed event stream is in this file: there is no Run box, no subflow boxes (Agent, "
                    "Sequence, Loop…), no fork or decision branches, no loop edges and no slot payloads, and times "
@@ -203,7 +204,7 @@ def _envelope_notices(run: Run) -> None:
     env = run.envelope
     if not isinstance(env, dict):
         return
-    info = env.get("run") if isinstance(env.get("run"), dict) else {}
+    info: Any = env.get("run") if isinstance(env.get("run"), dict) else {}
     if info.get("complete") is False:
         run.notices.append(Notice("not-complete", "The recording says the run did not complete."))
     dropped = info.get("droppedEvents")
@@ -221,7 +222,7 @@ def run_failure(run: Run) -> str | None:
 
     for event in reversed(run.typed_events or []):
         if isinstance(event, dict) and event.get("type") == "agentfootprint.error.fatal":
-            payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+            payload: Any = event.get("payload") if isinstance(event.get("payload"), dict) else {}
             error = payload.get("error")
             return error if isinstance(error, str) else "the run ended with a fatal error"
     for event in reversed(run.domain_events):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from afp_desktop.core.formats.errors import LoadError, Problem, describe_type
-from afp_desktop.core.jsonio import _run_deep
+from afp_desktop.core.jsonio import run_deep
 
 ENVELOPE_FORMAT = "agentfootprint.recording.v1"
 PACKED_PREFIX = "agentfootprint.recording.packed."
@@ -85,7 +85,7 @@ def unpack(doc: dict, path: str) -> dict:
         return node
 
     # Recordings of long runs nest deeply; decode on a thread with room for it.
-    return _run_deep(lambda: decode(doc["recording"]))
+    return run_deep(lambda: decode(doc["recording"]))
 
 
 def boundary_recorders(snapshot: Any) -> list[dict]:

@@ -27,7 +27,7 @@ import orjson
 from afp_desktop.core import jsonio, jsonscan
 from afp_desktop.core.lazyjson import LazyJSON
 
-np = None  # numpy, once jsonscan has imported it
+np: Any = None  # numpy, once jsonscan has imported it
 
 
 MIN_BYTES = 512 * 1024  # smaller files parse eagerly in a few milliseconds (and need not import numpy)

@@ -18,7 +18,7 @@ import orjson
 
 from afp_desktop import __version__
 from afp_desktop.core import jsonio
-from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
+from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 
 FORMAT = "afp-desktop.run.v1"
 _MAGIC = b'{"format":"afp-desktop.run.'
@@ -93,7 +93,7 @@ def lossless_lines(run) -> Iterator[bytes]:
     class _View:  # the stream-path finder reads .document and .format
         pass
 
-    view = _View()
+    view: Any = _View()
     view.document, view.format = document, as_format
     paths = _stream_paths(view)
     streams = [_get(document, p) for p in paths]
@@ -167,7 +167,7 @@ def read_lossless(data: bytes, name: str, *, progress: Callable[[float], None] |
         if isinstance(spec.get("count"), int) and spec["count"] != len(target) and not cut:
             warnings.append(Problem(name, f"stream {spec['path']!r} has {len(target)} items, the header says "
                                           f"{spec['count']}"))
-    source = header.get("source") if isinstance(header.get("source"), dict) else {}
+    source: Any = header.get("source") if isinstance(header.get("source"), dict) else {}
     original = source.get("format") if isinstance(source.get("format"), str) else None
     stored_as = source.get("storedAs")
     for note in header.get("notes") or []:

@@ -13,10 +13,10 @@ import re
 import orjson
 
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
-from afp_desktop.core.jsonio import _position
+from afp_desktop.core.jsonio import position_of
 
 ProgressFn = Callable[[float], None]
-_NON_SPACE = re.compile(rb"\S")
+NON_SPACE = re.compile(rb"\S")
 
 
 def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: ProgressFn | None = None,
@@ -48,7 +48,7 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
                                               "written); it was left out and everything before it is shown",
                                         line_no))
                 break
-            column = _position(raw, err.pos)[1] if getattr(err, "pos", None) is not None else None
+            column = position_of(raw, err.pos)[1] if getattr(err, "pos", None) is not None else None
             raise LoadError(path, f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})",
                             line_no, column) from None
         if not isinstance(event, dict):
@@ -73,7 +73,7 @@ def looks_like_ndjson(data: bytes) -> bool:
     while data[start:start + 1] in (b"\n", b"\r", b" ", b"\t"):
         start += 1
     newline = data.find(b"\n", start)
-    if newline < 0 or _NON_SPACE.search(data, newline) is None:
+    if newline < 0 or NON_SPACE.search(data, newline) is None:
         return _single_event(data[start:].strip())
     first = data[start:newline].strip()
     if not first.startswith(b"{") or not first.endswith(b"}"):

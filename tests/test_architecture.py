@@ -1,0 +1,86 @@
+"""The house rules of the code: import-linter's contracts (core below app, no Qt in the core, panels that never
+import each other), no import cycles inside the core (function-level imports included), and no module reaching
+for another module's private names."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "afp_desktop"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> list[tuple[str, list[str]]]:
+    """(module imported, names taken from it) for every import in the file, wherever it stands."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [alias.name for alias in node.names]
+            submodules = [f"{node.module}.{name}" for name in names if f"{node.module}.{name}" in modules]
+            found += [(sub, []) for sub in submodules]
+            found.append((node.module, [n for n in names if f"{node.module}.{n}" not in modules]))
+    return found
+
+
+def test_import_linter_contracts_hold():
+    lint = Path(sys.executable).with_name("lint-imports")
+    if not lint.exists():
+        pytest.skip("import-linter is not installed (pip install -e '.[test]')")
+    result = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "0 broken" in result.stdout
+
+
+def test_no_import_cycles_in_the_core():
+    modules = _modules()
+    core = {name: path for name, path in modules.items() if name.startswith("afp_desktop.core")}
+    graph = {name: sorted({target for target, _names in _imports(path, modules)
+                           if target in core and target != name and target != "afp_desktop.core"})
+             for name, path in core.items()}
+    # a package's __init__ running because a submodule is imported is not an edge of ours: drop parent links
+    for name, targets in graph.items():
+        graph[name] = [t for t in targets if not name.startswith(t + ".")]
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        stack.append(name)
+        for target in graph[name]:
+            if state.get(target) == 1:
+                cycle = stack[stack.index(target):] + [target]
+                pytest.fail("import cycle: " + " → ".join(cycle))
+            if target not in state:
+                visit(target)
+        stack.pop()
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+
+
+def test_no_module_imports_another_modules_private_names():
+    modules = _modules()
+    offenders = []
+    for name, path in modules.items():
+        for target, names in _imports(path, modules):
+            if target.startswith("afp_desktop"):
+                offenders += [f"{name} imports {target}.{n}" for n in names if n.startswith("_") and not n.endswith("__")]
+    assert not offenders, offenders
