@@ -131,3 +131,16 @@ def test_rollups_count_loop_iterations():
     root = rollups(run, 0)
     assert root.iterations == sum(1 for e in run.domain_events if e["type"] == "loop.iteration") > 0
     assert root.llm_calls == 3
+
+
+@pytest.mark.parametrize("scenario", ["07-flow-sequence", "09-flow-conditional", "10-flow-loop"])
+def test_a_composition_stream_shows_the_users_message_and_the_answer_its_recording_shows(scenario):
+    """The typed stream of a composition has no run-level message; its first step's user message and its last
+    step's reply are the same as the recording's run.entry and run.exit."""
+    stream = open_run(str(corpus_path(scenario, "events.ndjson")))
+    rec = open_run(str(corpus_path(scenario, "recording.json")))
+    at_end = BubbleModel(stream).at(len(stream.axis), DEFAULT_TEMPLATES, APP_NAME)
+    expected = BubbleModel(rec).at(len(rec.axis), DEFAULT_TEMPLATES, APP_NAME)
+    assert expected.prompt and expected.answer
+    assert (at_end.prompt, at_end.answer) == (expected.prompt, expected.answer)
+    assert BubbleModel(stream).at(0, DEFAULT_TEMPLATES, APP_NAME).prompt is None  # not before it was sent

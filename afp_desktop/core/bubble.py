@@ -180,6 +180,8 @@ class BubbleModel:
                 prompts.append((typed_pos[j], payload["userPrompt"], "agent.turn_start"))
             elif kind == _TURN_END and isinstance(payload.get("finalContent"), str):
                 answers.append((typed_pos[j], payload["finalContent"], "agent.turn_end"))
+        if not prompts and not answers and run.typed_events:
+            self._composition_chat(run.typed_events, typed_pos, prompts, answers)
         if run.typed_events is None:  # a Trace: the LLM's reply to the user is the closest thing to an answer
             fold = run.step_fold
             for node, created in zip(fold.nodes, fold.node_created_at):
@@ -187,6 +189,31 @@ class BubbleModel:
                     answers.append((domain_pos[created], node["assistantText"], "llm->user"))
         self._prompts = _Timeline(prompts)
         self._answers = _Timeline(answers)
+
+    @staticmethod
+    def _composition_chat(typed: list, typed_pos: list[int], prompts: list, answers: list) -> None:
+        """A composition's typed stream (Sequence, Conditional, Loop…) has no run-level message: its first step was
+        given the user's message (the first user message injected), and its answer is its last step's reply (the
+        last LLM reply before the outermost composition ends well). Both are in the file, just not at run level."""
+        depth = 0
+        last_reply: tuple[int, str] | None = None
+        for j, event in enumerate(typed):
+            kind = event.get("type") if isinstance(event, dict) else None
+            payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+            if kind == "agentfootprint.composition.enter":
+                depth += 1
+            elif kind == "agentfootprint.context.injected" and not prompts and depth \
+                    and payload.get("source") == "user" and payload.get("slot") == "messages":
+                text = payload.get("rawContent", payload.get("contentSummary"))
+                if isinstance(text, str):
+                    prompts.append((typed_pos[j], text, "context.injected"))
+            elif kind == "agentfootprint.stream.llm_end" and isinstance(payload.get("content"), str) \
+                    and payload["content"]:
+                last_reply = (j, payload["content"])
+            elif kind == "agentfootprint.composition.exit":
+                depth -= 1
+                if depth == 0 and payload.get("status") == "ok" and last_reply is not None:
+                    answers.append((typed_pos[j], last_reply[1], "composition.exit"))
 
     def state_at(self, position: int) -> dict | None:
         position = max(0, min(position, len(self.run.axis)))

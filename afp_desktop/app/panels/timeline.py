@@ -37,6 +37,7 @@ from afp_desktop.app.style import GraphPalette, palette_for
 from afp_desktop.app.session import SPEEDS
 
 AXIS_SIDE_WIDTH = 58
+ERROR_RED = "#d03a3a"
 INITIAL_STOPS_SHOWN = 80        # a long run opens on a readable window around the cursor; zoom out to see all
 VEIL_OFFSET = 0.35              # the veil over "not yet" starts just past the current marker and its bar           # both plots reserve the same side room so their x positions line up
 TICK_FONT_PX = 11
@@ -117,6 +118,7 @@ class TimelinePanel(QWidget):
         self.labels: list[str] = []
         self.ends: list[int] = []
         self.current_stop: int | None = None
+        self.error_positions: list[float] = []  # x of each error marker
         self._drillable: list[bool] = []
         self._build()
         session.run_loaded.connect(self._on_run_loaded)
@@ -207,6 +209,11 @@ class TimelinePanel(QWidget):
             axis.setPen(pg.mkPen(None))
         self.markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: plain_tooltip(data), pxMode=True)
         plot.addItem(self.markers)
+        # Errors: a red cross above the axis where each became known (the veil covers those still to come).
+        self.error_markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: plain_tooltip(data),
+                                                pxMode=True)
+        self.error_markers.setZValue(5)
+        plot.addItem(self.error_markers)
         # Not yet happened: a veil over the stops after the cursor (above the markers, under the cursor line).
         self.future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
         self.future.setZValue(10)
@@ -298,6 +305,8 @@ class TimelinePanel(QWidget):
     def _on_run_closed(self) -> None:
         self.stops, self.labels, self.ends = [], [], []
         self.current_stop = None
+        self.error_markers.setData([])
+        self.error_positions = []
         self.plots.setVisible(False)
         self.slider.setEnabled(False)
         self.play_button.setEnabled(False)
@@ -409,6 +418,8 @@ class TimelinePanel(QWidget):
     def _draw_stops(self) -> None:
         if not self.stops:
             self.markers.setData([])
+            self.error_markers.setData([])
+            self.error_positions = []
             return
         self._marker_scale = scale = self._marker_scale_now()
         # One brush per colour and one pen, shared: pyqtgraph then renders each symbol once, not once per stop.
@@ -426,6 +437,15 @@ class TimelinePanel(QWidget):
                              size=self._marker_sizes(scale), symbol=symbols, brush=brush_list,
                              pen=pg.mkPen(self.theme_palette.background, width=1),
                              data=[self._tooltip(i) for i in range(len(self.stops))])
+        self._draw_errors()
+
+    def _draw_errors(self) -> None:
+        replay = self.session.replay
+        errors = replay.facts.errors if replay is not None and self.stops else []
+        self.error_positions = [x_of_position(self.ends, error.position) for error in errors]
+        self.error_markers.setData(x=self.error_positions, y=[0.55] * len(errors), size=13, symbol="x",
+                                   brush=pg.mkBrush(ERROR_RED), pen=pg.mkPen(ERROR_RED, width=1),
+                                   data=[f"Error at event {e.position}: {e.message}" for e in errors])
 
     def _tooltip(self, i: int) -> str:
         stop = self.stops[i]
