@@ -1,5 +1,8 @@
 """The bundled DejaVu fonts, so text renders on machines (containers, minimal installs, the frozen bundle
 on a bare system) that have no fonts at all: Qt would otherwise draw every glyph as an empty box or nothing.
+Fallbacks cover what DejaVu lacks — Droid Sans Fallback (Chinese, Japanese), NanumSquare (Korean) and Symbola
+(emoji and symbols, in outline) — so trace text in any of those never turns into empty boxes, in the window or
+in exports.
 
 The graph canvas asks for "DejaVu Sans" first, so registering the files is enough for it. Widgets use the
 application font; that stays the desktop's own font whenever the system really has one, and becomes DejaVu
@@ -16,9 +19,11 @@ from afp_desktop.app.resources import resource_path
 
 log = logging.getLogger(__name__)
 
-FONT_FILES = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf")
+FALLBACK_FILES = ("DroidSansFallbackFull.ttf", "NanumSquareR.ttf", "Symbola.ttf")
+FONT_FILES = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf", *FALLBACK_FILES)
 SANS = "DejaVu Sans"
 MONO = "DejaVu Sans Mono"
+FALLBACKS = ["Droid Sans Fallback", "NanumSquare", "Symbola"]  # after the chosen family, for glyphs it lacks
 # fontconfig lists these generic aliases even when it has no font files behind them.
 _GENERIC_ALIASES = {"Sans Serif", "Serif", "Monospace", "Sans", "Mono"}
 
@@ -50,6 +55,10 @@ def load_bundled_fonts() -> list[str]:
             continue
         families += [f for f in QFontDatabase.applicationFontFamilies(font_id) if f not in families]
     _loaded = families
+    fallbacks = [family for family in FALLBACKS if family in families]
+    if fallbacks:
+        for family in (SANS, MONO, QGuiApplication.font().family()):
+            QFont.insertSubstitutions(family, fallbacks)
     return list(families)
 
 
