@@ -287,6 +287,10 @@ class InspectorPanel(QWidget):
         if state == DONE:
             return final, None
         known = {key: value for key, value in final.items() if key not in LATE_FIELDS}
+        failed = next((e for e in moment.errors if e.node == index and e.kind in ("fatal", "run")), None)
+        if failed is not None:
+            return known, (f"This step failed: {failed.message} It never ended, so its end, tokens, stop reason "
+                           "and result were never recorded.")
         return known, ("In progress at the cursor: its end, tokens, stop reason and result are not known yet "
                        "at this moment.")
 
