@@ -8,7 +8,10 @@ Each stop gains `axisStart` (first event of the stop) and `axisEnd` (the cursor 
 
 from __future__ import annotations
 
+from typing import cast
+
 from afp_desktop.core.problems import Notice
+from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.stops import derived_stops, milestone_stops
 
 
@@ -23,7 +26,7 @@ def commit_alignment_usable(run) -> bool:
                for e in run.domain_events)
 
 
-def stops_for_run(run) -> tuple[list[dict], Notice | None]:
+def stops_for_run(run) -> tuple[list[StopDict], Notice | None]:
     """The stops the timeline shows. Commit-log milestone stops when the events can be placed among the
     commits; stops derived from the events otherwise — and also when the commit log's top level holds no
     milestone at all (a composition whose steps all ran inside subflows), where the derived stops still find
@@ -48,21 +51,21 @@ def stops_for_run(run) -> tuple[list[dict], Notice | None]:
     return _derived_stops_on_axis(run), None
 
 
-def _commit_stops_on_axis(run) -> list[dict]:
+def _commit_stops_on_axis(run) -> list[StopDict]:
     axis, total = run.axis, len(run.axis)
-    stops = [dict(s) for s in milestone_stops(run.commit_log, run.execution_tree)]
+    stops = [cast(StopDict, dict(s)) for s in milestone_stops(run.commit_log, run.execution_tree)]
     for stop in stops:
         stop["axisStart"] = min(axis.position_after_commit(stop["commitIdx"] - 1), total)
         stop["axisEnd"] = total if stop["kind"] == "end" else axis.position_after_commit(stop["lastCommitIdx"])
     return stops
 
 
-def _derived_stops_on_axis(run) -> list[dict]:
+def _derived_stops_on_axis(run) -> list[StopDict]:
     axis, total = run.axis, len(run.axis)
     # derived_stops reads each event's runtimeStageId, and its type to tell a subflow mount.
     pseudo = [{"type": run.domain_events[index].get("type") if kind == "d" else "typed", "runtimeStageId": rid}
               for (kind, index), rid in zip(axis.entries, run.stage_ids_on_axis())]
-    stops = [dict(s) for s in derived_stops(pseudo)]
+    stops = [cast(StopDict, dict(s)) for s in derived_stops(pseudo)]
     for stop in stops:
         stop["axisStart"] = max(stop["eventIdx"], 0)
         stop["axisEnd"] = total if stop["kind"] == "end" else stop["lastEventIdx"] + 1

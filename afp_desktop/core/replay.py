@@ -24,6 +24,7 @@ from typing import Any
 
 from afp_desktop.core.axis import TYPED_TO_DOMAIN
 from afp_desktop.core.bubble import BubbleModel, status_states_for
+from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.status import DEFAULT_TEMPLATES, render_status_line
 from afp_desktop.core.stops import drill, drill_source
 from afp_desktop.core.timeline import ordinal_labels, place_inner_stops
@@ -254,14 +255,14 @@ class StopSpan:
     start: int                 # positions start < p ≤ end belong to this stop
     end: int                   # = the position the cursor goes to for it
     typed: tuple[int, int]     # the same span in typed events: typed events typed[0]+1 .. typed[1] happened in it
-    stop: dict = field(compare=False, repr=False)
+    stop: StopDict = field(compare=False, repr=False)
 
     @property
     def position(self) -> int:
         return self.end
 
 
-def spans_for(stops: list[dict], axis, low: int = 0) -> list[StopSpan]:
+def spans_for(stops: list[StopDict], axis, low: int = 0) -> list[StopSpan]:
     """Tile [low, last end] with one span per stop, in order."""
     labels = ordinal_labels(stops)
     spans = []
@@ -406,7 +407,7 @@ class Replay:
         self.position = len(run.axis)
         self.chosen_stop: int | None = None
         self.playing = False
-        self._drill: list[tuple[str, list[dict]]] = []
+        self._drill: list[tuple[str, list[StopDict]]] = []
         self._levels: dict[int, list[StopSpan]] = {}
         self._lines: dict[tuple[int, int], tuple[str, ...]] = {}
 
@@ -423,7 +424,7 @@ class Replay:
         return len(self.run.axis)
 
     @property
-    def stops(self) -> list[dict]:
+    def stops(self) -> list[StopDict]:
         return self._drill[-1][1] if self._drill else self.run.stops
 
     @property
@@ -550,7 +551,7 @@ class Replay:
         span = self.spans[index]
         mount = dict(span.stop)
         mount["axisStart"], mount["axisEnd"] = span.start, span.end
-        inner = drill(self.run.snapshot, span.stop)
+        inner = drill(self.run.snapshot, dict(span.stop))
         if not inner or not any(s.get("kind") not in ("start", "end") for s in inner):
             return False
         placed = place_inner_stops(self.run.stage_ids_on_axis(), mount, inner)

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from afp_desktop.core.axis import Axis, build_axis, runtime_stage_id_of
 from afp_desktop.core.events import TRAVERSAL_DOMAIN_TYPES
 from afp_desktop.core.problems import LoadCancelled, LoadError, Notice, Problem
+from afp_desktop.core.shapes import StepGraph, StopDict
 from afp_desktop.core.stepgraph import StepGraphFold, build_step_graph_safe
 
 FORMAT_NAMES = {
@@ -82,7 +83,7 @@ class Run:
         return self._fold[0]
 
     @property
-    def stepgraph(self) -> dict:
+    def stepgraph(self) -> StepGraph:
         return self._fold[0].graph()
 
     @property
@@ -126,13 +127,13 @@ class Run:
         return problems
 
     @cached_property
-    def _stops_and_notice(self) -> tuple[list[dict], Notice | None]:
+    def _stops_and_notice(self) -> tuple[list[StopDict], Notice | None]:
         from afp_desktop.core.positions import stops_for_run
 
         return stops_for_run(self)
 
     @property
-    def stops(self) -> list[dict]:
+    def stops(self) -> list[StopDict]:
         """The milestone stops (§5.4); derived from the events when the file has no usable commit log."""
         return self._stops_and_notice[0]
 
@@ -185,7 +186,7 @@ class Run:
         """(number of DomainEvents, number of typed events) that have happened at axis `position`."""
         return self.axis.counts_at(position)
 
-    def stepgraph_at(self, position: int) -> dict:
+    def stepgraph_at(self, position: int) -> StepGraph:
         """The StepGraph folded over exactly the DomainEvents that have happened at `position`."""
         n_domain, _ = self.at(position)
         fold, _note = build_step_graph_safe(self.domain_events[:n_domain])

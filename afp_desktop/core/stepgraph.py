@@ -23,9 +23,10 @@ the index of the event that created it and of the last event that changed it.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 from afp_desktop.core.events import INJECTION_NUMBER_FIELDS, INJECTION_STRING_FIELDS
+from afp_desktop.core.shapes import StepGraph
 
 KNOWN_PRIMITIVES = frozenset({"Agent", "LLMCall", "Sequence", "Parallel", "Conditional", "Loop"})
 SLOT_PROPERTY = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
@@ -297,13 +298,13 @@ class StepGraphFold:
         if "result" in ev:
             self._pending_tool_result = ev["result"]
 
-    def graph(self) -> dict:
+    def graph(self) -> StepGraph:
         out: dict[str, Any] = {"nodes": self.nodes, "edges": self.edges}
         if self._active is not None:
             active_id = self.nodes[self._active].get("id")
             if active_id is not None:
                 out["activeNodeId"] = active_id
-        return out
+        return cast(StepGraph, out)
 
 
 def _node(ev: dict, kind: str, label: Any, t: Any, label_present: bool = True) -> dict:
@@ -357,7 +358,7 @@ _HANDLERS: dict[Any, Callable[..., None]] = {
 _REACT_TYPES = frozenset({"llm.start", "llm.end", "tool.start", "tool.end", "context.injected"})
 
 
-def build_step_graph(events: Iterable[Any]) -> dict:
+def build_step_graph(events: Iterable[Any]) -> StepGraph:
     """`buildStepGraphFromEvents`: the StepGraph of a DomainEvent list (raises MalformedRunError like the TS)."""
     fold = StepGraphFold()
     fold.feed_all(events)

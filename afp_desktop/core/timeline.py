@@ -11,12 +11,15 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from typing import cast
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from afp_desktop.core.shapes import StopDict
 
 INNER_BOOKEND_LABELS = {"start": "Start", "end": "End"}
 
 
-def ordinal_labels(stops: list[dict]) -> list[str]:
+def ordinal_labels(stops: Sequence[Mapping[str, Any]]) -> list[str]:
     """Each stop's label, numbered when the label repeats: "LLM turn 1", "LLM turn 2" … ("Route" stays alone)."""
     counts = Counter(stop.get("label", "") for stop in stops)
     seen: Counter = Counter()
@@ -31,7 +34,7 @@ def ordinal_labels(stops: list[dict]) -> list[str]:
     return out
 
 
-def has_usable_stops(stops: list[dict]) -> bool:
+def has_usable_stops(stops: Sequence[Mapping[str, Any]]) -> bool:
     """More than the two bookends: something to step between besides start and end."""
     return sum(1 for stop in stops if stop.get("kind") not in ("start", "end")) > 0
 
@@ -62,7 +65,7 @@ def stop_at_x(x: float, count: int) -> int:
 
 # --- drill ----------------------------------------------------------------------------------------------------
 
-def place_inner_stops(stage_ids: list[str], mount: dict, inner: list[dict]) -> list[dict]:
+def place_inner_stops(stage_ids: list[str], mount: Mapping[str, Any], inner: list[dict]) -> list[StopDict]:
     """Give a mount's inner stops (commit-indexed in the subflow's own history) positions on the run's axis.
 
     Every inner stop lies within the mount's axis range. A stage is placed at the first event inside that range
@@ -101,7 +104,7 @@ def place_inner_stops(stage_ids: list[str], mount: dict, inner: list[dict]) -> l
             row["axisEnd"] = starts[0] if starts else low
         elif row.get("kind") == "end":
             row["axisStart"] = row["axisEnd"] = high
-    return out
+    return cast(list[StopDict], out)
 
 
 def _fill_gaps(starts: list[int | None], low: int, high: int) -> list[bool]:
@@ -147,7 +150,7 @@ def _number(value) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def stop_figures(run, stops: list[dict]) -> StopFigures:
+def stop_figures(run, stops: Sequence[Mapping[str, Any]]) -> StopFigures:
     """Sum each StepGraph node's tokens (LLM calls) and duration (tool calls) onto the stop whose axis range
     holds the event that created the node."""
     count = len(stops)
@@ -176,7 +179,7 @@ def stop_figures(run, stops: list[dict]) -> StopFigures:
     return figures
 
 
-def describe_position(stops: list[dict], labels: list[str], index: int | None, position: int, total: int) -> str:
+def describe_position(stops: Sequence[Mapping[str, Any]], labels: list[str], index: int | None, position: int, total: int) -> str:
     """"Stop 7 of 22 · LLM turn 3 · event 154/13,237"."""
     event = f"event {position:,}/{total:,}"
     if index is None or not stops:
