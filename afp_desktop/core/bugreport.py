@@ -234,3 +234,60 @@ def _step_line(step: Any) -> str:
             line += f" ✖ {_compact(step['error'])}"
         return line
     return _compact(step)
+
+
+# -- for `afp-desktop info` -----------------------------------------------------------------------------------
+
+def as_dict(info: BundleInfo) -> dict:
+    """The bundle's facts as JSON-ready values (`info --json`)."""
+    s, ex = info.statement, info.excluded
+    return {
+        "file": info.path,
+        "entries": [{"name": e.name, "bytes": e.size, "compressedBytes": e.compressed_size} for e in info.entries],
+        "conversations": [{"id": c.id, "entry": c.entry, "where": c.where or None, "label": c.label or None,
+                           "sessionId": c.session_id} for c in info.conversations],
+        "chosen": info.chosen,
+        "manifestVersion": info.manifest_version, "createdAt": info.created_at,
+        "report": {"title": s.title, "stepsToReproduce": s.steps, "expected": s.expected, "actual": s.actual,
+                   "appVersion": s.app_version},
+        "environment": dict(info.environment),
+        "selected": list(info.selected),
+        "excluded": {"conversations": ex.conversations, "files": ex.files, "events": ex.events, "turns": ex.turns,
+                     "unitIds": list(ex.unit_ids)},
+        "redactedKeys": list(info.redacted_keys),
+        "statements": statements(info),
+        "missingFiles": list(info.missing_files), "unlistedEntries": list(info.unlisted_entries),
+        "narrative": info.narrative, "transcript": info.transcript,
+    }
+
+
+def describe_lines(info: BundleInfo) -> list[str]:
+    """The bundle for a person: the reporter's statement, what the manifest states, the contents."""
+    s = info.statement
+    out = [f"Bug report:  {s.title or '(no title)'}"]
+    for label, text in (("Steps to reproduce", s.steps), ("Expected", s.expected), ("Actual", s.actual)):
+        if text:
+            body = text.splitlines() or [""]
+            out.append(f"  {label}: {body[0]}")
+            out += [f"    {line}" for line in body[1:]]
+    if s.app_version:
+        out.append(f"  App version: {s.app_version}")
+    if info.environment:
+        out.append("  Environment: " + ", ".join(f"{k} {v}" for k, v in info.environment))
+    made = info.created_at or "unknown time"
+    out.append(f"  Made: {made} (manifest version {info.manifest_version})")
+    out.append("Conversations:")
+    for conv in info.conversations:
+        mark = "  (shown below)" if conv.id == info.chosen else ""
+        where = f"{conv.entry} → {conv.where}" if conv.where else conv.entry
+        out.append(f"  - {conv.id}: {conv.label or 'no label'} [{where}]{mark}")
+    if not info.conversations:
+        out.append("  (none in the zip)")
+    out.append("The manifest states:")
+    out += [f"  - {line}" for line in statements(info)]
+    out.append("Entries:")
+    out += [f"  - {e.name} ({e.size:,} bytes)" for e in info.entries]
+    extras = [name for name, text in (("narrative.txt", info.narrative), ("transcript", info.transcript)) if text]
+    if extras:
+        out.append(f"Readable in the window's Bug report panel: {', '.join(extras)}")
+    return out

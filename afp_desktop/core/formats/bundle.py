@@ -461,3 +461,11 @@ def _choice_label(conv: Conversation) -> str:
 def _reason(err: Exception) -> str:
     text = str(err) or type(err).__name__
     return text if len(text) <= 200 else text[:200] + "…"
+
+
+def read_bundle_file(path) -> BundleInfo | None:
+    """The facts of the bundle at `path` without opening any conversation; None when it is not a bundle."""
+    from afp_desktop.core.formats.source import read_source
+
+    data = read_source(path)
+    return read_bundle(data, str(path)).info if is_bundle(data) or is_empty_zip(data) else None
