@@ -138,7 +138,7 @@ class Bundle:
             manifest_notes=_strings(manifest.get("notes"), "notes", problems),
             missing_files=tuple(f for f in listed_files if f not in infos),
             unlisted_entries=tuple(_shown(n) for n in infos if listed_files and n not in listed_files
-                                   and not n.endswith("/")),
+                                   and n != "manifest.json" and not n.endswith("/")),
             narrative=self._text("narrative.txt", problems),
             transcript=self._transcript(problems),
             problems=tuple(problems),
