@@ -317,6 +317,17 @@ def test_wrong_types_in_the_manifest_are_reported_and_the_run_opens():
     assert run.bundle.statement.empty and run.bundle.narrative == "caf\ufffd"
 
 
+def test_broken_side_files_are_said_and_the_run_opens():
+    entries = _minimal(**{"environment.json": "{\"node\": ", "conversation.json": "nope"})
+    run = load_bytes(make_zip(entries), "report.zip")
+    problems = " ".join(run.bundle.problems)
+    assert "environment.json, line 1, column 10 is not valid JSON" in problems
+    assert "conversation.json, line 1, column 1 is not valid JSON" in problems
+    assert run.bundle.transcript is None and run.stepgraph["nodes"]
+    entries["conversation.json"] = make_zip({"a": "b"})  # but an archive inside is still refused
+    assert "conversation.json" in refused(make_zip(entries))
+
+
 def test_an_empty_zip_and_a_bare_header():
     assert "an empty zip archive" in refused(make_zip({}))
     assert "central directory" in refused(b"PK\x03\x04" + b"\0" * 40)

@@ -110,7 +110,7 @@ class Bundle:
         if not isinstance(manifest, dict):
             raise LoadError(self._where("manifest.json"), f"the manifest must be a JSON object, found "
                                                           f"{describe_type(manifest)}")
-        environment = self._json("environment.json") if "environment.json" in infos else None
+        environment = self._optional_json("environment.json", problems)
         if environment is not None and not isinstance(environment, dict):
             problems.append(f"environment.json is {describe_type(environment)}, not an object; it was left out.")
             environment = None
@@ -253,6 +253,18 @@ class Bundle:
         except jsonio.JSONSyntaxError as err:
             raise LoadError(self._where(entry), f"not valid JSON: {err.message}", err.line, err.column) from None
 
+    def _optional_json(self, entry: str, problems: list[str]) -> Any:
+        """An entry the runs do not need: broken JSON is said and skipped (a refused entry still refuses)."""
+        if entry not in self._infos:
+            return None
+        data = self._bytes(entry)
+        try:
+            return jsonio.loads(data)
+        except jsonio.JSONSyntaxError as err:
+            where = f", line {err.line}, column {err.column}" if err.line is not None else ""
+            problems.append(f"{entry}{where} is not valid JSON ({err.message}); it was left out.")
+            return None
+
     def _text(self, entry: str, problems: list[str]) -> str | None:
         if entry not in self._infos:
             return None
@@ -265,11 +277,8 @@ class Bundle:
     def _transcript(self, problems: list[str]) -> str | None:
         if "conversation.json" not in self._infos:
             return None
-        try:
-            return transcript_text(self._json("conversation.json"))
-        except LoadError as err:
-            problems.append(f"The transcript could not be read: {err}")
-            return None
+        doc = self._optional_json("conversation.json", problems)
+        return None if doc is None else transcript_text(doc)
 
 
 # -- checks on the central directory ---------------------------------------------------------------------------
