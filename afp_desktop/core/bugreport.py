@@ -130,7 +130,7 @@ def withheld_sentence(info: BundleInfo) -> str | None:
                          _plural(ex.turns, "turn") if ex.turns else "") if p]
     if parts:
         text += f" ({', '.join(parts)} left out)"
-    labels = [(info.unit(uid).label if info.unit(uid) and info.unit(uid).label else uid) for uid in ex.unit_ids]
+    labels = [getattr(info.unit(uid), "label", "") or uid for uid in ex.unit_ids]
     if labels:
         text += ": " + "; ".join(labels)
     return text + "."

@@ -100,7 +100,7 @@ class Bundle:
 
     def __init__(self, archive: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo], name: str):
         self._archive, self._infos, self.name = archive, infos, name
-        self._read_total = 0
+        self._places: dict[str, tuple[str, int]] = {}  # conversation id → (list key, index) in its file
         problems: list[str] = []
         if "manifest.json" not in infos:
             listed = ", ".join(_shown(n) for n in list(infos)[:8]) or "none"
@@ -198,7 +198,8 @@ class Bundle:
             places = []
             if match:
                 recordings = _recordings_of(self._json(entry), self._where(entry))
-                places = [(key, i) for key in ("envelopes", "recordings") for i in range(len(recordings.get(key, [])))]
+                places = [(key, i) for key in ("envelopes", "recordings")
+                          for i in range(len(recordings.get(key, [])))]
             if not places:  # the entry is itself one recording or envelope
                 found.append((Conversation(base, entry, "", label, session), None))
             for n, (key, i) in enumerate(places):
@@ -206,7 +207,6 @@ class Bundle:
                 where = f"{key}[{i}]" + (".recording" if key == "envelopes" else "")
                 found.append((Conversation(ident, entry, where, label, session), (key, i)))
         seen: dict[str, int] = {}
-        self._places: dict[str, tuple[str, int]] = {}
         unique = []
         for conv, place in found:  # two entries claiming the same id: keep both, told apart
             n = seen.get(conv.id, 0)
