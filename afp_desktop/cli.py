@@ -259,7 +259,7 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="afp-desktop", usage="afp-desktop [FILE] [--screenshot OUT.png [--stop N]]\n"
+        prog="afp-desktop", usage="afp-desktop [FILE] [--conversation ID] [--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop {stepgraph,status,stops,info,convert,export} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "

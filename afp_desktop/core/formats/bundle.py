@@ -105,7 +105,8 @@ class Bundle:
         if "manifest.json" not in infos:
             listed = ", ".join(_shown(n) for n in list(infos)[:8]) or "none"
             raise LoadError(name, "not an agentfootprint bug-report bundle: manifest.json is missing "
-                                  f"(entries: {listed})")
+                                  f"(entries: {listed}). Other zips are not opened: extract the trace file "
+                                  "from it and open that")
         manifest = self._json("manifest.json")
         if not isinstance(manifest, dict):
             raise LoadError(self._where("manifest.json"), f"the manifest must be a JSON object, found "
