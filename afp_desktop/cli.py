@@ -9,6 +9,7 @@
     afp-desktop export FILE -o OUT.png|OUT.svg [--stop N] [--scale S]
     afp-desktop replay FILE [--templates MAP.json] [--app-name NAME]   the stops, their spans and lines, the errors
     afp-desktop view FILE (--position P | --stop N | --typed K) [...]  everything the window shows at one moment
+    (every subcommand, and the window, take --conversation ID for a bug-report bundle of several)
 
 The JSON subcommands import no Qt; only the window, --screenshot and export do.
 """
@@ -25,7 +26,8 @@ from afp_desktop import __version__
 SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
-                ".jsonl, and any of these compressed with gzip or xz.")
+                ".jsonl, any of these compressed with gzip or xz, and agentfootprint's bug-report bundles (.zip; "
+                "--conversation ID picks one of several conversations).")
 
 
 class CliError(Exception):
@@ -39,10 +41,10 @@ def _write_json(value, indent: bool) -> None:
     sys.stdout.flush()
 
 
-def _open(path: str):
+def _open(path: str, conversation: str | None = None):
     from afp_desktop.core.formats import open_run
 
-    run = open_run(path)  # (open_run pauses the garbage collector while it builds the run)
+    run = open_run(path, conversation=conversation)  # (open_run pauses the garbage collector while it builds it)
     if run.payload_problems:  # a large Trace's payloads are checked here, not while loading: refuse as a parse would
         raise run.payload_problems[0]
     for warning in run.warnings:
@@ -71,7 +73,7 @@ def _load_templates(path: str) -> dict:
 
 
 def cmd_stepgraph(args) -> int:
-    run = _open(args.file)
+    run = _open(args.file, args.conversation)
     if run.stepgraph_note:
         print(f"afp-desktop: note: {run.stepgraph_note}", file=sys.stderr)
     _write_json(run.stepgraph, args.indent)
@@ -82,7 +84,7 @@ def cmd_status(args) -> int:
     from afp_desktop.core.status import render_status_line, status_timeline
 
     templates = _load_templates(args.templates) if args.templates else None
-    run = _open(args.file)
+    run = _open(args.file, args.conversation)
     if run.typed_events is None:
         raise CliError(f"{args.file}: this {run.format_name} has no typed event stream, and the status line is "
                        "computed from it; open the run's NDJSON file or its recording instead")
@@ -97,7 +99,7 @@ def cmd_stops(args) -> int:
     from afp_desktop.core.positions import commit_alignment_usable
     from afp_desktop.core.stops import milestone_stops
 
-    run = _open(args.file)
+    run = _open(args.file, args.conversation)
     if run.commit_log:
         if not commit_alignment_usable(run):
             print("afp-desktop: note: the events carry no commit counts; the stops cannot be placed among the "
@@ -111,10 +113,30 @@ def cmd_stops(args) -> int:
     return 0
 
 
+def _add_conversation_option(parser: argparse.ArgumentParser) -> None:
+    """The one option every command shares for bug-report bundles."""
+    parser.add_argument("--conversation", metavar="ID", help="for a bug-report bundle (.zip): the conversation "
+                                                              "to open (the only one by default)")
+
+
 def cmd_info(args) -> int:
+    from afp_desktop.core import bugreport
+    from afp_desktop.core.formats import ConversationChoiceNeeded
+    from afp_desktop.core.formats.bundle import read_bundle_file
     from afp_desktop.core.summary import summarize
 
-    run = _open(args.file)
+    try:
+        run = _open(args.file, args.conversation)
+    except ConversationChoiceNeeded:  # describe the bundle itself; its runs need a choice
+        bundle = read_bundle_file(args.file)
+        if args.json:
+            _write_json({"file": str(args.file), "format": "Bug-report bundle", "bundle": bugreport.as_dict(bundle)},
+                        True)
+        else:
+            print("\n".join([f"File:        {args.file}", "Format:      Bug-report bundle",
+                             *bugreport.describe_lines(bundle),
+                             "Choose a conversation with --conversation ID to describe its run."]))
+        return 0
     summary = summarize(run)
     graph = run.stepgraph
     info = {
@@ -127,10 +149,14 @@ def cmd_info(args) -> int:
         "redaction": run.redaction, **summary.as_dict(),
         "notices": [n.text for n in run.all_notices()], "warnings": [str(w) for w in run.warnings],
     }
+    if run.bundle is not None:
+        info["bundle"] = bugreport.as_dict(run.bundle)
     if args.json:
         _write_json(info, True)
         return 0
     out = [f"File:        {info['file']}", f"Format:      {info['format']}"]
+    if run.bundle is not None:
+        out += bugreport.describe_lines(run.bundle) + [f"Conversation {run.bundle.chosen}:"]
     if summary.name:
         out.append(f"Run:         {summary.name}")
     if summary.models:
@@ -162,7 +188,7 @@ def cmd_convert(args) -> int:
         raise CliError(f"{target}: refusing to overwrite the input file; choose another output name")
     if source.exists() and target.resolve() == (source.parent / (source.name + ".1")).resolve():
         raise CliError(f"{target}: refusing to overwrite a rotated input file")
-    run = _open(args.file)
+    run = _open(args.file, args.conversation)
     temp = target.with_name(target.name + ".part")
     try:
         write_lossless(run, str(temp))
@@ -186,7 +212,7 @@ def cmd_export(args) -> int:
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg"):
         raise CliError(f"{args.output}: the output must end in .png or .svg")
-    run = _open(args.file)
+    run = _open(args.file, args.conversation)
     happened = current = None
     if args.stop is not None:
         stops = run.stops
@@ -262,6 +288,7 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     def add(name, help_text, func):
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=FORMATS_HELP)
         p.add_argument("file", metavar="FILE")
+        _add_conversation_option(p)
         p.set_defaults(func=func)
         return p
 
@@ -298,7 +325,7 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="afp-desktop", usage="afp-desktop [FILE] [--screenshot OUT.png [--stop N]]\n"
+        prog="afp-desktop", usage="afp-desktop [FILE] [--conversation ID] [--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
@@ -310,6 +337,7 @@ def _window_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
     parser.add_argument("--stop", type=int, metavar="N", help="with --screenshot: move the cursor to stop N first")
+    _add_conversation_option(parser)
     parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
     return parser
 
@@ -331,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
             _check_display()
         from afp_desktop.app.gui import run_gui
 
-        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop)
+        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation)
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@ from pathlib import Path
 from afp_desktop.core import jsonio
 
 CORPUS = Path(__file__).parent / "corpus"
-SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
+SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and p.name[:2].isdigit())  # (not bundles/)
 SMALL_SCENARIOS = [s for s in SCENARIOS if s != "15-large-run"]
 
 

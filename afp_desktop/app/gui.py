@@ -51,20 +51,22 @@ def create_application() -> QApplication:
     return app
 
 
-def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None) -> int:
+def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None,
+            conversation: str | None = None) -> int:
     app = create_application()
     from afp_desktop.app.main_window import MainWindow
 
     if screenshot:
-        return _screenshot(app, path, screenshot, stop)
+        return _screenshot(app, path, screenshot, stop, conversation)
     window = MainWindow()
     window.show()
     if path:
-        window.open_file(path)
+        window.open_file(path, conversation=conversation)
     return app.exec()
 
 
-def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None) -> int:
+def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
+                conversation: str | None = None) -> int:
     from afp_desktop.app.loader import load_run
     from afp_desktop.app.main_window import MainWindow
     from afp_desktop.core.formats import LoadError
@@ -74,7 +76,7 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None)
     window.show()
     if path:
         try:
-            run = load_run(path)
+            run = load_run(path, conversation=conversation)
         except LoadError as err:
             print(f"afp-desktop: {err}", file=sys.stderr)
             window.close()

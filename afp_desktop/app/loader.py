@@ -2,7 +2,8 @@
 
 `RunLoader.start(path)` runs `open_run` in a QThread and also computes the run's projections there (axis,
 stops, step graph fold, status states), so the window receives a Run it can show at once. Results come back as
-queued signals on the UI thread: progress(0..1), then exactly one of loaded(run), failed(message), cancelled().
+queued signals on the UI thread: progress(0..1), then exactly one of loaded(run), failed(message), cancelled(),
+or conversation_needed(path, conversations) for a bug-report bundle of several opened without a choice.
 Starting a new load cancels the one in flight; a superseded load's signals are dropped, never delivered late.
 """
 
@@ -13,14 +14,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from afp_desktop.core.formats import LoadCancelled, LoadError, open_run
+from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
 
-def load_run(path: str, progress=None, cancelled=None):
+def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None):
     """open_run plus every projection the window needs (Run.prepare); raises LoadError / LoadCancelled."""
     report = progress or (lambda _f: None)
     with gc_paused():
-        run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=cancelled)
+        run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=cancelled, conversation=conversation)
         run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled)
     report(1.0)
     return run
@@ -31,10 +32,11 @@ class _LoadThread(QThread):
     loaded = Signal(object)
     failed = Signal(str)
     cancelled = Signal()
+    conversation_needed = Signal(str, object)
 
-    def __init__(self, path: str, parent: QObject | None = None):
+    def __init__(self, path: str, parent: QObject | None = None, conversation: str | None = None):
         super().__init__(parent)
-        self.path = path
+        self.path, self.conversation = path, conversation
         self.stop_flag = threading.Event()
         self._last_percent = -1
 
@@ -46,9 +48,11 @@ class _LoadThread(QThread):
 
     def run(self) -> None:
         try:
-            run = load_run(self.path, self._progress, self.stop_flag.is_set)
+            run = load_run(self.path, self._progress, self.stop_flag.is_set, self.conversation)
         except LoadCancelled:
             self.cancelled.emit()
+        except ConversationChoiceNeeded as need:
+            self.conversation_needed.emit(self.path, need.conversations)
         except LoadError as err:
             self.failed.emit(str(err))
         except FileNotFoundError:
@@ -76,27 +80,30 @@ class RunLoader(QObject):
     loaded = Signal(object)
     failed = Signal(str)
     cancelled = Signal()
+    conversation_needed = Signal(str, object)  # (path, the bundle's conversations)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._current: _LoadThread | None = None
         self._threads: set[_LoadThread] = set()  # kept alive until each thread has really finished
         self.path: str | None = None
+        self.conversation: str | None = None
 
     @property
     def busy(self) -> bool:
         return self._current is not None
 
-    def start(self, path: str | Path) -> None:
+    def start(self, path: str | Path, conversation: str | None = None) -> None:
         self.abandon()
-        self.path = str(path)
-        thread = _LoadThread(self.path, self)
+        self.path, self.conversation = str(path), conversation
+        thread = _LoadThread(self.path, self, conversation)
         # Bound slots of this QObject (which lives on the UI thread): the connections are queued, so the
         # thread's signals arrive here on the UI thread. sender() tells a superseded load's signals apart.
         thread.progress.connect(self._on_progress)
         thread.loaded.connect(self._on_loaded)
         thread.failed.connect(self._on_failed)
         thread.cancelled.connect(self._on_cancelled)
+        thread.conversation_needed.connect(self._on_conversation_needed)
         thread.finished.connect(self._on_thread_finished)
         self._threads.add(thread)
         self._current = thread
@@ -137,6 +144,11 @@ class RunLoader(QObject):
     def _on_cancelled(self) -> None:
         if self._take(self.sender()):
             self.cancelled.emit()
+
+    @Slot(str, object)
+    def _on_conversation_needed(self, path: str, conversations) -> None:
+        if self._take(self.sender()):
+            self.conversation_needed.emit(path, conversations)
 
     def _take(self, thread) -> bool:
         if thread is not None and thread is self._current:

@@ -52,7 +52,7 @@ from afp_desktop.core.summary import summarize
 
 log = logging.getLogger(__name__)
 
-TRACE_FILTER = ("Trace files (*.ndjson *.jsonl *.json *.gz *.xz *.1);;"
+TRACE_FILTER = ("Trace files (*.ndjson *.jsonl *.json *.gz *.xz *.1 *.zip);;"
                 "All files (*)")
 
 # The right-hand panels are built by another part of the app; until a module exists, a neutral sentence says
@@ -64,6 +64,8 @@ RIGHT_PANELS = (
      "The status-line templates used by the chat bubble are edited here."),
     ("inspector", "Inspector", "afp_desktop.app.panels.inspector",
      "Select a step to inspect it."),
+    ("bugreport", "Bug report", "afp_desktop.app.panels.bug_report",
+     "A bug-report bundle's statement, manifest, transcript and narrative are shown here."),
 )
 
 def is_text_field(widget: QWidget | None) -> bool:
@@ -162,6 +164,7 @@ class MainWindow(QMainWindow):
         # Chat bubble on top; inspector and templates share the space below it as tabs.
         self.splitDockWidget(self.docks["chat"], self.docks["inspector"], Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.docks["inspector"], self.docks["templates"])
+        self.tabifyDockWidget(self.docks["inspector"], self.docks["bugreport"])
         self.docks["inspector"].raise_()
         self._default_dock_sizes()
 
@@ -297,6 +300,9 @@ class MainWindow(QMainWindow):
         self.loader.loaded.connect(self._on_loaded)
         self.loader.failed.connect(self._on_failed)
         self.loader.cancelled.connect(self._on_cancelled)
+        self.loader.conversation_needed.connect(self._choose_conversation)
+        if hasattr(self.panels.get("bugreport"), "conversation_chosen"):  # switching conversations of a bundle
+            self.panels["bugreport"].conversation_chosen.connect(lambda path, conv: self.open_file(path, conv))
         self.empty.open_requested.connect(self.choose_file)
         self.empty.recent_chosen.connect(self.open_file)
         self.timeline.speed_changed.connect(lambda speed: self.settings.set("play_speed", speed))
@@ -380,13 +386,24 @@ class MainWindow(QMainWindow):
         if run is None:
             return
         self._keep_position = (os.path.abspath(run.path), self.session.position)
-        self.open_file(run.path)
+        self.open_file(run.path, run.bundle.chosen if run.bundle is not None else None)
 
-    def open_file(self, path: str | os.PathLike) -> None:
+    def open_file(self, path: str | os.PathLike, conversation: str | None = None) -> None:
+        """Open a file; `conversation` picks one of a bug-report bundle's (asked for when needed)."""
         path = os.path.abspath(os.fspath(path))
-        if self.loader.busy and self.loader.path == path:
+        if self.loader.busy and self.loader.path == path and self.loader.conversation == conversation:
             return
-        self.loader.start(path)
+        self.loader.start(path, conversation)
+
+    def _choose_conversation(self, path: str, conversations) -> None:
+        from afp_desktop.app.conversation_picker import pick_conversation
+
+        self._set_loading(False)
+        chosen = pick_conversation(self, path, conversations)
+        if chosen is None:
+            self.statusBar().showMessage("Opening cancelled: no conversation was chosen.", 8000)
+        else:
+            self.open_file(path, chosen)
 
     def _set_loading(self, loading: bool, path: str | None = None) -> None:
         for widget in (self.load_label, self.progress, self.cancel_button):
@@ -445,6 +462,8 @@ class MainWindow(QMainWindow):
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
         self.summary.show_summary(summarize(run), run.format_name, name, errors)
         self.banner.set_messages(self._messages_for(run))
+        if run.bundle is not None:  # a bug report: what the reporter said comes first
+            self.docks["bugreport"].raise_()
         for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
             action.setEnabled(True)
 

@@ -46,6 +46,7 @@ class Run:
     document: Any = None  # the parsed source, kept for lossless conversion
     anchors: list[int | None] | None = None
     boundary_mode: str | None = None
+    bundle: Any = None  # opened from a bug-report bundle: its facts (core/bugreport.py BundleInfo)
 
     # -- what the file holds -------------------------------------------------------------------------
     @property
@@ -53,6 +54,8 @@ class Run:
         name = FORMAT_NAMES.get(self.format, self.format)
         if self.original_format:
             name += f" (from {FORMAT_NAMES.get(self.original_format, self.original_format)})"
+        if self.bundle is not None:
+            name = f"Bug-report bundle, conversation {self.bundle.chosen} ({name})"
         return name
 
     @property

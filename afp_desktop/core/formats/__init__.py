@@ -5,6 +5,7 @@
 | NDJSON / .jsonl typed stream (+ rotated `<path>.1`) | ndjson.py |
 | Trace v1, recording, envelope v1, packed v1 | documents.py |
 | afp-desktop lossless .jsonl              | lossless.py   |
+| bug-report bundle (zip; one conversation) | bundle.py     |
 | gzip / xz of any of these                | source.py     |
 """
 
@@ -16,6 +17,7 @@ from typing import Callable
 
 from afp_desktop.core import jsonio
 from afp_desktop.core.formats.assemble import run_from_document, run_from_typed
+from afp_desktop.core.formats.bundle import ConversationChoiceNeeded, is_bundle, is_empty_zip, run_from_bundle
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 from afp_desktop.core.formats.lazy_trace import load_trace_lazily
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
@@ -25,20 +27,26 @@ from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.run import Run
 
-__all__ = ["open_run", "load_bytes", "LoadError", "LoadCancelled", "Problem", "Run"]
+__all__ = ["open_run", "load_bytes", "LoadError", "LoadCancelled", "Problem", "Run", "ConversationChoiceNeeded"]
 
 ProgressFn = Callable[[float], None]
 
 
 def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
-             cancelled: Callable[[], bool] | None = None) -> Run:
-    """Open any supported trace file. Raises LoadError (with file, line, column) or LoadCancelled."""
+             cancelled: Callable[[], bool] | None = None, conversation: str | None = None) -> Run:
+    """Open any supported trace file. Raises LoadError (with file, line, column) or LoadCancelled.
+    `conversation` picks one conversation of a bug-report bundle (ConversationChoiceNeeded lists them)."""
     with gc_paused():
-        return _open_run(Path(path), progress, cancelled)
+        return _open_run(Path(path), progress, cancelled, conversation)
 
 
-def _open_run(path: Path, progress, cancelled) -> Run:
+def _open_run(path: Path, progress, cancelled, conversation: str | None = None) -> Run:
     data = read_source(path)
+    if is_bundle(data) or is_empty_zip(data):
+        return run_from_bundle(data, str(path), conversation)
+    if conversation is not None:
+        raise LoadError(str(path), f"conversation {conversation!r} was asked for, but only a bug-report bundle "
+                                   "(a zip) holds conversations to choose from")
     if not is_lossless(data) and looks_like_ndjson(data):
         pair = rotated_pair(path)
         if len(pair) == 2:
@@ -73,6 +81,8 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     """Detect the shape of `data` (already decompressed) and build the Run."""
     if NON_SPACE.search(data) is None:  # (a search, not data.strip(): no copy of a large file)
         raise LoadError(name, "the file is empty")
+    if is_bundle(data) or is_empty_zip(data):
+        return run_from_bundle(data, name)
     if b"\x00" in data[:4096] and not _looks_utf16(data):
         raise LoadError(name, "this is a binary file, not a JSON or NDJSON trace")
     if _looks_utf16(data):
