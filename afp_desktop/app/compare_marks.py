@@ -1,0 +1,77 @@
+"""Added / removed / changed marks drawn over a graph canvas's cards, for the compare window.
+
+One overlay item per canvas (the canvas itself is not changed): a coloured ring outside each marked card and a
+badge with "+", "−" or "~" on its top-right corner, so the mark reads without colour too. The rings sit outside
+the cursor ring, so both stay visible on one card.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPen
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
+
+MARK_COLOURS = {"added": "#2f9e44", "removed": "#e03131", "changed": "#9c36b5"}
+MARK_BADGES = {"added": "+", "removed": "\u2212", "changed": "~"}
+RING_MARGIN = 8.0
+BADGE_RADIUS = 8.0
+
+
+class DiffMarks(QGraphicsItem):
+    """Marks on the cards of `canvas` (a GraphCanvas with a graph set): `marks[index] = "added"|"removed"|…`."""
+
+    def __init__(self, canvas, marks: dict[int, str]):
+        super().__init__()
+        self.marks = dict(marks)
+        boxes = canvas.graph_layout.nodes
+        self._rects = {i: QRectF(boxes[i].x, boxes[i].y, boxes[i].w, boxes[i].h)
+                       for i in self.marks if 0 <= i < len(boxes)}
+        layout = canvas.graph_layout
+        self._bounds = QRectF(-20, -20, max(layout.width, 1.0) + 40, max(layout.height, 1.0) + 40)
+        self._font = QFont()
+        self._font.setPixelSize(13)
+        self._font.setBold(True)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # clicks go through to the view
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)  # paint only what is exposed
+        self.setZValue(5)  # above cards (2) and the overview blocks (3)
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def paint(self, painter, option, widget=None) -> None:
+        exposed = option.exposedRect if option is not None else self._bounds
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        detailed = lod >= 0.4
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for index, rect in self._rects.items():
+            ring = rect.adjusted(-RING_MARGIN, -RING_MARGIN, RING_MARGIN, RING_MARGIN)
+            if not ring.adjusted(-BADGE_RADIUS, -BADGE_RADIUS, BADGE_RADIUS, BADGE_RADIUS).intersects(exposed):
+                continue
+            status = self.marks[index]
+            colour = QColor(MARK_COLOURS.get(status, "#666666"))
+            pen = QPen(colour, 2.5 if detailed else 2)
+            pen.setCosmetic(not detailed)  # still visible far zoomed out
+            if status == "changed":
+                pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(ring, 9, 9)
+            if not detailed:
+                continue
+            centre = QPointF(ring.right(), ring.top())
+            badge = QRectF(centre.x() - BADGE_RADIUS, centre.y() - BADGE_RADIUS, 2 * BADGE_RADIUS, 2 * BADGE_RADIUS)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(colour)
+            painter.drawEllipse(badge)
+            painter.setPen(QColor("#ffffff"))
+            painter.setFont(self._font)
+            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, MARK_BADGES.get(status, "?"))
+
+
+def mark_canvas(canvas, marks: dict[int, str]) -> DiffMarks | None:
+    """Add the marks to the canvas's current scene (a new graph makes a new scene, so call again after set_graph)."""
+    if canvas.graph_layout is None or canvas.scene() is None:
+        return None
+    item = DiffMarks(canvas, marks)
+    canvas.scene().addItem(item)
+    return item
