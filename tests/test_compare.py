@@ -172,6 +172,11 @@ def test_word_diff_marks_words():
     assert word_diff("the cat sat", "the dog sat") == [("equal", "the "), ("delete", "cat"), ("insert", "dog"),
                                                        ("equal", " sat")]
     assert word_diff("same", "same") == [("equal", "same")]
+    # Spaces and punctuation alone between two changes join them into one replacement.
+    assert word_diff("Oslo: 18°C, light rain", "database unavailable: connection refused") == [
+        ("delete", "Oslo: 18°C, light rain"), ("insert", "database unavailable: connection refused")]
+    assert word_diff("in Oslo?", "in Rome?") == [("equal", "in "), ("delete", "Oslo"), ("insert", "Rome"),
+                                                 ("equal", "?")]
     assert word_diff("", "new words") == [("insert", "new words")]
     assert payload_text({"city": "Oslo"}) == '{\n  "city": "Oslo"\n}'
     assert payload_text(None) == "" and payload_text("plain") == "plain"

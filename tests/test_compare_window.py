@@ -154,3 +154,32 @@ def test_file_menu_compare_with_opens_the_window(qtbot, monkeypatch):
     assert compare.comparison.to_json()["added"] == ["step-tool-start-tool-calls#22-tc-db",
                                                      "step-tool-start-tool-calls#44-tc-w2"]
     compare.close()
+
+
+def test_open_paths_loads_and_compares_off_the_ui_thread(window, qtbot, tmp_path):
+    a, b = corpus_path(REACT, "trace.json"), corpus_path(REACT, "trace.redacted.json")
+    window.open_paths(str(a), str(b))
+    qtbot.waitUntil(lambda: window.comparison is not None, timeout=15000)
+    assert window.comparison.to_json()["added"] == [] and window.pane_b.session.run.redaction == "pii"
+    missing = tmp_path / "gone.json"
+    window.open_paths(str(a), str(missing))
+    qtbot.waitUntil(lambda: "gone.json" in window.totals_label.text(), timeout=15000)
+    assert window.totals_label.text().startswith("Could not compare")
+
+
+def test_dark_theme_reaches_the_graphs_and_the_diff(window):
+    from afp_desktop.app.style import palette_for
+
+    window.set_runs(open_corpus(REACT), open_corpus("12-tool-throws"))
+    window.diff_list.setCurrentItem(window.diff_list.topLevelItem(0))
+    window.apply_theme("dark")
+    assert window.pane_a.canvas.palette == palette_for("dark") == window.pane_b.canvas.palette
+    formats = set()
+    block = window.diff_view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            formats.add(it.fragment().charFormat().background().color().name())
+            it += 1
+        block = block.next()
+    assert "#1f4d2c" in formats and "#ffd7d5" not in formats  # redrawn with the dark colours

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QThread, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -37,6 +37,7 @@ from afp_desktop.app.compare_marks import MARK_BADGES, MARK_COLOURS, mark_canvas
 from afp_desktop.app.panels.graph_canvas import GraphCanvas
 from afp_desktop.app.panels.timeline_model import describe_position, ordinal_labels
 from afp_desktop.app.session import Session
+from afp_desktop.app.style import palette_for
 from afp_desktop.core.compare import (
     FIELD_NAMES,
     PAYLOAD_FIELDS,
@@ -48,6 +49,10 @@ from afp_desktop.core.compare import (
     word_diff,
 )
 
+DIFF_COLOURS = {  # (background, text) of deleted and inserted words; muted notes
+    "light": {"delete": ("#ffd7d5", "#86181d"), "insert": ("#ccffd8", "#0f5323"), "muted": "#5f6773"},
+    "dark": {"delete": ("#5c1f24", "#ffdcd7"), "insert": ("#1f4d2c", "#d1f7d9"), "muted": "#9aa4b2"},
+}
 MAX_DIFF_CHARS = 200_000  # a payload diff longer than this is cut (the rest is said, not drawn)
 STATUS_WORDS = {"added": "only in B", "removed": "only in A", "changed": "changed", "same": "same"}
 
@@ -171,18 +176,36 @@ class RunPane(QWidget):
                                                           view.position, len(run.axis)))
 
 
+class _CompareThread(QThread):
+    done = Signal(object)  # Comparison
+    failed = Signal(str)
+
+    def __init__(self, run_a, run_b, parent=None):
+        super().__init__(parent)
+        self.runs = (run_a, run_b)
+
+    def run(self) -> None:
+        try:
+            self.done.emit(compare_runs(*self.runs))
+        except Exception as err:  # a bug or an unforeseen shape: say so in words, never crash the window
+            self.failed.emit(f"the runs could not be compared ({type(err).__name__}: {err})")
+
+
 class CompareWindow(QMainWindow):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Compare runs — afp-desktop")
         self.resize(1500, 950)
         self.comparison: Comparison | None = None
+        self.theme = "light"
+        self._shown_row: StepPair | None = None
         self.position_map: PositionMap | None = None
         self._syncing = False
         self._active = None
         self._rows_by_a: dict[int, int] = {}
         self._rows_by_b: dict[int, int] = {}
         self._loaders: list = []
+        self._workers: list = []
         self._loaded: dict[str, object] = {}
         self._build()
 
@@ -261,9 +284,18 @@ class CompareWindow(QMainWindow):
             action.triggered.connect(slot)
             self.addAction(action)
 
+    def apply_theme(self, theme: str) -> None:
+        """"light" or "dark" (the effective theme, see theme.py): the graphs' palette and the diff's colours."""
+        self.theme = "dark" if theme == "dark" else "light"
+        for pane in (self.pane_a, self.pane_b):
+            pane.canvas.set_palette(palette_for(self.theme))
+        if self._shown_row is not None and self.comparison is not None:
+            self._draw_diff(self._shown_row)
+
     # ------------------------------------------------------------------------------------------ runs
-    def set_runs(self, run_a, run_b) -> None:
-        self.comparison = comparison = compare_runs(run_a, run_b)
+    def set_runs(self, run_a, run_b, comparison: Comparison | None = None) -> None:
+        """Show the two runs compared (`comparison` if it was computed already, e.g. off the UI thread)."""
+        self.comparison = comparison = comparison or compare_runs(run_a, run_b)
         self.position_map = PositionMap(comparison, run_a, run_b)
         marks_a = {r.a: r.status for r in comparison.rows if r.a is not None and r.status != "same"}
         marks_b = {r.b: r.status for r in comparison.rows if r.b is not None and r.status != "same"}
@@ -291,17 +323,34 @@ class CompareWindow(QMainWindow):
                 continue
             loader = RunLoader(self)
             loader.loaded.connect(lambda run, s=side: self._on_loaded(s, run))
-            loader.failed.connect(lambda message: self._on_failed(message))
+            loader.failed.connect(self._on_failed)
             self._loaders.append(loader)
             loader.start(os.path.abspath(path))
 
     def _on_loaded(self, side: str, run) -> None:
         self._loaded[side] = run
         if "A" in self._loaded and "B" in self._loaded:
-            self.set_runs(self._loaded["A"], self._loaded["B"])
+            self._compare_off_thread(self._loaded["A"], self._loaded["B"])
 
+    def _compare_off_thread(self, run_a, run_b) -> None:
+        """Aligning two large runs takes seconds: do it on a worker thread, then show the result."""
+        self.totals_label.setText("Comparing…")
+        worker = _CompareThread(run_a, run_b, self)
+        worker.done.connect(self._on_compared)  # a method of this window: queued onto the UI thread
+        worker.failed.connect(self._on_failed)
+        worker.finished.connect(worker.deleteLater)
+        self._workers.append(worker)
+        worker.start()
+
+    @Slot(object)
+    def _on_compared(self, comparison: Comparison) -> None:
+        worker = self.sender()
+        run_a, run_b = worker.runs if isinstance(worker, _CompareThread) else (self._loaded["A"], self._loaded["B"])
+        self.set_runs(run_a, run_b, comparison)
+
+    @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self.totals_label.setText(f"Could not open a run: {message}")
+        self.totals_label.setText(f"Could not compare: {message}")
 
     def _fill_totals(self) -> None:
         totals = self.comparison.totals()
@@ -335,7 +384,8 @@ class CompareWindow(QMainWindow):
                 continue
             deltas = comparison.step_deltas(row)
             tokens = deltas.get("tokens")
-            token_text = "" if not tokens else f"{_signed(tokens['in']) or '0'} / {_signed(tokens['out']) or '0'}"
+            token_text = ("" if not tokens or not any(tokens.values())
+                          else f"{_signed(tokens['in']) or '0'} / {_signed(tokens['out']) or '0'}")
             error = deltas.get("error")
             error_text = "" if not error else ("new error" if error["b"] and not error["a"] else
                                                "error gone" if error["a"] and not error["b"] else "other error")
@@ -343,7 +393,7 @@ class CompareWindow(QMainWindow):
             cells = [MARK_BADGES[row.status],
                      step_title(comparison.nodes_a[row.a]) if row.a is not None else "—",
                      step_title(comparison.nodes_b[row.b]) if row.b is not None else "—",
-                     what, token_text, _signed(deltas.get("durationMs"), " ms") if "durationMs" in deltas else "",
+                     what, token_text, _signed(deltas.get("durationMs") or None, " ms"),
                      error_text]
             item = QTreeWidgetItem(cells)
             item.setData(0, Qt.ItemDataRole.UserRole, number)
@@ -361,6 +411,7 @@ class CompareWindow(QMainWindow):
         self.empty_label.setText("No differences: every step is aligned and carries the same content." if none
                                  else "")
         self.diff_view.clear()
+        self._shown_row = None
 
     # ------------------------------------------------------------------------------------- choosing a row
     def difference_rows(self) -> list[StepPair]:
@@ -410,14 +461,15 @@ class CompareWindow(QMainWindow):
         view = self.diff_view
         view.clear()
         cursor = QTextCursor(view.document())
+        self._shown_row = row
+        colours = DIFF_COLOURS[self.theme]
         plain, heading, deleted, inserted, muted = (QTextCharFormat() for _ in range(5))
         heading.setFontWeight(QFont.Weight.Bold)
-        deleted.setBackground(QColor("#ffd7d5"))
-        deleted.setForeground(QColor("#86181d"))
-        deleted.setFontStrikeOut(True)
-        inserted.setBackground(QColor("#ccffd8"))
-        inserted.setForeground(QColor("#0f5323"))
-        muted.setForeground(QColor("#6a737d"))
+        for fmt, op in ((deleted, "delete"), (inserted, "insert")):
+            fmt.setBackground(QColor(colours[op][0]))
+            fmt.setForeground(QColor(colours[op][1]))
+        deleted.setFontStrikeOut(True)  # also without colour: A's words are struck out
+        muted.setForeground(QColor(colours["muted"]))
         node_a = comparison.nodes_a[row.a] if row.a is not None else None
         node_b = comparison.nodes_b[row.b] if row.b is not None else None
         title = f"A: {step_title(node_a) or '—'}    B: {step_title(node_b) or '—'}    ({STATUS_WORDS[row.status]})"
@@ -482,6 +534,11 @@ class CompareWindow(QMainWindow):
         for loader in self._loaders:
             loader.abandon()
             loader.wait(5000)
+        for worker in self._workers:
+            try:
+                worker.wait(10000)
+            except RuntimeError:  # already finished and deleted
+                pass
         super().closeEvent(event)
 
 
@@ -507,6 +564,7 @@ def compare_with_file(parent) -> CompareWindow | None:
     windows = parent.__dict__.setdefault("_compare_windows", [])
     windows.append(window)
     window.destroyed.connect(lambda _obj=None, w=window: w in windows and windows.remove(w))
+    window.apply_theme(getattr(parent, "theme", "light"))
     window.show()
     window.open_paths(path_a, path_b, run_a=run)
     return window
@@ -518,8 +576,13 @@ def run_compare_gui(path_a: str, path_b: str, screenshot: str | None = None) -> 
     from afp_desktop.app.loader import load_run
     from afp_desktop.core.formats import LoadError
 
+    from afp_desktop.app import theme as widget_theme
+    from afp_desktop.app.settings import Settings
+
     app = create_application()
     window = CompareWindow()
+    window.apply_theme(widget_theme.apply_theme(app, Settings().get("theme")))
+    widget_theme.theme_notifier().theme_changed.connect(window.apply_theme)
     if not screenshot:
         window.show()
         window.open_paths(path_a, path_b)

@@ -421,6 +421,7 @@ def _creation_positions(run) -> list[int]:
 # -------------------------------------------------------------------------------------------- word diff
 
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+_WORDLIKE = re.compile(r"\w")
 
 
 def payload_text(value: Any) -> str:
@@ -438,26 +439,37 @@ def payload_text(value: Any) -> str:
 
 def word_diff(a: str, b: str) -> list[tuple[str, str]]:
     """[(op, text)] with op "equal", "delete" (only in a) or "insert" (only in b); the equal and deleted texts
-    concatenate to `a`, the equal and inserted ones to `b`. Words, runs of spaces and punctuation are tokens."""
+    concatenate to `a`, the equal and inserted ones to `b`. Words, runs of spaces and punctuation are tokens.
+    Spaces and punctuation alone between two changes join them ("Oslo: 18°C" → "database unavailable" reads as
+    one replacement, not four interleaved ones)."""
     ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
-    out: list[tuple[str, str]] = []
-
-    def emit(op: str, tokens: list[str]) -> None:
-        if not tokens:
-            return
-        text = "".join(tokens)
-        if out and out[-1][0] == op:
-            out[-1] = (op, out[-1][1] + text)
-        else:
-            out.append((op, text))
-
     if ta == tb:
-        emit("equal", ta)
-        return out
+        return [("equal", a)] if a else []
+    chunks: list[list] = []  # ["equal", tokens] or ["change", deleted tokens, inserted tokens]
     for op, i1, i2, j1, j2 in SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
         if op == "equal":
-            emit("equal", ta[i1:i2])
+            chunks.append(["equal", ta[i1:i2]])
+        elif chunks and chunks[-1][0] == "change":
+            chunks[-1][1] += ta[i1:i2]
+            chunks[-1][2] += tb[j1:j2]
         else:
-            emit("delete", ta[i1:i2])
-            emit("insert", tb[j1:j2])
+            chunks.append(["change", ta[i1:i2], tb[j1:j2]])
+    merged: list[list] = []
+    for k, chunk in enumerate(chunks):
+        glue = (chunk[0] == "equal" and 0 < k < len(chunks) - 1 and len(chunk[1]) <= 3
+                and not any(_WORDLIKE.search(token) for token in chunk[1]))
+        if glue or (chunk[0] == "change" and merged and merged[-1][0] == "change"):
+            if glue:
+                chunk = ["change", chunk[1], chunk[1]]
+            if merged and merged[-1][0] == "change":
+                merged[-1][1] = merged[-1][1] + chunk[1]
+                merged[-1][2] = merged[-1][2] + chunk[2]
+                continue
+        merged.append(chunk)
+    out: list[tuple[str, str]] = []
+    for chunk in merged:
+        pieces = [("equal", chunk[1])] if chunk[0] == "equal" else [("delete", chunk[1]), ("insert", chunk[2])]
+        for op, tokens in pieces:
+            if tokens:
+                out.append((op, "".join(tokens)))
     return out
