@@ -183,3 +183,21 @@ def test_dark_theme_reaches_the_graphs_and_the_diff(window):
             it += 1
         block = block.next()
     assert "#1f4d2c" in formats and "#ffd7d5" not in formats  # redrawn with the dark colours
+
+
+def test_keys_step_the_run_last_moved(window, qtbot):
+    window.set_runs(open_corpus(REACT), open_corpus(REACT))
+    sa, sb = window.pane_a.session, window.pane_b.session
+    sa.home()
+    _settle(window)
+    window.diff_view.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_Right)
+    _settle(window)
+    assert sa.stop_index == 0 and sb.position == sa.position > 0
+    qtbot.mouseClick(window.pane_b.next_button, Qt.MouseButton.LeftButton)  # B becomes the run the keys step
+    _settle(window)
+    qtbot.keyClick(window, Qt.Key.Key_Right)
+    _settle(window)
+    assert sb.stop_index == 2 and sa.position == sb.position
+    qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert not window.linked

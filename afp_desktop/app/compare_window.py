@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from afp_desktop.app.compare_marks import MARK_BADGES, MARK_COLOURS, mark_canvas
 from afp_desktop.app.panels.graph_canvas import GraphCanvas
+from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.panels.timeline_model import describe_position, ordinal_labels
 from afp_desktop.app.session import Session
 from afp_desktop.app.style import palette_for
@@ -238,8 +239,9 @@ class CompareWindow(QMainWindow):
         header = self.diff_list.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((34, 190, 190, 230, 90, 70, 80)):
+        for column, width in enumerate((34, 190, 190, 230, 80, 70, 80)):
             self.diff_list.setColumnWidth(column, width)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # "What differs" takes the room left
         self.diff_list.currentItemChanged.connect(self._on_row_chosen)
         self.empty_label = QLabel("")
         self.empty_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -397,6 +399,7 @@ class CompareWindow(QMainWindow):
                      error_text]
             item = QTreeWidgetItem(cells)
             item.setData(0, Qt.ItemDataRole.UserRole, number)
+            item.setToolTip(3, plain_tooltip(what))
             item.setForeground(0, QColor(MARK_COLOURS[row.status]))
             bold = QFont(item.font(0))
             bold.setBold(True)
