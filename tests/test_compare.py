@@ -10,6 +10,8 @@ import sys
 import pytest
 
 from afp_desktop import cli
+from afp_desktop.core import jsonio
+from afp_desktop.core.formats import load_bytes
 from afp_desktop.core.compare import (
     PAYLOAD_FIELDS,
     PositionMap,
@@ -236,3 +238,62 @@ def test_cli_diff_imports_no_qt():
             "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6'))))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+# ------------------------------------------------------------------------------------------ hostile input
+
+_ODD_VALUES = [None, 7, -1.5, True, "", "x#3", [], ["a#1", 2], {"k": [1, {"deep": None}]}, "<b>", "\u0000\u202e"]
+
+
+def _mangled(events: list, rng: random.Random) -> list:
+    events = [dict(e) for e in events]
+    for _ in range(rng.randint(1, 6)):
+        choice = rng.random()
+        if choice < 0.3 and events:  # drop a slice
+            i = rng.randrange(len(events))
+            del events[i:i + rng.randint(1, 8)]
+        elif choice < 0.55 and events:  # repeat a slice somewhere else
+            i = rng.randrange(len(events))
+            piece = [dict(e) for e in events[i:i + rng.randint(1, 12)]]
+            j = rng.randrange(len(events) + 1)
+            events[j:j] = piece
+        elif events:  # an odd value in a field the comparison reads
+            event = rng.choice(events)
+            key = rng.choice(["toolName", "subflowPath", "runtimeStageId", "args", "result", "error", "usage",
+                              "content", "subflowName", "primitiveKind", "ts", "childName", "payload"])
+            event[key] = rng.choice(_ODD_VALUES)
+    return events
+
+
+def test_mangled_runs_compare_without_failing():
+    base = load_json(REACT, "trace.json")
+    other = load_json(THROWS, "trace.json")
+    rng = random.Random(2026)
+    for _ in range(50):
+        traces = []
+        for source in (base, rng.choice([base, other])):
+            trace = dict(source)
+            trace["events"] = _mangled(source["events"], rng)
+            traces.append(trace)
+        a, b = (load_bytes(jsonio.dumps(t), "mangled.json") for t in traces)  # (unprepared: faster)
+        comparison = compare_runs(a, b)
+        rows = comparison.rows
+        assert sorted(r.a for r in rows if r.a is not None) == list(range(len(comparison.nodes_a)))
+        assert sorted(r.b for r in rows if r.b is not None) == list(range(len(comparison.nodes_b)))
+        pairs = [(r.a, r.b) for r in rows if r.a is not None and r.b is not None]
+        assert all(x1 < x2 and y1 < y2 for (x1, y1), (x2, y2) in zip(pairs, pairs[1:]))
+        json.dumps(comparison.to_json())  # plain JSON values only
+        assert compare_runs(a, a).identical
+        carry = PositionMap(comparison, a, b)
+        mapped = [carry.a_to_b(p) for p in range(len(a.axis) + 1)]
+        assert all(0 <= p <= len(b.axis) for p in mapped)
+        for row in comparison.rows_with("changed")[:3]:
+            comparison.payload_diffs(row)
+
+
+def test_word_diff_of_indented_json_goes_line_by_line():
+    a = payload_text({"x": 1, "y": "Weather in Oslo", "z": [1, 2, 3]})
+    b = payload_text({"x": 2, "y": "Weather in Rome", "z": [1, 2, 3]})
+    assert word_diff(a, b) == [("equal", '{\n  "x": '), ("delete", "1"), ("insert", "2"),
+                               ("equal", ',\n  "y": "Weather in '), ("delete", "Oslo"), ("insert", "Rome"),
+                               ("equal", '",\n  "z": [\n    1,\n    2,\n    3\n  ]\n}')]

@@ -440,36 +440,61 @@ def payload_text(value: Any) -> str:
 def word_diff(a: str, b: str) -> list[tuple[str, str]]:
     """[(op, text)] with op "equal", "delete" (only in a) or "insert" (only in b); the equal and deleted texts
     concatenate to `a`, the equal and inserted ones to `b`. Words, runs of spaces and punctuation are tokens.
-    Spaces and punctuation alone between two changes join them ("Oslo: 18°C" → "database unavailable" reads as
-    one replacement, not four interleaved ones)."""
-    ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
-    if ta == tb:
+
+    Texts of several lines (indented JSON) are matched line by line first and word by word only inside changed
+    lines, which keeps a big payload fast. Spaces and punctuation alone between two changes join them
+    ("Oslo: 18°C" → "database unavailable" reads as one replacement, not four interleaved ones)."""
+    if a == b:
         return [("equal", a)] if a else []
-    chunks: list[list] = []  # ["equal", tokens] or ["change", deleted tokens, inserted tokens]
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
+    lines_a, lines_b = a.splitlines(keepends=True), b.splitlines(keepends=True)
+    chunks: list[list] = []  # ["equal", tokens, may glue] or ["change", deleted tokens, inserted tokens]
+    if len(lines_a) > 1 or len(lines_b) > 1:
+        for op, i1, i2, j1, j2 in SequenceMatcher(None, lines_a, lines_b, autojunk=False).get_opcodes():
+            if op == "equal":
+                chunks.append(["equal", lines_a[i1:i2], False])
+            else:
+                chunks.extend(_word_chunks("".join(lines_a[i1:i2]), "".join(lines_b[j1:j2])))
+    else:
+        chunks = _word_chunks(a, b)
+    merged: list[list] = []
+    for k, chunk in enumerate(chunks):
+        if chunk[0] == "equal":
+            glue = (chunk[2] and 0 < k < len(chunks) - 1 and chunks[k - 1][0] == chunks[k + 1][0] == "change"
+                    and len(chunk[1]) <= 3 and not any(_WORDLIKE.search(token) for token in chunk[1]))
+            if not glue:
+                merged.append(chunk)
+                continue
+            chunk = ["change", chunk[1], chunk[1]]
+        if merged and merged[-1][0] == "change":
+            merged[-1] = ["change", merged[-1][1] + chunk[1], merged[-1][2] + chunk[2]]
+        else:
+            merged.append(chunk)
+    out: list[tuple[str, str]] = []
+    for chunk in merged:
+        pieces = [("equal", chunk[1])] if chunk[0] == "equal" else [("delete", chunk[1]), ("insert", chunk[2])]
+        for op, tokens in pieces:
+            if not tokens:
+                continue
+            text = "".join(tokens)
+            if out and out[-1][0] == op:
+                out[-1] = (op, out[-1][1] + text)
+            else:
+                out.append((op, text))
+    return out
+
+
+def _word_chunks(a: str, b: str) -> list[list]:
+    ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
+    chunks: list[list] = []
+    # Runs of spaces are everywhere: they never start a match (difflib's junk), only extend one, which keeps
+    # the search fast on long texts.
+    matcher = SequenceMatcher(str.isspace, ta, tb, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
-            chunks.append(["equal", ta[i1:i2]])
+            chunks.append(["equal", ta[i1:i2], True])
         elif chunks and chunks[-1][0] == "change":
             chunks[-1][1] += ta[i1:i2]
             chunks[-1][2] += tb[j1:j2]
         else:
             chunks.append(["change", ta[i1:i2], tb[j1:j2]])
-    merged: list[list] = []
-    for k, chunk in enumerate(chunks):
-        glue = (chunk[0] == "equal" and 0 < k < len(chunks) - 1 and len(chunk[1]) <= 3
-                and not any(_WORDLIKE.search(token) for token in chunk[1]))
-        if glue or (chunk[0] == "change" and merged and merged[-1][0] == "change"):
-            if glue:
-                chunk = ["change", chunk[1], chunk[1]]
-            if merged and merged[-1][0] == "change":
-                merged[-1][1] = merged[-1][1] + chunk[1]
-                merged[-1][2] = merged[-1][2] + chunk[2]
-                continue
-        merged.append(chunk)
-    out: list[tuple[str, str]] = []
-    for chunk in merged:
-        pieces = [("equal", chunk[1])] if chunk[0] == "equal" else [("delete", chunk[1]), ("insert", chunk[2])]
-        for op, tokens in pieces:
-            if tokens:
-                out.append((op, "".join(tokens)))
-    return out
+    return chunks
