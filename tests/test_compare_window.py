@@ -201,3 +201,21 @@ def test_keys_step_the_run_last_moved(window, qtbot):
     assert sb.stop_index == 2 and sa.position == sb.position
     qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     assert not window.linked
+
+
+def test_compare_flag_renders_a_screenshot(qtbot, tmp_path, capsys):
+    from PySide6.QtGui import QImage
+
+    from afp_desktop import cli
+
+    out = tmp_path / "compare.png"
+    a, b = corpus_path(REACT, "trace.json"), corpus_path("12-tool-throws", "trace.json")
+    assert cli.main([str(a), str(b), "--compare", "--screenshot", str(out)]) == 0
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1600, 1000)
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    assert cli.main([str(a), str(broken), "--compare", "--screenshot", str(tmp_path / "no.png")]) == 2
+    err = capsys.readouterr().err
+    assert "broken.json" in err and "Traceback" not in err
+    assert not (tmp_path / "no.png").exists()

@@ -7,6 +7,8 @@ the cursor ring, so both stay visible on one card.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
@@ -24,8 +26,15 @@ class DiffMarks(QGraphicsItem):
         super().__init__()
         self.marks = dict(marks)
         boxes = canvas.graph_layout.nodes
-        self._rects = {i: QRectF(boxes[i].x, boxes[i].y, boxes[i].w, boxes[i].h)
-                       for i in self.marks if 0 <= i < len(boxes)}
+        reach = RING_MARGIN + BADGE_RADIUS
+        # (top, bottom, left, right of all that is drawn for the mark; ring; status), sorted by top so a paint
+        # looks only at the marks in the exposed rows (the large run has hundreds of marks).
+        self._items = sorted(
+            (b.y - reach, b.y + b.h + reach, b.x - reach, b.x + b.w + reach,
+             QRectF(b.x, b.y, b.w, b.h).adjusted(-RING_MARGIN, -RING_MARGIN, RING_MARGIN, RING_MARGIN), status)
+            for i, status in self.marks.items() if 0 <= i < len(boxes) for b in (boxes[i],))
+        self._tops = [item[0] for item in self._items]
+        self._tallest = max((item[1] - item[0] for item in self._items), default=0.0)
         layout = canvas.graph_layout
         self._bounds = QRectF(-20, -20, max(layout.width, 1.0) + 40, max(layout.height, 1.0) + 40)
         self._font = QFont()
@@ -43,11 +52,13 @@ class DiffMarks(QGraphicsItem):
         lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
         detailed = lod >= 0.4
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        for index, rect in self._rects.items():
-            ring = rect.adjusted(-RING_MARGIN, -RING_MARGIN, RING_MARGIN, RING_MARGIN)
-            if not ring.adjusted(-BADGE_RADIUS, -BADGE_RADIUS, BADGE_RADIUS, BADGE_RADIUS).intersects(exposed):
+        top, bottom, left, right = exposed.top(), exposed.bottom(), exposed.left(), exposed.right()
+        for k in range(bisect_left(self._tops, top - self._tallest), len(self._items)):
+            y0, y1, x0, x1, ring, status = self._items[k]
+            if y0 > bottom:
+                break
+            if y1 < top or x1 < left or x0 > right:
                 continue
-            status = self.marks[index]
             colour = QColor(MARK_COLOURS.get(status, "#666666"))
             pen = QPen(colour, 2.5 if detailed else 2)
             pen.setCosmetic(not detailed)  # still visible far zoomed out

@@ -575,12 +575,11 @@ def compare_with_file(parent) -> CompareWindow | None:
 
 def run_compare_gui(path_a: str, path_b: str, screenshot: str | None = None) -> int:
     """`afp-desktop A B --compare [--screenshot OUT.png]`."""
+    from afp_desktop.app import theme as widget_theme
     from afp_desktop.app.gui import _settle, create_application
     from afp_desktop.app.loader import load_run
-    from afp_desktop.core.formats import LoadError
-
-    from afp_desktop.app import theme as widget_theme
     from afp_desktop.app.settings import Settings
+    from afp_desktop.core.formats import LoadError
 
     app = create_application()
     window = CompareWindow()
@@ -590,9 +589,7 @@ def run_compare_gui(path_a: str, path_b: str, screenshot: str | None = None) -> 
         window.show()
         window.open_paths(path_a, path_b)
         return app.exec()
-    window.resize(1600, 1000)
-    window.show()
-    try:
+    try:  # (loaded before the window shows: a file that cannot be read leaves nothing open)
         runs = [load_run(path) for path in (path_a, path_b)]
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
@@ -600,6 +597,8 @@ def run_compare_gui(path_a: str, path_b: str, screenshot: str | None = None) -> 
     except OSError as err:
         print(f"afp-desktop: {err.filename or ''}: {err.strerror or err}", file=sys.stderr)
         return 2
+    window.resize(1600, 1000)
+    window.show()
     window.set_runs(*runs)
     _settle(app)
     image = window.grab()
