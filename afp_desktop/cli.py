@@ -177,7 +177,11 @@ def cmd_convert(args) -> int:
 def cmd_diff(args) -> int:
     from afp_desktop.core.compare import diff
 
-    _write_json(diff(_open(args.file), _open(args.other)), args.indent)
+    runs = [_open(args.file), _open(args.other)]
+    for path, run in zip((args.file, args.other), runs):
+        if run.stepgraph_note:
+            print(f"afp-desktop: note: {path}: {run.stepgraph_note}", file=sys.stderr)
+    _write_json(diff(*runs), args.indent)
     return 0
 
 
@@ -253,7 +257,8 @@ def _window_parser() -> argparse.ArgumentParser:
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
                     "print the status line for every prefix of the typed events\n  stops      print the milestone "
                     "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
-                    "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless",
+                    "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless\n  diff       align two "
+                    "runs by their steps and print what differs (JSON)",
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")

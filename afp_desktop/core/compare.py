@@ -263,7 +263,7 @@ class Comparison:
             out["tokens"] = {side: _num(tb.get(side)) - _num(ta.get(side)) for side in ("in", "out")}
         if "durationMs" in va or "durationMs" in vb:
             out["durationMs"] = _num(vb.get("durationMs")) - _num(va.get("durationMs"))
-        if bool(va.get("error")) != bool(vb.get("error")) or va.get("error") != vb.get("error"):
+        if va.get("error") != vb.get("error"):
             out["error"] = {"a": va.get("error"), "b": vb.get("error")}
         return out
 
