@@ -568,6 +568,9 @@ def compare_with_file(parent) -> CompareWindow | None:
     windows.append(window)
     window.destroyed.connect(lambda _obj=None, w=window: w in windows and windows.remove(w))
     window.apply_theme(getattr(parent, "theme", "light"))
+    from afp_desktop.app import theme as widget_theme
+
+    widget_theme.theme_notifier().theme_changed.connect(window.apply_theme)  # follow the desktop's scheme
     window.show()
     window.open_paths(path_a, path_b, run_a=run)
     return window
