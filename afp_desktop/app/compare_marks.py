@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
 
@@ -17,6 +17,9 @@ MARK_COLOURS = {"added": "#2f9e44", "removed": "#e03131", "changed": "#9c36b5"}
 MARK_BADGES = {"added": "+", "removed": "\u2212", "changed": "~"}
 RING_MARGIN = 8.0
 BADGE_RADIUS = 8.0
+CHIP_RING_MARGIN = 2.0  # context chips are stacked 4 px apart: a tight ring, the badge inside the chip's right end
+CHIP_BADGE_RADIUS = 6.0
+CHIP_KINDS = ("fork-branch", "decision-branch")
 
 
 class DiffMarks(QGraphicsItem):
@@ -26,13 +29,25 @@ class DiffMarks(QGraphicsItem):
         super().__init__()
         self.marks = dict(marks)
         boxes = canvas.graph_layout.nodes
-        reach = RING_MARGIN + BADGE_RADIUS
-        # (top, bottom, left, right of all that is drawn for the mark; ring; status), sorted by top so a paint
-        # looks only at the marks in the exposed rows (the large run has hundreds of marks).
-        self._items = sorted(
-            (b.y - reach, b.y + b.h + reach, b.x - reach, b.x + b.w + reach,
-             QRectF(b.x, b.y, b.w, b.h).adjusted(-RING_MARGIN, -RING_MARGIN, RING_MARGIN, RING_MARGIN), status)
-            for i, status in self.marks.items() if 0 <= i < len(boxes) for b in (boxes[i],))
+        # (top, bottom, left, right of all that is drawn for the mark; ring; badge; status), sorted by top so a
+        # paint looks only at the marks in the exposed rows (the large run has hundreds of marks).
+        items = []
+        for i, status in self.marks.items():
+            if not 0 <= i < len(boxes):
+                continue
+            b = boxes[i]
+            card = QRectF(b.x, b.y, b.w, b.h)
+            if b.kind in CHIP_KINDS:
+                ring = card.adjusted(-CHIP_RING_MARGIN, -CHIP_RING_MARGIN, CHIP_RING_MARGIN, CHIP_RING_MARGIN)
+                r = min(CHIP_BADGE_RADIUS, b.h / 2)
+                badge = QRectF(card.right() - 4 - 2 * r, card.center().y() - r, 2 * r, 2 * r)
+            else:
+                ring = card.adjusted(-RING_MARGIN, -RING_MARGIN, RING_MARGIN, RING_MARGIN)
+                badge = QRectF(ring.right() - BADGE_RADIUS, ring.top() - BADGE_RADIUS, 2 * BADGE_RADIUS,
+                               2 * BADGE_RADIUS)
+            whole = ring.united(badge).adjusted(-2, -2, 2, 2)
+            items.append((whole.top(), whole.bottom(), whole.left(), whole.right(), ring, badge, status))
+        self._items = sorted(items, key=lambda item: item[0])
         self._tops = [item[0] for item in self._items]
         self._tallest = max((item[1] - item[0] for item in self._items), default=0.0)
         layout = canvas.graph_layout
@@ -54,7 +69,7 @@ class DiffMarks(QGraphicsItem):
         painter.setBrush(Qt.BrushStyle.NoBrush)
         top, bottom, left, right = exposed.top(), exposed.bottom(), exposed.left(), exposed.right()
         for k in range(bisect_left(self._tops, top - self._tallest), len(self._items)):
-            y0, y1, x0, x1, ring, status = self._items[k]
+            y0, y1, x0, x1, ring, badge, status = self._items[k]
             if y0 > bottom:
                 break
             if y1 < top or x1 < left or x0 > right:
@@ -66,15 +81,15 @@ class DiffMarks(QGraphicsItem):
                 pen.setStyle(Qt.PenStyle.DashLine)
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRoundedRect(ring, 9, 9)
+            radius = min(9.0, ring.height() / 2)
+            painter.drawRoundedRect(ring, radius, radius)
             if not detailed:
                 continue
-            centre = QPointF(ring.right(), ring.top())
-            badge = QRectF(centre.x() - BADGE_RADIUS, centre.y() - BADGE_RADIUS, 2 * BADGE_RADIUS, 2 * BADGE_RADIUS)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(colour)
             painter.drawEllipse(badge)
             painter.setPen(QColor("#ffffff"))
+            self._font.setPixelSize(13 if badge.height() >= 14 else 10)
             painter.setFont(self._font)
             painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, MARK_BADGES.get(status, "?"))
 
