@@ -9,6 +9,8 @@
     afp-desktop export FILE -o OUT.png|OUT.svg [--stop N] [--scale S]
     afp-desktop replay FILE [--templates MAP.json] [--app-name NAME]   the stops, their spans and lines, the errors
     afp-desktop view FILE (--position P | --stop N | --typed K) [...]  everything the window shows at one moment
+    afp-desktop diff A B                                    align two runs and print what differs (JSON)
+    afp-desktop A B --compare                               the compare window
     (every subcommand, and the window, take --conversation ID for a bug-report bundle of several)
 
 The JSON subcommands import no Qt; only the window, --screenshot and export do.
@@ -23,7 +25,7 @@ from pathlib import Path
 
 from afp_desktop import __version__
 
-SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view")
+SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view", "diff")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
                 ".jsonl, any of these compressed with gzip or xz, and agentfootprint's bug-report bundles (.zip; "
@@ -200,6 +202,17 @@ def cmd_convert(args) -> int:
     return 0
 
 
+def cmd_diff(args) -> int:
+    from afp_desktop.core.compare import diff
+
+    runs = [_open(args.file), _open(args.other)]
+    for path, run in zip((args.file, args.other), runs):
+        if run.stepgraph_note:
+            print(f"afp-desktop: note: {path}: {run.stepgraph_note}", file=sys.stderr)
+    _write_json(diff(*runs), args.indent)
+    return 0
+
+
 def _prepare_headless_qt() -> None:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -320,24 +333,32 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg")
     p.add_argument("--stop", type=int, metavar="N", help="show the run as of stop N (0-based); later steps dimmed")
     p.add_argument("--scale", type=float, default=1.0, metavar="S", help="scale factor (default 1)")
+    p = add("diff", "align two runs by their steps and print the differences as JSON", cmd_diff)
+    p.add_argument("other", metavar="B", help="the run to compare FILE (A) with")
+    p.add_argument("--indent", action="store_true", help="pretty-print")
     return parser
 
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="afp-desktop", usage="afp-desktop [FILE] [--conversation ID] [--screenshot OUT.png [--stop N]]\n"
+                                  "       afp-desktop A B --compare [--screenshot OUT.png]\n"
+                                  "       afp-desktop diff A B\n"
                                   "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
                     "print the status line for every prefix of the typed events\n  stops      print the milestone "
                     "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
-                    "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless",
+                    "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless\n  diff       align two "
+                    "runs by their steps and print what differs (JSON)",
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
     parser.add_argument("--stop", type=int, metavar="N", help="with --screenshot: move the cursor to stop N first")
     _add_conversation_option(parser)
+    parser.add_argument("other", nargs="?", metavar="B", help="with --compare: the run to compare FILE with")
+    parser.add_argument("--compare", action="store_true", help="open FILE and B side by side in the compare window")
     parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
     return parser
 
@@ -353,12 +374,20 @@ def main(argv: list[str] | None = None) -> int:
         args = _window_parser().parse_args(argv)
         if args.stop is not None and not args.screenshot:
             raise CliError("--stop goes with --screenshot (or with the export subcommand)")
+        if args.compare and not (args.file and args.other):
+            raise CliError("--compare needs two runs: afp-desktop A B --compare")
+        if args.other and not args.compare:
+            raise CliError(f"{args.other}: one file opens the window; to compare two runs add --compare")
         if args.screenshot:
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         else:
             _check_display()
         from afp_desktop.app.gui import run_gui
 
+        if args.compare:
+            from afp_desktop.app.compare_window import run_compare_gui
+
+            return run_compare_gui(args.file, args.other, screenshot=args.screenshot)
         return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation)
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)

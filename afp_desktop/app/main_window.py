@@ -222,6 +222,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Open…", self.choose_file, "open")
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self._action(file_menu, "Compare &with…", self.compare_with)
         file_menu.addSeparator()
         self.export_png_action = self._action(file_menu, "Export graph as &PNG…", lambda: self.ask_export("PNG"),
                                               "export")
@@ -379,6 +380,12 @@ class MainWindow(QMainWindow):
         path, _filter = QFileDialog.getOpenFileName(self, "Open a trace file", folder, TRACE_FILTER)
         if path:
             self.open_file(path)
+
+    def compare_with(self) -> None:
+        """File ▸ Compare with…: this run (or a first file) side by side with another (compare_window.py)."""
+        from afp_desktop.app.compare_window import compare_with_file
+
+        compare_with_file(self)
 
     def reload(self) -> None:
         """Read the open file again (a file still being written has grown); keep the cursor where it was."""

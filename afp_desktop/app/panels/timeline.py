@@ -1,8 +1,8 @@
 """The milestone timeline: the run's stops on a horizontal axis, the cursor, a slider over single events,
 play/pause, per-stop figures (tokens per LLM turn, tool time) and drilling into a mount stop.
 
-The panel follows the session (cursor_moved, stops_changed, run_loaded/closed) and moves the cursor only
-through it; it never talks to another panel. x is the stop number (see timeline_model); the slider is the
+The panel follows the session (moment_changed, stops_changed, run_loaded/closed) and moves the cursor only
+through it; it never talks to another panel. x is the stop number (see core/timeline.py); the slider is the
 axis position, one step per event.
 """
 
