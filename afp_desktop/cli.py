@@ -7,6 +7,7 @@
     afp-desktop info FILE                                   format, counts and what the file lacks
     afp-desktop convert INPUT -o OUT.jsonl                  the lossless line-oriented form
     afp-desktop export FILE -o OUT.png|OUT.svg [--stop N] [--scale S]
+    afp-desktop find FILE QUERY [--regex] [--ignore-case] [--templates MAP.json] [--app-name NAME]
 
 The JSON subcommands import no Qt; only the window, --screenshot and export do.
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from afp_desktop import __version__
 
-SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export")
+SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "find")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
                 ".jsonl, and any of these compressed with gzip or xz.")
@@ -172,6 +173,20 @@ def cmd_convert(args) -> int:
     return 0
 
 
+def cmd_find(args) -> int:
+    from afp_desktop.core.search import QueryError, SearchIndex, compile_query
+
+    try:
+        compile_query(args.query, args.regex, args.ignore_case)  # a bad query is refused before the file is read
+    except QueryError as err:
+        raise CliError(f"{args.query!r}: {err}") from None
+    templates = _load_templates(args.templates) if args.templates else None
+    run = _open(args.file)
+    hits = SearchIndex(run, templates, args.app_name).find(args.query, regex=args.regex, ignore_case=args.ignore_case)
+    _write_json([hit.to_json() for hit in hits], args.indent)
+    return 0
+
+
 def _prepare_headless_qt() -> None:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -227,19 +242,28 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg")
     p.add_argument("--stop", type=int, metavar="N", help="show the run as of stop N (0-based); later steps dimmed")
     p.add_argument("--scale", type=float, default=1.0, metavar="S", help="scale factor (default 1)")
+    p = add("find", "search the whole run (labels, tools, arguments, results, messages, status lines, …) and print "
+                    "the hits as JSON", cmd_find)
+    p.add_argument("query", metavar="QUERY", help="plain text (or a regular expression with --regex)")
+    p.add_argument("--regex", action="store_true", help="QUERY is a Python regular expression")
+    p.add_argument("--ignore-case", action="store_true", help="match upper and lower case alike")
+    p.add_argument("--templates", metavar="MAP.json", help="the status-line template map (default: the library's)")
+    p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
+    p.add_argument("--indent", action="store_true", help="pretty-print")
     return parser
 
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="afp-desktop", usage="afp-desktop [FILE] [--screenshot OUT.png [--stop N]]\n"
-                                  "       afp-desktop {stepgraph,status,stops,info,convert,export} FILE ...",
+                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,find} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
                     "print the status line for every prefix of the typed events\n  stops      print the milestone "
                     "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
-                    "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless",
+                    "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless\n  find       search "
+                    "the whole run, print the hits as JSON",
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")

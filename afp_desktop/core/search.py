@@ -32,7 +32,7 @@ import numpy as np
 from afp_desktop.core import jsonio
 from afp_desktop.core.axis import TYPED_DOMAIN_TYPES, anchor_domain_to_typed
 from afp_desktop.core.lazyjson import resolve_quietly
-from afp_desktop.core.status import DEFAULT_TEMPLATES, progress_message_of, render_status_line
+from afp_desktop.core.status import DEFAULT_TEMPLATES, render_status_line
 
 EXCERPT_BEFORE = 50
 EXCERPT_AFTER = 90
@@ -540,9 +540,10 @@ def _typed_fields(position: int, name: str, payload: dict, node: int | None, too
         if get("error") and not isinstance(get("error"), bool):
             yield position, _as_text(get("error")), f"tool error of {_named(tool)}", node
     elif name == "stream.tool_progress":
-        if progress_message_of(payload) is not None:  # the whole message: the bubble shows it cut to 120
-            yield position, get("message"), f"progress report of {_named(tool_names.get(_key(get('toolCallId'))))}", \
-                node
+        report = get("payload")  # the tool author's own payload: {message, …} or a bare string
+        message = report.get("message") if isinstance(report, dict) else report
+        if isinstance(message, str) and message.strip():  # whole (the bubble cuts it at 120 characters)
+            yield position, message, f"progress report of {_named(tool_names.get(_key(get('toolCallId'))))}", node
     elif name == "context.injected":
         slot = get("slot")
         text = get("rawContent") if isinstance(get("rawContent"), str) and get("rawContent") else get("contentSummary")
