@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 import numpy as np
 
 from afp_desktop.core import jsonio
-from afp_desktop.core.axis import TYPED_DOMAIN_TYPES, anchor_domain_to_typed
+from afp_desktop.core.axis import anchor_domain_to_typed
+from afp_desktop.core.bookmarks import ordinal_labels
 from afp_desktop.core.lazyjson import resolve_quietly
 from afp_desktop.core.status import DEFAULT_TEMPLATES, render_status_line
 
@@ -246,7 +246,7 @@ class SearchIndex:
         self.app_name = app_name
         stops = run.stops
         self.stop_ends = [stop["axisEnd"] for stop in stops]
-        self.stop_labels = _ordinal_labels(stops)
+        self.stop_labels = ordinal_labels(stops)
         self._nodes = _NodeFinder(run)
         content = _content if _content is not None else _Part(list(_content_docs(run, self._nodes)))
         self._parts = (content, _Part(list(_status_docs(run, self._nodes, self.templates, app_name))))
@@ -288,20 +288,6 @@ def find(run, query: str, *, regex: bool = False, ignore_case: bool = False, tem
          app_name: str = "Agent", limit: int | None = None) -> list[Hit]:
     return list(SearchIndex(run, templates, app_name).find(query, regex=regex, ignore_case=ignore_case,
                                                            limit=limit))
-
-
-def _ordinal_labels(stops: list[dict]) -> list[str]:
-    """Each stop's label, numbered where labels repeat ("LLM turn 2"), as the timeline shows them."""
-    counts = Counter(stop.get("label", "") for stop in stops)
-    seen: Counter = Counter()
-    out = []
-    for stop in stops:
-        label = str(stop.get("label", ""))
-        if counts[label] > 1:
-            seen[label] += 1
-            label = f"{label} {seen[label]}"
-        out.append(label)
-    return out
 
 
 # ── which node a text belongs to ────────────────────────────────────────────────────────────────────────
