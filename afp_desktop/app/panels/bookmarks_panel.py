@@ -56,6 +56,8 @@ class BookmarksPanel(QWidget):
         layout.addWidget(self.hint)
         self.list = QListWidget()
         self.list.setWordWrap(True)
+        self.list.setAlternatingRowColors(True)
+        self.list.setSpacing(2)
         self.list.itemActivated.connect(lambda item: self.jump(self.list.row(item)))
         self.list.itemClicked.connect(lambda item: self.jump(self.list.row(item)))
         layout.addWidget(self.list, 1)

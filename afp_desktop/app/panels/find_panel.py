@@ -304,7 +304,8 @@ class FindPanel(QWidget):
         index = self.model.index(row)
         self.list.setCurrentIndex(index)
         self.list.scrollTo(index)
-        self.session.move_to(hit.position)
+        # Several stops can end at one position: name the hit's, so the timeline marks that one.
+        self.session.move_to(hit.position, stop=hit.stop if len(self.session.breadcrumb) == 1 else None)
         if hit.node is not None:
             self.session.select_node(hit.node)
 
