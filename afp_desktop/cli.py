@@ -12,6 +12,7 @@
     afp-desktop diff A B                                    align two runs and print what differs (JSON)
     afp-desktop A B --compare                               the compare window
     (every subcommand, and the window, take --conversation ID for a bug-report bundle of several)
+    afp-desktop find FILE QUERY [--regex] [--ignore-case] [--templates MAP.json] [--app-name NAME]
 
 The JSON subcommands import no Qt; only the window, --screenshot and export do.
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from afp_desktop import __version__
 
-SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view", "diff")
+SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view", "diff", "find")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
                 ".jsonl, any of these compressed with gzip or xz, and agentfootprint's bug-report bundles (.zip; "
@@ -213,6 +214,20 @@ def cmd_diff(args) -> int:
     return 0
 
 
+def cmd_find(args) -> int:
+    from afp_desktop.core.search import QueryError, SearchIndex, compile_query
+
+    try:
+        compile_query(args.query, args.regex, args.ignore_case)  # a bad query is refused before the file is read
+    except QueryError as err:
+        raise CliError(f"{args.query!r}: {err}") from None
+    templates = _load_templates(args.templates) if args.templates else None
+    run = _open(args.file)
+    hits = SearchIndex(run, templates, args.app_name).find(args.query, regex=args.regex, ignore_case=args.ignore_case)
+    _write_json([hit.to_json() for hit in hits], args.indent)
+    return 0
+
+
 def _prepare_headless_qt() -> None:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -336,6 +351,14 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p = add("diff", "align two runs by their steps and print the differences as JSON", cmd_diff)
     p.add_argument("other", metavar="B", help="the run to compare FILE (A) with")
     p.add_argument("--indent", action="store_true", help="pretty-print")
+    p = add("find", "search the whole run (labels, tools, arguments, results, messages, status lines, …) and print "
+                    "the hits as JSON", cmd_find)
+    p.add_argument("query", metavar="QUERY", help="plain text (or a regular expression with --regex)")
+    p.add_argument("--regex", action="store_true", help="QUERY is a Python regular expression")
+    p.add_argument("--ignore-case", action="store_true", help="match upper and lower case alike")
+    p.add_argument("--templates", metavar="MAP.json", help="the status-line template map (default: the library's)")
+    p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
+    p.add_argument("--indent", action="store_true", help="pretty-print")
     return parser
 
 
@@ -344,14 +367,15 @@ def _window_parser() -> argparse.ArgumentParser:
         prog="afp-desktop", usage="afp-desktop [FILE] [--conversation ID] [--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop A B --compare [--screenshot OUT.png]\n"
                                   "       afp-desktop diff A B\n"
-                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view} FILE ...",
+                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
                     "print the status line for every prefix of the typed events\n  stops      print the milestone "
                     "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
                     "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless\n  diff       align two "
-                    "runs by their steps and print what differs (JSON)",
+                    "runs by their steps and print what differs (JSON)\n  find       search the whole run, print "
+                    "the hits as JSON",
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")

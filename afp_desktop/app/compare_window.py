@@ -575,7 +575,7 @@ def compare_with_file(parent) -> CompareWindow | None:
 def run_compare_gui(path_a: str, path_b: str, screenshot: str | None = None) -> int:
     """`afp-desktop A B --compare [--screenshot OUT.png]`."""
     from afp_desktop.app import theme as widget_theme
-    from afp_desktop.app.gui import _settle, create_application
+    from afp_desktop.app.gui import create_application, settle_events
     from afp_desktop.app.loader import load_run
     from afp_desktop.app.settings import Settings
     from afp_desktop.core.formats import LoadError
@@ -599,7 +599,7 @@ def run_compare_gui(path_a: str, path_b: str, screenshot: str | None = None) -> 
     window.resize(1600, 1000)
     window.show()
     window.set_runs(*runs)
-    _settle(app)
+    settle_events(app)
     image = window.grab()
     window.close()
     if not image.save(screenshot, "PNG"):

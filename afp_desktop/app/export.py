@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QIODevice, QRect, QRectF, QSize
+from PySide6.QtCore import QBuffer, QIODevice, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
@@ -95,37 +95,50 @@ def export_graph(
 
 
 def export_view(canvas: GraphCanvas, out_path: str | Path, *, scale: float = 1.0, include_cursor: bool = True,
-                whole_graph: bool = False) -> Path:
-    """Write what the canvas shows: its visible area (or the whole graph), its theme, cursor and selection."""
+                whole_graph: bool = False, captions: Sequence[str] | None = None) -> Path:
+    """Write what the canvas shows: its visible area (or the whole graph), its theme, cursor and selection;
+    `captions` (plain text, one line each, e.g. bookmark notes) are listed under the graph."""
     if canvas.art is None or canvas.graph_layout is None:
         raise ValueError("the canvas shows no graph to export")
     art = GraphArt({"nodes": canvas.art.nodes}, canvas.graph_layout, canvas.palette)
     art.current = canvas.current if include_cursor else None
     art.selected = canvas.selected
     area = None if whole_graph else canvas.visible_scene_rect()
-    return _render(art, out_path, scale, canvas.happened if include_cursor else None, canvas.future_mode, area)
+    return _render(art, out_path, scale, canvas.happened if include_cursor else None, canvas.future_mode, area,
+                   captions)
 
 
-def _render(art: GraphArt, out_path: str | Path, scale: float, happened, future_mode: str, view_rect) -> Path:
+CAPTION_LINE = 18.0  # scene pixels per caption line (an 12 px font), with CAPTION_PAD around the block
+CAPTION_PAD = 10.0
+
+
+def _caption_height(captions) -> float:
+    return len(captions) * CAPTION_LINE + 2 * CAPTION_PAD if captions else 0.0
+
+
+def _render(art: GraphArt, out_path: str | Path, scale: float, happened, future_mode: str, view_rect,
+            captions: Sequence[str] | None = None) -> Path:
     path = Path(out_path)
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED:
         raise ValueError(f"cannot export to {path.name!r}: use a .png or .svg file name")
     ensure_qt_app()
     area = _area(art.layout, view_rect)
+    captions = [" ".join(str(c).split()) for c in captions or ()]
+    extra = _caption_height(captions)
     if suffix == ".png":
-        plan = plan_png(area.width(), area.height(), scale)
+        plan = plan_png(area.width(), area.height() + extra, scale)
         if plan.note:
             log.warning("%s: %s", path.name, plan.note)
         image = QImage(plan.width, plan.height, QImage.Format.Format_RGB32)  # opaque: smaller and faster to save
         image.setDotsPerMeterX(round(SVG_DPI / 0.0254))
         image.setDotsPerMeterY(round(SVG_DPI / 0.0254))
         image.fill(QColor(art.palette.background))
-        _paint(art, image, area, plan.scale, happened, future_mode, fill=False)
+        _paint(art, image, area, plan.scale, happened, future_mode, fill=False, captions=captions)
         if not image.save(str(path), "PNG"):
             raise OSError(f"could not write {path}")
         return path
-    width, height = max(1, round(area.width() * scale)), max(1, round(area.height() * scale))
+    width, height = max(1, round(area.width() * scale)), max(1, round((area.height() + extra) * scale))
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     generator = QSvgGenerator()
@@ -134,7 +147,7 @@ def _render(art: GraphArt, out_path: str | Path, scale: float, happened, future_
     generator.setSize(QSize(width, height))
     generator.setViewBox(QRect(0, 0, width, height))
     generator.setTitle("agentfootprint step graph")
-    _paint(art, generator, area, scale, happened, future_mode, fill=True)
+    _paint(art, generator, area, scale, happened, future_mode, fill=True, captions=captions)
     svg = bytes(buffer.data())
     # Qt states the size in millimetres (at 96 dpi); say it in pixels, which is what the user asked for.
     svg = _SVG_SIZE.sub(f'width="{width}" height="{height}"'.encode(), svg, count=1)
@@ -153,15 +166,35 @@ def _area(layout: GraphLayout, view_rect) -> QRectF:
     return clipped
 
 
-def _paint(art: GraphArt, device, area: QRectF, scale: float, happened, future_mode: str, fill: bool) -> None:
+def _paint(art: GraphArt, device, area: QRectF, scale: float, happened, future_mode: str, fill: bool,
+           captions: Sequence[str] = ()) -> None:
     painter = QPainter(device)
     try:
         painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         if fill:  # the SVG background; the PNG was filled when created
-            painter.fillRect(QRectF(0, 0, area.width() * scale, area.height() * scale), QColor(art.palette.background))
+            painter.fillRect(QRectF(0, 0, area.width() * scale, (area.height() + _caption_height(captions)) * scale),
+                             QColor(art.palette.background))
         painter.scale(scale, scale)
+        painter.save()
         painter.translate(-area.x(), -area.y())
         painter.setClipRect(area)
         art.paint_all(painter, area, happened, future_mode)
+        painter.restore()
+        if captions:
+            _paint_captions(painter, art, captions, area.width(), area.height())
     finally:
         painter.end()
+
+
+def _paint_captions(painter: QPainter, art: GraphArt, captions: Sequence[str], width: float, top: float) -> None:
+    """The captions as plain text lines under the graph, on a rule, elided to the image's width."""
+    painter.setPen(QColor(art.palette.bracket))
+    painter.drawLine(QPointF(CAPTION_PAD, top + 1), QPointF(width - CAPTION_PAD, top + 1))
+    painter.setFont(art.body_font)
+    painter.setPen(QColor(art.palette.text))
+    room = max(width - 2 * CAPTION_PAD, 1.0)
+    for n, text in enumerate(captions):
+        y = top + CAPTION_PAD + n * CAPTION_LINE
+        line = art.body_metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
+        painter.drawText(QRectF(CAPTION_PAD, y, room, CAPTION_LINE), Qt.AlignmentFlag.AlignLeft |
+                         Qt.AlignmentFlag.AlignVCenter, line)

@@ -97,7 +97,7 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     elif stop is not None:
         print("afp-desktop: --stop needs a file to open", file=sys.stderr)
         return 2
-    _settle(app)
+    settle_events(app)
     image = window.grab()
     window.close()
     if not image.save(out, "PNG"):
@@ -107,7 +107,7 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     return 0
 
 
-def _settle(app: QApplication, msecs: int = 300) -> None:
+def settle_events(app: QApplication, msecs: int = 300) -> None:
     """Let layouts, deferred timers and first paints run before the window is grabbed."""
     clock = QElapsedTimer()
     clock.start()

@@ -14,6 +14,7 @@ WINDOW = "Window"  # anywhere in the main window except while typing in a text f
 INSPECTOR = "JSON inspector"
 SEARCH = "JSON inspector search box"
 OVERLAY = "Shortcut list"
+FIND = "Find panel search box"
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,11 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("zoom_out", ("Ctrl+-",), "Zoom the graph out", WINDOW),
     Shortcut("fit", ("Ctrl+0",), "Fit the graph to the window", WINDOW),
     Shortcut("actual_size", ("Ctrl+1",), "Show the graph at actual size (100 %)", WINDOW),
+    Shortcut("find_in_run", ("Ctrl+Shift+F",), "Find in the whole run: labels, tools, messages, status lines…",
+             WINDOW),
+    Shortcut("next_hit", ("Down",), "Next match: the cursor goes there (Enter too)", FIND),
+    Shortcut("previous_hit", ("Up",), "Previous match", FIND),
+    Shortcut("bookmark", ("Ctrl+B",), "Bookmark the stop at the cursor, with a note", WINDOW),
     Shortcut("find", ("Ctrl+F",), "Search keys and values in the JSON inspector", INSPECTOR),
     Shortcut("find_next", ("Return",), "Next match", SEARCH),
     Shortcut("copy_value", ("Ctrl+C",), "Copy the selected value as JSON", INSPECTOR),

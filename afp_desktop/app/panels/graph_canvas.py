@@ -48,6 +48,7 @@ PADDING = 8.0
 STRIPE = 4.0
 RADIUS = 6.0
 OUTLINE_MARGIN = 5.0  # cursor/selection rings are drawn this far outside a card
+SEARCH_MARK = "#ffb300"
 
 
 def _font(pixels: int, bold: bool = False) -> QFont:
@@ -130,6 +131,7 @@ class GraphArt:
         self.selected: int | None = None
         self.active: frozenset[int] = frozenset()   # steps in progress at the moment shown
         self.errors: dict[int, str] = {}            # node → the error known there at the moment shown
+        self.search_marks: frozenset[int] = frozenset()  # cards holding a search match (find_panel.py)
         self.title_font, self.body_font, self.chip_font = _font(12, bold=True), _font(11), _font(10)
         self.title_metrics = QFontMetricsF(self.title_font)
         self.body_metrics = QFontMetricsF(self.body_font)
@@ -185,6 +187,15 @@ class GraphArt:
             self._paint_error_badge(p, rect, detailed)
         if i == self.current or i == self.selected:
             self._paint_marks(p, i, rect, detailed)
+        if i in self.search_marks:
+            self.paint_search_mark(p, rect)
+
+    @staticmethod
+    def paint_search_mark(p: QPainter, rect: QRectF) -> None:
+        """A search match on this card: an amber dot on its top-right corner."""
+        p.setPen(QPen(QColor("#5c4300"), 1))
+        p.setBrush(QColor(SEARCH_MARK))
+        p.drawEllipse(QPointF(rect.right() - 2, rect.top() + 2), 5, 5)
 
     def _paint_active(self, p: QPainter, rect: QRectF, detailed: bool) -> None:
         """A step in progress at the moment: a dashed ring in the cursor colour (working, not done)."""
@@ -473,6 +484,12 @@ class OverviewItem(QGraphicsItem):
         painter.setOpacity(1.0)
         for i in {art.current, art.selected} - {None}:
             art._paint_marks(painter, i, self._rects[i], False)
+        if art.search_marks:  # far out a dot would vanish: outline the blocks instead
+            pen = QPen(QColor(SEARCH_MARK), 3)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRects([self._rects[i] for i in art.search_marks])
 
 
 class EdgeItem(QGraphicsItem):
@@ -651,6 +668,14 @@ class GraphCanvas(QGraphicsView):
             for i, message in self.art.errors.items():
                 self.node_items[i].setToolTip(plain_tooltip(f"Error: {message}"))
         self.set_cursor_state(happened, moment.current_node)
+
+    def set_search_marks(self, node_indices) -> None:
+        """Mark the cards holding search matches (an empty collection clears the marks)."""
+        if self.art is None:
+            return
+        old = self.art.search_marks
+        self.art.search_marks = frozenset(i for i in node_indices if 0 <= i < len(self.node_items))
+        self._refresh(*(old ^ self.art.search_marks))
 
     def set_selected(self, index: int | None) -> None:
         old, self.selected = self.selected, self._valid(index)

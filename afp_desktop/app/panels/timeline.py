@@ -218,6 +218,12 @@ class TimelinePanel(QWidget):
         self.future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
         self.future.setZValue(10)
         plot.addItem(self.future)
+        # Search matches (find_panel.py): small amber triangles above the stops they fall in.
+        self.search_marks = pg.ScatterPlotItem(pxMode=True, symbol="t", size=8, pen=pg.mkPen("#5c4300"),
+                                               brush=pg.mkBrush("#ffb300"))
+        self.search_marks.setZValue(5)
+        plot.addItem(self.search_marks)
+        self._search_positions: list[int] = []
         self.cursor_line = pg.InfiniteLine(angle=90, movable=True)
         self.cursor_line.setZValue(20)
         self.cursor_line.sigDragged.connect(self._on_line_dragged)
@@ -331,6 +337,7 @@ class TimelinePanel(QWidget):
         self.plots.setVisible(has_usable_stops(self.stops))
         self.stop_axis.set_labels(self.labels)
         self._draw_stops()
+        self._draw_search_marks()
         self._draw_figures()
         count = max(len(self.stops), 1)
         self.stop_plot.setLimits(xMin=-1.0, xMax=count, minXRange=min(4.0, count + 1))
@@ -399,6 +406,15 @@ class TimelinePanel(QWidget):
             return
         width = high - low
         self.stop_plot.setXRange(x - width / 2, x + width / 2, padding=0)
+
+    def set_search_marks(self, positions) -> None:
+        """Mark the axis positions of search matches (an empty list clears them)."""
+        self._search_positions = list(positions)
+        self._draw_search_marks()
+
+    def _draw_search_marks(self) -> None:
+        xs = sorted({x_of_position(self.ends, p) for p in self._search_positions}) if self.ends else []
+        self.search_marks.setData(x=xs, y=[0.55] * len(xs))
 
     # -------------------------------------------------------------------------------------------- drawing
     def _marker_scale_now(self) -> float:

@@ -1,0 +1,194 @@
+"""Find in run in the window (offscreen, pytest-qt): Ctrl+Shift+F, hits listed and highlighted, Enter/click/↑/↓
+moving the one cursor and selecting the node, case and regex toggles, marks on the timeline and graph, the
+index built off the UI thread, and a large run."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFontMetricsF
+from PySide6.QtWidgets import QApplication
+
+from afp_desktop.app.panels import find_panel as find_module
+from afp_desktop.app.panels.find_panel import HIGHLIGHT, HIT_ROLE
+from afp_desktop.core.timeline import x_of_position
+from tests.corpus_util import corpus_path
+from tests.test_main_window import open_and_wait, window  # noqa: F401 — the window fixture
+
+SEARCH_TIMEOUT = 60_000
+
+
+def find(qtbot, window, query: str):  # noqa: F811
+    """Ctrl+Shift+F, type the query, wait until the hits are listed."""
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    panel = window.find_panel
+    assert QApplication.focusWidget() is panel.search_box
+    panel.search_box.clear()
+    qtbot.keyClicks(panel.search_box, query)
+    qtbot.waitUntil(lambda: panel.index is not None and panel.search_box.text() == query
+                    and panel.result is not None and not panel._timer.isActive(), timeout=SEARCH_TIMEOUT)
+    return panel
+
+
+def hit_rows(panel):
+    return [panel.model.index(r).data(HIT_ROLE) for r in range(panel.model.rowCount())]
+
+
+def test_ctrl_shift_f_finds_a_tool_and_enter_goes_there(qtbot, window):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    assert not window.find_dock.isVisible()
+    panel = find(qtbot, window, "convert_units")
+    assert window.find_dock.isVisible()
+    hits = hit_rows(panel)
+    assert "tool name" in [h.where for h in hits]
+    assert panel.count_label.text() == f"{len(hits)} matches"
+    text = panel.model.index(0).data(Qt.ItemDataRole.DisplayRole)
+    assert hits[0].stop_label in text and f"event {hits[0].position}" in text and hits[0].excerpt in text
+    qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)
+    window.session.flush()
+    assert window.session.position == hits[0].position
+    assert window.session.selected == hits[0].node and window.canvas.selected == hits[0].node
+    assert panel.list.currentIndex().row() == 0
+
+
+def test_up_and_down_walk_the_hits_and_a_click_goes_to_one(qtbot, window):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
+    panel = find(qtbot, window, "Oslo")
+    hits = hit_rows(panel)
+    assert len(hits) > 3
+    for expected in (0, 1, 2):
+        qtbot.keyClick(panel.search_box, Qt.Key.Key_Down)
+        window.session.flush()
+        assert panel.list.currentIndex().row() == expected
+        assert window.session.position == hits[expected].position
+    qtbot.keyClick(panel.search_box, Qt.Key.Key_Up)
+    window.session.flush()
+    assert panel.list.currentIndex().row() == 1 and window.session.position == hits[1].position
+    row = len(hits) - 1 if len(hits) < 8 else 5
+    panel.list.scrollTo(panel.model.index(row))
+    rect = panel.list.visualRect(panel.model.index(row))
+    qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    window.session.flush()
+    assert window.session.position == hits[row].position
+    assert window.timeline.slider.value() == hits[row].position  # the one cursor: the timeline follows
+
+
+def test_the_match_is_highlighted_by_painting(qtbot, window):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("12-tool-throws", "events.ndjson"))
+    panel = find(qtbot, window, "ECONNREFUSED")
+    hit = hit_rows(panel)[0]
+    rect = panel.list.visualRect(panel.model.index(0))
+    image = panel.list.viewport().grab().toImage()
+    amber = HIGHLIGHT["light"]
+    columns = sorted({x for x in range(rect.left(), rect.right())
+                      for y in range(rect.top(), rect.bottom()) if QColor(image.pixel(x, y)) == amber})
+    assert columns, "the match has a highlight behind it"
+    metrics = QFontMetricsF(panel.list.font())
+    width = metrics.horizontalAdvance(hit.excerpt[hit.match[0]:hit.match[1]])
+    assert abs((columns[-1] - columns[0] + 1) - (width + 2)) <= 3
+    # nothing else in the row is highlighted: one span only
+    assert columns == list(range(columns[0], columns[-1] + 1))
+
+
+def test_case_and_regex_toggles(qtbot, window):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    panel = find(qtbot, window, "oslo")
+    assert panel.model.rowCount() > 0  # case is ignored unless asked
+    with qtbot.waitSignal(panel.searched):
+        panel.case_button.click()
+    assert panel.model.rowCount() == 0 and panel.count_label.text() == "No matches."
+    with qtbot.waitSignal(panel.searched):
+        panel.case_button.click()
+    with qtbot.waitSignal(panel.searched):
+        panel.regex_button.click()
+    panel.search_box.setText(r"\d+°F")
+    with qtbot.waitSignal(panel.searched):
+        panel.search()
+    hits = hit_rows(panel)
+    assert hits and all(h.excerpt[h.match[0]:h.match[1]].endswith("°F") for h in hits)
+    panel.search_box.setText("a(b")
+    with qtbot.waitSignal(panel.searched):
+        panel.search()
+    assert panel.count_label.text().startswith("Cannot search: not a valid regular expression")
+    assert panel.model.rowCount() == 0
+
+
+def test_matches_are_marked_on_the_timeline_and_the_graph(qtbot, window):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
+    panel = find(qtbot, window, "Working on")
+    result = panel.result
+    ends = [s["axisEnd"] for s in window.session.stops]
+    xs, _ys = window.timeline.search_marks.getData()
+    assert sorted(xs) == sorted({x_of_position(ends, int(p)) for p in result.positions})
+    assert window.canvas.art.search_marks == result.node_set() and result.node_set()
+    panel.search_box.clear()
+    with qtbot.waitSignal(panel.searched):
+        panel.search()
+    assert len(window.timeline.search_marks.getData()[0]) == 0 and not window.canvas.art.search_marks
+
+
+def test_the_index_is_built_off_the_ui_thread_and_follows_the_templates(qtbot, window, monkeypatch):  # noqa: F811
+    built_on = []
+    real = find_module.SearchIndex
+
+    class Recording(real):
+        def __init__(self, *args, **kwargs):
+            built_on.append(threading.current_thread() is threading.main_thread())
+            super().__init__(*args, **kwargs)
+
+        def with_templates(self, *args):
+            built_on.append(("status lines only", threading.current_thread() is threading.main_thread()))
+            return super().with_templates(*args)
+
+    monkeypatch.setattr(find_module, "SearchIndex", Recording)
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    panel = find(qtbot, window, "Running")
+    assert built_on == [False]
+    assert panel.model.rowCount() == 0
+    templates = dict(window.session.templates, tool="Running {{toolName}} now")
+    with qtbot.waitSignal(panel.searched, timeout=SEARCH_TIMEOUT):
+        window.session.set_templates(templates)
+    assert [h.excerpt for h in hit_rows(panel)] == ["Running get_weather now", "Running convert_units now"]
+    assert built_on == [False, ("status lines only", False)]
+
+
+def test_a_large_run(qtbot, window):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("15-large-run", "events.ndjson"))
+    panel = find(qtbot, window, "shard 2 @")
+    hits = panel.result
+    assert len(hits) >= 150 and hits.complete
+    assert panel.count_label.text() == f"{len(hits):,} matches"
+    last = panel.model.rowCount() - 1
+    qtbot.keyClick(panel.search_box, Qt.Key.Key_Up)  # from nothing selected, ↑ goes to the last hit
+    window.session.flush()
+    assert panel.list.currentIndex().row() == last
+    assert window.session.position == hit_rows(panel)[last].position
+    assert len(window.canvas.art.search_marks) > 100
+    # a query with more hits than are listed says so
+    panel.search_box.setText("e")
+    with qtbot.waitSignal(panel.searched, timeout=SEARCH_TIMEOUT):
+        panel.search()
+    assert panel.model.rowCount() == find_module.MAX_LISTED
+    assert panel.count_label.text().startswith("More than 10,000 matches")
+
+
+def test_closing_the_run_clears_the_panel(qtbot, window):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    panel = find(qtbot, window, "Oslo")
+    assert panel.model.rowCount()
+    window.close_run()
+    assert panel.model.rowCount() == 0 and panel.index is None
+    assert not panel.search_box.isEnabled()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_screenshot_of_the_find_panel(qtbot, window, theme, tmp_path):  # noqa: F811
+    window.apply_theme(theme)
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    panel = find(qtbot, window, "Oslo")
+    qtbot.keyClick(panel.search_box, Qt.Key.Key_Down)
+    image = window.find_dock.grab().toImage()
+    assert image.width() > 200 and image.height() > 200
+    image.save(str(tmp_path / f"find-{theme}.png"))

@@ -1,0 +1,234 @@
+"""Find over whole runs (core/search.py) and the `find` command: what is found, where, at which position and node."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from afp_desktop.core.formats import open_run
+from afp_desktop.core.lazyjson import LazyJSON
+from afp_desktop.core.search import QueryError, SearchIndex, compile_query, find, make_excerpt
+from tests.corpus_util import CUSTOM_TEMPLATES, corpus_path
+
+_runs: dict = {}
+
+
+def run_of(scenario: str, name: str):
+    key = (scenario, name)
+    if key not in _runs:
+        _runs[key] = open_run(str(corpus_path(scenario, name))).prepare()
+    return _runs[key]
+
+
+def index_of(scenario: str, name: str) -> SearchIndex:
+    return SearchIndex(run_of(scenario, name))
+
+
+def wheres(hits) -> list[str]:
+    return [hit.where for hit in hits]
+
+
+def matched(hit) -> str:
+    return hit.excerpt[hit.match[0]:hit.match[1]]
+
+
+# ── what is found, and where ─────────────────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("name", ["events.ndjson", "trace.json", "recording.json"])
+def test_a_tool_name_is_found_at_its_call(name):
+    run = run_of("02-react-two-tools", name)
+    hits = [h for h in find(run, "convert_units") if h.where == "tool name"]
+    assert len(hits) == 1
+    hit = hits[0]
+    node = run.stepgraph["nodes"][hit.node]
+    assert (node["kind"], node["toolName"]) == ("llm->tool", "convert_units")
+    # The position is right after the tool's start: the node exists there, and the stop is the tool call's.
+    assert run.axis.position_of_domain(run.step_fold.node_created_at[hit.node]) + 1 == hit.position
+    assert run.stops[hit.stop]["label"] == "Tool call" and hit.stop_label == "Tool call 2"
+    assert run.stops[hit.stop]["axisStart"] <= hit.position <= run.stops[hit.stop]["axisEnd"]
+
+
+def test_an_argument_and_a_result_name_their_tool():
+    hits = find(run_of("02-react-two-tools", "events.ndjson"), "Oslo")
+    argument = next(h for h in hits if h.where == "tool arguments of `get_weather`")
+    assert argument.excerpt == '{"city":"Oslo"}' and matched(argument) == "Oslo"
+    result = next(h for h in hits if h.where == "tool result of `get_weather`")
+    assert result.excerpt == "Oslo: 18°C, light rain" and result.match == (0, 4)
+    assert argument.node == result.node  # both belong to the get_weather call's card
+    assert argument.position < result.position
+
+
+def test_a_thrown_tool_is_an_error_of_that_tool():
+    hits = find(run_of("12-tool-throws", "events.ndjson"), "ECONNREFUSED")
+    error = hits[0]
+    assert error.where == "tool error of `query_db`"
+    assert error.excerpt.startswith("database unavailable") and matched(error) == "ECONNREFUSED"
+    trace_hits = find(run_of("12-tool-throws", "trace.json"), "ECONNREFUSED")
+    assert "tool error of `query_db`" in wheres(trace_hits)
+
+
+def test_status_lines_use_the_active_templates():
+    run = run_of("02-react-two-tools", "events.ndjson")
+    default = [h for h in find(run, "Working on") if h.where == "status line"]
+    assert [h.excerpt for h in default] == ["Working on `get_weather`…", "Working on `convert_units`…"]
+    templates = json.loads(CUSTOM_TEMPLATES.read_text())
+    custom = SearchIndex(run, templates, "Weatherbot")
+    assert not [h for h in custom.find("Working on") if h.where == "status line"]
+    lines = {h.excerpt for h in custom.find("convert_units") if h.where == "status line"}
+    assert lines and all("Working on" not in line for line in lines)
+    # with_templates keeps the content and swaps only the status lines
+    swapped = SearchIndex(run).with_templates(templates, "Weatherbot")
+    assert [h.to_json() for h in swapped.find("convert_units")] == [h.to_json() for h in custom.find("convert_units")]
+
+
+def test_a_status_line_is_where_the_bubble_shows_it():
+    from afp_desktop.core.bubble import BubbleModel
+    from afp_desktop.core.status import DEFAULT_TEMPLATES
+
+    run = run_of("04-tool-progress", "events.ndjson")
+    bubble = BubbleModel(run)
+    lines = [h for h in find(run, "Indexing") if h.where == "status line"]
+    assert lines
+    for hit in lines:
+        assert bubble.at(hit.position, DEFAULT_TEMPLATES, "Agent").line == hit.excerpt
+
+
+def test_progress_reports_slots_and_assistant_text():
+    progress = find(run_of("04-tool-progress", "events.ndjson"), "Indexing 1,204 files")
+    assert "progress report of `scan_repo`" in wheres(progress)
+    trace = find(run_of("02-react-two-tools", "trace.json"), "You are a weather assistant")
+    assert any(w.startswith("system prompt slot") for w in wheres(trace))
+    assert any(w.startswith("messages slot") for w in wheres(find(run_of("02-react-two-tools", "trace.json"),
+                                                                   "Let me check the weather")))
+    assert "assistant text" in wheres(find(run_of("02-react-two-tools", "events.ndjson"), "check the weather"))
+    assert "step label" in wheres(find(run_of("02-react-two-tools", "trace.json"), "llm → tool (get_weather)"))
+
+
+def test_case_and_regex_options():
+    index = index_of("02-react-two-tools", "events.ndjson")
+    assert len(index.find("oslo")) == 0
+    assert len(index.find("oslo", ignore_case=True)) == len(index.find("Oslo")) > 0
+    regex = index.find(r"\d+°F", regex=True)
+    assert regex and all(re.fullmatch(r"\d+°F", matched(h)) for h in regex)
+    assert len(index.find(r"\d+°F")) == 0  # plain text: the backslash is a character
+    assert [matched(h) for h in index.find("OSLO:", ignore_case=True)] == ["Oslo:"] * len(index.find("Oslo:"))
+    # ^ and $ are the start and end of any line of a text, never of the joined index
+    starts = index.find(r"^Oslo", regex=True)
+    assert starts and all(h.match[0] == 0 or h.excerpt[h.match[0] - 1] == " " for h in starts)
+
+
+def test_bad_queries_are_refused_with_a_sentence():
+    with pytest.raises(QueryError, match="not a valid regular expression: missing \\), unterminated subpattern"):
+        compile_query("a(b", regex=True)
+    with pytest.raises(QueryError, match="matches empty text"):
+        compile_query("x*", regex=True)
+    with pytest.raises(QueryError, match="empty"):
+        compile_query("")
+    assert compile_query("a(b").search("xa(bx")  # plain text: no regex meaning
+
+
+def test_hits_are_in_axis_order_and_the_limit_keeps_the_first():
+    index = index_of("15-large-run", "events.ndjson")
+    every = index.find("shard", ignore_case=True)
+    positions = [int(p) for p in every.positions]
+    assert len(every) > 1000 and positions == sorted(positions) and every.complete
+    first = index.find("shard", ignore_case=True, limit=100)
+    assert not first.complete and [h.to_json() for h in first] == [every[i].to_json() for i in range(100)]
+
+
+# ── the joined index finds exactly what searching each text alone finds ──────────────────────────────────
+
+
+@pytest.mark.parametrize("query,regex,ignore_case", [
+    ("Oslo", False, False), ("oslo", False, True), (r"\s+", True, False), (r"[^a-z]{3}", True, True),
+    (r"weather\.\s*$", True, False), (r"\W", True, False), ("°", False, False), (r"(?s).{5}", True, False),
+    ("İ", False, True), ("e", False, False),
+])
+def test_joined_search_equals_a_search_of_each_text(query, regex, ignore_case):
+    index = index_of("02-react-two-tools", "trace.json")
+    pattern = compile_query(query, regex, ignore_case)
+    expected = []
+    for p, part in enumerate(index._parts):
+        for doc in range(len(part)):
+            text = part.texts[int(part.text_of[doc])]
+            expected += [(int(part.positions[doc]), p, doc, m.start(), m.end()) for m in pattern.finditer(text)
+                         if m.end() > m.start()]
+    result = index.find(query, regex=regex, ignore_case=ignore_case)
+    got = [(int(pos), int(p), int(d), int(s), int(e)) for pos, p, d, s, e in
+           zip(result.positions, result._part, result._doc, result._start, result._end)]
+    assert got == sorted(expected)
+
+
+def test_excerpts_are_one_line_with_the_match_marked():
+    text = "line one\nthe needle is here\tand\r\nthen " + "x" * 300
+    excerpt, (start, end) = make_excerpt(text, text.index("needle"), text.index("needle") + 6)
+    assert "\n" not in excerpt and "\t" not in excerpt and excerpt[start:end] == "needle"
+    assert excerpt.endswith("…") and not excerpt.startswith("…")
+    far = text.index("x" * 300) + 200
+    excerpt, (start, end) = make_excerpt(text, far, far + 3)
+    assert excerpt.startswith("…") and excerpt[start:end] == "xxx"
+
+
+# ── large runs ────────────────────────────────────────────────────────────────────────────────────────────
+
+
+def test_a_large_traces_payloads_stay_lazy_after_indexing():
+    run = run_of("15-large-run", "trace.json")
+    lazy = [e["payload"] for e in run.domain_events if type(e.get("payload")) is LazyJSON]
+    assert lazy, "the large run's Trace is read lazily"
+    index = SearchIndex(run)
+    assert all(type(e["payload"]) is LazyJSON for e in run.domain_events if "payload" in e and
+               any(e["payload"] is p for p in lazy[:50]))
+    hits = index.find("You probe shards.")
+    assert any(h.where.startswith("system prompt slot") for h in hits)
+    assert len({h.stop for h in hits}) > 100  # every LLM turn's system prompt, not one
+
+
+# ── the command line ─────────────────────────────────────────────────────────────────────────────────────
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "afp_desktop", "find", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_cli_prints_the_hits_as_json():
+    path = str(corpus_path("12-tool-throws", "events.ndjson"))
+    out = _cli(path, "econnrefused", "--ignore-case")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert rows and set(rows[0]) == {"position", "stop", "where", "node", "excerpt"}
+    assert rows[0]["where"] == "tool error of `query_db`" and rows[0]["stop"]["label"] == "Tool call 1"
+    text, (start, end) = rows[0]["excerpt"]["text"], rows[0]["excerpt"]["match"]
+    assert text[start:end] == "ECONNREFUSED"
+    assert rows == [h.to_json() for h in find(run_of("12-tool-throws", "events.ndjson"), "econnrefused",
+                                              ignore_case=True)]
+
+
+def test_cli_templates_and_regex():
+    path = str(corpus_path("02-react-two-tools", "events.ndjson"))
+    out = _cli(path, r"Working on `\w+`", "--regex")
+    assert [r["excerpt"]["text"] for r in json.loads(out.stdout)] == ["Working on `get_weather`…",
+                                                                      "Working on `convert_units`…"]
+    custom = _cli(path, r"Working on `\w+`", "--regex", "--templates", str(CUSTOM_TEMPLATES), "--app-name", "Bot")
+    assert custom.returncode == 0 and json.loads(custom.stdout) == []
+
+
+def test_cli_refuses_a_bad_regex_with_exit_2():
+    out = _cli(str(corpus_path("02-react-two-tools", "events.ndjson")), "a(b", "--regex")
+    assert out.returncode == 2 and out.stdout == ""
+    assert "not a valid regular expression" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_cli_find_imports_no_qt():
+    path = str(corpus_path("02-react-two-tools", "trace.json"))
+    code = ("import sys\nfrom afp_desktop.cli import main\n"
+            f"assert main(['find', {path!r}, 'Oslo']) == 0\n"
+            "assert not [m for m in sys.modules if m.startswith(('PySide6', 'shiboken6'))], 'Qt imported'\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
