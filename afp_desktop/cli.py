@@ -7,6 +7,7 @@
     afp-desktop info FILE                                   format, counts and what the file lacks
     afp-desktop convert INPUT -o OUT.jsonl                  the lossless line-oriented form
     afp-desktop export FILE -o OUT.png|OUT.svg [--stop N] [--scale S]
+    afp-desktop inspect FILE --node INDEX [--position P]    what the inspector shows for one step, as JSON
 
 The JSON subcommands import no Qt; only the window, --screenshot and export do.
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from afp_desktop import __version__
 
-SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export")
+SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "inspect")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
                 ".jsonl, and any of these compressed with gzip or xz.")
@@ -201,6 +202,22 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_inspect(args) -> int:
+    from afp_desktop.core.inspect import inspect_node
+    from afp_desktop.core.replay import ReplayFacts
+
+    run = _open(args.file)
+    count = len(run.step_fold.nodes)
+    if not 0 <= args.node < count:
+        raise CliError(f"--node {args.node}: this run's StepGraph has nodes 0 to {count - 1}" if count
+                       else f"--node {args.node}: this run's StepGraph has no nodes")
+    length = len(run.axis)
+    if args.position is not None and not 0 <= args.position <= length:
+        raise CliError(f"--position {args.position}: positions run from 0 to {length}")
+    _write_json(inspect_node(run, ReplayFacts(run), args.node, args.position), args.indent)
+    return 0
+
+
 def _subcommand_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="afp-desktop", description="Replay a saved agentfootprint run offline.",
                                      epilog=FORMATS_HELP)
@@ -227,19 +244,24 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg")
     p.add_argument("--stop", type=int, metavar="N", help="show the run as of stop N (0-based); later steps dimmed")
     p.add_argument("--scale", type=float, default=1.0, metavar="S", help="scale factor (default 1)")
+    p = add("inspect", "print what the inspector shows for one StepGraph node, readable, as JSON", cmd_inspect)
+    p.add_argument("--node", type=int, required=True, metavar="INDEX", help="the node's index in `stepgraph` order")
+    p.add_argument("--position", type=int, metavar="P", help="as known at axis position P (default: the end)")
+    p.add_argument("--indent", action="store_true", help="pretty-print")
     return parser
 
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="afp-desktop", usage="afp-desktop [FILE] [--screenshot OUT.png [--stop N]]\n"
-                                  "       afp-desktop {stepgraph,status,stops,info,convert,export} FILE ...",
+                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,inspect} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
                     "print the status line for every prefix of the typed events\n  stops      print the milestone "
                     "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
-                    "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless",
+                    "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless\n  inspect    "
+                    "what one step saw, sent and received (JSON)",
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
