@@ -579,21 +579,21 @@ def _llm_sections(run, facts, index, node, n_domain, done) -> list[dict]:
     out = [_step_facts(node, DONE if done else "active", rows)]
     if "toolResult" in node:
         out.append(_text("Tool result it was given", as_text(node["toolResult"])))
+    if end is not None:
+        content = end.get("content")
+        out.append(_text("Response", message_text(content) if content else "(no text: it asked for tools)"))
+    else:
+        out.append(_note("The response, tokens and stop reason are known once the call returns."))
     slots = llm_slots(run, index)
+    changes = changes_since(run, index) if slots else None
+    if changes is not None:
+        out.append(changes)
     for slot in ("system-prompt", "messages", "tools"):
         if slot in slots:
             out += slots[slot].sections(budget=False)
     if not slots:
         out.append(_note("The file does not hold what was sent to this call (no slot boundaries, no injections).",
                          "Sent to the model"))
-    changes = changes_since(run, index) if slots else None
-    if changes is not None:
-        out.append(changes)
-    if end is not None:
-        content = end.get("content")
-        out.append(_text("Response", message_text(content) if content else "(no text: it asked for tools)"))
-    else:
-        out.append(_note("The response, tokens and stop reason are known once the call returns."))
     return out
 
 

@@ -351,6 +351,11 @@ class InspectorPanel(QWidget):
             self.tabs.setCurrentWidget(self._tab_pages[first])
         self._kind = kind
 
+    def set_theme(self, theme: str) -> None:
+        """The main window calls this when the theme changes: the note and error colours are per theme."""
+        self.note.setStyleSheet(f"color: {NOTE_COLOURS[theme == 'dark']};")
+        self.readable.set_theme(theme)
+
     def _show_readable(self, run, index: int) -> None:
         """The Readable tab and the "Show when it ended" button, as known at the moment shown."""
         moment, replay = self.session.moment, self.session.replay

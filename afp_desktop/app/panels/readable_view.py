@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFontDatabase, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFormLayout, QFrame, QLabel, QPlainTextEdit, QScrollArea, QTableWidget, QTableWidgetItem,
+    QAbstractItemView, QApplication, QFormLayout, QFrame, QLabel, QPlainTextEdit, QScrollArea, QTableWidget, QTableWidgetItem,
     QToolButton, QVBoxLayout, QWidget,
 )
 
@@ -23,8 +23,10 @@ INJECTION_COLUMNS = (("source", "source"), ("summary", "summary"), ("why", "why"
 ERROR_COLOURS = ("#b3261e", "#ff8a80")  # (light, dark): ≥ 4.5:1 on the window colour of each theme
 
 
-def is_dark(widget: QWidget) -> bool:
-    return widget.palette().color(QPalette.ColorRole.Window).lightness() < 128
+def is_dark(widget: QWidget | None = None) -> bool:
+    """Whether the widgets are dark now (the application's palette: a widget's own follows it a moment later)."""
+    palette = QApplication.palette() if QApplication.instance() is not None else widget.palette()
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
 
 
 def monospace_font():
@@ -236,6 +238,11 @@ class ReadableView(QScrollArea):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.flush)
+
+    def set_theme(self, _theme: str) -> None:
+        """Error text has a colour per theme: draw again."""
+        self.drawn = None
+        self.show_model(self.model)
 
     def show_model(self, model: dict | None) -> None:
         self.model = model
