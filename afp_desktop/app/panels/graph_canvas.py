@@ -36,6 +36,7 @@ from afp_desktop.core.layout import (
     EdgeRoute,
     GraphLayout,
     GroupBox,
+    chip_text,
     layout_step_graph,
 )
 
@@ -100,7 +101,7 @@ def card_lines(node: dict) -> tuple[str, str, str, str]:
         primitive = _one_line(node.get("primitiveKind")) or "subflow"
         return label, "", primitive, ""
     if kind in CHIP_KINDS:
-        return label, "", "", ""
+        return chip_text(label), "", "", ""
     iteration = node.get("iterationIndex")  # numbered once per row, on the LLM call that opens the iteration
     corner = f"#{iteration}" if iteration is not None and kind in LLM_START_KINDS else ""
     detail = _one_line(node.get("toolName") or node.get("llmModel") or node.get("assistantText"))
@@ -246,9 +247,8 @@ class GraphArt:
             elide = Qt.TextElideMode.ElideRight
             kind = str(node.get("kind", ""))
             if kind in CHIP_KINDS:
-                # Chip labels are often paths ("agent/System Prompt"); their end is the part that differs.
-                mode = Qt.TextElideMode.ElideLeft if "/" in title else elide
-                cached = (self.chip_metrics.elidedText(title, mode, inner - 10),)
+                # A path label reads "System Prompt · agentA" (chip_text); if even that is too long, the middle goes.
+                cached = (self.chip_metrics.elidedText(title, Qt.TextElideMode.ElideMiddle, inner - 10),)
             elif kind == SUBFLOW_KIND:
                 status = f"{detail} · {duration}" if duration else f"{detail} · open"
                 cached = (
