@@ -269,9 +269,21 @@ class GraphArt:
         return cached
 
     def _paint_text(self, p: QPainter, i: int, rect: QRectF) -> None:
+        opacity = p.opacity()
+        if opacity < 1.0:
+            # A dimmed (not yet happened) card: its fill fades with the painter's opacity, but faded text would
+            # fall far below 4.5:1 (issue 15). Its text is drawn opaque in the muted colour: readable, still grey.
+            p.setOpacity(1.0)
+            try:
+                self._paint_texts(p, i, rect, _qcolor(self.palette.text_muted), _qcolor(self.palette.text_muted))
+            finally:
+                p.setOpacity(opacity)
+            return
+        self._paint_texts(p, i, rect, _qcolor(self.palette.text), _qcolor(self.palette.text_muted))
+
+    def _paint_texts(self, p: QPainter, i: int, rect: QRectF, text: QColor, muted: QColor) -> None:
         texts = self._texts_for(i, rect)
         colours = self.palette.kind(self.layout.nodes[i].kind)
-        text, muted = _qcolor(self.palette.text), _qcolor(self.palette.text_muted)
         left = rect.x() + STRIPE + PADDING
         width = rect.width() - STRIPE - 2 * PADDING
         single = Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.panels.chat_bubble import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.app.panels.readable_view import ReadableView, is_dark
+from afp_desktop.app.theme import NOTE_TEXT
 from afp_desktop.core import jsonio
 from afp_desktop.core.bubble import event_positions, rollups
 from afp_desktop.core.inspect import inspect_node
@@ -34,7 +35,7 @@ LATE_FIELDS = ("tokens", "endOffsetMs", "exitPayload")  # known only once the st
 
 
 MUTED = QColor("#8a909c")
-NOTE_COLOURS = ("#7a4100", "#ffb86b")  # (light, dark): the "in progress" note, ≥ 4.5:1 on each theme's window
+NOTE_COLOURS = NOTE_TEXT  # (light, dark): the "in progress" note, ≥ 4.5:1 on each theme's window
 LLM_START_KINDS = ("user->llm", "tool->llm")
 INJECTION_COLUMNS = (("source", "source"), ("slot", "slot"), ("role", "asRole"), ("reason", "reason"),
                      ("score", "retrievalScore"), ("rank", "rankPosition"), ("budget tokens", "budgetTokens"),

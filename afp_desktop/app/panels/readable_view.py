@@ -15,12 +15,13 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.panels.chat_bubble import plain_label
+from afp_desktop.app.theme import ERROR_TEXT
 
 LONG_WORD = 60          # a word this long cannot wrap in a label: such text goes into a text box
 BOX_TEXT = 600          # text longer than this goes into a scrolling text box
 MAX_BOX_LINES = 14
 INJECTION_COLUMNS = (("source", "source"), ("summary", "summary"), ("why", "why"))
-ERROR_COLOURS = ("#b3261e", "#ff8a80")  # (light, dark): ≥ 4.5:1 on the window colour of each theme
+ERROR_COLOURS = ERROR_TEXT  # (light, dark): ≥ 4.5:1 on the window colour of each theme
 
 
 def is_dark(widget: QWidget | None = None) -> bool:
