@@ -13,6 +13,7 @@
     afp-desktop A B --compare                               the compare window
     (every subcommand, and the window, take --conversation ID for a bug-report bundle of several)
     afp-desktop find FILE QUERY [--regex] [--ignore-case] [--templates MAP.json] [--app-name NAME]
+    afp-desktop inspect FILE --node INDEX [--position P]    what the inspector shows for one step, as JSON
 
 The JSON subcommands import no Qt; only the window, --screenshot and export do.
 """
@@ -26,7 +27,8 @@ from pathlib import Path
 
 from afp_desktop import __version__
 
-SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view", "diff", "find")
+SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view", "diff", "find",
+               "inspect")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
                 ".jsonl, any of these compressed with gzip or xz, and agentfootprint's bug-report bundles (.zip; "
@@ -308,6 +310,22 @@ def cmd_view(args) -> int:
     return 0
 
 
+def cmd_inspect(args) -> int:
+    from afp_desktop.core.inspect import inspect_node
+    from afp_desktop.core.replay import ReplayFacts
+
+    run = _open(args.file)
+    count = len(run.step_fold.nodes)
+    if not 0 <= args.node < count:
+        raise CliError(f"--node {args.node}: this run's StepGraph has nodes 0 to {count - 1}" if count
+                       else f"--node {args.node}: this run's StepGraph has no nodes")
+    length = len(run.axis)
+    if args.position is not None and not 0 <= args.position <= length:
+        raise CliError(f"--position {args.position}: positions run from 0 to {length}")
+    _write_json(inspect_node(run, ReplayFacts(run), args.node, args.position), args.indent)
+    return 0
+
+
 def _subcommand_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="afp-desktop", description="Replay a saved agentfootprint run offline.",
                                      epilog=FORMATS_HELP)
@@ -359,6 +377,10 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--templates", metavar="MAP.json", help="the status-line template map (default: the library's)")
     p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
     p.add_argument("--indent", action="store_true", help="pretty-print")
+    p = add("inspect", "print what the inspector shows for one StepGraph node, readable, as JSON", cmd_inspect)
+    p.add_argument("--node", type=int, required=True, metavar="INDEX", help="the node's index in `stepgraph` order")
+    p.add_argument("--position", type=int, metavar="P", help="as known at axis position P (default: the end)")
+    p.add_argument("--indent", action="store_true", help="pretty-print")
     return parser
 
 
@@ -367,7 +389,7 @@ def _window_parser() -> argparse.ArgumentParser:
         prog="afp-desktop", usage="afp-desktop [FILE] [--conversation ID] [--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop A B --compare [--screenshot OUT.png]\n"
                                   "       afp-desktop diff A B\n"
-                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find} FILE ...",
+                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find,inspect} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
@@ -375,7 +397,7 @@ def _window_parser() -> argparse.ArgumentParser:
                     "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
                     "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless\n  diff       align two "
                     "runs by their steps and print what differs (JSON)\n  find       search the whole run, print "
-                    "the hits as JSON",
+                    "the hits as JSON\n  inspect    what one step saw, sent and received (JSON)",
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")

@@ -55,7 +55,8 @@ def test_a_new_graph_opens_at_its_top_left(canvas, qtbot):
     canvas.verticalScrollBar().setValue(5000)
     canvas.set_graph(_graph("15-large-run"))
     qtbot.wait(10)  # let Qt lay out the scroll bars, which is when it re-centres
-    assert canvas.mapToScene(0, 0) == QPointF(0, 0)
+    corner = canvas.mapToScene(0, 0)  # the graph's top-left corner is in view (a narrow graph sits centred)
+    assert corner.y() == 0 and corner.x() <= 0
 
 
 def test_click_on_empty_space_emits_nothing(canvas, qtbot):

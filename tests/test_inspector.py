@@ -52,7 +52,7 @@ def test_llm_node_shows_its_slot_payloads(qtbot):
     session, inspector = open_inspector(qtbot, run)
     index = first(run, "user->llm")
     session.select_node(index)
-    assert inspector.tabs.currentWidget() is inspector.slots_tree
+    assert inspector.tabs.currentWidget() is inspector.readable  # the Readable tab comes first (issue 15)
     assert {"Slots", "Injections", "Text", "Raw JSON"} <= set(visible_tabs(inspector))
     tree = inspector.slots_tree
     assert top_keys(tree) == ["systemPrompt", "messages", "tools"]
@@ -123,7 +123,7 @@ def test_subflow_payloads_and_rollups(qtbot):
     session, inspector = open_inspector(qtbot, run)
     work = first(run, "subflow", label="work")
     session.select_node(work)
-    assert "Subflow" in visible_tabs(inspector) and inspector.tabs.currentWidget().isAncestorOf(inspector.entry_tree)
+    assert "Subflow" in visible_tabs(inspector) and inspector.tabs.currentWidget() is inspector.readable
     assert inspector.entry_tree.model.value == {"message": "Intent=weather; get weather for Bergen"}
     texts = [w.text() for w in inspector.findChildren(QLabel)]
     assert "2 LLM call(s), 1 tool call(s), 0 loop iteration(s)" in texts

@@ -112,7 +112,9 @@ def test_layout_is_deterministic(name):
     assert layout_step_graph(graph) == layout_step_graph(copy.deepcopy(graph))
 
 
-def test_iteration_rows_llm_then_tools_side_by_side():
+def test_iteration_rows_llm_then_its_batch_of_tools():
+    """One row per iteration: the LLM call, then the tools it asked for in one turn stacked as a batch in one
+    column right of it (issue 15: a batch is drawn as a batch, not as a chain running off to the right)."""
     graph = _graph("15-large-run")
     layout = layout_step_graph(graph)
     nodes = graph["nodes"]
@@ -121,16 +123,25 @@ def test_iteration_rows_llm_then_tools_side_by_side():
         if node["kind"] in ("user->llm", "tool->llm", "llm->tool", "llm->user"):
             by_iteration[node["iterationIndex"]].append(i)
     assert len(by_iteration) == 151  # 150 turns that call tools, then the answer
-    row_tops = []
+    row_tops, previous_bottom = [], 0.0
     for iteration, members in sorted(by_iteration.items()):
         boxes = [layout.nodes[i] for i in members]
-        assert len({b.y for b in boxes}) == 1, f"iteration {iteration} spans several rows"
-        assert [b.x for b in boxes] == sorted(b.x for b in boxes)  # run order reads left to right
+        llm, rest = boxes[0], boxes[1:]
         assert nodes[members[0]]["kind"] in ("user->llm", "tool->llm")
-        row_tops.append(boxes[0].y)
+        assert all(b.x > llm.right for b in rest)
+        if len(rest) >= 2:  # a batch: one column, in run order from the top, level with the call at the top
+            assert len({b.x for b in rest}) == 1 and rest[0].y == llm.y
+            assert [b.y for b in rest] == sorted(b.y for b in rest) and len({b.y for b in rest}) == len(rest)
+        else:
+            assert len({b.y for b in boxes}) == 1, f"iteration {iteration} spans several rows"
+        assert llm.y > previous_bottom  # rows do not share height
+        previous_bottom = max(b.bottom for b in boxes)
+        row_tops.append(llm.y)
     assert row_tops == sorted(row_tops) and len(set(row_tops)) == 151
     llm_columns = {layout.nodes[m[0]].x for m in by_iteration.values()}
     assert len(llm_columns) == 1  # LLM cards line up in one column
+    fans = [r for r in layout.edges if r.target in by_iteration[1][2:]]
+    assert fans and all(r.source == by_iteration[1][0] for r in fans)  # fed from the call, not chained
 
 
 def test_inter_row_edges_are_orthogonal_polylines_through_gutters():

@@ -30,7 +30,7 @@ _COLOURS: dict[QPalette.ColorRole, tuple[str, str]] = {
     _R.AlternateBase: ("#eef0f4", "#22262d"),
     _R.ToolTipBase: ("#fffbe6", "#2c313a"),
     _R.ToolTipText: ("#1b2030", "#e8ebf1"),
-    _R.PlaceholderText: ("#6b7280", "#8d96a8"),
+    _R.PlaceholderText: ("#5f6675", "#8d96a8"),  # muted text: ≥ 4.5:1 on Window and Base (a test checks)
     _R.Text: ("#1b2030", "#e8ebf1"),
     _R.Button: ("#eceef2", "#2e323b"),
     _R.ButtonText: ("#1b2030", "#e8ebf1"),
@@ -46,6 +46,11 @@ _COLOURS: dict[QPalette.ColorRole, tuple[str, str]] = {
     _R.LinkVisited: ("#6a3fb8", "#b69cf5"),
     _R.Accent: ("#2f62d0", "#3d6fd6"),
 }
+# Text colours for states, (light, dark), each ≥ 4.5:1 on that theme's Window colour (tests/test_contrast.py).
+ERROR_TEXT = ("#b3261e", "#ff8a80")
+NOTE_TEXT = ("#7a4100", "#ffb86b")
+FOCUS_RING = ("#1a56c4", "#7ea6ff")  # the keyboard focus ring (non-text: ≥ 3:1)
+
 _DISABLED: dict[QPalette.ColorRole, tuple[str, str]] = {
     _R.WindowText: ("#9aa1b0", "#6b7280"),
     _R.Text: ("#9aa1b0", "#6b7280"),
@@ -66,6 +71,14 @@ def build_palette(theme: str) -> QPalette:
     for role, colours in _DISABLED.items():
         palette.setColor(_G.Disabled, role, QColor(colours[index]))
     return palette
+
+
+def is_dark_palette() -> bool:
+    """Whether the application's widgets are dark now."""
+    from PySide6.QtWidgets import QApplication
+
+    palette = QApplication.palette() if QApplication.instance() is not None else QPalette()
+    return palette.color(_R.Window).lightness() < 128
 
 
 def system_theme(app: QGuiApplication | None = None) -> str:

@@ -16,6 +16,13 @@ Shape, from left to right and top to bottom:
   * fork-branch / decision-branch nodes are small chips attached to the row that comes next in time (the
     LLM call they prepared, or the subflow a decision chose): stacked left of the LLM column in a step row,
     right of the card in a header row.
+  * a chip whose label is a path ("fan/agentA/System Prompt") belongs to the agent at that path: it joins the
+    next row of that agent, not the next row in time (branches of a Parallel interleave in time).
+  * a Parallel's branches are side-by-side *lanes* below its header: each branch subflow's rows stack in its own
+    column, so concurrent branches read as concurrent. Edges between lanes (the fold's `next` chain runs
+    through all branches in time order) or into and out of a lane are not drawn: they join unrelated steps.
+  * a *batch* (an LLM call followed in its row by two or more tool calls it asked for) stacks its tool cards in
+    one column right of the LLM card, each fed by an arrow that fans out of the call.
   * edges: between neighbouring cards of a row a straight line; anything else is an orthogonal polyline that
     leaves its card into the horizontal gutter between rows, and crosses intermediate rows in a vertical
     channel that is free of cards in all of them. Edges therefore never pass through a card.
@@ -34,6 +41,7 @@ from dataclasses import dataclass, field
 
 LLM_START_KINDS = frozenset({"user->llm", "tool->llm"})
 CHIP_KINDS = frozenset({"fork-branch", "decision-branch"})
+STEP_KINDS = frozenset({"user->llm", "tool->llm", "llm->tool", "llm->user"})  # the ReAct steps the chain links
 SUBFLOW_KIND = "subflow"
 
 # Card sizes per kind, in scene pixels; the canvas's fonts (12/11/10 px DejaVu Sans) fit these at 100 %.
@@ -56,6 +64,8 @@ GUTTER = 40.0  # between rows: where inter-row edges run
 CHANNEL_CLEARANCE = 8.0  # how far a vertical channel keeps from cards
 LOOP_REACH = 18.0  # how far a self-loop sticks out of its card
 LOOP_LABEL_WIDTH = 120.0  # room reserved right of a self-loop for its label (the canvas elides to this)
+LANE_GAP = 48.0  # between the lanes of a Parallel: wider than two channel clearances, so lanes never merge
+BATCH_GAP = 8.0  # between the stacked tool cards of a batch
 MAX_CHANNEL_SCAN_ROWS = 200  # beyond this, route long jumps right of everything instead of scanning rows
 
 
@@ -129,6 +139,41 @@ class _Row:
     y: float = 0.0
     height: float = 0.0
     occupied: list[tuple[float, float]] | None = None  # x intervals of everything drawn in the row
+
+
+def chip_text(label: str) -> str:
+    """A chip's label with its meaningful end first: "fan/agentA/System Prompt" → "System Prompt · agentA"."""
+    parts = [p for p in label.split("/") if p]
+    if len(parts) < 2:
+        return label
+    return f"{parts[-1]} · {parts[-2]}"
+
+
+def _chip_owner(node: dict, kind: str) -> tuple | None:
+    """The subflowPath a chip belongs to, when its label or id says (chips themselves carry the root path): a
+    context chip "fan/agentA/Tools" belongs to the agent at fan/agentA; a decision made at stage
+    "fan/loopB/pick/decide#13" to the subflow fan/loopB/pick (it sits by the branch it chose)."""
+    label = node.get("label")
+    if kind == "fork-branch":
+        if not isinstance(label, str) or "/" not in label.strip("/"):
+            return None
+        return ("__root__", *label.strip("/").split("/")[:-1])
+    node_id, chosen = node.get("id"), "" if label is None else str(label)
+    if kind != "decision-branch" or not isinstance(node_id, str) or not node_id.endswith("-" + chosen):
+        return None
+    stage = node_id[len("decision-"):len(node_id) - len(chosen) - 1]
+    if "/" not in stage:
+        return None
+    return ("__root__", *stage.split("/")[:-1])
+
+
+def _forking_subflow(node: dict, kind: str, header_by_stage: dict) -> "_Row | None":
+    """The header row of the subflow that forked this chip, when the chip's id names it ("fork-fan#1-agentA")."""
+    node_id, label = node.get("id"), node.get("label")
+    if kind != "fork-branch" or not isinstance(node_id, str) or not isinstance(label, str) or "/" in label:
+        return None
+    stage = node_id[len("fork-"):len(node_id) - len(label) - 1] if node_id.endswith("-" + label) else None
+    return header_by_stage.get(stage) if stage else None
 
 
 def card_size(kind: str) -> tuple[float, float]:
@@ -244,8 +289,11 @@ def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[i
 
     rows: list[_Row] = []
     header_of: dict[int, _Row] = {}
-    current: _Row | None = None  # the step row the previous step went to; None after a header
+    current_of: dict[int | None, _Row] = {}  # per subflow: the step row its previous step went to
     pending_chips: list[int] = []
+    owned_chips: dict[tuple, list[int]] = {}  # chips waiting for the next step of their agent
+    last_llm_group: int | None = None
+    header_by_stage: dict[str, _Row] = {}
     last_touched: _Row | None = None
 
     for i, node in enumerate(nodes):
@@ -255,39 +303,65 @@ def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[i
             open_subflows = [s for s in open_subflows if ends[s] >= start]
             first_end = min((ends[s] for s in open_subflows), default=math.inf)
         if kind in CHIP_KINDS:
-            pending_chips.append(i)
+            owner = _chip_owner(node, kind)
+            forking = _forking_subflow(node, kind, header_by_stage)
+            if forking is not None:  # a Parallel's branch chip: by the Parallel's own card
+                forking.chips.append(i)
+                continue
+            if owner is None:
+                pending_chips.append(i)
+            else:
+                owned_chips.setdefault(owner, []).append(i)
             continue
         if kind == SUBFLOW_KIND:
             row = _Row("header", innermost(paths[i], proper=True), [i])
             rows.append(row)
             header_of[i] = row
+            if isinstance(node.get("runtimeStageId"), str):
+                header_by_stage[node["runtimeStageId"]] = row
+            # The subflows around it start a new row after it; a concurrent branch (a Parallel's other lane)
+            # keeps its own.
+            path = paths[i]
+            current_of = {g: r for g, r in current_of.items()
+                          if g is not None and paths[g] != path[: len(paths[g])]}
             ends[i] = _number(node.get("endOffsetMs"), math.inf)
             open_subflows.append(i)
             first_end = min(first_end, ends[i])
-            current = None
         else:
             group = innermost(paths[i], proper=False)
             iteration = node.get("iterationIndex")
+            current = current_of.get(group)
+            # The fold numbers iterations across the whole run: after another branch's LLM call the number
+            # is that call's, not a new iteration of this branch.
+            own_number = last_llm_group is None or last_llm_group == group
             if (
                 current is None
                 or kind in LLM_START_KINDS
-                or current.group != group
-                or (iteration is not None and current.iteration is not None and iteration != current.iteration)
+                or (own_number and iteration is not None and current.iteration is not None
+                    and iteration != current.iteration)
             ):
-                current = _Row("steps", group)
+                current = current_of[group] = _Row("steps", group)
                 rows.append(current)
             current.items.append(i)
             if current.iteration is None:
                 current.iteration = iteration
+            if kind in LLM_START_KINDS:
+                last_llm_group = group
             row = current
-        row.chips += pending_chips
+        if owned_chips:
+            path = paths[i]
+            for owner in [o for o in owned_chips if path[: len(o)] == o]:
+                pending_chips += owned_chips.pop(owner)
+        row.chips += sorted(pending_chips)
         pending_chips = []
         last_touched = row
+    for chips in owned_chips.values():  # an agent whose next step never came (a cut-off run)
+        pending_chips += chips
     if pending_chips:
         if last_touched is None:
             last_touched = _Row("chips", None)
             rows.append(last_touched)
-        last_touched.chips += pending_chips
+        last_touched.chips += sorted(pending_chips)
 
     # Depth-first order over the subflow tree; rows were created in run order, so children already are too.
     children: dict[int | None, list[_Row]] = {}
@@ -308,9 +382,16 @@ def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[i
 
 
 class _Router:
-    def __init__(self, rows: list[_Row], boxes: list[NodeBox], row_of: list[int], slot_of: list[int], right: float):
+    def __init__(self, rows: list[_Row], boxes: list[NodeBox], row_of: list[int], slot_of: list[int], right: float,
+                 batch_of: dict[int, int]):
         self.rows, self.boxes, self.row_of, self.slot_of = rows, boxes, row_of, slot_of
+        self.batch_of = batch_of  # tool card of a batch → the LLM card it fans out of
         self.far_right = right + COLUMN_GAP / 2  # right of everything: always a free channel
+        # Rows by their top, to find those a vertical line crosses (lanes put rows side by side, so the row
+        # order is not the vertical order).
+        self.by_y = sorted(range(len(rows)), key=lambda r: rows[r].y)
+        self.tops = [rows[r].y for r in self.by_y]
+        self.tallest = max((row.height for row in rows), default=0.0)
 
     def gutter_below(self, r: int) -> float:
         return self.rows[r].y + self.rows[r].height + GUTTER / 2
@@ -320,22 +401,30 @@ class _Router:
 
     def port(self, i: int, gutter_y: float) -> list[tuple[float, float]]:
         """Path from node i's border to a gutter line, free of other cards. Step and header cards fill their row's
-        height, so they leave straight up or down; a chip may sit between two others, so it leaves sideways
-        into the channel right of its chip column first."""
+        height, so they leave straight up or down; a chip may sit between two others, and a batch's tool card
+        between the cards of its column, so they leave sideways into the channel right of their column first."""
         box = self.boxes[i]
-        if box.kind in CHIP_KINDS:
-            x = box.right + CHIP_COLUMN_GAP / 2
+        row = self.rows[self.row_of[i]]
+        down = gutter_y > box.cy
+        edge_card = (box.bottom >= row.y + row.height) if down else (box.y <= row.y)
+        if box.kind in CHIP_KINDS or (i in self.batch_of and not edge_card):
+            gap = CHIP_COLUMN_GAP if box.kind in CHIP_KINDS else COLUMN_GAP
+            x = box.right + gap / 2
             return [(box.right, box.cy), (x, box.cy), (x, gutter_y)]
-        y = box.bottom if gutter_y > box.cy else box.y
+        y = box.bottom if down else box.y
         return [(box.cx, y), (box.cx, gutter_y)]
 
-    def free_channel(self, first_row: int, last_row: int, preferred: float, fallback: float) -> float:
-        """An x whose vertical line crosses rows first_row..last_row without touching a card."""
-        if last_row < first_row:
+    def free_channel(self, y_top: float, y_bottom: float, preferred: float, fallback: float) -> float:
+        """An x whose vertical line from y_top to y_bottom touches no card."""
+        if y_bottom <= y_top:
             return preferred
-        if last_row - first_row >= MAX_CHANNEL_SCAN_ROWS:
+        low = bisect.bisect_left(self.tops, y_top - self.tallest)
+        high = bisect.bisect_left(self.tops, y_bottom)
+        crossed = [self.by_y[k] for k in range(low, high)
+                   if self.rows[self.by_y[k]].y + self.rows[self.by_y[k]].height > y_top]
+        if len(crossed) >= MAX_CHANNEL_SCAN_ROWS:
             return self.far_right
-        spans = sorted(span for r in range(first_row, last_row + 1) for span in self.rows[r].occupied or ())
+        spans = sorted(span for r in crossed for span in self.rows[r].occupied or ())
         merged: list[list[float]] = []
         for lo, hi in spans:
             lo, hi = lo - CHANNEL_CLEARANCE, hi + CHANNEL_CLEARANCE
@@ -350,22 +439,34 @@ class _Router:
         lo, hi = blocked
         return lo if lo >= 0 and preferred - lo <= hi - preferred else hi
 
-    def route(self, source: int, target: int) -> list[tuple[float, float]]:
+    def fan(self, llm: int, target: int) -> list[tuple[float, float]]:
+        """From a batch's LLM card to one of its tool cards: out of the call's right side, down a trunk."""
+        a, b = self.boxes[llm], self.boxes[target]
+        y = a.y + STEP_SIZE[1] / 2
+        if b.cy == y:
+            return [(a.right, y), (b.x, y)]
+        trunk = a.right + COLUMN_GAP / 2
+        return [(a.right, y), (trunk, y), (trunk, b.cy), (b.x, b.cy)]
+
+    def route(self, source: int, target: int) -> tuple[int, list[tuple[float, float]]]:
+        """(the node the drawn line starts at, the polyline). A batch's tools are fed from their LLM card."""
         a, b = self.boxes[source], self.boxes[target]
         ra, rb = self.row_of[source], self.row_of[target]
+        if ra == rb and self.batch_of.get(target) is not None and (
+                source == self.batch_of[target] or self.batch_of.get(source) == self.batch_of[target]):
+            return self.batch_of[target], self.fan(self.batch_of[target], target)
         neighbours = self.slot_of[source] >= 0 and self.slot_of[target] == self.slot_of[source] + 1
         if ra == rb and neighbours and a.cy == b.cy and a.right <= b.x:
-            return [(a.right, a.cy), (b.x, b.cy)]
+            return source, [(a.right, a.cy), (b.x, b.cy)]
         if ra == rb:
             gutter = self.gutter_below(ra)
-            return self.port(source, gutter) + self.port(target, gutter)[::-1]
-        down = rb > ra
+            return source, self.port(source, gutter) + self.port(target, gutter)[::-1]
+        down = self.rows[rb].y > self.rows[ra].y
         leave = self.gutter_below(ra) if down else self.gutter_above(ra)
         arrive = self.gutter_above(rb) if down else self.gutter_below(rb)
         out, into = self.port(source, leave), self.port(target, arrive)[::-1]
-        crossed = (ra + 1, rb - 1) if down else (rb + 1, ra - 1)
-        x = self.free_channel(*crossed, preferred=into[0][0], fallback=out[-1][0])
-        return out + [(x, leave), (x, arrive)] + into
+        x = self.free_channel(min(leave, arrive), max(leave, arrive), preferred=into[0][0], fallback=out[-1][0])
+        return source, out + [(x, leave), (x, arrive)] + into
 
 
 def _simplify(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -383,8 +484,10 @@ def _simplify(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return out if len(out) >= 2 else out * 2
 
 
-def _self_loop(box: NodeBox, on_right: bool) -> tuple[list[tuple[float, float]], tuple[float, float]]:
-    if on_right or box.kind in CHIP_KINDS:  # a header's right is reserved for it; a chip has its column channel
+def _self_loop(box: NodeBox, on_right: bool, sideways: bool = False) -> tuple[list[tuple[float, float]],
+                                                                             tuple[float, float]]:
+    # A header's right is reserved for it; a chip, or a batch's tool card, has the channel right of its column.
+    if on_right or sideways or box.kind in CHIP_KINDS:
         x = box.right + (LOOP_REACH if on_right else CHIP_COLUMN_GAP / 2 - 1)
         dy = min(8.0, box.h / 2 - 3)
         return [(box.right, box.cy - dy), (x, box.cy - dy), (x, box.cy + dy), (box.right, box.cy + dy)], (x + 6, box.cy)
@@ -413,21 +516,24 @@ def layout_step_graph(graph: dict) -> GraphLayout:
     loop_labels = {s: _format_iterations([edges[j].get("iteration") for j in js]) for s, js in loops_of.items()}
     loop_label_width = {s: _label_width(text) for s, text in loop_labels.items()}
 
-    max_depth = max((row.depth for row in rows if row.kind == "header"), default=-1)
-    steps_x = MARGIN + (max_depth + 1) * INDENT
     chip_w, chip_h = CARD_SIZE["fork-branch"]
     step_h = STEP_SIZE[1]
     per_column = int((step_h + CHIP_GAP) // (chip_h + CHIP_GAP))
-    chip_columns = max((math.ceil(len(r.chips) / per_column) for r in rows if r.kind != "header"), default=0)
-    llm_x = steps_x + chip_columns * (chip_w + CHIP_COLUMN_GAP)
 
     boxes: list[NodeBox | None] = [None] * len(nodes)
     row_of = [0] * len(nodes)
     slot_of = [-1] * len(nodes)  # position among a step row's cards; -1 for chips and headers
-    y = MARGIN
+    frame_of = [0] * len(rows)   # the lane each row is drawn in (0: the main column)
+    batch_of: dict[int, int] = {}
     right = 0.0
 
-    def place_chips(row: _Row, r: int, x: float, height: float) -> float:
+    def is_lanes(row: _Row) -> bool:
+        """A Parallel header whose branches (two or more child subflows) become lanes."""
+        if row.kind != "header" or nodes[row.items[0]].get("primitiveKind") != "Parallel":
+            return False
+        return sum(1 for child in children_of.get(row.items[0], ()) if child.kind == "header") >= 2
+
+    def place_chips(row: _Row, r: int, x: float, y: float, height: float) -> float:
         per = max(1, int((height + CHIP_GAP) // (chip_h + CHIP_GAP)))
         stacked = min(per, len(row.chips)) * (chip_h + CHIP_GAP) - CHIP_GAP
         top = y + (height - stacked) / 2  # a short stack sits in the middle of its row
@@ -439,13 +545,20 @@ def layout_step_graph(graph: dict) -> GraphLayout:
         columns = math.ceil(len(row.chips) / per)
         return x + columns * (chip_w + CHIP_COLUMN_GAP)
 
-    for r, row in enumerate(rows):
+    def is_batch(row: _Row) -> bool:
+        items = row.items
+        return (len(items) >= 3 and kinds[items[0]] in LLM_START_KINDS
+                and all(kinds[i] == "llm->tool" for i in items[1:]))
+
+    def place_row(r: int, frame_x: float, frame_depth: int, steps_x: float, llm_x: float, y: float) -> float:
+        """Place row r with its top at y; returns its right end."""
+        row = rows[r]
         row.y = y
         spans: list[tuple[float, float]] = []
         if row.kind == "header":
             i = row.items[0]
             w, h = CARD_SIZE[SUBFLOW_KIND]
-            x = MARGIN + row.depth * INDENT
+            x = frame_x + (row.depth - frame_depth) * INDENT
             box = boxes[i] = NodeBox(i, x, y, w, h, kinds[i])
             row_of[i] = r
             x += w
@@ -454,27 +567,125 @@ def layout_step_graph(graph: dict) -> GraphLayout:
             spans.append((box.x, x))
             row.height = h
             if row.chips:
-                chips_end = place_chips(row, r, x + COLUMN_GAP / 2, h)
+                chips_end = place_chips(row, r, x + COLUMN_GAP / 2, y, h)
                 spans.append((x + COLUMN_GAP / 2, chips_end - CHIP_COLUMN_GAP))
-                x = chips_end
         else:
             row.height = step_h
-            chips_end = place_chips(row, r, steps_x, step_h)
+            chips_end = place_chips(row, r, steps_x, y, step_h)
             if row.chips:
                 spans += [(b.x, b.right) for b in (boxes[i] for i in row.chips) if b is not None]
             x = llm_x if row.items else chips_end
-            for slot, i in enumerate(row.items):
-                w, h = card_size(kinds[i])
-                boxes[i] = NodeBox(i, x, y, w, h, kinds[i])
-                row_of[i], slot_of[i] = r, slot
+            if is_batch(row):
+                llm, tools = row.items[0], row.items[1:]
+                w, h = card_size(kinds[llm])
+                boxes[llm] = NodeBox(llm, x, y, w, h, kinds[llm])
+                row_of[llm], slot_of[llm] = r, 0
                 spans.append((x, x + w))
                 x += w + COLUMN_GAP
+                column_w = 0.0
+                for slot, i in enumerate(tools, start=1):
+                    tw, th = card_size(kinds[i])
+                    boxes[i] = NodeBox(i, x, y + (slot - 1) * (th + BATCH_GAP), tw, th, kinds[i])
+                    row_of[i], slot_of[i] = r, slot
+                    batch_of[i] = llm
+                    column_w = max(column_w, tw)
+                spans.append((x, x + column_w))
+                row.height = max(step_h, max(boxes[i].bottom for i in tools) - y)
+            else:
+                for slot, i in enumerate(row.items):
+                    w, h = card_size(kinds[i])
+                    boxes[i] = NodeBox(i, x, y, w, h, kinds[i])
+                    row_of[i], slot_of[i] = r, slot
+                    spans.append((x, x + w))
+                    x += w + COLUMN_GAP
         row.occupied = spans
-        right = max(right, max(hi for _, hi in spans) if spans else 0.0)
-        y += row.height + GUTTER
+        return max(hi for _, hi in spans) if spans else 0.0
+
+    def own_rows(seq: list[int]) -> list[int]:
+        """The rows of a frame that are not inside one of its lanes."""
+        out, k = [], 0
+        while k < len(seq):
+            out.append(seq[k])
+            k = lane_end(seq, k) if is_lanes(rows[seq[k]]) else k + 1
+        return out
+
+    def lane_end(seq: list[int], k: int) -> int:
+        depth = rows[seq[k]].depth
+        end = k + 1
+        while end < len(seq) and rows[seq[end]].depth > depth:
+            end += 1
+        return end
+
+    frames = [0]  # the last lane number given
+
+    def place_frame(seq: list[int], frame: int, frame_x: float, frame_depth: int, y: float) -> tuple[float, float]:
+        """Stack the rows of `seq` (depth-first order) from y down; a Parallel's branches go side by side.
+        Returns (the y below the last row and its gutter, the right end)."""
+        nonlocal right
+        mine = own_rows(seq)
+        max_depth = max((rows[r].depth for r in mine if rows[r].kind == "header"), default=frame_depth - 1)
+        steps_x = frame_x + (max_depth - frame_depth + 1) * INDENT
+        chip_columns = max((math.ceil(len(rows[r].chips) / per_column) for r in mine if rows[r].kind != "header"),
+                           default=0)
+        llm_x = steps_x + chip_columns * (chip_w + CHIP_COLUMN_GAP)
+        frame_right = 0.0
+        k = 0
+        while k < len(seq):
+            r = seq[k]
+            frame_of[r] = frame
+            frame_right = max(frame_right, place_row(r, frame_x, frame_depth, steps_x, llm_x, y))
+            y += rows[r].height + GUTTER
+            if not is_lanes(rows[r]):
+                k += 1
+                continue
+            end = lane_end(seq, k)
+            inside = seq[k + 1:end]
+            lanes: list[list[int]] = []
+            loose: list[int] = []  # steps right inside the Parallel (not in a branch) stack above the lanes
+            for q in inside:
+                if rows[q].depth == rows[r].depth + 1:
+                    if rows[q].kind == "header":
+                        lanes.append([q])
+                    else:
+                        loose.append(q)
+                elif lanes:
+                    lanes[-1].append(q)
+                else:
+                    loose.append(q)
+            for q in loose:
+                frame_of[q] = frame
+                frame_right = max(frame_right, place_row(q, frame_x, frame_depth, steps_x, llm_x, y))
+                y += rows[q].height + GUTTER
+            lane_x = boxes[rows[r].items[0]].x + INDENT
+            bottom = y
+            for lane in lanes:
+                frames[0] += 1
+                lane_bottom, lane_right = place_frame(lane, frames[0], lane_x, rows[lane[0]].depth, y)
+                bottom = max(bottom, lane_bottom)
+                frame_right = max(frame_right, lane_right)
+                lane_x = lane_right + LANE_GAP
+            y = bottom
+            k = end
+        right = max(right, frame_right)
+        return y, frame_right
+
+    children_of: dict[int, list[_Row]] = {}
+    for row in rows:
+        if row.group is not None:
+            children_of.setdefault(row.group, []).append(row)
+    y, _ = place_frame(list(range(len(rows))), 0, MARGIN, 0, MARGIN)
 
     placed: list[NodeBox] = boxes  # type: ignore[assignment]  # every node was placed in exactly one row
-    router = _Router(rows, placed, row_of, slot_of, right)
+    router = _Router(rows, placed, row_of, slot_of, right, batch_of)
+    lane_previous: dict[int, int] = {}  # a step in a lane → the step before it in the same lane
+    if frames[0]:
+        last_in: dict[int, int] = {}
+        for i, kind in enumerate(kinds):
+            if kind in STEP_KINDS:
+                frame = frame_of[row_of[i]]
+                if frame and frame in last_in:
+                    lane_previous[i] = last_in[frame]
+                last_in[frame] = i
     routes: list[EdgeRoute] = []
     for j, ends in enumerate(resolved):
         if ends is None:
@@ -483,10 +694,17 @@ def layout_step_graph(graph: dict) -> GraphLayout:
         edge = edges[j]
         kind = str(edge.get("kind", "next"))
         if source != target:
-            routes.append(EdgeRoute(j, kind, _simplify(router.route(source, target)), None, source, target))
+            if frame_of[row_of[source]] != frame_of[row_of[target]]:
+                # The chain runs through all of a Parallel's branches in time order; in a lane, a step follows
+                # the previous step of its own lane (and the first step of a lane follows nothing drawn).
+                source = lane_previous.get(target)
+                if source is None or kind != "next":
+                    continue
+            start, points = router.route(source, target)
+            routes.append(EdgeRoute(j, kind, _simplify(points), None, start, target))
             continue
         on_right = source in loops_of
-        points, label_at = _self_loop(placed[source], on_right)
+        points, label_at = _self_loop(placed[source], on_right, sideways=source in batch_of)
         if on_right:  # one drawn loop per card; the first of its edges carries the label for all of them
             label = loop_labels[source] if j == loops_of[source][0] else None
         else:
@@ -501,20 +719,21 @@ def layout_step_graph(graph: dict) -> GraphLayout:
 
 
 def _brackets(rows: list[_Row], header_of: dict[int, _Row], boxes: list[NodeBox]) -> list[GroupBox]:
-    """A bracket per subflow that has rows inside it: from under its card down to its last descendant row."""
-    last = {id(row): r for r, row in enumerate(rows)}
+    """A bracket per subflow that has rows inside it: from under its card down to its lowest descendant row."""
+    bottom = {id(row): row.y + row.height for row in rows}
+    has_inside: set[int] = set()
     for r in range(len(rows) - 1, -1, -1):  # children come after their header, so one backward pass suffices
         row = rows[r]
         parent = header_of.get(row.group) if row.group is not None else None
         if parent is not None:
-            last[id(parent)] = max(last[id(parent)], last[id(row)])
+            bottom[id(parent)] = max(bottom[id(parent)], bottom[id(row)])
+            has_inside.add(id(parent))
     groups: list[GroupBox] = []
     for i, header in header_of.items():
-        end = rows[last[id(header)]]
-        if end is header:
+        if id(header) not in has_inside:
             continue
         box = boxes[i]
         top = box.bottom
-        groups.append(GroupBox(i, box.x + INDENT / 2, top, INDENT / 2, end.y + end.height - top, header.depth))
+        groups.append(GroupBox(i, box.x + INDENT / 2, top, INDENT / 2, bottom[id(header)] - top, header.depth))
     groups.sort(key=lambda g: g.index)
     return groups

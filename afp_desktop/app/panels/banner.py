@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.plain_text import plain_tooltip
+from afp_desktop.app.theme import ERROR_TEXT, is_dark_palette
 from afp_desktop.core.summary import RunSummary
 
 LEVEL_MARK = {"error": "✖", "warning": "⚠", "info": "ℹ"}
@@ -174,7 +175,8 @@ class SummaryStrip(QFrame):
         self.figures.setToolTip(plain_tooltip("\n".join(parts)))
         count = len(errors) if errors else summary.errors
         self.errors.setText("no errors" if not count else _count(count, "error"))
-        self.errors.setStyleSheet("QPushButton { color: #d33a3a; font-weight: bold; border: none; }" if count
+        red = ERROR_TEXT[is_dark_palette()]  # (#d33a3a was 3.2:1 on the dark window)
+        self.errors.setStyleSheet(f"QPushButton {{ color: {red}; font-weight: bold; border: none; }}" if count
                                   else "QPushButton { border: none; }")
         self.errors.setEnabled(bool(errors))
         listed = [f"{i + 1}. at event {e.position}: {e.message}" for i, e in enumerate(list(errors)[:20])]

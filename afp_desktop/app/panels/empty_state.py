@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QListWidget, QListWidgetItem, QPus
 
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.plain_text import plain_label
+from afp_desktop.app.theme import ERROR_TEXT, is_dark_palette
 
 FORMATS_LINE = ("NDJSON event streams, Trace v1 files, recordings and envelopes, afp-desktop .jsonl — "
                 "plain or compressed (.gz, .xz).")
@@ -48,7 +49,6 @@ class EmptyState(QWidget):
         column.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignCenter)
         self.error = plain_label(wrap=True)
         self.error.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.error.setStyleSheet("color: #d33a3a;")
         self.error.setVisible(False)
         column.addWidget(self.error)
         self.recent_title = QLabel("Recent files")
@@ -77,5 +77,6 @@ class EmptyState(QWidget):
             self.recent.setFixedWidth(min(900, max(420, self.recent.sizeHintForColumn(0) + frame + 24)))
 
     def set_error(self, message: str | None) -> None:
+        self.error.setStyleSheet(f"color: {ERROR_TEXT[is_dark_palette()]};")  # ≥ 4.5:1 in either theme
         self.error.setText(message or "")
         self.error.setVisible(bool(message))

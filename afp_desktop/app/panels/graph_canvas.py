@@ -36,6 +36,7 @@ from afp_desktop.core.layout import (
     EdgeRoute,
     GraphLayout,
     GroupBox,
+    chip_text,
     layout_step_graph,
 )
 
@@ -101,7 +102,7 @@ def card_lines(node: dict) -> tuple[str, str, str, str]:
         primitive = _one_line(node.get("primitiveKind")) or "subflow"
         return label, "", primitive, ""
     if kind in CHIP_KINDS:
-        return label, "", "", ""
+        return chip_text(label), "", "", ""
     iteration = node.get("iterationIndex")  # numbered once per row, on the LLM call that opens the iteration
     corner = f"#{iteration}" if iteration is not None and kind in LLM_START_KINDS else ""
     detail = _one_line(node.get("toolName") or node.get("llmModel") or node.get("assistantText"))
@@ -257,9 +258,8 @@ class GraphArt:
             elide = Qt.TextElideMode.ElideRight
             kind = str(node.get("kind", ""))
             if kind in CHIP_KINDS:
-                # Chip labels are often paths ("agent/System Prompt"); their end is the part that differs.
-                mode = Qt.TextElideMode.ElideLeft if "/" in title else elide
-                cached = (self.chip_metrics.elidedText(title, mode, inner - 10),)
+                # A path label reads "System Prompt · agentA" (chip_text); if even that is too long, the middle goes.
+                cached = (self.chip_metrics.elidedText(title, Qt.TextElideMode.ElideMiddle, inner - 10),)
             elif kind == SUBFLOW_KIND:
                 status = f"{detail} · {duration}" if duration else f"{detail} · open"
                 cached = (
@@ -280,9 +280,21 @@ class GraphArt:
         return cached
 
     def _paint_text(self, p: QPainter, i: int, rect: QRectF) -> None:
+        opacity = p.opacity()
+        if opacity < 1.0:
+            # A dimmed (not yet happened) card: its fill fades with the painter's opacity, but faded text would
+            # fall far below 4.5:1 (issue 15). Its text is drawn opaque in the muted colour: readable, still grey.
+            p.setOpacity(1.0)
+            try:
+                self._paint_texts(p, i, rect, _qcolor(self.palette.text_muted), _qcolor(self.palette.text_muted))
+            finally:
+                p.setOpacity(opacity)
+            return
+        self._paint_texts(p, i, rect, _qcolor(self.palette.text), _qcolor(self.palette.text_muted))
+
+    def _paint_texts(self, p: QPainter, i: int, rect: QRectF, text: QColor, muted: QColor) -> None:
         texts = self._texts_for(i, rect)
         colours = self.palette.kind(self.layout.nodes[i].kind)
-        text, muted = _qcolor(self.palette.text), _qcolor(self.palette.text_muted)
         left = rect.x() + STRIPE + PADDING
         width = rect.width() - STRIPE - 2 * PADDING
         single = Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine

@@ -1,7 +1,9 @@
 """The inspector: everything the file holds about one StepGraph node (§3) — the selected node, else the node
 at the cursor — as the run stood at the cursor.
 
-Header (kind, label, id, model, tool, tokens, timing) over tabs that appear only where they apply: Slots (the
+Header (kind, label, id, model, tool, tokens, timing; "Show when it ended" while the step's end lies after the
+cursor) over tabs: Readable first (core/inspect.py's sections: what the step saw, sent and received), then the
+ones that appear only where they apply: Slots (the
 system-prompt / messages / tools boundary payloads), Injections, Tool (arguments and result), Progress (the
 call's `stream.tool_progress` reports), Text, Subflow (payloads and §2.9 rollups) and Raw JSON.
 All trace text is plain text.
@@ -15,21 +17,25 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFormLayout, QPlainTextEdit, QSplitter, QTableWidget,
+    QAbstractItemView, QFormLayout, QPlainTextEdit, QPushButton, QSplitter, QTableWidget,
     QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
+from afp_desktop.app.panels.readable_view import ReadableView, is_dark
+from afp_desktop.app.theme import NOTE_TEXT
 from afp_desktop.core import jsonio
 from afp_desktop.core.bubble import event_positions, rollups
-from afp_desktop.core.replay import DONE, NOT_STARTED
+from afp_desktop.core.inspect import inspect_node
+from afp_desktop.core.replay import DONE, LASTING_KINDS, NOT_STARTED
 from afp_desktop.core.status import progress_message_of
 
 LATE_FIELDS = ("tokens", "endOffsetMs", "exitPayload")  # known only once the step has ended
 
 
 MUTED = QColor("#8a909c")
+NOTE_COLOURS = NOTE_TEXT  # (light, dark): the "in progress" note, ≥ 4.5:1 on each theme's window
 LLM_START_KINDS = ("user->llm", "tool->llm")
 INJECTION_COLUMNS = (("source", "source"), ("slot", "slot"), ("role", "asRole"), ("reason", "reason"),
                      ("score", "retrievalScore"), ("rank", "rankPosition"), ("budget tokens", "budgetTokens"),
@@ -152,7 +158,10 @@ class InspectorPanel(QWidget):
 
         self.title = plain_label()
         self.title.setStyleSheet("font-weight: bold; font-size: 14px;")
-        self.note = plain_label(colour="#6b4300")
+        self.note = plain_label()
+        self.show_end = QPushButton("Show when it ended")
+        self.show_end.setToolTip("Move the cursor to when this step ended: its whole life, result included")
+        self.show_end.clicked.connect(self._show_end_clicked)
         self.fields = QFormLayout()
         self.fields.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         self.fields.setHorizontalSpacing(10)
@@ -162,12 +171,14 @@ class InspectorPanel(QWidget):
         header_layout.setContentsMargins(6, 6, 6, 2)
         header_layout.addWidget(self.title)
         header_layout.addWidget(self.note)
+        header_layout.addWidget(self.show_end, 0, Qt.AlignmentFlag.AlignLeft)
         header_layout.addLayout(self.fields)
 
         self.tabs = QTabWidget()
         # Pages with two trees ask for ~260 px; an explicit minimum lets the dock share the column with the chat
         # bubble by default (a user who wants more makes the dock taller).
         self.tabs.setMinimumHeight(140)
+        self.readable = ReadableView()
         self.slots_tree = JsonTreeView(expand_depth=2)
         self.injections = _table([title for title, _ in INJECTION_COLUMNS])
         self.tool_args = JsonTreeView(expand_depth=2)
@@ -217,7 +228,7 @@ class InspectorPanel(QWidget):
         subflow_layout.addWidget(subflow_split, 1)
 
         self._tab_pages = {
-            "Slots": self.slots_tree, "Injections": self.injections, "Tool": tool_box,
+            "Readable": self.readable, "Slots": self.slots_tree, "Injections": self.injections, "Tool": tool_box,
             "Progress": progress_split, "Text": text_box, "Subflow": subflow_box, "Raw JSON": self.raw_tree,
         }
         for name, page in self._tab_pages.items():
@@ -305,6 +316,7 @@ class InspectorPanel(QWidget):
             return
         node, note = self._node_as_of_cursor(index)
         kind = node.get("kind")
+        self._show_readable(run, index)
         # Redraw only when what is shown can differ: keeps tree expansion while scrubbing past a finished step.
         key = (id(run), index, source, id(node), note,
                view.n_typed if kind == "llm->tool" and view is not None else None,
@@ -317,10 +329,11 @@ class InspectorPanel(QWidget):
         self._header.setVisible(True)
         self.tabs.setVisible(True)
         self.title.setText(f"{node.get('label', kind)}  ·  {kind}  ({source})")
+        self.note.setStyleSheet(f"color: {NOTE_COLOURS[is_dark(self)]};")
         self.note.setText(note or "")
         self.note.setVisible(bool(note))
         self._fill_header(run, index, node)
-        shown = {"Raw JSON"}
+        shown = {"Readable", "Raw JSON"}
         if kind in LLM_START_KINDS:
             shown |= self._fill_llm(run, index, node)
         elif kind == "llm->tool":
@@ -338,10 +351,29 @@ class InspectorPanel(QWidget):
             if self.tabs.isTabVisible(i) != visible:  # re-laying out the tab bar is the slow part
                 self.tabs.setTabVisible(i, visible)
         if current not in shown or kind != self._kind:  # a new kind of step opens on its main tab
-            order = ["Slots", "Tool", "Text", "Subflow", "Raw JSON"]
+            order = ["Readable", "Slots", "Tool", "Text", "Subflow", "Raw JSON"]
             first = next(name for name in order if name in shown)
             self.tabs.setCurrentWidget(self._tab_pages[first])
         self._kind = kind
+
+    def set_theme(self, theme: str) -> None:
+        """The main window calls this when the theme changes: the note and error colours are per theme."""
+        self.note.setStyleSheet(f"color: {NOTE_COLOURS[theme == 'dark']};")
+        self.readable.set_theme(theme)
+
+    def _show_readable(self, run, index: int) -> None:
+        """The Readable tab and the "Show when it ended" button, as known at the moment shown."""
+        moment, replay = self.session.moment, self.session.replay
+        facts = replay.facts if replay is not None else None
+        position = moment.position if moment is not None else None
+        self.readable.show_model(inspect_node(run, facts, index, position))
+        ends_later = (facts is not None and moment is not None and facts.ended[index] is not None
+                      and moment.node_state(index) != DONE)
+        self.show_end.setVisible(ends_later)
+
+    def _show_end_clicked(self) -> None:
+        if self.node_index is not None:
+            self.session.show_node_end(self.node_index)
 
     # -- sections ---------------------------------------------------------------------------------------
     def _fill_header(self, run, index: int, node: dict) -> None:
@@ -361,7 +393,7 @@ class InspectorPanel(QWidget):
         timing = f"starts at +{start} ms"
         if isinstance(start, (int, float)) and isinstance(stop, (int, float)):
             timing += f", ends at +{stop} ms ({stop - start} ms)"
-        elif stop is None:
+        elif stop is None and node.get("kind") in LASTING_KINDS:  # (a chip has no end)
             timing += ", not ended"
         rows.append(("timing", timing))
         if begin:

@@ -1,0 +1,291 @@
+"""The inspector's Readable tab: the sections of `core.inspect.inspect_node` drawn as widgets a person reads —
+facts as label/value rows, text as text (monospace when it is JSON), messages as a role-labelled conversation,
+tools with a collapsed schema, injections as a table with a detail pane, changes as a list.
+
+All trace text is plain text (labels with Qt.PlainText, read-only plain-text editors).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor, QFontDatabase, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView, QApplication, QFormLayout, QFrame, QLabel, QPlainTextEdit, QScrollArea, QTableWidget, QTableWidgetItem,
+    QToolButton, QVBoxLayout, QWidget,
+)
+
+from afp_desktop.app.plain_text import plain_label
+from afp_desktop.app.theme import ERROR_TEXT
+
+LONG_WORD = 60          # a word this long cannot wrap in a label: such text goes into a text box
+BOX_TEXT = 600          # text longer than this goes into a scrolling text box
+MAX_BOX_LINES = 14
+INJECTION_COLUMNS = (("source", "source"), ("summary", "summary"), ("why", "why"))
+ERROR_COLOURS = ERROR_TEXT  # (light, dark): ≥ 4.5:1 on the window colour of each theme
+
+
+def is_dark(widget: QWidget | None = None) -> bool:
+    """Whether the widgets are dark now (the application's palette: a widget's own follows it a moment later)."""
+    palette = QApplication.palette() if QApplication.instance() is not None else widget.palette()
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def monospace_font():
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+def _looks_like_json(text: str) -> bool:
+    head = text.lstrip()[:1]
+    return head in ("{", "[") and text.rstrip()[-1:] in ("}", "]")
+
+
+def text_box(text: str, mono: bool = False) -> QPlainTextEdit:
+    """A read-only text box as tall as its text (up to MAX_BOX_LINES lines, then it scrolls)."""
+    box = QPlainTextEdit()
+    box.setReadOnly(True)
+    box.setPlainText(text)
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    if mono:
+        box.setFont(monospace_font())
+    lines = min(MAX_BOX_LINES, max(1, text.count("\n") + 1 + len(text) // 90))
+    box.setFixedHeight(int(box.fontMetrics().lineSpacing() * lines + 14))
+    return box
+
+
+def text_widget(text: str) -> QWidget:
+    """Short prose as a wrapped label; long text, JSON or unbreakable words as a text box."""
+    if not text:
+        return plain_label("(empty)", muted=True, italic=True)
+    mono = _looks_like_json(text)
+    if mono or len(text) > BOX_TEXT or any(len(word) > LONG_WORD for word in text.split()):
+        return text_box(text, mono)
+    return plain_label(text)
+
+
+class Collapsible(QWidget):
+    """A toggle button over a widget that starts hidden (a tool's schema)."""
+
+    def __init__(self, title: str, body: QWidget, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.button = QToolButton()
+        self.button.setText(title)
+        self.button.setCheckable(True)
+        self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.button.setArrowType(Qt.ArrowType.RightArrow)
+        self.button.setAutoRaise(True)
+        self.body = body
+        body.setVisible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.button)
+        layout.addWidget(body)
+        self.button.toggled.connect(self._toggled)
+
+    def _toggled(self, open_: bool) -> None:
+        self.button.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
+        self.body.setVisible(open_)
+
+
+class InjectionTable(QWidget):
+    """source · summary · why, and below it everything about the selected injection (its full content)."""
+
+    def __init__(self, rows: list[dict], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.rows = rows
+        self.table = QTableWidget(len(rows), len(INJECTION_COLUMNS))
+        self.table.setHorizontalHeaderLabels([title for title, _ in INJECTION_COLUMNS])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(False)
+        for r, row in enumerate(rows):
+            for c, (_title, key) in enumerate(INJECTION_COLUMNS):
+                item = QTableWidgetItem(row.get(key, "").replace("\n", " "))
+                item.setToolTip("")  # (a tooltip would guess rich text; the detail pane shows it all)
+                self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        self.table.setColumnWidth(0, min(self.table.columnWidth(0), 120))
+        self.table.setColumnWidth(1, min(max(self.table.columnWidth(1), 160), 320))
+        row_height = self.table.verticalHeader().defaultSectionSize()
+        self.table.setFixedHeight(self.table.horizontalHeader().sizeHint().height()
+                                  + row_height * min(len(rows), 8) + 6)
+        self.detail = QPlainTextEdit()
+        self.detail.setReadOnly(True)
+        self.detail.setFixedHeight(int(self.detail.fontMetrics().lineSpacing() * 6 + 14))
+        self.detail.setPlaceholderText("Select an injection to read all of it.")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.table)
+        layout.addWidget(self.detail)
+        self.table.currentCellChanged.connect(lambda row, *_: self.show_row(row))
+        if rows:
+            self.table.setCurrentCell(0, 0)
+
+    def show_row(self, row: int) -> None:
+        if 0 <= row < len(self.rows):
+            data = self.rows[row]
+            lines = [f"{key}: {value}" for key, value in data.items() if key != "content"]
+            if "content" in data:
+                lines += ["", data["content"]]
+            self.detail.setPlainText("\n".join(lines))
+
+
+def bold(label: QLabel) -> QLabel:
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)  # (a font, not a style sheet: style sheets make building the tab ~5× slower)
+    return label
+
+
+def _title(text: str) -> QLabel:
+    label = bold(plain_label(text))
+    label.setContentsMargins(0, 6, 0, 0)
+    label.setAccessibleName(text)
+    return label
+
+
+def _facts(rows: list[dict]) -> QWidget:
+    box = QWidget()
+    form = QFormLayout(box)
+    form.setContentsMargins(8, 0, 0, 0)
+    form.setHorizontalSpacing(10)
+    form.setVerticalSpacing(2)
+    form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+    for row in rows:
+        form.addRow(plain_label(row.get("label", ""), muted=True), text_widget(row.get("value", "")))
+    return box
+
+
+def _conversation(rows: list[dict]) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(8, 0, 0, 0)
+    layout.setSpacing(4)
+    for row in rows:
+        message = QFrame()
+        message.setObjectName("message")
+        message.setFrameShape(QFrame.Shape.StyledPanel)
+        inner = QVBoxLayout(message)
+        inner.setContentsMargins(6, 3, 6, 4)
+        inner.setSpacing(1)
+        inner.addWidget(bold(plain_label(row.get("label", row.get("role", "")))))
+        inner.addWidget(text_widget(row.get("text", "")))
+        layout.addWidget(message)
+    return box
+
+
+def _tools(rows: list[dict]) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(8, 0, 0, 0)
+    layout.setSpacing(2)
+    for row in rows:
+        layout.addWidget(bold(plain_label(row.get("name", ""))))
+        if row.get("description"):
+            layout.addWidget(text_widget(row["description"]))
+        if row.get("schema"):
+            layout.addWidget(Collapsible("schema", text_box(row["schema"], mono=True)))
+    return box
+
+
+def _changes(rows: list[dict]) -> QWidget:
+    return _facts([{"label": row.get("change", ""), "value": row.get("what", "")} for row in rows])
+
+
+def section_widget(section: dict, parent: QWidget) -> QWidget:
+    style = section.get("style", "text")
+    if "text" in section:
+        if style == "note":
+            return plain_label(section["text"], muted=True, italic=True)
+        widget = text_widget(section["text"])
+        if style == "error":
+            palette = widget.palette()
+            colour = QColor(ERROR_COLOURS[is_dark(parent)])
+            palette.setColor(QPalette.ColorRole.WindowText, colour)
+            palette.setColor(QPalette.ColorRole.Text, colour)
+            widget.setPalette(palette)
+        return widget
+    rows = section.get("rows", [])
+    if style == "conversation":
+        return _conversation(rows)
+    if style == "tools":
+        return _tools(rows)
+    if style == "injections":
+        return InjectionTable(rows)
+    if style == "changes":
+        return _changes(rows)
+    return _facts(rows)
+
+
+class ReadableView(QScrollArea):
+    """Renders one `inspect_node` model. Building the widgets is the slow part (~30 ms), so it happens once the
+    event loop is free (a burst of selections draws only the last) and only while the tab is visible; a
+    model equal to the one drawn keeps the widgets and the scroll position."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.model: dict | None = None      # the model to show
+        self.drawn: dict | None = None      # the model the widgets show
+        self.titles: list[str] = []
+        self._body = QWidget()
+        self.setWidget(self._body)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.flush)
+
+    def set_theme(self, _theme: str) -> None:
+        """Error text has a colour per theme: draw again."""
+        self.drawn = None
+        self.show_model(self.model)
+
+    def show_model(self, model: dict | None) -> None:
+        self.model = model
+        if model != self.drawn and self.isVisible():
+            self._timer.start()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.flush()
+
+    def flush(self) -> None:
+        """Draw the model now (if it differs from the one drawn)."""
+        self._timer.stop()
+        model = self.model
+        if model == self.drawn:
+            return
+        previous, self.drawn = self.drawn, model
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(6, 2, 6, 6)
+        layout.setSpacing(3)
+        self.titles = []
+        for section in (model or {}).get("sections", []):
+            self.titles.append(section["title"])
+            layout.addWidget(_title(section["title"]))
+            layout.addWidget(section_widget(section, self))
+        layout.addStretch(1)
+        same_step = model is not None and previous is not None and previous.get("node") == model.get("node")
+        scroll = self.verticalScrollBar().value() if same_step else 0
+        old = self.takeWidget()
+        if old is not None:
+            old.deleteLater()
+        self._body = body
+        self.setWidget(body)
+        self.verticalScrollBar().setValue(scroll)
+
+    def section_texts(self) -> dict[str, str]:
+        """Title → the text shown under it (tests and accessibility)."""
+        out: dict[str, str] = {}
+        for section in (self.model or {}).get("sections", []):
+            if "text" in section:
+                out[section["title"]] = section["text"]
+            else:
+                out[section["title"]] = "\n".join(" · ".join(row.values()) for row in section["rows"])
+        return out
