@@ -201,6 +201,15 @@ def cmd_export(args) -> int:
     return 0
 
 
+def _size_arg(text: str) -> int:
+    from afp_desktop.core.formats.source import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (write e.g. 500M, 4G or a number of bytes)") from None
+
+
 def _subcommand_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="afp-desktop", description="Replay a saved agentfootprint run offline.",
                                      epilog=FORMATS_HELP)
@@ -209,6 +218,9 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     def add(name, help_text, func):
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=FORMATS_HELP)
         p.add_argument("file", metavar="FILE")
+        p.add_argument("--max-bytes", metavar="SIZE", type=_size_arg,
+                       help="the largest file (or decompressed content) to read, e.g. 500M or 4G "
+                            "(default: from the machine's memory, or $AFP_DESKTOP_MAX_BYTES)")
         p.set_defaults(func=func)
         return p
 
@@ -255,7 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and argv[0] in SUBCOMMANDS:
             args = _subcommand_parser().parse_args(argv)
-            return args.func(args)
+            from afp_desktop.core.formats.source import byte_limit
+
+            with byte_limit(args.max_bytes):
+                return args.func(args)
         args = _window_parser().parse_args(argv)
         if args.stop is not None and not args.screenshot:
             raise CliError("--stop goes with --screenshot (or with the export subcommand)")

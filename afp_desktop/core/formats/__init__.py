@@ -37,13 +37,18 @@ def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
 
 
 def _open_run(path: Path, progress, cancelled) -> Run:
-    data = read_source(path)
+    source_warnings: list[Problem] = []  # (trailing data after a compressed stream)
+    data = read_source(path, source_warnings)
     if not is_lossless(data) and looks_like_ndjson(data):
         pair = rotated_pair(path)
         if len(pair) == 2:
-            return _open_rotated(pair, {path: data}, progress, cancelled)
-        return _load_ndjson(data, str(path), progress, cancelled)
-    return load_bytes(data, str(path), progress=progress, cancelled=cancelled, stream_checked=True)
+            run = _open_rotated(pair, {path: data}, progress, cancelled)
+        else:
+            run = _load_ndjson(data, str(path), progress, cancelled)
+    else:
+        run = load_bytes(data, str(path), progress=progress, cancelled=cancelled, stream_checked=True)
+    run.warnings[:0] = source_warnings
+    return run
 
 
 def _load_ndjson(data: bytes, name: str, progress, cancelled) -> Run:
