@@ -20,6 +20,7 @@ from pathlib import Path
 
 from afp_desktop import __version__
 
+MAX_SCALE = 64.0  # a PNG is capped in pixels anyway; an SVG's stated size must stay a sane integer
 SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
@@ -50,12 +51,14 @@ def _open(path: str):
 
 def _load_templates(path: str) -> dict:
     from afp_desktop.core import jsonio
-    from afp_desktop.core.formats.errors import describe_type
+    from afp_desktop.core.formats.errors import LoadError, describe_type
+
+    from afp_desktop.core.formats.source import read_regular
 
     try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise CliError(f"{path}: cannot read the template map ({err.strerror or err})") from None
+        data = read_regular(path, 16 << 20)
+    except LoadError as err:
+        raise CliError(f"{err.problem.path}: cannot read the template map ({err.problem.message})") from None
     try:
         value = jsonio.loads(data)
     except jsonio.JSONSyntaxError as err:
@@ -155,21 +158,48 @@ def cmd_info(args) -> int:
 def cmd_convert(args) -> int:
     from afp_desktop.core.formats.lossless import write_lossless
 
-    source, target = Path(args.file), Path(args.output)
-    if target.exists() and source.exists() and target.resolve() == source.resolve():
-        raise CliError(f"{target}: refusing to overwrite the input file; choose another output name")
-    if source.exists() and target.resolve() == (source.parent / (source.name + ".1")).resolve():
-        raise CliError(f"{target}: refusing to overwrite a rotated input file")
+    target = Path(args.output)
+    inputs = _inputs_of(args.file)
+    _check_output(target, inputs)  # before the work: a refused destination costs nothing
     run = _open(args.file)
-    temp = target.with_name(target.name + ".part")
     try:
-        write_lossless(run, str(temp))
-        os.replace(temp, target)
+        write_lossless(run, target, inputs)
     except OSError as err:
-        temp.unlink(missing_ok=True)
-        raise CliError(f"{target}: cannot write ({err.strerror or err})") from None
-    print(f"wrote {target}", file=sys.stderr)
+        raise CliError(f"{_shown(target)}: cannot write ({err.strerror or err})") from None
+    print(f"wrote {_shown(target)}", file=sys.stderr)
     return 0
+
+
+def _inputs_of(file: str) -> list[Path]:
+    """The files a run is read from (a rotated `<file>.1` too): never an output."""
+    from afp_desktop.core.formats.source import rotated_pair
+
+    return [Path(file), *rotated_pair(file)]
+
+
+def _check_output(target: Path, inputs: list[Path]) -> None:
+    from afp_desktop.core.safe_write import UnsafeOutput, check_destination
+
+    try:
+        check_destination(target, inputs)
+    except UnsafeOutput as err:
+        raise CliError(str(err)) from None
+
+
+def _shown(path) -> str:
+    """A path as text that can always be printed (undecodable bytes of a name shown as escapes)."""
+    return os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _scale_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (0 < value <= MAX_SCALE):  # (also refuses nan and inf)
+        raise argparse.ArgumentTypeError(f"--scale must be a number greater than 0 and at most {MAX_SCALE:g}, "
+                                         f"not {text!r}")
+    return value
 
 
 def _prepare_headless_qt() -> None:
@@ -183,7 +213,9 @@ def cmd_export(args) -> int:
 
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg"):
-        raise CliError(f"{args.output}: the output must end in .png or .svg")
+        raise CliError(f"{_shown(args.output)}: the output must end in .png or .svg")
+    inputs = _inputs_of(args.file)
+    _check_output(Path(args.output), inputs)
     run = _open(args.file)
     happened = current = None
     if args.stop is not None:
@@ -195,9 +227,16 @@ def cmd_export(args) -> int:
     from afp_desktop.app.export import ensure_qt_app, export_graph
 
     ensure_qt_app()
-    out = export_graph(run.stepgraph, args.output, scale=args.scale, happened=happened, current=current,
-                       include_cursor=args.stop is not None)
-    print(f"wrote {out}", file=sys.stderr)
+    from afp_desktop.core.safe_write import UnsafeOutput
+
+    try:
+        out = export_graph(run.stepgraph, args.output, scale=args.scale, happened=happened, current=current,
+                           include_cursor=args.stop is not None, inputs=inputs)
+    except UnsafeOutput as err:
+        raise CliError(str(err)) from None
+    except OSError as err:
+        raise CliError(f"{_shown(args.output)}: cannot write ({err.strerror or err})") from None
+    print(f"wrote {_shown(out)}", file=sys.stderr)
     return 0
 
 
@@ -238,7 +277,8 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p = add("export", "render the step graph to PNG or SVG without a display", cmd_export)
     p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg")
     p.add_argument("--stop", type=int, metavar="N", help="show the run as of stop N (0-based); later steps dimmed")
-    p.add_argument("--scale", type=float, default=1.0, metavar="S", help="scale factor (default 1)")
+    p.add_argument("--scale", type=_scale_arg, default=1.0, metavar="S",
+                   help=f"scale factor, greater than 0 and at most {MAX_SCALE:g} (default 1)")
     return parser
 
 
@@ -263,6 +303,7 @@ def _window_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from afp_desktop.core.formats.errors import LoadError
+    from afp_desktop.core.safe_write import UnsafeOutput
 
     try:
         if argv and argv[0] in SUBCOMMANDS:
@@ -284,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2
-    except CliError as err:
+    except (CliError, UnsafeOutput) as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -162,6 +162,29 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
     return data
 
 
+def read_regular(path: str | os.PathLike, limit: int) -> bytes:
+    """A small file's bytes as they are (settings, template maps): only a regular file, at most `limit` bytes,
+    never a read that blocks. Raises LoadError with a one-line reason."""
+    name = os.fsdecode(path)
+    check_regular(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        raise LoadError(name, _os_error_text(err)) from None
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        reason = _kind_of(os.fstat(fd).st_mode)
+        if reason:
+            raise LoadError(name, reason)
+        try:
+            data = _read_capped(handle, limit + 1)
+        except OSError as err:
+            raise LoadError(name, _os_error_text(err)) from None
+    if len(data) > limit:
+        raise LoadError(name, f"the file is larger than {describe_size(limit)}, more than such a file can be")
+    return data
+
+
 def _read_capped(handle, most: int) -> bytes:
     parts = []
     while most > 0:
