@@ -27,6 +27,7 @@ from pathlib import Path
 
 from afp_desktop import __version__
 
+MAX_SCALE = 64.0  # a PNG is capped in pixels anyway; an SVG's stated size must stay a sane integer
 SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view", "diff", "find",
                "inspect")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
@@ -59,12 +60,14 @@ def _open(path: str, conversation: str | None = None):
 
 def _load_templates(path: str) -> dict:
     from afp_desktop.core import jsonio
-    from afp_desktop.core.formats.errors import describe_type
+    from afp_desktop.core.formats.errors import LoadError, describe_type
+
+    from afp_desktop.core.formats.source import read_regular
 
     try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise CliError(f"{path}: cannot read the template map ({err.strerror or err})") from None
+        data = read_regular(path, 16 << 20)
+    except LoadError as err:
+        raise CliError(f"{err.problem.path}: cannot read the template map ({err.problem.message})") from None
     try:
         value = jsonio.loads(data)
     except jsonio.JSONSyntaxError as err:
@@ -188,27 +191,22 @@ def cmd_info(args) -> int:
 def cmd_convert(args) -> int:
     from afp_desktop.core.formats.lossless import write_lossless
 
-    source, target = Path(args.file), Path(args.output)
-    if target.exists() and source.exists() and target.resolve() == source.resolve():
-        raise CliError(f"{target}: refusing to overwrite the input file; choose another output name")
-    if source.exists() and target.resolve() == (source.parent / (source.name + ".1")).resolve():
-        raise CliError(f"{target}: refusing to overwrite a rotated input file")
+    target = Path(args.output)
+    inputs = _inputs_of(args.file)
+    _check_output(target, inputs)  # before the work: a refused destination costs nothing
     run = _open(args.file, args.conversation)
-    temp = target.with_name(target.name + ".part")
     try:
-        write_lossless(run, str(temp))
-        os.replace(temp, target)
+        write_lossless(run, target, inputs)
     except OSError as err:
-        temp.unlink(missing_ok=True)
-        raise CliError(f"{target}: cannot write ({err.strerror or err})") from None
-    print(f"wrote {target}", file=sys.stderr)
+        raise CliError(f"{_shown(target)}: cannot write ({err.strerror or err})") from None
+    print(f"wrote {_shown(target)}", file=sys.stderr)
     return 0
 
 
 def cmd_diff(args) -> int:
     from afp_desktop.core.compare import diff
 
-    runs = [_open(args.file), _open(args.other)]
+    runs = [_open(args.file, args.conversation), _open(args.other)]
     for path, run in zip((args.file, args.other), runs):
         if run.stepgraph_note:
             print(f"afp-desktop: note: {path}: {run.stepgraph_note}", file=sys.stderr)
@@ -224,10 +222,42 @@ def cmd_find(args) -> int:
     except QueryError as err:
         raise CliError(f"{args.query!r}: {err}") from None
     templates = _load_templates(args.templates) if args.templates else None
-    run = _open(args.file)
+    run = _open(args.file, args.conversation)
     hits = SearchIndex(run, templates, args.app_name).find(args.query, regex=args.regex, ignore_case=args.ignore_case)
     _write_json([hit.to_json() for hit in hits], args.indent)
     return 0
+
+
+def _inputs_of(file: str) -> list[Path]:
+    """The files a run is read from (a rotated `<file>.1` too): never an output."""
+    from afp_desktop.core.formats.source import rotated_pair
+
+    return [Path(file), *rotated_pair(file)]
+
+
+def _check_output(target: Path, inputs: list[Path]) -> None:
+    from afp_desktop.core.safe_write import UnsafeOutput, check_destination
+
+    try:
+        check_destination(target, inputs)
+    except UnsafeOutput as err:
+        raise CliError(str(err)) from None
+
+
+def _shown(path) -> str:
+    """A path as text that can always be printed (undecodable bytes of a name shown as escapes)."""
+    return os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _scale_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (0 < value <= MAX_SCALE):  # (also refuses nan and inf)
+        raise argparse.ArgumentTypeError(f"--scale must be a number greater than 0 and at most {MAX_SCALE:g}, "
+                                         f"not {text!r}")
+    return value
 
 
 def _prepare_headless_qt() -> None:
@@ -241,7 +271,9 @@ def cmd_export(args) -> int:
 
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg"):
-        raise CliError(f"{args.output}: the output must end in .png or .svg")
+        raise CliError(f"{_shown(args.output)}: the output must end in .png or .svg")
+    inputs = _inputs_of(args.file)
+    _check_output(Path(args.output), inputs)
     run = _open(args.file, args.conversation)
     happened = current = None
     if args.stop is not None:
@@ -256,9 +288,16 @@ def cmd_export(args) -> int:
     from afp_desktop.app.export import ensure_qt_app, export_graph
 
     ensure_qt_app()
-    out = export_graph(run.stepgraph, args.output, scale=args.scale, happened=happened, current=current,
-                       include_cursor=args.stop is not None)
-    print(f"wrote {out}", file=sys.stderr)
+    from afp_desktop.core.safe_write import UnsafeOutput
+
+    try:
+        out = export_graph(run.stepgraph, args.output, scale=args.scale, happened=happened, current=current,
+                           include_cursor=args.stop is not None, inputs=inputs)
+    except UnsafeOutput as err:
+        raise CliError(str(err)) from None
+    except OSError as err:
+        raise CliError(f"{_shown(args.output)}: cannot write ({err.strerror or err})") from None
+    print(f"wrote {_shown(out)}", file=sys.stderr)
     return 0
 
 
@@ -267,7 +306,7 @@ def _replay_of(args):
     from afp_desktop.core.status import DEFAULT_TEMPLATES
 
     templates = _load_templates(args.templates) if args.templates else DEFAULT_TEMPLATES
-    run = _open(args.file)
+    run = _open(args.file, args.conversation)
     return run, Replay(run, templates, args.app_name)
 
 
@@ -314,7 +353,7 @@ def cmd_inspect(args) -> int:
     from afp_desktop.core.inspect import inspect_node
     from afp_desktop.core.replay import ReplayFacts
 
-    run = _open(args.file)
+    run = _open(args.file, args.conversation)
     count = len(run.step_fold.nodes)
     if not 0 <= args.node < count:
         raise CliError(f"--node {args.node}: this run's StepGraph has nodes 0 to {count - 1}" if count
@@ -326,6 +365,15 @@ def cmd_inspect(args) -> int:
     return 0
 
 
+def _size_arg(text: str) -> int:
+    from afp_desktop.core.formats.source import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (write e.g. 500M, 4G or a number of bytes)") from None
+
+
 def _subcommand_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="afp-desktop", description="Replay a saved agentfootprint run offline.",
                                      epilog=FORMATS_HELP)
@@ -335,6 +383,9 @@ def _subcommand_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=FORMATS_HELP)
         p.add_argument("file", metavar="FILE")
         _add_conversation_option(p)
+        p.add_argument("--max-bytes", metavar="SIZE", type=_size_arg,
+                       help="the largest file (or decompressed content) to read, e.g. 500M or 4G "
+                            "(default: from the machine's memory, or $AFP_DESKTOP_MAX_BYTES)")
         p.set_defaults(func=func)
         return p
 
@@ -365,7 +416,8 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p = add("export", "render the step graph to PNG or SVG without a display", cmd_export)
     p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg")
     p.add_argument("--stop", type=int, metavar="N", help="show the run as of stop N (0-based); later steps dimmed")
-    p.add_argument("--scale", type=float, default=1.0, metavar="S", help="scale factor (default 1)")
+    p.add_argument("--scale", type=_scale_arg, default=1.0, metavar="S",
+                   help=f"scale factor, greater than 0 and at most {MAX_SCALE:g} (default 1)")
     p = add("diff", "align two runs by their steps and print the differences as JSON", cmd_diff)
     p.add_argument("other", metavar="B", help="the run to compare FILE (A) with")
     p.add_argument("--indent", action="store_true", help="pretty-print")
@@ -412,11 +464,15 @@ def _window_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from afp_desktop.core.formats.errors import LoadError
+    from afp_desktop.core.safe_write import UnsafeOutput
 
     try:
         if argv and argv[0] in SUBCOMMANDS:
             args = _subcommand_parser().parse_args(argv)
-            return args.func(args)
+            from afp_desktop.core.formats.source import byte_limit
+
+            with byte_limit(args.max_bytes):
+                return args.func(args)
         args = _window_parser().parse_args(argv)
         if args.stop is not None and not args.screenshot:
             raise CliError("--stop goes with --screenshot (or with the export subcommand)")
@@ -438,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2
-    except CliError as err:
+    except (CliError, UnsafeOutput) as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:

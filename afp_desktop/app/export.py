@@ -9,6 +9,7 @@ Works headless (QT_QPA_PLATFORM=offscreen) under a QGuiApplication or QApplicati
 from __future__ import annotations
 
 import logging
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -22,11 +23,13 @@ from PySide6.QtSvg import QSvgGenerator
 from afp_desktop.app.panels.graph_canvas import GraphArt, GraphCanvas
 from afp_desktop.app.style import palette_for
 from afp_desktop.core.layout import GraphLayout, layout_step_graph
+from afp_desktop.core.safe_write import check_destination, write_file
 
 log = logging.getLogger(__name__)
 
 MAX_PNG_SIDE = 16_000
 MAX_PNG_PIXELS = 100_000_000
+MAX_SCALE = 64.0
 SVG_DPI = 96
 SUPPORTED = (".png", ".svg")
 _SVG_SIZE = re.compile(rb'width="[0-9.]+mm" height="[0-9.]+mm"')
@@ -82,6 +85,7 @@ def export_graph(
     layout: GraphLayout | None = None,
     selected: int | None = None,
     future_mode: str = "dim",
+    inputs: Sequence[str | Path] = (),
 ) -> Path:
     """Write the graph (or the scene rectangle `view_rect` of it) to a .png or .svg file; returns the path.
 
@@ -91,11 +95,12 @@ def export_graph(
     art = GraphArt(graph, layout, palette_for(theme))
     art.current = current if include_cursor else None
     art.selected = selected
-    return _render(art, out_path, scale, happened if include_cursor else None, future_mode, view_rect)
+    return _render(art, out_path, scale, happened if include_cursor else None, future_mode, view_rect, inputs)
 
 
 def export_view(canvas: GraphCanvas, out_path: str | Path, *, scale: float = 1.0, include_cursor: bool = True,
-                whole_graph: bool = False, captions: Sequence[str] | None = None) -> Path:
+                whole_graph: bool = False, captions: Sequence[str] | None = None,
+                inputs: Sequence[str | Path] = ()) -> Path:
     """Write what the canvas shows: its visible area (or the whole graph), its theme, cursor and selection;
     `captions` (plain text, one line each, e.g. bookmark notes) are listed under the graph."""
     if canvas.art is None or canvas.graph_layout is None:
@@ -105,7 +110,7 @@ def export_view(canvas: GraphCanvas, out_path: str | Path, *, scale: float = 1.0
     art.selected = canvas.selected
     area = None if whole_graph else canvas.visible_scene_rect()
     return _render(art, out_path, scale, canvas.happened if include_cursor else None, canvas.future_mode, area,
-                   captions)
+                   inputs, captions)
 
 
 CAPTION_LINE = 18.0  # scene pixels per caption line (an 12 px font), with CAPTION_PAD around the block
@@ -117,11 +122,14 @@ def _caption_height(captions) -> float:
 
 
 def _render(art: GraphArt, out_path: str | Path, scale: float, happened, future_mode: str, view_rect,
-            captions: Sequence[str] | None = None) -> Path:
+            inputs: Sequence[str | Path] = (), captions: Sequence[str] | None = None) -> Path:
     path = Path(out_path)
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED:
         raise ValueError(f"cannot export to {path.name!r}: use a .png or .svg file name")
+    if not (math.isfinite(scale) and 0 < scale <= MAX_SCALE):
+        raise ValueError(f"the scale must be greater than 0 and at most {MAX_SCALE:g}, not {scale!r}")
+    check_destination(path, inputs)  # before drawing: a refused destination costs nothing
     ensure_qt_app()
     area = _area(art.layout, view_rect)
     captions = [" ".join(str(c).split()) for c in captions or ()]
@@ -135,9 +143,11 @@ def _render(art: GraphArt, out_path: str | Path, scale: float, happened, future_
         image.setDotsPerMeterY(round(SVG_DPI / 0.0254))
         image.fill(QColor(art.palette.background))
         _paint(art, image, area, plan.scale, happened, future_mode, fill=False, captions=captions)
-        if not image.save(str(path), "PNG"):
-            raise OSError(f"could not write {path}")
-        return path
+        png = QBuffer()
+        png.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not image.save(png, "PNG"):
+            raise OSError(f"could not encode the PNG for {path}")
+        return write_file(path, bytes(png.data()), inputs)
     width, height = max(1, round(area.width() * scale)), max(1, round((area.height() + extra) * scale))
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
@@ -151,8 +161,7 @@ def _render(art: GraphArt, out_path: str | Path, scale: float, happened, future_
     svg = bytes(buffer.data())
     # Qt states the size in millimetres (at 96 dpi); say it in pixels, which is what the user asked for.
     svg = _SVG_SIZE.sub(f'width="{width}" height="{height}"'.encode(), svg, count=1)
-    path.write_bytes(svg)
-    return path
+    return write_file(path, svg, inputs)
 
 
 def _area(layout: GraphLayout, view_rect) -> QRectF:

@@ -104,8 +104,9 @@ def export_graph_with_notes(window) -> None:
     if not path.lower().endswith((".png", ".svg")):
         path += ".png"
     try:
+        run = window.session.run
         export_view(window.canvas, path, whole_graph=True, include_cursor=False,
-                    captions=window.bookmarks_panel.captions())
+                    captions=window.bookmarks_panel.captions(), inputs=[run.path] if run is not None else [])
     except (OSError, ValueError) as err:
         QMessageBox.warning(window, "Export failed", f"Could not export the graph: {err}")
         return

@@ -600,7 +600,7 @@ class MainWindow(QMainWindow):
         choice = choice or ExportChoice()
         try:
             export_view(self.canvas, path, scale=choice.scale, include_cursor=choice.include_cursor,
-                        whole_graph=choice.whole_graph)
+                        whole_graph=choice.whole_graph, inputs=[self.session.run.path] if self.session.run else [])
         except (OSError, ValueError) as err:
             QMessageBox.warning(self, "Export failed", f"Could not export the graph: {err}")
             return False

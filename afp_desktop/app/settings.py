@@ -1,7 +1,8 @@
 """The user's preferences: recent files, last folder, window layout, theme, replay options, template map.
 
 One JSON file in the platform's config folder (or `$AFP_DESKTOP_CONFIG_DIR`), written atomically (temp file +
-os.replace) so a crash mid-write never leaves half a file. A file that cannot be read or parsed, or a value of
+os.replace) so a crash mid-write never leaves half a file. Keys this version does not know are kept on save.
+Only a regular file of bounded size is read, at any nesting depth. A file that cannot be read or parsed, or a value of
 the wrong type, falls back to the default and leaves a sentence in `warning` for the window to show: bad
 settings must never stop the app from starting.
 """
@@ -10,13 +11,17 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import os
 from pathlib import Path
 
-from afp_desktop.app.storage import config_dir, write_atomic
+from afp_desktop.app.storage import config_dir, dump_keys_by_line, write_atomic
+from afp_desktop.core import jsonio
+from afp_desktop.core.formats.source import read_regular
+from afp_desktop.core.problems import LoadError
+
 FILE_NAME = "settings.json"
 MAX_RECENT = 10
+MAX_FILE_BYTES = 4 << 20  # a settings file is a few KB; anything near this is not ours
 THEMES = ("system", "light", "dark")
 FUTURE_MODES = ("dim", "hide")
 PLAY_SPEEDS = (0.5, 1.0, 2.0, 4.0)
@@ -56,25 +61,28 @@ class Settings:
         self.path = path or config_dir() / FILE_NAME
         self.values: dict = {k: _copy(v) for k, v in DEFAULTS.items()}
         self.warning: str | None = None
+        self.unknown: dict = {}
         self._load()
 
     # -- file ---------------------------------------------------------------------------------------------
     def _load(self) -> None:
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
+        if not os.path.lexists(self.path):
             return
-        except OSError as err:
-            self.warning = f"Could not read the settings file {self.path} ({err.strerror}); using the defaults."
+        try:  # a regular file of bounded size only: a FIFO or /dev/zero here must not stop the app starting
+            raw = read_regular(self.path, MAX_FILE_BYTES)
+        except LoadError as err:
+            self.warning = f"Could not read the settings file, so it was ignored ({err}); using the defaults."
             return
         try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+            data = jsonio.loads(raw)  # (any depth: never a RecursionError)
+        except (jsonio.JSONSyntaxError, RecursionError, MemoryError):
             self.warning = f"The settings file {self.path} is damaged (not valid JSON); using the defaults."
             return
         if not isinstance(data, dict):
             self.warning = f"The settings file {self.path} is not a JSON object; using the defaults."
             return
+        # Keys this version does not know (a newer version's) are kept and written back as they were.
+        self.unknown = {k: v for k, v in data.items() if k not in DEFAULTS}
         bad = []
         for key in DEFAULTS:
             if key not in data:
@@ -93,8 +101,8 @@ class Settings:
     def save(self) -> str | None:
         """Write the settings; returns an error sentence instead of raising (a read-only disk is not fatal)."""
         try:
-            write_atomic(self.path, json.dumps(self.values, indent=2, ensure_ascii=False).encode("utf-8"))
-        except OSError as err:
+            write_atomic(self.path, dump_keys_by_line({**self.unknown, **self.values}))
+        except (OSError, ValueError, TypeError) as err:
             return f"Could not save the settings to {self.path} ({err.strerror or err})."
         return None
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import platformdirs
+
+from afp_desktop.core.safe_write import UnsafeOutput, write_file
 
 APP_DIR_NAME = "afp-desktop"
 
@@ -18,14 +19,21 @@ def config_dir() -> Path:
 
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Write to a temporary file beside `path`, then rename it over `path` (readers never see a partial file)."""
+    """Write to a fresh temporary file beside `path`, then rename it over `path` (readers never see a partial
+    file; a device or folder at `path` is refused: core/safe_write.py). Raises OSError (UnsafeOutput included,
+    as a PermissionError-like OSError) when it cannot."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+        write_file(path, data)
+    except UnsafeOutput as err:
+        raise OSError(str(err)) from None
+
+
+def dump_keys_by_line(values: dict) -> bytes:
+    """A JSON object with one key per line and each value compact: readable, and never the quadratic size that
+    indenting a deeply nested value (kept from a newer version's file) would give."""
+    from afp_desktop.core import jsonio
+
+    lines = [jsonio.dumps(str(key)) + b": " + jsonio.dumps(value) for key, value in values.items()]
+    return b"{\n  " + b",\n  ".join(lines) + b"\n}\n" if lines else b"{}\n"

@@ -12,11 +12,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from afp_desktop.app.storage import config_dir, write_atomic
+from afp_desktop.app.storage import config_dir, dump_keys_by_line, write_atomic
 from afp_desktop.core import jsonio
+from afp_desktop.core.formats.source import read_regular
+from afp_desktop.core.problems import LoadError
 from afp_desktop.core.status import DEFAULT_TEMPLATES
 
 STORE_NAME = "status-templates.json"
+MAX_FILE_BYTES = 16 << 20  # a template map is a few KB; a file past this is not one
 DEFAULT_APP_NAME = "Agent"  # renderStatusLine's live default (§6.7)
 
 
@@ -42,15 +45,19 @@ def parse_map(data: bytes | str) -> dict[str, str]:
     return value
 
 
+def _read_store(path: Path):
+    return jsonio.loads(read_regular(path, MAX_FILE_BYTES))
+
+
 def dump_map(templates: dict[str, str]) -> bytes:
     return jsonio.dumps(templates, indent=True) + b"\n"
 
 
 def read_map(path: str | os.PathLike) -> dict[str, str]:
     try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise TemplateMapError(f"Cannot read {path}: {err.strerror or err}.") from None
+        data = read_regular(path, MAX_FILE_BYTES)
+    except LoadError as err:
+        raise TemplateMapError(f"Cannot read {err.problem.path}: {err.problem.message}.") from None
     return parse_map(data)
 
 
@@ -63,17 +70,17 @@ class Remembered:
 
 def load_remembered() -> Remembered:
     path = config_dir() / STORE_NAME
-    if not path.exists():
+    if not os.path.lexists(path):
         return Remembered(dict(DEFAULT_TEMPLATES), DEFAULT_APP_NAME)
     try:
-        stored = jsonio.loads(path.read_bytes())
+        stored = _read_store(path)
         if not isinstance(stored, dict):
             raise TemplateMapError("the file does not hold a JSON object")
         templates = parse_map(jsonio.dumps(stored.get("templates")))
         app_name = stored.get("appName", DEFAULT_APP_NAME)
         if not isinstance(app_name, str):
             raise TemplateMapError("appName is not a string")
-    except (OSError, jsonio.JSONSyntaxError, TemplateMapError) as err:
+    except (OSError, LoadError, jsonio.JSONSyntaxError, TemplateMapError, RecursionError) as err:
         return Remembered(dict(DEFAULT_TEMPLATES), DEFAULT_APP_NAME,
                           f"Your saved status templates ({path}) could not be read ({err}); using the defaults.")
     return Remembered(templates, app_name)
@@ -81,9 +88,14 @@ def load_remembered() -> Remembered:
 
 def remember(templates: dict[str, str], app_name: str) -> str | None:
     """Store the active map; returns a warning sentence instead of raising when the disk says no."""
+    path = config_dir() / STORE_NAME
+    try:  # keep what a newer version stored beside the map
+        stored = _read_store(path) if os.path.lexists(path) else {}
+    except (LoadError, jsonio.JSONSyntaxError, RecursionError):
+        stored = {}
+    kept = {k: v for k, v in stored.items() if k not in ("templates", "appName")} if isinstance(stored, dict) else {}
     try:
-        write_atomic(config_dir() / STORE_NAME, jsonio.dumps({"templates": templates, "appName": app_name},
-                                                             indent=True))
-    except OSError as err:
+        write_atomic(path, dump_keys_by_line({**kept, "templates": templates, "appName": app_name}))
+    except (OSError, ValueError, TypeError) as err:
         return f"Could not remember the status templates: {err.strerror or err}."
     return None

@@ -41,7 +41,8 @@ def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
 
 
 def _open_run(path: Path, progress, cancelled, conversation: str | None = None) -> Run:
-    data = read_source(path)
+    source_warnings: list[Problem] = []  # (trailing data after a compressed stream)
+    data = read_source(path, source_warnings)
     if is_bundle(data) or is_empty_zip(data):
         return run_from_bundle(data, str(path), conversation)
     if conversation is not None:
@@ -50,9 +51,13 @@ def _open_run(path: Path, progress, cancelled, conversation: str | None = None) 
     if not is_lossless(data) and looks_like_ndjson(data):
         pair = rotated_pair(path)
         if len(pair) == 2:
-            return _open_rotated(pair, {path: data}, progress, cancelled)
-        return _load_ndjson(data, str(path), progress, cancelled)
-    return load_bytes(data, str(path), progress=progress, cancelled=cancelled, stream_checked=True)
+            run = _open_rotated(pair, {path: data}, progress, cancelled)
+        else:
+            run = _load_ndjson(data, str(path), progress, cancelled)
+    else:
+        run = load_bytes(data, str(path), progress=progress, cancelled=cancelled, stream_checked=True)
+    run.warnings[:0] = source_warnings
+    return run
 
 
 def _load_ndjson(data: bytes, name: str, progress, cancelled) -> Run:

@@ -109,10 +109,15 @@ def lossless_lines(run) -> Iterator[bytes]:
             yield jsonio.dumps({"s": number, "v": item}) + b"\n"
 
 
-def write_lossless(run, out_path: str) -> None:
-    with open(out_path, "wb") as handle:
+def write_lossless(run, out_path: str, inputs=()) -> None:
+    """Write the converted file safely (core/safe_write.py): never over an input, never half a file."""
+    from afp_desktop.core.safe_write import write_file
+
+    def write(handle) -> None:
         for line in lossless_lines(run):
             handle.write(line)
+
+    write_file(out_path, write, inputs)
 
 
 def read_lossless(data: bytes, name: str, *, progress: Callable[[float], None] | None = None,

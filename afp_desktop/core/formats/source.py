@@ -1,44 +1,290 @@
-"""Reading a file's bytes: never writing, transparently decompressing .gz/.xz, refusing what is not a file."""
+"""Reading a file's bytes: never writing, transparently decompressing .gz/.xz, refusing what is not a file.
+
+Files come from other people, so reading is bounded: only a regular file is opened (a FIFO, device, socket or
+folder is refused at once, before any read that could block or never end), and neither the file nor what it
+decompresses to may exceed a byte budget (`max_bytes()`, derived from the machine's memory, or
+`AFP_DESKTOP_MAX_BYTES`). Decompression streams in chunks and stops as soon as the budget is passed, so a
+"zip bomb" costs at most the budget in memory, never the bomb's size.
+"""
 
 from __future__ import annotations
 
-import gzip
+import errno
 import lzma
 import os
+import stat
+import zlib
+from contextlib import contextmanager
 from pathlib import Path
 
-from afp_desktop.core.formats.errors import LoadError
+from afp_desktop.core.formats.errors import LoadError, Problem
 
 GZIP_MAGIC = b"\x1f\x8b"
 XZ_MAGIC = b"\xfd7zXZ\x00"
+MAX_BYTES_ENV = "AFP_DESKTOP_MAX_BYTES"
+_MIN_DEFAULT = 64 << 20
+_MAX_DEFAULT = 1 << 30  # parsing takes several times the text: past 1 GiB a run would not fit most machines
+_CHUNK = 1 << 20
 
 
-def read_source(path: str | os.PathLike) -> bytes:
-    """The file's content, decompressed if it is gzip or xz. Opens read-only; raises LoadError."""
-    p = Path(path)
-    if not p.exists():
-        raise LoadError(str(p), "no such file")
-    if p.is_dir():
-        raise LoadError(str(p), "this is a folder, not a trace file; open one of the files inside it")
+_override: int | None = None
+
+
+@contextmanager
+def byte_limit(limit: int | None):
+    """Within the block, `max_bytes()` is `limit` (the command line's --max-bytes); None changes nothing."""
+    global _override
+    previous = _override
+    _override = limit if limit is not None else previous
     try:
-        with open(p, "rb") as handle:
-            data = handle.read()
-    except PermissionError:
-        raise LoadError(str(p), "permission denied: the file cannot be read") from None
+        yield
+    finally:
+        _override = previous
+
+
+def max_bytes() -> int:
+    """The most bytes a trace may hold (on disk, and once decompressed): --max-bytes, `$AFP_DESKTOP_MAX_BYTES`,
+    else a sixteenth of the machine's memory, between 64 MiB and 1 GiB."""
+    if _override is not None:
+        return _override
+    override = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if override:
+        try:
+            value = parse_size(override)
+        except ValueError:
+            value = None
+        if value is not None and value > 0:
+            return value
+    return min(max(_physical_memory() // 16, _MIN_DEFAULT), _MAX_DEFAULT)
+
+
+def parse_size(text: str) -> int:
+    """'500M', '2G', '1048576' → bytes (K, M, G, T are powers of 1024). Raises ValueError."""
+    text = text.strip().upper().removesuffix("B").removesuffix("I")
+    factor = 1
+    if text and text[-1] in "KMGT":
+        factor = 1024 ** ("KMGT".index(text[-1]) + 1)
+        text = text[:-1]
+    number = float(text)
+    if not number > 0 or number * factor > 1 << 60:  # (also refuses nan)
+        raise ValueError(f"not a size: {text!r}")
+    return int(number * factor)
+
+
+def describe_size(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} bytes"
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not on every platform
+        return 8 << 30
+
+
+def _limit_text(limit: int) -> str:
+    return (f"the limit is {describe_size(limit)}; to raise it, set {MAX_BYTES_ENV} (for example "
+            f"{MAX_BYTES_ENV}=4G) or pass --max-bytes 4G")
+
+
+def _kind_of(mode: int) -> str | None:
+    """Why a file of this mode is not read, or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "this is a folder, not a trace file; open one of the files inside it"
+    if stat.S_ISFIFO(mode):
+        return "this is a named pipe (FIFO), not a trace file; only regular files are opened"
+    if stat.S_ISSOCK(mode):
+        return "this is a socket, not a trace file; only regular files are opened"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "this is a device, not a trace file; only regular files are opened"
+    return "this is not a regular file; only regular files are opened"
+
+
+def check_regular(path: str | os.PathLike) -> os.stat_result:
+    """stat() the path (following links) and refuse anything but a regular file, with a one-line reason."""
+    name = os.fsdecode(path)
+    try:
+        info = os.stat(path)
     except OSError as err:
-        raise LoadError(str(p), f"the file cannot be read ({err.strerror or err})") from None
-    return decompress(data, str(p))
+        raise LoadError(name, _os_error_text(err)) from None
+    reason = _kind_of(info.st_mode)
+    if reason:
+        raise LoadError(name, reason)
+    return info
+
+
+def _os_error_text(err: OSError) -> str:
+    if err.errno == errno.ENOENT:
+        return "no such file"
+    if err.errno == errno.ELOOP:
+        return "a symbolic link loop: the link points (through other links) back at itself"
+    if err.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied: the file cannot be read"
+    if err.errno == errno.ENOTDIR:
+        return "no such file (a part of the path is not a folder)"
+    if err.errno == errno.ENAMETOOLONG:
+        return "the file name is too long"
+    return f"the file cannot be read ({err.strerror or err})"
+
+
+def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) -> bytes:
+    """The file's content, decompressed if it is gzip or xz. Opens read-only; raises LoadError. Warnings (such
+    as trailing data after a compressed stream) are appended to `warnings` when given."""
+    name = os.fsdecode(path)
+    check_regular(path)
+    limit = max_bytes()
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)  # non-blocking: a FIFO swapped in after the stat() cannot hang the open
+    except OSError as err:
+        raise LoadError(name, _os_error_text(err)) from None
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        info = os.fstat(fd)
+        reason = _kind_of(info.st_mode)
+        if reason:
+            raise LoadError(name, reason)
+        if info.st_size > limit:
+            raise LoadError(name, f"the file is {describe_size(info.st_size)}, too large to open ({_limit_text(limit)})")
+        try:
+            head = handle.read(8)
+            if head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC):
+                return _decompress_stream(head, handle, name, limit, warnings)
+            data = head + _read_capped(handle, limit - len(head) + 1)
+        except OSError as err:
+            raise LoadError(name, _os_error_text(err)) from None
+    if len(data) > limit:  # it grew while being read
+        raise LoadError(name, f"the file is larger than the limit ({_limit_text(limit)})")
+    return data
+
+
+def read_regular(path: str | os.PathLike, limit: int) -> bytes:
+    """A small file's bytes as they are (settings, template maps): only a regular file, at most `limit` bytes,
+    never a read that blocks. Raises LoadError with a one-line reason."""
+    name = os.fsdecode(path)
+    check_regular(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        raise LoadError(name, _os_error_text(err)) from None
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        reason = _kind_of(os.fstat(fd).st_mode)
+        if reason:
+            raise LoadError(name, reason)
+        try:
+            data = _read_capped(handle, limit + 1)
+        except OSError as err:
+            raise LoadError(name, _os_error_text(err)) from None
+    if len(data) > limit:
+        raise LoadError(name, f"the file is larger than {describe_size(limit)}, more than such a file can be")
+    return data
+
+
+def _read_capped(handle, most: int) -> bytes:
+    parts = []
+    while most > 0:
+        chunk = handle.read(min(most, 16 * _CHUNK))
+        if not chunk:
+            break
+        parts.append(chunk)
+        most -= len(chunk)
+    return b"".join(parts)
+
+
+class _Decoder:
+    """Successive gzip members or xz streams (both formats allow concatenation), decompressed incrementally with
+    a bound on each call's output."""
+
+    def __init__(self, magic: bytes):
+        self.magic = magic
+        self.restart()
+
+    def restart(self) -> None:
+        self.xz = self.magic == XZ_MAGIC
+        self.decoder = lzma.LZMADecompressor(lzma.FORMAT_XZ) if self.xz else zlib.decompressobj(wbits=31)
+
+    def wants_input(self) -> bool:
+        return self.decoder.needs_input if self.xz else not self.decoder.unconsumed_tail
+
+    def decompress(self, data: bytes) -> bytes:
+        if not self.xz and not data:
+            data = self.decoder.unconsumed_tail
+        return self.decoder.decompress(data, _CHUNK)
+
+    @property
+    def eof(self) -> bool:
+        return self.decoder.eof
+
+
+def _decompress_stream(head: bytes, handle, name: str, limit: int, warnings: list[Problem] | None) -> bytes:
+    magic = GZIP_MAGIC if head.startswith(GZIP_MAGIC) else XZ_MAGIC
+    decoder = _Decoder(magic)
+    parts: list[bytes] = []
+    total = 0
+    pending = head  # compressed bytes read but not yet given to the decoder
+    trailing = b""
+    ended = False
+    try:
+        while True:
+            exhausted = False
+            data = b""
+            if decoder.wants_input():
+                data, pending = pending or handle.read(_CHUNK), b""
+                exhausted = not data
+            out = decoder.decompress(data)
+            if out:
+                total += len(out)
+                if total > limit:
+                    raise LoadError(name, f"the compressed file expands to more than the limit; it was not "
+                                          f"loaded ({_limit_text(limit)})")
+                parts.append(out)
+            if decoder.eof:
+                ended = True
+                rest = decoder.decoder.unused_data.lstrip(b"\x00")  # (xz pads streams with zero bytes)
+                while not rest:
+                    more = handle.read(_CHUNK)
+                    if not more:
+                        break
+                    rest = more.lstrip(b"\x00")
+                if not rest:
+                    break
+                if len(rest) < len(magic):
+                    rest += handle.read(_CHUNK)
+                if rest.startswith(magic):  # another stream follows
+                    decoder.restart()
+                    ended = False
+                    pending = rest
+                    continue
+                trailing = rest
+                break
+            elif exhausted and not out:
+                break
+    except (zlib.error, lzma.LZMAError, EOFError) as err:
+        raise LoadError(name, f"the compressed file is damaged ({err})") from None
+    if not ended:
+        raise LoadError(name, "the compressed file is cut off (its end is missing); decompress what there is with "
+                              "a tool, or open the complete file")
+    if trailing and warnings is not None:
+        extra = len(trailing) + len(_read_capped(handle, limit))
+        kind = "gzip" if magic == GZIP_MAGIC else "xz"
+        warnings.append(Problem(name, f"{describe_size(extra)} of data after the end of the {kind} stream "
+                                      "were ignored (they are not part of the compressed file)"))
+    return b"".join(parts)
 
 
 def decompress(data: bytes, name: str) -> bytes:
-    try:
-        if data.startswith(GZIP_MAGIC):
-            return gzip.decompress(data)
-        if data.startswith(XZ_MAGIC):
-            return lzma.decompress(data)
-    except (OSError, EOFError, lzma.LZMAError) as err:
-        raise LoadError(name, f"the compressed file is damaged or cut off ({err})") from None
-    return data
+    """Decompress bytes already in memory (gzip or xz, else returned as they are), within the same budget."""
+    if not (data.startswith(GZIP_MAGIC) or data.startswith(XZ_MAGIC)):
+        return data
+    import io
+
+    handle = io.BytesIO(data)
+    return _decompress_stream(handle.read(8), handle, name, max_bytes(), None)
 
 
 def rotated_pair(path: str | os.PathLike) -> list[Path]:

@@ -1,0 +1,190 @@
+"""Issue 10, points 1, 2 and 9: only regular files are read, within a byte budget, and compressed streams are
+decompressed in bounded steps (bombs are built here with streaming compressors: nothing big is committed)."""
+
+from __future__ import annotations
+
+import gzip
+import lzma
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from afp_desktop import cli
+from afp_desktop.core.formats import LoadError, open_run
+from afp_desktop.core.formats.source import byte_limit, max_bytes, parse_size, read_source
+from tests.corpus_util import read_bytes
+
+ZEROS_64M = bytes(64 << 20)
+
+
+def _open_with_timeout(path, seconds=10.0):
+    """open_run on a thread, so a read that blocks (a FIFO) fails the test instead of hanging it."""
+    outcome = {}
+
+    def work():
+        try:
+            outcome["run"] = open_run(path)
+        except BaseException as err:  # noqa: BLE001
+            outcome["error"] = err
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"open_run({path}) did not return within {seconds} s"
+    return outcome
+
+
+def _refusal(path) -> str:
+    outcome = _open_with_timeout(path)
+    assert isinstance(outcome.get("error"), LoadError), outcome
+    return str(outcome["error"])
+
+
+def test_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "trace.json"
+    os.mkfifo(fifo)
+    message = _refusal(fifo)
+    assert "named pipe" in message and str(fifo) in message
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
+def test_devices_are_refused_even_through_a_symlink(tmp_path, device):
+    if not os.path.exists(device):
+        pytest.skip(f"no {device}")
+    link = tmp_path / "trace.ndjson"
+    link.symlink_to(device)
+    started = time.monotonic()
+    assert "device" in _refusal(link)
+    assert "device" in _refusal(device)
+    assert time.monotonic() - started < 2
+
+
+def test_socket_is_refused(tmp_path):
+    import socket
+
+    path = tmp_path / "s.sock"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        assert "socket" in _refusal(path)
+
+
+def test_symlink_loop_says_so(tmp_path):
+    (tmp_path / "a.json").symlink_to(tmp_path / "b.json")
+    (tmp_path / "b.json").symlink_to(tmp_path / "a.json")
+    message = _refusal(tmp_path / "a.json")
+    assert "symbolic link loop" in message and "no such file" not in message
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(read_bytes("02-react-two-tools", "events.ndjson"))
+    with byte_limit(1000):
+        with pytest.raises(LoadError) as info:
+            open_run(path)
+    message = str(info.value)
+    assert str(path) in message and "1000 bytes" in message and "AFP_DESKTOP_MAX_BYTES" in message
+    open_run(path)  # the limit was only for the block
+
+
+def _bomb(path, compressor, copies: int) -> None:
+    """A file that decompresses to copies × 64 MiB of zeros: one compressed block, written `copies` times (both
+    gzip and xz read concatenated members as one stream)."""
+    block = compressor(ZEROS_64M)
+    with open(path, "wb") as handle:
+        for _ in range(copies):
+            handle.write(block)
+
+
+@pytest.mark.parametrize("suffix,compressor", [(".xz", lambda d: lzma.compress(d, preset=0)),
+                                               (".gz", lambda d: gzip.compress(d, 1))])
+def test_bombs_stop_at_the_limit(tmp_path, suffix, compressor):
+    path = tmp_path / f"bomb.json{suffix}"
+    _bomb(path, compressor, 96)  # 6 GiB
+    started = time.monotonic()
+    with byte_limit(100 << 20):
+        with pytest.raises(LoadError) as info:
+            open_run(path)
+    assert time.monotonic() - started < 10
+    message = str(info.value)
+    assert str(path) in message and "expands to more than the limit" in message and "100 MiB" in message
+
+
+def test_a_gz_of_valid_ndjson_past_the_limit_is_refused(tmp_path):
+    line = read_bytes("02-react-two-tools", "events.ndjson").split(b"\n")[0] + b"\n"
+    path = tmp_path / "events.ndjson.gz"
+    with gzip.open(path, "wb", compresslevel=1) as handle:
+        for _ in range(5000):
+            handle.write(line * 20)
+    with byte_limit(1 << 20):
+        with pytest.raises(LoadError, match="expands to more than the limit"):
+            open_run(path)
+
+
+def test_the_xz_bomb_with_the_default_limit_ends_in_seconds_under_1_5_gb(tmp_path):
+    """In a child process, so its peak memory (ru_maxrss) is the load's own."""
+    path = tmp_path / "bomb.json.xz"
+    _bomb(path, lambda d: lzma.compress(d, preset=0), 96)
+    script = textwrap.dedent(f"""
+        import resource, sys, time
+        from afp_desktop import cli
+        started = time.monotonic()
+        code = cli.main(["info", {str(path)!r}])
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        print(code, peak, time.monotonic() - started)
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "AFP_DESKTOP_MAX_BYTES"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    code, peak, seconds = done.stdout.split()
+    assert code == "2", done.stderr
+    assert "expands to more than the limit" in done.stderr and "Traceback" not in done.stderr
+    assert int(peak) < 1.5e9 and float(seconds) < 30, (peak, seconds)
+
+
+def test_trailing_garbage_after_a_compressed_stream_is_a_warning(tmp_path):
+    data = read_bytes("02-react-two-tools", "trace.json")
+    for suffix, packed in ((".xz", lzma.compress(data)), (".gz", gzip.compress(data))):
+        path = tmp_path / f"trace.json{suffix}"
+        path.write_bytes(packed + b"GARBAGE AFTER THE STREAM")
+        run = open_run(path)
+        assert any("after the end of the" in w.message and "ignored" in w.message for w in run.warnings), \
+            run.warnings
+        path.write_bytes(packed + b"\x00" * 8)  # stream padding is not garbage
+        assert not any("after the end" in w.message for w in open_run(path).warnings)
+
+
+def test_concatenated_members_and_a_cut_stream(tmp_path):
+    data = read_bytes("02-react-two-tools", "events.ndjson")
+    half = data.index(b"\n", len(data) // 2) + 1
+    path = tmp_path / "events.ndjson.gz"
+    path.write_bytes(gzip.compress(data[:half]) + gzip.compress(data[half:]))
+    assert read_source(path) == data
+    path.write_bytes(lzma.compress(data)[:-30])
+    with pytest.raises(LoadError, match="cut off"):
+        read_source(path)
+
+
+def test_limit_from_environment_and_option(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("AFP_DESKTOP_MAX_BYTES", "2K")
+    assert max_bytes() == 2048
+    monkeypatch.setenv("AFP_DESKTOP_MAX_BYTES", "nonsense")
+    assert 64 << 20 <= max_bytes() <= 1 << 30
+    assert parse_size("1.5G") == 3 << 29
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(read_bytes("02-react-two-tools", "events.ndjson"))
+    assert cli.main(["info", str(path), "--max-bytes", "1K"]) == 2
+    assert "1 KiB" in capsys.readouterr().err
+    assert cli.main(["info", str(path)]) == 0
+
+
+def test_cli_fifo_and_dev_zero_are_one_line_refusals(tmp_path, capsys):
+    fifo = tmp_path / "pipe.ndjson"
+    os.mkfifo(fifo)
+    for target in (fifo, "/dev/zero"):
+        assert cli.main(["info", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err
