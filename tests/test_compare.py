@@ -297,3 +297,24 @@ def test_word_diff_of_indented_json_goes_line_by_line():
     assert word_diff(a, b) == [("equal", '{\n  "x": '), ("delete", "1"), ("insert", "2"),
                                ("equal", ',\n  "y": "Weather in '), ("delete", "Oslo"), ("insert", "Rome"),
                                ("equal", '",\n  "z": [\n    1,\n    2,\n    3\n  ]\n}')]
+
+
+def test_the_merged_graph_is_the_union_of_both_runs():
+    from afp_desktop.core.compare import merged_graph
+    from afp_desktop.core.layout import layout_step_graph, resolve_edges
+
+    comparison = compare_runs(open_corpus(REACT), open_corpus(THROWS))
+    graph = merged_graph(comparison)
+    labels = [n["label"] for n in graph["nodes"]]
+    assert len(labels) == len(comparison.rows) == 18  # 14 aligned + 2 removed + 2 added
+    assert labels[4:7] == ["user → llm", "llm → tool (get_weather)", "llm → tool (query_db)"]  # A's, then B's
+    ends = resolve_edges(graph)
+    assert None not in ends
+    chain = {(graph["nodes"][s]["label"], graph["nodes"][t]["label"]) for s, t in ends if s != t}
+    # Both runs' paths from the first LLM turn: through A's get_weather and through B's query_db.
+    assert ("user → llm", "llm → tool (get_weather)") in chain and ("user → llm", "llm → tool (query_db)") in chain
+    assert ("llm → tool (query_db)", "tool → llm") in chain
+    assert len(layout_step_graph(graph).nodes) == 18
+    same = compare_runs(open_corpus(REACT), open_corpus(REACT))
+    union = merged_graph(same)  # a run with itself: its own graph, renamed
+    assert len(union["nodes"]) == 16 and len(union["edges"]) == len(load_json(REACT, "ref.stepgraph.json")["edges"])

@@ -219,3 +219,20 @@ def test_compare_flag_renders_a_screenshot(qtbot, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "broken.json" in err and "Traceback" not in err
     assert not (tmp_path / "no.png").exists()
+
+
+def test_the_merged_graph_marks_both_runs_and_chooses_rows(window, qtbot):
+    window.set_runs(open_corpus(REACT), open_corpus("12-tool-throws"))
+    window.views.setCurrentIndex(1)
+    canvas = window.merged_canvas
+    statuses = window.merged_marks.marks
+    assert sorted(statuses.values()).count("added") == 2 and sorted(statuses.values()).count("removed") == 2
+    number = next(k for k, row in enumerate(window.comparison.rows) if row.status == "added")
+    box = canvas.graph_layout.nodes[number]
+    canvas.centerOn(QPointF(box.cx, box.cy))
+    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=canvas.mapFromScene(QPointF(box.cx, box.cy)))
+    _settle(window)
+    row = window.comparison.rows[number]
+    assert window.pane_b.session.selected == row.b and window.pane_a.session.selected is None
+    assert "query_db" in window.diff_list.currentItem().text(2)
+    assert "select 1" in window.diff_view.toPlainText()

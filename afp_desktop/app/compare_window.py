@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QSlider,
     QSplitter,
+    QTabWidget,
     QTextEdit,
     QToolButton,
     QTreeWidget,
@@ -45,6 +46,7 @@ from afp_desktop.core.compare import (
     PositionMap,
     StepPair,
     compare_runs,
+    merged_graph,
     payload_text,
     word_diff,
 )
@@ -260,8 +262,17 @@ class CompareWindow(QMainWindow):
         bottom.addWidget(list_box)
         bottom.addWidget(self.diff_view)
         bottom.setSizes([900, 600])
+        # The merged graph: both runs in one, each step marked as in the side-by-side view (static: no cursor).
+        self.merged_canvas = GraphCanvas()
+        self.merged_canvas.setAcceptDrops(False)
+        self.merged_canvas.node_activated.connect(self._on_merged_card_clicked)
+        self.merged_marks = None
+        self.views = QTabWidget()
+        self.views.setDocumentMode(True)
+        self.views.addTab(runs, "Side by side")
+        self.views.addTab(self.merged_canvas, "Merged")
         whole = QSplitter(Qt.Orientation.Vertical)
-        whole.addWidget(runs)
+        whole.addWidget(self.views)
         whole.addWidget(bottom)
         whole.setSizes([600, 330])
         self.setCentralWidget(whole)
@@ -284,8 +295,8 @@ class CompareWindow(QMainWindow):
     def apply_theme(self, theme: str) -> None:
         """"light" or "dark" (the effective theme, see theme.py): the graphs' palette and the diff's colours."""
         self.theme = "dark" if theme == "dark" else "light"
-        for pane in (self.pane_a, self.pane_b):
-            pane.canvas.set_palette(palette_for(self.theme))
+        for canvas in (self.pane_a.canvas, self.pane_b.canvas, self.merged_canvas):
+            canvas.set_palette(palette_for(self.theme))
         if self._shown_row is not None and self.comparison is not None:
             self._draw_diff(self._shown_row)
 
@@ -304,6 +315,14 @@ class CompareWindow(QMainWindow):
         finally:
             self._syncing = False
         self.setWindowTitle(f"{name_a} ↔ {name_b} — compare — afp-desktop")
+        merged = merged_graph(comparison)
+        if merged["nodes"]:
+            self.merged_canvas.set_graph(merged)
+            self.merged_marks = mark_canvas(self.merged_canvas, {k: row.status for k, row in
+                                                                 enumerate(comparison.rows) if row.status != "same"})
+        else:
+            self.merged_canvas.clear("Neither run has steps to compare.")
+            self.merged_marks = None
         self._fill_totals()
         self._fill_list()
 
@@ -447,10 +466,22 @@ class CompareWindow(QMainWindow):
         else:
             self.diff_list.clearSelection()
 
+    def _on_merged_card_clicked(self, number: int) -> None:
+        """A card of the merged graph is row `number`: choose it as if from the list (the runs' cursors follow)."""
+        if self.comparison is None or not 0 <= number < len(self.comparison.rows):
+            return
+        row = self.comparison.rows[number]
+        if row.a is not None:
+            self._on_card_clicked(self.pane_a, row.a)
+        else:
+            self._on_card_clicked(self.pane_b, row.b)
+
     def show_row(self, row: StepPair) -> None:
         """Select the row's steps in both canvases and draw its payload differences."""
         self.pane_a.session.select_node(row.a)
         self.pane_b.session.select_node(row.b)
+        if self.comparison is not None and self.merged_marks is not None:
+            self.merged_canvas.set_selected(self.comparison.rows.index(row))
         self._draw_diff(row)
 
     # ------------------------------------------------------------------------------------ the word diff
@@ -489,7 +520,7 @@ class CompareWindow(QMainWindow):
             diffs = {f: word_diff(payload_text(va.get(f)), payload_text(vb.get(f))) for f in fields}
         else:  # a step of one run only: its payloads, all deleted or all inserted
             values, op = (va, "delete") if row.status == "removed" else (vb, "insert")
-            diffs = {f: [(op, payload_text(values[f]))] for f in PAYLOAD_FIELDS if f in values}
+            diffs = {f: [(op, payload_text(values[f]))] for f in PAYLOAD_FIELDS if f in values and f != "label"}
         if not diffs:
             cursor.insertText("\nOnly the figures above differ.\n", muted)
         formats = {"equal": plain, "delete": deleted, "insert": inserted}

@@ -245,6 +245,8 @@ class Comparison:
     rows: list[StepPair]  # the merged sequence in run order: in a gap, A's removed steps before B's added ones
     partner_a: list[int | None] = field(default_factory=list)  # per A node: its aligned B node
     partner_b: list[int | None] = field(default_factory=list)
+    edges_a: list = field(default_factory=list)  # the StepGraphs' edges (for the merged graph)
+    edges_b: list = field(default_factory=list)
 
     @property
     def identical(self) -> bool:
@@ -364,7 +366,51 @@ def compare_runs(run_a, run_b) -> Comparison:
     partner_b: list[int | None] = [None] * len(nodes_b)
     for pa, pb in pairs:
         partner_a[pa], partner_b[pb] = pb, pa
-    return Comparison(nodes_a, nodes_b, values_a, values_b, rows, partner_a, partner_b)
+    return Comparison(nodes_a, nodes_b, values_a, values_b, rows, partner_a, partner_b,
+                      run_a.stepgraph.get("edges") or [], run_b.stepgraph.get("edges") or [])
+
+
+def merged_graph(comparison: Comparison) -> dict:
+    """One StepGraph of both runs, the union Jaeger's compare view draws: node k is row k of `comparison.rows`
+    (A's node for an aligned pair and a removed step, B's for an added one; ids "m<k>"), with A's edges and B's
+    edges that touch a step only B has."""
+    from afp_desktop.core.layout import resolve_edges
+
+    rows = comparison.rows
+    row_of_a = {row.a: k for k, row in enumerate(rows) if row.a is not None}
+    row_of_b = {row.b: k for k, row in enumerate(rows) if row.b is not None}
+    nodes = []
+    for k, row in enumerate(rows):
+        source = comparison.nodes_a[row.a] if row.a is not None else comparison.nodes_b[row.b]
+        node = dict(source) if isinstance(source, dict) else {}
+        node["id"] = f"m{k}"
+        nodes.append(node)
+    edges, seen = [], set()
+
+    def add(edge: dict, src: int, dst: int) -> None:
+        kind = edge.get("kind") if isinstance(edge, dict) else None
+        key = (src, dst, kind, edge.get("iteration") if isinstance(edge, dict) else None)
+        if key in seen:
+            return
+        seen.add(key)
+        out = {"id": f"m{src}->m{dst}" if src != dst else f"loop-m{src}-{key[3]}", "from": f"m{src}",
+               "to": f"m{dst}", "kind": kind}
+        if isinstance(edge, dict) and "iteration" in edge:
+            out["iteration"] = edge["iteration"]
+        edges.append(out)
+
+    for side, node_list, edge_list, row_of, partner in (
+            ("a", comparison.nodes_a, comparison.edges_a, row_of_a, None),
+            ("b", comparison.nodes_b, comparison.edges_b, row_of_b, comparison.partner_b)):
+        ends = resolve_edges({"nodes": [n if isinstance(n, dict) else {} for n in node_list], "edges": edge_list})
+        for edge, pair in zip(edge_list, ends):
+            if pair is None:
+                continue
+            src, dst = pair
+            if partner is not None and partner[src] is not None and partner[dst] is not None and src != dst:
+                continue  # both ends aligned: A's edge already drew it
+            add(edge, row_of[src], row_of[dst])
+    return {"nodes": nodes, "edges": edges}
 
 
 def diff(run_a, run_b) -> dict[str, Any]:
