@@ -399,7 +399,7 @@ def merged_graph(comparison: Comparison) -> dict:
             out["iteration"] = edge["iteration"]
         edges.append(out)
 
-    for side, node_list, edge_list, row_of, partner in (
+    for _side, node_list, edge_list, row_of, partner in (
             ("a", comparison.nodes_a, comparison.edges_a, row_of_a, None),
             ("b", comparison.nodes_b, comparison.edges_b, row_of_b, comparison.partner_b)):
         ends = resolve_edges({"nodes": [n if isinstance(n, dict) else {} for n in node_list], "edges": edge_list})
