@@ -41,7 +41,7 @@ class CliError(Exception):
 
 
 def _write_json(value, indent: bool) -> None:
-    from afp_desktop.core import jsonio
+    from afp_desktop.core.jsonx import jsonio
 
     sys.stdout.buffer.write(jsonio.dumps(value, indent=indent) + b"\n")
     sys.stdout.flush()
@@ -59,7 +59,7 @@ def _open(path: str, conversation: str | None = None):
 
 
 def _load_templates(path: str) -> dict:
-    from afp_desktop.core import jsonio
+    from afp_desktop.core.jsonx import jsonio
     from afp_desktop.core.formats.errors import LoadError, describe_type
 
     from afp_desktop.core.formats.source import read_regular
@@ -89,7 +89,7 @@ def cmd_stepgraph(args) -> int:
 
 
 def cmd_status(args) -> int:
-    from afp_desktop.core.status import render_status_line, status_timeline
+    from afp_desktop.core.library.status import render_status_line, status_timeline
 
     templates = _load_templates(args.templates) if args.templates else None
     run = _open(args.file, args.conversation)
@@ -104,8 +104,8 @@ def cmd_status(args) -> int:
 
 
 def cmd_stops(args) -> int:
-    from afp_desktop.core.positions import commit_alignment_usable
-    from afp_desktop.core.stops import milestone_stops
+    from afp_desktop.core.model.positions import commit_alignment_usable
+    from afp_desktop.core.library.stops import milestone_stops
 
     run = _open(args.file, args.conversation)
     if run.commit_log:
@@ -128,10 +128,10 @@ def _add_conversation_option(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_info(args) -> int:
-    from afp_desktop.core import bugreport
+    from afp_desktop.core.formats import bugreport
     from afp_desktop.core.formats import ConversationChoiceNeeded
     from afp_desktop.core.formats.bundle import read_bundle_file
-    from afp_desktop.core.summary import summarize
+    from afp_desktop.core.views.summary import summarize
 
     try:
         run = _open(args.file, args.conversation)
@@ -204,7 +204,7 @@ def cmd_convert(args) -> int:
 
 
 def cmd_diff(args) -> int:
-    from afp_desktop.core.compare import diff
+    from afp_desktop.core.views.compare import diff
 
     runs = [_open(args.file, args.conversation), _open(args.other)]
     for path, run in zip((args.file, args.other), runs):
@@ -215,7 +215,7 @@ def cmd_diff(args) -> int:
 
 
 def cmd_find(args) -> int:
-    from afp_desktop.core.search import QueryError, SearchIndex, compile_query
+    from afp_desktop.core.views.search import QueryError, SearchIndex, compile_query
 
     try:
         compile_query(args.query, args.regex, args.ignore_case)  # a bad query is refused before the file is read
@@ -267,7 +267,7 @@ def _prepare_headless_qt() -> None:
 
 def cmd_export(args) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # export never needs a screen
-    from afp_desktop.core.replay import Replay
+    from afp_desktop.core.model.replay import Replay
 
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg"):
@@ -302,8 +302,8 @@ def cmd_export(args) -> int:
 
 
 def _replay_of(args):
-    from afp_desktop.core.replay import Replay
-    from afp_desktop.core.status import DEFAULT_TEMPLATES
+    from afp_desktop.core.model.replay import Replay
+    from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
     templates = _load_templates(args.templates) if args.templates else DEFAULT_TEMPLATES
     run = _open(args.file, args.conversation)
@@ -323,7 +323,7 @@ def cmd_replay(args) -> int:
 
 def cmd_view(args) -> int:
     """The moment at one position, as the window shows it."""
-    from afp_desktop.core.replay import node_facts
+    from afp_desktop.core.model.replay import node_facts
 
     run, replay = _replay_of(args)
     if args.stop is not None:
@@ -350,8 +350,8 @@ def cmd_view(args) -> int:
 
 
 def cmd_inspect(args) -> int:
-    from afp_desktop.core.inspect import inspect_node
-    from afp_desktop.core.replay import ReplayFacts
+    from afp_desktop.core.views.inspect import inspect_node
+    from afp_desktop.core.model.replay import ReplayFacts
 
     run = _open(args.file, args.conversation)
     count = len(run.step_fold.nodes)

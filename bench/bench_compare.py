@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from afp_desktop.core import jsonio  # noqa: E402
-from afp_desktop.core.compare import PositionMap, compare_runs, payload_text, word_diff  # noqa: E402
+from afp_desktop.core.jsonx import jsonio  # noqa: E402
+from afp_desktop.core.views.compare import PositionMap, compare_runs, payload_text, word_diff  # noqa: E402
 from afp_desktop.core.formats import load_bytes, open_run  # noqa: E402
 
 LARGE = ROOT / "tests" / "corpus" / "15-large-run"

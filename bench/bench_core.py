@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from afp_desktop.core.formats import open_run  # noqa: E402
-from afp_desktop.core.status import render_status_line, status_timeline  # noqa: E402
-from afp_desktop.core.stepgraph import build_step_graph  # noqa: E402
+from afp_desktop.core.library.status import render_status_line, status_timeline  # noqa: E402
+from afp_desktop.core.library.stepgraph import build_step_graph  # noqa: E402
 
 LARGE = ROOT / "tests" / "corpus" / "15-large-run"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from afp_desktop.core.formats import open_run  # noqa: E402
-from afp_desktop.core.search import SearchIndex  # noqa: E402
+from afp_desktop.core.views.search import SearchIndex  # noqa: E402
 
 BIG = Path("/work/shared/corpus/big/react-1000")
 QUERIES = (  # (query, regex, ignore_case, what it shows)

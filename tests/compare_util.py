@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import re
 
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats import load_bytes
 from tests.corpus_util import corpus_path, load_json
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import lzma
 from pathlib import Path
 
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 
 CORPUS = Path(__file__).parent / "corpus"
 SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and p.name[:2].isdigit())  # (not bundles/)

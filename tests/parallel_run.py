@@ -4,7 +4,7 @@ way concurrent branches do, and each agent's context chips are labelled with its
 
 from __future__ import annotations
 
-from afp_desktop.core.run import Run
+from afp_desktop.core.model.run import Run
 
 
 def parallel_events() -> list[dict]:

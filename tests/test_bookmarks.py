@@ -15,7 +15,7 @@ from afp_desktop.app import bookmark_store
 from afp_desktop.app.find_and_bookmarks import add_bookmark
 from afp_desktop.app.main_window import MainWindow
 from afp_desktop.app.panels import bookmarks_panel
-from afp_desktop.core.bookmarks import (
+from afp_desktop.core.views.bookmarks import (
     Bookmark,
     BookmarkBook,
     bookmark_at,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from afp_desktop.core import jsonio
-from afp_desktop.core.bubble import BubbleModel, all_lines, rollups, template_key_used
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.model.bubble import BubbleModel, all_lines, rollups, template_key_used
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.status import DEFAULT_TEMPLATES, render_status_line
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_line
 from tests.corpus_util import CUSTOM_TEMPLATES, SCENARIOS, corpus_path, load_json
 
 APP_NAME = "Ada"

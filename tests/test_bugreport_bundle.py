@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from afp_desktop import cli
-from afp_desktop.core.bugreport import statements, transcript_text, withheld_sentence
+from afp_desktop.core.formats.bugreport import statements, transcript_text, withheld_sentence
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadError, load_bytes, open_run
 from afp_desktop.core.formats import bundle as B
 from tests.bundle_util import (

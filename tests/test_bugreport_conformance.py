@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from afp_desktop import cli
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats import open_run
 from tests.bundle_util import BUNDLE_ZIPS, refs_of
 from tests.corpus_util import CUSTOM_TEMPLATES

@@ -16,7 +16,7 @@ from afp_desktop.core.formats import open_run  # before the session: formats mus
 from afp_desktop.app.panels.chat_bubble import HIDDEN_NOTE, ChatBubblePanel
 from afp_desktop.app.panels.template_editor import TemplateEditorPanel, TemplateTableModel
 from afp_desktop.app.session import Session
-from afp_desktop.core.status import DEFAULT_TEMPLATES
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 from tests.corpus_util import CUSTOM_TEMPLATES, SCENARIOS, corpus_path, load_json
 
 from PySide6.QtCore import Qt

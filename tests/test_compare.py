@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from afp_desktop import cli
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats import load_bytes
-from afp_desktop.core.compare import (
+from afp_desktop.core.views.compare import (
     PAYLOAD_FIELDS,
     PositionMap,
     compare_runs,
@@ -300,8 +300,8 @@ def test_word_diff_of_indented_json_goes_line_by_line():
 
 
 def test_the_merged_graph_is_the_union_of_both_runs():
-    from afp_desktop.core.compare import merged_graph
-    from afp_desktop.core.layout import layout_step_graph, resolve_edges
+    from afp_desktop.core.views.compare import merged_graph
+    from afp_desktop.core.views.layout import layout_step_graph, resolve_edges
 
     comparison = compare_runs(open_corpus(REACT), open_corpus(THROWS))
     graph = merged_graph(comparison)

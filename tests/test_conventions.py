@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from afp_desktop.core import conventions as C
+from afp_desktop.core.library import conventions as C
 from tests.corpus_util import SCENARIOS, load_json
 
 

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from afp_desktop.cli import main as cli_main
-from afp_desktop.core import deepjson, jsonio
+from afp_desktop.core.jsonx import deepjson, jsonio
 from afp_desktop.core.formats import open_run
 from tests.corpus_util import SMALL_SCENARIOS, read_bytes
 

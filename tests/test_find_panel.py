@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from afp_desktop.app.panels import find_panel as find_module
 from afp_desktop.app.panels.find_panel import HIGHLIGHT, HIT_ROLE
-from afp_desktop.core.timeline import x_of_position
+from afp_desktop.core.model.timeline import x_of_position
 from tests.corpus_util import corpus_path
 from tests.test_main_window import open_and_wait, window  # noqa: F401 — the window fixture
 

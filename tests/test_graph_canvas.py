@@ -179,7 +179,7 @@ def test_selection_and_palette(canvas):
 
 
 def test_canvas_handles_a_synthetic_10k_graph(canvas):
-    from afp_desktop.core.synthetic import synthetic_step_graph
+    from afp_desktop.core.views.synthetic import synthetic_step_graph
 
     graph = synthetic_step_graph(1430, 3)
     canvas.set_graph(graph)
@@ -215,7 +215,7 @@ def test_palette_text_contrast(theme):
 
 
 def test_far_zoomed_out_the_overview_draws_every_card_in_batches(qtbot, canvas):
-    from afp_desktop.core.synthetic import synthetic_step_graph
+    from afp_desktop.core.views.synthetic import synthetic_step_graph
 
     graph = synthetic_step_graph(300, 3)
     canvas.set_graph(graph)

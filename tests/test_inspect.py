@@ -12,9 +12,9 @@ import pytest
 
 from afp_desktop import cli
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.inspect import chip_call, chip_slot, inspect_node, pauses, word_diff
-from afp_desktop.core.replay import LLM_KINDS, ReplayFacts
-from afp_desktop.core.run import Run
+from afp_desktop.core.views.inspect import chip_call, chip_slot, inspect_node, pauses, word_diff
+from afp_desktop.core.model.replay import LLM_KINDS, ReplayFacts
+from afp_desktop.core.model.run import Run
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path
 
 FILES = ("trace.json", "recording.json", "events.ndjson")

@@ -9,7 +9,7 @@ from collections import defaultdict
 
 import pytest
 
-from afp_desktop.core.layout import (
+from afp_desktop.core.views.layout import (
     CHIP_KINDS,
     GraphLayout,
     NodeBox,
@@ -17,7 +17,7 @@ from afp_desktop.core.layout import (
     layout_step_graph,
     resolve_edges,
 )
-from afp_desktop.core.synthetic import synthetic_step_graph
+from afp_desktop.core.views.synthetic import synthetic_step_graph
 from tests.corpus_util import SCENARIOS, load_json
 
 EPS = 1e-6

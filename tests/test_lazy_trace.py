@@ -15,10 +15,10 @@ import orjson
 import pytest
 
 from afp_desktop.cli import main as cli_main
-from afp_desktop.core import jsonio, jsonscan
+from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.formats import LoadError, lazy_trace, load_bytes, open_run
-from afp_desktop.core.lazyjson import LazyJSON, LazyJSONError, resolve, resolve_quietly
-from afp_desktop.core.stepgraph import build_step_graph
+from afp_desktop.core.jsonx.lazyjson import LazyJSON, LazyJSONError, resolve, resolve_quietly
+from afp_desktop.core.library.stepgraph import build_step_graph
 from tests.corpus_util import SCENARIOS, corpus_path, load_json, read_bytes
 from tests.test_deepjson import same
 

@@ -35,7 +35,7 @@ def test_every_corpus_file_loads(scenario, name):
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_recording_graph_uses_boundary_events_and_typed_mapping_matches(scenario):
     """The typed half of BoundaryEvents is exactly §2.5 over the typed events (apart from times and commits)."""
-    from afp_desktop.core.events import TYPED_DOMAIN_TYPES, domain_events_from_typed
+    from afp_desktop.core.library.events import TYPED_DOMAIN_TYPES, domain_events_from_typed
 
     run = open_run(corpus_path(scenario, "recording.json"))
     mapped, _ = domain_events_from_typed(run.typed_events)
@@ -211,7 +211,7 @@ def test_trace_with_snapshot_gets_commit_stops(tmp_path):
 
 
 def test_recording_without_typed_half_merges_by_time(tmp_path):
-    from afp_desktop.core.events import TYPED_DOMAIN_TYPES
+    from afp_desktop.core.library.events import TYPED_DOMAIN_TYPES
 
     recording = _recording()
     for rec in recording["snapshot"]["recorders"]:

@@ -13,10 +13,10 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 
 from afp_desktop.app.gui import SCREENSHOT_SIZE, run_gui
 from afp_desktop.app.main_window import MainWindow
-from afp_desktop.core.timeline import x_of_position
+from afp_desktop.core.model.timeline import x_of_position
 from afp_desktop.app.settings import Settings
 from afp_desktop.app.style import palette_for
-from afp_desktop.core.replay import Replay
+from afp_desktop.core.model.replay import Replay
 from tests.corpus_util import corpus_path, read_bytes
 
 SCENARIO = "02-react-two-tools"

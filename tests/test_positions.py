@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.replay import Replay
-from afp_desktop.core.status import select_status
-from afp_desktop.core.stepgraph import build_step_graph
+from afp_desktop.core.model.replay import Replay
+from afp_desktop.core.library.status import select_status
+from afp_desktop.core.library.stepgraph import build_step_graph
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path
 
 
@@ -99,7 +99,7 @@ def test_typed_events_take_the_commit_of_the_domain_event_they_map_to(scenario):
 @pytest.mark.parametrize("scenario", ["07-flow-sequence", "09-flow-conditional", "10-flow-loop"])
 def test_composition_recordings_fall_back_to_derived_stops_with_a_notice(scenario):
     """Their commit log's top level has only bookends; the timeline still gets the nested LLM turns."""
-    from afp_desktop.core.stops import milestone_stops
+    from afp_desktop.core.library.stops import milestone_stops
 
     run = open_run(corpus_path(scenario, "recording.json"))
     assert len(milestone_stops(run.commit_log, run.execution_tree)) == 2

@@ -8,8 +8,8 @@ from afp_desktop.core.formats import open_run  # before the session: formats mus
 from afp_desktop.app.panels.inspector import InspectorPanel
 from afp_desktop.app.panels.readable_view import Collapsible, InjectionTable, ReadableView
 from afp_desktop.app.session import Session
-from afp_desktop.core.inspect import chip_slot
-from afp_desktop.core.run import Run
+from afp_desktop.core.views.inspect import chip_slot
+from afp_desktop.core.model.run import Run
 from tests.corpus_util import corpus_path
 
 from PySide6.QtCore import Qt

@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.replay import ACTIVE, DONE, NOT_STARTED, Replay, node_facts
-from afp_desktop.core.status import DEFAULT_TEMPLATES
-from afp_desktop.core.stepgraph import build_step_graph_safe
+from afp_desktop.core.model.replay import ACTIVE, DONE, NOT_STARTED, Replay, node_facts
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES
+from afp_desktop.core.library.stepgraph import build_step_graph_safe
 from tests.corpus_util import CUSTOM_TEMPLATES, SCENARIOS, SMALL_SCENARIOS, corpus_path, load_json
 
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 
 FILES = ("events.ndjson", "trace.json", "recording.json")
 # Single-agent runs: every LLM turn and tool call is a top-level milestone. (Compositions — 07, 09, 10 — nest them.)

@@ -21,7 +21,7 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QLabel, QMainWindow
 
 from afp_desktop.app.resources import ICON_SIZES, app_icon, resource_path, resource_roots
-from afp_desktop.core.status import DEFAULT_TEMPLATES
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
 ROOT = Path(__file__).resolve().parent.parent
 FONT_FILES = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf")

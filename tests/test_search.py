@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.lazyjson import LazyJSON
-from afp_desktop.core.search import QueryError, SearchIndex, compile_query, find, make_excerpt
+from afp_desktop.core.jsonx.lazyjson import LazyJSON
+from afp_desktop.core.views.search import QueryError, SearchIndex, compile_query, find, make_excerpt
 from tests.corpus_util import CUSTOM_TEMPLATES, corpus_path
 
 _runs: dict = {}
@@ -87,8 +87,8 @@ def test_status_lines_use_the_active_templates():
 
 
 def test_a_status_line_is_where_the_bubble_shows_it():
-    from afp_desktop.core.bubble import BubbleModel
-    from afp_desktop.core.status import DEFAULT_TEMPLATES
+    from afp_desktop.core.model.bubble import BubbleModel
+    from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
     run = run_of("04-tool-progress", "events.ndjson")
     bubble = BubbleModel(run)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from afp_desktop.core import jsonio
-from afp_desktop.core.status import render_status_line, status_timeline
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.library.status import render_status_line, status_timeline
 from tests.corpus_util import CUSTOM_TEMPLATES, load_json, read_bytes
 
 APP_NAME = "Ada"

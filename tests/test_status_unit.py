@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from afp_desktop.core import jsonio
-from afp_desktop.core.jsstring import JS_WHITESPACE, js_length, js_slice_units, js_string, js_trim
-from afp_desktop.core.status import (
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.library.jsstring import JS_WHITESPACE, js_length, js_slice_units, js_string, js_trim
+from afp_desktop.core.library.status import (
     DEFAULT_TEMPLATES,
     PROGRESS_MESSAGE_LIMIT,
     VARS_BY_STATE,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from afp_desktop.core.conventions import is_agent_internal, primitive_kind_from_description, slot_from_subflow_id
-from afp_desktop.core.redact import redact_content
-from afp_desktop.core.stepgraph import build_step_graph, build_step_graph_safe
-from afp_desktop.core import jsonio
+from afp_desktop.core.library.conventions import is_agent_internal, primitive_kind_from_description, slot_from_subflow_id
+from afp_desktop.core.library.redact import redact_content
+from afp_desktop.core.library.stepgraph import build_step_graph, build_step_graph_safe
+from afp_desktop.core.jsonx import jsonio
 from tests.corpus_util import load_json
 
 ROOT = ["__root__"]

@@ -7,8 +7,8 @@ from functools import lru_cache
 
 import pytest
 
-from afp_desktop.core import stops as S
-from afp_desktop.core.jsonio import dumps
+from afp_desktop.core.library import stops as S
+from afp_desktop.core.jsonx.jsonio import dumps
 from tests.corpus_util import SCENARIOS, load_json
 
 

@@ -11,7 +11,7 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtTest import QTest
 
 from afp_desktop.app.panels.timeline import LABEL_GAP_PX, StopAxis, TimelinePanel, _nice_step, _tick_font
-from afp_desktop.core.timeline import (
+from afp_desktop.core.model.timeline import (
     describe_position,
     has_usable_stops,
     ordinal_labels,
@@ -21,8 +21,8 @@ from afp_desktop.core.timeline import (
 )
 from afp_desktop.app.session import Session
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.stops import drill
-from afp_desktop.core.summary import summarize
+from afp_desktop.core.library.stops import drill
+from afp_desktop.core.views.summary import summarize
 from tests.corpus_util import corpus_path
 
 

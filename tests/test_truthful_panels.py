@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from afp_desktop.app.main_window import MainWindow
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.replay import ACTIVE, Replay
+from afp_desktop.core.model.replay import ACTIVE, Replay
 from tests.corpus_util import corpus_path
 
 LOAD_TIMEOUT = 30_000

@@ -11,7 +11,7 @@ from pathlib import Path
 import platformdirs
 
 from afp_desktop.app.storage import APP_DIR_NAME, write_atomic
-from afp_desktop.core.bookmarks import BookmarkBook, run_id_of, run_key
+from afp_desktop.core.views.bookmarks import BookmarkBook, run_id_of, run_key
 
 
 def bookmarks_dir() -> Path:

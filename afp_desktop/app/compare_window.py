@@ -39,7 +39,7 @@ from afp_desktop.app.panels.graph_canvas import GraphCanvas
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.session import Session
 from afp_desktop.app.style import palette_for
-from afp_desktop.core.compare import (
+from afp_desktop.core.views.compare import (
     FIELD_NAMES,
     PAYLOAD_FIELDS,
     Comparison,

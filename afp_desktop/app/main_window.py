@@ -49,7 +49,7 @@ from afp_desktop.app.session import Session
 from afp_desktop.app.settings import Settings
 from afp_desktop.app.shortcuts import key_sequences
 from afp_desktop.app.style import palette_for
-from afp_desktop.core.summary import summarize
+from afp_desktop.core.views.summary import summarize
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 It is the only place requests to move arrive. It coalesces them (latest wins) so fast scrubbing never queues
 stale work, turns Replay changes into signals, and runs the play timer. It holds no replay logic of its own:
-positions, stops, spans, drill and the moment all come from `afp_desktop.core.replay`.
+positions, stops, spans, drill and the moment all come from `afp_desktop.core.model.replay`.
 
 Panels implement three calls — run loaded, run closed, moment changed — and render only the `Moment` given.
 `moment_settled` follows a scrub once it pauses (SETTLE_MS), for panels whose work is heavy (the inspector).
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from afp_desktop.core.replay import Moment, Replay, StopSpan
-from afp_desktop.core.run import Run
-from afp_desktop.core.status import DEFAULT_TEMPLATES
+from afp_desktop.core.model.replay import Moment, Replay, StopSpan
+from afp_desktop.core.model.run import Run
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
 SETTLE_MS = 80                 # moves closer together than this are one scrub
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)

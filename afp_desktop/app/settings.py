@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from afp_desktop.app.storage import config_dir, dump_keys_by_line, write_atomic
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats.source import read_regular
 from afp_desktop.core.problems import LoadError
 

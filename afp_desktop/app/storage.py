@@ -33,7 +33,7 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> None:
 def dump_keys_by_line(values: dict) -> bytes:
     """A JSON object with one key per line and each value compact: readable, and never the quadratic size that
     indenting a deeply nested value (kept from a newer version's file) would give."""
-    from afp_desktop.core import jsonio
+    from afp_desktop.core.jsonx import jsonio
 
     lines = [jsonio.dumps(str(key)) + b": " + jsonio.dumps(value) for key, value in values.items()]
     return b"{\n  " + b",\n  ".join(lines) + b"\n}\n" if lines else b"{}\n"

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from afp_desktop.app.storage import config_dir, dump_keys_by_line, write_atomic
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats.source import read_regular
 from afp_desktop.core.problems import LoadError
-from afp_desktop.core.status import DEFAULT_TEMPLATES
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
 STORE_NAME = "status-templates.json"
 MAX_FILE_BYTES = 16 << 20  # a template map is a few KB; a file past this is not one

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 
 from afp_desktop.app.bookmark_store import load_book, save_book
 from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.core import jsonio
-from afp_desktop.core.bookmarks import BookmarkBook, bookmark_at, caption, ordinal_labels
-from afp_desktop.core.replay import span_index_at
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.views.bookmarks import BookmarkBook, bookmark_at, caption, ordinal_labels
+from afp_desktop.core.model.replay import span_index_at
 
 MISSING = QColor("#8a909c")
 INDEX_ROLE = Qt.ItemDataRole.UserRole + 1

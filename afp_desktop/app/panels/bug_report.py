@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from afp_desktop.app.panels.banner import plain_label
 from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.core.bugreport import BundleInfo, environment_text, statements, withheld_sentence
+from afp_desktop.core.formats.bugreport import BundleInfo, environment_text, statements, withheld_sentence
 
 NOT_A_BUNDLE = ("This run was not opened from a bug report. Open the .zip that agentfootprint's "
                 "exportBugReport() makes to read the reporter's statement here.")

@@ -91,7 +91,7 @@ class ChatBubblePanel(QWidget):
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
-        self.view = None  # the Bubble of the moment shown (afp_desktop.core.replay.Bubble)
+        self.view = None  # the Bubble of the moment shown (afp_desktop.core.model.replay.Bubble)
         self.moment = None
 
         self.trace_note = plain_label(TRACE_NOTE, colour="#7a4b00")

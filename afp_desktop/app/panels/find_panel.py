@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.core.search import QueryError, SearchIndex, SearchResult
+from afp_desktop.core.views.search import QueryError, SearchIndex, SearchResult
 
 MAX_LISTED = 10_000  # hits listed (and marked); the count says when there are more
 SEARCH_DELAY_MS = 180  # typing pauses this long before the search runs

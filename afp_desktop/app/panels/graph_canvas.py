@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.fonts import load_bundled_fonts
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.style import GraphPalette, palette_for
-from afp_desktop.core.layout import (
+from afp_desktop.core.views.layout import (
     CHIP_KINDS,
     LLM_START_KINDS,
     SUBFLOW_KIND,

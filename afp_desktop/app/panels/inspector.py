@@ -25,11 +25,11 @@ from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.app.panels.readable_view import ReadableView, is_dark
 from afp_desktop.app.theme import NOTE_TEXT
-from afp_desktop.core import jsonio
-from afp_desktop.core.bubble import event_positions, rollups
-from afp_desktop.core.inspect import inspect_node
-from afp_desktop.core.replay import DONE, LASTING_KINDS, NOT_STARTED
-from afp_desktop.core.status import progress_message_of
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.model.bubble import event_positions, rollups
+from afp_desktop.core.views.inspect import inspect_node
+from afp_desktop.core.model.replay import DONE, LASTING_KINDS, NOT_STARTED
+from afp_desktop.core.library.status import progress_message_of
 
 LATE_FIELDS = ("tokens", "endOffsetMs", "exitPayload")  # known only once the step has ended
 

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.core import jsonio
-from afp_desktop.core.lazyjson import LazyJSON, LazyJSONError
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.jsonx.lazyjson import LazyJSON, LazyJSONError
 from afp_desktop.core.problems import LoadError
 
 FETCH_BATCH = 500              # rows created per fetchMore

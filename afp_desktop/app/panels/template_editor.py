@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app import template_store
 from afp_desktop.app.plain_text import plain_label
-from afp_desktop.core.bubble import all_lines
-from afp_desktop.core.status import (
+from afp_desktop.core.model.bubble import all_lines
+from afp_desktop.core.library.status import (
     DEFAULT_TEMPLATES, spaced_placeholders, state_for_template_key, unknown_variables, variables_for_template_key,
 )
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.core.timeline import (
+from afp_desktop.core.model.timeline import (
     has_usable_stops,
     ordinal_labels,
     stop_at_x,

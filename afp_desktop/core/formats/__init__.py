@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats.assemble import run_from_document, run_from_typed
 from afp_desktop.core.formats.bundle import ConversationChoiceNeeded, is_bundle, is_empty_zip, run_from_bundle
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
@@ -25,7 +25,7 @@ from afp_desktop.core.formats.ndjson import NON_SPACE, looks_like_ndjson, parse_
 from afp_desktop.core.formats.source import read_source, rotated_pair
 from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.problems import Notice
-from afp_desktop.core.run import Run
+from afp_desktop.core.model.run import Run
 
 __all__ = ["open_run", "load_bytes", "LoadError", "LoadCancelled", "Problem", "Run", "ConversationChoiceNeeded"]
 

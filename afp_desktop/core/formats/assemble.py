@@ -5,11 +5,11 @@ from __future__ import annotations
 from itertools import repeat
 from typing import Any
 
-from afp_desktop.core.events import TYPED_DOMAIN_TYPES, domain_events_from_typed
+from afp_desktop.core.library.events import TYPED_DOMAIN_TYPES, domain_events_from_typed
 from afp_desktop.core.formats import documents
 from afp_desktop.core.formats.errors import LoadError, Problem, describe_type
 from afp_desktop.core.problems import Notice
-from afp_desktop.core.run import Run
+from afp_desktop.core.model.run import Run
 
 TYPED_ONLY_TEXT = ("Only the typed event stream is in this file: there is no Run box, no subflow boxes (Agent, "
                    "Sequence, Loop…), no fork or decision branches, no loop edges and no slot payloads, and times "
@@ -218,7 +218,7 @@ def _envelope_notices(run: Run) -> None:
 def run_failure(run: Run) -> str | None:
     """The message of the error that ended the run (agentfootprint's `error.fatal`, or a root run.exit whose
     payload is `{error}`), or None when the run did not end in a failure."""
-    from afp_desktop.core.lazyjson import resolve_quietly
+    from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 
     for event in reversed(run.typed_events or []):
         if isinstance(event, dict) and event.get("type") == "agentfootprint.error.fatal":

@@ -26,8 +26,8 @@ import lzma
 from dataclasses import replace
 from typing import Any
 
-from afp_desktop.core import jsonio
-from afp_desktop.core.bugreport import (
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.formats.bugreport import (
     BundleInfo,
     Conversation,
     Entry,
@@ -38,7 +38,7 @@ from afp_desktop.core.bugreport import (
     transcript_text,
 )
 from afp_desktop.core.formats.errors import LoadError, describe_type
-from afp_desktop.core.run import Notice, Run
+from afp_desktop.core.model.run import Notice, Run
 
 ZIP_MAGIC = b"PK\x03\x04"
 EMPTY_ZIP_MAGIC = b"PK\x05\x06"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from afp_desktop.core.formats.errors import LoadError, Problem, describe_type
-from afp_desktop.core.jsonio import run_deep
+from afp_desktop.core.jsonx.jsonio import run_deep
 
 ENVELOPE_FORMAT = "agentfootprint.recording.v1"
 PACKED_PREFIX = "agentfootprint.recording.packed."

@@ -24,8 +24,8 @@ from typing import Any
 
 import orjson
 
-from afp_desktop.core import jsonio, jsonscan
-from afp_desktop.core.lazyjson import LazyJSON
+from afp_desktop.core.jsonx import jsonio, jsonscan
+from afp_desktop.core.jsonx.lazyjson import LazyJSON
 
 np: Any = None  # numpy, once jsonscan has imported it
 

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 import orjson
 
 from afp_desktop import __version__
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 
 FORMAT = "afp-desktop.run.v1"

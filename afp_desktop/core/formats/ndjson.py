@@ -13,7 +13,7 @@ import re
 import orjson
 
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
-from afp_desktop.core.jsonio import position_of
+from afp_desktop.core.jsonx.jsonio import position_of
 
 ProgressFn = Callable[[float], None]
 NON_SPACE = re.compile(rb"\S")

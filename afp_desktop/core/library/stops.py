@@ -15,7 +15,7 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from afp_desktop.core.conventions import milestone_for, milestone_from_tags, parse_runtime_stage_id
+from afp_desktop.core.library.conventions import milestone_for, milestone_from_tags, parse_runtime_stage_id
 
 Stop = dict[str, Any]
 # What a keep rule returns for one stage stop (footprintjs StopFilter): falsy drops it, True keeps it as is,

@@ -12,7 +12,7 @@ from typing import cast
 
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.shapes import StopDict
-from afp_desktop.core.stops import derived_stops, milestone_stops
+from afp_desktop.core.library.stops import derived_stops, milestone_stops
 
 
 def commit_alignment_usable(run) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from afp_desktop.core.jsstring import UNDEFINED, js_length, js_slice_units, js_string, js_trim
+from afp_desktop.core.library.jsstring import UNDEFINED, js_length, js_slice_units, js_string, js_trim
 
 DEFAULT_TEMPLATES: dict[str, str] = {
     "idle": "Thinking\u2026",

@@ -21,10 +21,10 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Any
+from typing import Any, cast
 
-from afp_desktop.core import jsonio
-from afp_desktop.core.lazyjson import resolve_quietly
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 
 LLM_START_KINDS = ("user->llm", "tool->llm")
 SLOT_FIELDS = {"systemPrompt": "system prompt", "messages": "messages", "tools": "tools"}
@@ -70,7 +70,8 @@ def step_values(run, index: int) -> dict[str, Any]:
     kind = node.get("kind")
     if isinstance(node.get("tokens"), dict):
         values["tokens"] = node["tokens"]
-    start, end = node.get("startOffsetMs"), node.get("endOffsetMs")
+    start: Any = node.get("startOffsetMs")
+    end: Any = node.get("endOffsetMs")
     if _is_number(start) and _is_number(end):
         values["durationMs"] = end - start
     for key in ("assistantText", "toolArgs", "toolResult", "injections", "entryPayload", "exitPayload",
@@ -159,9 +160,9 @@ def slide_gaps(pairs: list[tuple[int, int]], contents_a: list, contents_b: list,
         partner_b[pb] = pa
     _slide_side(partner_b, contents_b, openers_b)
     partner_a: list[int | None] = [None] * len(contents_a)
-    for pb, pa in enumerate(partner_b):
-        if pa is not None:
-            partner_a[pa] = pb
+    for pb, partner in enumerate(partner_b):
+        if partner is not None:
+            partner_a[partner] = pb
     _slide_side(partner_a, contents_a, openers_a)
     return [(pa, pb) for pa, pb in enumerate(partner_a) if pb is not None]
 
@@ -279,14 +280,14 @@ class Comparison:
         ids_a, ids_b = node_ids(self.nodes_a), node_ids(self.nodes_b)
         changed = []
         for row in self.rows_with("changed"):
-            entry = {"a": ids_a[row.a], "b": ids_b[row.b], "fields": list(row.fields)}
+            entry = {"a": ids_a[cast(int, row.a)], "b": ids_b[cast(int, row.b)], "fields": list(row.fields)}
             entry.update(self.step_deltas(row))
             changed.append(entry)
         return {
             "identical": self.identical,
             "aligned": [[ids_a[r.a], ids_b[r.b]] for r in self.rows if r.a is not None and r.b is not None],
-            "added": [ids_b[r.b] for r in self.rows_with("added")],
-            "removed": [ids_a[r.a] for r in self.rows_with("removed")],
+            "added": [ids_b[cast(int, r.b)] for r in self.rows_with("added")],
+            "removed": [ids_a[cast(int, r.a)] for r in self.rows_with("removed")],
             "changed": changed,
             "totals": self.totals(),
         }
@@ -309,7 +310,9 @@ def _delta(a: Any, b: Any) -> Any:
 
 
 def _run_totals(nodes: list, values: list[dict]) -> dict[str, Any]:
-    tokens_in = tokens_out = errors = llm = tools = 0
+    tokens_in: float = 0
+    tokens_out: float = 0
+    errors = llm = tools = 0
     iterations = 0
     end = None
     for node, vals in zip(nodes, values):
@@ -374,14 +377,14 @@ def merged_graph(comparison: Comparison) -> dict:
     """One StepGraph of both runs, the union Jaeger's compare view draws: node k is row k of `comparison.rows`
     (A's node for an aligned pair and a removed step, B's for an added one; ids "m<k>"), with A's edges and B's
     edges that touch a step only B has."""
-    from afp_desktop.core.layout import resolve_edges
+    from afp_desktop.core.views.layout import resolve_edges
 
     rows = comparison.rows
     row_of_a = {row.a: k for k, row in enumerate(rows) if row.a is not None}
     row_of_b = {row.b: k for k, row in enumerate(rows) if row.b is not None}
     nodes = []
     for k, row in enumerate(rows):
-        source = comparison.nodes_a[row.a] if row.a is not None else comparison.nodes_b[row.b]
+        source = comparison.nodes_a[row.a] if row.a is not None else comparison.nodes_b[cast(int, row.b)]
         node = dict(source) if isinstance(source, dict) else {}
         node["id"] = f"m{k}"
         nodes.append(node)
@@ -453,7 +456,7 @@ class PositionMap:
             first = next((created_other[k] - 1 for k, p in enumerate(self._partners[other]) if p is not None),
                          length_other)
             return min(position, first)
-        j = partners[i]
+        j = cast(int, partners[i])  # (not None: the loop above stopped on an aligned step)
         limit = created_other[j + 1] - 1 if j + 1 < len(created_other) else length_other
         return max(created_other[j], min(created_other[j] + position - created[i], limit))
 
@@ -518,14 +521,14 @@ def word_diff(a: str, b: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for chunk in merged:
         pieces = [("equal", chunk[1])] if chunk[0] == "equal" else [("delete", chunk[1]), ("insert", chunk[2])]
-        for op, tokens in pieces:
+        for kind, tokens in pieces:
             if not tokens:
                 continue
             text = "".join(tokens)
-            if out and out[-1][0] == op:
-                out[-1] = (op, out[-1][1] + text)
+            if out and out[-1][0] == kind:
+                out[-1] = (kind, out[-1][1] + text)
             else:
-                out.append((op, text))
+                out.append((kind, text))
     return out
 
 

@@ -5,7 +5,7 @@ Returns the same object when nothing changes. Lengths are JavaScript lengths (UT
 
 from __future__ import annotations
 
-from afp_desktop.core.jsstring import js_length
+from afp_desktop.core.library.jsstring import js_length
 
 _MARKER = "[redacted]"
 _FIELD_BY_TYPE = {

@@ -22,12 +22,12 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-from afp_desktop.core.axis import TYPED_TO_DOMAIN
-from afp_desktop.core.bubble import BubbleModel, status_states_for
+from afp_desktop.core.model.axis import TYPED_TO_DOMAIN
+from afp_desktop.core.model.bubble import BubbleModel, status_states_for
 from afp_desktop.core.shapes import StopDict
-from afp_desktop.core.status import DEFAULT_TEMPLATES, render_status_line
-from afp_desktop.core.stops import drill, drill_source
-from afp_desktop.core.timeline import ordinal_labels, place_inner_stops
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_line
+from afp_desktop.core.library.stops import drill, drill_source
+from afp_desktop.core.model.timeline import ordinal_labels, place_inner_stops
 
 NOT_STARTED, ACTIVE, DONE = "not-started", "active", "done"
 # Steps that last: they start with one event and end with another. Every other node (fork and decision chips,
@@ -65,7 +65,7 @@ def _text(value: Any) -> str:
         return value
     if isinstance(value, dict) and isinstance(value.get("message"), str):
         return value["message"]
-    from afp_desktop.core import jsonio
+    from afp_desktop.core.jsonx import jsonio
 
     try:
         return jsonio.dumps(value).decode("utf-8", "replace")

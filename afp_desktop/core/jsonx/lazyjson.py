@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.problems import LoadError
 
 

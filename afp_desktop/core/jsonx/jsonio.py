@@ -82,7 +82,7 @@ def run_deep(fn):
 def _loads_deep(data: str | bytes) -> Any:
     """A document deeper than orjson goes: orjson piece by piece (deepjson), else the standard library, which
     also says where an invalid one is wrong (from Python 3.12 it stops at ~1,500 levels whatever the limit)."""
-    from afp_desktop.core import deepjson
+    from afp_desktop.core.jsonx import deepjson
 
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     value = run_deep(lambda: deepjson.loads(raw))
@@ -130,7 +130,7 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
         except orjson.JSONEncodeError as err:
             if not _is_depth_error(err):
                 raise
-        from afp_desktop.core import deepjson
+        from afp_desktop.core.jsonx import deepjson
 
         # Deeper than orjson goes: what lies far down is serialized first and embedded (deepjson).
         return run_deep(lambda: deepjson.dumps(value, option, _lazy_value))

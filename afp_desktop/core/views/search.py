@@ -28,11 +28,11 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from afp_desktop.core import jsonio
-from afp_desktop.core.axis import anchor_domain_to_typed
-from afp_desktop.core.bookmarks import ordinal_labels
-from afp_desktop.core.lazyjson import resolve_quietly
-from afp_desktop.core.status import DEFAULT_TEMPLATES, render_status_line
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.model.axis import anchor_domain_to_typed
+from afp_desktop.core.views.bookmarks import ordinal_labels
+from afp_desktop.core.jsonx.lazyjson import resolve_quietly
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_line
 
 EXCERPT_BEFORE = 50
 EXCERPT_AFTER = 90
@@ -547,7 +547,7 @@ def _status_docs(run, nodes: _NodeFinder, templates: dict, app_name: str) -> Ite
     """Each stretch of the chat bubble showing one status line, at the position where it starts. A streamed
     reply grows one token at a time; its lines are kept as one text, the longest, where it is complete (every
     shorter line is a prefix of it: indexing each would make the index quadratic in the reply's length)."""
-    from afp_desktop.core.bubble import status_states_for
+    from afp_desktop.core.model.bubble import status_states_for
 
     states, _derived, prefix_at = status_states_for(run)
     domain_before = run.axis.domain_before

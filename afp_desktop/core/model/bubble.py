@@ -18,9 +18,9 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-from afp_desktop.core.conventions import is_agent_internal
-from afp_desktop.core.lazyjson import resolve_quietly
-from afp_desktop.core.status import template_ladder, render_status_line  # the ladder is §6.5's, not ours
+from afp_desktop.core.library.conventions import is_agent_internal
+from afp_desktop.core.jsonx.lazyjson import resolve_quietly
+from afp_desktop.core.library.status import template_ladder, render_status_line  # the ladder is §6.5's, not ours
 
 _TURN_START = "agentfootprint.agent.turn_start"
 _TURN_END = "agentfootprint.agent.turn_end"

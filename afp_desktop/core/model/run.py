@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
-from afp_desktop.core.axis import Axis, build_axis, runtime_stage_id_of
-from afp_desktop.core.events import TRAVERSAL_DOMAIN_TYPES
+from afp_desktop.core.model.axis import Axis, build_axis, runtime_stage_id_of
+from afp_desktop.core.library.events import TRAVERSAL_DOMAIN_TYPES
 from afp_desktop.core.problems import LoadCancelled, LoadError, Notice, Problem
 from afp_desktop.core.shapes import StepGraph, StopDict
-from afp_desktop.core.stepgraph import StepGraphFold, build_step_graph_safe
+from afp_desktop.core.library.stepgraph import StepGraphFold, build_step_graph_safe
 
 FORMAT_NAMES = {
     "ndjson": "NDJSON event stream",
@@ -102,7 +102,7 @@ class Run:
         """selectStatus for every prefix of the typed stream (None when the file has no typed stream)."""
         if self.typed_events is None:
             return None
-        from afp_desktop.core.status import status_timeline
+        from afp_desktop.core.library.status import status_timeline
 
         return status_timeline(self.typed_events)
 
@@ -110,7 +110,7 @@ class Run:
     def derived_status_states(self) -> list[dict | None]:
         """For a file without the typed stream: the status derived from LLM and tool starts and ends, after
         every DomainEvent prefix (see bubble.py)."""
-        from afp_desktop.core.bubble import derived_status_timeline
+        from afp_desktop.core.model.bubble import derived_status_timeline
 
         return derived_status_timeline(self.domain_events)
 
@@ -118,7 +118,7 @@ class Run:
     def payload_problems(self) -> list[LoadError]:
         """A large Trace's payloads stay bytes until read (core/formats/lazy_trace.py): the errors of those
         that are not valid JSON, in file order (empty for every other file, whose parse checked everything)."""
-        from afp_desktop.core.lazyjson import LazyJSON
+        from afp_desktop.core.jsonx.lazyjson import LazyJSON
 
         problems: list[LoadError] = []
         for event in self.domain_events:
@@ -131,7 +131,7 @@ class Run:
 
     @cached_property
     def _stops_and_notice(self) -> tuple[list[StopDict], Notice | None]:
-        from afp_desktop.core.positions import stops_for_run
+        from afp_desktop.core.model.positions import stops_for_run
 
         return stops_for_run(self)
 

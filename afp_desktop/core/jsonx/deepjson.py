@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import orjson
 
-from afp_desktop.core import jsonscan
+from afp_desktop.core.jsonx import jsonscan
 
 CUT = 960  # below orjson's parsing limit of 1,024 levels, with room to spare
 WRITE_CUT = 200  # below orjson's serializing limit of 255 levels

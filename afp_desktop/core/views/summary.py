@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from afp_desktop.core.lazyjson import resolve_quietly
+from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from afp_desktop.core import jsonio
+from afp_desktop.core.jsonx import jsonio
 
 
 @dataclass(frozen=True)

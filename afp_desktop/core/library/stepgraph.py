@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, cast
 
-from afp_desktop.core.events import INJECTION_NUMBER_FIELDS, INJECTION_STRING_FIELDS
+from afp_desktop.core.library.events import INJECTION_NUMBER_FIELDS, INJECTION_STRING_FIELDS
 from afp_desktop.core.shapes import StepGraph
 
 KNOWN_PRIMITIVES = frozenset({"Agent", "LLMCall", "Sequence", "Parallel", "Conditional", "Loop"})

@@ -28,9 +28,9 @@ import difflib
 from collections import Counter
 from typing import Any
 
-from afp_desktop.core import jsonio
-from afp_desktop.core.lazyjson import resolve_quietly
-from afp_desktop.core.replay import DONE, LLM_KINDS, NOT_STARTED, ReplayFacts
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.jsonx.lazyjson import resolve_quietly
+from afp_desktop.core.model.replay import DONE, LLM_KINDS, NOT_STARTED, ReplayFacts
 
 SLOT_OF_CHIP = {"system prompt": "system-prompt", "messages": "messages", "tools": "tools"}
 SLOT_PROPERTY = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
@@ -622,7 +622,7 @@ def _tool_sections(run, facts, index, node, n_domain, n_typed, done) -> list[dic
 
 
 def _subflow_sections(run, facts, index, node, position, n_domain, n_typed, done) -> list[dict]:
-    from afp_desktop.core.bubble import rollups
+    from afp_desktop.core.model.bubble import rollups
 
     is_run = node.get("primitiveKind") == "Run"
     rows: list[tuple[str, Any]] = [("kind", _str(node.get("primitiveKind")))]

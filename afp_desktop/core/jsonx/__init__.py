@@ -1,0 +1,1 @@
+"""JSON at any depth and size: orjson, the deep reader, the bracket scan, payloads kept lazily."""
