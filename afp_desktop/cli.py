@@ -4,6 +4,7 @@
     afp-desktop stepgraph FILE                              the StepGraph JSON
     afp-desktop status FILE [--templates MAP.json] [--app-name NAME]
     afp-desktop stops FILE                                  the milestone stops JSON (§5.4)
+    afp-desktop tail FILE [--templates MAP.json] [--app-name NAME] [--json]   follow a file being written
     afp-desktop info FILE                                   format, counts and what the file lacks
     afp-desktop convert INPUT -o OUT.jsonl                  the lossless line-oriented form
     afp-desktop export FILE -o OUT.png|OUT.svg [--stop N] [--scale S]
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from afp_desktop import __version__
 
-SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export")
+SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "tail")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
                 ".jsonl, and any of these compressed with gzip or xz.")
@@ -221,6 +222,9 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--indent", action="store_true", help="pretty-print")
     add("info", "describe the file for a person: format, counts, tokens, what it lacks", cmd_info).add_argument(
         "--json", action="store_true", help="print the same as JSON")
+    from afp_desktop.cli_tail import add_tail_parser
+
+    add_tail_parser(sub, FORMATS_HELP)
     p = add("convert", "write afp-desktop's lossless line-oriented .jsonl form of any supported file", cmd_convert)
     p.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
     p = add("export", "render the step graph to PNG or SVG without a display", cmd_export)
@@ -233,12 +237,12 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="afp-desktop", usage="afp-desktop [FILE] [--screenshot OUT.png [--stop N]]\n"
-                                  "       afp-desktop {stepgraph,status,stops,info,convert,export} FILE ...",
+                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,tail} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
                     "print the status line for every prefix of the typed events\n  stops      print the milestone "
-                    "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
+                    "stops JSON\n  tail       follow a file being written: the status line as it changes\n  info       describe the file: format, counts, what it lacks\n  convert    write "
                     "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless",
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")

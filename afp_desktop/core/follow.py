@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HEAD_BYTES = 64  # the first bytes of a file, kept to notice a file rewritten in place
+HEAD_BYTES = 4096  # the first bytes of a file (its first event, with its time and run id), kept to notice a rewrite
 BOM = b"\xef\xbb\xbf"
 
 
@@ -54,6 +54,11 @@ class FollowUpdate:
 
 def _identity(st: os.stat_result) -> tuple[int, int]:
     return st.st_dev, st.st_ino
+
+
+def _fingerprint(st: os.stat_result | None) -> tuple | None:
+    """Identity plus change time and size: a new `<path>.1` can reuse a deleted file's inode number."""
+    return None if st is None else (st.st_dev, st.st_ino, st.st_ctime_ns, st.st_size)
 
 
 def _stat(path: Path) -> os.stat_result | None:
@@ -154,7 +159,7 @@ class FileFollower:
         self.rotated_path = self.path.with_name(self.path.name + ".1")
         self.read_rotated = read_rotated
         self._current: _OpenFile | None = None
-        self._rotated_seen: tuple[int, int] | None = None  # identity of FILE.1 at the last poll
+        self._rotated_seen: tuple | None = None  # fingerprint of FILE.1 at the last poll
         self._started = False
 
     # -- state ---------------------------------------------------------------------------------------------
@@ -180,19 +185,20 @@ class FileFollower:
             self._start(update, with_rotated=self.read_rotated)
             return update
         rotated = _stat(self.rotated_path)
-        rotated_id = _identity(rotated) if rotated is not None else None
         st = _stat(self.path)
         current = self._current
         if current is None:
             if st is not None:  # the file appeared (or came back): read it from the start
+                if rotated is not None and _fingerprint(rotated) != self._rotated_seen:
+                    self._read_missed_generation(update)  # it was written and rotated before we looked
                 self._open_current(update)
         elif st is None or _identity(st) != current.identity:
-            self._switched(update, st, rotated_id)
+            self._switched(update, st, rotated)
         elif current.size() < current.offset or current.rewritten():
             self._restart(update, f"{self.path.name} was truncated or rewritten; reading it again from the start")
         else:
             current.read_new(update.lines)
-        self._rotated_seen = _identity(rotated) if (rotated := _stat(self.rotated_path)) is not None else None
+        self._rotated_seen = _fingerprint(_stat(self.rotated_path))
         return update
 
     def _start(self, update: FollowUpdate, with_rotated: bool) -> None:
@@ -203,7 +209,7 @@ class FileFollower:
                 older.finish(update.lines, update.notices)
                 update.notices.append(FollowNotice("rotated", f"Read the rotated pair: {self.rotated_path.name} "
                                                               f"(older) then {self.path.name}."))
-        self._rotated_seen = _identity(rotated) if rotated is not None else None
+        self._rotated_seen = _fingerprint(rotated)
         self._open_current(update)
         if self._current is None:
             update.notices.append(FollowNotice("missing", f"{self.path} does not exist yet; waiting for it"))
@@ -213,21 +219,19 @@ class FileFollower:
         if self._current is not None:
             self._current.read_new(update.lines)
 
-    def _switched(self, update: FollowUpdate, st: os.stat_result | None, rotated_id) -> None:
+    def _switched(self, update: FollowUpdate, st: os.stat_result | None, rotated: os.stat_result | None) -> None:
         """`path` is gone or is another file. A rotation when the file we hold is now `<path>.1`, or when a
         file was renamed to `<path>.1` since we last looked (two rotations: that one is a generation we never
         saw); otherwise the file was replaced."""
         old = self._current
         assert old is not None
-        if rotated_id == old.identity:
+        if rotated is not None and _identity(rotated) == old.identity:
             old.finish(update.lines, update.notices)
             update.notices.append(FollowNotice("rotated", f"{self.path.name} was rotated to "
                                                           f"{self.rotated_path.name}; following the new file"))
-        elif rotated_id is not None and rotated_id != self._rotated_seen:
+        elif rotated is not None and _fingerprint(rotated) != self._rotated_seen:
             old.finish(update.lines, update.notices)
-            missed = _OpenFile.open(self.rotated_path)
-            if missed is not None:
-                missed.finish(update.lines, update.notices)
+            self._read_missed_generation(update)
             update.notices.append(FollowNotice("generation-read", f"{self.path.name} was rotated twice since the "
                                                                   "last read; both generations were read"))
         elif st is None:
@@ -238,6 +242,11 @@ class FileFollower:
         self._current = None
         if st is not None:
             self._open_current(update)
+
+    def _read_missed_generation(self, update: FollowUpdate) -> None:
+        missed = _OpenFile.open(self.rotated_path)
+        if missed is not None:
+            missed.finish(update.lines, update.notices)
 
     def _restart(self, update: FollowUpdate, text: str) -> None:
         self.close()
