@@ -70,11 +70,11 @@ def cmd_tail(args) -> int:
 
     follower = FileFollower(path)
     selector, k, shown, ended = StatusSelector(), 0, None, False
-    if args.json:
-        shown = (None, None)
-        emit(0, None, None)
     last_growth = time.monotonic()
     try:
+        if args.json:
+            shown = (None, None)
+            emit(0, None, None)
         while True:
             update = follower.poll()
             for notice in update.notices:
