@@ -1,6 +1,6 @@
 """The `afp-desktop` command line.
 
-    afp-desktop [FILE] [--screenshot OUT.png [--stop N]]   open the window (or render it to a PNG and exit)
+    afp-desktop [FILE] [--follow] [--screenshot OUT.png [--stop N]]   open the window (or render it to a PNG)
     afp-desktop stepgraph FILE                              the StepGraph JSON
     afp-desktop status FILE [--templates MAP.json] [--app-name NAME]
     afp-desktop stops FILE                                  the milestone stops JSON (§5.4)
@@ -236,7 +236,7 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="afp-desktop", usage="afp-desktop [FILE] [--screenshot OUT.png [--stop N]]\n"
+        prog="afp-desktop", usage="afp-desktop [FILE] [--follow] [--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop {stepgraph,status,stops,info,convert,export,tail} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
@@ -248,6 +248,7 @@ def _window_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
     parser.add_argument("--stop", type=int, metavar="N", help="with --screenshot: move the cursor to stop N first")
+    parser.add_argument("--follow", action="store_true", help="follow FILE while it is written (File ▸ Follow)")
     parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
     return parser
 
@@ -269,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             _check_display()
         from afp_desktop.app.gui import run_gui
 
-        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop)
+        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, follow=args.follow)
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2

@@ -51,7 +51,7 @@ def create_application() -> QApplication:
     return app
 
 
-def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None) -> int:
+def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None, follow: bool = False) -> int:
     app = create_application()
     from afp_desktop.app.main_window import MainWindow
 
@@ -60,7 +60,7 @@ def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = 
     window = MainWindow()
     window.show()
     if path:
-        window.open_file(path)
+        window.open_file(path, follow=True if follow else None)
     return app.exec()
 
 

@@ -38,6 +38,7 @@ from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
 from afp_desktop.app.export_dialog import ExportChoice, ExportDialog
+from afp_desktop.app.follow import FollowController
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
@@ -110,6 +111,8 @@ class MainWindow(QMainWindow):
         self._build_central()
         self._build_docks()
         self._build_status_bar()
+        self.follow = FollowController(self)  # File ▸ Follow, the Live indicator, Jump to live (app/follow.py)
+        self._follow_wanted: bool | None = None
         self.help_overlay = HelpOverlay(self)
         self._build_menus()
         self._connect()
@@ -267,6 +270,8 @@ class MainWindow(QMainWindow):
                        self._replay_key(f, k, m or Qt.KeyboardModifier.NoModifier))
             self.key_actions[shortcut_id] = self._action(go, text, handler, shortcut_id)
 
+        self.follow_action = self.follow.install_actions(file_menu, self.close_action, go)
+
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&Keyboard shortcuts", self.help_overlay.toggle, "help")
         self._action(help_menu, "&About afp-desktop", self.show_about)
@@ -381,10 +386,13 @@ class MainWindow(QMainWindow):
         self._keep_position = (os.path.abspath(run.path), self.session.position)
         self.open_file(run.path)
 
-    def open_file(self, path: str | os.PathLike) -> None:
+    def open_file(self, path: str | os.PathLike, follow: bool | None = None) -> None:
+        """Load `path`; `follow` True follows it as it is written (None: when it is still growing)."""
         path = os.path.abspath(os.fspath(path))
         if self.loader.busy and self.loader.path == path:
             return
+        self._follow_wanted = follow
+        self.follow.opening(path)
         self.loader.start(path)
 
     def _set_loading(self, loading: bool, path: str | None = None) -> None:
@@ -402,6 +410,8 @@ class MainWindow(QMainWindow):
         self._persist()
         self._refresh_recent()
         kept, self._keep_position = getattr(self, "_keep_position", None), None
+        self.follow.loaded(run, self._follow_wanted)
+        self._follow_wanted = None
         if kept is not None and kept[0] == os.path.abspath(run.path):
             self.session.set_run(run, position=min(kept[1], len(run.axis)))
             self.statusBar().showMessage(f"Reloaded {run.path}", 8000)
@@ -429,6 +439,7 @@ class MainWindow(QMainWindow):
     def close_run(self) -> None:
         self.loader.abandon()
         self._set_loading(False)
+        self.follow.closed()
         self.session.close_run()
 
     # --------------------------------------------------------------------------------------- showing a run
@@ -581,6 +592,7 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------------------------------------- close
     def closeEvent(self, event) -> None:
         self.timeline.stop_playing()
+        self.follow.stop()
         self.loader.abandon()
         if self.remember_layout:
             self._save_layout()
