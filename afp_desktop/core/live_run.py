@@ -59,12 +59,16 @@ def is_run_start(event: Any) -> bool:
             and isinstance(rid, str) and rid.startswith("sf-llm-call/sf-system-prompt/"))
 
 
+_END_TYPES = frozenset(PREFIX + name for name in ("agent.turn_end", "composition.exit", "error.fatal",
+                                                   "stream.llm_end"))
+
+
 def is_run_end(event: Any) -> bool:
     """The event that ends a run (corpus, 9.62): the root Agent's `turn_end`, the root composition's `exit`,
     a run-scoped `error.fatal`, or the `llm_end` of a bare LLMCall. (A few trailing events, such as the
     integrity disposition, may still follow it.)"""
     etype = event.get("type") if isinstance(event, dict) else None
-    if not isinstance(etype, str):
+    if etype not in _END_TYPES:  # (checked first: this runs for every event)
         return False
     meta = _meta(event)
     root = _root_kind(meta)
