@@ -1,9 +1,10 @@
 """The `afp-desktop` command line.
 
-    afp-desktop [FILE] [--screenshot OUT.png [--stop N]]   open the window (or render it to a PNG and exit)
+    afp-desktop [FILE] [--follow] [--screenshot OUT.png [--stop N]]   open the window (or render it to a PNG)
     afp-desktop stepgraph FILE                              the StepGraph JSON
     afp-desktop status FILE [--templates MAP.json] [--app-name NAME]
     afp-desktop stops FILE                                  the milestone stops JSON (§5.4)
+    afp-desktop tail FILE [--templates MAP.json] [--app-name NAME] [--json]   follow a file being written
     afp-desktop info FILE                                   format, counts and what the file lacks
     afp-desktop convert INPUT -o OUT.jsonl                  the lossless line-oriented form
     afp-desktop export FILE -o OUT.png|OUT.svg [--stop N] [--scale S]
@@ -29,7 +30,7 @@ from afp_desktop import __version__
 
 MAX_SCALE = 64.0  # a PNG is capped in pixels anyway; an SVG's stated size must stay a sane integer
 SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view", "diff", "find",
-               "inspect")
+               "inspect", "tail")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
                 ".jsonl, any of these compressed with gzip or xz, and agentfootprint's bug-report bundles (.zip; "
@@ -411,6 +412,9 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--indent", action="store_true", help="pretty-print")
     add("info", "describe the file for a person: format, counts, tokens, what it lacks", cmd_info).add_argument(
         "--json", action="store_true", help="print the same as JSON")
+    from afp_desktop.cli_tail import add_tail_parser
+
+    add_tail_parser(sub, FORMATS_HELP)
     p = add("convert", "write afp-desktop's lossless line-oriented .jsonl form of any supported file", cmd_convert)
     p.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
     p = add("export", "render the step graph to PNG or SVG without a display", cmd_export)
@@ -438,10 +442,10 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="afp-desktop", usage="afp-desktop [FILE] [--conversation ID] [--screenshot OUT.png [--stop N]]\n"
+        prog="afp-desktop", usage="afp-desktop [FILE] [--conversation ID] [--follow] [--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop A B --compare [--screenshot OUT.png]\n"
                                   "       afp-desktop diff A B\n"
-                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find,inspect} FILE ...",
+                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find,inspect,tail} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
@@ -449,7 +453,7 @@ def _window_parser() -> argparse.ArgumentParser:
                     "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
                     "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless\n  diff       align two "
                     "runs by their steps and print what differs (JSON)\n  find       search the whole run, print "
-                    "the hits as JSON\n  inspect    what one step saw, sent and received (JSON)",
+                    "the hits as JSON\n  inspect    what one step saw, sent and received (JSON)\n  tail       follow a file being written: the status line as it changes",
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
@@ -457,6 +461,7 @@ def _window_parser() -> argparse.ArgumentParser:
     _add_conversation_option(parser)
     parser.add_argument("other", nargs="?", metavar="B", help="with --compare: the run to compare FILE with")
     parser.add_argument("--compare", action="store_true", help="open FILE and B side by side in the compare window")
+    parser.add_argument("--follow", action="store_true", help="follow FILE while it is written (File ▸ Follow)")
     parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
     return parser
 
@@ -471,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
             args = _subcommand_parser().parse_args(argv)
             from afp_desktop.core.formats.source import byte_limit
 
-            with byte_limit(args.max_bytes):
+            with byte_limit(getattr(args, "max_bytes", None)):  # (tail reads as the file grows)
                 return args.func(args)
         args = _window_parser().parse_args(argv)
         if args.stop is not None and not args.screenshot:
@@ -490,7 +495,8 @@ def main(argv: list[str] | None = None) -> int:
             from afp_desktop.app.compare_window import run_compare_gui
 
             return run_compare_gui(args.file, args.other, screenshot=args.screenshot)
-        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation)
+        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation,
+                       follow=args.follow)
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2

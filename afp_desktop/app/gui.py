@@ -52,7 +52,7 @@ def create_application() -> QApplication:
 
 
 def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None,
-            conversation: str | None = None) -> int:
+            conversation: str | None = None, follow: bool = False) -> int:
     app = create_application()
     from afp_desktop.app.main_window import MainWindow
 
@@ -61,7 +61,7 @@ def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = 
     window = MainWindow()
     window.show()
     if path:
-        window.open_file(path, conversation=conversation)
+        window.open_file(path, conversation=conversation, follow=True if follow else None)
     return app.exec()
 
 

@@ -39,6 +39,7 @@ from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
 from afp_desktop.app.export_dialog import ExportChoice, ExportDialog
 from afp_desktop.app.find_and_bookmarks import install as install_find_and_bookmarks
+from afp_desktop.app.follow import FollowController
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
@@ -113,6 +114,8 @@ class MainWindow(QMainWindow):
         self._build_central()
         self._build_docks()
         self._build_status_bar()
+        self.follow = FollowController(self)  # File ▸ Follow, the Live indicator, Jump to live (app/follow.py)
+        self._follow_wanted: bool | None = None
         self.help_overlay = HelpOverlay(self)
         self._build_menus()
         install_find_and_bookmarks(self)
@@ -273,6 +276,8 @@ class MainWindow(QMainWindow):
                        self._replay_key(f, k, m or Qt.KeyboardModifier.NoModifier))
             self.key_actions[shortcut_id] = self._action(go, text, handler, shortcut_id)
 
+        self.follow_action = self.follow.install_actions(file_menu, self.close_action, go)
+
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&Keyboard shortcuts", self.help_overlay.toggle, "help")
         self._action(help_menu, "&About afp-desktop", self.show_about)
@@ -397,11 +402,15 @@ class MainWindow(QMainWindow):
         self._keep_position = (os.path.abspath(run.path), self.session.position)
         self.open_file(run.path, run.bundle.chosen if run.bundle is not None else None)
 
-    def open_file(self, path: str | os.PathLike, conversation: str | None = None) -> None:
-        """Open a file; `conversation` picks one of a bug-report bundle's (asked for when needed)."""
+    def open_file(self, path: str | os.PathLike, conversation: str | None = None,
+                  follow: bool | None = None) -> None:
+        """Open a file; `conversation` picks one of a bug-report bundle's (asked for when needed); `follow` True
+        follows it as it is written (None: when it is still growing)."""
         path = os.path.abspath(os.fspath(path))
         if self.loader.busy and self.loader.path == path and self.loader.conversation == conversation:
             return
+        self._follow_wanted = follow
+        self.follow.opening(path)
         self.loader.start(path, conversation)
 
     def _choose_conversation(self, path: str, conversations) -> None:
@@ -429,6 +438,8 @@ class MainWindow(QMainWindow):
         self._persist()
         self._refresh_recent()
         kept, self._keep_position = getattr(self, "_keep_position", None), None
+        self.follow.loaded(run, self._follow_wanted)
+        self._follow_wanted = None
         if kept is not None and kept[0] == os.path.abspath(run.path):
             self.session.set_run(run, position=min(kept[1], len(run.axis)))
             self.statusBar().showMessage(f"Reloaded {run.path}", 8000)
@@ -456,6 +467,7 @@ class MainWindow(QMainWindow):
     def close_run(self) -> None:
         self.loader.abandon()
         self._set_loading(False)
+        self.follow.closed()
         self.session.close_run()
 
     # --------------------------------------------------------------------------------------- showing a run
@@ -619,6 +631,7 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------------------------------------- close
     def closeEvent(self, event) -> None:
         self.timeline.stop_playing()
+        self.follow.stop()
         self.loader.abandon()
         if self.remember_layout:
             self._save_layout()

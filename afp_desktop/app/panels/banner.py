@@ -80,7 +80,11 @@ class BannerRow(QWidget):
         return [line.text for line in self.lines]
 
     def set_messages(self, messages: list[tuple[str, str]]) -> None:
-        """messages: (text, level) with level 'error' | 'warning' | 'info'."""
+        """messages: (text, level) with level 'error' | 'warning' | 'info'. The same list again (a followed
+        run that grew) changes nothing: no rebuild, and dismissed lines stay dismissed."""
+        if list(messages) == getattr(self, "_given", None):
+            return
+        self._given = list(messages)
         self._messages = list(messages)
         self._rebuild()
 

@@ -165,6 +165,15 @@ class Run:
                 unique.append(notice)
         return unique
 
+    def seed(self, **projections: Any) -> "Run":
+        """Give the run projections computed elsewhere, by their cached-property names (a live run extends
+        them as events arrive instead of computing them from scratch: core/live_run.py)."""
+        for name, value in projections.items():
+            if not isinstance(getattr(type(self), name, None), cached_property):
+                raise AttributeError(f"Run has no cached projection {name!r}")
+            self.__dict__[name] = value
+        return self
+
     def stage_ids_on_axis(self) -> list[str]:
         typed = self.typed_events or []
         return [runtime_stage_id_of(entry, self.domain_events, typed) for entry in self.axis.entries]

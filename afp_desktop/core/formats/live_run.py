@@ -1,0 +1,234 @@
+"""A Run of an NDJSON typed stream that grows as events arrive: every projection is extended, never rebuilt.
+
+`RunGrower.feed(events)` extends, event by event, what `open_run` computes from the whole file:
+
+| projection            | extended by                                                                    |
+|-----------------------|--------------------------------------------------------------------------------|
+| DomainEvents          | `TypedToDomain.map` (incremental §2.5 mapper)                                  |
+| StepGraph             | `StepGraphFold.feed_all` over the new DomainEvents                              |
+| status states         | `StatusSelector.feed`, one state per typed prefix                              |
+| axis                  | each typed event, then the DomainEvent mapped from it (a typed stream's axis)  |
+| derived stops         | the first row of each stage id, its milestone decided once; stops are cut from these |
+
+`snapshot()` gives a `Run` with those projections in place; a test checks it equals `open_run` of the same
+events for every corpus run cut at random points. A snapshot shares the growing lists: it stays valid (its
+prefix never changes) but is meant to be shown at once and replaced by the next one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from afp_desktop.core.model.axis import Axis
+from afp_desktop.core.library.conventions import milestone_for, parse_runtime_stage_id
+from afp_desktop.core.library.events import TypedToDomain
+from afp_desktop.core.model.run import Notice, Run
+from afp_desktop.core.library.status import StatusSelector
+from afp_desktop.core.library.stepgraph import MalformedRunError, StepGraphFold, build_step_graph_safe
+
+PREFIX = "agentfootprint."
+MID_WAY_ROTATED = "This run starts mid-way: earlier events were rotated out."
+
+
+def _meta(event: Any) -> dict:
+    meta = event.get("meta") if isinstance(event, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def _root_kind(meta: dict) -> str | None:
+    """"Agent", "Sequence", "LLMCall"… of a root-level event (compositionPath of one entry), else None."""
+    path = meta.get("compositionPath")
+    if isinstance(path, list) and len(path) == 1 and isinstance(path[0], str):
+        return path[0].split(":", 1)[0]
+    return None
+
+
+def is_run_start(event: Any) -> bool:
+    """The first event a run writes: an Agent's `run_configured` / `turn_start`, a composition's root `enter`,
+    a bare LLMCall's first system-prompt injection, or a resumed run's `pause.resume`."""
+    etype = event.get("type") if isinstance(event, dict) else None
+    if not isinstance(etype, str):
+        return False
+    meta = _meta(event)
+    if etype in (PREFIX + "agent.run_configured", PREFIX + "agent.turn_start", PREFIX + "pause.resume"):
+        return True
+    if etype == PREFIX + "composition.enter":
+        return meta.get("subflowPath") in ([], None)
+    rid = meta.get("runtimeStageId")
+    return (etype == PREFIX + "context.injected" and _root_kind(meta) == "LLMCall"
+            and isinstance(rid, str) and rid.startswith("sf-llm-call/sf-system-prompt/"))
+
+
+_END_TYPES = frozenset(PREFIX + name for name in ("agent.turn_end", "composition.exit", "error.fatal",
+                                                   "stream.llm_end"))
+
+
+def is_run_end(event: Any) -> bool:
+    """The event that ends a run (corpus, 9.62): the root Agent's `turn_end`, the root composition's `exit`,
+    a run-scoped `error.fatal`, or the `llm_end` of a bare LLMCall. (A few trailing events, such as the
+    integrity disposition, may still follow it.)"""
+    etype = event.get("type") if isinstance(event, dict) else None
+    if etype not in _END_TYPES:  # (checked first: this runs for every event)
+        return False
+    meta = _meta(event)
+    root = _root_kind(meta)
+    if etype == PREFIX + "agent.turn_end":
+        return root == "Agent"
+    if etype == PREFIX + "composition.exit":
+        return meta.get("subflowPath") in ([], None)
+    if etype == PREFIX + "error.fatal":
+        payload = event.get("payload")
+        return isinstance(payload, dict) and payload.get("scope") == "run"
+    if etype == PREFIX + "stream.llm_end":
+        return root == "LLMCall"
+    return False
+
+
+def _rid(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+class _DerivedStops:
+    """`stops.derived_stops` over the axis rows, kept incrementally: the first row of each stage id, with its
+    milestone decided once; the stops themselves are cut from those firsts (a few per LLM turn), not from the
+    whole axis."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+        self.firsts: list[tuple[int, str, dict | None]] = []  # (row index, rid, milestone or None)
+        self.mounts: set[str] = set()
+        self.rows = 0
+
+    def add(self, kind: str, rid: str) -> None:
+        index = self.rows
+        self.rows += 1
+        if kind == "subflow.entry":
+            self.mounts.add(rid)
+        if rid and rid not in self.seen:
+            self.seen.add(rid)
+            self.firsts.append((index, rid, milestone_for(rid)))
+
+    def stops(self) -> list[dict]:
+        if not self.rows:
+            return []
+        last = self.rows - 1
+        kept = [(position, first) for position, first in enumerate(self.firsts) if first[2]]
+        start = {"step": 0, "runtimeStageId": "", "stageId": "", "label": "Run start", "kind": "start"}
+        if (kept and kept[0][0] > 0) or (not kept and self.firsts):
+            start["prologue"] = True
+        start["eventIdx"] = -1
+        start["lastEventIdx"] = kept[0][1][0] - 1 if kept else last
+        start["derived"] = True
+        out = [start]
+        for n, (_position, (index, rid, milestone)) in enumerate(kept):
+            stop = {"step": len(out), "runtimeStageId": rid, "stageId": rid[:rid.rfind("#")] if "#" in rid else rid}
+            subflow_path = parse_runtime_stage_id(rid)[0]
+            if subflow_path is not None:
+                stop["subflowPath"] = subflow_path
+            stop["label"] = milestone["label"] if milestone.get("label") is not None else rid
+            stop["kind"] = "mount" if rid in self.mounts else "commit"
+            stop["meta"] = milestone
+            stop["eventIdx"] = index
+            stop["lastEventIdx"] = kept[n + 1][1][0] - 1 if n + 1 < len(kept) else last
+            stop["derived"] = True
+            out.append(stop)
+        out.append({"step": len(out), "runtimeStageId": "", "stageId": "", "label": "Run end", "kind": "end",
+                    "eventIdx": last, "lastEventIdx": last, "derived": True})
+        for stop in out:  # placed on the axis as positions.stops_for_run does
+            stop["axisStart"] = max(stop["eventIdx"], 0)
+            stop["axisEnd"] = self.rows if stop["kind"] == "end" else stop["lastEventIdx"] + 1
+        return out
+
+
+class RunGrower:
+    """The growing Run of one NDJSON typed stream. `feed` new events in order; `snapshot()` the Run so far;
+    `restart()` when the file was replaced (everything is dropped)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.restart()
+
+    def restart(self) -> None:
+        self.typed: list[dict] = []
+        self.domain: list[dict] = []
+        self.anchors: list[int | None] = []
+        self.axis = Axis(anchors=self.anchors)
+        self.status_states: list[dict | None] = [None]
+        self.ended = False  # the run's end event has been seen
+        self.notices: list[Notice] = []  # what the follow met (rotations, restarts, damaged lines)
+        self._mapper = TypedToDomain()
+        self._selector = StatusSelector()
+        self._fold = StepGraphFold()
+        self._fold_note: str | None = None
+        self._stops = _DerivedStops()
+        self._stops_cache: list[dict] | None = None
+
+    def __len__(self) -> int:
+        return len(self.typed)
+
+    def add_notice(self, code: str, text: str, level: str = "warning") -> None:
+        if not any(n.code == code and n.text == text for n in self.notices):
+            self.notices.append(Notice(code, text, level))
+
+    def feed(self, events: list[dict]) -> None:
+        axis, stops = self.axis, self._stops
+        entries, after_t, after_d = axis.entries, axis.typed_after, axis.domain_after
+        d_before, t_before, commits = axis.domain_before, axis.typed_before, axis.commit_before
+        new_domain: list[dict] = []
+        for event in events:
+            j = len(self.typed)
+            self.typed.append(event)
+            entries.append(("t", j))
+            after_t.append(len(entries))
+            d_before.append(len(self.domain))
+            t_before.append(j + 1)
+            commits.append(0)  # a typed stream carries no commit counts (every event: before commit 0)
+            stops.add("typed", _rid(_meta(event).get("runtimeStageId")))
+            self._selector.feed(event)
+            self.status_states.append(self._selector.current())
+            mapped = self._mapper.map(event)
+            if mapped is not None:
+                i = len(self.domain)
+                self.domain.append(mapped)
+                self.anchors.append(j)
+                new_domain.append(mapped)
+                entries.append(("d", i))
+                after_d.append(len(entries))
+                d_before.append(i + 1)
+                t_before.append(j + 1)
+                commits.append(0)
+                stops.add(mapped["type"], _rid(mapped.get("runtimeStageId")))
+            if not self.ended and is_run_end(event):
+                self.ended = True
+        if self._fold_note is None:
+            try:
+                self._fold.feed_all(new_domain)
+            except MalformedRunError:  # the TypeScript fold would throw: from now on, the safe fold's fallback
+                self._fold, self._fold_note = build_step_graph_safe(self.domain)
+        elif new_domain:
+            self._fold, self._fold_note = build_step_graph_safe(self.domain)
+        if events:
+            self._stops_cache = None
+
+    @property
+    def starts_mid_way(self) -> bool:
+        return bool(self.typed) and not is_run_start(self.typed[0])
+
+    def snapshot(self, rotated: bool = False) -> Run:
+        """The Run as of now, its projections in place (nothing is recomputed from the start).
+        `rotated`: the events began in a rotated `.1` file, so a run starting mid-way lost its head there."""
+        from afp_desktop.core.formats.assemble import finish
+
+        run = Run(path=self.path, format="ndjson", typed_events=self.typed, domain_events=self.domain,
+                  domain_source="typed-stream", redaction="none", document=self.typed, anchors=self.anchors)
+        finish(run)
+        if self.starts_mid_way:
+            text = MID_WAY_ROTATED if rotated else (
+                "This file starts mid-way through the run: its first event is not the run's start.")
+            run.notices.insert(0, Notice("mid-way", text))
+        run.notices[:0] = self.notices
+        if self._stops_cache is None:
+            self._stops_cache = self._stops.stops()
+        run.seed(_fold=(self._fold, self._fold_note), axis=self.axis, status_states=self.status_states,
+                 _stops_and_notice=(self._stops_cache, None), payload_problems=[])
+        return run

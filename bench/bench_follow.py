@@ -1,0 +1,155 @@
+"""Follow benchmark (a script, not a test): prints figures for following a file while it is written, offscreen.
+
+    .venv/bin/python bench/bench_follow.py [--rate 5000] [--scenario 15-large-run]
+
+- core throughput: FileFollower + parse + RunGrower.feed over the run's NDJSON, in events per second (the
+  whole file at once, and in 100-line batches with a snapshot after each, as the window does);
+- window: a writer thread appends the run's lines at `--rate` events per second in 20 ms batches (each cut
+  mid-line once) while the window follows the file; for every batch, the time from its last line landing on
+  disk to the window showing a run that holds it (latency), and how long each redraw (session.set_run) took.
+  Target: keeps up with 5,000 events/s with <= 100 ms latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from afp_desktop.core.formats.follow import FileFollower, parse_lines  # noqa: E402
+from afp_desktop.core.formats.live_run import RunGrower  # noqa: E402
+from tests.corpus_util import read_bytes  # noqa: E402
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.1f} ms"
+
+
+def core_throughput(data: bytes, tmp: Path) -> None:
+    path = tmp / "whole.ndjson"
+    path.write_bytes(data)
+    count = data.count(b"\n")
+    start = time.perf_counter()
+    follower = FileFollower(path)
+    events, _ = parse_lines(follower.poll().lines)
+    grower = RunGrower(str(path))
+    grower.feed(events)
+    grower.snapshot()
+    whole = time.perf_counter() - start
+    follower.close()
+    lines = data.split(b"\n")
+    batched = tmp / "batched.ndjson"
+    batched.write_bytes(b"")
+    follower, grower = FileFollower(batched), RunGrower(str(batched))
+    follower.poll()
+    spent = 0.0
+    for i in range(0, len(lines), 100):
+        with open(batched, "ab") as handle:
+            handle.write(b"\n".join(lines[i:i + 100]) + b"\n")
+        t = time.perf_counter()
+        events, _ = parse_lines(follower.poll().lines)
+        grower.feed(events)
+        grower.snapshot()
+        spent += time.perf_counter() - t
+    follower.close()
+    print(f"core: {count:,} events read, parsed and projected")
+    print(f"  whole file at once        {ms(whole)}  = {count / whole:,.0f} events/s")
+    print(f"  100-line batches + snapshot {ms(spent)}  = {count / spent:,.0f} events/s")
+
+
+def window_latency(data: bytes, rate: float, tmp: Path) -> None:
+    from PySide6.QtCore import QCoreApplication
+
+    from afp_desktop.app.gui import create_application
+    from afp_desktop.app.main_window import MainWindow
+
+    app = create_application()
+    os.environ["AFP_DESKTOP_CONFIG_DIR"] = str(tmp / "config")
+    lines = [line + b"\n" for line in data.split(b"\n") if line.strip()]
+    path = tmp / f"live-{int(rate)}.ndjson"
+    path.write_bytes(lines[0])
+    window = MainWindow(restore_layout=False)
+    window.resize(1600, 1000)
+    window.show()
+    window.open_file(path, follow=True)
+    while not window.follow.active or window.session.run is None:
+        app.processEvents()
+        time.sleep(0.005)
+    batch = max(1, int(rate * 0.02))
+    landed: list[tuple[int, float]] = []  # (lines on disk, when the batch's last line landed)
+    shown: list[tuple[int, float]] = []
+    redraws: list[float] = []
+    window.follow.published.connect(lambda run: (shown.append((len(run.typed_events), time.monotonic())),
+                                                 redraws.append(window.follow.last_publish_s)))
+
+    def write() -> None:
+        written = 1
+        next_at = time.monotonic()
+        while written < len(lines):
+            chunk = b"".join(lines[written:written + batch])
+            cut = len(chunk) // 2
+            with open(path, "ab") as handle:  # the batch lands in two writes, cut mid-line
+                handle.write(chunk[:cut])
+                handle.flush()
+                handle.write(chunk[cut:])
+            written = min(len(lines), written + batch)
+            landed.append((written, time.monotonic()))
+            next_at += 0.02
+            time.sleep(max(0.0, next_at - time.monotonic()))
+
+    thread = threading.Thread(target=write)
+    start = time.monotonic()
+    thread.start()
+    while thread.is_alive() or not shown or shown[-1][0] < len(lines):
+        app.processEvents()
+        QCoreApplication.sendPostedEvents()
+        time.sleep(0.001)
+        if time.monotonic() - start > 300:
+            break
+    thread.join()
+    writing = landed[-1][1] - start
+    caught_up = (shown[-1][1] - landed[-1][1]) if shown else float("nan")
+    latencies = []
+    for count, at in landed:
+        seen = next((t for n, t in shown if n >= count), None)
+        if seen is not None:
+            latencies.append(seen - at)
+    window.follow.stop()
+    window.close()
+    latencies.sort()
+    p95 = latencies[int(len(latencies) * 0.95) - 1] if latencies else float("nan")
+    print(f"window: {len(lines):,} events written at {rate:,.0f} events/s in {len(landed)} batches "
+          f"({writing:.2f} s), {len(shown)} redraws")
+    print(f"  line-to-window latency    median {ms(statistics.median(latencies))}   p95 {ms(p95)}   "
+          f"max {ms(latencies[-1])}   ({'within' if p95 <= 0.1 else 'over'} the 100 ms target at p95)")
+    print(f"  redraw (session.set_run)  median {ms(statistics.median(redraws))}   max {ms(max(redraws))}")
+    print(f"  shown the last event      {ms(caught_up)} after it landed "
+          f"({'kept up' if caught_up <= 0.1 else 'fell behind'})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rate", type=float, action="append", help="events per second (repeatable)")
+    parser.add_argument("--scenario", action="append", help="corpus scenario(s) (repeatable)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        for scenario in args.scenario or ["15-large-run", "04-tool-progress"]:
+            data = read_bytes(scenario, "events.ndjson")
+            print(f"== {scenario}")
+            core_throughput(data, tmp)
+            for rate in args.rate or [5000]:
+                window_latency(data, rate, tmp)
+
+
+if __name__ == "__main__":
+    main()
