@@ -371,7 +371,8 @@ class MainWindow(QMainWindow):
     def _use_theme(self, theme: str) -> None:
         self.theme, self._themed = theme, True
         # Widgets with a style sheet keep the colours they were polished with; polish them again.
-        for widget in QApplication.instance().allWidgets():
+        # This window's widgets only: allWidgets() also hands out widgets of other windows being torn down.
+        for widget in (self, *self.findChildren(QWidget)):
             if widget.styleSheet():
                 widget.setStyleSheet(widget.styleSheet())
         self.canvas.set_palette(palette_for(theme))
