@@ -41,7 +41,7 @@ class CliError(Exception):
     """A message for the user; exit code 2."""
 
 
-def _write_json(value, indent: bool) -> None:
+def write_json(value, indent: bool) -> None:
     from afp_desktop.core.jsonx import jsonio
 
     sys.stdout.buffer.write(jsonio.dumps(value, indent=indent) + b"\n")
@@ -59,7 +59,7 @@ def _open(path: str, conversation: str | None = None):
     return run
 
 
-def _load_templates(path: str) -> dict:
+def load_templates(path: str) -> dict:
     from afp_desktop.core.jsonx import jsonio
     from afp_desktop.core.formats.errors import LoadError, describe_type
 
@@ -85,14 +85,14 @@ def cmd_stepgraph(args) -> int:
     run = _open(args.file, args.conversation)
     if run.stepgraph_note:
         print(f"afp-desktop: note: {run.stepgraph_note}", file=sys.stderr)
-    _write_json(run.stepgraph, args.indent)
+    write_json(run.stepgraph, args.indent)
     return 0
 
 
 def cmd_status(args) -> int:
     from afp_desktop.core.library.status import render_status_line, status_timeline
 
-    templates = _load_templates(args.templates) if args.templates else None
+    templates = load_templates(args.templates) if args.templates else None
     run = _open(args.file, args.conversation)
     if run.typed_events is None:
         raise CliError(f"{args.file}: this {run.format_name} has no typed event stream, and the status line is "
@@ -100,7 +100,7 @@ def cmd_status(args) -> int:
     states = status_timeline(run.typed_events)
     rows = [{"k": k, "state": state, "line": render_status_line(state, args.app_name, templates)}
             for k, state in enumerate(states)]
-    _write_json(rows, args.indent)
+    write_json(rows, args.indent)
     return 0
 
 
@@ -118,7 +118,7 @@ def cmd_stops(args) -> int:
         print("afp-desktop: note: this file has no commit log; the stops are derived from the events "
               "(eventIdx/lastEventIdx are positions on the file's event axis)", file=sys.stderr)
         stops = [{k: v for k, v in s.items() if k not in ("axisStart", "axisEnd")} for s in run.stops]
-    _write_json(stops, args.indent)
+    write_json(stops, args.indent)
     return 0
 
 
@@ -139,7 +139,7 @@ def cmd_info(args) -> int:
     except ConversationChoiceNeeded:  # describe the bundle itself; its runs need a choice
         bundle = read_bundle_file(args.file)
         if args.json:
-            _write_json({"file": str(args.file), "format": "Bug-report bundle", "bundle": bugreport.as_dict(bundle)},
+            write_json({"file": str(args.file), "format": "Bug-report bundle", "bundle": bugreport.as_dict(bundle)},
                         True)
         else:
             print("\n".join([f"File:        {args.file}", "Format:      Bug-report bundle",
@@ -161,7 +161,7 @@ def cmd_info(args) -> int:
     if run.bundle is not None:
         info["bundle"] = bugreport.as_dict(run.bundle)
     if args.json:
-        _write_json(info, True)
+        write_json(info, True)
         return 0
     out = [f"File:        {info['file']}", f"Format:      {info['format']}"]
     if run.bundle is not None:
@@ -211,7 +211,7 @@ def cmd_diff(args) -> int:
     for path, run in zip((args.file, args.other), runs):
         if run.stepgraph_note:
             print(f"afp-desktop: note: {path}: {run.stepgraph_note}", file=sys.stderr)
-    _write_json(diff(*runs), args.indent)
+    write_json(diff(*runs), args.indent)
     return 0
 
 
@@ -222,10 +222,10 @@ def cmd_find(args) -> int:
         compile_query(args.query, args.regex, args.ignore_case)  # a bad query is refused before the file is read
     except QueryError as err:
         raise CliError(f"{args.query!r}: {err}") from None
-    templates = _load_templates(args.templates) if args.templates else None
+    templates = load_templates(args.templates) if args.templates else None
     run = _open(args.file, args.conversation)
     hits = SearchIndex(run, templates, args.app_name).find(args.query, regex=args.regex, ignore_case=args.ignore_case)
-    _write_json([hit.to_json() for hit in hits], args.indent)
+    write_json([hit.to_json() for hit in hits], args.indent)
     return 0
 
 
@@ -306,7 +306,7 @@ def _replay_of(args):
     from afp_desktop.core.model.replay import Replay
     from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
-    templates = _load_templates(args.templates) if args.templates else DEFAULT_TEMPLATES
+    templates = load_templates(args.templates) if args.templates else DEFAULT_TEMPLATES
     run = _open(args.file, args.conversation)
     return run, Replay(run, templates, args.app_name)
 
@@ -317,7 +317,7 @@ def cmd_replay(args) -> int:
     stops = [{"index": span.index, "label": span.label, "kind": span.kind, "position": span.position,
               "span": [span.start, span.end], "typed": list(span.typed), "lines": list(replay.lines_of(span))}
              for span in replay.spans]
-    _write_json({"length": replay.length, "stops": stops,
+    write_json({"length": replay.length, "stops": stops,
                  "errors": [error.as_json() for error in replay.facts.errors]}, args.indent)
     return 0
 
@@ -346,7 +346,7 @@ def cmd_view(args) -> int:
     inspector = None
     if moment.current_node is not None:
         inspector = node_facts(run, replay.facts, moment.current_node, moment.position)
-    _write_json(moment.as_json(inspector), args.indent)
+    write_json(moment.as_json(inspector), args.indent)
     return 0
 
 
@@ -362,7 +362,7 @@ def cmd_inspect(args) -> int:
     length = len(run.axis)
     if args.position is not None and not 0 <= args.position <= length:
         raise CliError(f"--position {args.position}: positions run from 0 to {length}")
-    _write_json(inspect_node(run, ReplayFacts(run), args.node, args.position), args.indent)
+    write_json(inspect_node(run, ReplayFacts(run), args.node, args.position), args.indent)
     return 0
 
 

@@ -49,12 +49,12 @@ def _refuse_non_stream(path: Path) -> None:
 
 
 def cmd_tail(args) -> int:
-    from afp_desktop.cli import _load_templates, _write_json
+    from afp_desktop.cli import load_templates, write_json
     from afp_desktop.core.formats.follow import FileFollower, parse_lines
     from afp_desktop.core.formats.live_run import is_run_end
     from afp_desktop.core.library.status import StatusSelector, render_status_line
 
-    templates = _load_templates(args.templates) if args.templates else None
+    templates = load_templates(args.templates) if args.templates else None
     path = Path(args.file)
     _refuse_non_stream(path)
     interval = max(0.001, args.poll_interval)
@@ -64,7 +64,7 @@ def cmd_tail(args) -> int:
 
     def emit(k: int, state, line) -> None:
         if args.json:
-            _write_json({"k": k, "state": state, "line": line}, False)
+            write_json({"k": k, "state": state, "line": line}, False)
         else:
             print("(no status line)" if line is None else line, flush=True)
 
