@@ -232,3 +232,43 @@ def test_cli_find_imports_no_qt():
             "assert not [m for m in sys.modules if m.startswith(('PySide6', 'shiboken6'))], 'Qt imported'\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+# ── hostile input ────────────────────────────────────────────────────────────────────────────────────────
+
+
+def test_odd_and_hostile_events_are_searched_without_failing(tmp_path):
+    deep: object = "needle at the bottom"
+    for _ in range(1000):  # (orjson's limit for an NDJSON line is 1,024 levels)
+        deep = [deep]
+    meta = {"wallClockMs": 1, "runtimeStageId": "x#1", "subflowPath": [], "runId": "r"}
+    events = [
+        {"type": "agentfootprint.agent.turn_start", "payload": {"userPrompt": 42}},
+        {"type": "agentfootprint.stream.llm_start", "payload": {"model": None}},
+        {"type": "agentfootprint.stream.llm_end", "payload": {"content": "<b>bold</b>\u2028next\x00line",
+                                                             "toolCallCount": 1, "usage": {}}},
+        {"type": "agentfootprint.stream.tool_start", "payload": {"toolName": 7, "toolCallId": {"o": 1},
+                                                                "args": deep}},
+        {"type": "agentfootprint.stream.tool_progress", "payload": {"payload": "bare progress needle"}},
+        {"type": "agentfootprint.stream.tool_progress", "payload": {"toolCallId": [1], "payload": 3}},
+        {"type": "agentfootprint.stream.tool_end", "payload": {"toolCallId": {"o": 1}, "result": ["a", {"b": None}],
+                                                              "error": "boom needle"}},
+        {"type": "agentfootprint.context.injected", "payload": {"slot": None, "contentSummary": "needle summary"}},
+        {"type": "agentfootprint.something.new", "payload": "not an object"},
+        {"type": "agentfootprint.run.error", "payload": {"message": "fatal needle", "stack": ["at x"]}},
+    ]
+    path = tmp_path / "odd.ndjson"
+    from afp_desktop.core import jsonio
+
+    path.write_bytes(b"\n".join(jsonio.dumps({**e, "meta": meta}) for e in events) + b"\n")
+    run = open_run(str(path)).prepare()
+    hits = find(run, "needle", ignore_case=True)
+    by_where = {h.where: h for h in hits}
+    deep_hit = by_where["tool arguments of a tool"]
+    assert deep_hit.excerpt.startswith("…[[[") and deep_hit.excerpt.endswith("]]]…")
+    assert deep_hit.excerpt[deep_hit.match[0]:deep_hit.match[1]] == "needle"
+    assert {"progress report of a tool", "tool error of a tool", "context injection", "error `run.error` · message"} \
+        <= set(by_where)
+    bold = find(run, "<b>bold</b>")
+    assert bold and all("\x00" not in h.excerpt and "\u2028" not in h.excerpt for h in bold)
+    assert [h.excerpt for h in bold if h.where == "assistant text"] == ["<b>bold</b> next line"]

@@ -385,6 +385,10 @@ def _payload_docs(position: int, payload: Any, what: str, node: int | None) -> I
         yield position, text, f"{what} · {path}" if path else what, node
 
 
+def _slot_name(slot: Any) -> str:
+    return _SLOT_NAMES.get(slot, slot) if isinstance(slot, str) and slot else "context"
+
+
 def _named(name: Any) -> str:
     return f"`{name}`" if isinstance(name, str) and name else "a tool"
 
@@ -456,7 +460,7 @@ def _domain_fields(position: int, event: dict, node: int | None, tool_names: dic
     elif kind in ("subflow.entry", "subflow.exit"):
         side = "input" if kind == "subflow.entry" else "output"
         slot = get("slotKind")
-        what = f"{_SLOT_NAMES.get(slot, slot)} slot {side}" if isinstance(slot, str) and slot else \
+        what = f"{_slot_name(slot)} slot {side}" if isinstance(slot, str) and slot else \
             f"{side} of `{get('subflowName') or get('subflowId') or 'a subflow'}`"
         if "payload" in event and not get("isAgentInternal"):  # the engine's own bookkeeping: noise
             yield from _payload_docs(position, get("payload"), what, node)
@@ -492,7 +496,7 @@ def _domain_fields(position: int, event: dict, node: int | None, tool_names: dic
         slot = get("slot")
         for key in ("contentSummary", "reason"):
             if isinstance(get(key), str) and get(key):
-                yield position, get(key), f"{_SLOT_NAMES.get(slot, slot)} injection ({key})", node
+                yield position, get(key), f"{_slot_name(slot)} injection ({key})", node
     elif kind in ("composition.start", "composition.end"):
         if isinstance(get("name"), str) and get("name"):
             yield position, get("name"), "composition", node
@@ -534,7 +538,7 @@ def _typed_fields(position: int, name: str, payload: dict, node: int | None, too
         slot = get("slot")
         text = get("rawContent") if isinstance(get("rawContent"), str) and get("rawContent") else get("contentSummary")
         if isinstance(text, str) and text:
-            yield position, text, f"{_SLOT_NAMES.get(slot, slot)} injection", node
+            yield position, text, f"{_slot_name(slot)} injection", node
     elif name == "pause.request":
         yield from _payload_docs(position, payload, "question to the user", node)
     elif "error" in name:
