@@ -22,7 +22,8 @@ def install(window) -> None:
     area = Qt.DockWidgetArea.LeftDockWidgetArea
     window.find_dock = window._dock("find", "Find in run", find, area)
     window.bookmarks_dock = window._dock("bookmarks", "Bookmarks", bookmarks, area)
-    window.tabifyDockWidget(window.find_dock, window.bookmarks_dock)
+    # One above the other (tabified hidden docks leave an empty tab bar behind in Qt 6).
+    window.splitDockWidget(window.find_dock, window.bookmarks_dock, Qt.Orientation.Vertical)
     window.resizeDocks([window.find_dock], [380], Qt.Orientation.Horizontal)
     for dock in (window.find_dock, window.bookmarks_dock):
         dock.hide()
