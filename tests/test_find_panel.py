@@ -66,13 +66,17 @@ def test_up_and_down_walk_the_hits_and_a_click_goes_to_one(qtbot, window):  # no
     qtbot.keyClick(panel.search_box, Qt.Key.Key_Up)
     window.session.flush()
     assert panel.list.currentIndex().row() == 1 and window.session.position == hits[1].position
-    row = len(hits) - 1 if len(hits) < 8 else 5
+    row = len(hits) - 2 if len(hits) < 8 else 5
     panel.list.scrollTo(panel.model.index(row))
     rect = panel.list.visualRect(panel.model.index(row))
     qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     window.session.flush()
     assert window.session.position == hits[row].position
     assert window.timeline.slider.value() == hits[row].position  # the one cursor: the timeline follows
+    # with the focus in the list, its own arrow keys walk the hits too
+    qtbot.keyClick(panel.list, Qt.Key.Key_Down)
+    window.session.flush()
+    assert panel.list.currentIndex().row() == row + 1 and window.session.position == hits[row + 1].position
 
 
 def test_the_match_is_highlighted_by_painting(qtbot, window):  # noqa: F811

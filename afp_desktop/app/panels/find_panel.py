@@ -229,6 +229,7 @@ class FindPanel(QWidget):
         self.list.setSelectionMode(QListView.SelectionMode.SingleSelection)
         self.list.clicked.connect(lambda index: self.go_to(index.row()))
         self.list.activated.connect(lambda index: self.go_to(index.row()))
+        self.list.selectionModel().currentChanged.connect(self._on_current_changed)
         layout.addWidget(self.list, 1)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -298,12 +299,24 @@ class FindPanel(QWidget):
         self.go_to(row)
 
     def go_to(self, row: int) -> None:
+        """Select hit `row` in the list and move the cursor there."""
         hit = self.model.hit(row)
         if hit is None:
             return
         index = self.model.index(row)
-        self.list.setCurrentIndex(index)
+        if self.list.currentIndex() != index:
+            self.list.setCurrentIndex(index)  # → _on_current_changed goes there
+        else:
+            self._go(hit)
         self.list.scrollTo(index)
+
+    def _on_current_changed(self, current, _previous) -> None:
+        """The list's own ↑/↓ (when it has the focus) move the cursor too."""
+        hit = self.model.hit(current.row()) if current.isValid() else None
+        if hit is not None:
+            self._go(hit)
+
+    def _go(self, hit) -> None:
         # Several stops can end at one position: name the hit's, so the timeline marks that one.
         self.session.move_to(hit.position, stop=hit.stop if len(self.session.breadcrumb) == 1 else None)
         if hit.node is not None:
