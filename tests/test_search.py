@@ -272,3 +272,37 @@ def test_odd_and_hostile_events_are_searched_without_failing(tmp_path):
     bold = find(run, "<b>bold</b>")
     assert bold and all("\x00" not in h.excerpt and "\u2028" not in h.excerpt for h in bold)
     assert [h.excerpt for h in bold if h.where == "assistant text"] == ["<b>bold</b> next line"]
+
+
+def test_fuzz_the_joined_search_against_each_text_alone():
+    """Seeded random texts full of line breaks, NULs (the separator's own characters), case pairs and characters
+    that change length when lower-cased, searched plain and as regexes, with and without case."""
+    import random
+
+    from afp_desktop.core.search import _Part
+
+    rng = random.Random(13)
+    alphabet = ["a", "A", "b", " ", "\n", "\x00", "İ", "i", "ß", "S", "é", "É", "😀", "\t", "."]
+    regexes = [r"a\s", r"\s+", r"[^a]", r"a.b", r"(?s)a.", r"^a", r"a$", r"\W+", r"[İi]", r"A+", r"\x00\n?"]
+    for _round in range(150):
+        texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(rng.randint(1, 8))]
+        docs = [(rng.randint(0, 5), text, "where", None) for text in texts]
+        part = _Part(list(docs))
+        for _query in range(6):
+            regex = rng.random() < 0.4
+            query = rng.choice(regexes) if regex else "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))
+            ignore_case = rng.random() < 0.5
+            try:
+                pattern = compile_query(query, regex, ignore_case)
+            except QueryError:
+                continue
+            docs_found, starts, ends = part.hits(pattern)
+            got = sorted(zip(docs_found.tolist(), starts.tolist(), ends.tolist()))
+            expected = sorted((d, m.start(), m.end()) for d in range(len(part))
+                              for m in pattern.finditer(part.texts[int(part.text_of[d])]) if m.end() > m.start())
+            if not regex and ignore_case and pattern.lowered is not None and part.lowered is not None:
+                # plain, ignoring case: searched lower-cased; the same spans as lower() equality finds
+                lowered = pattern.lowered
+                expected = sorted((d, m.start(), m.end()) for d in range(len(part))
+                                  for m in lowered.finditer(part.texts[int(part.text_of[d])].lower()))
+            assert got == expected, (texts, query, regex, ignore_case)
