@@ -283,7 +283,8 @@ def test_fuzz_the_joined_search_against_each_text_alone():
 
     rng = random.Random(13)
     alphabet = ["a", "A", "b", " ", "\n", "\x00", "İ", "i", "ß", "S", "é", "É", "😀", "\t", "."]
-    regexes = [r"a\s", r"\s+", r"[^a]", r"a.b", r"(?s)a.", r"^a", r"a$", r"\W+", r"[İi]", r"A+", r"\x00\n?"]
+    regexes = [r"a\s", r"\s+", r"[^a]", r"a.b", r"(?s)a.", r"^a", r"a$", r"\W+", r"[İi]", r"A+", r"\x00\n?",
+               r"[A-Z]", r"\x41", r"\u00c9", r"(?-i:A)", r"\D", r"É+", r"[^A-Z]b", r"(a)\1", r"(?P<x>A)(?P=x)"]
     for _round in range(150):
         texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(rng.randint(1, 8))]
         docs = [(rng.randint(0, 5), text, "where", None) for text in texts]

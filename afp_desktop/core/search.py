@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import chain
 from typing import Iterator
 
 import numpy as np
@@ -41,12 +42,14 @@ class QueryError(ValueError):
     """The query cannot be searched for (an invalid regular expression); the message says why, plainly."""
 
 
-def compile_query(query: str, regex: bool = False, ignore_case: bool = False) -> re.Pattern:
+def compile_query(query: str, regex: bool = False, ignore_case: bool = False) -> "Query":
     if not isinstance(query, str) or query == "":
         raise QueryError("the search text is empty")
     flags = re.IGNORECASE if ignore_case else 0
     if not regex:
-        return _PlainPattern(query, flags)
+        lowered = query.lower()
+        return Query(re.compile(re.escape(query), flags),
+                     re.escape(lowered) if ignore_case and len(lowered) == len(query) else None)
     try:
         pattern = re.compile(query, flags | re.MULTILINE)  # ^ and $: start and end of any line of a text
     except re.error as err:
@@ -55,17 +58,33 @@ def compile_query(query: str, regex: bool = False, ignore_case: bool = False) ->
     if pattern.fullmatch("") is not None:
         raise QueryError("this regular expression matches empty text, so it would match everywhere; make it "
                          "match at least one character (for example x+ instead of x*)")
-    return pattern
+    lowered = query.lower() if ignore_case and _lowers_safely(query) else None
+    return Query(pattern, lowered, re.MULTILINE)
 
 
-class _PlainPattern:
-    """A plain-text query: the compiled pattern, and for ignore-case also its lower-cased exact form."""
+# An escape whose meaning lower-casing would change (\D → \d, \A → \a, \N{…}), one naming a character by its
+# code (\x41 is "A" however it is written), a backreference, or a flag group turning ignore-case off in a part.
+_CASE_SENSITIVE_SYNTAX = re.compile(r"\\[A-Zxu0-9]|\(\?[a-zA-Z]*-[a-zA-Z]*i")
 
-    def __init__(self, query: str, flags: int):
-        self.pattern = re.compile(re.escape(query), flags)
-        lowered = query.lower()
-        self.lowered = re.compile(re.escape(lowered)) if flags & re.IGNORECASE and len(lowered) == len(query) \
-            else None
+
+def _lowers_safely(source: str) -> bool:
+    """Whether the lower-cased pattern, matched case-sensitively in lower-cased text, finds what the pattern
+    finds ignoring case: yes unless lower-casing changes an escape's meaning or a character's length."""
+    return len(source.lower()) == len(source) and not _CASE_SENSITIVE_SYNTAX.search(source)
+
+
+class Query:
+    """A compiled query. Ignoring case, `lowered` (when set) is the same query for lower-cased text, matched
+    case-sensitively: `re.IGNORECASE` cannot use its fast literal search and is several times slower."""
+
+    def __init__(self, pattern: re.Pattern, lowered_source: str | None, flags: int = 0):
+        self.pattern = pattern
+        self.lowered = None
+        if lowered_source is not None:
+            try:
+                self.lowered = re.compile(lowered_source, flags)
+            except re.error:  # (lower-casing made it invalid: keep to the slower, exact way)
+                self.lowered = None
 
     def finditer(self, text: str):
         return self.pattern.finditer(text)
@@ -192,17 +211,17 @@ class _Part:
     def __len__(self) -> int:
         return len(self.positions)
 
-    def matches(self, pattern: re.Pattern) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def matches(self, pattern: Query) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(text, start, end) of every non-empty match, offsets within the text."""
         haystack = self.blob
         if getattr(pattern, "lowered", None) is not None and self.lowered is not None:
             haystack, pattern = self.lowered, pattern.lowered
-        spans = [m.span() for m in pattern.finditer(haystack)]
-        if not spans:
+        # (start, end) pairs straight from the match objects into numpy, with no Python loop in between
+        flat = np.fromiter(chain.from_iterable(map(re.Match.span, pattern.finditer(haystack))), dtype=np.int64)
+        if not len(flat):
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
-        flat = np.array(spans, dtype=np.int64)
-        starts, ends = flat[:, 0], flat[:, 1]
+        starts, ends = flat[0::2], flat[1::2]
         text = np.searchsorted(self.starts, starts, side="right") - 1
         crossing = ends > self.ends[text]
         keep = (ends > starts) & ~crossing & (starts < self.ends[text])
@@ -223,7 +242,7 @@ class _Part:
                     np.concatenate([e, more[:, 2]])
         return t, s, e
 
-    def hits(self, pattern: re.Pattern) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def hits(self, pattern: Query) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(document, start, end) of every match, one row per document holding the matched text."""
         t, s, e = self.matches(pattern)
         counts = self.ptr[t + 1] - self.ptr[t]
