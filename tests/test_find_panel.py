@@ -127,6 +127,11 @@ def test_matches_are_marked_on_the_timeline_and_the_graph(qtbot, window):  # noq
     xs, _ys = window.timeline.search_marks.getData()
     assert sorted(xs) == sorted({x_of_position(ends, int(p)) for p in result.positions})
     assert window.canvas.art.search_marks == result.node_set() and result.node_set()
+    window.find_dock.close()  # closing the panel takes the marks away, opening it brings them back
+    qtbot.waitUntil(lambda: not window.canvas.art.search_marks)
+    assert len(window.timeline.search_marks.getData()[0]) == 0
+    window.find_dock.show()
+    qtbot.waitUntil(lambda: window.canvas.art.search_marks == result.node_set())
     panel.search_box.clear()
     with qtbot.waitSignal(panel.searched):
         panel.search()

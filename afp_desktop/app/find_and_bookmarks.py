@@ -30,6 +30,8 @@ def install(window) -> None:
 
     find.marks_changed.connect(lambda positions, nodes: (window.timeline.set_search_marks(positions),
                                                          window.canvas.set_search_marks(nodes)))
+    # Closing the Find panel takes its marks away; opening it again brings them back.
+    window.find_dock.visibilityChanged.connect(lambda shown: window.isMinimized() or find.show_marks(shown))
     bookmarks.message.connect(lambda text: window.statusBar().showMessage(text, 10000))
 
     menu = window.menuBar().addMenu("F&ind")

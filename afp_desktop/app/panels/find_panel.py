@@ -193,6 +193,7 @@ class FindPanel(QWidget):
         self._building: _IndexThread | None = None
         self._threads: set[_IndexThread] = set()
         self._pending_search = False
+        self._marks_shown = True
         self._build_ui()
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self._on_run_closed)
@@ -334,11 +335,17 @@ class FindPanel(QWidget):
     def _show(self, result: SearchResult | None, message: str) -> None:
         self.model.set_result(result)
         self.count_label.setText(message)
-        if result is None or not len(result):
+        self.show_marks(self._marks_shown)
+        self.searched.emit()
+
+    def show_marks(self, shown: bool) -> None:
+        """Mark the hits on the timeline and graph (or clear the marks: the panel was closed)."""
+        self._marks_shown = shown
+        result = self.model.result
+        if not shown or result is None or not len(result):
             self.marks_changed.emit([], [])
         else:
             self.marks_changed.emit(sorted({int(p) for p in result.positions}), sorted(result.node_set()))
-        self.searched.emit()
 
     def _ensure_index(self) -> None:
         if self.index is None and self._building is None and self.session.run is not None:
