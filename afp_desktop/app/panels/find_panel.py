@@ -320,8 +320,7 @@ class FindPanel(QWidget):
     def _go(self, hit) -> None:
         # Several stops can end at one position: name the hit's, so the timeline marks that one.
         self.session.move_to(hit.position, stop=hit.stop if len(self.session.breadcrumb) == 1 else None)
-        if hit.node is not None:
-            self.session.select_node(hit.node)
+        self.session.select_node(hit.node)  # (None, for text before the first step: the inspector follows the cursor)
 
     # ------------------------------------------------------------------------------------------ internals
     def _on_return(self) -> None:
