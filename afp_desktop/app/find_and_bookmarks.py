@@ -32,7 +32,7 @@ def install(window) -> None:
                                                          window.canvas.set_search_marks(nodes)))
     # Closing the Find panel takes its marks away; opening it again brings them back.
     window.find_dock.visibilityChanged.connect(lambda shown: window.isMinimized() or find.show_marks(shown))
-    bookmarks.message.connect(lambda text: window.statusBar().showMessage(text, 10000))
+    bookmarks.message.connect(lambda text: window.banner.add_message(text, "warning"))
 
     menu = window.menuBar().addMenu("F&ind")
     help_menu = next((a for a in window.menuBar().actions() if a.text() == "&Help"), None)
