@@ -22,11 +22,11 @@ from afp_desktop.core.views.search import SearchIndex  # noqa: E402
 
 BIG = Path("/work/shared/corpus/big/react-1000")
 QUERIES = (  # (query, regex, ignore_case, what it shows)
-    ("Completed", False, False, "rare plain text"),
+    ("round 777: ok", False, False, "rare plain text"),
     ("shard", False, False, "common plain text"),
     ("SHARD", False, True, "common, ignore case"),
-    (r"Round \d+: probing", True, False, "regex"),
-    (r"shard [0-3] @\d+: ok", True, True, "regex, ignore case"),
+    (r"Round 99\d: probing", True, False, "regex"),
+    (r"shard (alpha|delta) round \d+: step [1-3]/8", True, True, "regex, ignore case"),
     ("zzz-not-there", False, True, "no match, ignore case"),
 )
 

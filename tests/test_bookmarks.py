@@ -217,3 +217,16 @@ def test_export_bookmarks_as_json_and_as_captions(qtbot, window, notes, tmp_path
     export_view(window.canvas, svg, whole_graph=True, include_cursor=False, captions=window.bookmarks_panel.captions())
     text = svg.read_text()
     assert "first &lt;b&gt;turn&lt;/b&gt;" in text and "<b>turn</b>" not in text  # plain text, never markup
+
+
+def test_a_damaged_bookmarks_file_is_said_and_replaced(qtbot, window, notes, tmp_path):  # noqa: F811
+    path = copy_of(tmp_path)
+    book = bookmark_store.book_path("run-1795989469600-2", str(path))
+    book.parent.mkdir(parents=True, exist_ok=True)
+    book.write_bytes(b"{not json")
+    open_and_wait(qtbot, window, path)
+    qtbot.waitUntil(lambda: any("is damaged (not valid JSON)" in text for text in window.banner.texts))
+    assert window.bookmarks_panel.list.count() == 0
+    notes.append("fresh start")
+    add_bookmark(window)
+    assert json.loads(book.read_text())["bookmarks"][0]["note"] == "fresh start"

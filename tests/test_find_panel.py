@@ -66,13 +66,17 @@ def test_up_and_down_walk_the_hits_and_a_click_goes_to_one(qtbot, window):  # no
     qtbot.keyClick(panel.search_box, Qt.Key.Key_Up)
     window.session.flush()
     assert panel.list.currentIndex().row() == 1 and window.session.position == hits[1].position
-    row = len(hits) - 1 if len(hits) < 8 else 5
+    row = len(hits) - 2 if len(hits) < 8 else 5
     panel.list.scrollTo(panel.model.index(row))
     rect = panel.list.visualRect(panel.model.index(row))
     qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     window.session.flush()
     assert window.session.position == hits[row].position
     assert window.timeline.slider.value() == hits[row].position  # the one cursor: the timeline follows
+    # with the focus in the list, its own arrow keys walk the hits too
+    qtbot.keyClick(panel.list, Qt.Key.Key_Down)
+    window.session.flush()
+    assert panel.list.currentIndex().row() == row + 1 and window.session.position == hits[row + 1].position
 
 
 def test_the_match_is_highlighted_by_painting(qtbot, window):  # noqa: F811
@@ -123,6 +127,11 @@ def test_matches_are_marked_on_the_timeline_and_the_graph(qtbot, window):  # noq
     xs, _ys = window.timeline.search_marks.getData()
     assert sorted(xs) == sorted({x_of_position(ends, int(p)) for p in result.positions})
     assert window.canvas.art.search_marks == result.node_set() and result.node_set()
+    window.find_dock.close()  # closing the panel takes the marks away, opening it brings them back
+    qtbot.waitUntil(lambda: not window.canvas.art.search_marks)
+    assert len(window.timeline.search_marks.getData()[0]) == 0
+    window.find_dock.show()
+    qtbot.waitUntil(lambda: window.canvas.art.search_marks == result.node_set())
     panel.search_box.clear()
     with qtbot.waitSignal(panel.searched):
         panel.search()

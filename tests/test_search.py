@@ -232,3 +232,78 @@ def test_cli_find_imports_no_qt():
             "assert not [m for m in sys.modules if m.startswith(('PySide6', 'shiboken6'))], 'Qt imported'\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+# ── hostile input ────────────────────────────────────────────────────────────────────────────────────────
+
+
+def test_odd_and_hostile_events_are_searched_without_failing(tmp_path):
+    deep: object = "needle at the bottom"
+    for _ in range(1000):  # (orjson's limit for an NDJSON line is 1,024 levels)
+        deep = [deep]
+    meta = {"wallClockMs": 1, "runtimeStageId": "x#1", "subflowPath": [], "runId": "r"}
+    events = [
+        {"type": "agentfootprint.agent.turn_start", "payload": {"userPrompt": 42}},
+        {"type": "agentfootprint.stream.llm_start", "payload": {"model": None}},
+        {"type": "agentfootprint.stream.llm_end", "payload": {"content": "<b>bold</b>\u2028next\x00line",
+                                                             "toolCallCount": 1, "usage": {}}},
+        {"type": "agentfootprint.stream.tool_start", "payload": {"toolName": 7, "toolCallId": {"o": 1},
+                                                                "args": deep}},
+        {"type": "agentfootprint.stream.tool_progress", "payload": {"payload": "bare progress needle"}},
+        {"type": "agentfootprint.stream.tool_progress", "payload": {"toolCallId": [1], "payload": 3}},
+        {"type": "agentfootprint.stream.tool_end", "payload": {"toolCallId": {"o": 1}, "result": ["a", {"b": None}],
+                                                              "error": "boom needle"}},
+        {"type": "agentfootprint.context.injected", "payload": {"slot": None, "contentSummary": "needle summary"}},
+        {"type": "agentfootprint.something.new", "payload": "not an object"},
+        {"type": "agentfootprint.run.error", "payload": {"message": "fatal needle", "stack": ["at x"]}},
+    ]
+    path = tmp_path / "odd.ndjson"
+    from afp_desktop.core.jsonx import jsonio
+
+    path.write_bytes(b"\n".join(jsonio.dumps({**e, "meta": meta}) for e in events) + b"\n")
+    run = open_run(str(path)).prepare()
+    hits = find(run, "needle", ignore_case=True)
+    by_where = {h.where: h for h in hits}
+    deep_hit = by_where["tool arguments of a tool"]
+    assert deep_hit.excerpt.startswith("…[[[") and deep_hit.excerpt.endswith("]]]…")
+    assert deep_hit.excerpt[deep_hit.match[0]:deep_hit.match[1]] == "needle"
+    assert {"progress report of a tool", "tool error of a tool", "context injection", "error `run.error` · message"} \
+        <= set(by_where)
+    bold = find(run, "<b>bold</b>")
+    assert bold and all("\x00" not in h.excerpt and "\u2028" not in h.excerpt for h in bold)
+    assert [h.excerpt for h in bold if h.where == "assistant text"] == ["<b>bold</b> next line"]
+
+
+def test_fuzz_the_joined_search_against_each_text_alone():
+    """Seeded random texts full of line breaks, NULs (the separator's own characters), case pairs and characters
+    that change length when lower-cased, searched plain and as regexes, with and without case."""
+    import random
+
+    from afp_desktop.core.views.search import _Part
+
+    rng = random.Random(13)
+    alphabet = ["a", "A", "b", " ", "\n", "\x00", "İ", "i", "ß", "S", "é", "É", "😀", "\t", "."]
+    regexes = [r"a\s", r"\s+", r"[^a]", r"a.b", r"(?s)a.", r"^a", r"a$", r"\W+", r"[İi]", r"A+", r"\x00\n?",
+               r"[A-Z]", r"\x41", r"\u00c9", r"(?-i:A)", r"\D", r"É+", r"[^A-Z]b", r"(a)\1", r"(?P<x>A)(?P=x)"]
+    for _round in range(150):
+        texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(rng.randint(1, 8))]
+        docs = [(rng.randint(0, 5), text, "where", None) for text in texts]
+        part = _Part(list(docs))
+        for _query in range(6):
+            regex = rng.random() < 0.4
+            query = rng.choice(regexes) if regex else "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))
+            ignore_case = rng.random() < 0.5
+            try:
+                pattern = compile_query(query, regex, ignore_case)
+            except QueryError:
+                continue
+            docs_found, starts, ends = part.hits(pattern)
+            got = sorted(zip(docs_found.tolist(), starts.tolist(), ends.tolist()))
+            expected = sorted((d, m.start(), m.end()) for d in range(len(part))
+                              for m in pattern.finditer(part.texts[int(part.text_of[d])]) if m.end() > m.start())
+            if not regex and ignore_case and pattern.lowered is not None and part.lowered is not None:
+                # plain, ignoring case: searched lower-cased; the same spans as lower() equality finds
+                lowered = pattern.lowered
+                expected = sorted((d, m.start(), m.end()) for d in range(len(part))
+                                  for m in lowered.finditer(part.texts[int(part.text_of[d])].lower()))
+            assert got == expected, (texts, query, regex, ignore_case)

@@ -22,14 +22,17 @@ def install(window) -> None:
     area = Qt.DockWidgetArea.LeftDockWidgetArea
     window.find_dock = window._dock("find", "Find in run", find, area)
     window.bookmarks_dock = window._dock("bookmarks", "Bookmarks", bookmarks, area)
-    window.tabifyDockWidget(window.find_dock, window.bookmarks_dock)
+    # One above the other (tabified hidden docks leave an empty tab bar behind in Qt 6).
+    window.splitDockWidget(window.find_dock, window.bookmarks_dock, Qt.Orientation.Vertical)
     window.resizeDocks([window.find_dock], [380], Qt.Orientation.Horizontal)
     for dock in (window.find_dock, window.bookmarks_dock):
         dock.hide()
 
     find.marks_changed.connect(lambda positions, nodes: (window.timeline.set_search_marks(positions),
                                                          window.canvas.set_search_marks(nodes)))
-    bookmarks.message.connect(lambda text: window.statusBar().showMessage(text, 10000))
+    # Closing the Find panel takes its marks away; opening it again brings them back.
+    window.find_dock.visibilityChanged.connect(lambda shown: window.isMinimized() or find.show_marks(shown))
+    bookmarks.message.connect(lambda text: window.banner.add_message(text, "warning"))
 
     menu = window.menuBar().addMenu("F&ind")
     help_menu = next((a for a in window.menuBar().actions() if a.text() == "&Help"), None)

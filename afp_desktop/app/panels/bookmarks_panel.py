@@ -8,7 +8,7 @@ greyed, as missing. Notes are the user's text but bookmarks files can be shared:
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -78,8 +78,8 @@ class BookmarksPanel(QWidget):
     # ----------------------------------------------------------------------------------------- loading
     def _on_run_loaded(self, run) -> None:
         self.book, warning = load_book(run)
-        if warning:
-            self.message.emit(warning)
+        if warning:  # after the window has shown the new run (which replaces its messages)
+            QTimer.singleShot(0, lambda: self.message.emit(warning))
         self.refresh()
 
     def _on_run_closed(self) -> None:

@@ -193,6 +193,7 @@ class FindPanel(QWidget):
         self._building: _IndexThread | None = None
         self._threads: set[_IndexThread] = set()
         self._pending_search = False
+        self._marks_shown = True
         self._build_ui()
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self._on_run_closed)
@@ -229,6 +230,7 @@ class FindPanel(QWidget):
         self.list.setSelectionMode(QListView.SelectionMode.SingleSelection)
         self.list.clicked.connect(lambda index: self.go_to(index.row()))
         self.list.activated.connect(lambda index: self.go_to(index.row()))
+        self.list.selectionModel().currentChanged.connect(self._on_current_changed)
         layout.addWidget(self.list, 1)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -298,16 +300,27 @@ class FindPanel(QWidget):
         self.go_to(row)
 
     def go_to(self, row: int) -> None:
+        """Select hit `row` in the list and move the cursor there."""
         hit = self.model.hit(row)
         if hit is None:
             return
         index = self.model.index(row)
-        self.list.setCurrentIndex(index)
+        if self.list.currentIndex() != index:
+            self.list.setCurrentIndex(index)  # → _on_current_changed goes there
+        else:
+            self._go(hit)
         self.list.scrollTo(index)
+
+    def _on_current_changed(self, current, _previous) -> None:
+        """The list's own ↑/↓ (when it has the focus) move the cursor too."""
+        hit = self.model.hit(current.row()) if current.isValid() else None
+        if hit is not None:
+            self._go(hit)
+
+    def _go(self, hit) -> None:
         # Several stops can end at one position: name the hit's, so the timeline marks that one.
         self.session.move_to(hit.position, stop=hit.stop if len(self.session.breadcrumb) == 1 else None)
-        if hit.node is not None:
-            self.session.select_node(hit.node)
+        self.session.select_node(hit.node)  # (None, for text before the first step: the inspector follows the cursor)
 
     # ------------------------------------------------------------------------------------------ internals
     def _on_return(self) -> None:
@@ -321,11 +334,17 @@ class FindPanel(QWidget):
     def _show(self, result: SearchResult | None, message: str) -> None:
         self.model.set_result(result)
         self.count_label.setText(message)
-        if result is None or not len(result):
+        self.show_marks(self._marks_shown)
+        self.searched.emit()
+
+    def show_marks(self, shown: bool) -> None:
+        """Mark the hits on the timeline and graph (or clear the marks: the panel was closed)."""
+        self._marks_shown = shown
+        result = self.model.result
+        if not shown or result is None or not len(result):
             self.marks_changed.emit([], [])
         else:
             self.marks_changed.emit(sorted({int(p) for p in result.positions}), sorted(result.node_set()))
-        self.searched.emit()
 
     def _ensure_index(self) -> None:
         if self.index is None and self._building is None and self.session.run is not None:
