@@ -40,10 +40,12 @@ from afp_desktop.app import theme as widget_theme
 from afp_desktop.app.export_dialog import ExportChoice, ExportDialog
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
+from afp_desktop.app.notice_words import BannerMessage, failed_open_message, message_for
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
 from afp_desktop.app.panels.empty_state import EmptyState
 from afp_desktop.app.panels.graph_canvas import GraphCanvas
-from afp_desktop.app.panels.timeline import TimelinePanel
+from afp_desktop.app.panels.timeline_host import TimelineHost
+from afp_desktop.app.proportions import default_dock_sizes
 from afp_desktop.app.session import Session
 from afp_desktop.app.settings import Settings
 from afp_desktop.app.shortcuts import key_sequences
@@ -140,7 +142,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
     def _build_docks(self) -> None:
-        self.timeline = TimelinePanel(self.session)
+        self.timeline = TimelineHost(self.session)  # its plots are built after the first frame
         self.timeline_dock = self._dock("timeline", "Timeline", self.timeline, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.panels: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {"timeline": self.timeline_dock}
@@ -166,12 +168,11 @@ class MainWindow(QMainWindow):
         self._default_dock_sizes()
 
     def _default_dock_sizes(self) -> None:
-        """The default split: the timeline 310 px high, and the right column shared between the chat bubble
-        and the inspector in proportion to the window (the bubble needs little; the inspector's trees more)."""
-        column = max(self.height(), 600) - 310 - 80  # menus, banner and status bar
-        self.resizeDocks([self.docks["chat"]], [440], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.timeline_dock], [310], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["chat"], self.docks["inspector"]], [int(column * 0.32), int(column * 0.68)],
+        """The default split, in proportion to the window (proportions.py): most of it for the graph."""
+        sizes = default_dock_sizes(self.width(), self.height())
+        self.resizeDocks([self.docks["chat"]], [sizes.side_width], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.timeline_dock], [sizes.timeline_height], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["chat"], self.docks["inspector"]], [sizes.bubble_height, sizes.inspector_height],
                          Qt.Orientation.Vertical)
 
     def showEvent(self, event) -> None:
@@ -180,6 +181,13 @@ class MainWindow(QMainWindow):
             self._shown_once = True
             if not self._layout_restored:  # sizes asked for before the first show are only partly honoured
                 QTimer.singleShot(0, self._default_dock_sizes)
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if not getattr(self, "_painted_once", False):  # the window is on screen: now build what can wait
+            self._painted_once = True
+            # A timer owned by the window: it dies with the window (a closed window builds nothing).
+            QTimer(self, singleShot=True, interval=0, timeout=self.timeline.build).start()
 
     def _dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -337,6 +345,7 @@ class MainWindow(QMainWindow):
         for dock in self.docks.values():
             dock.setVisible(True)
             dock.setFloating(False)
+        self._default_dock_sizes()
 
     def focus_inspector_search(self) -> None:
         """Ctrl+F: show the inspector and type into its JSON search box."""
@@ -356,8 +365,9 @@ class MainWindow(QMainWindow):
 
     def _use_theme(self, theme: str) -> None:
         self.theme, self._themed = theme, True
-        # Widgets with a style sheet keep the colours they were polished with; polish them again.
-        for widget in QApplication.instance().allWidgets():
+        # Widgets with a style sheet keep the colours they were polished with; polish them again. Only this
+        # window's own: another window's widgets may be freed by the garbage collector while we loop.
+        for widget in [self, *self.findChildren(QWidget)]:
             if widget.styleSheet():
                 widget.setStyleSheet(widget.styleSheet())
         self.canvas.set_palette(palette_for(theme))
@@ -421,7 +431,7 @@ class MainWindow(QMainWindow):
         if self.session.run is None:
             self.empty.set_error(f"Could not open this file.\n{message}")
         else:
-            self.banner.add_message(f"Could not open the file: {message}", "error")
+            self.banner.add_message(failed_open_message(os.path.basename(failed or ""), message))
 
     def _on_cancelled(self) -> None:
         self._set_loading(False)
@@ -448,14 +458,15 @@ class MainWindow(QMainWindow):
         for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
             action.setEnabled(True)
 
-    def _messages_for(self, run) -> list[tuple[str, str]]:
-        messages = [(notice.text, notice.level) for notice in run.all_notices()]
-        noticed = " ".join(text for text, _level in messages)
+    def _messages_for(self, run) -> list[BannerMessage]:
+        """The banner: each notice in a plain sentence (notice_words), its exact text as the detail."""
+        messages = [message_for(notice.code, notice.text, notice.level) for notice in run.all_notices()]
+        noticed = " ".join(m.detail for m in messages)
         for problem in run.warnings:
             if str(problem) not in noticed:
-                messages.append((str(problem), "warning"))
+                messages.append(message_for("load-problem", str(problem)))
         if self.settings.warning:
-            messages.append((self.settings.warning, "warning"))
+            messages.append(message_for("settings", self.settings.warning))
         return messages
 
     def go_to_first_error(self) -> None:
@@ -479,7 +490,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.empty)
         self.canvas.clear("")
         self.summary.clear()
-        self.banner.set_messages([(self.settings.warning, "warning")] if self.settings.warning else [])
+        self.banner.set_messages([message_for("settings", self.settings.warning)] if self.settings.warning else [])
         for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
             action.setEnabled(False)
 
