@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
-from afp_desktop.app.export_dialog import ExportChoice, ExportDialog
+from afp_desktop.app.export_dialog import ExportChoice, ExportDialog, format_of
+from afp_desktop.app.file_labels import recent_label
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.notice_words import BannerMessage, failed_open_message, message_for
@@ -228,9 +229,9 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
-        self.export_png_action = self._action(file_menu, "Export graph as &PNG…", lambda: self.ask_export("PNG"),
-                                              "export")
-        self.export_svg_action = self._action(file_menu, "Export graph as &SVG…", lambda: self.ask_export("SVG"))
+        self.export_action = self._action(file_menu, "&Export graph (PNG or SVG)…", lambda: self.ask_export(),
+                                          "export")
+        self.export_png_action = self.export_svg_action = self.export_action  # (the names older code uses)
         file_menu.addSeparator()
         self.reload_action = self._action(file_menu, "&Reload", self.reload, "reload")
         self.close_action = self._action(file_menu, "&Close", self.close_run, "close")
@@ -300,6 +301,7 @@ class MainWindow(QMainWindow):
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward
             self.docks["templates"].visibilityChanged.connect(lambda shown: shown and templates.ensure_lines())
         self.canvas.node_activated.connect(s.activate_node)
+        self.canvas.card_menu_requested.connect(self._show_card_menu)
         self.loader.started.connect(lambda path: self._set_loading(True, path))
         self.loader.progress.connect(lambda f: self.progress.setValue(int(f * 100)))
         self.loader.loaded.connect(self._on_loaded)
@@ -326,6 +328,10 @@ class MainWindow(QMainWindow):
         self.theme_actions[st.get("theme")].setChecked(True)
         self.apply_theme(st.get("theme"))
         self.timeline.set_speed(st.get("play_speed"))
+        templates = self.panels.get("templates")
+        if hasattr(templates, "folder_chosen"):  # the template editor's Load…/Save… open where they last did
+            templates.folder = st.get("template_folder") or st.get("last_folder")
+            templates.folder_chosen.connect(lambda folder: self.settings.set("template_folder", folder))
         # The template map and app name are remembered by the template editor (template_store), not here.
 
     def _set_choice(self, setting: str, value: str) -> None:
@@ -417,8 +423,19 @@ class MainWindow(QMainWindow):
             self.session.set_run(run, position=min(kept[1], len(run.axis)))
             self.statusBar().showMessage(f"Reloaded {run.path}", 8000)
             return
+        self._remember_position()  # of the run this one replaces
+        left_at = self.settings.position_for(run.path)
+        if left_at is not None and left_at < len(run.axis):  # where the user was (at the end: as a new file)
+            self.session.set_run(run, position=left_at)
+            self.statusBar().showMessage(f"Opened {run.path} where you left it (event {left_at})", 8000)
+            return
         self.session.set_run(run)
         self.statusBar().showMessage(f"Opened {run.path}", 8000)
+
+    def _remember_position(self) -> None:
+        """Note where the cursor is in the open file, so reopening it starts there."""
+        if self.session.run is not None:
+            self.settings.remember_position(self.session.run.path, self.session.position)
 
     def _on_failed(self, message: str) -> None:
         self._set_loading(False)
@@ -438,6 +455,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Loading cancelled.", 8000)
 
     def close_run(self) -> None:
+        self._remember_position()
+        self._persist()
         self.loader.abandon()
         self._set_loading(False)
         self.session.close_run()
@@ -455,7 +474,7 @@ class MainWindow(QMainWindow):
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
         self.summary.show_summary(summarize(run), run.format_name, name, errors)
         self.banner.set_messages(self._messages_for(run))
-        for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
+        for action in (self.export_action, self.reload_action, self.close_action):
             action.setEnabled(True)
 
     def _messages_for(self, run) -> list[BannerMessage]:
@@ -491,7 +510,7 @@ class MainWindow(QMainWindow):
         self.canvas.clear("")
         self.summary.clear()
         self.banner.set_messages([message_for("settings", self.settings.warning)] if self.settings.warning else [])
-        for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
+        for action in (self.export_action, self.reload_action, self.close_action):
             action.setEnabled(False)
 
     def _refresh_recent(self) -> None:
@@ -504,7 +523,7 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("No recent files").setEnabled(False)
             return
         for i, path in enumerate(recent):
-            action = self.recent_menu.addAction(f"&{(i + 1) % 10}  {os.path.basename(path)}")
+            action = self.recent_menu.addAction(f"&{(i + 1) % 10}  {recent_label(path)}")
             action.setToolTip(plain_tooltip(path))
             action.setStatusTip(path)
             action.triggered.connect(lambda _c=False, p=path: self.open_file(p))
@@ -559,23 +578,37 @@ class MainWindow(QMainWindow):
             event.ignore()
 
     # --------------------------------------------------------------------------------------------- export
-    def ask_export(self, kind: str) -> None:
+    def ask_export(self, fmt: str | None = None) -> None:
+        """File ▸ Export graph…: one dialog; the typed extension chooses PNG or SVG. Remembers folder and format."""
         if self.session.run is None or self.canvas.art is None:
             return
-        dialog = ExportDialog(kind, self)
-        if dialog.exec() != ExportDialog.DialogCode.Accepted:
-            return
-        suffix = kind.lower()
+        st = self.settings
+        fmt = (fmt or st.get("export_format")).lower()
+        folder = st.get("export_folder") or st.get("last_folder") or str(Path.home())
         base = Path(self.session.run.path).name.split(".")[0] or "graph"
-        folder = self.settings.get("last_folder") or str(Path.home())
-        path, _filter = QFileDialog.getSaveFileName(self, f"Export graph as {kind}",
-                                                    str(Path(folder) / f"{base}-graph.{suffix}"),
-                                                    f"{kind} image (*.{suffix})")
-        if not path:
+        dialog = ExportDialog(self, str(Path(folder) / f"{base}-graph.{fmt}"), fmt)
+        self._export_dialog = dialog  # (tests drive it while it is open)
+        try:
+            if dialog.exec() != ExportDialog.DialogCode.Accepted:
+                return
+            path = dialog.path()
+            st.set("export_format", dialog.format if format_of(path) is None else format_of(path))
+            st.set("export_folder", os.path.dirname(path))
+            self._persist()
+            self.export_graph_to(path, dialog.choice())
+        finally:
+            self._export_dialog = None
+
+    def _show_card_menu(self, index: int, where) -> None:
+        """Right-click on a card: copy the step's JSON or id, or export the graph."""
+        from afp_desktop.app.card_menu import card_menu
+
+        run = self.session.run
+        nodes = run.stepgraph.get("nodes", []) if run is not None else []
+        if not 0 <= index < len(nodes):
             return
-        if not path.lower().endswith(f".{suffix}"):
-            path += f".{suffix}"
-        self.export_graph_to(path, dialog.choice())
+        self.card_menu = card_menu(self, nodes[index], self.ask_export)
+        self.card_menu.popup(where)
 
     def export_graph_to(self, path: str, choice: ExportChoice | None = None) -> bool:
         from afp_desktop.app.export import export_view
@@ -605,6 +638,7 @@ class MainWindow(QMainWindow):
         self.loader.abandon()
         if self.remember_layout:
             self._save_layout()
+            self._remember_position()
         self._persist()
         self.loader.wait(5000)
         super().closeEvent(event)
