@@ -50,6 +50,8 @@ def test_a_small_window_stays_usable(qtbot):
     assert timeline.stop_plot.height() >= 40  # the stop markers keep their room in a low dock
     # The header is elided, not cut: what it shows fits and ends in "…"; the whole text is kept.
     figures = win.summary.figures
+    assert figures.fontMetrics().horizontalAdvance(figures.text()) <= figures.width()
+    figures.setText(figures.full_text() + "  ·  " + "a long model name " * 8)  # more than fits
     assert figures.text().endswith("…") and figures.full_text().startswith(figures.text()[:-1])
     assert figures.fontMetrics().horizontalAdvance(figures.text()) <= figures.width()
     assert "3 tool calls" in win.summary.text

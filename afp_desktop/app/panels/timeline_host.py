@@ -51,7 +51,7 @@ class TimelineHost(QWidget):
             return
         from afp_desktop.app.panels.timeline import TimelinePanel  # imports pyqtgraph
 
-        panel = TimelinePanel(self.session)
+        panel = TimelinePanel(self.session, self)  # a child from the start: never a window of its own
         panel.plots.setMinimumHeight(PLOTS_MIN_HEIGHT)
         panel.set_theme(self._theme)
         panel._on_speed(self.session.speed)
