@@ -1,6 +1,6 @@
 """The `afp-desktop` command line.
 
-    afp-desktop [FILE] [--screenshot OUT.png [--stop N]]   open the window (or render it to a PNG and exit)
+    afp-desktop [FILE] [--screenshot OUT.png [--stop N] [--size WxH]]   open the window (or render it to a PNG, exit)
     afp-desktop stepgraph FILE                              the StepGraph JSON
     afp-desktop status FILE [--templates MAP.json] [--app-name NAME]
     afp-desktop stops FILE                                  the milestone stops JSON (§5.4)
@@ -244,8 +244,18 @@ def _window_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
     parser.add_argument("--stop", type=int, metavar="N", help="with --screenshot: move the cursor to stop N first")
+    parser.add_argument("--size", metavar="WxH", type=_window_size, help="with --screenshot: the window's size "
+                        "(default 1600x1000)")
     parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
     return parser
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit() and 320 <= int(width) <= 8000
+            and 240 <= int(height) <= 8000):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a window size like 1024x640")
+    return int(width), int(height)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -259,12 +269,16 @@ def main(argv: list[str] | None = None) -> int:
         args = _window_parser().parse_args(argv)
         if args.stop is not None and not args.screenshot:
             raise CliError("--stop goes with --screenshot (or with the export subcommand)")
+        if args.size is not None and not args.screenshot:
+            raise CliError("--size goes with --screenshot")
         if args.screenshot:
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         else:
             _check_display()
         from afp_desktop.app.gui import run_gui
 
+        if args.size is not None:
+            return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, size=args.size)
         return run_gui(args.file, screenshot=args.screenshot, stop=args.stop)
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)

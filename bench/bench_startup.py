@@ -7,6 +7,9 @@ small driver that notes, on the system-wide monotonic clock, when the window fir
 paints with the run shown, then quits. The parent notes the clock just before starting the process, so the
 figures include the interpreter's own start-up. Prints every run and the medians, plus the slowest imports
 of one `python -X importtime` run of the same command.
+
+`--against DIR` also measures another checkout (its afp_desktop imported from DIR), run for run alternately with
+this one, so a busy machine slows both alike and the ratio stays meaningful.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ def create_application():
             return False
 
         def wait_for_timeline(self):
-            if self.window.timeline.built:  # the plots are built after the first frame
+            if getattr(self.window.timeline, "built", True):  # the plots are built after the first frame
                 print(f"timeline-ready {time.monotonic()!r}", flush=True)
                 app.quit()
             else:
@@ -70,12 +73,12 @@ main()
 """
 
 
-def one_run(file: Path) -> tuple[float, float | None, float | None]:
+def one_run(file: Path, checkout: Path = ROOT) -> tuple[float, float | None, float | None]:
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
            "AFP_DESKTOP_CONFIG_DIR": str(ROOT / "bench" / ".startup-config")}
     start = time.monotonic()
     out = subprocess.run([sys.executable, "-c", DRIVER, str(file)], env=env, capture_output=True, text=True,
-                         timeout=60).stdout
+                         timeout=60, cwd=checkout).stdout  # `-c` imports afp_desktop from the working folder
     marks = dict(line.split(" ", 1) for line in out.splitlines() if line.startswith(("first-frame", "run-shown", "timeline-ready")))
     if "first-frame" not in marks:
         raise SystemExit(f"the window never painted; output:\n{out}")
@@ -88,7 +91,7 @@ def slowest_imports(file: Path, count: int = 12) -> list[tuple[int, str]]:
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
            "AFP_DESKTOP_CONFIG_DIR": str(ROOT / "bench" / ".startup-config")}
     err = subprocess.run([sys.executable, "-X", "importtime", "-c", DRIVER, str(file)], env=env,
-                         capture_output=True, text=True, timeout=60).stderr
+                         capture_output=True, text=True, timeout=60, cwd=ROOT).stderr
     rows = []
     for line in err.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
@@ -115,12 +118,19 @@ def main() -> None:
         i = args.index("--runs")
         runs = int(args[i + 1])
         del args[i:i + 2]
-    file = Path(args[0]) if args else DEFAULT_FILE
+    against = None
+    if "--against" in args:
+        i = args.index("--against")
+        against = Path(args[i + 1]).resolve()
+        del args[i:i + 2]
+    file = Path(args[0]).resolve() if args else DEFAULT_FILE
     print(f"start-up of `afp-desktop {file.name}` ({file.stat().st_size:,} bytes), {runs} runs, "
           f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM', 'offscreen')}")
     one_run(file)  # warm the disk cache and the bytecode
-    firsts, shown, ready = [], [], []
+    firsts, shown, ready, other = [], [], [], []
     for i in range(runs):
+        if against is not None:
+            other.append(one_run(file, against))
         first, run_shown, timeline_ready = one_run(file)
         firsts.append(first)
         shown += [run_shown] if run_shown is not None else []
@@ -131,6 +141,12 @@ def main() -> None:
     print(f"median: first frame {median * 1000:.0f} ms (target {TARGET_S * 1000:.0f} ms, ratio "
           f"{median / TARGET_S:.2f}); run shown {_ms(statistics.median(shown) if shown else None)}; "
           f"timeline plots ready {_ms(statistics.median(ready) if ready else None)}")
+    if other:
+        other_first = statistics.median(o[0] for o in other)
+        other_shown = [o[1] for o in other if o[1] is not None]
+        print(f"{against}: first frame {other_first * 1000:.0f} ms, run shown "
+              f"{_ms(statistics.median(other_shown) if other_shown else None)}; this checkout's first frame takes "
+              f"{median / other_first:.2f}× as long")
     print("imports (cumulative; pyqtgraph, numpy and the timeline are imported after the first frame):")
     for micros, name in slowest_imports(file):
         print(f"  {micros / 1000:7.1f} ms  {name}")

@@ -63,7 +63,7 @@ def test_a_small_window_stays_usable(qtbot):
 def test_proportions_leave_most_of_the_height_to_the_graph(size):
     sizes = default_dock_sizes(*size)
     assert sizes.timeline_height <= 0.3 * size[1]
-    assert sizes.side_width <= 0.32 * size[0]
+    assert sizes.side_width <= 0.36 * size[0]
     assert sizes.bubble_height + sizes.inspector_height + sizes.timeline_height <= size[1]
 
 
@@ -87,3 +87,14 @@ def test_the_timeline_is_built_after_the_first_frame_and_keys_work_before(qtbot)
     # A run opened before the plots existed is shown by them.
     assert win.timeline.slider.maximum() == len(win.session.run.axis)
     assert win.timeline.speed_combo.currentData() == 2.0
+
+
+def test_a_file_given_at_start_up_loads_after_the_first_frame_then_the_plots(qtbot):
+    win = MainWindow(restore_layout=False)
+    qtbot.addWidget(win)
+    win.open_after_first_frame(RUN)
+    assert not win.loader.busy and win.session.run is None  # nothing before the window is on screen
+    with qtbot.waitSignal(win.loader.loaded, timeout=30_000):
+        win.show()
+    qtbot.waitUntil(lambda: win.timeline.built)
+    assert win.session.run is not None and win.timeline.slider.maximum() == len(win.session.run.axis)

@@ -51,26 +51,28 @@ def create_application() -> QApplication:
     return app
 
 
-def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None) -> int:
+def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None,
+            size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
     app = create_application()
     from afp_desktop.app.main_window import MainWindow
 
     if screenshot:
-        return _screenshot(app, path, screenshot, stop)
+        return _screenshot(app, path, screenshot, stop, size)
     window = MainWindow()
     window.show()
     if path:
-        window.open_file(path)
+        window.open_after_first_frame(path)  # the window shows first, then the file loads
     return app.exec()
 
 
-def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None) -> int:
+def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
+                size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
     from afp_desktop.app.loader import load_run
     from afp_desktop.app.main_window import MainWindow
     from afp_desktop.core.formats import LoadError
 
     window = MainWindow(restore_layout=False)
-    window.resize(*SCREENSHOT_SIZE)
+    window.resize(*size)
     window.show()
     if path:
         try:

@@ -188,7 +188,31 @@ class MainWindow(QMainWindow):
         if not getattr(self, "_painted_once", False):  # the window is on screen: now build what can wait
             self._painted_once = True
             # A timer owned by the window: it dies with the window (a closed window builds nothing).
-            QTimer(self, singleShot=True, interval=0, timeout=self.timeline.build).start()
+            QTimer(self, singleShot=True, interval=0, timeout=self._after_first_frame).start()
+
+    def open_after_first_frame(self, path: str | os.PathLike) -> None:
+        """Start loading once the window is on screen (start-up: the empty window shows first)."""
+        if getattr(self, "_painted_once", False):
+            self.open_file(path)
+        else:
+            self._open_when_shown = path
+
+    def _after_first_frame(self) -> None:
+        path, self._open_when_shown = getattr(self, "_open_when_shown", None), None
+        if path is None:
+            self.timeline.build()
+            return
+        # The file first (the loader reads it in a thread; the run shows at once), then the timeline's plots.
+        signals = (self.loader.loaded, self.loader.failed, self.loader.cancelled)
+
+        def build_once(*_args) -> None:
+            for signal in signals:
+                signal.disconnect(build_once)
+            QTimer(self, singleShot=True, interval=30, timeout=self.timeline.build).start()
+
+        for signal in signals:
+            signal.connect(build_once)
+        self.open_file(path)
 
     def _dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 CHROME_HEIGHT = 80        # menu bar, dock title bars and the status bar
-TIMELINE_SHARE = 0.22     # of the window's height
-TIMELINE_RANGE = (190, 250)
+TIMELINE_SHARE = 0.25     # of the window's height
+TIMELINE_RANGE = (190, 260)
 SIDE_SHARE = 0.3          # of the window's width
-SIDE_RANGE = (320, 480)
-BUBBLE_SHARE = 0.42       # of the right column, the rest for the inspector and templates
+SIDE_RANGE = (360, 480)
+BUBBLE_SHARE = 0.45       # of the right column, the rest for the inspector and templates
 
 
 @dataclass(frozen=True)

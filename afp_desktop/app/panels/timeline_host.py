@@ -15,7 +15,7 @@ MIN_HEIGHT = 150      # the plots' minimum and the controls; the dock keeps its 
 PLOTS_MIN_HEIGHT = 96  # (the panel asks for 180: too much for a 640-px-high window)
 BARS_HEIGHT = 84       # the per-stop bars, and in a low dock a shorter version so the stop markers keep room
 LOW_BARS_HEIGHT = 52
-LOW_DOCK = 230
+LOW_DOCK = 215
 
 
 class TimelineHost(QWidget):
