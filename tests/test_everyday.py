@@ -288,3 +288,18 @@ def test_the_search_counter_is_not_clipped_in_a_narrow_inspector(qtbot):
     assert label.text() == "2 / 8"
     assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width()
     assert label.geometry().right() <= view.width()
+
+
+def test_export_asks_before_replacing_a_typed_file(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    existing = tmp_path / "g.png"
+    existing.write_bytes(b"old")
+    dialog = ExportDialog(None, str(existing), "png")
+    qtbot.addWidget(dialog)
+    answers = [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes]
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: answers.pop(0))
+    dialog.accept()
+    assert dialog.result() != ExportDialog.DialogCode.Accepted and answers  # "No": stays open
+    dialog.accept()
+    assert dialog.result() == ExportDialog.DialogCode.Accepted and not answers

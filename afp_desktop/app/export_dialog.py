@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QRadioButton,
     QVBoxLayout,
@@ -128,7 +129,19 @@ class ExportDialog(QDialog):
             return
         fmt = format_of(path) or next((f for f, text in FILTERS.items() if text == chosen_filter), self.format)
         self.path_edit.setText(with_format(path, fmt))
+        self._confirmed = self.path()  # the file dialog asked about replacing it
         self._on_path_typed(self.path_edit.text())
+
+    def accept(self) -> None:
+        """Export; a typed name that exists is replaced only when the user says so (Browse… asks by itself)."""
+        path = self.path()
+        if os.path.exists(path) and not getattr(self, "_confirmed", None) == path:
+            answer = QMessageBox.question(self, "Replace the file?",
+                                          f"{os.path.basename(path)} already exists in {os.path.dirname(path)}. "
+                                          "Replace it?")
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        super().accept()
 
     # -- the answer ------------------------------------------------------------------------------------------
     def path(self) -> str:
