@@ -1,6 +1,6 @@
 """The `afp-desktop` command line.
 
-    afp-desktop [FILE] [--follow] [--screenshot OUT.png [--stop N]]   open the window (or render it to a PNG)
+    afp-desktop [FILE] [--follow] [--screenshot OUT.png [--stop N] [--size WxH]]   open the window (or render it)
     afp-desktop stepgraph FILE                              the StepGraph JSON
     afp-desktop status FILE [--templates MAP.json] [--app-name NAME]
     afp-desktop stops FILE                                  the milestone stops JSON (§5.4)
@@ -462,8 +462,18 @@ def _window_parser() -> argparse.ArgumentParser:
     parser.add_argument("other", nargs="?", metavar="B", help="with --compare: the run to compare FILE with")
     parser.add_argument("--compare", action="store_true", help="open FILE and B side by side in the compare window")
     parser.add_argument("--follow", action="store_true", help="follow FILE while it is written (File ▸ Follow)")
+    parser.add_argument("--size", metavar="WxH", type=_window_size, help="with --screenshot: the window's size "
+                        "(default 1600x1000)")
     parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
     return parser
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit() and 320 <= int(width) <= 8000
+            and 240 <= int(height) <= 8000):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a window size like 1024x640")
+    return int(width), int(height)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -485,6 +495,8 @@ def main(argv: list[str] | None = None) -> int:
             raise CliError("--compare needs two runs: afp-desktop A B --compare")
         if args.other and not args.compare:
             raise CliError(f"{args.other}: one file opens the window; to compare two runs add --compare")
+        if args.size is not None and not args.screenshot:
+            raise CliError("--size goes with --screenshot")
         if args.screenshot:
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         else:
@@ -496,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_compare_gui(args.file, args.other, screenshot=args.screenshot)
         return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation,
-                       follow=args.follow)
+                       follow=args.follow, **({"size": args.size} if args.size else {}))
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2

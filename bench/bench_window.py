@@ -118,7 +118,7 @@ def main() -> None:
 
         # Fast scrubbing: 500 moves requested inside one event-loop turn publish once.
         published = []
-        session.cursor_moved.connect(published.append)
+        session.moment_changed.connect(published.append)
         t = time.perf_counter()
         for p in range(0, 500):
             session.move_to(p * 20)

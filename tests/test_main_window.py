@@ -243,7 +243,7 @@ def test_recent_files(qtbot, window, tmp_path):
     assert Settings().recent_files[:2] == [str(second), str(first)]  # saved on disk too
     window._fill_recent_menu()
     titles = [a.text() for a in window.recent_menu.actions() if a.text()]
-    assert titles[0].endswith("events.ndjson") and titles[1].endswith("trace.redacted.json")
+    assert "events.ndjson   —   " in titles[0] and "trace.redacted.json   —   " in titles[1]  # name, folder
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         window.recent_menu.actions()[1].trigger()
     assert window.settings.recent_files[0] == str(first)

@@ -1,9 +1,13 @@
-"""File ▸ Export graph as PNG/SVG: what to export (whole graph or the current view), at which scale, with or
-without the cursor highlight. The window asks for the file name afterwards."""
+"""File ▸ Export graph… (Ctrl+Shift+E): one dialog for PNG and SVG. The file name and the format follow each
+other: typing `graph.svg` chooses SVG, choosing SVG makes the name end in `.svg`; a name without a known
+extension gets the chosen format's. Also: what to export (whole graph or the current view), at which scale,
+with or without the cursor highlight. The window remembers the folder and the format."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -11,13 +15,20 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
     QRadioButton,
     QVBoxLayout,
     QWidget,
 )
 
 SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
+FORMATS = (("png", "PNG image"), ("svg", "SVG drawing (sharp at any zoom)"))
+FILTERS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)"}
 
 
 @dataclass
@@ -27,12 +38,42 @@ class ExportChoice:
     include_cursor: bool = True
 
 
+def format_of(path: str) -> str | None:
+    """"png" or "svg" from the file name's extension; None for any other."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    return suffix if suffix in FILTERS else None
+
+
+def with_format(path: str, fmt: str) -> str:
+    """The path ending in `.fmt`: a known extension is replaced, any other name gets one added."""
+    if not path:
+        return path
+    if format_of(path) is not None:
+        return path[: -len(Path(path).suffix)] + "." + fmt
+    return path + "." + fmt
+
+
 class ExportDialog(QDialog):
-    def __init__(self, kind: str, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, path: str = "", fmt: str = "png"):
         super().__init__(parent)
-        self.setWindowTitle(f"Export graph as {kind}")
+        self.setWindowTitle("Export graph")
+        self.setMinimumWidth(560)
+        self.folder = os.path.dirname(path)  # a bare typed name goes here
         layout = QVBoxLayout(self)
         form = QFormLayout()
+        self.path_edit = QLineEdit(with_format(path, fmt))
+        self.path_edit.setToolTip("The extension chooses the format: .png or .svg")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self.browse)
+        file_row = QHBoxLayout()
+        file_row.addWidget(self.path_edit, 1)
+        file_row.addWidget(browse)
+        form.addRow("File:", file_row)
+        self.format_combo = QComboBox()
+        for value, text in FORMATS:
+            self.format_combo.addItem(text, value)
+        self.format_combo.setCurrentIndex([v for v, _t in FORMATS].index(fmt if fmt in FILTERS else "png"))
+        form.addRow("Format:", self.format_combo)
         self.whole = QRadioButton("Whole graph")
         self.view = QRadioButton("Current view (what the window shows)")
         self.whole.setChecked(True)
@@ -53,11 +94,62 @@ class ExportDialog(QDialog):
         self.cursor.setChecked(True)
         form.addRow("", self.cursor)
         layout.addLayout(form)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export…")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.path_edit.textEdited.connect(self._on_path_typed)
+        self.format_combo.currentIndexChanged.connect(self._on_format_chosen)
+        self._update_ok()
+
+    # -- the name and the format follow each other -------------------------------------------------------------
+    @property
+    def format(self) -> str:
+        return self.format_combo.currentData()
+
+    def _on_path_typed(self, text: str) -> None:
+        typed = format_of(text)
+        if typed is not None and typed != self.format:
+            self.format_combo.blockSignals(True)
+            self.format_combo.setCurrentIndex([v for v, _t in FORMATS].index(typed))
+            self.format_combo.blockSignals(False)
+        self._update_ok()
+
+    def _on_format_chosen(self, _index: int) -> None:
+        self.path_edit.setText(with_format(self.path_edit.text().strip(), self.format))
+
+    def _update_ok(self) -> None:
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(self.path_edit.text().strip()))
+
+    def browse(self) -> None:
+        path, chosen_filter = QFileDialog.getSaveFileName(self, "Export graph", self.path_edit.text(),
+                                                          ";;".join(FILTERS.values()), FILTERS[self.format])
+        if not path:
+            return
+        fmt = format_of(path) or next((f for f, text in FILTERS.items() if text == chosen_filter), self.format)
+        self.path_edit.setText(with_format(path, fmt))
+        self._confirmed = self.path()  # the file dialog asked about replacing it
+        self._on_path_typed(self.path_edit.text())
+
+    def accept(self) -> None:
+        """Export; a typed name that exists is replaced only when the user says so (Browse… asks by itself)."""
+        path = self.path()
+        if os.path.exists(path) and not getattr(self, "_confirmed", None) == path:
+            answer = QMessageBox.question(self, "Replace the file?",
+                                          f"{os.path.basename(path)} already exists in {os.path.dirname(path)}. "
+                                          "Replace it?")
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        super().accept()
+
+    # -- the answer ------------------------------------------------------------------------------------------
+    def path(self) -> str:
+        """The file to write: the typed name, with the chosen format's extension if it had none."""
+        text = os.path.expanduser(self.path_edit.text().strip())
+        if not os.path.isabs(text):
+            text = os.path.join(self.folder, text)
+        return text if format_of(text) is not None else with_format(text, self.format)
 
     def choice(self) -> ExportChoice:
         return ExportChoice(self.whole.isChecked(), float(self.scale.currentData()), self.cursor.isChecked())

@@ -52,27 +52,29 @@ def create_application() -> QApplication:
 
 
 def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None,
-            conversation: str | None = None, follow: bool = False) -> int:
+            conversation: str | None = None, follow: bool = False,
+            size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
     app = create_application()
     from afp_desktop.app.main_window import MainWindow
 
     if screenshot:
-        return _screenshot(app, path, screenshot, stop, conversation)
+        return _screenshot(app, path, screenshot, stop, conversation, size)
     window = MainWindow()
     window.show()
     if path:
-        window.open_file(path, conversation=conversation, follow=True if follow else None)
+        window.open_after_first_frame(path, conversation=conversation,  # the window shows first, then the file
+                                      follow=True if follow else None)
     return app.exec()
 
 
 def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
-                conversation: str | None = None) -> int:
+                conversation: str | None = None, size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
     from afp_desktop.app.loader import load_run
     from afp_desktop.app.main_window import MainWindow
     from afp_desktop.core.formats import LoadError
 
     window = MainWindow(restore_layout=False)
-    window.resize(*SCREENSHOT_SIZE)
+    window.resize(*size)
     window.show()
     if path:
         try:

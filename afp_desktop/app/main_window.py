@@ -37,15 +37,18 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
-from afp_desktop.app.export_dialog import ExportChoice, ExportDialog
+from afp_desktop.app.export_dialog import ExportChoice, ExportDialog, format_of
+from afp_desktop.app.file_labels import recent_label
 from afp_desktop.app.find_and_bookmarks import install as install_find_and_bookmarks
 from afp_desktop.app.follow import FollowController
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
+from afp_desktop.app.notice_words import BannerMessage, failed_open_message, message_for
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
 from afp_desktop.app.panels.empty_state import EmptyState
 from afp_desktop.app.panels.graph_canvas import GraphCanvas
-from afp_desktop.app.panels.timeline import TimelinePanel
+from afp_desktop.app.panels.timeline_host import TimelineHost
+from afp_desktop.app.proportions import default_dock_sizes
 from afp_desktop.app.session import Session
 from afp_desktop.app.settings import Settings
 from afp_desktop.app.shortcuts import key_sequences
@@ -147,7 +150,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
     def _build_docks(self) -> None:
-        self.timeline = TimelinePanel(self.session)
+        self.timeline = TimelineHost(self.session)  # its plots are built after the first frame
         self.timeline_dock = self._dock("timeline", "Timeline", self.timeline, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.panels: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {"timeline": self.timeline_dock}
@@ -174,12 +177,11 @@ class MainWindow(QMainWindow):
         self._default_dock_sizes()
 
     def _default_dock_sizes(self) -> None:
-        """The default split: the timeline 310 px high, and the right column shared between the chat bubble
-        and the inspector in proportion to the window (the bubble needs little; the inspector's trees more)."""
-        column = max(self.height(), 600) - 310 - 80  # menus, banner and status bar
-        self.resizeDocks([self.docks["chat"]], [440], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.timeline_dock], [310], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["chat"], self.docks["inspector"]], [int(column * 0.32), int(column * 0.68)],
+        """The default split, in proportion to the window (proportions.py): most of it for the graph."""
+        sizes = default_dock_sizes(self.width(), self.height())
+        self.resizeDocks([self.docks["chat"]], [sizes.side_width], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.timeline_dock], [sizes.timeline_height], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["chat"], self.docks["inspector"]], [sizes.bubble_height, sizes.inspector_height],
                          Qt.Orientation.Vertical)
 
     def showEvent(self, event) -> None:
@@ -188,6 +190,38 @@ class MainWindow(QMainWindow):
             self._shown_once = True
             if not self._layout_restored:  # sizes asked for before the first show are only partly honoured
                 QTimer.singleShot(0, self._default_dock_sizes)
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if not getattr(self, "_painted_once", False):  # the window is on screen: now build what can wait
+            self._painted_once = True
+            # A timer owned by the window: it dies with the window (a closed window builds nothing).
+            QTimer(self, singleShot=True, interval=0, timeout=self._after_first_frame).start()
+
+    def open_after_first_frame(self, path: str | os.PathLike, **how) -> None:
+        """Start loading once the window is on screen (start-up: the empty window shows first); `how` goes to
+        open_file (conversation, follow)."""
+        if getattr(self, "_painted_once", False):
+            self.open_file(path, **how)
+        else:
+            self._open_when_shown, self._open_how = path, how
+
+    def _after_first_frame(self) -> None:
+        path, self._open_when_shown = getattr(self, "_open_when_shown", None), None
+        if path is None:
+            self.timeline.build()
+            return
+        # The file first (the loader reads it in a thread; the run shows at once), then the timeline's plots.
+        signals = (self.loader.loaded, self.loader.failed, self.loader.cancelled)
+
+        def build_once(*_args) -> None:
+            for signal in signals:
+                signal.disconnect(build_once)
+            QTimer(self, singleShot=True, interval=30, timeout=self.timeline.build).start()
+
+        for signal in signals:
+            signal.connect(build_once)
+        self.open_file(path, **getattr(self, "_open_how", {}))
 
     def _dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -229,9 +263,9 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self._action(file_menu, "Compare &with…", self.compare_with)
         file_menu.addSeparator()
-        self.export_png_action = self._action(file_menu, "Export graph as &PNG…", lambda: self.ask_export("PNG"),
-                                              "export")
-        self.export_svg_action = self._action(file_menu, "Export graph as &SVG…", lambda: self.ask_export("SVG"))
+        self.export_action = self._action(file_menu, "&Export graph (PNG or SVG)…", lambda: self.ask_export(),
+                                          "export")
+        self.export_png_action = self.export_svg_action = self.export_action  # (the names older code uses)
         file_menu.addSeparator()
         self.reload_action = self._action(file_menu, "&Reload", self.reload, "reload")
         self.close_action = self._action(file_menu, "&Close", self.close_run, "close")
@@ -303,6 +337,7 @@ class MainWindow(QMainWindow):
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward
             self.docks["templates"].visibilityChanged.connect(lambda shown: shown and templates.ensure_lines())
         self.canvas.node_activated.connect(s.activate_node)
+        self.canvas.card_menu_requested.connect(self._show_card_menu)
         self.loader.started.connect(lambda path: self._set_loading(True, path))
         self.loader.progress.connect(lambda f: self.progress.setValue(int(f * 100)))
         self.loader.loaded.connect(self._on_loaded)
@@ -332,6 +367,10 @@ class MainWindow(QMainWindow):
         self.theme_actions[st.get("theme")].setChecked(True)
         self.apply_theme(st.get("theme"))
         self.timeline.set_speed(st.get("play_speed"))
+        templates = self.panels.get("templates")
+        if hasattr(templates, "folder_chosen"):  # the template editor's Load…/Save… open where they last did
+            templates.folder = st.get("template_folder") or st.get("last_folder")
+            templates.folder_chosen.connect(lambda folder: self.settings.set("template_folder", folder))
         # The template map and app name are remembered by the template editor (template_store), not here.
 
     def _set_choice(self, setting: str, value: str) -> None:
@@ -351,6 +390,7 @@ class MainWindow(QMainWindow):
         for dock in self.docks.values():
             dock.setVisible(True)
             dock.setFloating(False)
+        self._default_dock_sizes()
 
     def focus_inspector_search(self) -> None:
         """Ctrl+F: show the inspector and type into its JSON search box."""
@@ -370,9 +410,9 @@ class MainWindow(QMainWindow):
 
     def _use_theme(self, theme: str) -> None:
         self.theme, self._themed = theme, True
-        # Widgets with a style sheet keep the colours they were polished with; polish them again.
-        # This window's widgets only: allWidgets() also hands out widgets of other windows being torn down.
-        for widget in (self, *self.findChildren(QWidget)):
+        # Widgets with a style sheet keep the colours they were polished with; polish them again. Only this
+        # window's own: another window's widgets may be freed by the garbage collector while we loop.
+        for widget in [self, *self.findChildren(QWidget)]:
             if widget.styleSheet():
                 widget.setStyleSheet(widget.styleSheet())
         self.canvas.set_palette(palette_for(theme))
@@ -445,8 +485,19 @@ class MainWindow(QMainWindow):
             self.session.set_run(run, position=min(kept[1], len(run.axis)))
             self.statusBar().showMessage(f"Reloaded {run.path}", 8000)
             return
+        self._remember_position()  # of the run this one replaces
+        left_at = self.settings.position_for(run.path)
+        if left_at is not None and left_at < len(run.axis):  # where the user was (at the end: as a new file)
+            self.session.set_run(run, position=left_at)
+            self.statusBar().showMessage(f"Opened {run.path} where you left it (event {left_at})", 8000)
+            return
         self.session.set_run(run)
         self.statusBar().showMessage(f"Opened {run.path}", 8000)
+
+    def _remember_position(self) -> None:
+        """Note where the cursor is in the open file, so reopening it starts there."""
+        if self.session.run is not None:
+            self.settings.remember_position(self.session.run.path, self.session.position)
 
     def _on_failed(self, message: str) -> None:
         self._set_loading(False)
@@ -459,13 +510,15 @@ class MainWindow(QMainWindow):
         if self.session.run is None:
             self.empty.set_error(f"Could not open this file.\n{message}")
         else:
-            self.banner.add_message(f"Could not open the file: {message}", "error")
+            self.banner.add_message(failed_open_message(os.path.basename(failed or ""), message))
 
     def _on_cancelled(self) -> None:
         self._set_loading(False)
         self.statusBar().showMessage("Loading cancelled.", 8000)
 
     def close_run(self) -> None:
+        self._remember_position()
+        self._persist()
         self.loader.abandon()
         self._set_loading(False)
         self.follow.closed()
@@ -486,17 +539,18 @@ class MainWindow(QMainWindow):
         self.banner.set_messages(self._messages_for(run))
         if run.bundle is not None:  # a bug report: what the reporter said comes first
             self.docks["bugreport"].raise_()
-        for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
+        for action in (self.export_action, self.reload_action, self.close_action):
             action.setEnabled(True)
 
-    def _messages_for(self, run) -> list[tuple[str, str]]:
-        messages = [(notice.text, notice.level) for notice in run.all_notices()]
-        noticed = " ".join(text for text, _level in messages)
+    def _messages_for(self, run) -> list[BannerMessage]:
+        """The banner: each notice in a plain sentence (notice_words), its exact text as the detail."""
+        messages = [message_for(notice.code, notice.text, notice.level) for notice in run.all_notices()]
+        noticed = " ".join(m.detail for m in messages)
         for problem in run.warnings:
             if str(problem) not in noticed:
-                messages.append((str(problem), "warning"))
+                messages.append(message_for("load-problem", str(problem)))
         if self.settings.warning:
-            messages.append((self.settings.warning, "warning"))
+            messages.append(message_for("settings", self.settings.warning))
         return messages
 
     def go_to_first_error(self) -> None:
@@ -520,8 +574,8 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.empty)
         self.canvas.clear("")
         self.summary.clear()
-        self.banner.set_messages([(self.settings.warning, "warning")] if self.settings.warning else [])
-        for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
+        self.banner.set_messages([message_for("settings", self.settings.warning)] if self.settings.warning else [])
+        for action in (self.export_action, self.reload_action, self.close_action):
             action.setEnabled(False)
 
     def _refresh_recent(self) -> None:
@@ -534,7 +588,7 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("No recent files").setEnabled(False)
             return
         for i, path in enumerate(recent):
-            action = self.recent_menu.addAction(f"&{(i + 1) % 10}  {os.path.basename(path)}")
+            action = self.recent_menu.addAction(f"&{(i + 1) % 10}  {recent_label(path)}")
             action.setToolTip(plain_tooltip(path))
             action.setStatusTip(path)
             action.triggered.connect(lambda _c=False, p=path: self.open_file(p))
@@ -589,23 +643,37 @@ class MainWindow(QMainWindow):
             event.ignore()
 
     # --------------------------------------------------------------------------------------------- export
-    def ask_export(self, kind: str) -> None:
+    def ask_export(self, fmt: str | None = None) -> None:
+        """File ▸ Export graph…: one dialog; the typed extension chooses PNG or SVG. Remembers folder and format."""
         if self.session.run is None or self.canvas.art is None:
             return
-        dialog = ExportDialog(kind, self)
-        if dialog.exec() != ExportDialog.DialogCode.Accepted:
-            return
-        suffix = kind.lower()
+        st = self.settings
+        fmt = (fmt or st.get("export_format")).lower()
+        folder = st.get("export_folder") or st.get("last_folder") or str(Path.home())
         base = Path(self.session.run.path).name.split(".")[0] or "graph"
-        folder = self.settings.get("last_folder") or str(Path.home())
-        path, _filter = QFileDialog.getSaveFileName(self, f"Export graph as {kind}",
-                                                    str(Path(folder) / f"{base}-graph.{suffix}"),
-                                                    f"{kind} image (*.{suffix})")
-        if not path:
+        dialog = ExportDialog(self, str(Path(folder) / f"{base}-graph.{fmt}"), fmt)
+        self._export_dialog = dialog  # (tests drive it while it is open)
+        try:
+            if dialog.exec() != ExportDialog.DialogCode.Accepted:
+                return
+            path = dialog.path()
+            st.set("export_format", dialog.format if format_of(path) is None else format_of(path))
+            st.set("export_folder", os.path.dirname(path))
+            self._persist()
+            self.export_graph_to(path, dialog.choice())
+        finally:
+            self._export_dialog = None
+
+    def _show_card_menu(self, index: int, where) -> None:
+        """Right-click on a card: copy the step's JSON or id, or export the graph."""
+        from afp_desktop.app.card_menu import card_menu
+
+        run = self.session.run
+        nodes = run.stepgraph.get("nodes", []) if run is not None else []
+        if not 0 <= index < len(nodes):
             return
-        if not path.lower().endswith(f".{suffix}"):
-            path += f".{suffix}"
-        self.export_graph_to(path, dialog.choice())
+        self.card_menu = card_menu(self, nodes[index], self.ask_export)
+        self.card_menu.popup(where)
 
     def export_graph_to(self, path: str, choice: ExportChoice | None = None) -> bool:
         from afp_desktop.app.export import export_view
@@ -636,6 +704,7 @@ class MainWindow(QMainWindow):
         self.loader.abandon()
         if self.remember_layout:
             self._save_layout()
+            self._remember_position()
         self._persist()
         self.loader.wait(5000)
         super().closeEvent(event)

@@ -22,6 +22,8 @@ from afp_desktop.core.problems import LoadError
 FILE_NAME = "settings.json"
 MAX_RECENT = 10
 MAX_FILE_BYTES = 4 << 20  # a settings file is a few KB; anything near this is not ours
+MAX_POSITIONS = 50   # files whose cursor position is remembered (the most recently left first)
+EXPORT_FORMATS = ("png", "svg")
 THEMES = ("system", "light", "dark")
 FUTURE_MODES = ("dim", "hide")
 PLAY_SPEEDS = (0.5, 1.0, 2.0, 4.0)
@@ -34,6 +36,10 @@ DEFAULTS: dict = {
     "theme": "system",
     "future_mode": "dim",
     "play_speed": 1.0,
+    "template_folder": "",   # where the template editor's Load…/Save… open
+    "export_folder": "",     # where File ▸ Export graph… opens
+    "export_format": "png",
+    "positions": [],         # [[path, cursor position], …], most recent first: reopening starts there
     # The status-template map and app name are remembered by template_store.py (the editor owns them).
 }
 
@@ -43,8 +49,14 @@ DEFAULTS: dict = {
 def _valid(key: str, value) -> bool:
     if key == "recent_files":
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    if key in ("last_folder", "geometry", "dock_state"):
+    if key in ("last_folder", "geometry", "dock_state", "template_folder", "export_folder"):
         return isinstance(value, str)
+    if key == "export_format":
+        return value in EXPORT_FORMATS
+    if key == "positions":
+        return isinstance(value, list) and all(
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], int)
+            and not isinstance(p[1], bool) and p[1] >= 0 for p in value)
     if key == "theme":
         return value in THEMES
     if key == "future_mode":
@@ -122,6 +134,16 @@ class Settings:
 
     def clear_recent(self) -> None:
         self.values["recent_files"] = []
+
+    # -- where the user was in each file ------------------------------------------------------------------------
+    def position_for(self, path: str | os.PathLike) -> int | None:
+        path = os.path.abspath(os.fspath(path))
+        return next((position for p, position in self.values["positions"] if p == path), None)
+
+    def remember_position(self, path: str | os.PathLike, position: int) -> None:
+        path = os.path.abspath(os.fspath(path))
+        kept = [entry for entry in self.values["positions"] if entry[0] != path]
+        self.values["positions"] = [[path, int(position)], *kept][:MAX_POSITIONS]
 
     # -- window layout (QByteArray ↔ base64 text) -------------------------------------------------------------
     def layout_bytes(self, key: str) -> bytes | None:

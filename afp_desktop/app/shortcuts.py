@@ -27,7 +27,8 @@ class Shortcut:
 
 SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("open", ("Ctrl+O",), "Open a trace file (or drop one on the window)", WINDOW),
-    Shortcut("export", ("Ctrl+Shift+E",), "Export the step graph as PNG or SVG", WINDOW),
+    Shortcut("export", ("Ctrl+Shift+E",), "Export the step graph (PNG or SVG: the file name's extension decides)",
+             WINDOW),
     Shortcut("reload", ("F5", "Ctrl+R"), "Reload the file from disk (the cursor stays where it was)", WINDOW),
     Shortcut("close", ("Ctrl+W",), "Close the run", WINDOW),
     Shortcut("quit", ("Ctrl+Q",), "Quit", WINDOW),
@@ -59,6 +60,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
 # Mouse gestures worth knowing: (gesture, action, where); listed under the keys in the overlay and README.
 GESTURES: tuple[tuple[str, str, str], ...] = (
     ("Click a graph card", "Select it and move the cursor to when it appeared", "Step graph"),
+    ("Right-click a graph card", "Copy the step's JSON or id, or export the graph", "Step graph"),
     ("Mouse wheel", "Zoom the graph around the pointer", "Step graph"),
     ("Double-click a square stop", "Drill into its inner stops", "Timeline"),
     ("Drop a file on the window", "Open it", WINDOW),

@@ -6,11 +6,12 @@ Everything here may come from a trace, so every label is plain text: a tool resu
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.notice_words import BannerMessage, by_severity, message_for
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.theme import ERROR_TEXT, is_dark_palette
 from afp_desktop.core.views.summary import RunSummary
@@ -32,40 +33,110 @@ def plain_label(text: str = "", wrap: bool = False) -> QLabel:
     return label
 
 
+class ElidedLabel(QLabel):
+    """One line of plain text ending in "…" when it is narrower than its text; `full_text` is the whole."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self._full = ""
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self._full = text
+        self.updateGeometry()
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        metrics = self.fontMetrics()
+        return QSize(metrics.horizontalAdvance(self._full) + 4, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(min(self.sizeHint().width(), self.fontMetrics().horizontalAdvance("M…") * 3),
+                     super().minimumSizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(self.width(), 1))
+        if shown != super().text():
+            super().setText(shown)
+
+
 class BannerLine(QFrame):
+    """One message: a mark, the plain sentence (elided to one line), "Details" when there is more to say (the
+    exact text appears under it, and is the sentence's tooltip), and ✕ to dismiss it."""
+
     dismissed = Signal()
 
-    def __init__(self, text: str, level: str, dark: bool, parent: QWidget | None = None):
+    def __init__(self, message: BannerMessage, dark: bool, parent: QWidget | None = None):
         super().__init__(parent)
-        self.text, self.level = text, level
+        self.message = message
+        self.text, self.level = message.detail, message.level
         self.setObjectName("bannerLine")
-        light_bg, light_border, dark_bg, dark_border = LEVEL_STYLE.get(level, LEVEL_STYLE["info"])
+        light_bg, light_border, dark_bg, dark_border = LEVEL_STYLE.get(message.level, LEVEL_STYLE["info"])
         background, border = (dark_bg, dark_border) if dark else (light_bg, light_border)
         self.setStyleSheet(f"#bannerLine {{ background: {background}; border-left: 4px solid {border}; }}")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(8, 3, 4, 3)
-        mark = QLabel(LEVEL_MARK.get(level, "ℹ"))
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 2, 4, 2)
+        column.setSpacing(0)
+        row = QHBoxLayout()
+        row.setSpacing(6)
+        column.addLayout(row)  # first, so every widget added below is a child (never a window of its own)
+        mark = QLabel(LEVEL_MARK.get(message.level, "ℹ"))
         mark.setStyleSheet(f"color: {border}; font-weight: bold;")
-        row.addWidget(mark, 0, Qt.AlignmentFlag.AlignTop)
-        self.label = plain_label(text, wrap=True)
-        self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        row.addWidget(mark)
+        self.label = ElidedLabel(message.sentence)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setToolTip(plain_tooltip(message.detail) if message.has_detail else "")
         row.addWidget(self.label, 1)
+        self.details_button = _small_button("Details", "Show what exactly the file says")
+        self.details_button.setCheckable(True)
+        row.addWidget(self.details_button)
+        self.details_button.setVisible(message.has_detail)
+        self.more_button = _small_button("", "Show every message")  # the first line's; BannerRow sets it
+        row.addWidget(self.more_button)
+        self.more_button.setVisible(False)
         close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
         close.setToolTip("Dismiss")
         close.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         close.clicked.connect(self.dismissed.emit)
-        row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(close)
+        self.detail = plain_label(message.detail, wrap=True)
+        self.detail.setContentsMargins(22, 0, 0, 2)
+        column.addWidget(self.detail)
+        self.detail.setVisible(False)
+        self.details_button.toggled.connect(self.detail.setVisible)
+
+
+def _small_button(text: str, tip: str) -> QToolButton:
+    button = QToolButton()
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAutoRaise(True)
+    button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    return button
 
 
 class BannerRow(QWidget):
-    """One line per message, warning/info/error styled, each dismissable; hidden when empty."""
+    """The messages above the graph, most severe first, collapsed to one line with "+N more" that expands
+    them. A message with a code replaces an earlier one with the same code (a second failed open replaces
+    the first). Each line is dismissable; the row hides when empty."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.dark = False
-        self._messages: list[tuple[str, str]] = []
+        self.expanded = False
+        self._messages: list[BannerMessage] = []
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(1)
@@ -73,24 +144,39 @@ class BannerRow(QWidget):
 
     @property
     def lines(self) -> list[BannerLine]:
+        """Every line, most severe first (the collapsed row shows only the first)."""
         return [self._layout.itemAt(i).widget() for i in range(self._layout.count())]
 
     @property
     def texts(self) -> list[str]:
-        return [line.text for line in self.lines]
+        """The messages' exact texts, in the order they were given."""
+        return [m.detail for m in self._messages]
 
-    def set_messages(self, messages: list[tuple[str, str]]) -> None:
-        """messages: (text, level) with level 'error' | 'warning' | 'info'. The same list again (a followed
-        run that grew) changes nothing: no rebuild, and dismissed lines stay dismissed."""
+    @property
+    def sentences(self) -> list[str]:
+        return [line.message.sentence for line in self.lines]
+
+    def set_messages(self, messages) -> None:
+        """messages: BannerMessage, or (text, level) with level 'error' | 'warning' | 'info'. The same list again
+        (a followed run that grew) changes nothing: no rebuild, and dismissed lines stay dismissed."""
         if list(messages) == getattr(self, "_given", None):
             return
         self._given = list(messages)
-        self._messages = list(messages)
+        self._messages = [m if isinstance(m, BannerMessage) else message_for(None, *m) for m in messages]
         self._rebuild()
 
-    def add_message(self, text: str, level: str = "warning") -> None:
-        self._messages.insert(0, (text, level))
+    def add_message(self, message, level: str = "warning") -> None:
+        """Add a message (a BannerMessage or a text) on top; one with a code replaces its earlier self."""
+        if not isinstance(message, BannerMessage):
+            message = message_for(None, message, level)
+        if message.code is not None:
+            self._messages = [m for m in self._messages if m.code != message.code]
+        self._messages.insert(0, message)
         self._rebuild()
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+        self._show_lines()
 
     def set_dark(self, dark: bool) -> None:
         self.dark = dark
@@ -101,13 +187,26 @@ class BannerRow(QWidget):
             widget = self._layout.takeAt(0).widget()
             widget.setParent(None)
             widget.deleteLater()
-        for text, level in self._messages:
-            line = BannerLine(text, level, self.dark)
-            line.dismissed.connect(lambda m=(text, level): self._dismiss(m))
+        for message in by_severity(self._messages):
+            line = BannerLine(message, self.dark)
+            line.dismissed.connect(lambda m=message: self._dismiss(m))
             self._layout.addWidget(line)
+        lines = self.lines
+        if lines:
+            lines[0].more_button.clicked.connect(lambda: self.set_expanded(not self.expanded))
+        self._show_lines()
         self.setVisible(bool(self._messages))
 
-    def _dismiss(self, message: tuple[str, str]) -> None:
+    def _show_lines(self) -> None:
+        lines = self.lines
+        for i, line in enumerate(lines):
+            line.setVisible(i == 0 or self.expanded)
+        if lines:
+            more = lines[0].more_button
+            more.setVisible(len(lines) > 1)
+            more.setText("Show less" if self.expanded else f"+{len(lines) - 1} more")
+
+    def _dismiss(self, message: BannerMessage) -> None:
         if message in self._messages:
             self._messages.remove(message)
             self._rebuild()
@@ -154,13 +253,14 @@ class SummaryStrip(QFrame):
         row = QHBoxLayout(self)
         row.setContentsMargins(10, 4, 10, 4)
         row.setSpacing(14)
-        self.name = plain_label()
+        # A narrow window elides the name and the figures (the tooltips hold them whole).
+        self.name = ElidedLabel()
         font = self.name.font()
         font.setBold(True)
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.name.setFont(font)
-        self.figures = plain_label()
-        self.figures.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # elide, not grow
+        self.figures = ElidedLabel()
+        self.figures.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.errors = QPushButton()
         self.errors.setFlat(True)
         self.errors.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -195,4 +295,4 @@ class SummaryStrip(QFrame):
 
     @property
     def text(self) -> str:
-        return " · ".join(label.text() for label in (self.name, self.figures, self.errors))
+        return " · ".join((self.name.full_text(), self.figures.full_text(), self.errors.text()))

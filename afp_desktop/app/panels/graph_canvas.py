@@ -539,6 +539,7 @@ class GraphCanvas(QGraphicsView):
     """Shows one StepGraph. Click a card → node_activated(index); wheel zooms under the mouse; drag pans."""
 
     node_activated = Signal(int)
+    card_menu_requested = Signal(int, QPoint)  # right-click on a card: its index, the global position
 
     def __init__(self, parent: QWidget | None = None, palette: GraphPalette | None = None):
         super().__init__(parent)
@@ -813,6 +814,14 @@ class GraphCanvas(QGraphicsView):
             if isinstance(item, NodeItem) and item.isVisible():
                 return item.index
         return None
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 - the window builds the card's menu
+        index = self.node_at(event.pos())
+        if index is None:
+            super().contextMenuEvent(event)
+            return
+        event.accept()
+        self.card_menu_requested.emit(index, event.globalPos())
 
     def mousePressEvent(self, event) -> None:
         self._press_pos = event.position().toPoint() if event.button() == Qt.MouseButton.LeftButton else None

@@ -311,6 +311,8 @@ class JsonTreeView(QWidget):
         self.next_button.clicked.connect(self.next_match)
         self.match_label = QLabel("")
         self.match_label.setTextFormat(Qt.TextFormat.PlainText)
+        # Room for the widest count, so "2 / 8" is never clipped by a narrow panel (the search box gives way).
+        self.match_label.setMinimumWidth(self.match_label.fontMetrics().horizontalAdvance("8888 / 8888+") + 8)
 
         self.tree = QTreeView()
         self.tree.setModel(self.model)

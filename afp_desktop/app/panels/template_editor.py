@@ -14,13 +14,14 @@ from pathlib import Path
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
+    QAbstractItemView, QComboBox, QFileDialog, QFrame, QScrollArea, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
     QSplitter, QStyledItemDelegate, QTableView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app import template_store
 from afp_desktop.app.plain_text import plain_label
+from afp_desktop.app.panels.template_box import TemplateBox
 from afp_desktop.core.model.bubble import all_lines
 from afp_desktop.core.library.status import (
     DEFAULT_TEMPLATES, spaced_placeholders, state_for_template_key, unknown_variables, variables_for_template_key,
@@ -135,7 +136,7 @@ class TemplateTableModel(QAbstractTableModel):
             if column == self.WARNINGS:
                 return "; ".join(self.warnings(index.row()))
         if role == Qt.ItemDataRole.ForegroundRole:
-            if column == self.WARNINGS:
+            if column in (self.WARNINGS, self.KEY) and self.warnings(index.row()):
                 return QBrush(WARN)
             if column == self.TEMPLATE and (not is_set or template == DEFAULT_TEMPLATES.get(key)):
                 return QBrush(MUTED)  # unchanged default or fall-through: grey
@@ -148,7 +149,8 @@ class TemplateTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             text = {self.TEMPLATE: template or "", self.DEFAULT: DEFAULT_TEMPLATES.get(key, ""),
                     self.VARIABLES: "\n".join("{{%s}}" % v for v in variables_for_template_key(key)),
-                    self.WARNINGS: "\n".join(self.warnings(index.row()))}.get(column)
+                    self.WARNINGS: "\n".join(self.warnings(index.row())),
+                    self.KEY: "\n".join(self.warnings(index.row()))}.get(column)
             return plain_tooltip(text) if text else None
         return None
 
@@ -175,15 +177,19 @@ class LiveDelegate(QStyledItemDelegate):
 
 
 class TemplateEditorPanel(QWidget):
+    folder_chosen = Signal(str)  # the folder of a template map loaded or saved (the window remembers it)
+
     def __init__(self, session, parent: QWidget | None = None, *, restore: bool = True):
         super().__init__(parent)
         self.session = session
+        self.folder = ""  # where the Load…/Save… dialogs open
         self.model = TemplateTableModel(self)
         self.model.edited.connect(self._schedule_apply)
 
         self.app_name = QLineEdit(session.app_name)
         self.app_name.setPlaceholderText("app name for {{appName}}")
         self.app_name.textEdited.connect(lambda _t: self._schedule_apply())
+        self.app_name.textChanged.connect(self._on_app_name)
         self.add_combo = QComboBox()
         self.add_combo.setMinimumContentsLength(24)
         self.add_button = QPushButton("Add key")
@@ -210,6 +216,16 @@ class TemplateEditorPanel(QWidget):
         header.setSectionResizeMode(TemplateTableModel.TEMPLATE, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(TemplateTableModel.STATE, QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(False)
+        # What a template may use and what is wrong with it are shown beside the text box, not off-screen.
+        for column in (TemplateTableModel.DEFAULT, TemplateTableModel.VARIABLES, TemplateTableModel.WARNINGS):
+            self.table.setColumnHidden(column, True)
+        self.table.setMinimumHeight(80)
+        self.box = TemplateBox()
+        self.box.app_name = self.app_name.text()
+        self.box.edited.connect(self._on_box_edited)
+        self.table.selectionModel().currentRowChanged.connect(lambda _c, _p: self._show_selected())
+        self.model.dataChanged.connect(lambda _a, _b: self._show_selected())
+        self.model.modelReset.connect(self._reselect)
 
         self.lines = QTreeWidget()
         self.lines.setHeaderLabels(["Line", "Times", "First at"])
@@ -234,16 +250,29 @@ class TemplateEditorPanel(QWidget):
         lines_layout.setContentsMargins(0, 4, 0, 0)
         lines_layout.addWidget(self.lines_title)
         lines_layout.addWidget(self.lines)
+        self.lines.setMinimumHeight(60)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
+        splitter.addWidget(self.box)
         splitter.addWidget(lines_box)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
+        splitter.setChildrenCollapsible(False)
+        for i, stretch in enumerate((2, 3, 2)):
+            splitter.setStretchFactor(i, stretch)
+        self.splitter = splitter
+        # In a low window the panel scrolls rather than forcing the window taller.
+        content = QWidget()
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        layout = QVBoxLayout(content)
         layout.addLayout(top)
         layout.addLayout(keys)
         layout.addWidget(self.message)
         layout.addWidget(splitter, 1)
+        scroll.setWidget(content)
 
         self._apply_timer = QTimer(self, singleShot=True, interval=APPLY_DELAY_MS, timeout=self.flush)
         self._lines_timer = QTimer(self, singleShot=True, interval=LINES_DELAY_MS, timeout=self.refresh_lines)
@@ -305,9 +334,8 @@ class TemplateEditorPanel(QWidget):
     def add_key(self, key: str) -> None:
         if key not in self.model.templates:
             self.set_map({**self.model.templates, key: fallback_template(key, self.model.templates)})
-        row = self.model.keys.index(key)
-        self.table.selectRow(row)
-        self.table.scrollTo(self.model.index(row, 0))
+        self.select_key(key)
+        self.table.scrollTo(self.model.index(self.model.keys.index(key), 0))
 
     def add_selected_key(self) -> None:
         key = self.add_combo.currentData()
@@ -341,15 +369,56 @@ class TemplateEditorPanel(QWidget):
         return True
 
     def _load_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Load status templates", "", "JSON (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Load status templates", self.folder,
+                                              "JSON (*.json);;All files (*)")
         if path:
+            self._chose_folder(path)
             self.load_map(path)
 
     def _save_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save status templates", "status-templates.json",
-                                              "JSON (*.json)")
+        start = str(Path(self.folder) / "status-templates.json") if self.folder else "status-templates.json"
+        path, _ = QFileDialog.getSaveFileName(self, "Save status templates", start, "JSON (*.json)")
         if path:
+            self._chose_folder(path)
             self.save_map(path)
+
+    def _chose_folder(self, path: str) -> None:
+        self.folder = str(Path(path).parent)
+        self.folder_chosen.emit(self.folder)
+
+    # -- the box for the selected key --------------------------------------------------------------------
+    @property
+    def selected_key(self) -> str | None:
+        index = self.table.selectionModel().currentIndex()
+        return self.model.keys[index.row()] if index.isValid() and index.row() < len(self.model.keys) else None
+
+    def select_key(self, key: str) -> None:
+        row = self.model.keys.index(key)
+        self.table.setCurrentIndex(self.model.index(row, TemplateTableModel.KEY))
+        self.table.selectRow(row)
+
+    def _show_selected(self) -> None:
+        key = self.selected_key
+        if key is None:
+            self.box.show_key(None, None, [])
+            return
+        self.box.show_key(key, self.model.templates.get(key), self.model.warnings(self.model.keys.index(key)))
+
+    def _reselect(self) -> None:
+        key = self.box.key
+        if key in self.model.keys:
+            self.select_key(key)
+        self._show_selected()
+
+    def _on_box_edited(self, text: str) -> None:
+        key = self.box.key
+        if key is not None:
+            self.set_template(key, text)
+            self.box.set_warnings(template_warnings(key, text))
+
+    def _on_app_name(self, name: str) -> None:
+        self.box.app_name = name
+        self.box.refresh_preview()
 
     def show_message(self, text: str, *, error: bool = False) -> None:
         self.message.setText(text)
@@ -405,6 +474,8 @@ class TemplateEditorPanel(QWidget):
         self.add_combo.clear()
         self.add_combo.addItem("Add a key…", None)
         run = self.session.run
+        names = tool_names(run) if run is not None else []
+        self.box.samples = {"toolName": names[0]} if names else {}
         candidates = [k for k in DEFAULT_TEMPLATES if k not in self.model.templates]
         for name in tool_names(run) if run is not None else []:
             candidates += [f"tool.{name}", f"tool.{name}.progress", f"tool.{name}.progress.generic"]
@@ -449,6 +520,6 @@ class TemplateEditorPanel(QWidget):
             self.session.move_to(int(position))
 
     def _fit_columns(self) -> None:
-        for column, width in ((TemplateTableModel.KEY, 200), (TemplateTableModel.DEFAULT, 170),
+        for column, width in ((TemplateTableModel.KEY, 170), (TemplateTableModel.DEFAULT, 170),
                               (TemplateTableModel.VARIABLES, 200), (TemplateTableModel.WARNINGS, 230)):
             self.table.setColumnWidth(column, width)

@@ -1,0 +1,104 @@
+"""The timeline dock's content, built after the window's first frame.
+
+The timeline draws with pyqtgraph, whose import (with numpy) costs more than half a second: the window shows
+first and the plots are built a moment later (`build`, called by the window once it has painted). Play, speed
+and drilling out belong to the session, so the keys work before the plots exist; any other attribute of the
+timeline (tests, the window) builds it at once and is read from the real `TimelinePanel`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+MIN_HEIGHT = 150      # the plots' minimum and the controls; the dock keeps its size when they arrive
+PLOTS_MIN_HEIGHT = 96  # (the panel asks for 180: too much for a 640-px-high window)
+BARS_HEIGHT = 84       # the per-stop bars, and in a low dock a shorter version so the stop markers keep room
+LOW_BARS_HEIGHT = 52
+LOW_DOCK = 215
+
+
+class TimelineHost(QWidget):
+    speed_changed = Signal(float)
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self._panel = None
+        self._theme = "light"
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._waiting = QLabel("Preparing the timeline…")
+        self._waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._waiting.setEnabled(False)
+        self._layout.addWidget(self._waiting)
+        self.setMinimumHeight(MIN_HEIGHT)
+        session.speed_changed.connect(self.speed_changed)
+
+    @property
+    def built(self) -> bool:
+        return self._panel is not None
+
+    @property
+    def panel(self):
+        """The real TimelinePanel, built now if it was not yet."""
+        if self._panel is None:
+            self.build()
+        return self._panel
+
+    def build(self) -> None:
+        if self._panel is not None:
+            return
+        from afp_desktop.app.panels.timeline import TimelinePanel  # imports pyqtgraph
+
+        panel = TimelinePanel(self.session, self)  # a child from the start: never a window of its own
+        panel.plots.setMinimumHeight(PLOTS_MIN_HEIGHT)
+        panel.set_theme(self._theme)
+        panel._on_speed(self.session.speed)
+        if self.session.run is not None:  # a run opened before the plots existed
+            panel._on_run_loaded(self.session.run)
+        self._layout.removeWidget(self._waiting)
+        self._waiting.deleteLater()
+        self._layout.addWidget(panel)
+        self._panel = panel
+        self._fit_bars()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit_bars()
+
+    def _fit_bars(self) -> None:
+        if self._panel is not None:
+            self._panel.bar_plot.setFixedHeight(BARS_HEIGHT if self.height() >= LOW_DOCK else LOW_BARS_HEIGHT)
+
+    def __getattr__(self, name: str):
+        # Only reached for names this class lacks: they are the panel's.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.panel, name)
+
+    # -- what the window calls before the plots exist --------------------------------------------------------
+    def set_theme(self, theme: str) -> None:
+        self._theme = theme
+        if self._panel is not None:
+            self._panel.set_theme(theme)
+
+    @property
+    def speed(self) -> float:
+        return self.session.speed
+
+    def set_speed(self, speed: float) -> None:
+        self.session.set_speed(speed)
+
+    @property
+    def playing(self) -> bool:
+        return self.session.playing
+
+    def toggle_play(self) -> None:
+        self.session.toggle_play()
+
+    def stop_playing(self) -> None:
+        self.session.stop_playing()
+
+    def back_out(self, depth: int = 0) -> None:
+        self.session.drill_out(depth)

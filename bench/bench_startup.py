@@ -1,0 +1,156 @@
+"""Start-up benchmark (a script, not a test): from the command to the first shown frame, for a tiny file.
+
+    .venv/bin/python bench/bench_startup.py [FILE] [--runs N]
+
+Each run starts a fresh `python -m afp_desktop FILE` (offscreen unless QT_QPA_PLATFORM says otherwise) with a
+small driver that notes, on the system-wide monotonic clock, when the window first paints and when it first
+paints with the run shown, then quits. The parent notes the clock just before starting the process, so the
+figures include the interpreter's own start-up. Prints every run and the medians, plus the slowest imports
+of one `python -X importtime` run of the same command.
+
+`--against DIR` also measures another checkout (its afp_desktop imported from DIR), run for run alternately with
+this one, so a busy machine slows both alike and the ratio stays meaningful.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_FILE = ROOT / "sample_traces" / "react-two-tools.trace.json"
+TARGET_S = 1.0
+
+# Runs inside the child: wraps gui.create_application so the first paints are noted, then runs the real CLI.
+DRIVER = r"""
+import sys, time
+from afp_desktop.app import gui
+
+_make = gui.create_application
+
+def create_application():
+    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtWidgets import QApplication
+    app = _make()
+
+    class Watch(QObject):
+        first = None
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint and obj.isWidgetType() and obj.window().isWindow() \
+                    and type(obj.window()).__name__ == "MainWindow":
+                now = time.monotonic()
+                if Watch.first is None:
+                    Watch.first = now
+                    print(f"first-frame {now!r}", flush=True)
+                window = obj.window()
+                if window.session.run is not None:
+                    print(f"run-shown {now!r}", flush=True)
+                    app.removeEventFilter(self)
+                    self.window = window
+                    QTimer.singleShot(0, self.wait_for_timeline)
+            return False
+
+        def wait_for_timeline(self):
+            if getattr(self.window.timeline, "built", True):  # the plots are built after the first frame
+                print(f"timeline-ready {time.monotonic()!r}", flush=True)
+                app.quit()
+            else:
+                QTimer.singleShot(5, self.wait_for_timeline)
+
+    app._startup_watch = Watch()
+    app.installEventFilter(app._startup_watch)
+    QTimer.singleShot(20000, app.quit)
+    return app
+
+gui.create_application = create_application
+from afp_desktop.cli import main
+sys.argv = ["afp-desktop", *sys.argv[1:]]
+main()
+"""
+
+
+def one_run(file: Path, checkout: Path = ROOT) -> tuple[float, float | None, float | None]:
+    env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+           "AFP_DESKTOP_CONFIG_DIR": str(ROOT / "bench" / ".startup-config")}
+    start = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", DRIVER, str(file)], env=env, capture_output=True, text=True,
+                         timeout=60, cwd=checkout).stdout  # `-c` imports afp_desktop from the working folder
+    marks = dict(line.split(" ", 1) for line in out.splitlines() if line.startswith(("first-frame", "run-shown", "timeline-ready")))
+    if "first-frame" not in marks:
+        raise SystemExit(f"the window never painted; output:\n{out}")
+    shown = float(marks["run-shown"]) - start if "run-shown" in marks else None
+    ready = float(marks["timeline-ready"]) - start if "timeline-ready" in marks else None
+    return float(marks["first-frame"]) - start, shown, ready
+
+
+def slowest_imports(file: Path, count: int = 12) -> list[tuple[int, str]]:
+    env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+           "AFP_DESKTOP_CONFIG_DIR": str(ROOT / "bench" / ".startup-config")}
+    err = subprocess.run([sys.executable, "-X", "importtime", "-c", DRIVER, str(file)], env=env,
+                         capture_output=True, text=True, timeout=60, cwd=ROOT).stderr
+    rows = []
+    for line in err.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _self, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|"))
+        rows.append((int(cumulative), name))
+    top = [row for row in rows if row[1] in {"PySide6.QtWidgets", "PySide6.QtGui", "PySide6.QtCore", "pyqtgraph",
+                                             "numpy", "afp_desktop.app.main_window", "afp_desktop.app.gui",
+                                             "afp_desktop.app.panels.timeline", "afp_desktop.app.panels.inspector",
+                                             "afp_desktop.app.panels.graph_canvas", "afp_desktop.cli",
+                                             "afp_desktop.app.panels.chat_bubble",
+                                             "afp_desktop.app.panels.template_editor", "orjson"}]
+    return sorted(top, reverse=True)[:count]
+
+
+def _ms(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds * 1000:6.0f} ms"
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    runs = 5
+    if "--runs" in args:
+        i = args.index("--runs")
+        runs = int(args[i + 1])
+        del args[i:i + 2]
+    against = None
+    if "--against" in args:
+        i = args.index("--against")
+        against = Path(args[i + 1]).resolve()
+        del args[i:i + 2]
+    file = Path(args[0]).resolve() if args else DEFAULT_FILE
+    print(f"start-up of `afp-desktop {file.name}` ({file.stat().st_size:,} bytes), {runs} runs, "
+          f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM', 'offscreen')}")
+    one_run(file)  # warm the disk cache and the bytecode
+    firsts, shown, ready, other = [], [], [], []
+    for i in range(runs):
+        if against is not None:
+            other.append(one_run(file, against))
+        first, run_shown, timeline_ready = one_run(file)
+        firsts.append(first)
+        shown += [run_shown] if run_shown is not None else []
+        ready += [timeline_ready] if timeline_ready is not None else []
+        print(f"  run {i + 1}: first frame {first * 1000:6.0f} ms   run shown {_ms(run_shown)}   "
+              f"timeline plots ready {_ms(timeline_ready)}")
+    median = statistics.median(firsts)
+    print(f"median: first frame {median * 1000:.0f} ms (target {TARGET_S * 1000:.0f} ms, ratio "
+          f"{median / TARGET_S:.2f}); run shown {_ms(statistics.median(shown) if shown else None)}; "
+          f"timeline plots ready {_ms(statistics.median(ready) if ready else None)}")
+    if other:
+        other_first = statistics.median(o[0] for o in other)
+        other_shown = [o[1] for o in other if o[1] is not None]
+        print(f"{against}: first frame {other_first * 1000:.0f} ms, run shown "
+              f"{_ms(statistics.median(other_shown) if other_shown else None)}; this checkout's first frame takes "
+              f"{median / other_first:.2f}× as long")
+    print("imports (cumulative; pyqtgraph, numpy and the timeline are imported after the first frame):")
+    for micros, name in slowest_imports(file):
+        print(f"  {micros / 1000:7.1f} ms  {name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Issue 14, space and start-up: default dock proportions at the default size and at 1024×640, the header
+elided rather than cut, and the timeline's plots (pyqtgraph) built only after the window's first frame."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from afp_desktop.app.loader import load_run
+from afp_desktop.app.main_window import MainWindow
+from afp_desktop.app.proportions import default_dock_sizes
+from tests.corpus_util import corpus_path
+
+RUN = corpus_path("04-tool-progress", "recording.json")
+
+
+def shown_window(qtbot, width: int | None = None, height: int | None = None) -> MainWindow:
+    win = MainWindow(restore_layout=False)
+    qtbot.addWidget(win)
+    if width is not None:
+        win.resize(width, height)
+    win.show()
+    qtbot.waitExposed(win)
+    win.session.set_run(load_run(RUN))
+    win.session.flush()
+    qtbot.waitUntil(lambda: win.timeline.built)  # built after the first frame
+    qtbot.wait(50)  # the default dock sizes are applied once the window is shown
+    return win
+
+
+def test_default_size_gives_the_graph_and_the_bubble_room(qtbot):
+    win = shown_window(qtbot)
+    height = win.height()
+    assert (win.width(), height) == (1440, 900)
+    assert win.timeline_dock.height() <= 0.26 * height  # was 310 px of 900 (~40% with its title and margins)
+    assert win.canvas.height() >= 0.6 * height
+    column = win.docks["chat"].height() + win.docks["inspector"].height()
+    assert win.docks["chat"].height() >= 0.35 * column
+    assert win.canvas.width() >= 0.6 * win.width()
+
+
+def test_a_small_window_stays_usable(qtbot):
+    win = shown_window(qtbot, 1024, 640)
+    assert (win.width(), win.height()) == (1024, 640)  # the docks' minimums allow it
+    assert win.canvas.height() >= 300 and win.canvas.width() >= 560
+    assert win.timeline_dock.height() <= 0.32 * 640
+    timeline = win.timeline
+    assert timeline.stop_plot.height() >= 40  # the stop markers keep their room in a low dock
+    # The header is elided, not cut: what it shows fits and ends in "…"; the whole text is kept.
+    figures = win.summary.figures
+    assert figures.fontMetrics().horizontalAdvance(figures.text()) <= figures.width()
+    figures.setText(figures.full_text() + "  ·  " + "a long model name " * 8)  # more than fits
+    assert figures.text().endswith("…") and figures.full_text().startswith(figures.text()[:-1])
+    assert figures.fontMetrics().horizontalAdvance(figures.text()) <= figures.width()
+    assert "3 tool calls" in win.summary.text
+    right = figures.geometry().right()
+    assert right <= win.summary.errors.geometry().left()
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1440, 900), (1024, 640)])
+def test_proportions_leave_most_of_the_height_to_the_graph(size):
+    sizes = default_dock_sizes(*size)
+    assert sizes.timeline_height <= 0.3 * size[1]
+    assert sizes.side_width <= 0.36 * size[0]
+    assert sizes.bubble_height + sizes.inspector_height + sizes.timeline_height <= size[1]
+
+
+def test_the_window_module_does_not_import_pyqtgraph_or_numpy():
+    code = ("import sys, afp_desktop.app.gui, afp_desktop.app.main_window; "
+            "print(sorted(m for m in ('pyqtgraph', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"QT_QPA_PLATFORM": "offscreen", "PATH": ""}).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_timeline_is_built_after_the_first_frame_and_keys_work_before(qtbot):
+    win = MainWindow(restore_layout=False)
+    qtbot.addWidget(win)
+    assert not win.timeline.built  # not before the window is on screen
+    win.session.set_run(load_run(RUN))
+    win.timeline.set_speed(2.0)
+    assert win.session.speed == 2.0 and not win.timeline.built
+    win.show()
+    qtbot.waitUntil(lambda: win.timeline.built)
+    # A run opened before the plots existed is shown by them.
+    assert win.timeline.slider.maximum() == len(win.session.run.axis)
+    assert win.timeline.speed_combo.currentData() == 2.0
+
+
+def test_a_file_given_at_start_up_loads_after_the_first_frame_then_the_plots(qtbot):
+    win = MainWindow(restore_layout=False)
+    qtbot.addWidget(win)
+    win.open_after_first_frame(RUN)
+    assert not win.loader.busy and win.session.run is None  # nothing before the window is on screen
+    with qtbot.waitSignal(win.loader.loaded, timeout=30_000):
+        win.show()
+    qtbot.waitUntil(lambda: win.timeline.built)
+    assert win.session.run is not None and win.timeline.slider.maximum() == len(win.session.run.axis)
