@@ -23,7 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.core.views.search import QueryError, SearchIndex, SearchResult
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (imported when the first index is built: numpy stays off the window's start-up path)
+    from afp_desktop.core.views.search import SearchIndex, SearchResult
 
 MAX_LISTED = 10_000  # hits listed (and marked); the count says when there are more
 SEARCH_DELAY_MS = 180  # typing pauses this long before the search runs
@@ -43,6 +46,8 @@ class _IndexThread(QThread):
         self.generation = generation
 
     def run(self) -> None:
+        from afp_desktop.core.views.search import SearchIndex
+
         run, templates, app_name, base = self._args
         try:
             index = base.with_templates(templates, app_name) if base is not None and base.run is run \
@@ -277,6 +282,8 @@ class FindPanel(QWidget):
             self._ensure_index()
             self.count_label.setText("Indexing the run…")
             return
+        from afp_desktop.core.views.search import QueryError
+
         try:
             result = self.index.find(query, regex=self.regex_button.isChecked(),
                                      ignore_case=not self.case_button.isChecked(), limit=MAX_LISTED)

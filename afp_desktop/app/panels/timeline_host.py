@@ -62,6 +62,8 @@ class TimelineHost(QWidget):
         self._layout.addWidget(panel)
         self._panel = panel
         self._fit_bars()
+        if self._pending_marks:
+            panel.set_search_marks(self._pending_marks)
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -78,6 +80,14 @@ class TimelineHost(QWidget):
         return getattr(self.panel, name)
 
     # -- what the window calls before the plots exist --------------------------------------------------------
+    _pending_marks: list = []
+
+    def set_search_marks(self, positions) -> None:
+        """Search matches to mark: kept until the plots exist (a search never builds them early)."""
+        if self._panel is not None:
+            self._panel.set_search_marks(positions)
+        else:
+            self._pending_marks = list(positions)
     def set_theme(self, theme: str) -> None:
         self._theme = theme
         if self._panel is not None:
