@@ -21,7 +21,7 @@ def load_run(path: str, progress=None, cancelled=None):
     report = progress or (lambda _f: None)
     with gc_paused():
         run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=cancelled)
-        run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled)
+        run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled, window=True)
     report(1.0)
     return run
 

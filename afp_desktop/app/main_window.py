@@ -48,7 +48,6 @@ from afp_desktop.app.session import Session
 from afp_desktop.app.settings import Settings
 from afp_desktop.app.shortcuts import key_sequences
 from afp_desktop.app.style import palette_for
-from afp_desktop.core.summary import summarize
 
 log = logging.getLogger(__name__)
 
@@ -439,11 +438,11 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.canvas)
         graph = run.stepgraph
         if graph.get("nodes"):
-            self.canvas.set_graph(graph)
+            self.canvas.set_graph(graph, run.graph_layout)  # laid out in the loader thread
         else:
             self.canvas.clear(self._empty_graph_reason(run))
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
-        self.summary.show_summary(summarize(run), run.format_name, name, errors)
+        self.summary.show_summary(run.summary, run.format_name, name, errors)
         self.banner.set_messages(self._messages_for(run))
         for action in (self.export_png_action, self.export_svg_action, self.reload_action, self.close_action):
             action.setEnabled(True)

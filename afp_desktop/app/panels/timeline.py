@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.panels.timeline_markers import StopMarkers
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.timeline import (
     has_usable_stops,
@@ -205,7 +206,7 @@ class TimelinePanel(QWidget):
             axis.setWidth(AXIS_SIDE_WIDTH)
             axis.setStyle(showValues=False, tickLength=0)
             axis.setPen(pg.mkPen(None))
-        self.markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: plain_tooltip(data), pxMode=True)
+        self.markers = StopMarkers(tooltip=lambda i: plain_tooltip(self._tooltip(i)))
         plot.addItem(self.markers)
         # Not yet happened: a veil over the stops after the cursor (above the markers, under the cursor line).
         self.future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
@@ -217,8 +218,6 @@ class TimelinePanel(QWidget):
         self.cursor_line.sigPositionChangeFinished.connect(self._on_line_dragged)
         plot.addItem(self.cursor_line)
         plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
-        plot.vb.sigXRangeChanged.connect(lambda *_: self._resize_markers())
-        self._marker_scale = 1.0
 
     def _setup_bar_plot(self) -> None:
         plot = self.bar_plot
@@ -392,40 +391,19 @@ class TimelinePanel(QWidget):
         self.stop_plot.setXRange(x - width / 2, x + width / 2, padding=0)
 
     # -------------------------------------------------------------------------------------------- drawing
-    def _marker_scale_now(self) -> float:
-        """Markers shrink when zoomed out so neighbours stay apart (1 = full size)."""
-        low, high = self.stop_plot.vb.viewRange()[0]
-        px_per_stop = self.stop_plot.vb.width() / max(high - low, 1e-9)
-        return min(1.0, max(0.3, round(px_per_stop / 16, 1)))
-
-    def _resize_markers(self) -> None:
-        if self.stops and self._marker_scale_now() != self._marker_scale:
-            self._marker_scale = scale = self._marker_scale_now()
-            self.markers.setSize(self._marker_sizes(scale))  # sizes only: no new spots, no new symbols
-
-    def _marker_sizes(self, scale: float) -> list[float]:
-        return [(13 if drillable else 11) * scale for drillable in self._drillable]
-
     def _draw_stops(self) -> None:
-        if not self.stops:
-            self.markers.setData([])
-            return
-        self._marker_scale = scale = self._marker_scale_now()
-        # One brush per colour and one pen, shared: pyqtgraph then renders each symbol once, not once per stop.
-        brushes: dict[int, object] = {}
-        brush_list, symbols = [], []
+        # Only the stops in view are painted (timeline_markers); here each gets its colour and shape.
+        colour_of: dict[str, QColor] = {}
+        colours, symbols = [], []
         for i, stop in enumerate(self.stops):
-            colour = QColor(self._marker_colour(stop))
-            brush = brushes.get(colour.rgba())
-            if brush is None:
-                brush = brushes[colour.rgba()] = pg.mkBrush(colour)
-            brush_list.append(brush)
+            name = self._marker_colour(stop)
+            colour = colour_of.get(name)
+            if colour is None:
+                colour = colour_of[name] = QColor(name)
+            colours.append(colour)
             bookend = stop.get("kind") in ("start", "end")
             symbols.append("s" if self._drillable[i] else ("d" if bookend else "o"))
-        self.markers.setData(x=list(range(len(self.stops))), y=[0] * len(self.stops),
-                             size=self._marker_sizes(scale), symbol=symbols, brush=brush_list,
-                             pen=pg.mkPen(self.theme_palette.background, width=1),
-                             data=[self._tooltip(i) for i in range(len(self.stops))])
+        self.markers.set_stops(colours, symbols, QColor(self.theme_palette.background))
 
     def _tooltip(self, i: int) -> str:
         stop = self.stops[i]
@@ -440,7 +418,12 @@ class TimelinePanel(QWidget):
 
     def _draw_figures(self) -> None:
         run = self.session.run
-        figures = stop_figures(run, self.stops) if run is not None and self.stops else None
+        if run is None or not self.stops:
+            figures = None
+        elif self.stops is run.stops:  # the run's own stops: computed once, in the loader thread
+            figures = run.stop_figures
+        else:
+            figures = stop_figures(run, self.stops)
         show = figures is not None and (figures.has_tokens or figures.has_tool_time)
         self.bar_plot.setVisible(show)
         if not show:
