@@ -169,6 +169,20 @@ class Run:
         return summarize(self)
 
     @cached_property
+    def tool_names(self) -> list[str]:
+        from afp_desktop.core.summary import tool_names_called
+
+        return tool_names_called(self)
+
+    @cached_property
+    def stops_drillable(self) -> list[bool]:
+        """For each of the run's own stops: does it open onto stops of its own (replay.Replay.can_drill)?"""
+        from afp_desktop.core.replay import Replay
+
+        replay = Replay(self)
+        return [replay.can_drill(i) for i in range(len(self.stop_spans))]
+
+    @cached_property
     def stop_figures(self):
         """Tokens per LLM turn and tool time per stop of the run's own stops (timeline.stop_figures)."""
         from afp_desktop.core.timeline import stop_figures
@@ -224,7 +238,8 @@ class Run:
         if self.typed_events is None:
             steps.append("derived_status_states")
         if window:
-            steps += ["replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures"]
+            steps += ["replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures",
+                      "tool_names", "stops_drillable"]
         for done, name in enumerate(steps, start=1):
             if cancelled is not None and cancelled():
                 raise LoadCancelled()

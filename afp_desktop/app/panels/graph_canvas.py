@@ -419,17 +419,25 @@ class NodeItem(QGraphicsItem):
         self.art.paint_node(painter, self.index, _detailed(painter))
 
 
-def _distinct_routes(routes: list[EdgeRoute]) -> list[EdgeRoute]:
+def _distinct_routes(routes: list[EdgeRoute]):
     """One route per distinct drawing: a Loop's 150 iteration edges share one self-loop on the same card, and
     drawing it 150 times over made every repaint of that corner slow."""
     seen: set = set()
-    distinct = []
     for route in routes:
         key = (route.kind, route.source, route.target, tuple(route.points), route.label)
         if key not in seen:
             seen.add(key)
-            distinct.append(route)
-    return distinct
+            yield route
+
+
+def _items_to_make(layout: GraphLayout):
+    """What the canvas makes, in order: cards first (they carry the run), then edges, then brackets."""
+    for i in range(len(layout.nodes)):
+        yield "node", i
+    for route in _distinct_routes(layout.edges):
+        yield "edge", route
+    for group in layout.groups:
+        yield "group", group
 
 
 class OverviewItem(QGraphicsItem):
@@ -440,11 +448,17 @@ class OverviewItem(QGraphicsItem):
         super().__init__()
         self.canvas = canvas
         layout = canvas.art.layout
-        self._rects = [QRectF(b.x, b.y, b.w, b.h) for b in layout.nodes]
+        self._rect_list: list[QRectF] | None = None  # made when first painted: most runs never zoom this far
         self._bounds = QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0))
         self._batches: dict | None = None
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setZValue(3)
+
+    @property
+    def _rects(self) -> list[QRectF]:
+        if self._rect_list is None:
+            self._rect_list = [QRectF(b.x, b.y, b.w, b.h) for b in self.canvas.art.layout.nodes]
+        return self._rect_list
 
     def invalidate(self) -> None:
         self._batches = None
@@ -530,7 +544,7 @@ class GraphCanvas(QGraphicsView):
         self._message: str | None = None
         self._press_pos: QPoint | None = None
         self._items_of: dict[int, list[QGraphicsItem]] = {}
-        self._pending: list | None = None  # items still to build: (kind, payload), front first
+        self._pending = None  # a generator of the items still to make: (kind, payload)
         self._build_timer = QTimer(self)
         self._build_timer.setInterval(0)
         self._build_timer.timeout.connect(self._build_slice)
@@ -565,10 +579,7 @@ class GraphCanvas(QGraphicsView):
         self.node_items, self.edge_items, self.group_items = [], [], []
         self._items_of: dict[int, list[QGraphicsItem]] = {}  # step → the edges and bracket drawn with it
         self._detailed_shown = True
-        self._pending = [("node", i) for i in range(len(layout.nodes))]
-        self._pending += [("edge", r) for r in _distinct_routes(layout.edges)]
-        self._pending += [("group", g) for g in layout.groups]
-        self._pending.reverse()  # popped from the end
+        self._pending = _items_to_make(layout)
         self._overview = OverviewItem(self)
         scene.addItem(self._overview)
         self.setScene(scene)
@@ -604,8 +615,7 @@ class GraphCanvas(QGraphicsView):
         dim = self.palette.dim_opacity
         deadline = None if budget is None else time.perf_counter() + budget
         made = 0
-        while pending:
-            kind, payload = pending.pop()
+        for kind, payload in pending:
             if kind == "node":
                 item = NodeItem(art, payload)
                 opacity = node_opacity(self.happened, payload, self.future_mode, dim)
@@ -630,10 +640,9 @@ class GraphCanvas(QGraphicsView):
             scene.addItem(item)
             made += 1
             if deadline is not None and made % 64 == 0 and time.perf_counter() > deadline:
-                break
-        if not pending:
-            self._pending = None
-            self._build_timer.stop()
+                return
+        self._pending = None
+        self._build_timer.stop()
 
     def clear(self, message: str = "") -> None:
         """Drop the graph and show `message` (plain text) centred in the view instead."""

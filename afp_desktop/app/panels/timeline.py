@@ -65,11 +65,22 @@ class StopAxis(pg.AxisItem):
         self.setTickFont(_tick_font())
 
     def set_labels(self, labels: list[str]) -> None:
-        metrics = QFontMetricsF(_tick_font())
+        self._metrics = QFontMetricsF(_tick_font())
         self.labels = labels
-        self._widths = [metrics.horizontalAdvance(label) for label in labels]
+        self._widths = [None] * len(labels)  # measured when first in view: a long run has thousands
         self.picture = None
         self.update()
+
+    def _widest(self, first: int, last: int) -> float:
+        """The widest label of stops first..last (a sample of 200 of them when more are in view)."""
+        step = max(1, (last - first + 1) // 200)
+        widest = 0.0
+        for i in range(first, last + 1, step):
+            width = self._widths[i]
+            if width is None:
+                width = self._widths[i] = self._metrics.horizontalAdvance(self.labels[i])
+            widest = max(widest, width)
+        return widest
 
     def tickValues(self, minVal, maxVal, size):
         if not self.labels or size <= 0 or maxVal <= minVal:
@@ -78,7 +89,7 @@ class StopAxis(pg.AxisItem):
         if last < first:
             return []
         px_per_stop = size / (maxVal - minVal)
-        widest = max(self._widths[first:last + 1])
+        widest = self._widest(first, last)
         step = _nice_step((widest + LABEL_GAP_PX) / px_per_stop)
         major = list(range(first + (-first) % step, last + 1, step))
         self._major = set(major)
@@ -311,9 +322,13 @@ class TimelinePanel(QWidget):
         if run is None:
             return
         self.stops = self.session.stops
-        self.labels = ordinal_labels(self.stops)
-        self.ends = [span.end for span in self.session.spans]
-        self._drillable = [self.session.can_drill(i) for i in range(len(self.stops))]
+        spans = self.session.spans
+        self.labels = [span.label for span in spans] if len(spans) == len(self.stops) else ordinal_labels(self.stops)
+        self.ends = [span.end for span in spans]
+        if self.stops is run.stops:  # the run's own stops: found in the loader thread
+            self._drillable = list(run.stops_drillable)
+        else:
+            self._drillable = [self.session.can_drill(i) for i in range(len(self.stops))]
         self._set_crumbs()
         self.back_button.setVisible(len(self.session.breadcrumb) > 1)
         self._set_note()
@@ -392,18 +407,13 @@ class TimelinePanel(QWidget):
 
     # -------------------------------------------------------------------------------------------- drawing
     def _draw_stops(self) -> None:
-        # Only the stops in view are painted (timeline_markers); here each gets its colour and shape.
-        colour_of: dict[str, QColor] = {}
-        colours, symbols = [], []
-        for i, stop in enumerate(self.stops):
-            name = self._marker_colour(stop)
-            colour = colour_of.get(name)
-            if colour is None:
-                colour = colour_of[name] = QColor(name)
-            colours.append(colour)
-            bookend = stop.get("kind") in ("start", "end")
-            symbols.append("s" if self._drillable[i] else ("d" if bookend else "o"))
-        self.markers.set_stops(colours, symbols, QColor(self.theme_palette.background))
+        # Only the stops in view are painted (timeline_markers), each styled when first painted.
+        self.markers.set_stops(len(self.stops), self._marker_style, QColor(self.theme_palette.background))
+
+    def _marker_style(self, i: int) -> tuple[QColor, str]:
+        stop = self.stops[i]
+        bookend = stop.get("kind") in ("start", "end")
+        return QColor(self._marker_colour(stop)), "s" if self._drillable[i] else ("d" if bookend else "o")
 
     def _tooltip(self, i: int) -> str:
         stop = self.stops[i]

@@ -25,8 +25,9 @@ class StopMarkers(QGraphicsObject):
 
     def __init__(self, tooltip: Callable[[int], str] | None = None):
         super().__init__()
-        self.colours: list[QColor] = []
-        self.symbols: list[str] = []     # "o" circle, "s" square (drillable), "d" diamond (start/end)
+        self.count = 0
+        self._style: Callable[[int], tuple[QColor, str]] | None = None
+        self._styles: list[tuple[QColor, str] | None] = []  # (colour, symbol) per stop, made when first painted
         self.outline = QColor("#ffffff")
         self.tooltip = tooltip
         self._hovered: int | None = None
@@ -34,16 +35,25 @@ class StopMarkers(QGraphicsObject):
         # Without this flag Qt reports the whole item as exposed, and every stop would be painted.
         self.setFlag(QGraphicsObject.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
-    def set_stops(self, colours: list[QColor], symbols: list[str], outline: QColor) -> None:
+    def set_stops(self, count: int, style: Callable[[int], tuple[QColor, str]], outline: QColor) -> None:
+        """`count` stops; `style(i)` is stop i's (colour, symbol): "o" circle, "s" square (drillable),
+        "d" diamond (start and end)."""
         self.prepareGeometryChange()
-        self.colours, self.symbols, self.outline = colours, symbols, outline
+        self.count, self._style, self.outline = count, style, outline
+        self._styles = [None] * count
         self.update()
 
+    def style(self, i: int) -> tuple[QColor, str]:
+        style = self._styles[i]
+        if style is None:
+            style = self._styles[i] = self._style(i)
+        return style
+
     def __len__(self) -> int:
-        return len(self.colours)
+        return self.count
 
     def boundingRect(self) -> QRectF:
-        return QRectF(-1.0, -1.0, max(len(self.colours), 1) + 1.0, 2.0)
+        return QRectF(-1.0, -1.0, max(self.count, 1) + 1.0, 2.0)
 
     def px_per_stop(self, transform) -> float:
         return abs(transform.m11())
@@ -53,7 +63,7 @@ class StopMarkers(QGraphicsObject):
         return FULL_SIZE_PX * min(1.0, max(0.3, round(px_per_stop / SHRINK_BELOW_PX, 1)))
 
     def paint(self, painter, option, widget=None) -> None:
-        n = len(self.colours)
+        n = self.count
         if not n:
             return
         transform = painter.transform()
@@ -77,7 +87,7 @@ class StopMarkers(QGraphicsObject):
         painter.setRenderHint(painter.RenderHint.Antialiasing, False)
         columns: dict[int, QColor] = {}
         for i in range(first, last + 1):
-            columns[int(transform.map(QPointF(i, 0.0)).x())] = self.colours[i]
+            columns[int(transform.map(QPointF(i, 0.0)).x())] = self.style(i)[0]
         by_colour: dict[int, list] = {}
         for x, colour in columns.items():
             by_colour.setdefault(colour.rgba(), [colour, []])[1].append(x)
@@ -91,13 +101,12 @@ class StopMarkers(QGraphicsObject):
         painter.setPen(QPen(self.outline, 1))
         brush_of: dict[int, QBrush] = {}
         for i in range(first, last + 1):
-            colour = self.colours[i]
+            colour, symbol = self.style(i)
             brush = brush_of.get(colour.rgba())
             if brush is None:
                 brush = brush_of[colour.rgba()] = QBrush(colour)
             painter.setBrush(brush)
             x = transform.map(QPointF(i, 0.0)).x()
-            symbol = self.symbols[i]
             if symbol == "s":
                 half = size * 13 / 22
                 painter.drawRect(QRectF(x - half, y - half, 2 * half, 2 * half))
@@ -111,7 +120,7 @@ class StopMarkers(QGraphicsObject):
     # -- hover: the stop under the pointer says what it is ---------------------------------------------------
     def stop_at(self, x: float) -> int | None:
         i = int(round(x))
-        return i if 0 <= i < len(self.colours) else None
+        return i if 0 <= i < self.count else None
 
     def hoverMoveEvent(self, event) -> None:
         i = self.stop_at(event.pos().x())
