@@ -169,6 +169,13 @@ class Run:
         return summarize(self)
 
     @cached_property
+    def progress_by_call(self) -> dict:
+        """Typed-event indices of each tool call's progress reports (tool_progress.py)."""
+        from afp_desktop.core.tool_progress import progress_reports_by_call
+
+        return progress_reports_by_call(self)
+
+    @cached_property
     def tool_names(self) -> list[str]:
         from afp_desktop.core.summary import tool_names_called
 
@@ -239,7 +246,7 @@ class Run:
             steps.append("derived_status_states")
         if window:
             steps += ["replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures",
-                      "tool_names", "stops_drillable"]
+                      "tool_names", "stops_drillable", "progress_by_call"]
         for done, name in enumerate(steps, start=1):
             if cancelled is not None and cancelled():
                 raise LoadCancelled()

@@ -68,6 +68,8 @@ class Bubble(QFrame):
                            f"QFrame#bubble QLabel {{ color: {text_colour}; background: transparent; }}")
 
     def set_text(self, text: str) -> None:
+        if text == self.label.text():  # scrubbing: an unchanged bubble costs no new text layout
+            return
         self.label.setText(text)
         self.fit()
 
