@@ -38,11 +38,13 @@ from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
 from afp_desktop.app.export_dialog import ExportChoice, ExportDialog
+from afp_desktop.app.go_to_box import GoToBox
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
 from afp_desktop.app.panels.empty_state import EmptyState
 from afp_desktop.app.panels.graph_canvas import GraphCanvas
+from afp_desktop.app.panels.graph_minimap import GraphMinimap
 from afp_desktop.app.panels.timeline import TimelinePanel
 from afp_desktop.app.session import Session
 from afp_desktop.app.settings import Settings
@@ -129,12 +131,16 @@ class MainWindow(QMainWindow):
         # Files dropped on the graph are for the window, not for the graphics scene.
         self.canvas.setAcceptDrops(False)
         self.canvas.viewport().setAcceptDrops(False)
+        self.minimap = GraphMinimap(self.canvas)
+        self.go_to_box = GoToBox(self.session)
+        self.go_to_box.went.connect(lambda says: self.statusBar().showMessage(f"Went to {says}", 8000))
         self.empty = EmptyState()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.canvas)
         column.addWidget(self.banner)
         column.addWidget(self.summary)
+        column.addWidget(self.go_to_box)
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
 
@@ -259,12 +265,15 @@ class MainWindow(QMainWindow):
             ("play", "Play / &pause", self.timeline.toggle_play, key.Key_Space, None),
             ("back_out", "&Back out of subflow", lambda: self.timeline.back_out(len(s.breadcrumb) - 2),
              key.Key_Backspace, None),
+            ("centre", "&Centre the graph on the cursor", self.canvas.centre_on_cursor, key.Key_C, None),
         )
         self.key_actions = {}
         for shortcut_id, text, slot, typed_key, modifiers in go_items:
             handler = (lambda _c=False, f=slot, k=typed_key, m=modifiers:
                        self._replay_key(f, k, m or Qt.KeyboardModifier.NoModifier))
             self.key_actions[shortcut_id] = self._action(go, text, handler, shortcut_id)
+        go.addSeparator()
+        self.key_actions["go_to"] = self._action(go, "&Go to…", self.go_to_box.open_box, "go_to")
 
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&Keyboard shortcuts", self.help_overlay.toggle, "help")
@@ -285,6 +294,7 @@ class MainWindow(QMainWindow):
         s.run_loaded.connect(self._on_run_loaded)
         s.run_closed.connect(self._show_empty)
         s.moment_changed.connect(self.canvas.show_moment)
+        s.moment_changed.connect(lambda _moment: self.minimap.update())
         self.summary.error_clicked.connect(self.go_to_first_error)
         s.selection_changed.connect(self.canvas.set_selected)
         templates = self.panels.get("templates")
@@ -439,6 +449,7 @@ class MainWindow(QMainWindow):
         graph = run.stepgraph
         if graph.get("nodes"):
             self.canvas.set_graph(graph, run.graph_layout)  # laid out in the loader thread
+            self.canvas.fit_width()  # a wide row's last card is not cut off at the right edge
         else:
             self.canvas.clear(self._empty_graph_reason(run))
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()

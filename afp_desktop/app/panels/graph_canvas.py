@@ -526,6 +526,7 @@ class GraphCanvas(QGraphicsView):
     """Shows one StepGraph. Click a card → node_activated(index); wheel zooms under the mouse; drag pans."""
 
     node_activated = Signal(int)
+    graph_changed = Signal()  # a new graph, none, or new colours (the minimap draws itself again)
 
     def __init__(self, parent: QWidget | None = None, palette: GraphPalette | None = None):
         super().__init__(parent)
@@ -595,6 +596,7 @@ class GraphCanvas(QGraphicsView):
         # bars does not last: Qt re-centres on the point it remembers when it next lays them out.)
         self.centerOn(QPointF(0, 0))
         self.viewport().update()
+        self.graph_changed.emit()
 
     @property
     def building(self) -> bool:
@@ -658,6 +660,7 @@ class GraphCanvas(QGraphicsView):
         self.resetTransform()
         self._message = message
         self.viewport().update()
+        self.graph_changed.emit()
 
     @property
     def message(self) -> str | None:
@@ -683,6 +686,7 @@ class GraphCanvas(QGraphicsView):
         self._apply_background()
         self._apply_opacity(range(self._node_count()))
         self.viewport().update()
+        self.graph_changed.emit()
 
     def _apply_background(self) -> None:
         self.setBackgroundBrush(QBrush(QColor(self.palette.background)))
@@ -839,6 +843,24 @@ class GraphCanvas(QGraphicsView):
             self._zoom_by(MAX_FIT_ZOOM / self.zoom_factor())
         elif self.zoom_factor() < MIN_ZOOM:
             self._zoom_by(MIN_ZOOM / self.zoom_factor())
+
+    def fit_width(self, least: float = 0.6) -> None:
+        """Zoom out (never below `least`, where card text is still readable) so the graph's full width is in view:
+        the last card of a wide row is not cut off at the right edge. A narrow graph stays at its zoom."""
+        rect = self.sceneRect()
+        room = self.viewport().width() - 2 * self.frameWidth() - 4
+        if rect.isEmpty() or room <= 0 or rect.width() * self.zoom_factor() <= room:
+            return
+        self._zoom_by(max(least, room / rect.width()) / self.zoom_factor(), QPoint(0, 0))
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().minimum())
+
+    def centre_on_cursor(self) -> bool:
+        """Scroll so the step at the cursor (else the selected one) is in the middle of the view."""
+        index = self.current if self.current is not None else self.selected
+        if index is None or self.art is None:
+            return False
+        self.centerOn(self.art.node_bounds(index).center())
+        return True
 
     def visible_scene_rect(self) -> QRectF:
         return self.mapToScene(self.viewport().rect()).boundingRect().intersected(self.sceneRect())
