@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.panels.timeline_markers import StopMarkers
+from afp_desktop.app.panels.timeline_overview import TimelineOverview
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.timeline import (
     has_usable_stops,
@@ -177,6 +178,11 @@ class TimelinePanel(QWidget):
         self.plots.setMinimumHeight(180)
         self.plots.viewport().installEventFilter(self)
         layout.addWidget(self.plots, 1)
+        # Every stop in one strip, the part in view framed; a scroll bar and "Fit all" (timeline_overview).
+        self.overview = TimelineOverview()
+        self.overview.view_requested.connect(self.show_range)
+        self.stop_plot.vb.sigXRangeChanged.connect(lambda *_: self._sync_overview())
+        layout.addWidget(self.overview)
 
         controls = QHBoxLayout()
         self.play_button = QToolButton()
@@ -288,7 +294,9 @@ class TimelinePanel(QWidget):
             region.setBrush(pg.mkBrush(shade))
         self.cursor_line.setPen(pg.mkPen(pal.cursor, width=2))
         self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
+        self.overview.set_colours(pal.background, pal.selection, pal.cursor)
         self._draw_stops()
+        self.overview.set_stops(len(self.stops), lambda i: self.markers.style(i)[0])
 
     def _marker_colour(self, stop: dict) -> str:
         kind = (stop.get("meta") or {}).get("kind") if isinstance(stop.get("meta"), dict) else None
@@ -309,6 +317,7 @@ class TimelinePanel(QWidget):
         self.stops, self.labels, self.ends = [], [], []
         self.current_stop = None
         self.plots.setVisible(False)
+        self.overview.setVisible(False)
         self.slider.setEnabled(False)
         self.play_button.setEnabled(False)
         self.drill_button.setEnabled(False)
@@ -334,6 +343,8 @@ class TimelinePanel(QWidget):
         self._set_note()
         # Only start and end: a stop axis would be two dots. The slider (one step per event) does the work.
         self.plots.setVisible(has_usable_stops(self.stops))
+        self.overview.setVisible(self.plots.isVisibleTo(self))
+        self.overview.set_stops(len(self.stops), lambda i: self.markers.style(i)[0])
         self.stop_axis.set_labels(self.labels)
         self._draw_stops()
         self._draw_figures()
@@ -383,6 +394,7 @@ class TimelinePanel(QWidget):
         for region in (self.future, self.bar_future, self.tool_future):
             region.setRegion((x + VEIL_OFFSET, count + 1))
         self._keep_in_view(x)
+        self.overview.set_cursor(x)
         self.drill_button.setEnabled(self.current_stop is not None and self._drillable[self.current_stop])
         self._show_position(moment, self.current_stop, inside)
 
@@ -397,6 +409,17 @@ class TimelinePanel(QWidget):
         self.position_label.setText(metrics.elidedText(text, Qt.TextElideMode.ElideMiddle,
                                                        self.position_label.width() - 4))
         self.position_label.setToolTip(text)
+
+    def show_range(self, low: float, high: float) -> None:
+        """Show stops low..high (x), kept inside the run; the overview, its scroll bar and "Fit all" ask this."""
+        count = max(len(self.stops), 1)
+        width = min(high - low, count + 1.0)
+        low = max(-1.0, min(low, count - width))
+        self.stop_plot.setXRange(low, low + width, padding=0)
+
+    def _sync_overview(self) -> None:
+        low, high = self.stop_plot.vb.viewRange()[0]
+        self.overview.set_window(low, high)
 
     def _keep_in_view(self, x: float) -> None:
         low, high = self.stop_plot.vb.viewRange()[0]
