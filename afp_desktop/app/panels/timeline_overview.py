@@ -72,7 +72,7 @@ class OverviewStrip(QWidget):
             if self.count and self._colour_of is not None:
                 painter = QPainter(image)
                 columns: dict[int, QColor] = {}
-                step = max(1, self.count // (width * 4))  # a few samples per column are enough
+                step = max(1, self.count // width)  # one sample per pixel column is enough
                 for i in range(0, self.count, step):
                     columns[min(width - 1, int(self.x_to_px(i)))] = self._colour_of(i)
                 tick = max(1.0, width / self.count - 1)
