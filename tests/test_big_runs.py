@@ -46,6 +46,7 @@ def test_the_loader_thread_computes_what_the_window_shows(large_run, window):
         assert name in vars(large_run), f"{name} was not computed by load_run"
     assert window.session.replay.facts is large_run.replay_facts
     assert window.session.spans is large_run.stop_spans
+    assert not window.folding.enabled  # unfolded, the canvas shows the layout the loader thread made
     assert window.canvas.graph_layout is large_run.graph_layout
 
 
@@ -161,6 +162,7 @@ def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run):
     qtbot.addWidget(win)
     win.resize(1400, 900)
     win.show()
+    assert not win.folding.enabled  # 1,056 steps: not folded until asked; big enough to be made in slices
     win.session.set_run(large_run)
     canvas = win.canvas
     assert canvas.building and len(canvas.node_items) < len(large_run.step_fold.nodes)
@@ -171,3 +173,54 @@ def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run):
     started = win.session.moment.nodes_started
     assert [item.isVisible() and item.opacity() == 1.0 for item in canvas.node_items[:started]] == [True] * started
     assert len(canvas.node_items) == len(large_run.step_fold.nodes)
+
+
+def test_similar_iterations_are_folded_and_a_click_expands_them(qtbot, window, large_run):
+    canvas, folding, session = window.canvas, window.folding, window.session
+    assert not folding.enabled and not window.fold_action.isChecked()  # 1,056 steps: folded when asked
+    window.fold_action.trigger()
+    assert folding.enabled and window.fold_action.isChecked()
+    total = len(large_run.step_fold.nodes)
+    assert len(canvas.graph_layout.nodes) < 40 < total  # 150 iterations: one chip stands for 147 of them
+    fold = folding.folds[0]
+    chip = folding.fmap.to_shown(fold.start)
+    assert canvas.art.nodes[chip]["label"] == f"Iterations {fold.first}–{fold.last}"
+    # The moment maps onto the folded graph: inside the fold, the chip is the cursor's step.
+    session.move_to(large_run.axis.position_of_domain(large_run.step_fold.node_created_at[fold.start + 40]) + 1,
+                    immediate=True)
+    assert canvas.current == chip
+    assert canvas.happened[:chip + 1] == [True] * (chip + 1) and not any(canvas.happened[chip + 1:])
+    # After the fold, a step keeps its place: selecting it rings the card shown for it.
+    last = total - 1
+    session.select_node(last)
+    assert canvas.selected == folding.fmap.to_shown(last) == len(canvas.graph_layout.nodes) - 1
+    # A click on a card that is not a chip is the run's own step.
+    with qtbot.waitSignal(session.selection_changed):
+        folding.activate(folding.fmap.to_shown(fold.end + 2))
+    assert session.selected == fold.end + 2
+    # A click on the chip expands it: every step is drawn again, the cursor's step ringed.
+    folding.activate(chip)
+    assert folding.fmap is None and len(canvas.graph_layout.nodes) == total
+    assert canvas.current == session.moment.current_node
+    # Off and on again from the View menu.
+    window.fold_action.trigger()
+    window.fold_action.trigger()
+    assert len(canvas.graph_layout.nodes) == total  # the expanded fold stays expanded for this run
+    window.grab()
+
+
+def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
+    from afp_desktop.app.graph_folding import AUTO_FOLD_STEPS
+    from afp_desktop.core.synthetic import synthetic_step_graph
+
+    window.folding.choice = None
+    graph = synthetic_step_graph(800, 3)
+    assert len(graph["nodes"]) > AUTO_FOLD_STEPS
+
+    class _Run:  # what GraphFolding reads of a run
+        stepgraph = graph
+        graph_layout = None
+
+    window.folding.show_run(_Run())
+    assert window.folding.enabled and window.fold_action.isChecked()
+    assert len(window.canvas.graph_layout.nodes) < len(graph["nodes"]) / 10

@@ -39,6 +39,7 @@ from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
 from afp_desktop.app.export_dialog import ExportChoice, ExportDialog
 from afp_desktop.app.go_to_box import GoToBox
+from afp_desktop.app.graph_folding import GraphFolding
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
@@ -239,6 +240,8 @@ class MainWindow(QMainWindow):
         self._action(view, "Zoom &out", self.canvas.zoom_out, "zoom_out")
         self._action(view, "&Fit graph to window", self.canvas.fit_to_window, "fit")
         self._action(view, "&Actual size", self.canvas.reset_zoom, "actual_size")
+        self.fold_action = self._action(view, "Fold similar &iterations", lambda on: self.folding.set_enabled(on),
+                                        checkable=True)
         view.addSeparator()
         self.future_actions = self._choice_group(view, "future_mode", (("dim", "Future steps &dimmed"),
                                                                       ("hide", "Future steps &hidden")))
@@ -293,14 +296,15 @@ class MainWindow(QMainWindow):
         s = self.session
         s.run_loaded.connect(self._on_run_loaded)
         s.run_closed.connect(self._show_empty)
-        s.moment_changed.connect(self.canvas.show_moment)
+        # The canvas shows the graph with similar iterations folded; graph_folding maps the steps both ways.
+        self.folding = GraphFolding(s, self.canvas, self)
+        self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
+        self.folding.folding_changed.connect(self.fold_action.setChecked)
         s.moment_changed.connect(lambda _moment: self.minimap.update())
         self.summary.error_clicked.connect(self.go_to_first_error)
-        s.selection_changed.connect(self.canvas.set_selected)
         templates = self.panels.get("templates")
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward
             self.docks["templates"].visibilityChanged.connect(lambda shown: shown and templates.ensure_lines())
-        self.canvas.node_activated.connect(s.activate_node)
         self.loader.started.connect(lambda path: self._set_loading(True, path))
         self.loader.progress.connect(lambda f: self.progress.setValue(int(f * 100)))
         self.loader.loaded.connect(self._on_loaded)
@@ -448,8 +452,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.canvas)
         graph = run.stepgraph
         if graph.get("nodes"):
-            self.canvas.set_graph(graph, run.graph_layout)  # laid out in the loader thread
-            self.canvas.fit_width()  # a wide row's last card is not cut off at the right edge
+            self.folding.show_run(run)
         else:
             self.canvas.clear(self._empty_graph_reason(run))
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()

@@ -114,6 +114,8 @@ def card_lines(node: dict) -> tuple[str, str, str, str]:
         return label, "", primitive, ""
     if kind in CHIP_KINDS:
         return label, "", "", ""
+    if kind == "fold":  # similar iterations folded into one card (core/fold_iterations.py)
+        return label, "", _one_line(node.get("detail")), _one_line(node.get("hint"))
     iteration = node.get("iterationIndex")  # numbered once per row, on the LLM call that opens the iteration
     corner = f"#{iteration}" if iteration is not None and kind in LLM_START_KINDS else ""
     detail = _one_line(node.get("toolName") or node.get("llmModel") or node.get("assistantText"))
