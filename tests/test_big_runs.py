@@ -42,7 +42,7 @@ def _plot_range(window) -> tuple[float, float]:
 
 def test_the_loader_thread_computes_what_the_window_shows(large_run, window):
     for name in ("replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures",
-                 "tool_names", "stops_drillable", "progress_by_call"):
+                 "tool_names", "stops_drillable", "progress_by_call", "folded_graph"):
         assert name in vars(large_run), f"{name} was not computed by load_run"
     assert window.session.replay.facts is large_run.replay_facts
     assert window.session.spans is large_run.stop_spans

@@ -53,7 +53,8 @@ class GraphFolding(QObject):
         graph = run.stepgraph
         nodes = graph.get("nodes") or []
         self._steps = len(nodes)
-        self._folds = find_folds(nodes) if nodes else []
+        prepared = getattr(run, "folded_graph", None)  # a Run folds in its loader thread
+        self._folds = list(prepared[0]) if prepared is not None else find_folds(nodes) if nodes else []
         self._show(run)
 
     @property
@@ -73,7 +74,11 @@ class GraphFolding(QObject):
     def _show(self, run) -> None:
         graph = run.stepgraph
         folds = self.folds
-        if folds:
+        prepared = getattr(run, "folded_graph", None)
+        if folds and prepared is not None and list(prepared[0]) == folds:
+            _folds, shown, self.fmap, layout = prepared
+            self.canvas.set_graph(shown, layout)
+        elif folds:
             shown, self.fmap = fold_graph(graph, folds)
             self.canvas.set_graph(shown, layout_step_graph(shown))
         else:

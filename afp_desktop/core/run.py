@@ -163,6 +163,19 @@ class Run:
         return layout_step_graph(self.stepgraph)
 
     @cached_property
+    def folded_graph(self):
+        """(folds, graph shown, FoldMap, its layout) with every run of alike iterations folded
+        (fold_iterations.py); None when nothing folds."""
+        from afp_desktop.core.fold_iterations import find_folds, fold_graph
+        from afp_desktop.core.layout import layout_step_graph
+
+        folds = find_folds(self.step_fold.nodes)
+        if not folds:
+            return None
+        shown, fmap = fold_graph(self.stepgraph, folds)
+        return folds, shown, fmap, layout_step_graph(shown)
+
+    @cached_property
     def summary(self):
         from afp_desktop.core.summary import summarize
 
@@ -246,7 +259,7 @@ class Run:
             steps.append("derived_status_states")
         if window:
             steps += ["replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures",
-                      "tool_names", "stops_drillable", "progress_by_call"]
+                      "tool_names", "stops_drillable", "progress_by_call", "folded_graph"]
         for done, name in enumerate(steps, start=1):
             if cancelled is not None and cancelled():
                 raise LoadCancelled()
