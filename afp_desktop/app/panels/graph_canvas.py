@@ -536,6 +536,7 @@ class GraphCanvas(QGraphicsView):
         self.art: GraphArt | None = None
         self.graph_layout: GraphLayout | None = None
         self._overview: OverviewItem | None = None
+        self.reserved_right = 0  # pixels at the view's right kept clear by fit_width (the minimap sits there)
         self._detailed_shown = True  # False far zoomed out: the overview item stands in for every item
         self.node_items: list[NodeItem] = []
         self.edge_items: list[EdgeItem] = []
@@ -555,6 +556,8 @@ class GraphCanvas(QGraphicsView):
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)  # wheel zoom anchors by hand
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        # A graph narrower than the view starts at its left, leaving the right (the minimap's corner) clear.
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self.setScene(self._new_scene())
         self._apply_background()
@@ -850,7 +853,7 @@ class GraphCanvas(QGraphicsView):
         """Zoom out (never below `least`, where card text is still readable) so the graph's full width is in view:
         the last card of a wide row is not cut off at the right edge. A narrow graph stays at its zoom."""
         rect = self.sceneRect()
-        room = self.viewport().width() - 2 * self.frameWidth() - 4
+        room = self.viewport().width() - 2 * self.frameWidth() - 4 - self.reserved_right
         if rect.isEmpty() or room <= 0 or rect.width() * self.zoom_factor() <= room:
             return
         self._zoom_by(max(least, room / rect.width()) / self.zoom_factor(), QPoint(0, 0))
@@ -861,7 +864,11 @@ class GraphCanvas(QGraphicsView):
         index = self.current if self.current is not None else self.selected
         if index is None or self.art is None:
             return False
-        self.centerOn(self.art.node_bounds(index).center())
+        card = self.art.node_bounds(index)
+        seen = self.visible_scene_rect()
+        # Centre vertically; sideways only if the card is not already in view (the rows stay aligned).
+        x = seen.center().x() if seen.left() <= card.left() and card.right() <= seen.right() else card.center().x()
+        self.centerOn(QPointF(x, card.center().y()))
         return True
 
     def visible_scene_rect(self) -> QRectF:

@@ -74,6 +74,7 @@ class GraphMinimap(QWidget):
 
     def _place(self) -> None:
         width, height = self._size()
+        self.canvas.reserved_right = width + MARGIN  # "fit width" leaves the map's column clear of cards
         viewport = self.canvas.viewport().geometry()
         self.setGeometry(viewport.right() - width - MARGIN, viewport.bottom() - height - MARGIN, width, height)
         hint = self.centre_button.sizeHint()
