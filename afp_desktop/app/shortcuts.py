@@ -57,7 +57,10 @@ SHORTCUTS: tuple[Shortcut, ...] = (
 GESTURES: tuple[tuple[str, str, str], ...] = (
     ("Click a graph card", "Select it and move the cursor to when it appeared", "Step graph"),
     ("Mouse wheel", "Zoom the graph around the pointer", "Step graph"),
+    ("Click a folded “Iterations 3–999” card", "Expand the iterations it stands for", "Step graph"),
+    ("Click or drag on the minimap", "Show that part of the graph", "Step graph"),
     ("Double-click a square stop", "Drill into its inner stops", "Timeline"),
+    ("Click or drag on the overview strip", "Show those stops (Fit all: every stop)", "Timeline"),
     ("Drop a file on the window", "Open it", WINDOW),
 )
 
