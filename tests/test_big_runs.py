@@ -55,6 +55,8 @@ def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
     assert overview.isVisible() and overview.count == len(stops) > 1000
     low, high = _plot_range(window)
     assert high - low < 200  # a long run opens on a readable window of stops
+    bars = window.timeline.token_in_bars.opts["x"]  # bars only for the stops near the view
+    assert len(bars) <= 3 * (high - low) + 2 and bars[0] <= max(low, 0) and bars[-1] >= min(high, len(stops) - 1)
     assert overview.strip.window == pytest.approx((low, high))
     # A click at 90 % of the strip centres the view there.
     strip = overview.strip
@@ -73,6 +75,8 @@ def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
     overview.fit_button.click()
     low, high = _plot_range(window)
     assert low <= 0 and high >= len(stops) - 1
+    bars = window.timeline.token_in_bars.opts["x"]
+    assert bars[0] == 0 and bars[-1] == len(stops) - 1  # every stop in view: every bar drawn
     ticks = window.timeline.stop_axis.tickValues(low, high, window.timeline.stop_plot.vb.width())
     labelled = ticks[0][1]
     assert 2 <= len(labelled) < 40

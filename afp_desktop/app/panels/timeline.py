@@ -355,6 +355,7 @@ class TimelinePanel(QWidget):
         # A stop's margin on each side, so the first and last labels have room to be drawn.
         low = max(-1.0, min(centre - shown / 2, count - shown))
         self.stop_plot.setXRange(low, low + shown + 1.0, padding=0)
+        self._draw_bars()
         if self.session.moment is not None:
             self._on_moment(self.session.moment)
 
@@ -420,6 +421,7 @@ class TimelinePanel(QWidget):
     def _sync_overview(self) -> None:
         low, high = self.stop_plot.vb.viewRange()[0]
         self.overview.set_window(low, high)
+        self._draw_bars()
 
     def _keep_in_view(self, x: float) -> None:
         low, high = self.stop_plot.vb.viewRange()[0]
@@ -458,23 +460,43 @@ class TimelinePanel(QWidget):
         else:
             figures = stop_figures(run, self.stops)
         show = figures is not None and (figures.has_tokens or figures.has_tool_time)
+        self._figures, self._bars_drawn = None, None
         self.bar_plot.setVisible(show)
         if not show:
             return
-        pal = self.theme_palette
-        xs = list(range(len(self.stops)))
-        llm = QColor(pal.kind("user->llm").accent)
-        llm_light = QColor(llm)
-        llm_light.setAlpha(120)
-        self.token_in_bars.setOpts(x=xs, height=figures.tokens_in, width=0.6, brush=llm, pen=pg.mkPen(None))
-        self.token_out_bars.setOpts(x=xs, y0=figures.tokens_in, height=figures.tokens_out, width=0.6,
-                                    brush=llm_light, pen=pg.mkPen(None))
-        self.tool_bars.setOpts(x=xs, height=figures.tool_ms, width=0.6, brush=pal.kind("llm->tool").accent,
-                               pen=pg.mkPen(None))
+        self._figures, self._bars_drawn = figures, None  # drawn once the view's range is set
         top_tokens = max((a + b for a, b in zip(figures.tokens_in, figures.tokens_out)), default=0) or 1
         self.bar_plot.setYRange(0, top_tokens * 1.1, padding=0)
         self.tool_view.setYRange(0, (max(figures.tool_ms) or 1) * 1.1, padding=0)
         self.bar_plot.getAxis("right").setVisible(figures.has_tool_time)
+
+    def _draw_bars(self) -> None:
+        """Bars for the stops in view and a view's width either side: pyqtgraph draws every bar it is given on
+        every repaint, and a long run has thousands."""
+        figures = getattr(self, "_figures", None)
+        if figures is None or not self.stops:
+            return
+        low, high = self.stop_plot.vb.viewRange()[0]
+        width = max(high - low, 1.0)
+        drawn = self._bars_drawn
+        if drawn is not None and drawn[0] <= low and high <= drawn[1] \
+                and min(drawn[1], len(self.stops)) - max(drawn[0], 0) <= 4 * width + 8:
+            return  # drawn already, and not many more than are needed
+        first = max(0, int(low - width))
+        last = min(len(self.stops), int(high + width) + 1)
+        self._bars_drawn = (first - 0.5 if first else float("-inf"),
+                            last - 0.5 if last < len(self.stops) else float("inf"))
+        pal = self.theme_palette
+        xs = list(range(first, last))
+        llm = QColor(pal.kind("user->llm").accent)
+        llm_light = QColor(llm)
+        llm_light.setAlpha(120)
+        tokens_in = figures.tokens_in[first:last]
+        self.token_in_bars.setOpts(x=xs, height=tokens_in, width=0.6, brush=llm, pen=pg.mkPen(None))
+        self.token_out_bars.setOpts(x=xs, y0=tokens_in, height=figures.tokens_out[first:last], width=0.6,
+                                    brush=llm_light, pen=pg.mkPen(None))
+        self.tool_bars.setOpts(x=xs, height=figures.tool_ms[first:last], width=0.6,
+                               brush=pal.kind("llm->tool").accent, pen=pg.mkPen(None))
 
     def _set_crumbs(self) -> None:
         while self.crumb_bar.count():
