@@ -47,13 +47,22 @@ class OverviewStrip(QWidget):
 
     def set_window(self, low: float, high: float) -> None:
         if (low, high) != self.window:
+            before = self._window_px()
             self.window = (low, high)
-            self.update()
+            if self._window_px() != before:  # a step of the cursor rarely moves the frame by a pixel
+                self.update()
 
     def set_cursor(self, x: float | None) -> None:
         if x != self.cursor_x:
+            before = None if self.cursor_x is None else int(self.x_to_px(self.cursor_x))
             self.cursor_x = x
-            self.update()
+            now = None if x is None else int(self.x_to_px(x))
+            if now != before:
+                self.update()
+
+    def _window_px(self) -> tuple[int, int]:
+        low, high = self.window
+        return int(self.x_to_px(low)), int(self.x_to_px(high))
 
     # -- geometry: x (stop number, -0.5 .. count-0.5) ↔ pixels ----------------------------------------------
     def x_to_px(self, x: float) -> float:
