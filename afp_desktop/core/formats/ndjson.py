@@ -69,16 +69,17 @@ def _lines(data: bytes, chunk: int = 1 << 20):
     """(index, byte offset, line) of every line, split a megabyte at a time: one split of a 100 MB file holds
     the GIL for ~100 ms (the window's thread waits that long); a megabyte's split takes ~1 ms."""
     index, start, size = 0, 0, len(data)
-    while start < size:
+    while True:
         end = data.find(b"\n", min(start + chunk, size))
         end = size if end < 0 else end
+        offset = start
         for raw in data[start:end].split(b"\n"):
-            yield index, start, raw
+            yield index, offset, raw
             index += 1
-            start += len(raw) + 1
+            offset += len(raw) + 1
+        if end >= size:
+            return
         start = end + 1
-    if size == 0 or data.endswith(b"\n"):
-        yield index, size, b""  # the empty line after the last newline, as bytes.split gives it
 
 
 def _last_content_offset(data: bytes) -> int:
