@@ -433,12 +433,17 @@ class TimelinePanel(QWidget):
     # -------------------------------------------------------------------------------------------- drawing
     def _draw_stops(self) -> None:
         # Only the stops in view are painted (timeline_markers), each styled when first painted.
+        self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self.markers.set_stops(len(self.stops), self._marker_style, QColor(self.theme_palette.background))
 
     def _marker_style(self, i: int) -> tuple[QColor, str]:
         stop = self.stops[i]
         bookend = stop.get("kind") in ("start", "end")
-        return QColor(self._marker_colour(stop)), "s" if self._drillable[i] else ("d" if bookend else "o")
+        name = self._marker_colour(stop)
+        colour = self._colours.get(name)
+        if colour is None:
+            colour = self._colours[name] = QColor(name)
+        return colour, "s" if self._drillable[i] else ("d" if bookend else "o")
 
     def _tooltip(self, i: int) -> str:
         stop = self.stops[i]
