@@ -118,6 +118,10 @@ def test_go_to_box(qtbot, window):
     node = session.run.step_fold.nodes[session.selected]
     assert node.get("iterationIndex") == 40
     assert session.moment.nodes_started == session.selected + 1
+    # C centres the graph, but typed in the box it is a letter like any other.
+    box.field.clear()
+    qtbot.keyClicks(box.field, "Cc")
+    assert box.field.text() == "Cc"
     qtbot.keyClick(box.field, Qt.Key.Key_Escape)
     assert not box.isVisible()
 
