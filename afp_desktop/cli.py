@@ -132,7 +132,7 @@ def cmd_info(args) -> int:
     from afp_desktop.core.formats import bugreport
     from afp_desktop.core.formats import ConversationChoiceNeeded
     from afp_desktop.core.formats.bundle import read_bundle_file
-    from afp_desktop.core.views.summary import summarize
+    from afp_desktop.core.model.summary import summarize
 
     try:
         run = _open(args.file, args.conversation)

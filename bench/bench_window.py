@@ -30,7 +30,7 @@ from afp_desktop.app.export import export_graph  # noqa: E402
 from afp_desktop.app.loader import load_run  # noqa: E402
 from afp_desktop.app.main_window import MainWindow  # noqa: E402
 from afp_desktop.app.panels.graph_canvas import GraphCanvas  # noqa: E402
-from afp_desktop.core.views.layout import layout_step_graph  # noqa: E402
+from afp_desktop.core.model.layout import layout_step_graph  # noqa: E402
 from afp_desktop.core.views.synthetic import synthetic_step_graph  # noqa: E402
 
 LARGE = ROOT / "tests" / "corpus" / "15-large-run"

@@ -301,7 +301,7 @@ def test_word_diff_of_indented_json_goes_line_by_line():
 
 def test_the_merged_graph_is_the_union_of_both_runs():
     from afp_desktop.core.views.compare import merged_graph
-    from afp_desktop.core.views.layout import layout_step_graph, resolve_edges
+    from afp_desktop.core.model.layout import layout_step_graph, resolve_edges
 
     comparison = compare_runs(open_corpus(REACT), open_corpus(THROWS))
     graph = merged_graph(comparison)

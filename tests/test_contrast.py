@@ -76,7 +76,7 @@ def test_dimmed_cards_draw_their_text_opaque(qtbot):
     from PySide6.QtGui import QColor, QImage, QPainter
 
     from afp_desktop.app.panels.graph_canvas import GraphArt
-    from afp_desktop.core.views.layout import layout_step_graph
+    from afp_desktop.core.model.layout import layout_step_graph
 
     graph = {"nodes": [{"id": "a", "kind": "fork-branch", "label": "WWWWWWWWWW"}], "edges": []}
     palette = palette_for("dark")

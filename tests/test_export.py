@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QImage
 from afp_desktop.app.export import MAX_PNG_PIXELS, MAX_PNG_SIDE, export_graph, export_view, plan_png
 from afp_desktop.app.panels.graph_canvas import GraphCanvas
 from afp_desktop.app.style import palette_for
-from afp_desktop.core.views.layout import layout_step_graph
+from afp_desktop.core.model.layout import layout_step_graph
 from afp_desktop.core.views.synthetic import synthetic_step_graph
 from tests.corpus_util import load_json
 

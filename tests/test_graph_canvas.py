@@ -178,11 +178,15 @@ def test_selection_and_palette(canvas):
     canvas.grab()
 
 
-def test_canvas_handles_a_synthetic_10k_graph(canvas):
+def test_canvas_handles_a_synthetic_10k_graph(canvas, qtbot):
     from afp_desktop.core.views.synthetic import synthetic_step_graph
 
     graph = synthetic_step_graph(1430, 3)
     canvas.set_graph(graph)
+    # A big scene is made in slices across event-loop turns: the window never waits for all of it at once.
+    assert canvas.building and 0 < len(canvas.node_items) < len(graph["nodes"])
+    assert canvas.node_at(_view_point(canvas, 0)) == 0  # a card not made yet is still found under the pointer
+    qtbot.waitUntil(lambda: not canvas.building, timeout=20_000)
     assert len(canvas.node_items) == len(graph["nodes"])
     canvas.set_cursor_state([i < 5000 for i in range(len(graph["nodes"]))], 4999)
     assert _fully_visible(canvas, 4999)

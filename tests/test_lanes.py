@@ -3,7 +3,7 @@ batch of tool calls fanned out of its LLM turn, chip labels that keep the meanin
 
 from __future__ import annotations
 
-from afp_desktop.core.views.layout import CHIP_KINDS, chip_text, layout_step_graph
+from afp_desktop.core.model.layout import CHIP_KINDS, chip_text, layout_step_graph
 from tests.parallel_run import parallel_run
 from tests.test_layout import assert_valid
 

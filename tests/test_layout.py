@@ -9,7 +9,7 @@ from collections import defaultdict
 
 import pytest
 
-from afp_desktop.core.views.layout import (
+from afp_desktop.core.model.layout import (
     CHIP_KINDS,
     GraphLayout,
     NodeBox,

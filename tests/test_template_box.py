@@ -9,7 +9,7 @@ from afp_desktop.app.loader import load_run
 from afp_desktop.app.panels.template_box import UNKNOWN_BACKGROUND
 from afp_desktop.app.panels.template_editor import TemplateEditorPanel
 from afp_desktop.app.session import Session
-from afp_desktop.core.template_preview import Segment, preview_segments
+from afp_desktop.core.views.template_preview import Segment, preview_segments
 from tests.corpus_util import corpus_path
 
 

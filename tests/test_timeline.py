@@ -22,7 +22,7 @@ from afp_desktop.core.model.timeline import (
 from afp_desktop.app.session import Session
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.library.stops import drill
-from afp_desktop.core.views.summary import summarize
+from afp_desktop.core.model.summary import summarize
 from tests.corpus_util import corpus_path
 
 

@@ -22,7 +22,7 @@ from PySide6.QtSvg import QSvgGenerator
 
 from afp_desktop.app.panels.graph_canvas import GraphArt, GraphCanvas
 from afp_desktop.app.style import palette_for
-from afp_desktop.core.views.layout import GraphLayout, layout_step_graph
+from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
 from afp_desktop.core.safe_write import check_destination, write_file
 
 log = logging.getLogger(__name__)

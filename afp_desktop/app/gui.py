@@ -99,6 +99,7 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     elif stop is not None:
         print("afp-desktop: --stop needs a file to open", file=sys.stderr)
         return 2
+    window.canvas.finish_building()  # a big graph's cards are made in slices: all of them before the picture
     settle_events(app)
     image = window.grab()
     window.close()

@@ -9,6 +9,7 @@ Starting a new load cancels the one in flight; a superseded load's signals are d
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 
@@ -17,12 +18,39 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
 
+# While a load runs, Python hands the GIL between threads this often (default 5 ms). The window's thread needs
+# the GIL at every call between Qt and Python — a paint makes hundreds — and waited up to the whole interval at
+# each one while the loader thread ran Python: a 20 ms paint took 200 ms. A shorter interval costs the loader
+# little. (Restored when the last load ends.)
+LOADING_SWITCH_INTERVAL_S = 0.0005
+_switch_lock = threading.Lock()
+_loads_running = 0
+_usual_interval = sys.getswitchinterval()
+
+
+def _load_begins() -> None:
+    global _loads_running, _usual_interval
+    with _switch_lock:
+        if _loads_running == 0:
+            _usual_interval = sys.getswitchinterval()
+            sys.setswitchinterval(min(_usual_interval, LOADING_SWITCH_INTERVAL_S))
+        _loads_running += 1
+
+
+def _load_ends() -> None:
+    global _loads_running
+    with _switch_lock:
+        _loads_running -= 1
+        if _loads_running == 0:
+            sys.setswitchinterval(_usual_interval)
+
+
 def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None):
     """open_run plus every projection the window needs (Run.prepare); raises LoadError / LoadCancelled."""
     report = progress or (lambda _f: None)
     with gc_paused():
         run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=cancelled, conversation=conversation)
-        run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled)
+        run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled, window=True)
     report(1.0)
     return run
 
@@ -47,6 +75,13 @@ class _LoadThread(QThread):
             self.progress.emit(percent / 100)
 
     def run(self) -> None:
+        _load_begins()
+        try:
+            self._load()
+        finally:
+            _load_ends()
+
+    def _load(self) -> None:
         try:
             run = load_run(self.path, self._progress, self.stop_flag.is_set, self.conversation)
         except LoadCancelled:

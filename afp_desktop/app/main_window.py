@@ -41,19 +41,21 @@ from afp_desktop.app.export_dialog import ExportChoice, ExportDialog, format_of
 from afp_desktop.app.file_labels import recent_label
 from afp_desktop.app.find_and_bookmarks import install as install_find_and_bookmarks
 from afp_desktop.app.follow import FollowController
+from afp_desktop.app.go_to_box import GoToBox
+from afp_desktop.app.graph_folding import GraphFolding
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.notice_words import BannerMessage, failed_open_message, message_for
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
 from afp_desktop.app.panels.empty_state import EmptyState
 from afp_desktop.app.panels.graph_canvas import GraphCanvas
+from afp_desktop.app.panels.graph_minimap import GraphMinimap
 from afp_desktop.app.panels.timeline_host import TimelineHost
 from afp_desktop.app.proportions import default_dock_sizes
 from afp_desktop.app.session import Session
 from afp_desktop.app.settings import Settings
 from afp_desktop.app.shortcuts import key_sequences
 from afp_desktop.app.style import palette_for
-from afp_desktop.core.views.summary import summarize
 
 log = logging.getLogger(__name__)
 
@@ -140,12 +142,16 @@ class MainWindow(QMainWindow):
         # Files dropped on the graph are for the window, not for the graphics scene.
         self.canvas.setAcceptDrops(False)
         self.canvas.viewport().setAcceptDrops(False)
+        self.minimap = GraphMinimap(self.canvas)
+        self.go_to_box = GoToBox(self.session)
+        self.go_to_box.went.connect(lambda says: self.statusBar().showMessage(f"Went to {says}", 8000))
         self.empty = EmptyState()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.canvas)
         column.addWidget(self.banner)
         column.addWidget(self.summary)
+        column.addWidget(self.go_to_box)
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
 
@@ -277,6 +283,8 @@ class MainWindow(QMainWindow):
         self._action(view, "Zoom &out", self.canvas.zoom_out, "zoom_out")
         self._action(view, "&Fit graph to window", self.canvas.fit_to_window, "fit")
         self._action(view, "&Actual size", self.canvas.reset_zoom, "actual_size")
+        self.fold_action = self._action(view, "Fold similar &iterations", lambda on: self.folding.set_enabled(on),
+                                        checkable=True)
         view.addSeparator()
         self.future_actions = self._choice_group(view, "future_mode", (("dim", "Future steps &dimmed"),
                                                                       ("hide", "Future steps &hidden")))
@@ -303,12 +311,15 @@ class MainWindow(QMainWindow):
             ("play", "Play / &pause", self.timeline.toggle_play, key.Key_Space, None),
             ("back_out", "&Back out of subflow", lambda: self.timeline.back_out(len(s.breadcrumb) - 2),
              key.Key_Backspace, None),
+            ("centre", "&Centre the graph on the cursor", self.canvas.centre_on_cursor, key.Key_C, None),
         )
         self.key_actions = {}
         for shortcut_id, text, slot, typed_key, modifiers in go_items:
             handler = (lambda _c=False, f=slot, k=typed_key, m=modifiers:
                        self._replay_key(f, k, m or Qt.KeyboardModifier.NoModifier))
             self.key_actions[shortcut_id] = self._action(go, text, handler, shortcut_id)
+        go.addSeparator()
+        self.key_actions["go_to"] = self._action(go, "&Go to…", self.go_to_box.open_box, "go_to")
 
         self.follow_action = self.follow.install_actions(file_menu, self.close_action, go)
 
@@ -330,13 +341,15 @@ class MainWindow(QMainWindow):
         s = self.session
         s.run_loaded.connect(self._on_run_loaded)
         s.run_closed.connect(self._show_empty)
-        s.moment_changed.connect(self.canvas.show_moment)
+        # The canvas shows the graph with similar iterations folded; graph_folding maps the steps both ways.
+        self.folding = GraphFolding(s, self.canvas, self)
+        self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
+        self.folding.folding_changed.connect(self.fold_action.setChecked)
+        s.moment_changed.connect(lambda _moment: self.minimap.update())
         self.summary.error_clicked.connect(self.go_to_first_error)
-        s.selection_changed.connect(self.canvas.set_selected)
         templates = self.panels.get("templates")
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward
             self.docks["templates"].visibilityChanged.connect(lambda shown: shown and templates.ensure_lines())
-        self.canvas.node_activated.connect(s.activate_node)
         self.canvas.card_menu_requested.connect(self._show_card_menu)
         self.loader.started.connect(lambda path: self._set_loading(True, path))
         self.loader.progress.connect(lambda f: self.progress.setValue(int(f * 100)))
@@ -531,11 +544,11 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.canvas)
         graph = run.stepgraph
         if graph.get("nodes"):
-            self.canvas.set_graph(graph)
+            self.folding.show_run(run)
         else:
             self.canvas.clear(self._empty_graph_reason(run))
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
-        self.summary.show_summary(summarize(run), run.format_name, name, errors)
+        self.summary.show_summary(run.summary, run.format_name, name, errors)
         self.banner.set_messages(self._messages_for(run))
         if run.bundle is not None:  # a bug report: what the reporter said comes first
             self.docks["bugreport"].raise_()

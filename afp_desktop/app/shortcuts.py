@@ -40,6 +40,9 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("end", ("End",), "End of the run", WINDOW),
     Shortcut("play", ("Space",), "Play / pause the replay", WINDOW),
     Shortcut("back_out", ("Backspace",), "Back out of a drilled-into subflow", WINDOW),
+    Shortcut("go_to", ("Ctrl+G",), "Go to a stop number, event (e300), iteration (i5), time (1m20s) or step id",
+             WINDOW),
+    Shortcut("centre", ("C",), "Centre the graph on the step at the cursor", WINDOW),
     Shortcut("zoom_in", ("Ctrl++", "Ctrl+="), "Zoom the graph in", WINDOW),
     Shortcut("zoom_out", ("Ctrl+-",), "Zoom the graph out", WINDOW),
     Shortcut("fit", ("Ctrl+0",), "Fit the graph to the window", WINDOW),
@@ -62,7 +65,10 @@ GESTURES: tuple[tuple[str, str, str], ...] = (
     ("Click a graph card", "Select it and move the cursor to when it appeared", "Step graph"),
     ("Right-click a graph card", "Copy the step's JSON or id, or export the graph", "Step graph"),
     ("Mouse wheel", "Zoom the graph around the pointer", "Step graph"),
+    ("Click a folded “Iterations 3–999” card", "Expand the iterations it stands for", "Step graph"),
+    ("Click or drag on the minimap", "Show that part of the graph", "Step graph"),
     ("Double-click a square stop", "Drill into its inner stops", "Timeline"),
+    ("Click or drag on the overview strip", "Show those stops (Fit all: every stop)", "Timeline"),
     ("Drop a file on the window", "Open it", WINDOW),
 )
 

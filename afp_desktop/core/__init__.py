@@ -31,7 +31,7 @@ _EXPORTS = {
     "DEFAULT_TEMPLATES": "afp_desktop.core.library.status",
     "build_step_graph": "afp_desktop.core.library.stepgraph",
     "milestone_stops": "afp_desktop.core.library.stops",
-    "summarize": "afp_desktop.core.views.summary",
+    "summarize": "afp_desktop.core.model.summary",
     "LoadError": "afp_desktop.core.problems",
     "LoadCancelled": "afp_desktop.core.problems",
     "Problem": "afp_desktop.core.problems",

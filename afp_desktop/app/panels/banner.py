@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.notice_words import BannerMessage, by_severity, message_for
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.theme import ERROR_TEXT, is_dark_palette
-from afp_desktop.core.views.summary import RunSummary
+from afp_desktop.core.model.summary import RunSummary
 
 LEVEL_MARK = {"error": "✖", "warning": "⚠", "info": "ℹ"}
 LEVEL_STYLE = {  # (light background, light border, dark background, dark border)

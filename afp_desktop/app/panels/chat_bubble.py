@@ -9,13 +9,14 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from afp_desktop.app.plain_text import plain_label
+from afp_desktop.app.plain_text import plain_label, plain_tooltip
 
 
 USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
 STATUS_FILL, STATUS_TEXT = "#eef0f4", "#1b2030"
 ANSWER_FILL, ANSWER_TEXT = "#e4f5ea", "#14482a"
 MUTED = "#5f6675"
+SEEN_LINES_SHOWN = 12  # a long stop lists its first lines and its last two; the tooltip has them all
 # Colours per theme: (fill, text) of each bubble, the chat background, muted text, the Trace note.
 COLOURS = {
     "light": {"user": (USER_FILL, USER_TEXT), "status": (STATUS_FILL, STATUS_TEXT),
@@ -49,6 +50,8 @@ class Bubble(QFrame):
                            f"QFrame#bubble QLabel {{ color: {text_colour}; background: transparent; }}")
 
     def set_text(self, text: str) -> None:
+        if text == self.label.text():  # scrubbing: an unchanged bubble costs no new text layout
+            return
         self.label.setText(text)
         self.fit()
 
@@ -238,7 +241,12 @@ class ChatBubblePanel(QWidget):
             return
         where = span.label if moment.at_stop else f"{span.label} (so far)"
         self.seen_title.setText(f"During {where}, the chat user saw {len(lines)} line(s):")
-        self.seen_lines.setText("\n".join(f"• {line}" for line in lines))
+        shown = lines if len(lines) <= SEEN_LINES_SHOWN else (
+            *lines[:SEEN_LINES_SHOWN - 3], f"… {len(lines) - SEEN_LINES_SHOWN + 1:,} more …", lines[-2], lines[-1])
+        text = "\n".join(line if line.startswith("… ") else f"• {line}" for line in shown)
+        if text != self.seen_lines.text():  # re-laying out a long wrapped label is what a scrub waits for
+            self.seen_lines.setText(text)
+        self.seen_lines.setToolTip(plain_tooltip("\n".join(lines)) if shown is not lines else "")
 
     @staticmethod
     def _caption(view) -> str:

@@ -15,8 +15,20 @@ import math
 from collections.abc import Sequence
 from functools import lru_cache
 
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
+import time
+
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPixmapCache,
+    QPolygonF,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QGraphicsItem,
@@ -29,7 +41,7 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.fonts import load_bundled_fonts
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.style import GraphPalette, palette_for
-from afp_desktop.core.views.layout import (
+from afp_desktop.core.model.layout import (
     CHIP_KINDS,
     LLM_START_KINDS,
     SUBFLOW_KIND,
@@ -43,6 +55,7 @@ from afp_desktop.core.views.layout import (
 DETAIL_LOD = 0.4  # below this zoom cards are plain coloured blocks and edges bare lines: text would be unreadable
 EDGE_LOD = 0.08  # below this a gutter is a few pixels high and edges are noise: they are not drawn at all
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.002, 4.0, 1.5
+BUILD_SLICE_S = 0.010  # the scene of a big graph is built in slices this long, one per event-loop turn
 ZOOM_STEP = 1.2
 FONT_FAMILIES = ["DejaVu Sans", "Segoe UI", "Helvetica Neue", "Arial", "Sans Serif"]
 PADDING = 8.0
@@ -103,6 +116,8 @@ def card_lines(node: dict) -> tuple[str, str, str, str]:
         return label, "", primitive, ""
     if kind in CHIP_KINDS:
         return chip_text(label), "", "", ""
+    if kind == "fold":  # similar iterations folded into one card (core/fold_iterations.py)
+        return label, "", _one_line(node.get("detail")), _one_line(node.get("hint"))
     iteration = node.get("iterationIndex")  # numbered once per row, on the LLM call that opens the iteration
     corner = f"#{iteration}" if iteration is not None and kind in LLM_START_KINDS else ""
     detail = _one_line(node.get("toolName") or node.get("llmModel") or node.get("assistantText"))
@@ -418,6 +433,9 @@ class NodeItem(QGraphicsItem):
         self._bounds = art.node_bounds(index)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # clicks and drags go to the view (pan / activate)
         self.setZValue(2)
+        # A card is painted once per zoom level and then blitted: scrolling and scrubbing repaint dozens of
+        # cards, each a few antialiased paths and texts in Python. update() (a ring, a badge) paints it again.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def boundingRect(self) -> QRectF:
         return self._bounds
@@ -426,31 +444,25 @@ class NodeItem(QGraphicsItem):
         self.art.paint_node(painter, self.index, _detailed(painter))
 
 
-def _distinct_routes(routes: list[EdgeRoute]) -> list[EdgeRoute]:
+def _distinct_routes(routes: list[EdgeRoute]):
     """One route per distinct drawing: a Loop's 150 iteration edges share one self-loop on the same card, and
     drawing it 150 times over made every repaint of that corner slow."""
     seen: set = set()
-    distinct = []
     for route in routes:
         key = (route.kind, route.source, route.target, tuple(route.points), route.label)
         if key not in seen:
             seen.add(key)
-            distinct.append(route)
-    return distinct
+            yield route
 
 
-class _Layer(QGraphicsItem):
-    """An invisible parent: hiding it hides every card, edge and bracket at once (its children stay indexed)."""
-
-    def __init__(self):
-        super().__init__()
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
-
-    def boundingRect(self) -> QRectF:
-        return QRectF()
-
-    def paint(self, painter, option, widget=None) -> None:
-        pass
+def _items_to_make(layout: GraphLayout):
+    """What the canvas makes, in order: cards first (they carry the run), then edges, then brackets."""
+    for i in range(len(layout.nodes)):
+        yield "node", i
+    for route in _distinct_routes(layout.edges):
+        yield "edge", route
+    for group in layout.groups:
+        yield "group", group
 
 
 class OverviewItem(QGraphicsItem):
@@ -461,11 +473,17 @@ class OverviewItem(QGraphicsItem):
         super().__init__()
         self.canvas = canvas
         layout = canvas.art.layout
-        self._rects = [QRectF(b.x, b.y, b.w, b.h) for b in layout.nodes]
+        self._rect_list: list[QRectF] | None = None  # made when first painted: most runs never zoom this far
         self._bounds = QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0))
         self._batches: dict | None = None
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setZValue(3)
+
+    @property
+    def _rects(self) -> list[QRectF]:
+        if self._rect_list is None:
+            self._rect_list = [QRectF(b.x, b.y, b.w, b.h) for b in self.canvas.art.layout.nodes]
+        return self._rect_list
 
     def invalidate(self) -> None:
         self._batches = None
@@ -540,6 +558,7 @@ class GraphCanvas(QGraphicsView):
 
     node_activated = Signal(int)
     card_menu_requested = Signal(int, QPoint)  # right-click on a card: its index, the global position
+    graph_changed = Signal()  # a new graph, none, or new colours (the minimap draws itself again)
 
     def __init__(self, parent: QWidget | None = None, palette: GraphPalette | None = None):
         super().__init__(parent)
@@ -547,7 +566,8 @@ class GraphCanvas(QGraphicsView):
         self.art: GraphArt | None = None
         self.graph_layout: GraphLayout | None = None
         self._overview: OverviewItem | None = None
-        self._detail_layer: _Layer | None = None
+        self.reserved_right = 0  # pixels at the view's right kept clear by fit_width (the minimap sits there)
+        self._detailed_shown = True  # False far zoomed out: the overview item stands in for every item
         self.node_items: list[NodeItem] = []
         self.edge_items: list[EdgeItem] = []
         self.group_items: list[GroupItem] = []
@@ -557,13 +577,21 @@ class GraphCanvas(QGraphicsView):
         self.future_mode = "dim"
         self._message: str | None = None
         self._press_pos: QPoint | None = None
+        self._items_of: dict[int, list[QGraphicsItem]] = {}
+        self._pending = None  # a generator of the items still to make: (kind, payload)
+        self._build_timer = QTimer(self)
+        self._build_timer.setInterval(0)
+        self._build_timer.timeout.connect(self._build_slice)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)  # wheel zoom anchors by hand
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        # A graph narrower than the view starts at its left, leaving the right (the minimap's corner) clear.
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self.setScene(self._new_scene())
         self._apply_background()
+        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), 96 * 1024))  # KB: room for the cached cards
 
     # ---------------------------------------------------------------------------------------- content
 
@@ -580,32 +608,85 @@ class GraphCanvas(QGraphicsView):
         old = self.scene()
         scene = self._new_scene()
         scene.setSceneRect(QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0)))
-        self.group_items = [GroupItem(self.art, g) for g in layout.groups]
-        self.edge_items = [EdgeItem(self.art, r) for r in _distinct_routes(layout.edges)]
-        self.node_items = [NodeItem(self.art, i) for i in range(len(layout.nodes))]
         # Cards, edges and brackets hang off one layer, shown when zoomed in enough to read; far zoomed out the
-        # overview item stands in for all of them.
-        self._detail_layer = _Layer()
-        for item in (*self.group_items, *self.edge_items, *self.node_items):
-            item.setParentItem(self._detail_layer)
-        scene.addItem(self._detail_layer)
+        # overview item stands in for all of them. They are made in slices (cards first, in layout order), so
+        # a graph of thousands of steps never freezes the window: the first slice is made now, the rest on
+        # the following event-loop turns (`building` until done). The overview item needs none of them.
+        self.node_items, self.edge_items, self.group_items = [], [], []
+        self._items_of: dict[int, list[QGraphicsItem]] = {}  # step → the edges and bracket drawn with it
+        self._detailed_shown = True
+        self._pending = _items_to_make(layout)
         self._overview = OverviewItem(self)
         scene.addItem(self._overview)
         self.setScene(scene)
         if old is not None:
             old.deleteLater()
         self.happened, self.current, self.selected = None, None, None
+        self._build_slice()
+        if self._pending:
+            self._build_timer.start()
         self.resetTransform()
         self._after_zoom()
         # Start at the run's beginning: centring on the corner clamps the view to the top left. (Setting the scroll
         # bars does not last: Qt re-centres on the point it remembers when it next lays them out.)
         self.centerOn(QPointF(0, 0))
         self.viewport().update()
+        self.graph_changed.emit()
+
+    @property
+    def building(self) -> bool:
+        """True while the scene's items are still being made (the graph is shown as they arrive)."""
+        return bool(self._pending)
+
+    def finish_building(self) -> None:
+        """Make every remaining item now (export, tests)."""
+        while self._pending:
+            self._build_slice(budget=None)
+
+    def _build_slice(self, budget: float | None = BUILD_SLICE_S) -> None:
+        pending, art, scene = self._pending, self.art, self.scene()
+        if not pending or art is None:
+            self._pending = None
+            self._build_timer.stop()
+            return
+        dim = self.palette.dim_opacity
+        deadline = None if budget is None else time.perf_counter() + budget
+        made = 0
+        for kind, payload in pending:
+            if kind == "node":
+                item = NodeItem(art, payload)
+                opacity = node_opacity(self.happened, payload, self.future_mode, dim)
+                self.node_items.append(item)
+                if payload in art.errors:
+                    item.setToolTip(plain_tooltip(f"Error: {art.errors[payload]}"))
+            elif kind == "edge":
+                item = EdgeItem(art, payload)
+                opacity = min(node_opacity(self.happened, payload.source, self.future_mode, dim),
+                              node_opacity(self.happened, payload.target, self.future_mode, dim))
+                self.edge_items.append(item)
+                self._items_of.setdefault(payload.source, []).append(item)
+                if payload.target != payload.source:
+                    self._items_of.setdefault(payload.target, []).append(item)
+            else:
+                item = GroupItem(art, payload)
+                opacity = node_opacity(self.happened, payload.index, self.future_mode, dim)
+                self.group_items.append(item)
+                self._items_of.setdefault(payload.index, []).append(item)
+            item.setVisible(opacity > 0 and self._detailed_shown)
+            item.setOpacity(opacity if opacity > 0 else 1.0)
+            scene.addItem(item)
+            made += 1
+            if deadline is not None and made % 64 == 0 and time.perf_counter() > deadline:
+                return
+        self._pending = None
+        self._build_timer.stop()
 
     def clear(self, message: str = "") -> None:
         """Drop the graph and show `message` (plain text) centred in the view instead."""
+        self._pending = None
+        self._build_timer.stop()
         self.art, self.graph_layout = None, None
-        self._overview = self._detail_layer = None
+        self._overview = None
         self.node_items, self.edge_items, self.group_items = [], [], []
         old = self.scene()
         self.setScene(self._new_scene())
@@ -614,6 +695,7 @@ class GraphCanvas(QGraphicsView):
         self.resetTransform()
         self._message = message
         self.viewport().update()
+        self.graph_changed.emit()
 
     @property
     def message(self) -> str | None:
@@ -637,8 +719,9 @@ class GraphCanvas(QGraphicsView):
         if self.art is not None:
             self.art.set_palette(palette)
         self._apply_background()
-        self._apply_opacity(range(len(self.node_items)))
+        self._apply_opacity(range(self._node_count()))
         self.viewport().update()
+        self.graph_changed.emit()
 
     def _apply_background(self) -> None:
         self.setBackgroundBrush(QBrush(QColor(self.palette.background)))
@@ -647,14 +730,14 @@ class GraphCanvas(QGraphicsView):
         if mode not in ("dim", "hide"):
             raise ValueError(f"future mode must be 'dim' or 'hide', not {mode!r}")
         self.future_mode = mode
-        self._apply_opacity(range(len(self.node_items)))
+        self._apply_opacity(range(self._node_count()))
 
     def set_cursor_state(self, happened: Sequence[bool] | None, current: int | None) -> None:
         """happened[i]: node i has happened at the cursor (None: all have). `current` is ringed and scrolled to."""
         previous = self.happened
         self.happened = None if happened is None else list(happened)
         if previous is None or self.happened is None or len(previous) != len(self.happened):
-            changed = range(len(self.node_items))
+            changed = range(self._node_count())
         else:
             changed = [i for i, (a, b) in enumerate(zip(previous, self.happened)) if a != b]
         self._apply_opacity(changed)
@@ -663,12 +746,12 @@ class GraphCanvas(QGraphicsView):
             self.art.current = self.current
         self._refresh(old, self.current)
         if self.current is not None:
-            self.ensureVisible(self.node_items[self.current].sceneBoundingRect(), 80, 60)
+            self.ensureVisible(self.art.node_bounds(self.current), 80, 60)
 
     def show_moment(self, moment) -> None:
         """Render the moment: steps not started are dimmed (or hidden), steps in progress get a dashed ring,
         steps where an error happened a red badge, and the moment's step the cursor ring."""
-        count = len(self.node_items)
+        count = self._node_count()
         started = min(moment.nodes_started, count)
         happened = [True] * started + [False] * (count - started)
         old_active, old_errors = (self.art.active, set(self.art.errors)) if self.art is not None else (set(), set())
@@ -676,10 +759,13 @@ class GraphCanvas(QGraphicsView):
             self.art.active = frozenset(i for i in moment.active_nodes if i < count)
             self.art.errors = {i: errors[-1].message for i, errors in moment.error_nodes().items() if i < count}
             self._refresh(*(set(old_active) ^ set(self.art.active)), *(old_errors ^ set(self.art.errors)))
+            built = len(self.node_items)  # the rest get their tooltip when made
             for i in old_errors - set(self.art.errors):
-                self.node_items[i].setToolTip("")
+                if i < built:
+                    self.node_items[i].setToolTip("")
             for i, message in self.art.errors.items():
-                self.node_items[i].setToolTip(plain_tooltip(f"Error: {message}"))
+                if i < built:
+                    self.node_items[i].setToolTip(plain_tooltip(f"Error: {message}"))
         self.set_cursor_state(happened, moment.current_node)
 
     def set_search_marks(self, node_indices) -> None:
@@ -697,7 +783,11 @@ class GraphCanvas(QGraphicsView):
         self._refresh(old, self.selected)
 
     def _valid(self, index: int | None) -> int | None:
-        return index if index is not None and 0 <= index < len(self.node_items) else None
+        return index if index is not None and 0 <= index < self._node_count() else None
+
+    def _node_count(self) -> int:
+        """Steps in the graph shown (its items may still be being made)."""
+        return len(self.graph_layout.nodes) if self.graph_layout is not None else 0
 
     def _refresh(self, *indices: int | None) -> None:
         if self.overview_mode:
@@ -706,12 +796,13 @@ class GraphCanvas(QGraphicsView):
             if i is not None and i < len(self.node_items):
                 self.node_items[i].update()
 
-    def _apply_opacity(self, indices) -> None:
-        """Dim or hide the given nodes and every edge or bracket touching them."""
+    def _apply_opacity(self, indices, edges_too: bool = False) -> None:
+        """Dim or hide the given nodes and every edge or bracket touching them (`edges_too`: every edge and
+        bracket, as when they are all shown again)."""
         dim = self.palette.dim_opacity
 
         def show(item: QGraphicsItem, opacity: float) -> None:
-            item.setVisible(opacity > 0)
+            item.setVisible(opacity > 0 and self._detailed_shown)
             item.setOpacity(opacity if opacity > 0 else 1.0)
 
         touched = set(indices)
@@ -719,14 +810,18 @@ class GraphCanvas(QGraphicsView):
             return
         if self._overview is not None:
             self._overview.invalidate()
+        built = len(self.node_items)  # items made later take their opacity when made
         for i in touched:
-            show(self.node_items[i], node_opacity(self.happened, i, self.future_mode, dim))
-        for item in self.edge_items:
-            if item.route.source in touched or item.route.target in touched:
+            if i < built:
+                show(self.node_items[i], node_opacity(self.happened, i, self.future_mode, dim))
+        # A cursor move touches a few steps: look up their edges and brackets instead of visiting every item.
+        linked = (*self.edge_items, *self.group_items) if edges_too else \
+            {item for i in touched for item in self._items_of.get(i, ())}
+        for item in linked:
+            if isinstance(item, EdgeItem):
                 show(item, min(node_opacity(self.happened, item.route.source, self.future_mode, dim),
                                node_opacity(self.happened, item.route.target, self.future_mode, dim)))
-        for item in self.group_items:
-            if item.group.index in touched:
+            else:
                 show(item, node_opacity(self.happened, item.group.index, self.future_mode, dim))
 
     # ------------------------------------------------------------------------------------------- zoom
@@ -759,7 +854,18 @@ class GraphCanvas(QGraphicsView):
         if overview != self._overview.isVisible():
             self._overview.invalidate()
             self._overview.setVisible(overview)
-            self._detail_layer.setVisible(not overview)
+            self._show_detail(not overview)
+
+    def _show_detail(self, shown: bool) -> None:
+        """Show or hide every card, edge and bracket (far zoomed out the overview item paints them all).
+        They are top-level items, not children of one hidden parent: Qt's scene index only culls top-level
+        items, and a parent with thousands of children made every repaint visit all of them."""
+        self._detailed_shown = shown
+        if not shown:
+            for item in (*self.node_items, *self.edge_items, *self.group_items):
+                item.setVisible(False)
+        else:
+            self._apply_opacity(range(self._node_count()), edges_too=True)
 
     def zoom_in(self) -> None:
         self._zoom_by(ZOOM_STEP)
@@ -781,6 +887,28 @@ class GraphCanvas(QGraphicsView):
         elif self.zoom_factor() < MIN_ZOOM:
             self._zoom_by(MIN_ZOOM / self.zoom_factor())
 
+    def fit_width(self, least: float = 0.6) -> None:
+        """Zoom out (never below `least`, where card text is still readable) so the graph's full width is in view:
+        the last card of a wide row is not cut off at the right edge. A narrow graph stays at its zoom."""
+        rect = self.sceneRect()
+        room = self.viewport().width() - 2 * self.frameWidth() - 4 - self.reserved_right
+        if rect.isEmpty() or room <= 0 or rect.width() * self.zoom_factor() <= room:
+            return
+        self._zoom_by(max(least, room / rect.width()) / self.zoom_factor(), QPoint(0, 0))
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().minimum())
+
+    def centre_on_cursor(self) -> bool:
+        """Scroll so the step at the cursor (else the selected one) is in the middle of the view."""
+        index = self.current if self.current is not None else self.selected
+        if index is None or self.art is None:
+            return False
+        card = self.art.node_bounds(index)
+        seen = self.visible_scene_rect()
+        # Centre vertically; sideways only if the card is not already in view (the rows stay aligned).
+        x = seen.center().x() if seen.left() <= card.left() and card.right() <= seen.right() else card.center().x()
+        self.centerOn(QPointF(x, card.center().y()))
+        return True
+
     def visible_scene_rect(self) -> QRectF:
         return self.mapToScene(self.viewport().rect()).boundingRect().intersected(self.sceneRect())
 
@@ -794,7 +922,7 @@ class GraphCanvas(QGraphicsView):
     # ----------------------------------------------------------------------------------------- clicks
 
     def node_at(self, view_pos: QPoint) -> int | None:
-        if self.overview_mode:  # the cards are drawn by the overview item: find the block under the pointer
+        if self.overview_mode or self.building:  # no card items (yet): find the block under the pointer
             point = self.mapToScene(view_pos)
             x, y = point.x(), point.y()
             slack = 3 / max(self.zoom_factor(), 1e-6)  # blocks are a few pixels wide: allow a near miss

@@ -26,6 +26,7 @@ from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.app.panels.readable_view import ReadableView, is_dark
 from afp_desktop.app.theme import NOTE_TEXT
 from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.model import tool_progress
 from afp_desktop.core.model.bubble import event_positions, rollups
 from afp_desktop.core.views.inspect import inspect_node
 from afp_desktop.core.model.replay import DONE, LASTING_KINDS, NOT_STARTED
@@ -78,15 +79,10 @@ def llm_events_of(run, index: int) -> tuple[dict | None, tuple[int, dict] | None
 
 
 def progress_reports_by_call(run) -> dict[Any, list[int]]:
-    """Typed-event indices of every `stream.tool_progress`, grouped by toolCallId (built once per run)."""
-    by_call: dict[Any, list[int]] = {}
-    for j, event in enumerate(run.typed_events or []):
-        payload = event.get("payload") if isinstance(event, dict) else None
-        if event.get("type") == _PROGRESS and isinstance(payload, dict):
-            call_id = payload.get("toolCallId")
-            if isinstance(call_id, (str, int, float)):
-                by_call.setdefault(call_id, []).append(j)
-    return by_call
+    """Typed-event indices of every `stream.tool_progress`, grouped by toolCallId (a Run has them from its
+    loader thread; see core/tool_progress.py)."""
+    known = getattr(run, "progress_by_call", None)
+    return known if known is not None else tool_progress.progress_reports_by_call(run)
 
 
 def progress_reports(run, index: int, typed_pos: list[int],

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QTextEdit, QW
 from afp_desktop.app.panels.banner import ElidedLabel
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES, variables_for_template_key
-from afp_desktop.core.template_preview import preview_segments
+from afp_desktop.core.views.template_preview import preview_segments
 
 UNKNOWN_BACKGROUND = QColor("#fbd5d3")
 UNKNOWN_TEXT = QColor("#b3261e")

@@ -23,6 +23,7 @@ from afp_desktop.app import template_store
 from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.panels.template_box import TemplateBox
 from afp_desktop.core.model.bubble import all_lines
+from afp_desktop.core.model.summary import tool_names_called
 from afp_desktop.core.library.status import (
     DEFAULT_TEMPLATES, spaced_placeholders, state_for_template_key, unknown_variables, variables_for_template_key,
 )
@@ -47,17 +48,9 @@ def template_warnings(key: str, template: str) -> list[str]:
 
 
 def tool_names(run) -> list[str]:
-    """Names of the tools the run actually called, in first-call order."""
-    names: dict[str, None] = {}
-    for event in run.domain_events:
-        if isinstance(event, dict) and event.get("type") == "tool.start" and isinstance(event.get("toolName"), str):
-            names[event["toolName"]] = None
-    for event in run.typed_events or ():
-        payload = event.get("payload") if isinstance(event, dict) else None
-        if event.get("type") == "agentfootprint.stream.tool_start" and isinstance(payload, dict) \
-                and isinstance(payload.get("toolName"), str):
-            names[payload["toolName"]] = None
-    return list(names)
+    """Names of the tools the run actually called, in first-call order (a Run found them in its loader thread)."""
+    known = getattr(run, "tool_names", None)
+    return list(known) if known is not None else tool_names_called(run)
 
 
 def fallback_template(key: str, templates: dict[str, str]) -> str:

@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.panels.timeline_markers import StopMarkers
+from afp_desktop.app.panels.timeline_overview import TimelineOverview
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.model.timeline import (
     has_usable_stops,
@@ -65,11 +67,22 @@ class StopAxis(pg.AxisItem):
         self.setTickFont(_tick_font())
 
     def set_labels(self, labels: list[str]) -> None:
-        metrics = QFontMetricsF(_tick_font())
+        self._metrics = QFontMetricsF(_tick_font())
         self.labels = labels
-        self._widths = [metrics.horizontalAdvance(label) for label in labels]
+        self._widths = [None] * len(labels)  # measured when first in view: a long run has thousands
         self.picture = None
         self.update()
+
+    def _widest(self, first: int, last: int) -> float:
+        """The widest label of stops first..last (a sample of 200 of them when more are in view)."""
+        step = max(1, (last - first + 1) // 200)
+        widest = 0.0
+        for i in range(first, last + 1, step):
+            width = self._widths[i]
+            if width is None:
+                width = self._widths[i] = self._metrics.horizontalAdvance(self.labels[i])
+            widest = max(widest, width)
+        return widest
 
     def tickValues(self, minVal, maxVal, size):
         if not self.labels or size <= 0 or maxVal <= minVal:
@@ -78,7 +91,7 @@ class StopAxis(pg.AxisItem):
         if last < first:
             return []
         px_per_stop = size / (maxVal - minVal)
-        widest = max(self._widths[first:last + 1])
+        widest = self._widest(first, last)
         step = _nice_step((widest + LABEL_GAP_PX) / px_per_stop)
         major = list(range(first + (-first) % step, last + 1, step))
         self._major = set(major)
@@ -167,6 +180,11 @@ class TimelinePanel(QWidget):
         self.plots.setMinimumHeight(180)
         self.plots.viewport().installEventFilter(self)
         layout.addWidget(self.plots, 1)
+        # Every stop in one strip, the part in view framed; a scroll bar and "Fit all" (timeline_overview).
+        self.overview = TimelineOverview()
+        self.overview.view_requested.connect(self.show_range)
+        self.stop_plot.vb.sigXRangeChanged.connect(lambda *_: self._sync_overview())
+        layout.addWidget(self.overview)
 
         controls = QHBoxLayout()
         self.play_button = QToolButton()
@@ -207,7 +225,7 @@ class TimelinePanel(QWidget):
             axis.setWidth(AXIS_SIDE_WIDTH)
             axis.setStyle(showValues=False, tickLength=0)
             axis.setPen(pg.mkPen(None))
-        self.markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: plain_tooltip(data), pxMode=True)
+        self.markers = StopMarkers(tooltip=lambda i: plain_tooltip(self._tooltip(i)))
         plot.addItem(self.markers)
         # Errors: a red cross above the axis where each became known (the veil covers those still to come).
         self.error_markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: plain_tooltip(data),
@@ -230,8 +248,6 @@ class TimelinePanel(QWidget):
         self.cursor_line.sigPositionChangeFinished.connect(self._on_line_dragged)
         plot.addItem(self.cursor_line)
         plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
-        plot.vb.sigXRangeChanged.connect(lambda *_: self._resize_markers())
-        self._marker_scale = 1.0
 
     def _setup_bar_plot(self) -> None:
         plot = self.bar_plot
@@ -291,7 +307,9 @@ class TimelinePanel(QWidget):
             region.setBrush(pg.mkBrush(shade))
         self.cursor_line.setPen(pg.mkPen(pal.cursor, width=2))
         self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
+        self.overview.set_colours(pal.background, pal.selection, pal.cursor)
         self._draw_stops()
+        self.overview.set_stops(len(self.stops), lambda i: self.markers.style(i)[0])
 
     def _marker_colour(self, stop: dict) -> str:
         kind = (stop.get("meta") or {}).get("kind") if isinstance(stop.get("meta"), dict) else None
@@ -314,6 +332,7 @@ class TimelinePanel(QWidget):
         self.error_markers.setData([])
         self.error_positions = []
         self.plots.setVisible(False)
+        self.overview.setVisible(False)
         self.slider.setEnabled(False)
         self.play_button.setEnabled(False)
         self.drill_button.setEnabled(False)
@@ -327,14 +346,20 @@ class TimelinePanel(QWidget):
         if run is None:
             return
         self.stops = self.session.stops
-        self.labels = ordinal_labels(self.stops)
-        self.ends = [span.end for span in self.session.spans]
-        self._drillable = [self.session.can_drill(i) for i in range(len(self.stops))]
+        spans = self.session.spans
+        self.labels = [span.label for span in spans] if len(spans) == len(self.stops) else ordinal_labels(self.stops)
+        self.ends = [span.end for span in spans]
+        if self.stops is run.stops:  # the run's own stops: found in the loader thread
+            self._drillable = list(run.stops_drillable)
+        else:
+            self._drillable = [self.session.can_drill(i) for i in range(len(self.stops))]
         self._set_crumbs()
         self.back_button.setVisible(len(self.session.breadcrumb) > 1)
         self._set_note()
         # Only start and end: a stop axis would be two dots. The slider (one step per event) does the work.
         self.plots.setVisible(has_usable_stops(self.stops))
+        self.overview.setVisible(self.plots.isVisibleTo(self))
+        self.overview.set_stops(len(self.stops), lambda i: self.markers.style(i)[0])
         self.stop_axis.set_labels(self.labels)
         self._draw_stops()
         self._draw_search_marks()
@@ -346,6 +371,7 @@ class TimelinePanel(QWidget):
         # A stop's margin on each side, so the first and last labels have room to be drawn.
         low = max(-1.0, min(centre - shown / 2, count - shown))
         self.stop_plot.setXRange(low, low + shown + 1.0, padding=0)
+        self._draw_bars()
         if self.session.moment is not None:
             self._on_moment(self.session.moment)
 
@@ -385,6 +411,7 @@ class TimelinePanel(QWidget):
         for region in (self.future, self.bar_future, self.tool_future):
             region.setRegion((x + VEIL_OFFSET, count + 1))
         self._keep_in_view(x)
+        self.overview.set_cursor(x)
         self.drill_button.setEnabled(self.current_stop is not None and self._drillable[self.current_stop])
         self._show_position(moment, self.current_stop, inside)
 
@@ -399,6 +426,18 @@ class TimelinePanel(QWidget):
         self.position_label.setText(metrics.elidedText(text, Qt.TextElideMode.ElideMiddle,
                                                        self.position_label.width() - 4))
         self.position_label.setToolTip(text)
+
+    def show_range(self, low: float, high: float) -> None:
+        """Show stops low..high (x), kept inside the run; the overview, its scroll bar and "Fit all" ask this."""
+        count = max(len(self.stops), 1)
+        width = min(high - low, count + 1.0)
+        low = max(-1.0, min(low, count - width))
+        self.stop_plot.setXRange(low, low + width, padding=0)
+
+    def _sync_overview(self) -> None:
+        low, high = self.stop_plot.vb.viewRange()[0]
+        self.overview.set_window(low, high)
+        self._draw_bars()
 
     def _keep_in_view(self, x: float) -> None:
         low, high = self.stop_plot.vb.viewRange()[0]
@@ -417,42 +456,10 @@ class TimelinePanel(QWidget):
         self.search_marks.setData(x=xs, y=[0.55] * len(xs))
 
     # -------------------------------------------------------------------------------------------- drawing
-    def _marker_scale_now(self) -> float:
-        """Markers shrink when zoomed out so neighbours stay apart (1 = full size)."""
-        low, high = self.stop_plot.vb.viewRange()[0]
-        px_per_stop = self.stop_plot.vb.width() / max(high - low, 1e-9)
-        return min(1.0, max(0.3, round(px_per_stop / 16, 1)))
-
-    def _resize_markers(self) -> None:
-        if self.stops and self._marker_scale_now() != self._marker_scale:
-            self._marker_scale = scale = self._marker_scale_now()
-            self.markers.setSize(self._marker_sizes(scale))  # sizes only: no new spots, no new symbols
-
-    def _marker_sizes(self, scale: float) -> list[float]:
-        return [(13 if drillable else 11) * scale for drillable in self._drillable]
-
     def _draw_stops(self) -> None:
-        if not self.stops:
-            self.markers.setData([])
-            self.error_markers.setData([])
-            self.error_positions = []
-            return
-        self._marker_scale = scale = self._marker_scale_now()
-        # One brush per colour and one pen, shared: pyqtgraph then renders each symbol once, not once per stop.
-        brushes: dict[int, object] = {}
-        brush_list, symbols = [], []
-        for i, stop in enumerate(self.stops):
-            colour = QColor(self._marker_colour(stop))
-            brush = brushes.get(colour.rgba())
-            if brush is None:
-                brush = brushes[colour.rgba()] = pg.mkBrush(colour)
-            brush_list.append(brush)
-            bookend = stop.get("kind") in ("start", "end")
-            symbols.append("s" if self._drillable[i] else ("d" if bookend else "o"))
-        self.markers.setData(x=list(range(len(self.stops))), y=[0] * len(self.stops),
-                             size=self._marker_sizes(scale), symbol=symbols, brush=brush_list,
-                             pen=pg.mkPen(self.theme_palette.background, width=1),
-                             data=[self._tooltip(i) for i in range(len(self.stops))])
+        # Only the stops in view are painted (timeline_markers), each styled when first painted.
+        self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
+        self.markers.set_stops(len(self.stops), self._marker_style, QColor(self.theme_palette.background))
         self._draw_errors()
 
     def _draw_errors(self) -> None:
@@ -462,6 +469,15 @@ class TimelinePanel(QWidget):
         self.error_markers.setData(x=self.error_positions, y=[0.55] * len(errors), size=13, symbol="x",
                                    brush=pg.mkBrush(ERROR_RED), pen=pg.mkPen(ERROR_RED, width=1),
                                    data=[f"Error at event {e.position}: {e.message}" for e in errors])
+
+    def _marker_style(self, i: int) -> tuple[QColor, str]:
+        stop = self.stops[i]
+        bookend = stop.get("kind") in ("start", "end")
+        name = self._marker_colour(stop)
+        colour = self._colours.get(name)
+        if colour is None:
+            colour = self._colours[name] = QColor(name)
+        return colour, "s" if self._drillable[i] else ("d" if bookend else "o")
 
     def _tooltip(self, i: int) -> str:
         stop = self.stops[i]
@@ -476,25 +492,50 @@ class TimelinePanel(QWidget):
 
     def _draw_figures(self) -> None:
         run = self.session.run
-        figures = stop_figures(run, self.stops) if run is not None and self.stops else None
+        if run is None or not self.stops:
+            figures = None
+        elif self.stops is run.stops:  # the run's own stops: computed once, in the loader thread
+            figures = run.stop_figures
+        else:
+            figures = stop_figures(run, self.stops)
         show = figures is not None and (figures.has_tokens or figures.has_tool_time)
+        self._figures, self._bars_drawn = None, None
         self.bar_plot.setVisible(show)
         if not show:
             return
-        pal = self.theme_palette
-        xs = list(range(len(self.stops)))
-        llm = QColor(pal.kind("user->llm").accent)
-        llm_light = QColor(llm)
-        llm_light.setAlpha(120)
-        self.token_in_bars.setOpts(x=xs, height=figures.tokens_in, width=0.6, brush=llm, pen=pg.mkPen(None))
-        self.token_out_bars.setOpts(x=xs, y0=figures.tokens_in, height=figures.tokens_out, width=0.6,
-                                    brush=llm_light, pen=pg.mkPen(None))
-        self.tool_bars.setOpts(x=xs, height=figures.tool_ms, width=0.6, brush=pal.kind("llm->tool").accent,
-                               pen=pg.mkPen(None))
+        self._figures, self._bars_drawn = figures, None  # drawn once the view's range is set
         top_tokens = max((a + b for a, b in zip(figures.tokens_in, figures.tokens_out)), default=0) or 1
         self.bar_plot.setYRange(0, top_tokens * 1.1, padding=0)
         self.tool_view.setYRange(0, (max(figures.tool_ms) or 1) * 1.1, padding=0)
         self.bar_plot.getAxis("right").setVisible(figures.has_tool_time)
+
+    def _draw_bars(self) -> None:
+        """Bars for the stops in view and a view's width either side: pyqtgraph draws every bar it is given on
+        every repaint, and a long run has thousands."""
+        figures = getattr(self, "_figures", None)
+        if figures is None or not self.stops:
+            return
+        low, high = self.stop_plot.vb.viewRange()[0]
+        width = max(high - low, 1.0)
+        drawn = self._bars_drawn
+        if drawn is not None and drawn[0] <= low and high <= drawn[1] \
+                and min(drawn[1], len(self.stops)) - max(drawn[0], 0) <= 4 * width + 8:
+            return  # drawn already, and not many more than are needed
+        first = max(0, int(low - width))
+        last = min(len(self.stops), int(high + width) + 1)
+        self._bars_drawn = (first - 0.5 if first else float("-inf"),
+                            last - 0.5 if last < len(self.stops) else float("inf"))
+        pal = self.theme_palette
+        xs = list(range(first, last))
+        llm = QColor(pal.kind("user->llm").accent)
+        llm_light = QColor(llm)
+        llm_light.setAlpha(120)
+        tokens_in = figures.tokens_in[first:last]
+        self.token_in_bars.setOpts(x=xs, height=tokens_in, width=0.6, brush=llm, pen=pg.mkPen(None))
+        self.token_out_bars.setOpts(x=xs, y0=tokens_in, height=figures.tokens_out[first:last], width=0.6,
+                                    brush=llm_light, pen=pg.mkPen(None))
+        self.tool_bars.setOpts(x=xs, height=figures.tool_ms[first:last], width=0.6,
+                               brush=pal.kind("llm->tool").accent, pen=pg.mkPen(None))
 
     def _set_crumbs(self) -> None:
         while self.crumb_bar.count():

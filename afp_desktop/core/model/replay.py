@@ -400,8 +400,9 @@ class Replay:
     def __init__(self, run, templates: dict | None = None, app_name: str = "Agent",
                  facts: ReplayFacts | None = None) -> None:
         self.run = run
-        self.facts = facts or ReplayFacts(run)
-        self.bubbles = BubbleModel(run)
+        # A Run computes these once (its loader thread does); any other run-like object builds its own.
+        self.facts = facts or getattr(run, "replay_facts", None) or ReplayFacts(run)
+        self.bubbles = getattr(run, "bubble_model", None) or BubbleModel(run)
         self.templates = dict(DEFAULT_TEMPLATES if templates is None else templates)
         self.app_name = app_name
         self.position = len(run.axis)
@@ -431,6 +432,9 @@ class Replay:
     def spans(self) -> list[StopSpan]:
         level = len(self._drill)
         if level not in self._levels:
+            if level == 0 and getattr(self.run, "stop_spans", None) is not None:
+                self._levels[0] = self.run.stop_spans
+                return self._levels[0]
             low = int(self.stops[0].get("axisStart", 0)) if level and self.stops else 0
             self._levels[level] = spans_for(self.stops, self.run.axis, low)
         return self._levels[level]

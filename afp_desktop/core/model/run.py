@@ -129,6 +129,81 @@ class Run:
                     problems.append(problem)
         return problems
 
+    # Projections only the window uses, computed once per run (the loader thread computes them, see prepare).
+    @cached_property
+    def replay_facts(self):
+        """When each step started and ended, and the errors (replay.ReplayFacts)."""
+        from afp_desktop.core.model.replay import ReplayFacts
+
+        return ReplayFacts(self)
+
+    @cached_property
+    def stop_spans(self) -> list:
+        """The spans of the run's own stops (replay.spans_for), the timeline's first level."""
+        from afp_desktop.core.model.replay import spans_for
+
+        return spans_for(self.stops, self.axis, 0)
+
+    @cached_property
+    def bubble_model(self):
+        from afp_desktop.core.model.bubble import BubbleModel
+
+        return BubbleModel(self)
+
+    @cached_property
+    def graph_layout(self):
+        """Boxes and routes of the StepGraph (layout.layout_step_graph)."""
+        from afp_desktop.core.model.layout import layout_step_graph
+
+        return layout_step_graph(self.stepgraph)
+
+    @cached_property
+    def folded_graph(self):
+        """(folds, graph shown, FoldMap, its layout) with every run of alike iterations folded
+        (fold_iterations.py); None when nothing folds."""
+        from afp_desktop.core.model.fold_iterations import find_folds, fold_graph
+        from afp_desktop.core.model.layout import layout_step_graph
+
+        folds = find_folds(self.step_fold.nodes)
+        if not folds:
+            return None
+        shown, fmap = fold_graph(self.stepgraph, folds)
+        return folds, shown, fmap, layout_step_graph(shown)
+
+    @cached_property
+    def summary(self):
+        from afp_desktop.core.model.summary import summarize
+
+        return summarize(self)
+
+    @cached_property
+    def progress_by_call(self) -> dict:
+        """Typed-event indices of each tool call's progress reports (tool_progress.py)."""
+        from afp_desktop.core.model.tool_progress import progress_reports_by_call
+
+        return progress_reports_by_call(self)
+
+    @cached_property
+    def tool_names(self) -> list[str]:
+        from afp_desktop.core.model.summary import tool_names_called
+
+        return tool_names_called(self)
+
+    @cached_property
+    def stops_drillable(self) -> list[bool]:
+        """For each of the run's own stops: does it open onto stops of its own (replay.Replay.can_drill)?"""
+        from afp_desktop.core.model.replay import Replay
+
+        replay = Replay(self)
+        return [replay.can_drill(i) for i in range(len(self.stop_spans))]
+
+    @cached_property
+    def stop_figures(self):
+        """Tokens per LLM turn and tool time per stop of the run's own stops (timeline.stop_figures)."""
+        from afp_desktop.core.model.timeline import stop_figures
+
+        return stop_figures(self, self.stops)
+
     @cached_property
     def _stops_and_notice(self) -> tuple[list[StopDict], Notice | None]:
         from afp_desktop.core.model.positions import stops_for_run
@@ -179,12 +254,16 @@ class Run:
         return [runtime_stage_id_of(entry, self.domain_events, typed) for entry in self.axis.entries]
 
     def prepare(self, progress: Callable[[float], None] | None = None,
-                cancelled: Callable[[], bool] | None = None) -> "Run":
+                cancelled: Callable[[], bool] | None = None, window: bool = False) -> "Run":
         """Compute every projection now (a loader thread calls this so the window never waits on one).
-        `progress` gets 0..1 as they complete; `cancelled` returning True stops with LoadCancelled."""
+        `progress` gets 0..1 as they complete; `cancelled` returning True stops with LoadCancelled.
+        `window`: also what only the window shows (replay facts, layout, summary, stop figures)."""
         steps = ["axis", "_fold", "_stops_and_notice", "status_states", "payload_problems"]
         if self.typed_events is None:
             steps.append("derived_status_states")
+        if window:
+            steps += ["replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures",
+                      "tool_names", "stops_drillable", "progress_by_call", "folded_graph"]
         for done, name in enumerate(steps, start=1):
             if cancelled is not None and cancelled():
                 raise LoadCancelled()

@@ -36,7 +36,7 @@ def ordinal_labels(stops: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def has_usable_stops(stops: Sequence[Mapping[str, Any]]) -> bool:
     """More than the two bookends: something to step between besides start and end."""
-    return sum(1 for stop in stops if stop.get("kind") not in ("start", "end")) > 0
+    return any(stop.get("kind") not in ("start", "end") for stop in stops)
 
 
 def x_of_position(ends: list[int], position: int, preferred: int | None = None) -> float:

@@ -1,2 +1,2 @@
-"""What more than one panel or command needs from a run: summary, layout, search, comparison, the readable
-inspector, bookmarks."""
+"""What commands and panels ask of a run: search, comparison, the readable inspector, bookmarks, go to, the
+template preview."""

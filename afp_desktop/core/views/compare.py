@@ -377,7 +377,7 @@ def merged_graph(comparison: Comparison) -> dict:
     """One StepGraph of both runs, the union Jaeger's compare view draws: node k is row k of `comparison.rows`
     (A's node for an aligned pair and a removed step, B's for an added one; ids "m<k>"), with A's edges and B's
     edges that touch a step only B has."""
-    from afp_desktop.core.views.layout import resolve_edges
+    from afp_desktop.core.model.layout import resolve_edges
 
     rows = comparison.rows
     row_of_a = {row.a: k for k, row in enumerate(rows) if row.a is not None}

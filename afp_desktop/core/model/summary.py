@@ -27,6 +27,20 @@ def _num(value) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+def tool_names_called(run) -> list[str]:
+    """Names of the tools the run actually called, in first-call order."""
+    names: dict[str, None] = {}
+    for event in run.domain_events:
+        if isinstance(event, dict) and event.get("type") == "tool.start" and isinstance(event.get("toolName"), str):
+            names[event["toolName"]] = None
+    for event in run.typed_events or ():
+        payload = event.get("payload") if isinstance(event, dict) else None
+        if event.get("type") == "agentfootprint.stream.tool_start" and isinstance(payload, dict) \
+                and isinstance(payload.get("toolName"), str):
+            names[payload["toolName"]] = None
+    return list(names)
+
+
 def summarize(run) -> RunSummary:
     s = RunSummary()
     models: dict[str, None] = {}

@@ -1,0 +1,125 @@
+"""The graph as shown with runs of similar iterations folded (core/fold_iterations.py), between the session and
+the canvas: the canvas draws the folded graph and knows nothing of folding; this maps node indices both ways.
+
+On: each run of alike iterations is one chip ("Iterations 3–149, ×147 alike"); clicking a chip expands it.
+Off: every step is drawn. Until the user chooses (View ▸ Fold similar iterations), a graph is folded only when it
+has more than AUTO_FOLD_STEPS steps — too many to find one's way in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from afp_desktop.core.model.fold_iterations import FoldMap, find_folds, fold_graph
+from afp_desktop.core.model.layout import layout_step_graph
+
+AUTO_FOLD_STEPS = 2000
+
+
+@dataclass(frozen=True)
+class ShownMoment:
+    """The parts of a core Moment the canvas reads, in the folded graph's node indices."""
+
+    nodes_started: int
+    active_nodes: tuple[int, ...]
+    current_node: int | None
+    _errors: dict
+
+    def error_nodes(self) -> dict:
+        return self._errors
+
+
+class GraphFolding(QObject):
+    expanded = Signal(str)  # what the status bar says when a chip was expanded
+    folding_changed = Signal(bool)  # folds are (not) in effect for the run shown
+
+    def __init__(self, session, canvas, parent: QObject | None = None):
+        super().__init__(parent)
+        self.session, self.canvas = session, canvas
+        self.choice: bool | None = None  # the user's choice; None: automatic (fold big graphs)
+        self._steps = 0
+        self.fmap: FoldMap | None = None
+        self._folds: list = []
+        self._expanded: set[int] = set()  # fold starts the user opened
+        session.moment_changed.connect(self.show_moment)
+        session.selection_changed.connect(self.set_selected)
+        canvas.node_activated.connect(self.activate)
+
+    # -- the graph -------------------------------------------------------------------------------------------
+    def show_run(self, run, empty_reason: str = "") -> None:
+        self._expanded.clear()
+        graph = run.stepgraph
+        nodes = graph.get("nodes") or []
+        self._steps = len(nodes)
+        prepared = getattr(run, "folded_graph", None)  # a Run folds in its loader thread
+        self._folds = list(prepared[0]) if prepared is not None else find_folds(nodes) if nodes else []
+        self._show(run)
+
+    @property
+    def enabled(self) -> bool:
+        return self.choice if self.choice is not None else self._steps > AUTO_FOLD_STEPS
+
+    def set_enabled(self, enabled: bool) -> None:
+        was, self.choice = self.enabled, enabled
+        if enabled != was and self.session.run is not None:
+            self._show(self.session.run)
+
+    @property
+    def folds(self) -> list:
+        """The folds in effect (those the user has not expanded)."""
+        return [f for f in self._folds if f.start not in self._expanded] if self.enabled else []
+
+    def _show(self, run) -> None:
+        graph = run.stepgraph
+        folds = self.folds
+        prepared = getattr(run, "folded_graph", None)
+        if folds and prepared is not None and list(prepared[0]) == folds:
+            _folds, shown, self.fmap, layout = prepared
+            self.canvas.set_graph(shown, layout)
+        elif folds:
+            shown, self.fmap = fold_graph(graph, folds)
+            self.canvas.set_graph(shown, layout_step_graph(shown))
+        else:
+            self.fmap = None
+            self.canvas.set_graph(graph, run.graph_layout)  # laid out in the loader thread
+        self.canvas.fit_width()  # a wide row's last card is not cut off at the right edge
+        self.folding_changed.emit(self.enabled)
+        if self.session.moment is not None:
+            self.show_moment(self.session.moment)
+        self.set_selected(self.session.selected)
+
+    # -- indices both ways -----------------------------------------------------------------------------------
+    def to_shown(self, index: int | None) -> int | None:
+        if index is None or self.fmap is None:
+            return index
+        return self.fmap.to_shown(index)
+
+    def show_moment(self, moment) -> None:
+        if self.canvas.graph_layout is None:
+            return
+        if self.fmap is None:
+            self.canvas.show_moment(moment)
+            return
+        fmap = self.fmap
+        errors: dict = {}
+        for index, found in moment.error_nodes().items():
+            errors.setdefault(fmap.to_shown(index), []).extend(found)
+        self.canvas.show_moment(ShownMoment(fmap.shown_started(moment.nodes_started),
+                                            tuple(dict.fromkeys(fmap.to_shown(i) for i in moment.active_nodes)),
+                                            self.to_shown(moment.current_node), errors))
+
+    def set_selected(self, index: int | None) -> None:
+        self.canvas.set_selected(self.to_shown(index))
+
+    def activate(self, shown: int) -> None:
+        """A click on a card: a fold chip expands; any other card is the session's step."""
+        fold = self.fmap.fold_at(shown) if self.fmap is not None else None
+        if fold is not None:
+            self._expanded.add(fold.start)
+            self._show(self.session.run)
+            self.canvas.centre_on_cursor()
+            self.expanded.emit(f"Expanded iterations {fold.first:,}–{fold.last:,}")
+            return
+        self.session.activate_node(self.fmap.to_full(shown) if self.fmap is not None else shown)

@@ -1,0 +1,158 @@
+"""A minimap of the step graph in the canvas's bottom-right corner, and the "centre on the cursor" button.
+
+The map shows every card as a block (drawn once per graph into an image), the part of the graph in view as a
+frame, and the step at the cursor as a dot; a click or drag on it scrolls the canvas there. On a run of hundreds
+of iterations the graph is thousands of pixels tall: the map is how one sees where one is.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtWidgets import QToolButton, QWidget
+
+MAX_W, MAX_H, MIN_SIDE, SQUASHED_W = 130, 240, 36, 96
+MARGIN = 10
+
+
+class GraphMinimap(QWidget):
+    """Child of a GraphCanvas; follows its scrolling and its cursor."""
+
+    def __init__(self, canvas):
+        super().__init__(canvas)
+        self.canvas = canvas
+        self._image: QImage | None = None
+        self._sx = self._sy = 1.0  # map pixels per scene pixel; a run of hundreds of iterations is squashed
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("Minimap of the graph: click or drag to go there")
+        self.centre_button = QToolButton(canvas)
+        self.centre_button.setText("◎ Cursor")
+        self.centre_button.setToolTip("Centre the graph on the step at the cursor (C)")
+        self.centre_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.centre_button.clicked.connect(canvas.centre_on_cursor)
+        for bar in (canvas.horizontalScrollBar(), canvas.verticalScrollBar()):
+            bar.valueChanged.connect(self.update)
+            bar.rangeChanged.connect(lambda *_: self.update())
+        canvas.graph_changed.connect(self.refresh)
+        self._viewport = canvas.viewport()
+        self._viewport.installEventFilter(self)  # follow the view's size (resized after the canvas's)
+        self.refresh()
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self._viewport and event.type() == QEvent.Type.Resize:
+            try:
+                if self.isVisible():
+                    self._place()
+            except RuntimeError:  # the window is being torn down
+                pass
+        return False
+
+    # -- content -------------------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """The graph changed (or the palette): draw its blocks again and place the map."""
+        self._image = None
+        layout = self.canvas.graph_layout
+        shown = layout is not None and bool(layout.nodes)
+        self.setVisible(shown)
+        self.centre_button.setVisible(shown)
+        if shown:
+            self._place()
+        self.update()
+
+    def _size(self) -> tuple[int, int]:
+        """The map keeps the graph's proportions while they fit; a graph far taller than wide (a long run) is
+        squashed vertically instead of becoming a one-pixel sliver."""
+        layout = self.canvas.graph_layout
+        width, height = max(layout.width, 1.0), max(layout.height, 1.0)
+        if height / width > MAX_H / MIN_SIDE:  # a long run: squashed to a readable strip
+            w, h = SQUASHED_W, MAX_H
+        else:
+            scale = min(MAX_W / width, MAX_H / height)
+            w, h = max(MIN_SIDE, int(width * scale)), max(MIN_SIDE, int(height * scale))
+        self._sx, self._sy = (w - 2) / width, (h - 2) / height
+        return w, h
+
+    def _place(self) -> None:
+        width, height = self._size()
+        self.canvas.reserved_right = width + MARGIN  # "fit width" leaves the map's column clear of cards
+        viewport = self.canvas.viewport().geometry()
+        self.setGeometry(viewport.right() - width - MARGIN, viewport.bottom() - height - MARGIN, width, height)
+        hint = self.centre_button.sizeHint()
+        self.centre_button.setGeometry(viewport.right() - hint.width() - MARGIN, viewport.top() + MARGIN,
+                                       hint.width(), hint.height())
+        self.raise_()
+        self.centre_button.raise_()
+
+    def _blocks(self) -> QImage:
+        if self._image is None:
+            image = QImage(self.width(), self.height(), QImage.Format.Format_ARGB32_Premultiplied)
+            palette = self.canvas.palette
+            background = QColor(palette.background)
+            background.setAlpha(225)
+            image.fill(background)
+            painter = QPainter(image)
+            sx, sy = self._sx, self._sy
+            by_colour: dict[str, list[QRectF]] = {}
+            for box in self.canvas.graph_layout.nodes:
+                by_colour.setdefault(palette.kind(box.kind).accent, []).append(
+                    QRectF(1 + box.x * sx, 1 + box.y * sy, max(1.0, box.w * sx), max(1.0, box.h * sy)))
+            painter.setPen(Qt.PenStyle.NoPen)
+            for colour, rects in by_colour.items():
+                painter.setBrush(QColor(colour))
+                painter.drawRects(rects)
+            painter.end()
+            self._image = image
+        return self._image
+
+    # -- painting ----------------------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        if self.canvas.graph_layout is None:
+            return
+        painter = QPainter(self)
+        painter.drawImage(0, 0, self._blocks())
+        palette = self.canvas.palette
+        painter.setPen(QPen(QColor(palette.card_border), 1))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
+        seen = self.view_rect()
+        painter.setPen(QPen(QColor(palette.selection), 1.5))
+        fill = QColor(palette.selection)
+        fill.setAlpha(40)
+        painter.setBrush(fill)
+        painter.drawRect(seen.adjusted(0, 0, -1, -1) if seen.width() > 2 else seen)
+        current = self.canvas.current
+        if current is not None and current < len(self.canvas.graph_layout.nodes):
+            box = self.canvas.graph_layout.nodes[current]
+            # Below the cursor's row the run has not happened yet: veiled, as the graph dims it.
+            below = self.map_point(0, box.y + box.h).y()
+            veil = QColor(palette.background)
+            veil.setAlpha(150)
+            painter.fillRect(QRectF(1, below, self.width() - 2, self.height() - 1 - below), veil)
+            painter.setPen(QPen(QColor("#ffffff"), 1))
+            painter.setBrush(QColor(palette.cursor))
+            painter.drawEllipse(self.map_point(box.cx, box.cy), 3.5, 3.5)
+        painter.end()
+
+    def map_point(self, x: float, y: float) -> QPointF:
+        return QPointF(1 + x * self._sx, 1 + y * self._sy)
+
+    def view_rect(self) -> QRectF:
+        """The part of the graph in view, in map pixels."""
+        seen = self.canvas.visible_scene_rect()
+        top_left = self.map_point(seen.x(), seen.y())
+        return QRectF(top_left.x(), top_left.y(), max(2.0, seen.width() * self._sx),
+                      max(2.0, seen.height() * self._sy))
+
+    # -- the mouse -----------------------------------------------------------------------------------------
+    def _go(self, pos) -> None:
+        self.canvas.centerOn(QPointF((pos.x() - 1) / (self._sx or 1.0), (pos.y() - 1) / (self._sy or 1.0)))
+
+    def mousePressEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._go(event.position())
+            event.accept()
+
+    def mouseMoveEvent(self, event) -> None:
+        if event.buttons() & Qt.MouseButton.LeftButton:
+            self._go(event.position())
+            event.accept()

@@ -1,0 +1,198 @@
+"""The timeline's overview: every stop of the run in one strip, the stops in view framed, the cursor marked; a
+scroll bar and "Fit all" beside it. A run of thousands of stops shows ~80 at a readable size: this is how one
+sees where those 80 are, and gets anywhere in one click.
+
+`TimelineOverview` knows nothing of pyqtgraph: the timeline tells it the stops (a count and a colour per stop),
+the x range in view and the cursor's x, and hears `window_requested(centre)` when the strip is clicked or dragged.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtWidgets import QHBoxLayout, QScrollBar, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+
+STRIP_HEIGHT = 22
+SCROLL_UNITS = 1000  # scroll bar steps per stop: smooth scrolling through a long run
+
+
+class OverviewStrip(QWidget):
+    window_requested = Signal(float)  # the x (stop number) to centre the view on
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setFixedHeight(STRIP_HEIGHT)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("Every stop of the run; the frame is the part in view. Click or drag to go there.")
+        self.count = 0
+        self._colour_of: Callable[[int], QColor] | None = None
+        self.window = (0.0, 0.0)
+        self.cursor_x: float | None = None
+        self.background = QColor("#ffffff")
+        self.frame_colour = QColor("#1a73e8")
+        self.cursor_colour = QColor("#d93025")
+        self._image: QImage | None = None
+
+    def set_stops(self, count: int, colour_of: Callable[[int], QColor]) -> None:
+        self.count, self._colour_of, self._image = count, colour_of, None
+        self.update()
+
+    def set_colours(self, background: str, frame: str, cursor: str) -> None:
+        self.background, self.frame_colour, self.cursor_colour = QColor(background), QColor(frame), QColor(cursor)
+        self._image = None
+        self.update()
+
+    def set_window(self, low: float, high: float) -> None:
+        if (low, high) != self.window:
+            before = self._window_px()
+            self.window = (low, high)
+            if self._window_px() != before:  # a step of the cursor rarely moves the frame by a pixel
+                self.update()
+
+    def set_cursor(self, x: float | None) -> None:
+        if x != self.cursor_x:
+            before = None if self.cursor_x is None else int(self.x_to_px(self.cursor_x))
+            self.cursor_x = x
+            now = None if x is None else int(self.x_to_px(x))
+            if now != before:
+                self.update()
+
+    def _window_px(self) -> tuple[int, int]:
+        low, high = self.window
+        return int(self.x_to_px(low)), int(self.x_to_px(high))
+
+    # -- geometry: x (stop number, -0.5 .. count-0.5) ↔ pixels ----------------------------------------------
+    def x_to_px(self, x: float) -> float:
+        return (x + 0.5) / max(self.count, 1) * self.width()
+
+    def px_to_x(self, px: float) -> float:
+        return px / max(self.width(), 1) * max(self.count, 1) - 0.5
+
+    # -- painting ----------------------------------------------------------------------------------------
+    def _stops_image(self) -> QImage:
+        """One tick per stop (several per pixel column on a long run: the column takes the last one's colour)."""
+        if self._image is None or self._image.width() != self.width():
+            width, height = max(1, self.width()), self.height()
+            image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
+            image.fill(self.background)
+            if self.count and self._colour_of is not None:
+                painter = QPainter(image)
+                columns: dict[int, QColor] = {}
+                step = max(1, self.count // width)  # one sample per pixel column is enough
+                for i in range(0, self.count, step):
+                    columns[min(width - 1, int(self.x_to_px(i)))] = self._colour_of(i)
+                tick = max(1.0, width / self.count - 1)
+                for px, colour in columns.items():
+                    painter.fillRect(QRectF(px, 5, tick, height - 10), colour)
+                painter.end()
+            self._image = image
+        return self._image
+
+    def resizeEvent(self, event) -> None:
+        self._image = None
+        super().resizeEvent(event)
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.drawImage(0, 0, self._stops_image())
+        if self.count:
+            low, high = self.window
+            left, right = self.x_to_px(max(low, -0.5)), self.x_to_px(min(high, self.count - 0.5))
+            shade = QColor(self.frame_colour)
+            shade.setAlpha(45)
+            frame = QRectF(left, 1, max(3.0, right - left), self.height() - 2)
+            painter.fillRect(frame, shade)
+            painter.setPen(QPen(self.frame_colour, 1.5))
+            painter.drawRect(frame)
+            if self.cursor_x is not None:
+                px = self.x_to_px(self.cursor_x)
+                painter.setPen(QPen(self.cursor_colour, 2))
+                painter.drawLine(int(px), 0, int(px), self.height())
+        painter.setPen(QPen(QColor(128, 128, 128, 110), 1))
+        painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
+        painter.end()
+
+    # -- the mouse -----------------------------------------------------------------------------------------
+    def mousePressEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.count:
+            self.window_requested.emit(self.px_to_x(event.position().x()))
+            event.accept()
+
+    def mouseMoveEvent(self, event) -> None:
+        if event.buttons() & Qt.MouseButton.LeftButton and self.count:
+            self.window_requested.emit(self.px_to_x(event.position().x()))
+            event.accept()
+
+
+class TimelineOverview(QWidget):
+    """The strip, a scroll bar under it and a "Fit all" button. `view_requested(low, high)` asks the timeline to
+    show that x range."""
+
+    view_requested = Signal(float, float)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.strip = OverviewStrip()
+        self.scroll = QScrollBar(Qt.Orientation.Horizontal)
+        self.scroll.setToolTip("Scroll through the stops")
+        self.fit_button = QToolButton()
+        self.fit_button.setText("Fit all")
+        self.fit_button.setToolTip("Zoom the timeline out to show every stop")
+        self.fit_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        column = QVBoxLayout()
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(1)
+        column.addWidget(self.strip)
+        column.addWidget(self.scroll)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addLayout(column, 1)
+        row.addWidget(self.fit_button)
+        self.strip.window_requested.connect(self._centre_on)
+        self.scroll.valueChanged.connect(self._scrolled)
+        self.fit_button.clicked.connect(self.fit_all)
+        self._syncing = False
+
+    @property
+    def count(self) -> int:
+        return self.strip.count
+
+    def set_stops(self, count: int, colour_of: Callable[[int], QColor]) -> None:
+        self.strip.set_stops(count, colour_of)
+
+    def set_colours(self, background: str, frame: str, cursor: str) -> None:
+        self.strip.set_colours(background, frame, cursor)
+
+    def set_window(self, low: float, high: float) -> None:
+        """The timeline's view changed (zoom, pan, the cursor moved it)."""
+        self.strip.set_window(low, high)
+        width = max(high - low, 1e-9)
+        total = self.count + 1.0  # x runs from -1 to count (the plot's limits)
+        self._syncing = True
+        self.scroll.setRange(0, max(0, int((total - width) * SCROLL_UNITS)))
+        self.scroll.setPageStep(max(1, int(width * SCROLL_UNITS)))
+        self.scroll.setSingleStep(SCROLL_UNITS)
+        self.scroll.setValue(int((low + 1.0) * SCROLL_UNITS))
+        self._syncing = False
+
+    def set_cursor(self, x: float | None) -> None:
+        self.strip.set_cursor(x)
+
+    def _centre_on(self, x: float) -> None:
+        low, high = self.strip.window
+        half = (high - low) / 2
+        self.view_requested.emit(x - half, x + half)
+
+    def _scrolled(self, value: int) -> None:
+        if self._syncing:
+            return
+        low, high = self.strip.window
+        start = value / SCROLL_UNITS - 1.0
+        self.view_requested.emit(start, start + (high - low))
+
+    def fit_all(self) -> None:
+        if self.count:
+            self.view_requested.emit(-1.0, float(self.count))

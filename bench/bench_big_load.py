@@ -1,0 +1,118 @@
+"""Complete load and memory of the big corpus run, each figure in a fresh process (a script, not a test).
+
+    .venv/bin/python bench/bench_big_load.py [FILE ...]
+
+For each file: a bare parse (orjson.loads of the file; NDJSON: of each line), the loader's whole work off the
+window (`load_run`: parse + every projection the window shows), and the window opening it (offscreen, until the
+run is shown and its graph made). Peak resident memory is measured above the same process's baseline (imports
+done; for the window, an empty window shown). Targets from issue 11: complete load in the window ≤ 1.3× the bare
+parse; memory above the empty window ≤ 4× the file for NDJSON, ≤ 3× for a Trace.
+"""
+
+from __future__ import annotations
+
+import json
+import lzma
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIG = Path(os.environ.get("AFP_BIG_CORPUS", "/work/shared/corpus/big/react-1000"))
+
+_COMMON = r"""
+import json, os, sys, time
+def hwm():
+    for line in open('/proc/self/status'):
+        if line.startswith('VmHWM:'):
+            return int(line.split()[1]) * 1024
+def rss():
+    for line in open('/proc/self/status'):
+        if line.startswith('VmRSS:'):
+            return int(line.split()[1]) * 1024
+path = sys.argv[1]
+"""
+
+BARE = _COMMON + r"""
+import orjson
+base = rss()
+t = time.perf_counter()
+data = open(path, 'rb').read()
+if path.endswith('.ndjson'):
+    value = [orjson.loads(line) for line in data.split(b'\n') if line.strip()]
+else:
+    value = orjson.loads(data)
+print(json.dumps({'seconds': time.perf_counter() - t, 'peak': hwm() - base}))
+"""
+
+LOADER = _COMMON + r"""
+from afp_desktop.app.loader import load_run
+import afp_desktop.core.formats, orjson, numpy
+base = rss()
+t = time.perf_counter()
+run = load_run(path)
+print(json.dumps({'seconds': time.perf_counter() - t, 'peak': hwm() - base}))
+"""
+
+WINDOW = _COMMON + r"""
+os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')
+from afp_desktop.app.gui import create_application
+from afp_desktop.app.main_window import MainWindow
+import numpy
+app = create_application()
+w = MainWindow(restore_layout=False); w.resize(1600, 1000); w.show()
+for _ in range(10): app.processEvents()
+base = rss()
+t = time.perf_counter()
+w.open_file(path)
+while w.session.run is None or w.loader.busy:
+    app.processEvents(); time.sleep(0.001)
+shown = time.perf_counter() - t
+while w.canvas.building:
+    app.processEvents()
+w.grab()
+print(json.dumps({'seconds': time.perf_counter() - t, 'shown': shown, 'peak': hwm() - base}))
+"""
+
+
+def measure(script: str, path: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), AFP_DESKTOP_CONFIG_DIR=tempfile.mkdtemp())
+    out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, env=env,
+                         timeout=600)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-2000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        files = [Path(arg) for arg in sys.argv[1:]]
+        if not files:
+            for name in ("trace.json", "events.ndjson"):
+                target = Path(tmp_name) / name
+                with lzma.open(BIG / f"{name}.xz") as source, open(target, "wb") as out:
+                    while chunk := source.read(1 << 22):
+                        out.write(chunk)
+                files.append(target)
+        for path in files:
+            size = path.stat().st_size
+            bare, loader, window = measure(BARE, path), measure(LOADER, path), measure(WINDOW, path)
+            memory_target = 4.0 if path.suffix == ".ndjson" else 3.0
+            ratio = window["seconds"] / bare["seconds"]
+            memory = window["peak"] / size
+            print(f"{path.name}: {size / 1e6:.0f} MB")
+            print(f"  bare parse                      {bare['seconds']:6.2f} s   peak +{bare['peak'] / 1e6:5.0f} MB "
+                  f"({bare['peak'] / size:.1f}× the file)")
+            print(f"  load_run (the loader thread)    {loader['seconds']:6.2f} s   peak +{loader['peak'] / 1e6:5.0f} MB "
+                  f"({loader['peak'] / size:.1f}×)   {loader['seconds'] / bare['seconds']:.2f}× the bare parse")
+            print(f"  window: run shown               {window['shown']:6.2f} s")
+            print(f"  window: complete (graph made)   {window['seconds']:6.2f} s   target ≤ 1.3× the bare parse: "
+                  f"{ratio:.2f}×  {'MET' if ratio <= 1.3 else 'NOT MET'}")
+            print(f"  window: memory above empty      +{window['peak'] / 1e6:5.0f} MB   target ≤ {memory_target:.0f}× the "
+                  f"file: {memory:.1f}×  {'MET' if memory <= memory_target else 'NOT MET'}")
+
+
+if __name__ == "__main__":
+    main()

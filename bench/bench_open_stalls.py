@@ -1,0 +1,162 @@
+"""How long the window's UI thread stalls while it opens a big run and while the cursor is scrubbed (a script).
+
+    .venv/bin/python bench/bench_open_stalls.py [FILE ...]
+
+With no argument it uses the 1,000-iteration corpus run (48 MB Trace, 53 MB NDJSON), decompressed from
+$AFP_BIG_CORPUS (default /work/shared/corpus/big/react-1000) into a temporary folder. A 5 ms QTimer on the UI
+thread records the gap between its ticks; a gap well above 5 ms is a stall (the window was frozen for that long).
+Each file is opened the way the user opens it (MainWindow.open_file: the loader thread, then the run shown), then
+the cursor is scrubbed across the run. Target: the longest stall ≤ 50 ms.
+"""
+
+from __future__ import annotations
+
+import lzma
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QElapsedTimer, QTimer  # noqa: E402
+
+from afp_desktop.app.gui import create_application  # noqa: E402
+from afp_desktop.app.main_window import MainWindow  # noqa: E402
+
+TARGET_MS = 50.0
+BIG = Path(os.environ.get("AFP_BIG_CORPUS", "/work/shared/corpus/big/react-1000"))
+
+
+class StallMeter:
+    """A 5 ms timer on the UI thread: the gaps between its ticks, minus the 5 ms it asked for, are stalls."""
+
+    def __init__(self) -> None:
+        self.clock = QElapsedTimer()
+        self.timer = QTimer()
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+        self.gaps: list[tuple[float, float]] = []  # (at seconds since start, stall ms)
+
+    def start(self) -> None:
+        self.gaps.clear()
+        self.clock.start()
+        self._last = 0.0
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = self.clock.nsecsElapsed() / 1e6
+        self.gaps.append((now / 1000, now - self._last - 5))
+        self._last = now
+
+    def stop(self) -> None:
+        self.timer.stop()
+        self._tick()
+
+    def longest(self) -> float:
+        return max((gap for _at, gap in self.gaps), default=0.0)
+
+    def over(self, limit: float) -> int:
+        return sum(1 for _at, gap in self.gaps if gap > limit)
+
+    def worst(self, n: int = 5) -> str:
+        worst = sorted(self.gaps, key=lambda g: -g[1])[:n]
+        return ", ".join(f"{gap:.0f} ms @ {at:.2f} s" for at, gap in worst)
+
+
+def pump_until(app, done, timeout: float) -> float:
+    start = time.perf_counter()
+    while not done():
+        app.processEvents()
+        time.sleep(0.001)
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError("the window did not finish in time")
+    return time.perf_counter() - start
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def open_and_measure(app, path: Path) -> None:
+    window = MainWindow(restore_layout=False)
+    window.resize(1600, 1000)
+    window.show()
+    for _ in range(5):
+        app.processEvents()
+    meter = StallMeter()
+    first_frame = {}
+    window.session.run_loaded.connect(lambda _run: first_frame.setdefault("at", time.perf_counter()))
+    meter.start()
+    start = time.perf_counter()
+    window.open_file(path)
+    pump_until(app, lambda: window.session.run is not None and not window.loader.busy
+               and not getattr(window, "showing_run", False), 120)
+    # let deferred, incremental work (scene building in slices, panels filling) finish
+    settle_until = time.perf_counter() + 1.5
+    while time.perf_counter() < settle_until:
+        app.processEvents()
+        time.sleep(0.001)
+    window.grab()
+    total = time.perf_counter() - start
+    meter.stop()
+    size = path.stat().st_size / 1e6
+    run = window.session.run
+    print(f"{path.name}: {size:.0f} MB, {len(run.axis):,} events on the axis, {len(window.session.stops):,} stops, "
+          f"{len(run.step_fold.nodes):,} steps")
+    shown = first_frame.get("at", start) - start
+    print(f"  run shown after                 {shown * 1000:8.0f} ms   (whole open incl. 1.5 s idle: {total:.1f} s)")
+    print(f"  longest UI stall while opening  {meter.longest():8.1f} ms   target ≤ {TARGET_MS:.0f} ms   "
+          f"ratio {meter.longest() / TARGET_MS:.2f}×   {'MET' if meter.longest() <= TARGET_MS else 'NOT MET'}")
+    print(f"  stalls > 50 ms / > 100 ms       {meter.over(50):8d} / {meter.over(100)}")
+    print(f"  worst stalls                    {meter.worst()}")
+
+    # Scrubbing: moves requested back to back as when a key is held or the slider dragged.
+    session = window.session
+    positions = len(session.stops)
+    meter.start()
+    scrub_start = time.perf_counter()
+    for k in range(300):
+        session.move_to_stop((k * 37) % max(positions, 1))
+        app.processEvents()
+    session.flush()
+    pump_until(app, lambda: True, 1)
+    for _ in range(50):
+        app.processEvents()
+        time.sleep(0.002)
+    meter.stop()
+    print(f"  longest UI stall while scrubbing {meter.longest():7.1f} ms   target ≤ {TARGET_MS:.0f} ms   "
+          f"ratio {meter.longest() / TARGET_MS:.2f}×   {'MET' if meter.longest() <= TARGET_MS else 'NOT MET'}"
+          f"   ({(time.perf_counter() - scrub_start) / 300 * 1000:.1f} ms per move)")
+    print(f"  peak resident memory so far     {rss_mb():8.0f} MB")
+    window.close()
+    window.deleteLater()
+    app.processEvents()
+
+
+def main() -> None:
+    app = create_application()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        os.environ["AFP_DESKTOP_CONFIG_DIR"] = str(tmp / "config")
+        files = [Path(arg) for arg in sys.argv[1:]]
+        if not files:
+            for name in ("trace.json", "events.ndjson"):
+                target = tmp / name
+                with lzma.open(BIG / f"{name}.xz") as source, open(target, "wb") as out:
+                    while chunk := source.read(1 << 22):
+                        out.write(chunk)
+                files.append(target)
+        for path in files:
+            open_and_measure(app, path)
+
+
+if __name__ == "__main__":
+    main()

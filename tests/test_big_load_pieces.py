@@ -1,0 +1,72 @@
+"""The pieces that keep a big load from freezing the window: NDJSON split a piece at a time (same lines, same
+line numbers and the same cut-last-line rule as one whole split), the GIL switch interval shortened only while a
+load runs, and the collector's objects frozen when it is switched back on."""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+import pytest
+
+from afp_desktop.core.formats.ndjson import _last_content_offset, _lines, parse_ndjson
+from afp_desktop.core.formats.errors import LoadError
+from afp_desktop.core.gcpause import gc_paused
+
+SAMPLES = [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"\n\n\nabc\n\n", b"x" * 30 + b"\n" + b"y" * 3,
+           b"one\r\ntwo\r\n", b"  \n{}\n  \n", b"\n".join(b"line %d" % i for i in range(50))]
+
+
+@pytest.mark.parametrize("data", SAMPLES)
+@pytest.mark.parametrize("chunk", [1, 2, 7, 64, 1 << 20])
+def test_pieces_give_the_lines_of_one_split(data, chunk):
+    pieces = list(_lines(data, chunk))
+    assert [raw for _i, _offset, raw in pieces] == data.split(b"\n")
+    assert [i for i, _offset, _raw in pieces] == list(range(len(pieces)))
+    for _i, offset, raw in pieces:
+        assert data[offset:offset + len(raw)] == raw
+
+
+@pytest.mark.parametrize("data", SAMPLES)
+def test_last_content_offset(data):
+    stripped = data.rstrip()
+    assert _last_content_offset(data) == len(stripped) - 1
+
+
+def _event(i: int) -> bytes:
+    return b'{"type":"agentfootprint.stream.token","payload":{"i":%d},"meta":{"wallClockMs":%d}}' % (i, i)
+
+
+def test_a_cut_last_line_is_a_warning_and_a_bad_middle_line_an_error():
+    data = b"\n".join(_event(i) for i in range(5)) + b"\n" + _event(5)[:20]
+    events, warnings = parse_ndjson(data, "f.ndjson")
+    assert len(events) == 5 and "cut off" in str(warnings[0])
+    broken = b"\n".join(_event(i) for i in range(3)) + b"\n{oops\n" + _event(4) + b"\n"
+    with pytest.raises(LoadError) as caught:
+        parse_ndjson(broken, "f.ndjson")
+    assert caught.value.problem.line == 4
+    # blank lines after a complete last event: no warning
+    events, warnings = parse_ndjson(b"\n".join(_event(i) for i in range(5)) + b"\n\n  \n", "f.ndjson")
+    assert len(events) == 5 and not warnings
+
+
+def test_the_switch_interval_is_short_only_while_loading():
+    from afp_desktop.app import loader
+
+    usual = sys.getswitchinterval()
+    loader._load_begins()
+    loader._load_begins()
+    assert sys.getswitchinterval() == pytest.approx(min(usual, loader.LOADING_SWITCH_INTERVAL_S))
+    loader._load_ends()
+    assert sys.getswitchinterval() < usual or usual <= loader.LOADING_SWITCH_INTERVAL_S
+    loader._load_ends()
+    assert sys.getswitchinterval() == pytest.approx(usual)
+
+
+def test_objects_built_while_paused_are_frozen_out_of_collections():
+    before = gc.get_freeze_count()
+    with gc_paused():
+        built = [{"n": i} for i in range(10_000)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= before + len(built)
+    gc.unfreeze()

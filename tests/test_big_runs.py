@@ -1,0 +1,234 @@
+"""Finding one's way in a long run (pytest-qt, offscreen): the timeline overview, its scroll bar and "Fit all",
+Go to (Ctrl+G), centre on the cursor (C), the graph minimap, the graph made in slices while the window stays
+usable, and the window's projections computed in the loader thread."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtWidgets import QApplication
+
+from afp_desktop.app.loader import load_run
+from afp_desktop.app.main_window import MainWindow
+from tests.corpus_util import corpus_path
+
+LARGE = "15-large-run"
+
+
+@pytest.fixture(scope="module")
+def large_run():
+    return load_run(str(corpus_path(LARGE, "recording.json")))
+
+
+@pytest.fixture
+def window(qtbot, large_run):
+    win = MainWindow(restore_layout=False)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    win.session.set_run(large_run)
+    win.session.flush()
+    qtbot.waitUntil(lambda: not win.canvas.building, timeout=20_000)
+    yield win
+    win.loader.abandon()
+    win.loader.wait()
+
+
+def _plot_range(window) -> tuple[float, float]:
+    low, high = window.timeline.stop_plot.vb.viewRange()[0]
+    return low, high
+
+
+def test_the_loader_thread_computes_what_the_window_shows(large_run, window):
+    for name in ("replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures",
+                 "tool_names", "stops_drillable", "progress_by_call", "folded_graph"):
+        assert name in vars(large_run), f"{name} was not computed by load_run"
+    assert window.session.replay.facts is large_run.replay_facts
+    assert window.session.spans is large_run.stop_spans
+    assert not window.folding.enabled  # unfolded, the canvas shows the layout the loader thread made
+    assert window.canvas.graph_layout is large_run.graph_layout
+
+
+def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
+    overview, stops = window.timeline.overview, window.session.stops
+    assert overview.isVisible() and overview.count == len(stops) > 1000
+    low, high = _plot_range(window)
+    assert high - low < 200  # a long run opens on a readable window of stops
+    bars = window.timeline.token_in_bars.opts["x"]  # bars only for the stops near the view
+    assert len(bars) <= 3 * (high - low) + 2 and bars[0] <= max(low, 0) and bars[-1] >= min(high, len(stops) - 1)
+    assert overview.strip.window == pytest.approx((low, high))
+    # A click at 90 % of the strip centres the view there.
+    strip = overview.strip
+    qtbot.mouseClick(strip, Qt.MouseButton.LeftButton, pos=QPoint(int(strip.width() * 0.9), strip.height() // 2))
+    low, high = _plot_range(window)
+    assert low < strip.px_to_x(strip.width() * 0.9) < high
+    assert (low + high) / 2 == pytest.approx(len(stops) * 0.9, abs=len(stops) * 0.02)
+    assert overview.strip.window == pytest.approx((low, high))
+    # The scroll bar follows the view and moves it.
+    bar = overview.scroll
+    assert bar.value() == pytest.approx((low + 1) * 1000, abs=2)
+    bar.setValue(bar.minimum())
+    low, _high = _plot_range(window)
+    assert low == pytest.approx(-1.0, abs=0.01)
+    # Fit all: every stop in view; the markers become ticks and the labels thin out without overlapping.
+    overview.fit_button.click()
+    low, high = _plot_range(window)
+    assert low <= 0 and high >= len(stops) - 1
+    bars = window.timeline.token_in_bars.opts["x"]
+    assert bars[0] == 0 and bars[-1] == len(stops) - 1  # every stop in view: every bar drawn
+    ticks = window.timeline.stop_axis.tickValues(low, high, window.timeline.stop_plot.vb.width())
+    labelled = ticks[0][1]
+    assert 2 <= len(labelled) < 40
+    window.grab()
+
+
+def test_the_cursor_stays_in_view(qtbot, window):
+    session = window.session
+    session.move_to_stop(10)
+    session.flush()
+    session.move_to_stop(len(session.stops) - 20)
+    session.flush()
+    x = window.timeline.cursor_x
+    low, high = _plot_range(window)
+    assert low <= x <= high
+    assert window.timeline.overview.strip.cursor_x == pytest.approx(x)
+
+
+def test_go_to_box(qtbot, window):
+    box, session = window.go_to_box, window.session
+    assert not box.isVisible()
+    window.key_actions["go_to"].trigger()
+    assert box.isVisible() and QApplication.focusWidget() is box.field
+    qtbot.keyClicks(box.field, "stop 700")
+    qtbot.keyClick(box.field, Qt.Key.Key_Return)
+    session.flush()
+    assert not box.isVisible()
+    assert session.position == session.spans[699].end and session.chosen_stop == 699
+    assert "Stop 700" in window.statusBar().currentMessage()
+    # A text that leads nowhere is said in the box, which stays open.
+    window.key_actions["go_to"].trigger()
+    box.field.setText("stop 999999")
+    qtbot.keyClick(box.field, Qt.Key.Key_Return)
+    assert box.isVisible() and "stops run from 1 to" in box.message.text()
+    # An iteration selects its first step and moves to when it appeared.
+    box.field.setText("iteration 40")
+    qtbot.keyClick(box.field, Qt.Key.Key_Return)
+    session.flush()
+    node = session.run.step_fold.nodes[session.selected]
+    assert node.get("iterationIndex") == 40
+    assert session.moment.nodes_started == session.selected + 1
+    # C centres the graph, but typed in the box it is a letter like any other.
+    box.field.clear()
+    qtbot.keyClicks(box.field, "Cc")
+    assert box.field.text() == "Cc"
+    qtbot.keyClick(box.field, Qt.Key.Key_Escape)
+    assert not box.isVisible()
+
+
+def test_centre_on_the_cursor(qtbot, window):
+    canvas, session = window.canvas, window.session
+    session.move_to_stop(len(session.stops) * 2 // 3)
+    session.flush()
+    current = canvas.current
+    assert current is not None
+    canvas.verticalScrollBar().setValue(0)
+    canvas.horizontalScrollBar().setValue(0)
+    window.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_C)
+    centre = canvas.art.node_bounds(current).center()
+    seen = canvas.visible_scene_rect()
+    assert seen.contains(centre)
+    assert abs(seen.center().y() - centre.y()) < 30
+    canvas.verticalScrollBar().setValue(0)
+    window.minimap.centre_button.click()
+    assert abs(canvas.visible_scene_rect().center().y() - centre.y()) < 30
+
+
+def test_minimap_shows_where_one_is_and_goes_there(qtbot, window):
+    minimap, canvas = window.minimap, window.canvas
+    assert minimap.isVisible() and minimap.centre_button.isVisible()
+    viewport = canvas.viewport().geometry()
+    assert viewport.contains(minimap.geometry())  # inside the view, clear of the scroll bars
+    canvas.verticalScrollBar().setValue(0)
+    assert minimap.view_rect().top() <= 2
+    qtbot.mouseClick(minimap, Qt.MouseButton.LeftButton, pos=QPoint(minimap.width() // 2, minimap.height() - 3))
+    layout = canvas.graph_layout
+    assert canvas.visible_scene_rect().bottom() > layout.height * 0.95
+    assert minimap.view_rect().bottom() > minimap.height() * 0.9
+    minimap.grab()
+
+
+def test_no_card_is_cut_off_at_the_right_edge(window):
+    canvas = window.canvas
+    right = max(box.x + box.w for box in canvas.graph_layout.nodes)
+    assert canvas.mapFromScene(QPointF(right, 0)).x() <= canvas.viewport().width()
+
+
+def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run):
+    win = MainWindow(restore_layout=False)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    assert not win.folding.enabled  # 1,056 steps: not folded until asked; big enough to be made in slices
+    win.session.set_run(large_run)
+    canvas = win.canvas
+    assert canvas.building and len(canvas.node_items) < len(large_run.step_fold.nodes)
+    win.session.move_to_stop(len(win.session.stops) - 1)  # scrub before the scene is complete
+    win.session.flush()
+    assert canvas.current is not None
+    qtbot.waitUntil(lambda: not canvas.building, timeout=20_000)
+    started = win.session.moment.nodes_started
+    assert [item.isVisible() and item.opacity() == 1.0 for item in canvas.node_items[:started]] == [True] * started
+    assert len(canvas.node_items) == len(large_run.step_fold.nodes)
+
+
+def test_similar_iterations_are_folded_and_a_click_expands_them(qtbot, window, large_run):
+    canvas, folding, session = window.canvas, window.folding, window.session
+    assert not folding.enabled and not window.fold_action.isChecked()  # 1,056 steps: folded when asked
+    window.fold_action.trigger()
+    assert folding.enabled and window.fold_action.isChecked()
+    total = len(large_run.step_fold.nodes)
+    assert len(canvas.graph_layout.nodes) < 40 < total  # 150 iterations: one chip stands for 147 of them
+    fold = folding.folds[0]
+    chip = folding.fmap.to_shown(fold.start)
+    assert canvas.art.nodes[chip]["label"] == f"Iterations {fold.first}–{fold.last}"
+    # The moment maps onto the folded graph: inside the fold, the chip is the cursor's step.
+    session.move_to(large_run.axis.position_of_domain(large_run.step_fold.node_created_at[fold.start + 40]) + 1,
+                    immediate=True)
+    assert canvas.current == chip
+    assert canvas.happened[:chip + 1] == [True] * (chip + 1) and not any(canvas.happened[chip + 1:])
+    # After the fold, a step keeps its place: selecting it rings the card shown for it.
+    last = total - 1
+    session.select_node(last)
+    assert canvas.selected == folding.fmap.to_shown(last) == len(canvas.graph_layout.nodes) - 1
+    # A click on a card that is not a chip is the run's own step.
+    with qtbot.waitSignal(session.selection_changed):
+        folding.activate(folding.fmap.to_shown(fold.end + 2))
+    assert session.selected == fold.end + 2
+    # A click on the chip expands it: every step is drawn again, the cursor's step ringed.
+    folding.activate(chip)
+    assert folding.fmap is None and len(canvas.graph_layout.nodes) == total
+    assert canvas.current == session.moment.current_node
+    # Off and on again from the View menu.
+    window.fold_action.trigger()
+    window.fold_action.trigger()
+    assert len(canvas.graph_layout.nodes) == total  # the expanded fold stays expanded for this run
+    window.grab()
+
+
+def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
+    from afp_desktop.app.graph_folding import AUTO_FOLD_STEPS
+    from afp_desktop.core.views.synthetic import synthetic_step_graph
+
+    window.folding.choice = None
+    graph = synthetic_step_graph(800, 3)
+    assert len(graph["nodes"]) > AUTO_FOLD_STEPS
+
+    class _Run:  # what GraphFolding reads of a run
+        stepgraph = graph
+        graph_layout = None
+
+    window.folding.show_run(_Run())
+    assert window.folding.enabled and window.fold_action.isChecked()
+    assert len(window.canvas.graph_layout.nodes) < len(graph["nodes"]) / 10
