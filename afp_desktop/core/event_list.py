@@ -13,7 +13,9 @@ from typing import Any
 from afp_desktop.core.axis import runtime_stage_id_of
 
 SUMMARY_CHARS = 200
-_SKIP_KEYS = frozenset(("type", "ts", "runtimeStageId", "meta"))
+# Bookkeeping every event carries: it says nothing about this event (the stage has its own column).
+_SKIP_KEYS = frozenset(("type", "ts", "runtimeStageId", "meta", "subflowPath", "depth", "commitIdxBefore",
+                        "commitIdxAfter", "compositionPath"))
 # Fields a person looks for first, in this order; the rest follow.
 _FIRST_KEYS = ("toolName", "name", "question", "questionPayload", "content", "text", "message", "error", "result",
                "reason", "label", "stage")
@@ -60,7 +62,7 @@ def event_summary(run, entry: tuple[str, int], limit: int = SUMMARY_CHARS) -> st
     parts = []
     used = 0
     for key in keys:
-        if key in _SKIP_KEYS or key == "commitIdxBefore":
+        if key in _SKIP_KEYS:
             continue
         part = f"{key}: {_one_line(body[key])}"
         parts.append(part)

@@ -8,11 +8,13 @@ The fold is worked out when the cursor settles (not on every frame of a scrub), 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHeaderView,
+    QPlainTextEdit,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -25,8 +27,20 @@ from afp_desktop.core.context_state import CHANGED, ENTERED, LEFT, SAME, Context
 STATUS_TEXT = {ENTERED: "+ entered", CHANGED: "~ changed", LEFT: "− left", SAME: ""}
 STATUS_COLOUR = {"light": {ENTERED: "#1d7a35", CHANGED: "#7a4cc2", LEFT: "#b3261e"},
                  "dark": {ENTERED: "#7fdc95", CHANGED: "#c9a8ff", LEFT: "#ff9a92"}}
-COLUMNS = ("key", "since previous stop", "value", "written by")
-WRITER_COLUMN = 3
+COLUMNS = ("key", "change", "written by", "value")  # change: since the previous stop
+WRITER_COLUMN = 2
+
+
+def pretty(value) -> str:
+    from afp_desktop.core import jsonio
+
+    if isinstance(value, str):
+        return value
+    try:
+        return jsonio.dumps(value, indent=True).decode("utf-8", "replace")
+    except Exception:  # noqa: BLE001 - a value that cannot be written is still shown
+        return repr(value)
+DETAIL_CHARS = 20_000
 
 
 class ContextPanel(QWidget):
@@ -53,15 +67,29 @@ class ContextPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(False)
+        vertical = self.table.verticalHeader()
+        vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vertical.setDefaultSectionSize(self.fontMetrics().height() + 6)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        for column, width in enumerate((150, 84, 120)):
+            header.resizeSection(column, width)
+        header.setStretchLastSection(True)
         self.table.setMinimumSize(120, 40)
         self.table.cellClicked.connect(self._clicked)
         self.table.cellActivated.connect(self._clicked)
-        layout.addWidget(self.table, 1)
+        self.table.currentCellChanged.connect(lambda row, _c, _r, _pc: self._show_detail(row))
+        self.detail = QPlainTextEdit()  # the chosen key's whole value
+        self.detail.setReadOnly(True)
+        self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.detail.setPlaceholderText("Choose a key to see its whole value here.")
+        self.detail.setMinimumHeight(30)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        layout.addWidget(splitter, 1)
+        self._shown_rows: list = []
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self._on_run_closed)
         session.moment_settled.connect(self._on_settled)
@@ -87,6 +115,7 @@ class ContextPanel(QWidget):
     def _show_unavailable(self, text: str) -> None:
         self.note.setText(text)
         self.table.setRowCount(0)
+        self.detail.clear()
         self.table.setEnabled(False)
         self.changed_only.setEnabled(False)
 
@@ -136,15 +165,17 @@ class ContextPanel(QWidget):
             self.note.setText(f"{len(view.rows) - counts[LEFT]} state keys {where} (commits 1–{view.commit + 1} of "
                               f"{len(self.states.log)} applied).{since} Click a stage to go to its stop.")
         rows = [row for row in view.rows if not self.changed_only.isChecked() or row.status != SAME]
+        chosen = self.table.currentRow()
+        chosen_key = self._shown_rows[chosen].key if 0 <= chosen < len(self._shown_rows) else None
+        self._shown_rows = rows
         colours = STATUS_COLOUR.get(self.theme, STATUS_COLOUR["light"])
         self.table.setRowCount(len(rows))
         bold = QFont()
         bold.setBold(True)
         for r, row in enumerate(rows):
             writer = row.writer
-            writer_text = f"{writer.stage} ({writer.stage_id})" if writer is not None and writer.stage_id else (
-                writer.stage if writer is not None else "initial state")
-            cells = (row.key, STATUS_TEXT[row.status], row.value, writer_text)
+            writer_text = writer.stage if writer is not None else "initial state"
+            cells = (row.key, STATUS_TEXT[row.status], writer_text, row.value)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(plain_tooltip(text))
@@ -153,12 +184,32 @@ class ContextPanel(QWidget):
                     item.setFont(bold)
                 if c == WRITER_COLUMN and writer is not None:
                     item.setData(Qt.ItemDataRole.UserRole, writer.commit)
-                    item.setToolTip(plain_tooltip(f"Written by {writer_text}, commit {writer.commit + 1}. "
-                                                  "Click to go to its stop."))
+                    item.setToolTip(plain_tooltip(f"Written by {writer_text} ({writer.stage_id or 'no stage id'}), "
+                                                  f"commit {writer.commit + 1}. Click to go to its stop."))
                     font = item.font()
                     font.setUnderline(True)
                     item.setFont(font)
                 self.table.setItem(r, c, item)
+        keys = [row.key for row in rows]
+        if chosen_key in keys:
+            self.table.setCurrentCell(keys.index(chosen_key), 0)
+        self._show_detail(self.table.currentRow())
+
+    def _show_detail(self, row: int) -> None:
+        if not 0 <= row < len(self._shown_rows) or self.view is None or self.states is None:
+            self.detail.clear()
+            return
+        key_row = self._shown_rows[row]
+        view = self.view
+        state = self.states.state_through(view.commit if key_row.status != LEFT else view.previous_commit)
+        text = pretty(state.get(key_row.key))
+        if len(text) > DETAIL_CHARS:
+            text = text[:DETAIL_CHARS] + f"\n… ({len(text) - DETAIL_CHARS:,} more characters)"
+        writer = key_row.writer
+        head = f"{key_row.key}" + (" (left: its value before)" if key_row.status == LEFT else "") + (
+            f" · written by {writer.stage} ({writer.stage_id}), commit {writer.commit + 1}" if writer else
+            " · from the initial state")
+        self.detail.setPlainText(head + "\n\n" + text)
 
     def _clicked(self, row: int, column: int) -> None:
         if column != WRITER_COLUMN:
