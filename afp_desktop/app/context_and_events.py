@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
-from afp_desktop.app import pause_view, stop_links
+from afp_desktop.app import iteration_bands, pause_view, stop_links
 from afp_desktop.app.panels.context_panel import ContextPanel
 from afp_desktop.app.panels.event_list import EventListPanel
 
@@ -38,6 +38,8 @@ def install(window) -> None:
         panels.addAction(window.events_dock.toggleViewAction())
         panels.addAction(window.context_dock.toggleViewAction())
     pause_view.install(window)
+    bands = iteration_bands.install(window)
+    window.panels["iteration_readout"] = bands.readout  # (re-themed with the panels: the bands follow the theme)
     stop_links.install(window)
 
 
