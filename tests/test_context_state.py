@@ -185,4 +185,5 @@ def test_panel_waits_until_shown(qtbot, panel):
     panel.session.flush()
     assert panel.view is None  # nothing folded while hidden
     panel.show()
-    assert panel.view is not None and panel.table.rowCount() > 0
+    qtbot.waitUntil(lambda: panel.view is not None)  # folded when painted
+    assert panel.table.rowCount() > 0

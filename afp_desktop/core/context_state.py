@@ -154,8 +154,8 @@ class ContextStates:
             where = self.first_recorded_position()
             return ContextView((), -1, previous, "The commit log covers only the resumed leg of this run (from "
                                f"event {where:,}); the state before it is not recorded.")
+        before = self.state_through(previous) if previous is not None else None  # first: `now` folds on from it
         now = self.state_through(commit)
-        before = self.state_through(previous) if previous is not None else None
         rows = []
         for key, value in now.items():
             if before is None or key not in before:

@@ -2,12 +2,13 @@
 with what entered, changed or left since the previous stop and which stage wrote each key. A click on the
 stage jumps to that stage's stop. A file without a commit log says so plainly. All values are plain text.
 
-The fold is worked out when the cursor settles (not on every frame of a scrub), and only while the tab shows.
+The fold is worked out when the cursor settles (not on every frame of a scrub), and only while the tab shows
+(a background tab folds when it is next painted).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -121,13 +122,13 @@ class ContextPanel(QWidget):
 
     def _on_settled(self, _moment) -> None:
         self._dirty = True
-        if self.isVisible():
+        if self.isVisible() and not self.visibleRegion().isEmpty():  # (a background tab has an empty region)
             self.refresh()
 
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self._dirty:
-            self.refresh()
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self._dirty:  # brought forward since the cursor moved: fold now, after this paint
+            QTimer.singleShot(0, self.refresh)
 
     # ------------------------------------------------------------------------------------------- the view
     def refresh(self) -> None:
