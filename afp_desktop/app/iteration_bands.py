@@ -128,7 +128,7 @@ class IterationBands:
             return
         item = getattr(event, "currentItem", None)
         if isinstance(item, BandLabel) and item.band is not None:
-            self.session.move_to_stop(item.band.first)
+            self.session.move_to_stop(item.band.first)  # after the timeline's move to the nearest stop: wins
 
     def _on_moment(self, moment) -> None:
         span = moment.stop
