@@ -55,7 +55,7 @@ def one_line(value: Any, limit: int = VALUE_CHARS) -> str:
     from afp_desktop.core import jsonio
 
     if isinstance(value, str):
-        text = value
+        text = value if value else '""'  # an empty string is a value, not a blank
     else:
         try:
             text = jsonio.dumps(value).decode("utf-8", "replace")
