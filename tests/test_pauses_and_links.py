@@ -8,6 +8,8 @@ import shlex
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import QPoint, QPointF
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
@@ -221,3 +223,26 @@ def test_timeline_context_menu_copies_the_stop_under_the_mouse(qtbot, window):
     menu.close()
     assert QGuiApplication.clipboard().text().endswith("--at call-llm#18")
     QApplication.processEvents()
+
+
+# ── hostile ids and paths ─────────────────────────────────────────────────────────────────────────────────
+
+_shell_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1,
+                      max_size=40)
+
+
+@settings(max_examples=25, deadline=None)  # (each example runs bash)
+@given(path=_shell_text, stage=_shell_text)
+def test_any_path_and_stage_id_survive_the_shell(path, stage):
+    assert words_in_bash(link_command(path, stage)) == [path, "--at", stage]
+
+
+@settings(max_examples=200, deadline=None)
+@given(stage=st.text(max_size=30))
+def test_any_stage_id_resolves_to_a_stop(stage):
+    resolved = resolve_stage(stage, _SPANS, _IDS)
+    assert resolved.stop is not None and 0 <= resolved.stop < len(_SPANS) and resolved.message
+
+
+_RUN, _SPANS = _run_and_spans()
+_IDS = _RUN.stage_ids_on_axis()
