@@ -185,6 +185,18 @@ def test_cli_rejects_at_without_a_file(capsys):
 
     assert main(["--at", "x#1"]) == 2
     assert "--at goes with one FILE" in capsys.readouterr().err
+    assert main([str(corpus_path("02-react-two-tools", "events.ndjson")), "--at", "x#1", "--stop", "2",
+                 "--screenshot", "x.png"]) == 2
+
+
+def test_cli_at_with_a_screenshot(qtbot, tmp_path, capsys):
+    from afp_desktop.cli import main
+
+    out = tmp_path / "cli-at.png"
+    assert main([str(corpus_path("02-react-two-tools", "events.ndjson")), "--at", "tool-calls#22",
+                 "--screenshot", str(out)]) == 0
+    assert out.exists()
+    assert "Tool call 1 (stage tool-calls#22)" in capsys.readouterr().err
 
 
 def test_copy_link_to_this_stop(qtbot, window):
