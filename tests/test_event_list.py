@@ -170,3 +170,13 @@ def test_closing_the_run_empties_the_list(qtbot, panel):
     load(panel)
     panel.session.close_run()
     assert panel.model.rowCount() == 0 and not panel.table.isEnabled()
+
+
+def test_types_are_listed_only_once_shown(qtbot, panel):
+    panel.hide()
+    load(panel)
+    assert panel.types is None and panel.type_combo.count() == 1  # "All types" only: nothing listed yet
+    assert panel.model.rowCount() > 0
+    panel.show()
+    qtbot.waitUntil(lambda: panel.types is not None)
+    assert panel.type_combo.count() > 5 and panel.type_combo.findData("tool.end") > 0

@@ -77,26 +77,30 @@ def event_stage(run, entry: tuple[str, int]) -> str:
     return runtime_stage_id_of(entry, run.domain_events, run.typed_events or [])
 
 
-def type_counts(run) -> list[tuple[str, int]]:
+def event_types(run) -> list[str]:
+    """The type of every axis entry, in order (computed once by a caller that filters repeatedly)."""
+    return [event_type(run, entry) for entry in run.axis.entries]
+
+
+def type_counts(run, types: list[str] | None = None) -> list[tuple[str, int]]:
     """Each event type with how many events have it, most frequent first (ties by name)."""
-    counts = Counter(event_type(run, entry) for entry in run.axis.entries)
+    counts = Counter(event_types(run) if types is None else types)
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-def filter_entries(run, text: str = "", exact_type: str | None = None) -> list[int] | None:
-    """Entry indices whose type is `exact_type` and contains `text` (case-insensitive); None: no filter."""
+def filter_entries(run, text: str = "", exact_type: str | None = None,
+                   types: list[str] | None = None) -> list[int] | None:
+    """Entry indices whose type is `exact_type` and contains `text` (case-insensitive); None: no filter.
+    The text is matched against the run's few distinct types, then entries are kept by type."""
     needle = text.strip().lower()
     if not needle and not exact_type:
         return None
-    out = []
-    for index, entry in enumerate(run.axis.entries):
-        kind = event_type(run, entry)
-        if exact_type and kind != exact_type:
-            continue
-        if needle and needle not in kind.lower():
-            continue
-        out.append(index)
-    return out
+    types = event_types(run) if types is None else types
+    wanted = {kind for kind in set(types)
+              if (not exact_type or kind == exact_type) and (not needle or needle in kind.lower())}
+    if not wanted:
+        return []
+    return [index for index, kind in enumerate(types) if kind in wanted]
 
 
 def row_of_moment(rows: list[int] | None, position: int, length: int) -> int | None:

@@ -29,6 +29,7 @@ from afp_desktop.core.event_list import (
     event_stage,
     event_summary,
     event_type,
+    event_types,
     filter_entries,
     row_of_moment,
     type_counts,
@@ -137,6 +138,7 @@ class EventListPanel(QWidget):
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
+        self.types: list[str] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(4)
@@ -186,23 +188,45 @@ class EventListPanel(QWidget):
 
     # ------------------------------------------------------------------------------------------- the run
     def _on_run_loaded(self, run) -> None:
-        self.type_combo.blockSignals(True)
-        self.type_combo.clear()
-        self.type_combo.addItem(f"All types ({len(run.axis.entries):,} events)", None)
-        for kind, count in type_counts(run):
-            self.type_combo.addItem(f"{kind} ({count:,})", kind)
-        self.type_combo.blockSignals(False)
+        self.types = None  # the type of every event: worked out when the list is first shown
         self.filter_edit.blockSignals(True)
         self.filter_edit.clear()
         self.filter_edit.blockSignals(False)
         for widget in (self.type_combo, self.filter_edit, self.table):
             widget.setEnabled(True)
         self.model.set_run(run)
+        self._fill_types()
         self._show_count()
         if self.session.moment is not None:
             self.show_moment(self.session.moment)
 
+    def _fill_types(self) -> None:
+        run = self.session.run
+        self.type_combo.blockSignals(True)
+        self.type_combo.clear()
+        if run is not None:
+            self.type_combo.addItem(f"All types ({len(run.axis.entries):,} events)", None)
+        self.type_combo.blockSignals(False)
+        if run is not None and self.isVisible() and not self.visibleRegion().isEmpty():
+            self._ensure_types()
+
+    def _ensure_types(self) -> list[str]:
+        run = self.session.run
+        if self.types is None and run is not None:
+            self.types = event_types(run)
+            self.type_combo.blockSignals(True)
+            for kind, count in type_counts(run, self.types):
+                self.type_combo.addItem(f"{kind} ({count:,})", kind)
+            self.type_combo.blockSignals(False)
+        return self.types or []
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self.types is None and self.session.run is not None:  # first shown since the run opened
+            QTimer.singleShot(0, self._ensure_types)
+
     def _on_run_closed(self) -> None:
+        self.types = None
         self.model.set_run(None)
         self.type_combo.clear()
         for widget in (self.type_combo, self.filter_edit, self.table):
@@ -213,7 +237,8 @@ class EventListPanel(QWidget):
         run = self.session.run
         if run is None:
             return
-        rows = filter_entries(run, self.filter_edit.text(), self.type_combo.currentData())
+        types = self._ensure_types()
+        rows = filter_entries(run, self.filter_edit.text(), self.type_combo.currentData(), types)
         self.model.set_run(run, rows)
         self._show_count()
         if self.session.moment is not None:
