@@ -39,12 +39,12 @@ def _one_line(value: Any) -> str:
     if isinstance(value, LazyJSON):  # a large Trace's payload: its first bytes, unparsed (a row is one line)
         return " ".join(bytes(value.raw()[:4 * SUMMARY_CHARS]).decode("utf-8", "replace").split())
     if isinstance(value, str):
-        text = value
+        text = value[:4 * SUMMARY_CHARS]  # a row shows one line: never split a megabyte
     else:
         try:
-            text = jsonio.dumps(value).decode("utf-8", "replace")
+            text = jsonio.dumps(value)[:4 * SUMMARY_CHARS].decode("utf-8", "replace")
         except Exception:  # noqa: BLE001 - a value that cannot be written still gets a row
-            text = repr(value)
+            text = repr(value)[:4 * SUMMARY_CHARS]
     return " ".join(text.split())
 
 
