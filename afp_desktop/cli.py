@@ -1,6 +1,7 @@
 """The `afp-desktop` command line.
 
     afp-desktop [FILE] [--follow] [--screenshot OUT.png [--stop N] [--size WxH]]   open the window (or render it)
+    afp-desktop FILE --at STAGE_ID                          open at that stage's stop (a copied stop link)
     afp-desktop stepgraph FILE                              the StepGraph JSON
     afp-desktop status FILE [--templates MAP.json] [--app-name NAME]
     afp-desktop stops FILE                                  the milestone stops JSON (§5.4)
@@ -442,7 +443,7 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="afp-desktop", usage="afp-desktop [FILE] [--conversation ID] [--follow] [--screenshot OUT.png [--stop N]]\n"
+        prog="afp-desktop", usage="afp-desktop [FILE [--at STAGE_ID]] [--conversation ID] [--follow] [--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop A B --compare [--screenshot OUT.png]\n"
                                   "       afp-desktop diff A B\n"
                                   "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find,inspect,tail} FILE ...",
@@ -458,6 +459,8 @@ def _window_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
     parser.add_argument("--stop", type=int, metavar="N", help="with --screenshot: move the cursor to stop N first")
+    parser.add_argument("--at", metavar="STAGE_ID", help="open at the stop of this runtimeStageId (exact, else the "
+                                                        "stop whose span holds it, else the nearest stop)")
     _add_conversation_option(parser)
     parser.add_argument("other", nargs="?", metavar="B", help="with --compare: the run to compare FILE with")
     parser.add_argument("--compare", action="store_true", help="open FILE and B side by side in the compare window")
@@ -489,6 +492,8 @@ def main(argv: list[str] | None = None) -> int:
             with byte_limit(getattr(args, "max_bytes", None)):  # (tail reads as the file grows)
                 return args.func(args)
         args = _window_parser().parse_args(argv)
+        if args.at is not None and (args.stop is not None or not args.file or args.compare):
+            raise CliError("--at goes with one FILE (and not with --stop or --compare)")
         if args.stop is not None and not args.screenshot:
             raise CliError("--stop goes with --screenshot (or with the export subcommand)")
         if args.compare and not (args.file and args.other):
@@ -508,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_compare_gui(args.file, args.other, screenshot=args.screenshot)
         return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation,
-                       follow=args.follow, **({"size": args.size} if args.size else {}))
+                       follow=args.follow, at=args.at, **({"size": args.size} if args.size else {}))
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2

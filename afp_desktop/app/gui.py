@@ -53,22 +53,27 @@ def create_application() -> QApplication:
 
 def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None,
             conversation: str | None = None, follow: bool = False,
-            size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
+            size: tuple[int, int] = SCREENSHOT_SIZE, at: str | None = None) -> int:
     app = create_application()
     from afp_desktop.app.main_window import MainWindow
 
     if screenshot:
-        return _screenshot(app, path, screenshot, stop, conversation, size)
+        return _screenshot(app, path, screenshot, stop, conversation, size, at)
     window = MainWindow()
     window.show()
-    if path:
+    if path and at is not None:
+        from afp_desktop.app.stop_links import open_at
+
+        open_at(window, path, at, conversation)
+    elif path:
         window.open_after_first_frame(path, conversation=conversation,  # the window shows first, then the file
                                       follow=True if follow else None)
     return app.exec()
 
 
 def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
-                conversation: str | None = None, size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
+                conversation: str | None = None, size: tuple[int, int] = SCREENSHOT_SIZE,
+                at: str | None = None) -> int:
     from afp_desktop.app.loader import load_run
     from afp_desktop.app.main_window import MainWindow
     from afp_desktop.core.formats import LoadError
@@ -93,6 +98,10 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
             window.close()
             return 2
         window.session.set_run(run)
+        if at is not None:
+            from afp_desktop.app.stop_links import apply_at
+
+            print(apply_at(window, run, at), file=sys.stderr)
         if stop is not None:
             window.session.move_to_stop(stop)
             window.session.flush()

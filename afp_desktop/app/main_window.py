@@ -39,6 +39,7 @@ from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
 from afp_desktop.app.export_dialog import ExportChoice, ExportDialog, format_of
 from afp_desktop.app.file_labels import recent_label
+from afp_desktop.app.context_and_events import install as install_context_and_events
 from afp_desktop.app.find_and_bookmarks import install as install_find_and_bookmarks
 from afp_desktop.app.follow import FollowController
 from afp_desktop.app.go_to_box import GoToBox
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         install_find_and_bookmarks(self)
         self._connect()
+        install_context_and_events(self)  # after _connect: its panels follow a run the window has shown
         self._default_state = self.saveState()
         self._apply_settings(restore_layout)
         self._refresh_recent()

@@ -140,6 +140,7 @@ class Session(QObject):
         """Run a Replay move against the latest wanted position, then publish it (coalesced)."""
         if self.replay is None:
             return
+        published = (self.replay.position, self.replay.chosen_stop)
         if self._wanted is not None:
             self.replay.move_to(*self._wanted)
             self._wanted = None
@@ -148,7 +149,8 @@ class Session(QObject):
         after = (self.replay.position, self.replay.chosen_stop)
         if after != before or self.moment is None or self.moment.position != after[0]:
             self._wanted = after
-            self.replay.move_to(*before)
+            # back to what was published (not to a pending move), or _publish would think it already shown
+            self.replay.move_to(*published)
             if not self._publish_timer.isActive():
                 self._publish_timer.start()
 

@@ -52,6 +52,8 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("next_hit", ("Down",), "Next match: the cursor goes there (Enter too)", FIND),
     Shortcut("previous_hit", ("Up",), "Previous match", FIND),
     Shortcut("bookmark", ("Ctrl+B",), "Bookmark the stop at the cursor, with a note", WINDOW),
+    Shortcut("copy_link", ("Ctrl+Shift+L",), "Copy a link to the stop at the cursor (afp-desktop FILE --at STAGE)",
+             WINDOW),
     Shortcut("find", ("Ctrl+F",), "Search keys and values in the JSON inspector", INSPECTOR),
     Shortcut("find_next", ("Return",), "Next match", SEARCH),
     Shortcut("copy_value", ("Ctrl+C",), "Copy the selected value as JSON", INSPECTOR),

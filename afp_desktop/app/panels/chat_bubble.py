@@ -105,6 +105,9 @@ class ChatBubblePanel(QWidget):
         self.hidden_note = plain_label(HIDDEN_NOTE, colour=MUTED, italic=True)
         self.error_note = plain_label()
         self.error_note.setObjectName("bubbleError")
+        self.pause_note = plain_label()  # the question of a pause: the library's line says only its generic reason
+        self.pause_note.setObjectName("bubblePause")
+        self._pauses: list = []
         self.seen_title = plain_label(muted=True)
         self.seen_lines = plain_label()
         self.seen_lines.setObjectName("seenLines")
@@ -116,7 +119,7 @@ class ChatBubblePanel(QWidget):
         column.setContentsMargins(12, 12, 12, 12)
         column.setSpacing(10)
         for widget in (self.trace_note, self.empty_note, self.user_row, self.answer_row, self.status_row,
-                       self.hidden_note, self.error_note, self.seen_title, self.seen_lines):
+                       self.hidden_note, self.pause_note, self.error_note, self.seen_title, self.seen_lines):
             column.addWidget(widget)
         column.addStretch(1)
         scroll = QScrollArea()
@@ -155,6 +158,8 @@ class ChatBubblePanel(QWidget):
         self.seen_lines.setStyleSheet(f"color: {seen_text}; background: {seen_fill}; border-radius: 6px; "
                                       "padding: 6px;")
         note_fill, note_text = colours["note"]
+        self.pause_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
+                                      "padding: 6px;")
         self.trace_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
                                       "padding: 6px;")
 
@@ -193,7 +198,7 @@ class ChatBubblePanel(QWidget):
         if moment is None or session.run is None:
             self.view = None
             for widget in (self.trace_note, self.user_row, self.answer_row, self.status_row, self.hidden_note,
-                           self.error_note, self.seen_title, self.seen_lines):
+                           self.error_note, self.pause_note, self.seen_title, self.seen_lines):
                 widget.setVisible(False)
             self.empty_note.setVisible(True)
             return
@@ -221,11 +226,25 @@ class ChatBubblePanel(QWidget):
             self.hidden_note.setText(HIDDEN_NOTE if view.hidden else
                                      f"The {view.state.get('state')} state has no template in the active map "
                                      "(every key on its ladder was deleted), so the bubble shows nothing.")
+        self._show_pause(view, moment)
         self.error_note.setVisible(view.error is not None)
         if view.error is not None:
             failed = any(error.kind in ("fatal", "run") for error in moment.errors)
             self.error_note.setText(("⚠ The run failed: " if failed else "⚠ ") + view.error)
         self._show_seen(moment)
+
+    def _show_pause(self, view, moment) -> None:
+        """Paused: the question the run waits on (from the pause event), under the library's own line."""
+        from afp_desktop.core.views.pause_marks import pause_at, pause_marks
+
+        run = self.session.run
+        paused = view.state is not None and view.state.get("state") == "paused"
+        if paused and run is not None and getattr(self, "_pauses_of", None) is not run:
+            self._pauses_of, self._pauses = run, pause_marks(run)
+        mark = pause_at(self._pauses, moment.position) if paused else None
+        self.pause_note.setVisible(mark is not None)
+        if mark is not None:
+            self.pause_note.setText(f"⏸ The question: {mark.question}")
 
     def _show_seen(self, moment) -> None:
         """The lines the chat user saw during the stop the cursor is in: stepping stop by stop previews every

@@ -63,6 +63,8 @@ STRIPE = 4.0
 RADIUS = 6.0
 OUTLINE_MARGIN = 5.0  # cursor/selection rings are drawn this far outside a card
 SEARCH_MARK = "#ffb300"
+PAUSE_CHIP_DROP = 22.0  # how far the pause chip reaches below its card
+PAUSE_FILL, PAUSE_BORDER, PAUSE_TEXT = "#fff1c7", "#b07800", "#4a3300"  # dark text on light amber: 4.5:1+ in both themes
 
 
 def _font(pixels: int, bold: bool = False) -> QFont:
@@ -148,6 +150,7 @@ class GraphArt:
         self.active: frozenset[int] = frozenset()   # steps in progress at the moment shown
         self.errors: dict[int, str] = {}            # node → the error known there at the moment shown
         self.search_marks: frozenset[int] = frozenset()  # cards holding a search match (find_panel.py)
+        self.pauses: dict[int, str] = {}             # node → the question it paused on (app/pause_view.py)
         self.title_font, self.body_font, self.chip_font = _font(12, bold=True), _font(11), _font(10)
         self.title_metrics = QFontMetricsF(self.title_font)
         self.body_metrics = QFontMetricsF(self.body_font)
@@ -205,6 +208,20 @@ class GraphArt:
             self._paint_marks(p, i, rect, detailed)
         if i in self.search_marks:
             self.paint_search_mark(p, rect)
+        if i in self.pauses:
+            self._paint_pause_chip(p, rect, self.pauses[i], detailed)
+
+    def _paint_pause_chip(self, p: QPainter, rect: QRectF, question: str, detailed: bool) -> None:
+        """"⏸ question" in an amber pill just under the card: this tool paused the run for a person."""
+        chip = QRectF(rect.left() + STRIPE + 4, rect.bottom() + 3, rect.width() - STRIPE - 8, 17)
+        p.setPen(QPen(_qcolor(PAUSE_BORDER), 1))
+        p.setBrush(_qcolor(PAUSE_FILL))
+        p.drawRoundedRect(chip, 8, 8)
+        if detailed:
+            p.setFont(self.chip_font)
+            p.setPen(_qcolor(PAUSE_TEXT))
+            text = self.chip_metrics.elidedText(f"⏸ {question}", Qt.TextElideMode.ElideRight, chip.width() - 12)
+            p.drawText(chip.adjusted(6, 0, -6, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
 
     @staticmethod
     def paint_search_mark(p: QPainter, rect: QRectF) -> None:
@@ -775,6 +792,19 @@ class GraphCanvas(QGraphicsView):
         old = self.art.search_marks
         self.art.search_marks = frozenset(i for i in node_indices if 0 <= i < len(self.node_items))
         self._refresh(*(old ^ self.art.search_marks))
+
+    def set_pause_marks(self, marks: dict[int, str]) -> None:
+        """Pause chips: node → the question it paused on (an empty dict clears them)."""
+        if self.art is None:
+            return
+        old = set(self.art.pauses)
+        self.art.pauses = {i: q for i, q in marks.items() if 0 <= i < len(self.node_items)}
+        for i in old | set(self.art.pauses):  # the chip hangs under the card: grow the item's bounds to hold it
+            item = self.node_items[i]
+            item.prepareGeometryChange()
+            bounds = self.art.node_bounds(i)
+            item._bounds = bounds.adjusted(0, 0, 0, PAUSE_CHIP_DROP) if i in self.art.pauses else bounds
+        self._refresh(*(old | set(self.art.pauses)))
 
     def set_selected(self, index: int | None) -> None:
         old, self.selected = self.selected, self._valid(index)

@@ -64,6 +64,9 @@ class TimelineHost(QWidget):
         self._fit_bars()
         if self._pending_marks:
             panel.set_search_marks(self._pending_marks)
+        for callback in self._when_built:
+            callback(panel)
+        self._when_built.clear()
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -81,6 +84,15 @@ class TimelineHost(QWidget):
 
     # -- what the window calls before the plots exist --------------------------------------------------------
     _pending_marks: list = []
+    _when_built: list = []
+
+    def when_built(self, callback) -> None:
+        """Call `callback(panel)` once the real TimelinePanel exists (now, if it does): what adds to the plots
+        waits for them instead of building them before the first frame."""
+        if self._panel is not None:
+            callback(self._panel)
+        else:
+            self.__dict__.setdefault("_when_built", []).append(callback)
 
     def set_search_marks(self, positions) -> None:
         """Search matches to mark: kept until the plots exist (a search never builds them early)."""

@@ -1,0 +1,105 @@
+"""Links to a stop: "Copy link to this stop" (Go menu, Ctrl+Shift+L, and the timeline's context menu) puts
+`afp-desktop "<path>" --at <runtimeStageId>` on the clipboard; `open_at(path, stage_id)` opens a file at that
+stage (core/links.py resolves it) and says in the status bar which stop it chose and why."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QMenu
+
+from afp_desktop.app.shortcuts import key_sequences
+from afp_desktop.core.views.links import link_command, resolve_stage, stop_stage_id
+from afp_desktop.core.model.timeline import stop_at_x
+
+
+def link_for_stop(session, index: int | None = None) -> tuple[str | None, str]:
+    """(the command, a message) for stop `index` of the level shown, or the stop the cursor is in."""
+    run = session.run
+    if run is None:
+        return None, "No run is open."
+    spans = session.spans
+    if index is None:
+        index = session.stop_index
+    if index is None or not 0 <= index < len(spans):
+        return None, "The cursor is not in a stop: nothing to link to."
+    span = spans[index]
+    stage_id = stop_stage_id(span)
+    if stage_id is None:
+        return None, f"{span.label} has no stage id to link to (the run's start and end are bookends)."
+    conversation = run.bundle.chosen if run.bundle is not None else None
+    command = link_command(os.path.abspath(run.path), stage_id, conversation)
+    return command, f"Copied a link to {span.label}: {command}"
+
+
+def copy_link(window, index: int | None = None) -> str | None:
+    command, message = link_for_stop(window.session, index)
+    if command is not None:
+        QGuiApplication.clipboard().setText(command)
+    window.statusBar().showMessage(message, 10000)
+    return command
+
+
+def open_at(window, path: str, stage_id: str, conversation: str | None = None) -> None:
+    """Open `path` and, once loaded, move to the stop `stage_id` names."""
+    window.pending_at = (os.path.abspath(path), stage_id)
+    window.open_file(path, conversation)
+
+
+def apply_at(window, run, stage_id: str) -> str:
+    """Move the loaded run to the stop for `stage_id`; returns the message shown in the status bar."""
+    session = window.session
+    resolved = resolve_stage(stage_id, session.spans, run.stage_ids_on_axis())
+    if resolved.stop is not None:
+        session.move_to_stop(resolved.stop)
+        session.flush()
+    # after the window's own "Opened …" message
+    QTimer.singleShot(0, lambda: window.statusBar().showMessage(resolved.message, 20000))
+    return resolved.message
+
+
+def _on_run_loaded(window, run) -> None:
+    pending, window.pending_at = getattr(window, "pending_at", None), None
+    if pending is not None and pending[0] == os.path.abspath(run.path):
+        window.at_message = apply_at(window, run, pending[1])
+
+
+def _timeline_menu(window, pos: QPoint) -> None:
+    timeline = window.timeline
+    index = None
+    if timeline.stops:
+        scene_pos = timeline.plots.mapToScene(pos)
+        if timeline.stop_plot.vb.sceneBoundingRect().contains(scene_pos):
+            index = stop_at_x(timeline.stop_plot.vb.mapSceneToView(scene_pos).x(), len(timeline.stops))
+    menu = QMenu(timeline)
+    label = timeline.labels[index] if index is not None and index < len(timeline.labels) else "this stop"
+    action = menu.addAction(f"Copy link to {label}")
+    command, _message = link_for_stop(window.session, index)
+    action.setEnabled(command is not None)
+    action.triggered.connect(lambda: copy_link(window, index))
+    window.timeline_menu = menu  # (tests)
+    menu.popup(timeline.plots.mapToGlobal(pos))
+
+
+def install(window) -> None:
+    window.pending_at = None
+    window.at_message = None
+    window.session.run_loaded.connect(lambda run: _on_run_loaded(window, run))
+    go = next((a.menu() for a in window.menuBar().actions() if a.text() == "&Go"), None)
+    if go is not None:
+        go.addSeparator()
+        action = go.addAction("Copy &link to this stop")
+        action.setShortcuts(key_sequences("copy_link"))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda: copy_link(window))
+        window.copy_link_action = action
+    def attach(panel) -> None:
+        panel.plots.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        panel.plots.customContextMenuRequested.connect(lambda pos: _timeline_menu(window, pos))
+
+    if hasattr(type(window.timeline), "when_built"):
+        window.timeline.when_built(attach)
+    else:
+        attach(window.timeline)

@@ -1,0 +1,56 @@
+"""Where am I in the run: iteration bands over the stops and a readout like "Iteration 2 · stop 9 of 22".
+Pure, no Qt.
+
+An iteration starts at each stop the milestone strategy classifies as an iteration (a ReAct turn's injection
+engine, an LLMCall's own subflow); a file whose stops were derived from events has none, and there each LLM
+turn starts one. A band runs to the stop before the next iteration (or before the run's end stop).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class IterationBand:
+    number: int   # 1-based
+    first: int    # stop index where it starts
+    last: int     # last stop index inside it
+
+    @property
+    def label(self) -> str:
+        return f"Iteration {self.number}"
+
+
+def _kind(stop: dict) -> str | None:
+    meta = stop.get("meta")
+    return meta.get("kind") if isinstance(meta, dict) else None
+
+
+def iteration_bands(stops: list[dict]) -> list[IterationBand]:
+    starts = [i for i, stop in enumerate(stops) if _kind(stop) == "iteration"]
+    if not starts:
+        starts = [i for i, stop in enumerate(stops) if _kind(stop) == "llm-turn"]
+    if not starts:
+        return []
+    end = len(stops) - 1 if stops and stops[-1].get("kind") == "end" else len(stops)
+    bands = []
+    for number, first in enumerate(starts, start=1):
+        following = starts[number] if number < len(starts) else end
+        bands.append(IterationBand(number, first, max(first, following - 1)))
+    return bands
+
+
+def band_of_stop(bands: list[IterationBand], stop_index: int | None) -> IterationBand | None:
+    if stop_index is None:
+        return None
+    return next((band for band in bands if band.first <= stop_index <= band.last), None)
+
+
+def readout(bands: list[IterationBand], stop_index: int | None, stop_count: int, at_stop: bool = True) -> str:
+    """"Iteration 2 · stop 9 of 22" at a stop; "Iteration 2 · in stop 9 of 22" between stops."""
+    if stop_index is None or not stop_count:
+        return ""
+    where = f"{'' if at_stop else 'in '}stop {stop_index + 1} of {stop_count}"
+    band = band_of_stop(bands, stop_index)
+    return f"{band.label} · {where}" if band is not None else where[0].upper() + where[1:]

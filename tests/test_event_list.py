@@ -1,0 +1,182 @@
+"""The event list: every event in axis order, filtering by type, the moment's row, and the windowed panel
+(clicks and Enter move the cursor right after the event; the big run is not materialised)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from PySide6.QtCore import Qt
+
+from afp_desktop.app.panels.event_list import EventListPanel
+from afp_desktop.app.session import Session
+from afp_desktop.core.views.event_list import (
+    SUMMARY_CHARS,
+    event_summary,
+    event_type,
+    filter_entries,
+    row_of_moment,
+    type_counts,
+)
+from afp_desktop.core.formats import open_run
+from tests.corpus_util import SMALL_SCENARIOS, corpus_path
+
+FILES = ("recording.json", "events.ndjson", "trace.json")
+
+
+@pytest.mark.parametrize("scenario", SMALL_SCENARIOS)
+@pytest.mark.parametrize("name", FILES)
+def test_every_event_once_in_axis_order(scenario, name):
+    run = open_run(corpus_path(scenario, name))
+    entries = run.axis.entries
+    assert sorted(i for kind, i in entries if kind == "d") == list(range(len(run.domain_events)))
+    assert sorted(j for kind, j in entries if kind == "t") == list(range(len(run.typed_events or [])))
+    counts = type_counts(run)
+    assert sum(count for _kind, count in counts) == len(entries)
+    assert [count for _k, count in counts] == sorted((count for _k, count in counts), reverse=True)
+    for kind, count in counts[:4]:
+        rows = filter_entries(run, exact_type=kind)
+        assert len(rows) == count and rows == sorted(rows)
+        assert all(event_type(run, entries[r]) == kind for r in rows)
+    for entry in entries:
+        summary = event_summary(run, entry)
+        assert "\n" not in summary and len(summary) <= SUMMARY_CHARS
+        assert "subflowPath:" not in summary and "commitIdxBefore" not in summary
+
+
+def test_text_filter_is_case_insensitive_and_empty_means_all():
+    run = open_run(corpus_path("02-react-two-tools", "events.ndjson"))
+    assert filter_entries(run, "") is None and filter_entries(run, "   ") is None
+    rows = filter_entries(run, "TOOL_")
+    expected = [i for i, e in enumerate(run.axis.entries) if "tool_" in event_type(run, e)]
+    assert rows == expected and rows
+    both = filter_entries(run, "start", exact_type="agentfootprint.stream.tool_start")
+    assert both == filter_entries(run, exact_type="agentfootprint.stream.tool_start")
+    assert filter_entries(run, "no such type") == []
+
+
+def test_summaries_name_the_facts():
+    run = open_run(corpus_path("06-pause-resume", "events.ndjson"))
+    (pause,) = filter_entries(run, "pause.request")
+    summary = event_summary(run, run.axis.entries[pause])
+    assert "Refund $42.99 for order #123?" in summary
+    trace = open_run(corpus_path("02-react-two-tools", "trace.json"))
+    tool_end = filter_entries(trace, exact_type="tool.end")[0]
+    assert event_summary(trace, trace.axis.entries[tool_end]).startswith("result: Oslo")
+
+
+def test_row_of_moment():
+    assert row_of_moment(None, 0, 10) is None
+    assert row_of_moment(None, 1, 10) == 0
+    assert row_of_moment(None, 10, 10) == 9
+    rows = [2, 5, 9]
+    assert row_of_moment(rows, 2, 10) is None  # entry 2 has not happened at position 2
+    assert row_of_moment(rows, 3, 10) == 0
+    assert row_of_moment(rows, 9, 10) == 1
+    assert row_of_moment(rows, 10, 10) == 2
+
+
+# ── the panel ─────────────────────────────────────────────────────────────────────────────────────────────
+
+
+@pytest.fixture
+def panel(qtbot):
+    session = Session()
+    widget = EventListPanel(session)
+    qtbot.addWidget(widget)
+    widget.resize(900, 400)
+    widget.show()
+    return widget
+
+
+def load(panel, scenario="02-react-two-tools", name="recording.json"):
+    run = open_run(corpus_path(scenario, name))
+    panel.session.set_run(run)
+    return run
+
+
+def test_click_and_enter_move_the_cursor_right_after_the_event(qtbot, panel):
+    run = load(panel)
+    table, model = panel.table, panel.model
+    assert model.rowCount() == len(run.axis.entries)
+    assert model.moment_row == len(run.axis.entries) - 1  # opened at the end
+    rect = table.visualRect(model.index(0, 2))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    panel.session.flush()
+    assert panel.session.position == 1 and model.moment_row == 0
+    table.setFocus()
+    table.setCurrentIndex(model.index(40, 0))
+    qtbot.keyClick(table, Qt.Key.Key_Return)
+    panel.session.flush()
+    assert panel.session.position == 41 and model.moment_row == 40
+
+
+def test_moment_row_is_highlighted_and_followed(qtbot, panel):
+    run = load(panel)
+    session, model, table = panel.session, panel.model, panel.table
+    session.move_to(3, immediate=True)
+    assert model.moment_row == 2
+    assert model.data(model.index(2, 0), Qt.ItemDataRole.BackgroundRole) is not None
+    assert model.data(model.index(3, 0), Qt.ItemDataRole.BackgroundRole) is None
+    assert model.data(model.index(5, 0), Qt.ItemDataRole.ForegroundRole) is not None  # not happened yet
+    assert model.data(model.index(1, 0), Qt.ItemDataRole.ForegroundRole) is None
+    session.move_to(len(run.axis.entries) - 2, immediate=True)
+    row = model.moment_row
+    assert table.viewport().rect().intersects(table.visualRect(model.index(row, 0)))  # kept in view
+
+
+def test_filter_by_type_then_click(qtbot, panel):
+    run = load(panel)
+    combo = panel.type_combo
+    index = combo.findData("tool.end")
+    assert index > 0
+    combo.setCurrentIndex(index)
+    expected = [i for i, e in enumerate(run.axis.entries) if event_type(run, e) == "tool.end"]
+    assert panel.model.rowCount() == len(expected) == 2
+    assert panel.model.cells(1)[2] == "tool.end"
+    panel.table.clicked.emit(panel.model.index(1, 0))
+    panel.session.flush()
+    assert panel.session.position == expected[1] + 1
+    assert panel.model.moment_row == 1
+    combo.setCurrentIndex(0)
+    panel.filter_edit.setText("LLM_END")
+    panel.apply_filter()  # (the text filter waits for a pause in typing)
+    assert panel.model.rowCount() == Counter(event_type(run, e) for e in run.axis.entries)[
+        "agentfootprint.stream.llm_end"]
+    assert "match the filter" in panel.count_label.text()
+
+
+def test_trace_text_is_plain(qtbot, panel):
+    load(panel)
+    model = panel.model
+    for row in range(model.rowCount()):
+        for column in range(model.columnCount()):
+            assert isinstance(model.data(model.index(row, column)), str)
+    tip = model.data(model.index(0, 4), Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("<p style='white-space:pre-wrap'>")  # escaped, never read as markup
+
+
+def test_the_large_run_is_windowed(qtbot, panel):
+    run = load(panel, "15-large-run", "events.ndjson")
+    model = panel.model
+    assert model.rowCount() == len(run.axis.entries) > 7000
+    panel.session.move_to(100, immediate=True)
+    assert len(model._cells) < 200  # only the rows on screen were made
+    panel.session.move_to(len(run.axis.entries), immediate=True)
+    assert model.moment_row == model.rowCount() - 1
+
+
+def test_closing_the_run_empties_the_list(qtbot, panel):
+    load(panel)
+    panel.session.close_run()
+    assert panel.model.rowCount() == 0 and not panel.table.isEnabled()
+
+
+def test_types_are_listed_only_once_shown(qtbot, panel):
+    panel.hide()
+    load(panel)
+    assert panel.types is None and panel.type_combo.count() == 1  # "All types" only: nothing listed yet
+    assert panel.model.rowCount() > 0
+    panel.show()
+    qtbot.waitUntil(lambda: panel.types is not None)
+    assert panel.type_combo.count() > 5 and panel.type_combo.findData("tool.end") > 0

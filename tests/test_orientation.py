@@ -1,0 +1,103 @@
+"""Orientation: iteration bands over the stops (from the milestone kinds, or the LLM turns of derived stops),
+the readout "Iteration 2 · stop 9 of 22", and the bands drawn, labelled and clickable on the timeline."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from afp_desktop.app.main_window import MainWindow
+from afp_desktop.core.formats import open_run
+from afp_desktop.core.views.orientation import band_of_stop, iteration_bands, readout
+from tests.corpus_util import SMALL_SCENARIOS, corpus_path
+
+
+@pytest.mark.parametrize("scenario", SMALL_SCENARIOS)
+@pytest.mark.parametrize("name", ("recording.json", "events.ndjson"))
+def test_bands_tile_the_stops_between_the_bookends(scenario, name):
+    stops = open_run(corpus_path(scenario, name)).stops
+    bands = iteration_bands(stops)
+    kinds = [(stop.get("meta") or {}).get("kind") for stop in stops]
+    starts = [i for i, k in enumerate(kinds) if k == "iteration"] or [i for i, k in enumerate(kinds) if k == "llm-turn"]
+    assert [band.first for band in bands] == starts
+    assert [band.number for band in bands] == list(range(1, len(bands) + 1))
+    for band, following in zip(bands, bands[1:]):
+        assert band.last == following.first - 1
+    if bands:
+        assert bands[-1].last == len(stops) - 2  # up to the stop before Run end
+        assert band_of_stop(bands, 0) is None if bands[0].first > 0 else True
+
+
+def test_readout():
+    stops = open_run(corpus_path("02-react-two-tools", "recording.json")).stops
+    bands = iteration_bands(stops)
+    assert [(b.first, b.last) for b in bands] == [(1, 7), (8, 14), (15, 20)]
+    assert readout(bands, 8, 22) == "Iteration 2 · stop 9 of 22"
+    assert readout(bands, 0, 22) == "Stop 1 of 22"
+    assert readout(bands, 20, 22, at_stop=False) == "Iteration 3 · in stop 21 of 22"
+    assert readout(bands, None, 22) == ""
+    derived = iteration_bands(open_run(corpus_path("02-react-two-tools", "events.ndjson")).stops)
+    assert [b.label for b in derived] == ["Iteration 1", "Iteration 2", "Iteration 3"]
+
+
+@pytest.fixture
+def window(qtbot):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.loader.abandon()
+    win.loader.wait()
+
+
+def test_bands_on_the_timeline(qtbot, window):
+    with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
+        window.open_file(corpus_path("02-react-two-tools", "recording.json"))
+    session, timeline, bands = window.session, window.timeline, window.iteration_bands
+    session.move_to_stop(9)
+    session.flush()
+    assert bands.readout.text() == "Iteration 2 · stop 10 of 22"
+    opts = bands.shading.opts
+    assert list(opts["x0"]) == [0.55, 7.55, 14.55] and list(opts["x1"]) == [7.45, 14.45, 20.45]
+    timeline.stop_plot.setXRange(-1, 23, padding=0)
+    qtbot.wait(50)  # (text items place themselves when the view has laid out)
+    labels = bands.shown_labels()
+    assert [label.band.label for label in labels] == ["Iteration 1", "Iteration 2", "Iteration 3"]
+    assert all(label.textItem.toPlainText() == label.band.label for label in labels)
+    # a click on "Iteration 3" goes to its first stop (not to the stop nearest the click)
+    label = labels[2]
+    view = timeline.plots
+    scene_point = label.mapToScene(label.boundingRect().center())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(scene_point))
+    session.flush()
+    assert session.stop_index == 15 and bands.readout.text() == "Iteration 3 · stop 16 of 22"
+    window.theme_actions["dark"].trigger()
+    assert len(bands.shading.opts["x0"]) == 3
+    session.close_run()
+    assert bands.readout.text() == "" and list(bands.shading.opts["x0"]) == []
+
+
+def test_no_bands_without_iterations(qtbot, window):
+    with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
+        window.open_file(corpus_path("01-llmcall-single", "events.ndjson"))
+    window.session.flush()
+    bands = window.iteration_bands
+    assert len(bands.bands) == len(iteration_bands(window.session.stops))
+    assert bands.readout.text() == readout(bands.bands, window.session.stop_index, len(window.session.stops),
+                                           window.session.moment.at_stop)
+
+
+def test_a_long_run_labels_only_what_fits(qtbot, window):
+    with qtbot.waitSignal(window.loader.loaded, timeout=60_000):
+        window.open_file(corpus_path("15-large-run", "recording.json"))
+    window.session.flush()
+    bands, plot = window.iteration_bands, window.timeline.stop_plot
+    assert len(bands.bands) == len(iteration_bands(window.session.stops)) > 100
+    plot.setXRange(300, 340, padding=0)
+    shown = bands.shown_labels()
+    assert shown and all(label.band.last >= 299 and label.band.first <= 341 for label in shown)
+    assert len(bands.labels) < 20  # a pool, not one item per band
+    plot.setXRange(-1, len(window.session.stops), padding=0)
+    assert bands.shown_labels() == []  # seven stops are a few pixels wide: no label fits
