@@ -27,6 +27,7 @@ def window(qtbot, large_run):
     win.resize(1400, 900)
     win.show()
     qtbot.waitExposed(win)
+    qtbot.waitUntil(lambda: win.timeline.built)  # the plots are built after the first frame, as at start-up
     win.session.set_run(large_run)
     win.session.flush()
     qtbot.waitUntil(lambda: not win.canvas.building, timeout=20_000)
