@@ -292,6 +292,7 @@ class MainWindow(QMainWindow):
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward
             self.docks["templates"].visibilityChanged.connect(lambda shown: shown and templates.ensure_lines())
         self.canvas.node_activated.connect(s.activate_node)
+        self.canvas.keys.node_selected.connect(s.select_node)  # arrow keys between cards
         self.loader.started.connect(lambda path: self._set_loading(True, path))
         self.loader.progress.connect(lambda f: self.progress.setValue(int(f * 100)))
         self.loader.loaded.connect(self._on_loaded)

@@ -546,6 +546,9 @@ class GraphCanvas(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self.setScene(self._new_scene())
         self._apply_background()
+        from afp_desktop.app.panels.canvas_keys import CardKeyboard
+
+        self.keys = CardKeyboard(self)  # arrows between cards, Enter, the focus ring (canvas_keys.py)
 
     # ---------------------------------------------------------------------------------------- content
 
