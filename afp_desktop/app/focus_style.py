@@ -47,6 +47,10 @@ class FocusRingStyle(QProxyStyle):
     def __init__(self) -> None:
         super().__init__(QStyleFactory.create("Fusion"))
 
+    def name(self) -> str:
+        """The base style's name ("fusion"): a proxy style has none of its own."""
+        return self.baseStyle().name()
+
     def drawPrimitive(self, element, option, painter, widget=None) -> None:  # noqa: N802 - Qt's name
         if element == _S.PrimitiveElement.PE_FrameFocusRect:  # check box and tab labels, item-view cells
             if focus_visible(option, widget):

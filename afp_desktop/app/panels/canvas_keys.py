@@ -19,7 +19,7 @@ from afp_desktop.core.neighbours import neighbour
 ARROWS = {Qt.Key.Key_Left: "left", Qt.Key.Key_Right: "right", Qt.Key.Key_Up: "up", Qt.Key.Key_Down: "down"}
 ENTER = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 KEYBOARD_REASONS = (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason,
-                    Qt.FocusReason.ShortcutFocusReason, Qt.FocusReason.OtherFocusReason)
+                    Qt.FocusReason.ShortcutFocusReason)
 
 
 class FocusRing(QWidget):
