@@ -59,6 +59,9 @@ def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = 
         return _screenshot(app, path, screenshot, stop)
     window = MainWindow()
     window.show()
+    from afp_desktop.app.terminate import close_on_terminate
+
+    window._terminate = close_on_terminate(window)  # SIGTERM/SIGHUP close the window: the layout is saved
     if path:
         window.open_file(path)
     return app.exec()
