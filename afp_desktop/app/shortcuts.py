@@ -54,6 +54,8 @@ SHORTCUTS: tuple[Shortcut, ...] = (
 GESTURES: tuple[tuple[str, str, str], ...] = (
     ("Click a graph card", "Select it and move the cursor to when it appeared", "Step graph"),
     ("Mouse wheel", "Zoom the graph around the pointer", "Step graph"),
+    ("↑ ↓ (and ← → once reached with Tab)", "Select the neighbouring card", "Step graph"),
+    ("Enter on a selected card", "Move the cursor to when it appeared (as a click does)", "Step graph"),
     ("Double-click a square stop", "Drill into its inner stops", "Timeline"),
     ("Drop a file on the window", "Open it", WINDOW),
 )

@@ -605,12 +605,12 @@ def _tool_sections(run, facts, index, node, n_domain, n_typed, done) -> list[dic
                                    ("call id", None if call_id is None else _compact(call_id, 80)),
                                    ("took", _ms(end.get("durationMs")) if end else None)]
     out = [_step_facts(node, DONE if done else "active", rows)]
+    for pause in pauses(run):  # first: while paused it is what matters
+        if pause["toolCallId"] is not None and pause["toolCallId"] == call_id:
+            out += pause_sections(run, pause, n_typed)
     if node.get("assistantText"):
         out.append(_text("The assistant said", message_text(node["assistantText"])))
     out.append(_text("Arguments", as_text(node["toolArgs"]) if "toolArgs" in node else "(none recorded)"))
-    for pause in pauses(run):
-        if pause["toolCallId"] is not None and pause["toolCallId"] == call_id:
-            out += pause_sections(run, pause, n_typed)
     if end is not None:
         if end.get("error"):
             out.append(_text("Result (the tool failed)", as_text(end.get("result", end.get("error"))), "error"))
