@@ -123,3 +123,24 @@ def test_the_injections_tab_has_a_detail_pane_and_long_text_is_monospace(qtbot):
     assert f"contentSummary: {injections[4]['contentSummary']}" in detail and "reason: " in detail
     assert QFontInfo(inspector.text_view.font()).fixedPitch()
     assert QFontInfo(inspector.raw_tree.detail.font()).fixedPitch()
+
+
+def test_the_bubble_shows_a_pauses_question_and_then_its_answer(qtbot):
+    from afp_desktop.app.panels.chat_bubble import ChatBubblePanel
+    from afp_desktop.core.inspect import pauses
+
+    run = open_run(str(corpus_path("06-pause-resume", "recording.json")))
+    session = Session()
+    panel = ChatBubblePanel(session)
+    qtbot.addWidget(panel)
+    session.set_run(run)
+    (pause,) = pauses(run)
+    asked, answered = run.axis.typed_after[pause["request"]], run.axis.typed_after[pause["resume"]]
+    session.move_to(asked - 1, immediate=True)
+    assert not panel.pause_note.isVisibleTo(panel)
+    session.move_to(asked, immediate=True)
+    assert panel.pause_note.text() == "⏸ Asked: Refund $42.99 for order #123?\n   Not answered yet at this moment."
+    assert panel.status_text() == "Waiting on you: stage requested pause"  # the library's own line stays
+    session.move_to(answered, immediate=True)
+    assert panel.pause_note.text().endswith("Answered: Approved by Alice (after 2 ms)")
+    assert panel.pause_note.textFormat() == Qt.TextFormat.PlainText

@@ -25,6 +25,7 @@ Where things are (agentfootprint 9.62):
 from __future__ import annotations
 
 import difflib
+import weakref
 from collections import Counter
 from typing import Any
 
@@ -380,8 +381,23 @@ def chip_call(run, index: int) -> int | None:
 # ── Pauses (typed events only) ──────────────────────────────────────────────────────────────────────────
 
 
+_pause_cache: dict[int, tuple[Any, list[dict]]] = {}
+
+
 def pauses(run) -> list[dict]:
-    """Every pause.request with the pause.resume that answered it: typed indices, question, answer, wait."""
+    """Every pause.request with the pause.resume that answered it: typed indices, question, answer, wait.
+    Read once per run (a big run has 100,000+ typed events); treat the result as read-only."""
+    cached = _pause_cache.get(id(run))
+    if cached is not None and cached[0]() is run:
+        return cached[1]
+    found = _find_pauses(run)
+    for key in [k for k, (ref, _) in _pause_cache.items() if ref() is None]:
+        del _pause_cache[key]
+    _pause_cache[id(run)] = (weakref.ref(run), found)
+    return found
+
+
+def _find_pauses(run) -> list[dict]:
     out: list[dict] = []
     open_pause: dict | None = None
     for j, event in enumerate(run.typed_events or ()):

@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from afp_desktop.core.inspect import message_text, pauses
+
 
 USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
 STATUS_FILL, STATUS_TEXT = "#eef0f4", "#1b2030"
@@ -121,6 +123,9 @@ class ChatBubblePanel(QWidget):
         self.hidden_note = plain_label(HIDDEN_NOTE, colour=MUTED, italic=True)
         self.error_note = plain_label()
         self.error_note.setObjectName("bubbleError")
+        self.pause_note = plain_label()  # a pause's question and answer (the status line says only "paused")
+        self.pause_note.setObjectName("pauseNote")
+        self._pauses: list = []
         self.seen_title = plain_label(muted=True)
         self.seen_lines = plain_label()
         self.seen_lines.setObjectName("seenLines")
@@ -132,7 +137,7 @@ class ChatBubblePanel(QWidget):
         column.setContentsMargins(12, 12, 12, 12)
         column.setSpacing(10)
         for widget in (self.trace_note, self.empty_note, self.user_row, self.answer_row, self.status_row,
-                       self.hidden_note, self.error_note, self.seen_title, self.seen_lines):
+                       self.pause_note, self.hidden_note, self.error_note, self.seen_title, self.seen_lines):
             column.addWidget(widget)
         column.addStretch(1)
         scroll = QScrollArea()
@@ -144,6 +149,8 @@ class ChatBubblePanel(QWidget):
         layout.addWidget(scroll)
 
         self.set_theme("light")
+        if session.run is not None:
+            self._pauses = pauses(session.run)
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self._on_run_closed)
         session.moment_changed.connect(self.show_moment)
@@ -173,6 +180,8 @@ class ChatBubblePanel(QWidget):
         note_fill, note_text = colours["note"]
         self.trace_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
                                       "padding: 6px;")
+        self.pause_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
+                                      "padding: 6px;")
 
     # -- what tests and other code can read -------------------------------------------------------------
     @property
@@ -193,6 +202,7 @@ class ChatBubblePanel(QWidget):
     # -- following the session --------------------------------------------------------------------------
     def _on_run_loaded(self, run) -> None:
         self.moment = None
+        self._pauses = pauses(run)
 
     def _on_run_closed(self) -> None:
         self.moment = None
@@ -209,7 +219,7 @@ class ChatBubblePanel(QWidget):
         if moment is None or session.run is None:
             self.view = None
             for widget in (self.trace_note, self.user_row, self.answer_row, self.status_row, self.hidden_note,
-                           self.error_note, self.seen_title, self.seen_lines):
+                           self.error_note, self.seen_title, self.seen_lines, self.pause_note):
                 widget.setVisible(False)
             self.empty_note.setVisible(True)
             return
@@ -241,7 +251,26 @@ class ChatBubblePanel(QWidget):
         if view.error is not None:
             failed = any(error.kind in ("fatal", "run") for error in moment.errors)
             self.error_note.setText(("⚠ The run failed: " if failed else "⚠ ") + view.error)
+        self._show_pauses(moment)
         self._show_seen(moment)
+
+    def _show_pauses(self, moment) -> None:
+        """Each pause asked by now: its question (from the event), and the answer once the run resumed."""
+        lines = []
+        for pause in self._pauses:
+            if pause["request"] >= moment.n_typed:
+                break
+            line = f"⏸ Asked: {message_text(pause['question'])}"
+            if pause["resume"] is not None and pause["resume"] < moment.n_typed:
+                waited = pause["waitedMs"]
+                line += f"\n   Answered: {message_text(pause['answer'])}"
+                if isinstance(waited, (int, float)) and not isinstance(waited, bool):
+                    line += f" (after {waited:g} ms)"
+            else:
+                line += "\n   Not answered yet at this moment."
+            lines.append(line)
+        self.pause_note.setVisible(bool(lines))
+        self.pause_note.setText("\n".join(lines))
 
     def _show_seen(self, moment) -> None:
         """The lines the chat user saw during the stop the cursor is in: stepping stop by stop previews every
