@@ -139,7 +139,7 @@ def test_the_bubble_shows_a_pauses_question_and_then_its_answer(qtbot):
     session.move_to(asked - 1, immediate=True)
     assert not panel.pause_note.isVisibleTo(panel)
     session.move_to(asked, immediate=True)
-    assert panel.pause_note.text() == "⏸ Asked: Refund $42.99 for order #123?\n   Not answered yet at this moment."
+    assert panel.pause_note.text() == "Paused — asked: Refund $42.99 for order #123?\n   Not answered yet at this moment."
     assert panel.status_text() == "Waiting on you: stage requested pause"  # the library's own line stays
     session.move_to(answered, immediate=True)
     assert panel.pause_note.text().endswith("Answered: Approved by Alice (after 2 ms)")

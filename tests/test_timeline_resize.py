@@ -28,3 +28,24 @@ def test_tool_bars_follow_the_token_plot_after_resizes(qtbot):
         zero_tokens = panel.bar_plot.vb.mapViewToScene(panel.bar_plot.vb.viewRect().bottomLeft()).y()
         zero_tools = panel.tool_view.mapViewToScene(panel.tool_view.viewRect().bottomLeft()).y()
         assert abs(zero_tokens - zero_tools) < 0.5, size
+
+
+def test_a_pause_is_marked_on_the_timeline_with_its_question_and_answer(qtbot):
+    from afp_desktop.core.inspect import pauses
+    from afp_desktop.core.timeline import x_of_position
+
+    session = Session()
+    panel = TimelinePanel(session)
+    qtbot.addWidget(panel)
+    panel.show()
+    run = open_run(str(corpus_path("06-pause-resume", "recording.json")))
+    session.set_run(run)
+    session.flush()
+    (pause,) = pauses(run)
+    (line,) = panel.pause_marks.lines
+    assert line.value() == x_of_position(panel.ends, run.axis.typed_after[pause["request"]], None)
+    tip = line.toolTip()
+    assert "Refund $42.99 for order #123?" in tip and "Approved by Alice (after 2 ms)" in tip
+    session.set_run(open_run(str(corpus_path("02-react-two-tools", "recording.json"))))
+    session.flush()
+    assert panel.pause_marks.lines == []  # a run without pauses has no marks

@@ -260,7 +260,7 @@ class ChatBubblePanel(QWidget):
         for pause in self._pauses:
             if pause["request"] >= moment.n_typed:
                 break
-            line = f"⏸ Asked: {message_text(pause['question'])}"
+            line = f"Paused — asked: {message_text(pause['question'])}"
             if pause["resume"] is not None and pause["resume"] < moment.n_typed:
                 waited = pause["waitedMs"]
                 line += f"\n   Answered: {message_text(pause['answer'])}"

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.panels.pause_marks import PauseMarks
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.timeline import (
     has_usable_stops,
@@ -219,6 +220,7 @@ class TimelinePanel(QWidget):
         plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
         plot.vb.sigXRangeChanged.connect(lambda *_: self._resize_markers())
         self._marker_scale = 1.0
+        self.pause_marks = PauseMarks(plot)  # where the run waited on a person (pause_marks.py)
 
     def _setup_bar_plot(self) -> None:
         plot = self.bar_plot
@@ -286,6 +288,7 @@ class TimelinePanel(QWidget):
             region.setBrush(pg.mkBrush(shade))
         self.cursor_line.setPen(pg.mkPen(pal.cursor, width=2))
         self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
+        self.pause_marks.set_colour(pal.kind("llm->tool").accent, pal.text_muted)
         self._draw_stops()
 
     def _marker_colour(self, stop: dict) -> str:
@@ -305,6 +308,7 @@ class TimelinePanel(QWidget):
 
     def _on_run_closed(self) -> None:
         self.stops, self.labels, self.ends = [], [], []
+        self.pause_marks.clear()
         self.current_stop = None
         self.plots.setVisible(False)
         self.slider.setEnabled(False)
@@ -331,6 +335,7 @@ class TimelinePanel(QWidget):
         self.stop_axis.set_labels(self.labels)
         self._draw_stops()
         self._draw_figures()
+        self.pause_marks.show(run, self.ends, clip=len(self.session.breadcrumb) > 1)
         count = max(len(self.stops), 1)
         self.stop_plot.setLimits(xMin=-1.0, xMax=count, minXRange=min(4.0, count + 1))
         shown = min(count, INITIAL_STOPS_SHOWN)
