@@ -144,3 +144,52 @@ def test_the_bubble_shows_a_pauses_question_and_then_its_answer(qtbot):
     session.move_to(answered, immediate=True)
     assert panel.pause_note.text().endswith("Answered: Approved by Alice (after 2 ms)")
     assert panel.pause_note.textFormat() == Qt.TextFormat.PlainText
+
+
+def test_the_context_tab_lists_the_state_at_the_cursor_and_jumps_to_its_writer(qtbot):
+    from afp_desktop.core.context_state import context_at, last_commit_at
+
+    run = open_run(str(corpus_path("02-react-two-tools", "recording.json")))
+    session, inspector = shown_inspector(qtbot, run, position=0)
+    session.move_to(run.stops[5]["axisEnd"], immediate=True)
+    inspector.tabs.setCurrentWidget(inspector.context)
+    view = inspector.context
+    keys = [view.table.item(r, 0).text() for r in range(view.table.rowCount())]
+    expected = context_at(run, session.position, session.moment.stop.start)
+    assert keys == [row["key"] for row in expected["rows"]] and "userMessage" in keys
+    row = keys.index("userMessage")
+    assert view.table.item(row, 2).text() == "Weather in Oslo in Fahrenheit?"
+    assert view.table.item(row, 3).text() == "Initialize"
+    changes = {view.table.item(r, 0).text(): view.table.item(r, 1).text() for r in range(len(keys))}
+    assert set(changes.values()) <= {"", "entered", "changed", "left"}
+    session.move_to(len(run.axis), immediate=True)  # then a double-click goes to the commit that wrote the key
+    view.table.cellDoubleClicked.emit(row, 0)
+    session.flush()
+    assert last_commit_at(run, session.position) >= expected["rows"][row]["commit"]
+    assert session.position == expected["rows"][row]["position"]
+
+
+def test_context_without_a_commit_log():
+    from afp_desktop.core.context_state import context_at, last_commit_at
+
+    trace = open_run(str(corpus_path("02-react-two-tools", "trace.json")))
+    assert context_at(trace, 10) is None
+    run = open_run(str(corpus_path("02-react-two-tools", "recording.json")))
+    assert last_commit_at(run, 0) == -1 and context_at(run, 0)["rows"] == []
+    at_end = context_at(run, len(run.axis))
+    assert at_end["throughCommit"] == len(run.commit_log) - 1
+
+
+def test_context_changes_since_the_previous_stop():
+    from afp_desktop.core.context_state import context_at, last_commit_at
+    from afp_desktop.core.stops import state_at
+
+    run = open_run(str(corpus_path("02-react-two-tools", "recording.json")))
+    now, since = run.stops[12]["axisEnd"], run.stops[11]["axisEnd"]
+    rows = context_at(run, now, since)["rows"]
+    after = state_at(run.snapshot, last_commit_at(run, now))["state"]
+    before = state_at(run.snapshot, last_commit_at(run, since))["state"]
+    changed = {row["key"] for row in rows if row["change"] == "changed"}
+    assert changed == {key for key in after if key in before and before[key] != after[key]} and changed
+    assert {row["key"] for row in rows if row["change"] == "entered"} == set(after) - set(before)
+    assert [row["change"] != "" for row in rows] == sorted((row["change"] != "" for row in rows), reverse=True)

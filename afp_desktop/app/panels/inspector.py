@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.fonts import fixed_font
 from afp_desktop.app.panels.chat_bubble import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
+from afp_desktop.app.panels.context_view import ContextView
 from afp_desktop.app.panels.readable_view import ReadableView, is_dark
 from afp_desktop.app.theme import NOTE_TEXT
 from afp_desktop.core import jsonio
@@ -181,6 +182,8 @@ class InspectorPanel(QWidget):
         # bubble by default (a user who wants more makes the dock taller).
         self.tabs.setMinimumHeight(140)
         self.readable = ReadableView()
+        self.context = ContextView()  # the run's state at the cursor (moment-wide, not per step)
+        self.context.go_to.connect(lambda position: self.session.move_to(position, immediate=True))
         self.slots_tree = JsonTreeView(expand_depth=2)
         self.injections = _table([title for title, _ in INJECTION_COLUMNS])
         self.injection_detail = _text_view()  # the selected injection in full (the table cuts its summary)
@@ -239,9 +242,11 @@ class InspectorPanel(QWidget):
         self._tab_pages = {
             "Readable": self.readable, "Slots": self.slots_tree, "Injections": injections_split, "Tool": tool_box,
             "Progress": progress_split, "Text": text_box, "Subflow": subflow_box, "Raw JSON": self.raw_tree,
+            "Context": self.context,
         }
         for name, page in self._tab_pages.items():
             self.tabs.addTab(page, name)
+        self.tabs.currentChanged.connect(lambda _index: self._show_context())
 
         self.empty = plain_label("Select a step, or move the cursor, to inspect it.", muted=True, italic=True)
         layout = QVBoxLayout(self)
@@ -322,6 +327,7 @@ class InspectorPanel(QWidget):
         node, note = self._node_as_of_cursor(index)
         kind = node.get("kind")
         self._show_readable(run, index)
+        self._show_context()
         # Redraw only when what is shown can differ: keeps tree expansion while scrubbing past a finished step.
         key = (id(run), index, source, id(node), note,
                view.n_typed if kind == "llm->tool" and view is not None else None,
@@ -338,7 +344,7 @@ class InspectorPanel(QWidget):
         self.note.setText(note or "")
         self.note.setVisible(bool(note))
         self._fill_header(run, index, node)
-        shown = {"Readable", "Raw JSON"}
+        shown = {"Readable", "Raw JSON"} | ({"Context"} if run.commit_log else set())
         if kind in LLM_START_KINDS:
             shown |= self._fill_llm(run, index, node)
         elif kind == "llm->tool":
@@ -375,6 +381,14 @@ class InspectorPanel(QWidget):
         ends_later = (facts is not None and moment is not None and facts.ended[index] is not None
                       and moment.node_state(index) != DONE)
         self.show_end.setVisible(ends_later)
+
+    def _show_context(self) -> None:
+        """Fill the Context tab when it is the one shown (folding the commit log is not free)."""
+        run, moment = self.session.run, self.session.moment
+        if run is None or moment is None or self.tabs.currentWidget() is not self.context:
+            return
+        since = moment.stop.start if moment.stop is not None else None
+        self.context.show_context(run, moment.position, since)
 
     def _show_end_clicked(self) -> None:
         if self.node_index is not None:
