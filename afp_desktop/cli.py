@@ -266,6 +266,8 @@ def _window_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
     parser.add_argument("--stop", type=int, metavar="N", help="with --screenshot: move the cursor to stop N first")
+    parser.add_argument("--at", metavar="STAGE_ID", help="open at the stop of this runtimeStageId (else the stop "
+                                                         "that encloses it, else the nearest, saying so)")
     parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
     return parser
 
@@ -287,7 +289,9 @@ def main(argv: list[str] | None = None) -> int:
             _check_display()
         from afp_desktop.app.gui import run_gui
 
-        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop)
+        if args.at is not None and not args.file:
+            raise CliError("--at needs a file to open")
+        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, at=args.at)
     except LoadError as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2

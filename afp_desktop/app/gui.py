@@ -51,23 +51,43 @@ def create_application() -> QApplication:
     return app
 
 
-def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None) -> int:
+def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = None, at: str | None = None) -> int:
     app = create_application()
     from afp_desktop.app.main_window import MainWindow
 
     if screenshot:
-        return _screenshot(app, path, screenshot, stop)
+        return _screenshot(app, path, screenshot, stop, at)
     window = MainWindow()
     window.show()
     from afp_desktop.app.terminate import close_on_terminate
 
     window._terminate = close_on_terminate(window)  # SIGTERM/SIGHUP close the window: the layout is saved
+    if path and at is not None:
+        def go_to_stage(run) -> None:
+            window.session.run_loaded.disconnect(go_to_stage)
+            message = move_to_stage(window.session, run, at)
+            if message:
+                window.statusBar().showMessage(message, 15000)
+
+        window.session.run_loaded.connect(go_to_stage)
     if path:
         window.open_file(path)
     return app.exec()
 
 
-def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None) -> int:
+def move_to_stage(session, run, stage_id: str) -> str | None:
+    """Move the cursor to the stop of `stage_id` (core/stage_link.py); the message says where it went instead."""
+    from afp_desktop.core.stage_link import stop_for_stage
+
+    target = stop_for_stage(run, stage_id)
+    if target is None:
+        return f"--at {stage_id}: this run has no stops to open at."
+    session.move_to_stop(target.stop)
+    session.flush()
+    return target.message
+
+
+def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None, at: str | None = None) -> int:
     from afp_desktop.app.loader import load_run
     from afp_desktop.app.main_window import MainWindow
     from afp_desktop.core.formats import LoadError
@@ -95,6 +115,10 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None)
         if stop is not None:
             window.session.move_to_stop(stop)
             window.session.flush()
+        elif at is not None:
+            message = move_to_stage(window.session, run, at)
+            if message:
+                print(f"afp-desktop: {message}", file=sys.stderr)
     elif stop is not None:
         print("afp-desktop: --stop needs a file to open", file=sys.stderr)
         return 2

@@ -266,6 +266,8 @@ class MainWindow(QMainWindow):
             handler = (lambda _c=False, f=slot, k=typed_key, m=modifiers:
                        self._replay_key(f, k, m or Qt.KeyboardModifier.NoModifier))
             self.key_actions[shortcut_id] = self._action(go, text, handler, shortcut_id)
+        go.addSeparator()
+        self.copy_link_action = self._action(go, "Copy &link to this stop", self.copy_stop_link)
 
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&Keyboard shortcuts", self.help_overlay.toggle, "help")
@@ -522,6 +524,18 @@ class MainWindow(QMainWindow):
             return
         if self.session.run is not None:
             action()
+
+    def copy_stop_link(self) -> str | None:
+        """Put a command line that reopens this file at the stop the cursor is in on the clipboard."""
+        from afp_desktop.core.stage_link import stop_link
+
+        run, index, stops = self.session.run, self.session.stop_index, self.session.stops
+        if run is None or not run.path or index is None or not 0 <= index < len(stops):
+            return None
+        link = stop_link(os.path.abspath(run.path), stops[index])
+        QApplication.clipboard().setText(link)
+        self.statusBar().showMessage(f"Copied: {link}", 8000)
+        return link
 
     # ---------------------------------------------------------------------------------------- drag & drop
     @staticmethod
