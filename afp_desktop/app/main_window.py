@@ -64,6 +64,8 @@ RIGHT_PANELS = (
      "The status-line templates used by the chat bubble are edited here."),
     ("inspector", "Inspector", "afp_desktop.app.panels.inspector",
      "Select a step to inspect it."),
+    ("events", "Events", "afp_desktop.app.panels.event_list",
+     "Every event of the run in order; click one to move the cursor there."),
 )
 
 def is_text_field(widget: QWidget | None) -> bool:
@@ -162,6 +164,7 @@ class MainWindow(QMainWindow):
         # Chat bubble on top; inspector and templates share the space below it as tabs.
         self.splitDockWidget(self.docks["chat"], self.docks["inspector"], Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.docks["inspector"], self.docks["templates"])
+        self.tabifyDockWidget(self.docks["inspector"], self.docks["events"])
         self.docks["inspector"].raise_()
         self._default_dock_sizes()
 
