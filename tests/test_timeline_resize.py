@@ -49,3 +49,27 @@ def test_a_pause_is_marked_on_the_timeline_with_its_question_and_answer(qtbot):
     session.set_run(open_run(str(corpus_path("02-react-two-tools", "recording.json"))))
     session.flush()
     assert panel.pause_marks.lines == []  # a run without pauses has no marks
+
+
+def test_the_paused_tool_card_carries_a_badge_with_the_question(qtbot):
+    from afp_desktop.app.panels.graph_canvas import GraphCanvas
+    from afp_desktop.core.inspect import pauses
+
+    run = open_run(str(corpus_path("06-pause-resume", "recording.json")))
+    session = Session()
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.set_graph(run.stepgraph)
+    session.moment_changed.connect(canvas.show_moment)
+    session.set_run(run)
+    (pause,) = pauses(run)
+    asked = run.axis.typed_after[pause["request"]]
+    tool = next(i for i, n in enumerate(run.step_fold.nodes) if n.get("toolName") == "ask_human")
+    session.move_to(asked - 1, immediate=True)
+    assert canvas.art.paused == {}
+    session.move_to(asked, immediate=True)
+    assert set(canvas.art.paused) == {tool}
+    assert "Refund $42.99 for order #123?" in canvas.node_items[tool].toolTip()
+    assert "Not answered yet" in canvas.node_items[tool].toolTip()
+    session.move_to(len(run.axis), immediate=True)
+    assert "Answered: Approved by Alice" in canvas.node_items[tool].toolTip()

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.fonts import load_bundled_fonts
+from afp_desktop.app.panels.pause_marks import paint_pause_badge, paused_nodes
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.style import GraphPalette, palette_for
 from afp_desktop.core.layout import (
@@ -131,6 +132,7 @@ class GraphArt:
         self.selected: int | None = None
         self.active: frozenset[int] = frozenset()   # steps in progress at the moment shown
         self.errors: dict[int, str] = {}            # node → the error known there at the moment shown
+        self.paused: dict[int, str] = {}            # node → its pause (question, answer) known at the moment
         self.title_font, self.body_font, self.chip_font = _font(12, bold=True), _font(11), _font(10)
         self.title_metrics = QFontMetricsF(self.title_font)
         self.body_metrics = QFontMetricsF(self.body_font)
@@ -186,6 +188,8 @@ class GraphArt:
             self._paint_error_badge(p, rect, detailed)
         if i == self.current or i == self.selected:
             self._paint_marks(p, i, rect, detailed)
+        if i in self.paused:  # over the rings: the pause is the news
+            paint_pause_badge(p, rect, self.palette.kind("llm->tool").accent)
 
     def _paint_active(self, p: QPainter, rect: QRectF, detailed: bool) -> None:
         """A step in progress at the moment: a dashed ring in the cursor colour (working, not done)."""
@@ -665,6 +669,15 @@ class GraphCanvas(QGraphicsView):
                 self.node_items[i].setToolTip("")
             for i, message in self.art.errors.items():
                 self.node_items[i].setToolTip(plain_tooltip(f"Error: {message}"))
+            old_paused, self.art.paused = self.art.paused, {i: text for i, text in paused_nodes(moment).items()
+                                                             if i < count}
+            if old_paused != self.art.paused:
+                self._refresh(*old_paused, *self.art.paused)
+                for i in set(old_paused) - set(self.art.paused) - set(self.art.errors):
+                    self.node_items[i].setToolTip("")
+                for i, text in self.art.paused.items():
+                    if i not in self.art.errors:
+                        self.node_items[i].setToolTip(plain_tooltip(text))
         self.set_cursor_state(happened, moment.current_node)
 
     def set_selected(self, index: int | None) -> None:

@@ -59,3 +59,35 @@ class PauseMarks:
         for line in self.lines:
             line.setPen(pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine))
             line.label.setColor(text_colour)
+
+
+def paused_nodes(moment) -> dict[int, str]:
+    """StepGraph node → what its pause says, for every pause asked by the moment (its tool call's card)."""
+    facts = moment.facts
+    out: dict[int, str] = {}
+    for pause in pauses(facts.run):
+        if pause["request"] >= moment.n_typed:
+            break
+        node = facts.tool_node_by_call.get(pause["toolCallId"]) \
+            if isinstance(pause["toolCallId"], (str, int, float)) else None
+        if node is not None:
+            answered = pause["resume"] is not None and pause["resume"] < moment.n_typed
+            shown = dict(pause, resume=pause["resume"] if answered else None)
+            out[node] = pause_text(shown).replace("Never answered in this file.", "Not answered yet at this moment.")
+    return out
+
+
+def paint_pause_badge(painter, rect, colour: str) -> None:
+    """Two white bars on a disc at the card's top-left corner: the run waited on a person in this step."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QColor, QPen
+
+    size = 16.0
+    badge = QRectF(rect.left() - 4, rect.top() - 4, size, size)  # within the card item's outline margin (5 px)
+    painter.setPen(QPen(QColor("#ffffff"), 1.5))
+    painter.setBrush(QColor(colour))
+    painter.drawEllipse(badge)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor("#ffffff"))
+    for dx in (-3.0, 1.0):
+        painter.drawRect(QRectF(badge.center().x() + dx, badge.top() + 4, 2.0, size - 8))
