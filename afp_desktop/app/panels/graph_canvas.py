@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from afp_desktop.app.fonts import load_bundled_fonts
 from afp_desktop.app.panels.pause_marks import paint_pause_badge, paused_nodes
+from afp_desktop.core.subflow_totals import format_total, subflow_tokens
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.style import GraphPalette, palette_for
 from afp_desktop.core.layout import (
@@ -133,6 +134,7 @@ class GraphArt:
         self.active: frozenset[int] = frozenset()   # steps in progress at the moment shown
         self.errors: dict[int, str] = {}            # node → the error known there at the moment shown
         self.paused: dict[int, str] = {}            # node → its pause (question, answer) known at the moment
+        self.subflow_tokens = subflow_tokens(self.nodes)  # subflow → tokens of the calls inside it
         self.title_font, self.body_font, self.chip_font = _font(12, bold=True), _font(11), _font(10)
         self.title_metrics = QFontMetricsF(self.title_font)
         self.body_metrics = QFontMetricsF(self.body_font)
@@ -255,6 +257,9 @@ class GraphArt:
                 cached = (self.chip_metrics.elidedText(title, Qt.TextElideMode.ElideMiddle, inner - 10),)
             elif kind == SUBFLOW_KIND:
                 status = f"{detail} · {duration}" if duration else f"{detail} · open"
+                spent = format_total(self.subflow_tokens.get(i))
+                if spent:  # the tokens of every LLM call inside the box (subflow_totals.py)
+                    status += f" · {spent}"
                 cached = (
                     self.title_metrics.elidedText(title, elide, inner),
                     self.body_metrics.elidedText(status, elide, inner),
