@@ -112,3 +112,27 @@ def test_the_canvas_draws_lanes_and_readable_chip_labels(qtbot):
     assert card_lines(graph["nodes"][chip])[0] == "System Prompt · agentA"
     rect = canvas.art.node_bounds(chip)
     assert canvas.art._texts_for(chip, rect)[0] == "System Prompt · agentA"  # fits without eliding
+
+
+def test_subflow_cards_carry_the_tokens_spent_inside_them():
+    from afp_desktop.core.views.subflow_totals import format_total, subflow_tokens
+    from tests.corpus_util import load_json
+
+    graph = load_json("07-flow-sequence", "ref.stepgraph.json")
+    nodes = graph["nodes"]
+    totals = subflow_tokens(nodes)
+    calls = [n for n in nodes if n["kind"] in ("user->llm", "tool->llm")]
+    run = next(i for i, n in enumerate(nodes) if n.get("primitiveKind") == "Run")
+    assert totals[run] == (sum(c["tokens"]["in"] for c in calls), sum(c["tokens"]["out"] for c in calls))
+    work = next(i for i, n in enumerate(nodes) if n.get("label") == "work")
+    inside = [c for c in calls if c["subflowPath"][:2] == ["__root__", "step-work"]]
+    assert len(inside) == 2 and totals[work] == (sum(c["tokens"]["in"] for c in inside),
+                                                sum(c["tokens"]["out"] for c in inside))
+    assert sum(totals[run]) > sum(totals[work]) > 0  # nested boxes count in their parents too
+    assert format_total((40.0, 13.0)) == "53 tok" and format_total((9000.0, 2000.0)) == "11.0k tok"
+    assert format_total(None) == ""
+    lanes = parallel()[0]["nodes"]
+    lane_totals = subflow_tokens(lanes)
+    a, b, fan = (next(i for i, n in enumerate(lanes) if n.get("label") == name and n["kind"] == "subflow")
+                 for name in ("agentA", "loopB", "fan"))
+    assert sum(lane_totals[fan]) == sum(lane_totals.get(a, (0, 0))) + sum(lane_totals.get(b, (0, 0)))

@@ -107,3 +107,26 @@ def test_trace_text_is_never_markup(qtbot):
         labels = inspector.readable.widget().findChildren(QLabel)
         assert all(label.textFormat() == Qt.TextFormat.PlainText for label in labels)
     assert markup in texts(inspector.readable)
+
+
+def test_the_injections_tab_has_a_detail_pane_and_long_text_is_monospace(qtbot):
+    from PySide6.QtGui import QFontInfo
+
+    run = open_run(str(corpus_path("14-context-injections", "recording.json")))
+    session, inspector = shown_inspector(qtbot, run)
+    index = node(run, lambda n: n["kind"] == "tool->llm")
+    session.select_node(index)
+    injections = run.step_fold.nodes[index]["injections"]
+    table = inspector.injections
+    table.setCurrentCell(4, 0)
+    detail = inspector.injection_detail.toPlainText()
+    assert f"contentSummary: {injections[4]['contentSummary']}" in detail and "reason: " in detail
+    assert QFontInfo(inspector.text_view.font()).fixedPitch()
+    assert QFontInfo(inspector.raw_tree.detail.font()).fixedPitch()
+
+
+
+
+
+
+

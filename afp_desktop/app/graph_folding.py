@@ -113,6 +113,13 @@ class GraphFolding(QObject):
     def set_selected(self, index: int | None) -> None:
         self.canvas.set_selected(self.to_shown(index))
 
+    def select_shown(self, shown: int | None) -> None:
+        """The arrow keys selected a card: the session's step (a fold chip stands for none)."""
+        if shown is None:
+            self.session.select_node(None)
+        elif self.fmap is None or self.fmap.fold_at(shown) is None:
+            self.session.select_node(self.fmap.to_full(shown) if self.fmap is not None else shown)
+
     def activate(self, shown: int) -> None:
         """A click on a card: a fold chip expands; any other card is the session's step."""
         fold = self.fmap.fold_at(shown) if self.fmap is not None else None

@@ -61,6 +61,9 @@ def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = 
         return _screenshot(app, path, screenshot, stop, conversation, size, at)
     window = MainWindow()
     window.show()
+    from afp_desktop.app.terminate import close_on_terminate
+
+    window._terminate = close_on_terminate(window)  # SIGTERM/SIGHUP close the window: the layout is saved
     if path and at is not None:
         from afp_desktop.app.stop_links import open_at
 

@@ -353,6 +353,7 @@ class MainWindow(QMainWindow):
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward
             self.docks["templates"].visibilityChanged.connect(lambda shown: shown and templates.ensure_lines())
         self.canvas.card_menu_requested.connect(self._show_card_menu)
+        self.canvas.keys.node_selected.connect(self.folding.select_shown)  # arrow keys between cards
         self.loader.started.connect(lambda path: self._set_loading(True, path))
         self.loader.progress.connect(lambda f: self.progress.setValue(int(f * 100)))
         self.loader.loaded.connect(self._on_loaded)

@@ -69,6 +69,8 @@ GESTURES: tuple[tuple[str, str, str], ...] = (
     ("Mouse wheel", "Zoom the graph around the pointer", "Step graph"),
     ("Click a folded “Iterations 3–999” card", "Expand the iterations it stands for", "Step graph"),
     ("Click or drag on the minimap", "Show that part of the graph", "Step graph"),
+    ("↑ ↓ (and ← → once reached with Tab)", "Select the neighbouring card", "Step graph"),
+    ("Enter on a selected card", "Move the cursor to when it appeared (as a click does)", "Step graph"),
     ("Double-click a square stop", "Drill into its inner stops", "Timeline"),
     ("Click or drag on the overview strip", "Show those stops (Fit all: every stop)", "Timeline"),
     ("Drop a file on the window", "Open it", WINDOW),

@@ -152,7 +152,15 @@ def apply_theme(app: QGuiApplication, mode: str) -> str:
 
 
 def _use_fusion(app: QGuiApplication) -> None:
+    """Fusion with a visible keyboard focus ring (focus_style.py)."""
     from PySide6.QtWidgets import QApplication
 
-    if isinstance(app, QApplication) and app.style().name().lower() != "fusion":
-        app.setStyle("Fusion")
+    from afp_desktop.app.focus_style import FocusRingStyle
+
+    global _style
+    if isinstance(app, QApplication) and not isinstance(app.style(), FocusRingStyle):
+        _style = FocusRingStyle()  # (kept referenced here as well as by the application)
+        app.setStyle(_style)
+
+
+_style = None

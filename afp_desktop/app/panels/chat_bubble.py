@@ -162,6 +162,8 @@ class ChatBubblePanel(QWidget):
                                       "padding: 6px;")
         self.trace_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
                                       "padding: 6px;")
+        self.pause_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
+                                      "padding: 6px;")
 
     # -- what tests and other code can read -------------------------------------------------------------
     @property

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.fonts import load_bundled_fonts
+from afp_desktop.core.views.subflow_totals import format_total, subflow_tokens
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.style import GraphPalette, palette_for
 from afp_desktop.core.model.layout import (
@@ -151,6 +152,7 @@ class GraphArt:
         self.errors: dict[int, str] = {}            # node → the error known there at the moment shown
         self.search_marks: frozenset[int] = frozenset()  # cards holding a search match (find_panel.py)
         self.pauses: dict[int, str] = {}             # node → the question it paused on (app/pause_view.py)
+        self.subflow_tokens = subflow_tokens(self.nodes)  # subflow → tokens of the calls inside it
         self.title_font, self.body_font, self.chip_font = _font(12, bold=True), _font(11), _font(10)
         self.title_metrics = QFontMetricsF(self.title_font)
         self.body_metrics = QFontMetricsF(self.body_font)
@@ -294,6 +296,9 @@ class GraphArt:
                 cached = (self.chip_metrics.elidedText(title, Qt.TextElideMode.ElideMiddle, inner - 10),)
             elif kind == SUBFLOW_KIND:
                 status = f"{detail} · {duration}" if duration else f"{detail} · open"
+                spent = format_total(self.subflow_tokens.get(i))
+                if spent:  # the tokens of every LLM call inside the box (subflow_totals.py)
+                    status += f" · {spent}"
                 cached = (
                     self.title_metrics.elidedText(title, elide, inner),
                     self.body_metrics.elidedText(status, elide, inner),
@@ -609,6 +614,9 @@ class GraphCanvas(QGraphicsView):
         self.setScene(self._new_scene())
         self._apply_background()
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), 96 * 1024))  # KB: room for the cached cards
+        from afp_desktop.app.panels.canvas_keys import CardKeyboard
+
+        self.keys = CardKeyboard(self)  # arrows between cards, Enter, the focus ring (canvas_keys.py)
 
     # ---------------------------------------------------------------------------------------- content
 

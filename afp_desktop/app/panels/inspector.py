@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.fonts import fixed_font
 from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.app.panels.readable_view import ReadableView, is_dark
@@ -136,6 +137,7 @@ def _text_view() -> QPlainTextEdit:
     view = QPlainTextEdit()
     view.setReadOnly(True)
     view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    view.setFont(fixed_font())  # long text: often JSON, code or logs
     return view
 
 
@@ -177,6 +179,10 @@ class InspectorPanel(QWidget):
         self.readable = ReadableView()
         self.slots_tree = JsonTreeView(expand_depth=2)
         self.injections = _table([title for title, _ in INJECTION_COLUMNS])
+        self.injection_detail = _text_view()  # the selected injection in full (the table cuts its summary)
+        self.injection_detail.setPlaceholderText("Select an injection to read all of it.")
+        self.injections.currentCellChanged.connect(lambda row, *_: self._show_injection(row))
+        self._injections: list = []
         self.tool_args = JsonTreeView(expand_depth=2)
         self.tool_result = JsonTreeView(expand_depth=2)
         self.tool_note = plain_label()
@@ -191,6 +197,9 @@ class InspectorPanel(QWidget):
         self.raw_tree = JsonTreeView(expand_depth=1)
         self._progress: list[tuple[int, dict]] = []
 
+        injections_split = QSplitter(Qt.Orientation.Vertical)
+        injections_split.addWidget(self.injections)
+        injections_split.addWidget(_titled("Selected injection", self.injection_detail))
         tool_box = QWidget()
         tool_layout = QVBoxLayout(tool_box)
         tool_layout.setContentsMargins(0, 0, 0, 0)
@@ -224,7 +233,7 @@ class InspectorPanel(QWidget):
         subflow_layout.addWidget(subflow_split, 1)
 
         self._tab_pages = {
-            "Readable": self.readable, "Slots": self.slots_tree, "Injections": self.injections, "Tool": tool_box,
+            "Readable": self.readable, "Slots": self.slots_tree, "Injections": injections_split, "Tool": tool_box,
             "Progress": progress_split, "Text": text_box, "Subflow": subflow_box, "Raw JSON": self.raw_tree,
         }
         for name, page in self._tab_pages.items():
@@ -426,7 +435,15 @@ class InspectorPanel(QWidget):
             shown.add("Tool")
         return shown
 
+    def _show_injection(self, row: int) -> None:
+        if 0 <= row < len(self._injections) and isinstance(self._injections[row], dict):
+            injection = self._injections[row]
+            self.injection_detail.setPlainText("\n".join(f"{key}: {_fmt(value)}" for key, value in injection.items()))
+        else:
+            self.injection_detail.clear()
+
     def _fill_injections(self, injections: list) -> None:
+        self._injections = list(injections)
         table = self.injections
         table.setRowCount(len(injections))
         for row, injection in enumerate(injections):
@@ -436,6 +453,9 @@ class InspectorPanel(QWidget):
         table.resizeColumnsToContents()
         for column in range(table.columnCount() - 1):
             table.setColumnWidth(column, min(table.columnWidth(column), 220))
+        if injections:
+            table.setCurrentCell(0, 0)
+        self._show_injection(table.currentRow() if injections else -1)
 
     def _fill_tool(self, run, index: int, node: dict) -> set[str]:
         self.tool_args_box.setVisible(True)

@@ -24,6 +24,7 @@ from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import LazyJSON, LazyJSONError
 from afp_desktop.core.problems import LoadError
+from afp_desktop.app.fonts import fixed_font
 
 FETCH_BATCH = 500              # rows created per fetchMore
 ELIDE_CHARS = 160              # a string longer than this is elided in the tree
@@ -339,6 +340,7 @@ class JsonTreeView(QWidget):
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
         self.detail.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.detail.setFont(fixed_font())  # long strings are often JSON, code or logs: columns line up
         self.detail_path = QLabel()
         self.detail_path.setTextFormat(Qt.TextFormat.PlainText)
         self.preview_note = QLabel()

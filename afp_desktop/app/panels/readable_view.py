@@ -8,12 +8,13 @@ All trace text is plain text (labels with Qt.PlainText, read-only plain-text edi
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QFontDatabase, QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView, QApplication, QFormLayout, QFrame, QLabel, QPlainTextEdit, QScrollArea, QTableWidget, QTableWidgetItem,
     QToolButton, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.fonts import fixed_font
 from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.theme import ERROR_TEXT
 
@@ -31,7 +32,7 @@ def is_dark(widget: QWidget | None = None) -> bool:
 
 
 def monospace_font():
-    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    return fixed_font()
 
 
 def _looks_like_json(text: str) -> bool:

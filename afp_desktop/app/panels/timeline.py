@@ -275,7 +275,11 @@ class TimelinePanel(QWidget):
         plot.scene().addItem(self.tool_view)
         right.linkToView(self.tool_view)
         self.tool_view.setXLink(plot)
-        plot.vb.sigResized.connect(lambda: self.tool_view.setGeometry(plot.vb.sceneBoundingRect()))
+        # The tool view lies over the token view: it must follow it when it resizes *and* when it only moves (a
+        # taller panel moves the fixed-height bar plot down without resizing it; issue 15).
+        plot.vb.sigResized.connect(self._sync_tool_view)
+        plot.vb.geometryChanged.connect(self._sync_tool_view)
+        plot.geometryChanged.connect(self._sync_tool_view)
         self.tool_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
         self.tool_view.addItem(self.tool_bars)
         self.tool_future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
@@ -284,6 +288,10 @@ class TimelinePanel(QWidget):
         self.bar_future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
         self.bar_future.setZValue(10)
         plot.addItem(self.bar_future)
+
+    def _sync_tool_view(self) -> None:
+        self.tool_view.setGeometry(self.bar_plot.vb.sceneBoundingRect())
+        self.tool_view.linkedViewChanged(self.bar_plot.vb, self.tool_view.XAxis)
 
     # ---------------------------------------------------------------------------------------------- theme
     def set_theme(self, theme: str) -> None:

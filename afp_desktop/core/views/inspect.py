@@ -25,6 +25,7 @@ Where things are (agentfootprint 9.62):
 from __future__ import annotations
 
 import difflib
+import weakref
 from collections import Counter
 from typing import Any
 
@@ -380,8 +381,23 @@ def chip_call(run, index: int) -> int | None:
 # ── Pauses (typed events only) ──────────────────────────────────────────────────────────────────────────
 
 
+_pause_cache: dict[int, tuple[Any, list[dict]]] = {}
+
+
 def pauses(run) -> list[dict]:
-    """Every pause.request with the pause.resume that answered it: typed indices, question, answer, wait."""
+    """Every pause.request with the pause.resume that answered it: typed indices, question, answer, wait.
+    Read once per run (a big run has 100,000+ typed events); treat the result as read-only."""
+    cached = _pause_cache.get(id(run))
+    if cached is not None and cached[0]() is run:
+        return cached[1]
+    found = _find_pauses(run)
+    for key in [k for k, (ref, _) in _pause_cache.items() if ref() is None]:
+        del _pause_cache[key]
+    _pause_cache[id(run)] = (weakref.ref(run), found)
+    return found
+
+
+def _find_pauses(run) -> list[dict]:
     out: list[dict] = []
     open_pause: dict | None = None
     for j, event in enumerate(run.typed_events or ()):
@@ -605,12 +621,12 @@ def _tool_sections(run, facts, index, node, n_domain, n_typed, done) -> list[dic
                                    ("call id", None if call_id is None else _compact(call_id, 80)),
                                    ("took", _ms(end.get("durationMs")) if end else None)]
     out = [_step_facts(node, DONE if done else "active", rows)]
+    for pause in pauses(run):  # first: while paused it is what matters
+        if pause["toolCallId"] is not None and pause["toolCallId"] == call_id:
+            out += pause_sections(run, pause, n_typed)
     if node.get("assistantText"):
         out.append(_text("The assistant said", message_text(node["assistantText"])))
     out.append(_text("Arguments", as_text(node["toolArgs"]) if "toolArgs" in node else "(none recorded)"))
-    for pause in pauses(run):
-        if pause["toolCallId"] is not None and pause["toolCallId"] == call_id:
-            out += pause_sections(run, pause, n_typed)
     if end is not None:
         if end.get("error"):
             out.append(_text("Result (the tool failed)", as_text(end.get("result", end.get("error"))), "error"))
