@@ -318,7 +318,7 @@ class FollowController(QObject):
             canvas.setTransform(zoom)
             canvas._after_zoom()  # (overview or detail, by zoom)
             current = canvas.current
-            if at_end and current is not None:
+            if at_end and current is not None and current < len(canvas.node_items):  # (cards are made in slices)
                 canvas.ensureVisible(canvas.node_items[current].sceneBoundingRect(), 80, 60)
             else:
                 canvas.horizontalScrollBar().setValue(scroll[0])
