@@ -113,19 +113,20 @@ class _DerivedStops:
             return []
         last = self.rows - 1
         kept = [(position, first) for position, first in enumerate(self.firsts) if first[2]]
-        start = {"step": 0, "runtimeStageId": "", "stageId": "", "label": "Run start", "kind": "start"}
+        start: dict[str, Any] = {"step": 0, "runtimeStageId": "", "stageId": "", "label": "Run start", "kind": "start"}
         if (kept and kept[0][0] > 0) or (not kept and self.firsts):
             start["prologue"] = True
         start["eventIdx"] = -1
         start["lastEventIdx"] = kept[0][1][0] - 1 if kept else last
         start["derived"] = True
-        out = [start]
+        out: list[dict[str, Any]] = [start]
         for n, (_position, (index, rid, milestone)) in enumerate(kept):
-            stop = {"step": len(out), "runtimeStageId": rid, "stageId": rid[:rid.rfind("#")] if "#" in rid else rid}
+            stop: dict[str, Any] = {"step": len(out), "runtimeStageId": rid, "stageId": rid[:rid.rfind("#")] if "#" in rid else rid}
             subflow_path = parse_runtime_stage_id(rid)[0]
             if subflow_path is not None:
                 stop["subflowPath"] = subflow_path
-            stop["label"] = milestone["label"] if milestone.get("label") is not None else rid
+            label = milestone.get("label") if milestone else None  # (kept: every milestone here is set)
+            stop["label"] = label if label is not None else rid
             stop["kind"] = "mount" if rid in self.mounts else "commit"
             stop["meta"] = milestone
             stop["eventIdx"] = index

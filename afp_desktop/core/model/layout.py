@@ -141,6 +141,13 @@ class _Row:
     occupied: list[tuple[float, float]] | None = None  # x intervals of everything drawn in the row
 
 
+
+def _box(boxes: list, index: int) -> "NodeBox":
+    """A node's box, once placed (placing goes row by row, so the boxes read here are always set)."""
+    box = boxes[index]
+    assert box is not None
+    return box
+
 def chip_text(label: str) -> str:
     """A chip's label with its meaningful end first: "fan/agentA/System Prompt" → "System Prompt · agentA"."""
     parts = [p for p in label.split("/") if p]
@@ -590,7 +597,7 @@ def layout_step_graph(graph: dict) -> GraphLayout:
                     batch_of[i] = llm
                     column_w = max(column_w, tw)
                 spans.append((x, x + column_w))
-                row.height = max(step_h, max(boxes[i].bottom for i in tools) - y)
+                row.height = max(step_h, max(_box(boxes, i).bottom for i in tools) - y)
             else:
                 for slot, i in enumerate(row.items):
                     w, h = card_size(kinds[i])
@@ -656,7 +663,7 @@ def layout_step_graph(graph: dict) -> GraphLayout:
                 frame_of[q] = frame
                 frame_right = max(frame_right, place_row(q, frame_x, frame_depth, steps_x, llm_x, y))
                 y += rows[q].height + GUTTER
-            lane_x = boxes[rows[r].items[0]].x + INDENT
+            lane_x = _box(boxes, rows[r].items[0]).x + INDENT
             bottom = y
             for lane in lanes:
                 frames[0] += 1
@@ -697,9 +704,10 @@ def layout_step_graph(graph: dict) -> GraphLayout:
             if frame_of[row_of[source]] != frame_of[row_of[target]]:
                 # The chain runs through all of a Parallel's branches in time order; in a lane, a step follows
                 # the previous step of its own lane (and the first step of a lane follows nothing drawn).
-                source = lane_previous.get(target)
-                if source is None or kind != "next":
+                previous = lane_previous.get(target)
+                if previous is None or kind != "next":
                     continue
+                source = previous
             start, points = router.route(source, target)
             routes.append(EdgeRoute(j, kind, _simplify(points), None, start, target))
             continue

@@ -80,8 +80,8 @@ class Bookmark:
         stop, label, position = value.get("stop"), value.get("stopLabel"), value.get("position")
         if not isinstance(stop, dict) or not isinstance(label, str) or type(position) is not int:
             return None
-        note = value.get("note") if isinstance(value.get("note"), str) else ""
-        created = value.get("created") if isinstance(value.get("created"), str) else ""
+        note: str = value["note"] if isinstance(value.get("note"), str) else ""
+        created: str = value["created"] if isinstance(value.get("created"), str) else ""
         return cls(stop_identity(stop), label, position, note, created)
 
 
@@ -126,7 +126,7 @@ class BookmarkBook:
         book = cls(run_id, path)
         if not isinstance(value, dict) or value.get("format") != FORMAT:
             return book, "the bookmarks file is not an afp-desktop bookmarks file; starting with none"
-        entries = value.get("bookmarks") if isinstance(value.get("bookmarks"), list) else []
+        entries: list = value["bookmarks"] if isinstance(value.get("bookmarks"), list) else []
         read = [Bookmark.from_json(entry) for entry in entries]
         book.bookmarks = [b for b in read if b is not None]
         lost = len(read) - len(book.bookmarks)

@@ -145,8 +145,8 @@ def resolve_go_to(goto: GoTo, run, spans: list) -> Target:
         for index, node in enumerate(nodes):
             if isinstance(node, dict) and node.get("iterationIndex") == goto.value:
                 return Target(_node_position(run, index), None, index, f"Iteration {_number(goto.value)}")
-        found = sorted({n.get("iterationIndex") for n in nodes if isinstance(n, dict)
-                        and isinstance(n.get("iterationIndex"), int)})
+        found: list[int] = sorted({n["iterationIndex"] for n in nodes if isinstance(n, dict)
+                                   and isinstance(n.get("iterationIndex"), int)})
         if not found:
             raise GoToError("this run has no numbered iterations")
         raise GoToError(f"there is no iteration {_number(goto.value)}: iterations run from {_number(found[0])} to "

@@ -146,7 +146,7 @@ def message_text(content: Any) -> str:
 
 def message_rows(messages: list) -> list[dict]:
     """Role-labelled messages: user, assistant (with the tools it asked for), tool result (of which tool)."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for message in messages:
         message = resolve_quietly(message)
         if not isinstance(message, dict):
@@ -357,7 +357,7 @@ def chip_boundary(run, index: int, slot: str) -> tuple[int | None, dict | None, 
                 and stage_prefix(event.get("runtimeStageId")) == prefix:
             entry_i, entry = i, event
             break
-    if entry is None:
+    if entry is None or entry_i is None:
         return None, None, None, None
     stage = entry.get("runtimeStageId")
     for i in range(entry_i + 1, min(len(events), entry_i + _SCAN_LIMIT)):
@@ -523,7 +523,8 @@ def _end_event(run, facts: ReplayFacts, index: int, n_domain: int) -> dict | Non
 
 
 def _timing(node: dict, done: bool) -> str | None:
-    start, stop = node.get("startOffsetMs"), node.get("endOffsetMs")
+    start: Any = node.get("startOffsetMs")
+    stop: Any = node.get("endOffsetMs")
     if not _number(start):
         return None
     if done and _number(stop):
@@ -679,13 +680,14 @@ def _subflow_sections(run, facts, index, node, position, n_domain, n_typed, done
 
 def _chip_sections(run, facts, index, node, n_domain) -> list[dict]:
     slot = chip_slot(node)
+    assert slot is not None  # (called for slot chips only)
     call = chip_call(run, index)
     entry_i, entry, exit_i, exit_event = chip_boundary(run, index, slot)
     rows: list[tuple[str, Any]] = [("slot", SLOT_TITLE[slot])]
     if call is not None:
         rows.append(("for the call", f"{facts.nodes[call].get('label')} #{facts.nodes[call].get('iterationIndex')}"))
     out = [_facts("Context slot", rows)]
-    if exit_event is not None and exit_i < n_domain:
+    if exit_event is not None and entry is not None and exit_i is not None and exit_i < n_domain:
         stage = str(entry.get("runtimeStageId")).split("#", 1)[0] + "/"  # its compose stages live under it
         injections = [e for e in run.domain_events[entry_i:exit_i] if isinstance(e, dict)
                       and e.get("type") == "context.injected" and str(e.get("runtimeStageId")).startswith(stage)]

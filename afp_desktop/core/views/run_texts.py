@@ -143,7 +143,7 @@ def content_texts(run, nodes: NodeFinder) -> Iterator[tuple[int, str, str, int |
     if anchors is None:
         anchors = anchor_domain_to_typed(domain, typed) if typed else [None] * len(domain)
     node_of_typed: dict[int, tuple[int | None, int]] = {}
-    tool_names: dict[Any, str] = {}
+    tool_names: dict[Any, Any] = {}
     for i, event in enumerate(domain):
         if type(event) is not dict:
             continue
@@ -301,7 +301,8 @@ def status_texts(run, nodes: NodeFinder, templates: dict, app_name: str) -> Iter
         line = render_status_line(state, app_name, templates)
         if line is not None and line != previous_line:
             doc = (position, line, "status line", nodes.latest_before(domain_before[position]))
-            growing = pending is not None and state.get("state") == "streaming" and line.startswith(pending[1])
+            growing = pending is not None and state is not None and state.get("state") == "streaming" \
+                and line.startswith(pending[1])
             if pending is not None and not growing:
                 yield pending
             pending = doc

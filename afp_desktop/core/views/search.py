@@ -24,7 +24,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import chain
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -58,8 +58,8 @@ def compile_query(query: str, regex: bool = False, ignore_case: bool = False) ->
     if pattern.fullmatch("") is not None:
         raise QueryError("this regular expression matches empty text, so it would match everywhere; make it "
                          "match at least one character (for example x+ instead of x*)")
-    lowered = query.lower() if ignore_case and _lowers_safely(query) else None
-    return Query(pattern, lowered, re.MULTILINE)
+    lowered_source = query.lower() if ignore_case and _lowers_safely(query) else None
+    return Query(pattern, lowered_source, re.MULTILINE)
 
 
 # An escape whose meaning lower-casing would change (\D → \d, \A → \a, \N{…}), one naming a character by its
@@ -79,7 +79,7 @@ class Query:
 
     def __init__(self, pattern: re.Pattern, lowered_source: str | None, flags: int = 0):
         self.pattern = pattern
-        self.lowered = None
+        self.lowered: re.Pattern | None = None
         if lowered_source is not None:
             try:
                 self.lowered = re.compile(lowered_source, flags)
@@ -214,10 +214,11 @@ class _Part:
     def matches(self, pattern: Query) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(text, start, end) of every non-empty match, offsets within the text."""
         haystack = self.blob
+        finder: Any = pattern
         if getattr(pattern, "lowered", None) is not None and self.lowered is not None:
-            haystack, pattern = self.lowered, pattern.lowered
+            haystack, finder = self.lowered, pattern.lowered
         # (start, end) pairs straight from the match objects into numpy, with no Python loop in between
-        flat = np.fromiter(chain.from_iterable(map(re.Match.span, pattern.finditer(haystack))), dtype=np.int64)
+        flat = np.fromiter(chain.from_iterable(map(re.Match.span, finder.finditer(haystack))), dtype=np.int64)
         if not len(flat):
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
@@ -229,7 +230,7 @@ class _Part:
         if crossing.any():
             # The match ran over a separator (a pattern like \s+ can): search each text it touched on its own,
             # and drop whatever the joined scan found in them.
-            redo = set()
+            redo: set[int] = set()
             for a, b in zip(text[crossing], np.searchsorted(self.starts, ends[crossing], side="right") - 1):
                 redo.update(range(int(a), int(b) + 1))
             drop = np.isin(t, list(redo))
