@@ -151,8 +151,21 @@ def cmd_info(args) -> int:
     if run.warnings:
         out.append("Warnings:")
         out += [f"  - {w}" for w in run.warnings]
-    print("\n".join(out))
+    _print_text("\n".join(out))
     return 0
+
+
+def _print_text(text: str) -> None:
+    """Print to stdout whatever the text holds: a file name's undecodable bytes as they were, a lone surrogate
+    (from trace text) as its escape — never a UnicodeEncodeError."""
+    data = text + "\n"
+    try:
+        raw = data.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = data.encode("utf-8", "backslashreplace")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(raw)
+    sys.stdout.flush()
 
 
 def cmd_convert(args) -> int:

@@ -128,6 +128,8 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
         try:
             return orjson.dumps(value, option=option, default=_lazy_value)
         except orjson.JSONEncodeError as err:
+            if _is_javascript_only(err):
+                return _dumps_like_javascript(value, indent, sort_keys)
             if not _is_depth_error(err):
                 raise
         from afp_desktop.core import deepjson
@@ -138,6 +140,48 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
         if isinstance(err.__cause__, LoadError):  # a LazyJSON whose bytes are not JSON: say where
             raise err.__cause__ from None
         raise
+
+
+def _is_javascript_only(err: Exception) -> bool:
+    """orjson refuses what JSON.stringify writes: integers past 64 bits, strings with a lone surrogate."""
+    text = str(err)
+    return "64-bit" in text or "surrogate" in text
+
+
+def _dumps_like_javascript(value: Any, indent: bool, sort_keys: bool) -> bytes:
+    """What JSON.stringify writes for such a value: an integer past 64 bits as the double JavaScript holds (null
+    past the double range), a lone surrogate as its escape `\\udXXX`. Slower (the standard library), rare."""
+
+    def convert(node: Any) -> Any:
+        if type(node) is str or node is None or isinstance(node, bool):
+            return node
+        if isinstance(node, int):
+            if -(2**63) <= node < 2**64:
+                return node
+            try:
+                return float(node)
+            except OverflowError:
+                return None
+        if isinstance(node, float):
+            return node if node == node and node not in (float("inf"), float("-inf")) else None
+        if isinstance(node, dict):
+            return {convert_key(k): convert(v) for k, v in node.items()}
+        if isinstance(node, (list, tuple)):
+            return [convert(v) for v in node]
+        if isinstance(node, str):
+            return str(node)
+        return convert(_lazy_value(node))
+
+    def convert_key(key: Any) -> str:
+        return key if isinstance(key, str) else str(key)
+
+    def work() -> bytes:
+        text = json.dumps(convert(value), ensure_ascii=False, sort_keys=sort_keys, allow_nan=False,
+                          indent=2 if indent else None, separators=(",", ": ") if indent else (",", ":"))
+        # A lone surrogate can only stand inside a string: its escape is what JSON.stringify writes there.
+        return text.encode("utf-8", "backslashreplace")
+
+    return _run_deep(work)
 
 
 def _lazy_value(value: Any) -> Any:

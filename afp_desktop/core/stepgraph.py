@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from afp_desktop.core.events import INJECTION_NUMBER_FIELDS, INJECTION_STRING_FIELDS
+from afp_desktop.core.jsstring import js_string
 
 KNOWN_PRIMITIVES = frozenset({"Agent", "LLMCall", "Sequence", "Parallel", "Conditional", "Loop"})
 SLOT_PROPERTY = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
@@ -161,10 +162,11 @@ class StepGraphFold:
 
     def _subflow_entry(self, ev: dict, t: Any) -> None:
         slot_kind = ev.get("slotKind")
-        if slot_kind:
+        if _js_truthy(slot_kind):
             boundary = {"runtimeStageId": ev.get("runtimeStageId")}
             _copy_present(boundary, ev, "payload", "entryPayload")
-            self._pending_slots[SLOT_PROPERTY.get(slot_kind, slot_kind)] = boundary
+            key = js_string(slot_kind)  # (a JS object key: any value is turned into its string)
+            self._pending_slots[SLOT_PROPERTY.get(key, key)] = boundary
             return
         if ev.get("isAgentInternal"):
             return
@@ -179,8 +181,9 @@ class StepGraphFold:
 
     def _subflow_exit(self, ev: dict, t: Any) -> None:
         slot_kind = ev.get("slotKind")
-        if slot_kind:
-            key = SLOT_PROPERTY.get(slot_kind, slot_kind)
+        if _js_truthy(slot_kind):
+            key = js_string(slot_kind)
+            key = SLOT_PROPERTY.get(key, key)
             buffered = self._pending_slots.get(key)
             if buffered is not None:
                 merged = dict(buffered)
@@ -317,6 +320,15 @@ def _node(ev: dict, kind: str, label: Any, t: Any, label_present: bool = True) -
     return node
 
 
+def _js_truthy(value: Any) -> bool:
+    """JavaScript's truthiness of a parsed JSON value (an empty list or object is true there, unlike Python)."""
+    if isinstance(value, (list, dict)):
+        return True
+    if isinstance(value, float) and value != value:
+        return False
+    return bool(value)
+
+
 def _js_field(event: dict, key: str) -> str:
     """How a JS template literal prints `event[key]`: a missing key prints "undefined", null prints "null"."""
     value = event.get(key, _UNSET)
@@ -333,11 +345,7 @@ def _js_str(value: Any) -> str:
         return "null"
     if value is True:
         return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    return js_string(value)  # (numbers, lists and objects as JavaScript prints them)
 
 
 _HANDLERS = {
