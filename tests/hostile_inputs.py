@@ -1,6 +1,6 @@
 """Structure-aware hostile inputs for every format, and an in-process CLI runner (shared by the fuzz tests and
-bench/fuzz_long.py). The documents are written with the standard library's json, which can write what orjson
-refuses: lone surrogates, integers past 64 bits, any depth."""
+bench/fuzz_long.py). Documents are written by jsonio.dumps, which writes what orjson refuses (lone surrogates,
+integers past 64 bits) as JSON.stringify does, at any depth."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 from typing import Any, Iterator
 
 from afp_desktop import cli
+from afp_desktop.core import jsonio
 from tests.corpus_util import read_bytes
 
 # Every JSON type, and the awkward values of each.
@@ -23,12 +24,12 @@ COMMANDS = (["info", "--json"], ["info"], ["stepgraph"], ["stops"], ["status"])
 def corpus_document(fmt: str, scenario: str = "02-react-two-tools") -> Any:
     """The parsed source document of a format ("ndjson" and "event-list": the list of typed events)."""
     if fmt in ("ndjson", "event-list"):
-        return [json.loads(line) for line in read_bytes(scenario, "events.ndjson").splitlines() if line.strip()]
+        return [jsonio.loads(line) for line in read_bytes(scenario, "events.ndjson").splitlines() if line.strip()]
     if fmt == "trace":
-        return json.loads(read_bytes(scenario, "trace.json"))
+        return jsonio.loads(read_bytes(scenario, "trace.json"))
     if fmt == "trace-redacted":
-        return json.loads(read_bytes(scenario, "trace.redacted.json"))
-    recording = json.loads(read_bytes(scenario, "recording.json"))
+        return jsonio.loads(read_bytes(scenario, "trace.redacted.json"))
+    recording = jsonio.loads(read_bytes(scenario, "recording.json"))
     if fmt == "recording":
         return recording
     if fmt == "envelope":
@@ -73,11 +74,10 @@ def lossless_parts(recording: dict) -> list:
 
 def encode(fmt: str, document: Any) -> bytes:
     """The file's bytes for a (possibly mutated) document of a format."""
-    dump = lambda v: json.dumps(v, ensure_ascii=True, separators=(",", ":"))  # noqa: E731
     if fmt == "ndjson" or fmt == "lossless":
         items = document if isinstance(document, list) else [document]
-        return "".join(dump(v) + "\n" for v in items).encode()
-    return dump(document).encode()
+        return b"".join(jsonio.dumps(v) + b"\n" for v in items)
+    return jsonio.dumps(document)
 
 
 def leaf_paths(value: Any, prefix: tuple = (), depth: int = 5) -> Iterator[tuple]:
