@@ -113,13 +113,14 @@ def cmd_stops(args) -> int:
 
 
 def cmd_info(args) -> int:
+    from afp_desktop.core.problems import printable_path
     from afp_desktop.core.summary import summarize
 
     run = _open(args.file)
     summary = summarize(run)
     graph = run.stepgraph
     info = {
-        "file": str(args.file), "format": run.format_name,
+        "file": printable_path(args.file), "format": run.format_name,
         "typedEvents": len(run.typed_events) if run.typed_events is not None else None,
         "domainEvents": len(run.domain_events), "domainEventSource": run.domain_source,
         "commits": len(run.commit_log) if run.commit_log is not None else None,
@@ -201,7 +202,9 @@ def _check_output(target: Path, inputs: list[Path]) -> None:
 
 def _shown(path) -> str:
     """A path as text that can always be printed (undecodable bytes of a name shown as escapes)."""
-    return os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
+    from afp_desktop.core.problems import printable_path
+
+    return printable_path(path)
 
 
 def _scale_arg(text: str) -> float:

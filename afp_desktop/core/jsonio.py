@@ -109,12 +109,32 @@ def loads(data: str | bytes) -> Any:
     except orjson.JSONDecodeError as err:
         if _is_depth_error(err):
             return _loads_deep(data)
+        if "surrogate" in str(err):  # JSON.parse takes a lone "\\ud83d" escape (and JSON.stringify writes it)
+            return _loads_with_lone_surrogates(data, err)
         pos = getattr(err, "pos", None)
         msg = getattr(err, "msg", None) or str(err)
         if pos is not None and pos >= 0:
             line, column = _position(data, pos)
             raise JSONSyntaxError(msg, line, column, pos) from None
         raise JSONSyntaxError(msg) from None
+
+
+def _loads_with_lone_surrogates(data: str | bytes, orjson_error: Exception) -> Any:
+    """The standard library's parser, which keeps a lone surrogate escape as that code point, as JavaScript
+    does. Its errors are reported like orjson's."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, (bytes, bytearray, memoryview)) else data
+        if isinstance(text, memoryview):
+            text = bytes(text).decode("utf-8")
+    except UnicodeDecodeError as err:
+        line, column = _position(data, err.start)
+        raise JSONSyntaxError("invalid UTF-8", line, column, err.start) from None
+    try:
+        return _run_deep(lambda: json.loads(text))
+    except json.JSONDecodeError as err:
+        raise JSONSyntaxError(err.msg, err.lineno, err.colno, err.pos) from None
+    except RecursionError:
+        raise JSONSyntaxError(str(orjson_error)) from None
 
 
 def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes:

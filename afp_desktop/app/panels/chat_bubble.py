@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from afp_desktop.app.visible_text import visible_text
 from afp_desktop.core.bubble import BubbleModel, BubbleView
 
 USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
@@ -47,7 +48,7 @@ def plain_label(text: str = "", *, wrap: bool = True, colour: str | None = None,
         style.append("font-style: italic;")
     if style:
         label.setStyleSheet(" ".join(style))
-    label.setText(text)
+    label.setText(visible_text(text))
     return label
 
 
@@ -69,7 +70,7 @@ class Bubble(QFrame):
                            f"QFrame#bubble QLabel {{ color: {text_colour}; background: transparent; }}")
 
     def set_text(self, text: str) -> None:
-        self.label.setText(text)
+        self.label.setText(visible_text(text))
         self.fit()
 
     def fit(self) -> None:

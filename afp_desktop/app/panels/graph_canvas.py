@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.visible_text import visible_text
 from afp_desktop.app.fonts import load_bundled_fonts
 from afp_desktop.app.style import GraphPalette, palette_for
 from afp_desktop.core.layout import (
@@ -210,7 +211,7 @@ class GraphArt:
         cached = self._texts.get(i)
         if cached is None:
             node = self.nodes[i] if i < len(self.nodes) and isinstance(self.nodes[i], dict) else {}
-            title, corner, detail, footer = card_lines(node)
+            title, corner, detail, footer = map(visible_text, card_lines(node))
             duration = format_duration(node)
             inner = rect.width() - STRIPE - 2 * PADDING
             elide = Qt.TextElideMode.ElideRight

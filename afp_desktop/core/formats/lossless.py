@@ -19,6 +19,7 @@ import orjson
 from afp_desktop import __version__
 from afp_desktop.core import jsonio
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
+from afp_desktop.core.problems import printable_path
 
 FORMAT = "afp-desktop.run.v1"
 _MAGIC = b'{"format":"afp-desktop.run.'
@@ -99,7 +100,7 @@ def lossless_lines(run) -> Iterator[bytes]:
     streams = [_get(document, p) for p in paths]
     header = {"format": FORMAT, "producer": f"afp-desktop {__version__}",
               "source": {"format": run.original_format or run.format, "storedAs": as_format,
-                         "name": run.path.rsplit("/", 1)[-1]},
+                         "name": printable_path(run.path.rsplit("/", 1)[-1])},
               "streams": [{"path": p, "count": len(s)} for p, s in zip(paths, streams)],
               "notes": [str(w) for w in run.warnings]}
     yield jsonio.dumps(header) + b"\n"  # (jsonio: a file name with undecodable bytes is written escaped)

@@ -13,6 +13,7 @@ import re
 import orjson
 
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
+from afp_desktop.core import jsonio
 from afp_desktop.core.jsonio import _position
 
 ProgressFn = Callable[[float], None]
@@ -41,8 +42,8 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
             continue
         line_no = first_line + i
         try:
-            event = orjson.loads(line)
-        except orjson.JSONDecodeError as err:
+            event = _loads_line(line)
+        except (orjson.JSONDecodeError, jsonio.JSONSyntaxError) as err:
             if i == last_content and not ends_with_newline:
                 warnings.append(Problem(path, "the last line is cut off (the file was probably still being "
                                               "written); it was left out and everything before it is shown",
@@ -66,6 +67,15 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
     return events, warnings
 
 
+def _loads_line(line: bytes):
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError as err:
+        if "surrogate" not in str(err):
+            raise
+        return jsonio.loads(line)  # a lone surrogate escape, which JSON.parse takes
+
+
 def looks_like_ndjson(data: bytes) -> bool:
     """True when the first non-empty line is, on its own, a complete JSON object with a "type", and more lines
     follow. (A one-line JSON document is not a stream; checking that first avoids parsing it twice.)"""
@@ -79,8 +89,8 @@ def looks_like_ndjson(data: bytes) -> bool:
     if not first.startswith(b"{") or not first.endswith(b"}"):
         return False
     try:
-        value = orjson.loads(first)
-    except orjson.JSONDecodeError:
+        value = _loads_line(first)
+    except (orjson.JSONDecodeError, jsonio.JSONSyntaxError):
         return False
     return isinstance(value, dict) and "type" in value
 
@@ -90,7 +100,7 @@ def _single_event(line: bytes) -> bool:
     if len(line) > 1_000_000 or not line.startswith(b"{"):
         return False
     try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError:
+        value = _loads_line(line)
+    except (orjson.JSONDecodeError, jsonio.JSONSyntaxError):
         return False
     return isinstance(value, dict) and isinstance(value.get("type"), str) and isinstance(value.get("meta"), dict)
