@@ -18,6 +18,7 @@ from afp_desktop.core.jsonio import _position
 
 ProgressFn = Callable[[float], None]
 _NON_SPACE = re.compile(rb"\S")
+_EVENT_HEAD = re.compile(rb'\{\s*"type"\s*:\s*"')
 
 
 def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: ProgressFn | None = None,
@@ -32,7 +33,9 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
     total = len(lines)
     last_content = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
     missing_meta = 0
+    types: dict[str, str] = {}  # one string object per event type, not one per event (many tiny lines)
     for i, raw in enumerate(lines):
+        lines[i] = None  # each line's bytes are freed once parsed: they would double the peak on many tiny lines
         if progress is not None and i % 2000 == 0:
             if cancelled is not None and cancelled():
                 raise LoadCancelled()
@@ -55,7 +58,10 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
         if not isinstance(event, dict):
             raise LoadError(path, f"expected an event object {{type, payload, meta}}, found {describe_type(event)}",
                             line_no, 1)
-        if not isinstance(event.get("type"), str):
+        etype = event.get("type")
+        if isinstance(etype, str):
+            event["type"] = types.setdefault(etype, etype)
+        else:
             raise LoadError(path, "this event has no \"type\" string; is this an agentfootprint event stream?",
                             line_no, 1)
         if not isinstance(event.get("meta"), dict):
@@ -97,8 +103,10 @@ def looks_like_ndjson(data: bytes) -> bool:
 
 def _single_event(line: bytes) -> bool:
     """A file of exactly one typed event is still a stream; only small lines can be one."""
-    if len(line) > 1_000_000 or not line.startswith(b"{"):
+    if not line.startswith(b"{"):
         return False
+    if len(line) > 1_000_000 and _EVENT_HEAD.match(line) is None:
+        return False  # a large one-line document: parse it once, as what it is (the library writes "type" first)
     try:
         value = _loads_line(line)
     except (orjson.JSONDecodeError, jsonio.JSONSyntaxError):
