@@ -155,7 +155,12 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
         from afp_desktop.core import deepjson
 
         # Deeper than orjson goes: what lies far down is serialized first and embedded (deepjson).
-        return _run_deep(lambda: deepjson.dumps(value, option, _lazy_value))
+        try:
+            return _run_deep(lambda: deepjson.dumps(value, option, _lazy_value))
+        except orjson.JSONEncodeError as err:
+            if _is_javascript_only(err):
+                return _dumps_like_javascript(value, indent, sort_keys)
+            raise
     except orjson.JSONEncodeError as err:
         if isinstance(err.__cause__, LoadError):  # a LazyJSON whose bytes are not JSON: say where
             raise err.__cause__ from None

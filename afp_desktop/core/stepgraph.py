@@ -114,11 +114,13 @@ class StepGraphFold:
     def _open_subflow(self, event: dict, node: dict) -> None:
         index = self._append_node(node)
         if "runtimeStageId" in event:
-            self._open[event["runtimeStageId"]] = index
+            key = _map_key(event["runtimeStageId"])
+            if key is not None:
+                self._open[key] = index
         self._active = index
 
     def _close_subflow(self, event: dict, t: Any) -> None:
-        index = self._open.pop(event.get("runtimeStageId"), None)
+        index = self._open.pop(_map_key(event.get("runtimeStageId")), None)
         if index is None:
             return
         node = self.nodes[index]
@@ -318,6 +320,17 @@ def _node(ev: dict, kind: str, label: Any, t: Any, label_present: bool = True) -
     node["startOffsetMs"] = t
     node["subflowPath"] = ev.get("subflowPath")
     return node
+
+
+def _map_key(value: Any) -> Any:
+    """A JavaScript Map key as a Python dict key: strings as they are; other scalars tagged with their type (in
+    JS true and 1 are different keys); a list or object None — in JS it is only found again by identity, and
+    each parsed event holds its own."""
+    if type(value) is str:
+        return value
+    if isinstance(value, (list, dict)):
+        return None
+    return (type(value).__name__, value)
 
 
 def _js_truthy(value: Any) -> bool:
