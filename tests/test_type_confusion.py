@@ -116,3 +116,15 @@ def test_lone_surrogate_in_a_status_line_is_escaped_as_json_stringify_does(tmp_p
     assert b"\\ud83d\\u2026 (+81 more)" in out.replace("…".encode(), b"\\u2026")
     lines = [row["line"] for row in json.loads(out)]  # the standard library reads the escape back
     assert any(line and line.endswith("\ud83d\u2026 (+81 more)") for line in lines)
+
+
+@pytest.mark.parametrize("literal", [b"1" + b"0" * 400, b"[" * 1100 + b"]" * 1100])
+def test_an_id_past_the_double_range_or_nested_deep(tmp_path, literal):
+    """Found by bench/fuzz_long.py: JavaScript prints such an id as "Infinity" or as the nested lists joined."""
+    doc = corpus_document("trace-redacted", "01-llmcall-single")
+    i = _first(doc["events"], "llm.end")
+    doc = replaced(doc, ("events", i, "runtimeStageId"), "@@ID@@")
+    path = tmp_path / "t.json"
+    path.write_bytes(encode("trace", doc).replace(b'"@@ID@@"', literal))
+    code, out, _ = _all_commands(path, tmp_path)["stepgraph"]
+    assert code == 0
