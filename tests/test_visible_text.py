@@ -39,3 +39,12 @@ def test_the_json_tree_shows_markers(qtbot):
     index = model.index_for_path(("na\u202eme",))
     key, value = (model.data(index.siblingAtColumn(c), Qt.ItemDataRole.DisplayRole) for c in (0, 1))
     assert key == "na\u2039U+202E\u203ame" and "\ufffd" in value
+
+
+def test_every_plain_label_shows_markers(qtbot):
+    from afp_desktop.app.panels.chat_bubble import plain_label
+
+    label = plain_label()
+    qtbot.addWidget(label)
+    label.setText("tool \u202eevil\ud83d")  # set later, as the inspector's title is
+    assert label.text() == "tool \u2039U+202E\u203aevil\ufffd"

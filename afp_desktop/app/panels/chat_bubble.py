@@ -32,10 +32,18 @@ TRACE_NOTE = ("This file is a Trace: it has no typed event stream, so tokens, pr
               "not in the file. The bubble below is derived from LLM and tool starts and ends only.")
 
 
+class PlainLabel(QLabel):
+    """A QLabel whose setText shows trace text safely: see app/visible_text.py."""
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        super().setText(visible_text(text))
+
+
 def plain_label(text: str = "", *, wrap: bool = True, colour: str | None = None, italic: bool = False,
                 muted: bool = False) -> QLabel:
-    """A label that never interprets its text as rich text. `muted` greys it with the theme's palette."""
-    label = QLabel()
+    """A label that never interprets its text as rich text (and shows bidi controls and lone surrogates visibly,
+    app/visible_text.py). `muted` greys it with the theme's palette."""
+    label = PlainLabel()
     if muted:
         label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
     label.setTextFormat(Qt.TextFormat.PlainText)
@@ -48,7 +56,7 @@ def plain_label(text: str = "", *, wrap: bool = True, colour: str | None = None,
         style.append("font-style: italic;")
     if style:
         label.setStyleSheet(" ".join(style))
-    label.setText(visible_text(text))
+    label.setText(text)
     return label
 
 
@@ -70,7 +78,7 @@ class Bubble(QFrame):
                            f"QFrame#bubble QLabel {{ color: {text_colour}; background: transparent; }}")
 
     def set_text(self, text: str) -> None:
-        self.label.setText(visible_text(text))
+        self.label.setText(text)
         self.fit()
 
     def fit(self) -> None:
