@@ -27,6 +27,9 @@ FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), T
                 ".jsonl, and any of these compressed with gzip or xz.")
 
 
+INTERNAL_ERROR = "internal error"
+
+
 class CliError(Exception):
     """A message for the user; exit code 2."""
 
@@ -348,6 +351,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except MemoryError:
+        print("afp-desktop: not enough memory for this file (see --max-bytes)", file=sys.stderr)
+        return 2
+    except Exception as err:  # a bug: say so in one paragraph rather than a traceback (the tests look for this)
+        print(f"afp-desktop: {INTERNAL_ERROR} ({type(err).__name__}: {str(err)[:300]}); please report it with the "
+              "file and the command (see the README's Security section)", file=sys.stderr)
+        return 2
 
 
 def _check_display() -> None:
