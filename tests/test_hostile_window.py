@@ -52,3 +52,20 @@ def test_settings_that_are_a_fifo_do_not_stop_the_start(qtbot, tmp_path):
     win = _window(qtbot, Settings(path))
     assert win.isVisible() and "settings" in (win.settings.warning or "")
     QApplication.processEvents()
+
+
+def test_screenshot_refuses_a_fifo_input_and_an_output_that_is_the_input(qtbot, tmp_path, capsys):
+    import shutil
+
+    from afp_desktop.app.gui import run_gui
+    from tests.corpus_util import corpus_path
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    assert run_gui(str(fifo), screenshot=str(tmp_path / "shot.png")) == 2
+    assert "named pipe" in capsys.readouterr().err
+    source = tmp_path / "run.png"  # a trace named like the screenshot
+    shutil.copy(corpus_path("01-llmcall-single", "events.ndjson"), source)
+    before = source.read_bytes()
+    assert run_gui(str(source), screenshot=str(source)) == 2
+    assert "refusing to overwrite the input" in capsys.readouterr().err and source.read_bytes() == before
