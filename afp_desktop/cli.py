@@ -38,6 +38,9 @@ FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), T
                 "--conversation ID picks one of several conversations).")
 
 
+INTERNAL_ERROR = "internal error"
+
+
 class CliError(Exception):
     """A message for the user; exit code 2."""
 
@@ -130,6 +133,7 @@ def _add_conversation_option(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_info(args) -> int:
+    from afp_desktop.core.problems import printable_path
     from afp_desktop.core.formats import bugreport
     from afp_desktop.core.formats import ConversationChoiceNeeded
     from afp_desktop.core.formats.bundle import read_bundle_file
@@ -150,7 +154,7 @@ def cmd_info(args) -> int:
     summary = summarize(run)
     graph = run.stepgraph
     info = {
-        "file": str(args.file), "format": run.format_name,
+        "file": printable_path(args.file), "format": run.format_name,
         "typedEvents": len(run.typed_events) if run.typed_events is not None else None,
         "domainEvents": len(run.domain_events), "domainEventSource": run.domain_source,
         "commits": len(run.commit_log) if run.commit_log is not None else None,
@@ -186,8 +190,21 @@ def cmd_info(args) -> int:
     if run.warnings:
         out.append("Warnings:")
         out += [f"  - {w}" for w in run.warnings]
-    print("\n".join(out))
+    _print_text("\n".join(out))
     return 0
+
+
+def _print_text(text: str) -> None:
+    """Print to stdout whatever the text holds: a file name's undecodable bytes as they were, a lone surrogate
+    (from trace text) as its escape — never a UnicodeEncodeError."""
+    data = text + "\n"
+    try:
+        raw = data.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = data.encode("utf-8", "backslashreplace")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(raw)
+    sys.stdout.flush()
 
 
 def cmd_convert(args) -> int:
@@ -248,7 +265,9 @@ def _check_output(target: Path, inputs: list[Path]) -> None:
 
 def _shown(path) -> str:
     """A path as text that can always be printed (undecodable bytes of a name shown as escapes)."""
-    return os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
+    from afp_desktop.core.problems import printable_path
+
+    return printable_path(path)
 
 
 def _scale_arg(text: str) -> float:
@@ -524,6 +543,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except MemoryError:
+        print("afp-desktop: not enough memory for this file (see --max-bytes)", file=sys.stderr)
+        return 2
+    except Exception as err:  # a bug: say so in one paragraph rather than a traceback (the tests look for this)
+        print(f"afp-desktop: {INTERNAL_ERROR} ({type(err).__name__}: {str(err)[:300]}); please report it with the "
+              "file and the command (see the README's Security section)", file=sys.stderr)
+        return 2
 
 
 def _check_display() -> None:

@@ -142,3 +142,16 @@ def test_settings_and_templates_are_not_written_into_a_fifo(tmp_path, monkeypatc
     assert stat.S_ISFIFO((tmp_path / "settings.json").stat().st_mode)
     os.mkfifo(tmp_path / template_store.STORE_NAME)
     assert template_store.remember({"a": "b"}, "Agent") is not None
+
+
+def test_an_unforeseen_error_is_one_paragraph_not_a_traceback(trace, capsys, monkeypatch):
+    import afp_desktop.core.model.summary as summary
+
+    def broken(run):
+        raise TypeError("simulated bug")
+
+    monkeypatch.setattr(summary, "summarize", broken)
+    code = cli.main(["info", str(trace)])
+    err = capsys.readouterr().err
+    assert code == 2 and "internal error (TypeError: simulated bug)" in err and "Traceback" not in err
+    assert err.count("\n") == 1

@@ -80,7 +80,14 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     from afp_desktop.app.loader import load_run
     from afp_desktop.app.main_window import MainWindow
     from afp_desktop.core.formats import LoadError
+    from afp_desktop.core.safe_write import UnsafeOutput, check_destination, write_file
 
+    inputs = [path] if path else []
+    try:  # before loading: a refused destination costs nothing
+        check_destination(out, inputs)
+    except UnsafeOutput as err:
+        print(f"afp-desktop: {err}", file=sys.stderr)
+        return 2
     window = MainWindow(restore_layout=False)
     window.resize(*size)
     window.show()
@@ -115,8 +122,16 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     settle_events(app)
     image = window.grab()
     window.close()
-    if not image.save(out, "PNG"):
-        print(f"afp-desktop: could not write {out}", file=sys.stderr)
+    from PySide6.QtCore import QBuffer, QIODevice
+
+    png = QBuffer()
+    png.open(QIODevice.OpenModeFlag.WriteOnly)
+    try:
+        if not image.save(png, "PNG"):
+            raise OSError("the image could not be encoded")
+        write_file(out, bytes(png.data()), inputs)
+    except (OSError, UnsafeOutput) as err:
+        print(f"afp-desktop: could not write {out} ({getattr(err, 'strerror', None) or err})", file=sys.stderr)
         return 2
     print(out)
     return 0

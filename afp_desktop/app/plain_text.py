@@ -12,16 +12,26 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel
 
+from afp_desktop.app.visible_text import visible_text
+
 
 def plain_tooltip(text: str) -> str:
     """A tooltip that shows `text` literally, line breaks kept (an escaped string inside explicit markup)."""
     return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
 
 
+class PlainLabel(QLabel):
+    """A QLabel whose setText shows trace text safely: see app/visible_text.py."""
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        super().setText(visible_text(text))
+
+
 def plain_label(text: str = "", *, wrap: bool = True, colour: str | None = None, italic: bool = False,
                 muted: bool = False) -> QLabel:
-    """A label that never interprets its text as rich text. `muted` greys it with the theme's palette."""
-    label = QLabel()
+    """A label that never interprets its text as rich text (and shows bidi controls and lone surrogates visibly,
+    app/visible_text.py). `muted` greys it with the theme's palette."""
+    label = PlainLabel()
     if muted:
         label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
     label.setTextFormat(Qt.TextFormat.PlainText)

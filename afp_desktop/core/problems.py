@@ -14,7 +14,7 @@ class Problem:
     column: int | None = None
 
     def where(self) -> str:
-        where = self.path
+        where = printable_path(self.path)
         if self.line is not None:
             where += f", line {self.line}"
             if self.column is not None:
@@ -23,6 +23,24 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.where()}: {self.message}"
+
+
+def printable_path(path) -> str:
+    """A file name as text any output takes: bytes that are not UTF-8 (kept by Python as lone surrogates) are
+    written as \\xNN escapes instead of making a JSON writer, a terminal or a label fail."""
+    import os
+
+    text = os.fsdecode(path)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "backslashreplace") if _only_escaped_bytes(text) else \
+            text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _only_escaped_bytes(text: str) -> bool:
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in text)
 
 
 class LoadError(Exception):

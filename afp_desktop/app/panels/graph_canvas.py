@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.visible_text import visible_text
 from afp_desktop.app.fonts import load_bundled_fonts
 from afp_desktop.core.views.subflow_totals import format_total, subflow_tokens
 from afp_desktop.app.plain_text import plain_tooltip
@@ -286,7 +287,7 @@ class GraphArt:
         cached = self._texts.get(i)
         if cached is None:
             node = self.nodes[i] if i < len(self.nodes) and isinstance(self.nodes[i], dict) else {}
-            title, corner, detail, footer = card_lines(node)
+            title, corner, detail, footer = map(visible_text, card_lines(node))
             duration = format_duration(node)
             inner = rect.width() - STRIPE - 2 * PADDING
             elide = Qt.TextElideMode.ElideRight

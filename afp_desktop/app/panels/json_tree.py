@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QTreeView, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.visible_text import visible_text
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import LazyJSON, LazyJSONError
@@ -223,9 +224,10 @@ class JsonModel(QAbstractItemModel):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if column == self.KEY:
-                return "(value)" if node.key is _ROOT else f"[{node.key}]" if isinstance(node.key, int) else node.key
+                return "(value)" if node.key is _ROOT else f"[{node.key}]" if isinstance(node.key, int) else \
+                    visible_text(node.key)
             if column == self.VALUE:
-                return value_summary(node.value)
+                return visible_text(value_summary(node.value))
             return type_name(node.value)
         if role == Qt.ItemDataRole.ToolTipRole and column == self.VALUE and isinstance(node.value, Unreadable):
             return plain_tooltip(node.value)  # the whole message: where in the file, and what is wrong
@@ -498,13 +500,13 @@ class JsonTreeView(QWidget):
         if large:
             self.preview_note.setText(f"Very large value: showing the first {PREVIEW_CHARS:,} of {len(text):,} "
                                       "characters.")
-            self.detail.setPlainText(text[:PREVIEW_CHARS] + "\n…")
+            self.detail.setPlainText(visible_text(text[:PREVIEW_CHARS]) + "\n…")
         else:
-            self.detail.setPlainText(text)
+            self.detail.setPlainText(visible_text(text))
         self.detail_box.setVisible(True)
 
     def show_all(self) -> None:
-        self.detail.setPlainText(self._detail_text)
+        self.detail.setPlainText(visible_text(self._detail_text))
         self.preview_note.setText(f"Showing all {len(self._detail_text):,} characters.")
         self.show_all_button.setEnabled(False)
 

@@ -88,10 +88,11 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
         raise LoadError(name, "the file is empty")
     if is_bundle(data) or is_empty_zip(data):
         return run_from_bundle(data, name)
-    if b"\x00" in data[:4096] and not _looks_utf16(data):
+    wide = _wide_encoding(data)
+    if wide:
+        raise LoadError(name, f"the file is {wide} encoded; agentfootprint writes UTF-8 (re-save it as UTF-8)")
+    if b"\x00" in data[:4096]:
         raise LoadError(name, "this is a binary file, not a JSON or NDJSON trace")
-    if _looks_utf16(data):
-        raise LoadError(name, "the file is UTF-16 encoded; agentfootprint writes UTF-8 (re-save it as UTF-8)")
     if is_lossless(data):
         return read_lossless(data, name, progress=progress, cancelled=cancelled)
     if not stream_checked and looks_like_ndjson(data):
@@ -118,5 +119,21 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     return run_from_document(doc, name)
 
 
-def _looks_utf16(data: bytes) -> bool:
-    return data[:2] in (b"\xff\xfe", b"\xfe\xff")
+def _wide_encoding(data: bytes) -> str | None:
+    """'UTF-32 LE' etc. when the text is in a wide encoding (by its byte-order mark, or the zero bytes around
+    its first character), else None."""
+    head = data[:4]
+    for bom, name in ((b"\xff\xfe\x00\x00", "UTF-32 LE"), (b"\x00\x00\xfe\xff", "UTF-32 BE"),
+                      (b"\xff\xfe", "UTF-16 LE"), (b"\xfe\xff", "UTF-16 BE")):
+        if head.startswith(bom):
+            return name
+    start = b"{[ \t\r\n"  # without a mark: a JSON text's first character, next to zero bytes
+    if len(head) == 4 and head[0] in start and head[1:] == b"\x00\x00\x00":
+        return "UTF-32 LE"
+    if len(head) == 4 and head[:3] == b"\x00\x00\x00" and head[3] in start:
+        return "UTF-32 BE"
+    if len(head) >= 2 and head[0] in start and head[1] == 0:
+        return "UTF-16 LE"
+    if len(head) >= 2 and head[0] == 0 and head[1] in start:
+        return "UTF-16 BE"
+    return None

@@ -192,8 +192,8 @@ def finish(run: Run) -> None:
             add(Notice("truncated", f"Truncated file: {problem}"))
             break
     if run.typed_events is not None and run.snapshot is not None:
-        run_ids = {e.get("meta", {}).get("runId") for e in run.typed_events if isinstance(e.get("meta"), dict)}
-        run_ids.discard(None)
+        run_ids = {e["meta"].get("runId") for e in run.typed_events if isinstance(e.get("meta"), dict)
+                   and isinstance(e["meta"].get("runId"), str)}  # (a run id of another type names no run)
         run_ids.discard("consumer-scope")
         if len(run_ids) > 1:
             add(Notice("several-legs", f"The events span {len(run_ids)} runs (for example a pause and its resume); "

@@ -58,34 +58,73 @@ def unpack(doc: dict, path: str) -> dict:
     if "recording" not in doc:
         raise LoadError(path, "packed recording: the \"recording\" key is missing")
     decoded: dict[int, Any] = {}
+    weights: dict[int, int] = {}  # the expanded size of each decoded value, counted again at each reference
     in_progress: set[int] = set()
+    budget = _expansion_budget(doc)
+    total = 0
+
+    def grow(amount: int) -> None:
+        nonlocal total
+        total += amount
+        if total > budget:
+            raise LoadError(path, f"packed recording: its references expand to more than {budget:,} values and "
+                                  "characters, far more than the file itself holds (a \"billion laughs\" file?); "
+                                  "it was not loaded")
 
     def ref(n: Any) -> Any:
         if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < len(values):
             raise LoadError(path, f"packed recording: reference {n!r} is out of range (0..{len(values) - 1})")
         if n in decoded:
+            grow(weights[n])
             return decoded[n]
         if n in in_progress:
             raise LoadError(path, f"packed recording: value {n} refers to itself")
         in_progress.add(n)
+        before = total
         decoded[n] = value = decode(values[n])
+        weights[n] = total - before
         in_progress.discard(n)
         return value
 
     def decode(node: Any) -> Any:
         if isinstance(node, list):
+            grow(1)
             return [decode(x) for x in node]
         if isinstance(node, dict):
             if len(node) == 1:
                 if REF_KEY in node:
                     return ref(node[REF_KEY])
                 if ESC_KEY in node and isinstance(node[ESC_KEY], dict):
-                    return {k: decode(v) for k, v in node[ESC_KEY].items()}
+                    node = node[ESC_KEY]
+            grow(1 + sum(map(len, node)))
             return {k: decode(v) for k, v in node.items()}
+        grow(1 + len(node) if isinstance(node, str) else 1)
         return node
 
     # Recordings of long runs nest deeply; decode on a thread with room for it.
     return run_deep(lambda: decode(doc["recording"]))
+
+
+def _expansion_budget(doc: Any) -> int:
+    """How large (values + characters) the unpacked recording may be: a hundred times the packed document,
+    at least 16 M, and never past the byte limit for a file (source.max_bytes)."""
+    from afp_desktop.core.formats.source import max_bytes
+
+    packed = 0
+    work = [doc]
+    while work:  # iterative: a packed document may nest deeply
+        node = work.pop()
+        if isinstance(node, str):
+            packed += 1 + len(node)
+        elif isinstance(node, list):
+            packed += 1
+            work.extend(node)
+        elif isinstance(node, dict):
+            packed += 1 + sum(map(len, node))
+            work.extend(node.values())
+        else:
+            packed += 1
+    return min(max_bytes(), max(16 << 20, 100 * packed))
 
 
 def boundary_recorders(snapshot: Any) -> list[dict]:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-import orjson
 
 from afp_desktop import __version__
 from afp_desktop.core.jsonx import jsonio
-from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
+from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
+from afp_desktop.core.problems import printable_path
 
 FORMAT = "afp-desktop.run.v1"
 _MAGIC = b'{"format":"afp-desktop.run.'
@@ -99,10 +99,10 @@ def lossless_lines(run) -> Iterator[bytes]:
     streams = [_get(document, p) for p in paths]
     header = {"format": FORMAT, "producer": f"afp-desktop {__version__}",
               "source": {"format": run.original_format or run.format, "storedAs": as_format,
-                         "name": run.path.rsplit("/", 1)[-1]},
+                         "name": printable_path(run.path.rsplit("/", 1)[-1])},
               "streams": [{"path": p, "count": len(s)} for p, s in zip(paths, streams)],
               "notes": [str(w) for w in run.warnings]}
-    yield orjson.dumps(header) + b"\n"
+    yield jsonio.dumps(header) + b"\n"  # (jsonio: a file name with undecodable bytes is written escaped)
     yield jsonio.dumps({"document": _emptied(document, paths)}) + b"\n"
     for number, items in enumerate(streams):
         for item in items:
@@ -175,10 +175,21 @@ def read_lossless(data: bytes, name: str, *, progress: Callable[[float], None] |
     source: Any = header.get("source") if isinstance(header.get("source"), dict) else {}
     original = source.get("format") if isinstance(source.get("format"), str) else None
     stored_as = source.get("storedAs")
-    for note in header.get("notes") or []:
-        warnings.append(Problem(name, f"in the original file: {note}"))
+    notes = header.get("notes")
+    if notes is not None and not isinstance(notes, list):
+        warnings.append(Problem(name, f"the header's \"notes\" is {describe_type(notes)}, not a list; ignored", 1))
+        notes = None
+    for note in notes or []:
+        warnings.append(Problem(name, f"in the original file: {note if isinstance(note, str) else jsonio.dumps(note).decode()}"))
     if stored_as == "ndjson" or (isinstance(document, list) and original == "ndjson"):
-        run = run_from_typed(document, name, "afp-jsonl", warnings)
+        if not isinstance(document, list):
+            raise LoadError(name, f"the document of a converted event stream must be a list of events, found "
+                                  f"{describe_type(document)}", 2)
+        events = [e for e in document if isinstance(e, dict) and isinstance(e.get("type"), str)]
+        if len(events) != len(document):
+            warnings.append(Problem(name, f"{len(document) - len(events)} item(s) of the stream are not events "
+                                          "{type, payload, meta} and were left out"))
+        run = run_from_typed(events, name, "afp-jsonl", warnings)
     else:
         run = run_from_document(document, name, original_format=original)
         run.warnings[:0] = warnings

@@ -13,10 +13,12 @@ import re
 import orjson
 
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.jsonio import position_of
 
 ProgressFn = Callable[[float], None]
 NON_SPACE = re.compile(rb"\S")
+_EVENT_HEAD = re.compile(rb'\{\s*"type"\s*:\s*"')
 
 
 def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: ProgressFn | None = None,
@@ -30,6 +32,7 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
     total = len(data)
     last_content = _last_content_offset(data)
     missing_meta = 0
+    types: dict[str, str] = {}  # one string object per event type, not one per event (many tiny lines)
     for i, offset, raw in _lines(data):
         if progress is not None and i % 2000 == 0:
             if cancelled is not None and cancelled():
@@ -40,8 +43,8 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
             continue
         line_no = first_line + i
         try:
-            event = orjson.loads(line)
-        except orjson.JSONDecodeError as err:
+            event = _loads_line(line)
+        except (orjson.JSONDecodeError, jsonio.JSONSyntaxError) as err:
             if offset <= last_content < offset + len(raw) + 1 and not ends_with_newline:
                 warnings.append(Problem(path, "the last line is cut off (the file was probably still being "
                                               "written); it was left out and everything before it is shown",
@@ -53,7 +56,10 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
         if not isinstance(event, dict):
             raise LoadError(path, f"expected an event object {{type, payload, meta}}, found {describe_type(event)}",
                             line_no, 1)
-        if not isinstance(event.get("type"), str):
+        etype = event.get("type")
+        if isinstance(etype, str):
+            event["type"] = types.setdefault(etype, etype)
+        else:
             raise LoadError(path, "this event has no \"type\" string; is this an agentfootprint event stream?",
                             line_no, 1)
         if not isinstance(event.get("meta"), dict):
@@ -90,6 +96,15 @@ def _last_content_offset(data: bytes) -> int:
     return end - 1
 
 
+def _loads_line(line: bytes):
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError as err:
+        if "surrogate" not in str(err):
+            raise
+        return jsonio.loads(line)  # a lone surrogate escape, which JSON.parse takes
+
+
 def looks_like_ndjson(data: bytes) -> bool:
     """True when the first non-empty line is, on its own, a complete JSON object with a "type", and more lines
     follow. (A one-line JSON document is not a stream; checking that first avoids parsing it twice.)"""
@@ -103,18 +118,20 @@ def looks_like_ndjson(data: bytes) -> bool:
     if not first.startswith(b"{") or not first.endswith(b"}"):
         return False
     try:
-        value = orjson.loads(first)
-    except orjson.JSONDecodeError:
+        value = _loads_line(first)
+    except (orjson.JSONDecodeError, jsonio.JSONSyntaxError):
         return False
     return isinstance(value, dict) and "type" in value
 
 
 def _single_event(line: bytes) -> bool:
     """A file of exactly one typed event is still a stream; only small lines can be one."""
-    if len(line) > 1_000_000 or not line.startswith(b"{"):
+    if not line.startswith(b"{"):
         return False
+    if len(line) > 1_000_000 and _EVENT_HEAD.match(line) is None:
+        return False  # a large one-line document: parse it once, as what it is (the library writes "type" first)
     try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError:
+        value = _loads_line(line)
+    except (orjson.JSONDecodeError, jsonio.JSONSyntaxError):
         return False
     return isinstance(value, dict) and isinstance(value.get("type"), str) and isinstance(value.get("meta"), dict)

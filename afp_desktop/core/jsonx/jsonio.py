@@ -109,12 +109,32 @@ def loads(data: str | bytes) -> Any:
     except orjson.JSONDecodeError as err:
         if _is_depth_error(err):
             return _loads_deep(data)
+        if "surrogate" in str(err):  # JSON.parse takes a lone "\\ud83d" escape (and JSON.stringify writes it)
+            return _loads_with_lone_surrogates(data, err)
         pos = getattr(err, "pos", None)
         msg = getattr(err, "msg", None) or str(err)
         if pos is not None and pos >= 0:
             line, column = position_of(data, pos)
             raise JSONSyntaxError(msg, line, column, pos) from None
         raise JSONSyntaxError(msg) from None
+
+
+def _loads_with_lone_surrogates(data: str | bytes, orjson_error: Exception) -> Any:
+    """The standard library's parser, which keeps a lone surrogate escape as that code point, as JavaScript
+    does. Its errors are reported like orjson's."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, (bytes, bytearray, memoryview)) else data
+        if isinstance(text, memoryview):
+            text = bytes(text).decode("utf-8")
+    except UnicodeDecodeError as err:
+        line, column = position_of(data, err.start)
+        raise JSONSyntaxError("invalid UTF-8", line, column, err.start) from None
+    try:
+        return run_deep(lambda: json.loads(text))
+    except json.JSONDecodeError as err:
+        raise JSONSyntaxError(err.msg, err.lineno, err.colno, err.pos) from None
+    except RecursionError:
+        raise JSONSyntaxError(str(orjson_error)) from None
 
 
 def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes:
@@ -128,16 +148,65 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
         try:
             return orjson.dumps(value, option=option, default=_lazy_value)
         except orjson.JSONEncodeError as err:
+            if _is_javascript_only(err):
+                return _dumps_like_javascript(value, indent, sort_keys)
             if not _is_depth_error(err):
                 raise
         from afp_desktop.core.jsonx import deepjson
 
         # Deeper than orjson goes: what lies far down is serialized first and embedded (deepjson).
-        return run_deep(lambda: deepjson.dumps(value, option, _lazy_value))
+        try:
+            return run_deep(lambda: deepjson.dumps(value, option, _lazy_value))
+        except orjson.JSONEncodeError as err:
+            if _is_javascript_only(err):
+                return _dumps_like_javascript(value, indent, sort_keys)
+            raise
     except orjson.JSONEncodeError as err:
         if isinstance(err.__cause__, LoadError):  # a LazyJSON whose bytes are not JSON: say where
             raise err.__cause__ from None
         raise
+
+
+def _is_javascript_only(err: Exception) -> bool:
+    """orjson refuses what JSON.stringify writes: integers past 64 bits, strings with a lone surrogate."""
+    text = str(err)
+    return "64-bit" in text or "surrogate" in text
+
+
+def _dumps_like_javascript(value: Any, indent: bool, sort_keys: bool) -> bytes:
+    """What JSON.stringify writes for such a value: an integer past 64 bits as the double JavaScript holds (null
+    past the double range), a lone surrogate as its escape `\\udXXX`. Slower (the standard library), rare."""
+
+    def convert(node: Any) -> Any:
+        if type(node) is str or node is None or isinstance(node, bool):
+            return node
+        if isinstance(node, int):
+            if -(2**63) <= node < 2**64:
+                return node
+            try:
+                return float(node)
+            except OverflowError:
+                return None
+        if isinstance(node, float):
+            return node if node == node and node not in (float("inf"), float("-inf")) else None
+        if isinstance(node, dict):
+            return {convert_key(k): convert(v) for k, v in node.items()}
+        if isinstance(node, (list, tuple)):
+            return [convert(v) for v in node]
+        if isinstance(node, str):
+            return str(node)
+        return convert(_lazy_value(node))
+
+    def convert_key(key: Any) -> str:
+        return key if isinstance(key, str) else str(key)
+
+    def work() -> bytes:
+        text = json.dumps(convert(value), ensure_ascii=False, sort_keys=sort_keys, allow_nan=False,
+                          indent=2 if indent else None, separators=(",", ": ") if indent else (",", ":"))
+        # A lone surrogate can only stand inside a string: its escape is what JSON.stringify writes there.
+        return text.encode("utf-8", "backslashreplace")
+
+    return run_deep(work)
 
 
 def _lazy_value(value: Any) -> Any:

@@ -54,7 +54,10 @@ def _js_number(x: int | float) -> str:
     """Number.prototype.toString() for a JSON number (JavaScript holds every number as a double)."""
     if isinstance(x, int) and abs(x) < 2**53:
         return str(x)
-    x = float(x)
+    try:
+        x = float(x)
+    except OverflowError:  # a literal past the double range: JSON.parse gives ±Infinity
+        x = float("inf") if x > 0 else float("-inf")
     if x != x:
         return "NaN"
     if x in (float("inf"), float("-inf")):
@@ -91,5 +94,23 @@ def js_string(value) -> str:
         return _js_number(value)
     if isinstance(value, (list, tuple)):
         # Array.prototype.join: null and undefined elements become empty.
-        return ",".join("" if item is None or item is UNDEFINED else js_string(item) for item in value)
+        return _js_join(value)
     return "[object Object]"
+
+
+def _js_join(value) -> str:
+    """Array.prototype.join(",") of nested lists, iteratively: a list nested thousands deep is no RecursionError."""
+    stack = [(iter(value), [])]
+    while True:
+        items, parts = stack[-1]
+        for item in items:
+            if isinstance(item, (list, tuple)):
+                stack.append((iter(item), []))
+                break
+            parts.append("" if item is None or item is UNDEFINED else js_string(item))
+        else:
+            text = ",".join(parts)
+            stack.pop()
+            if not stack:
+                return text
+            stack[-1][1].append(text)

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, cast
 
 from afp_desktop.core.library.events import INJECTION_NUMBER_FIELDS, INJECTION_STRING_FIELDS
 from afp_desktop.core.shapes import StepGraph
+from afp_desktop.core.library.jsstring import js_string
 
 KNOWN_PRIMITIVES = frozenset({"Agent", "LLMCall", "Sequence", "Parallel", "Conditional", "Loop"})
 SLOT_PROPERTY = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
@@ -114,11 +115,13 @@ class StepGraphFold:
     def _open_subflow(self, event: dict, node: dict) -> None:
         index = self._append_node(node)
         if "runtimeStageId" in event:
-            self._open[event["runtimeStageId"]] = index
+            key = _map_key(event["runtimeStageId"])
+            if key is not None:
+                self._open[key] = index
         self._active = index
 
     def _close_subflow(self, event: dict, t: Any) -> None:
-        index = self._open.pop(event.get("runtimeStageId"), None)
+        index = self._open.pop(_map_key(event.get("runtimeStageId")), None)
         if index is None:
             return
         node = self.nodes[index]
@@ -162,10 +165,11 @@ class StepGraphFold:
 
     def _subflow_entry(self, ev: dict, t: Any) -> None:
         slot_kind = ev.get("slotKind")
-        if slot_kind:
+        if _js_truthy(slot_kind):
             boundary = {"runtimeStageId": ev.get("runtimeStageId")}
             _copy_present(boundary, ev, "payload", "entryPayload")
-            self._pending_slots[SLOT_PROPERTY.get(slot_kind, slot_kind)] = boundary
+            key = js_string(slot_kind)  # (a JS object key: any value is turned into its string)
+            self._pending_slots[SLOT_PROPERTY.get(key, key)] = boundary
             return
         if ev.get("isAgentInternal"):
             return
@@ -180,8 +184,9 @@ class StepGraphFold:
 
     def _subflow_exit(self, ev: dict, t: Any) -> None:
         slot_kind = ev.get("slotKind")
-        if slot_kind:
-            key = SLOT_PROPERTY.get(slot_kind, slot_kind)
+        if _js_truthy(slot_kind):
+            key = js_string(slot_kind)
+            key = SLOT_PROPERTY.get(key, key)
             buffered = self._pending_slots.get(key)
             if buffered is not None:
                 merged = dict(buffered)
@@ -318,6 +323,26 @@ def _node(ev: dict, kind: str, label: Any, t: Any, label_present: bool = True) -
     return node
 
 
+def _map_key(value: Any) -> Any:
+    """A JavaScript Map key as a Python dict key: strings as they are; other scalars tagged with their type (in
+    JS true and 1 are different keys); a list or object None — in JS it is only found again by identity, and
+    each parsed event holds its own."""
+    if type(value) is str:
+        return value
+    if isinstance(value, (list, dict)):
+        return None
+    return (type(value).__name__, value)
+
+
+def _js_truthy(value: Any) -> bool:
+    """JavaScript's truthiness of a parsed JSON value (an empty list or object is true there, unlike Python)."""
+    if isinstance(value, (list, dict)):
+        return True
+    if isinstance(value, float) and value != value:
+        return False
+    return bool(value)
+
+
 def _js_field(event: dict, key: str) -> str:
     """How a JS template literal prints `event[key]`: a missing key prints "undefined", null prints "null"."""
     value = event.get(key, _UNSET)
@@ -334,11 +359,7 @@ def _js_str(value: Any) -> str:
         return "null"
     if value is True:
         return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    return js_string(value)  # (numbers, lists and objects as JavaScript prints them)
 
 
 _HANDLERS: dict[Any, Callable[..., None]] = {

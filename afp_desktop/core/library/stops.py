@@ -37,8 +37,9 @@ def mount_ids(execution_tree: Any) -> set[str]:
     work = [execution_tree] if isinstance(execution_tree, dict) else []
     while work:
         node = work.pop()
-        if "subflowId" in node and node.get("runtimeStageId"):
-            ids.add(node["runtimeStageId"])
+        rid = node.get("runtimeStageId")
+        if "subflowId" in node and rid and isinstance(rid, str):  # (another type can match no row's id)
+            ids.add(rid)
         following = node.get("next")
         if isinstance(following, dict):
             work.append(following)

@@ -41,6 +41,15 @@ def tool_names_called(run) -> list[str]:
     return list(names)
 
 
+def _top_level(event: dict) -> bool:
+    depth = event.get("depth", 0)  # (a depth of the wrong type: not known to be the top)
+    return isinstance(depth, (int, float)) and not isinstance(depth, bool) and depth <= 1
+
+
+def _text(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def summarize(run) -> RunSummary:
     s = RunSummary()
     models: dict[str, None] = {}
@@ -64,11 +73,11 @@ def summarize(run) -> RunSummary:
             s.errors += 1
         elif etype == "run.exit" and _has_error(event.get("payload")):
             s.errors += 1
-        elif etype in ("subflow.entry", "composition.start") and s.name is None and event.get("depth", 0) <= 1:
+        elif etype in ("subflow.entry", "composition.start") and s.name is None and _top_level(event):
             if event.get("primitiveKind") in ("Agent", "LLMCall", "Sequence", "Parallel", "Conditional", "Loop"):
-                s.name = event.get("subflowName") or event.get("name")
+                s.name = _text(event.get("subflowName")) or _text(event.get("name"))
             elif etype == "composition.start":
-                s.name = event.get("name")
+                s.name = _text(event.get("name"))
     for event in run.typed_events or []:
         etype = event.get("type")
         meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
