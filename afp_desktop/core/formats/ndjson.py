@@ -50,7 +50,8 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
                                               "written); it was left out and everything before it is shown",
                                         line_no))
                 break
-            column = position_of(raw, err.pos)[1] if getattr(err, "pos", None) is not None else None
+            pos = getattr(err, "pos", None)
+            column = position_of(raw, pos)[1] if isinstance(pos, int) else None
             raise LoadError(path, f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})",
                             line_no, column) from None
         if not isinstance(event, dict):

@@ -9,6 +9,8 @@ decompresses to may exceed a byte budget (`max_bytes()`, derived from the machin
 
 from __future__ import annotations
 
+from typing import Any
+
 import errno
 import lzma
 import os
@@ -206,7 +208,7 @@ class _Decoder:
 
     def restart(self) -> None:
         self.xz = self.magic == XZ_MAGIC
-        self.decoder = lzma.LZMADecompressor(lzma.FORMAT_XZ) if self.xz else zlib.decompressobj(wbits=31)
+        self.decoder: Any = lzma.LZMADecompressor(lzma.FORMAT_XZ) if self.xz else zlib.decompressobj(wbits=31)
 
     def wants_input(self) -> bool:
         return self.decoder.needs_input if self.xz else not self.decoder.unconsumed_tail

@@ -12,6 +12,8 @@ the JavaScript behaviour so the port's output matches the library's byte for byt
 
 from __future__ import annotations
 
+from typing import Any
+
 from decimal import Decimal
 
 JS_WHITESPACE = (
@@ -100,7 +102,7 @@ def js_string(value) -> str:
 
 def _js_join(value) -> str:
     """Array.prototype.join(",") of nested lists, iteratively: a list nested thousands deep is no RecursionError."""
-    stack = [(iter(value), [])]
+    stack: list[tuple[Any, list[str]]] = [(iter(value), [])]
     while True:
         items, parts = stack[-1]
         for item in items:
