@@ -236,3 +236,23 @@ def test_the_merged_graph_marks_both_runs_and_chooses_rows(window, qtbot):
     assert window.pane_b.session.selected == row.b and window.pane_a.session.selected is None
     assert "query_db" in window.diff_list.currentItem().text(2)
     assert "select 1" in window.diff_view.toPlainText()
+
+
+def test_either_run_can_be_unlinked_alone(window):
+    """B stops following A while A still follows B; the window's box says the two are no longer both linked."""
+    a, b = open_corpus(REACT), run_from_trace(trace_with_extra_tool_call())
+    window.set_runs(a, b)
+    sa, sb = window.pane_a.session, window.pane_b.session
+    window.pane_b.follow_box.setChecked(False)
+    assert not window.linked and window.pane_a.follow_box.isChecked()
+    sb.move_to(0)
+    _settle(window)
+    sa.end()
+    _settle(window)
+    assert sa.position == len(a.axis) and sb.position == 0  # A moved; B did not follow
+    sb.move_to(len(b.axis) // 2)
+    _settle(window)
+    assert sa.position == window.position_map.b_to_a(len(b.axis) // 2)  # B moved; A follows it
+    window.pane_b.follow_box.setChecked(True)  # linking B again brings it to A's aligned place
+    _settle(window)
+    assert window.linked and sb.position == window.position_map.a_to_b(sa.position)

@@ -117,7 +117,13 @@ class RunPane(QWidget):
         font = self.title.font()
         font.setBold(True)
         self.title.setFont(font)
-        layout.addWidget(self.title)
+        self.follow_box = QCheckBox("Follows the other run")
+        self.follow_box.setChecked(True)
+        self.follow_box.setToolTip("Moving the other run moves this one to the aligned step (unlink this run alone)")
+        title_row = QHBoxLayout()
+        title_row.addWidget(self.title, 1)
+        title_row.addWidget(self.follow_box)
+        layout.addLayout(title_row)
         self.canvas = GraphCanvas()
         self.canvas.setAcceptDrops(False)
         layout.addWidget(self.canvas, 1)
@@ -219,6 +225,8 @@ class CompareWindow(QMainWindow):
         self.link_box.setChecked(True)
         self.link_box.setToolTip("Moving one run moves the other to the aligned step")
         self.link_box.toggled.connect(self._on_link_toggled)
+        for pane in (self.pane_a, self.pane_b):  # each run can be unlinked alone
+            pane.follow_box.toggled.connect(lambda on, p=pane: self._on_follow_toggled(p, on))
         self.totals_label = QLabel("")
         self.totals_label.setTextFormat(Qt.TextFormat.PlainText)
         self.totals_label.setWordWrap(True)
@@ -541,17 +549,33 @@ class CompareWindow(QMainWindow):
     # ------------------------------------------------------------------------------------- linked cursors
     @property
     def linked(self) -> bool:
+        """Both runs follow each other."""
         return self.link_box.isChecked()
 
     def _on_link_toggled(self, linked: bool) -> None:
+        """Link or unlink both runs at once (Ctrl+L)."""
+        for pane in (self.pane_a, self.pane_b):
+            pane.follow_box.blockSignals(True)
+            pane.follow_box.setChecked(linked)
+            pane.follow_box.blockSignals(False)
         active = self._active or self.pane_a
         if linked and active.session.moment is not None:
             self._on_cursor_moved(active, active.session.moment)
 
-    def _on_cursor_moved(self, pane: RunPane, view) -> None:
-        if self._syncing or not self.linked or self.position_map is None or view is None:
-            return
+    def _on_follow_toggled(self, pane: RunPane, follows: bool) -> None:
+        """One run unlinked (or linked again) on its own; the window's box says whether both follow."""
+        both = self.pane_a.follow_box.isChecked() and self.pane_b.follow_box.isChecked()
+        self.link_box.blockSignals(True)
+        self.link_box.setChecked(both)
+        self.link_box.blockSignals(False)
         other = self.pane_b if pane is self.pane_a else self.pane_a
+        if follows and other.session.moment is not None:
+            self._on_cursor_moved(other, other.session.moment)
+
+    def _on_cursor_moved(self, pane: RunPane, view) -> None:
+        other = self.pane_b if pane is self.pane_a else self.pane_a
+        if self._syncing or not other.follow_box.isChecked() or self.position_map is None or view is None:
+            return
         carry = self.position_map.a_to_b if pane is self.pane_a else self.position_map.b_to_a
         target = carry(view.position)
         self._syncing = True
