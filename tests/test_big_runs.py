@@ -166,7 +166,13 @@ def test_no_card_is_cut_off_at_the_right_edge(window):
     assert canvas.mapFromScene(QPointF(right, 0)).x() <= canvas.viewport().width()
 
 
-def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run):
+def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run, monkeypatch):
+    from afp_desktop.app.panels import graph_canvas
+
+    build_slice = graph_canvas.GraphCanvas._build_slice
+    # Slices of 64 cards, however fast the machine: the scene is surely still being made after the first one.
+    monkeypatch.setattr(graph_canvas.GraphCanvas, "_build_slice",
+                        lambda self, budget=0.0: build_slice(self, budget if budget is None else 0.0))
     win = MainWindow(restore_layout=False)
     qtbot.addWidget(win)
     win.resize(1400, 900)

@@ -172,3 +172,21 @@ def test_the_core_moment_and_the_command_line_agree():
     view = moment.as_json()
     assert view["errors"][0]["kind"] == "fatal"
     assert view["graph"]["current"] in view["graph"]["active"]
+
+
+def test_a_card_shows_tokens_and_time_only_once_its_step_has_ended(qtbot, window):
+    """The graph never shows what was not known then: an LLM call in progress has no token count on its card."""
+    from PySide6.QtCore import QRectF
+
+    open_and_wait(qtbot, window, SAMPLE)
+    session, run, art = window.session, window.session.run, window.canvas.art
+    llm = next(i for i, n in enumerate(run.step_fold.nodes) if n["kind"] == "user->llm")
+    box = art.layout.nodes[llm]
+    rect = QRectF(box.x, box.y, box.w, box.h)
+    session.move_to(run.axis.domain_after[run.step_fold.node_created_at[llm]], immediate=True)
+    assert window.session.moment.node_state(llm) == ACTIVE
+    title, _corner, _detail, footer, duration = art._texts_for(llm, rect)
+    assert footer == "" and duration == ""
+    session.move_to(len(run.axis), immediate=True)
+    _title, _corner, _detail, footer, _duration = art._texts_for(llm, rect)
+    assert "in" in footer and "out" in footer  # "10 in · 6 out"

@@ -95,6 +95,8 @@ def export_graph(
     art = GraphArt(graph, layout, palette_for(theme))
     art.current = current if include_cursor else None
     art.selected = selected
+    if include_cursor and happened is not None:  # as of a stop: steps not started then show no tokens or time
+        art.started = sum(1 for h in happened if h)
     return _render(art, out_path, scale, happened if include_cursor else None, future_mode, view_rect, inputs)
 
 
@@ -108,6 +110,8 @@ def export_view(canvas: GraphCanvas, out_path: str | Path, *, scale: float = 1.0
     art = GraphArt({"nodes": canvas.art.nodes}, canvas.graph_layout, canvas.palette)
     art.current = canvas.current if include_cursor else None
     art.selected = canvas.selected
+    if include_cursor:  # the moment shown: unfinished steps without their tokens and time
+        art.started, art.active = canvas.art.started, canvas.art.active
     area = None if whole_graph else canvas.visible_scene_rect()
     return _render(art, out_path, scale, canvas.happened if include_cursor else None, canvas.future_mode, area,
                    inputs, captions)

@@ -158,7 +158,10 @@ class GraphArt:
         self.title_metrics = QFontMetricsF(self.title_font)
         self.body_metrics = QFontMetricsF(self.body_font)
         self.chip_metrics = QFontMetricsF(self.chip_font)
-        self._texts: dict[int, tuple] = {}  # elided card texts, made on first detailed paint
+        self._texts: dict[tuple[int, bool], tuple] = {}  # elided card texts, made on first detailed paint
+        # Steps from `started` on have not started at the moment shown (None: every step is done, as in a plain
+        # export). A card of a step not finished then shows no tokens and no duration: not known yet.
+        self.started: int | None = None
         self._shapes: dict[tuple[float, float], tuple] = {}  # card paths by size
         self._polylines: dict[int, QPolygonF] = {}  # edge routes as Qt polygons, by edge index
 
@@ -283,12 +286,19 @@ class GraphArt:
             p.setPen(pen)
             p.drawRoundedRect(rect.adjusted(1, 1, -1, -1), RADIUS, RADIUS)
 
+    def unfinished(self, i: int) -> bool:
+        """The step has not ended at the moment shown: its tokens and duration are not known yet."""
+        return (self.started is not None and i >= self.started) or i in self.active
+
     def _texts_for(self, i: int, rect: QRectF) -> tuple:
-        cached = self._texts.get(i)
+        unfinished = self.unfinished(i)
+        cached = self._texts.get((i, unfinished))
         if cached is None:
             node = self.nodes[i] if i < len(self.nodes) and isinstance(self.nodes[i], dict) else {}
             title, corner, detail, footer = map(visible_text, card_lines(node))
             duration = format_duration(node)
+            if unfinished and node.get("kind") not in CHIP_KINDS:
+                footer, duration = "", ""  # (tokens and time come with the step's end)
             inner = rect.width() - STRIPE - 2 * PADDING
             elide = Qt.TextElideMode.ElideRight
             kind = str(node.get("kind", ""))
@@ -297,7 +307,7 @@ class GraphArt:
                 cached = (self.chip_metrics.elidedText(title, Qt.TextElideMode.ElideMiddle, inner - 10),)
             elif kind == SUBFLOW_KIND:
                 status = f"{detail} · {duration}" if duration else f"{detail} · open"
-                spent = format_total(self.subflow_tokens.get(i))
+                spent = "" if unfinished else format_total(self.subflow_tokens.get(i))
                 if spent:  # the tokens of every LLM call inside the box (subflow_totals.py)
                     status += f" · {spent}"
                 cached = (
@@ -314,7 +324,7 @@ class GraphArt:
                     self.body_metrics.elidedText(footer, elide, inner - duration_w),
                     duration,
                 )
-            self._texts[i] = cached
+            self._texts[(i, unfinished)] = cached
         return cached
 
     def _paint_text(self, p: QPainter, i: int, rect: QRectF) -> None:
@@ -782,6 +792,11 @@ class GraphCanvas(QGraphicsView):
         happened = [True] * started + [False] * (count - started)
         old_active, old_errors = (self.art.active, set(self.art.errors)) if self.art is not None else (set(), set())
         if self.art is not None:
+            old_started, self.art.started = self.art.started, started
+            if old_started is not None and old_started != started:  # those cards' texts change (tokens, time)
+                self._refresh(*range(min(old_started, started), max(old_started, started)))
+            elif old_started is None:
+                self._refresh(*range(started, count))
             self.art.active = frozenset(i for i in moment.active_nodes if i < count)
             self.art.errors = {i: errors[-1].message for i, errors in moment.error_nodes().items() if i < count}
             self._refresh(*(set(old_active) ^ set(self.art.active)), *(old_errors ^ set(self.art.errors)))
