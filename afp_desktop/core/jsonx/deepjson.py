@@ -24,7 +24,7 @@ import orjson
 from afp_desktop.core.jsonx import jsonscan
 
 CUT = 960  # below orjson's parsing limit of 1,024 levels, with room to spare
-WRITE_CUT = 200  # below orjson's serializing limit of 255 levels
+WRITE_CUT = 100  # below orjson's limit of 255 levels; at 150+ a fuzzed envelope crashed orjson 3.13 (realloc)
 _SPACE = b" \t\r\n"
 
 
