@@ -28,7 +28,7 @@ POLL_MS = 100
 SLICE_S = 0.012  # parse and project for at most this long before letting the window breathe
 LINES_PER_STEP = 256
 GROWING_WINDOW_S = 1.0  # a file whose size or time changes within this long after opening is still being written
-MIN_PUBLISH_GAP_S = 0.03
+MIN_PUBLISH_GAP_S = 0.05  # at most one growth shown per 50 ms: the latest wins
 
 
 def _stat_key(path: str):
@@ -80,6 +80,7 @@ class FollowController(QObject):
         self._pending: deque = deque()
         self._rotated_at_start = False
         self._dirty = False
+        self._started_over = False  # the file was replaced since the last publish: the next one loads, not grows
         self._shown_length = 0  # axis length of the run the session shows (the live end the cursor may be at)
         self._next_publish = 0.0
         self._published_at = 0.0
@@ -103,6 +104,9 @@ class FollowController(QObject):
         self._watcher.fileChanged.connect(self._woken)
         self._watcher.directoryChanged.connect(self._woken)
         self._build_widgets()
+        from afp_desktop.app.growth import GrowthView
+
+        self.growth = GrowthView(window)  # what the panels do with each growth (extend, not rebuild)
         self.session.moment_changed.connect(lambda _moment: self._show_state())
 
     # -- widgets ----------------------------------------------------------------------------------------
@@ -259,7 +263,7 @@ class FollowController(QObject):
         if update.restarted:
             self._pending.clear()
             self.grower.restart()
-            self._dirty = True
+            self._dirty = self._started_over = True
         for notice in update.notices:
             if notice.code == "rotated":
                 if not self.grower.typed and not self._pending:
@@ -307,8 +311,14 @@ class FollowController(QObject):
         position, selected = session.position, session.selected
         run = self.grower.snapshot(rotated=self._rotated_at_start)
         length = len(run.axis)
+        grows = self._caught_up and not self._started_over and session.run is not None \
+            and length >= self._shown_length
         self._shown_length = length
-        self._dirty = False
+        self._dirty = self._started_over = False
+        if grows:  # the panels extend what they show (app/growth.py); nothing is rebuilt
+            session.grow(run, length if at_end else min(position, length))
+            self._published(run, started)
+            return
         canvas = self.window.canvas
         zoom, scroll = canvas.transform(), (canvas.horizontalScrollBar().value(), canvas.verticalScrollBar().value())
         session.set_run(run, length if at_end else min(position, length))
@@ -318,11 +328,14 @@ class FollowController(QObject):
             canvas.setTransform(zoom)
             canvas._after_zoom()  # (overview or detail, by zoom)
             current = canvas.current
-            if at_end and current is not None:
-                canvas.ensureVisible(canvas.node_items[current].sceneBoundingRect(), 80, 60)
+            if at_end and current is not None and canvas.art is not None:
+                canvas.ensureVisible(canvas.art.node_bounds(current), 80, 60)  # (its item may not be made yet)
             else:
                 canvas.horizontalScrollBar().setValue(scroll[0])
                 canvas.verticalScrollBar().setValue(scroll[1])
+        self._published(run, started)
+
+    def _published(self, run, started: float) -> None:
         self._show_state()
         spent = time.monotonic() - started
         self.last_publish_s = spent

@@ -57,6 +57,28 @@ class GraphFolding(QObject):
         self._folds = list(prepared[0]) if prepared is not None else find_folds(nodes) if nodes else []
         self._show(run)
 
+    def grow(self, run) -> None:
+        """The run grew (File ▸ Follow): extend the graph shown, keeping the zoom, the place looked at and the
+        user's expanded chips. Folded, the folds may have changed: the graph is shown anew, zoom and scroll kept."""
+        nodes = run.step_fold.nodes
+        self._steps = len(nodes)
+        if not self.enabled:
+            self.fmap = None
+            self.canvas.grow_graph(run.stepgraph, run.graph_layout)
+        else:
+            self._folds = find_folds(nodes)
+            canvas = self.canvas
+            zoom = canvas.transform()
+            scroll = canvas.horizontalScrollBar().value(), canvas.verticalScrollBar().value()
+            self._show(run, fit=False)
+            canvas.setTransform(zoom)
+            canvas._after_zoom()  # (overview or detail, by zoom)
+            canvas.horizontalScrollBar().setValue(scroll[0])
+            canvas.verticalScrollBar().setValue(scroll[1])
+        if self.session.moment is not None:
+            self.show_moment(self.session.moment)
+        self.set_selected(self.session.selected)
+
     @property
     def enabled(self) -> bool:
         return self.choice if self.choice is not None else self._steps > AUTO_FOLD_STEPS
@@ -71,7 +93,7 @@ class GraphFolding(QObject):
         """The folds in effect (those the user has not expanded)."""
         return [f for f in self._folds if f.start not in self._expanded] if self.enabled else []
 
-    def _show(self, run) -> None:
+    def _show(self, run, fit: bool = True) -> None:
         graph = run.stepgraph
         folds = self.folds
         prepared = getattr(run, "folded_graph", None)
@@ -84,7 +106,8 @@ class GraphFolding(QObject):
         else:
             self.fmap = None
             self.canvas.set_graph(graph, run.graph_layout)  # laid out in the loader thread
-        self.canvas.fit_width()  # a wide row's last card is not cut off at the right edge
+        if fit:
+            self.canvas.fit_width()  # a wide row's last card is not cut off at the right edge
         self.folding_changed.emit(self.enabled)
         if self.session.moment is not None:
             self.show_moment(self.session.moment)

@@ -23,6 +23,7 @@ EVENTS_PER_STOP_TICK = 10      # with no usable stops, play walks single events 
 
 class Session(QObject):
     run_loaded = Signal(object)          # Run
+    run_grown = Signal(object)           # Run: the run shown grew (File ▸ Follow); panels extend, not rebuild
     run_closed = Signal()
     moment_changed = Signal(object)      # Moment
     moment_settled = Signal(object)      # Moment, once a scrub pauses
@@ -67,6 +68,28 @@ class Session(QObject):
         self.moment = self.replay.moment()
         self.run_loaded.emit(run)
         self._emit_moment(settled_now=True)
+
+    def grow(self, run: Run, position: int) -> None:
+        """`run` is the run shown with events added at its end (File ▸ Follow). A new Replay over it keeps the
+        chosen stop, the drill and the selection; `run_grown` lets panels extend what they show instead of
+        rebuilding it (run_loaded), then the moment at `position` is published at once."""
+        self._publish_timer.stop()
+        self._wanted = None
+        old = self.replay
+        self.run = run
+        replay = Replay(run, self.templates, self.app_name)
+        if old is not None:
+            replay._drill = list(old._drill)  # a drilled level keeps its stops (cut when drilled in)
+            replay.playing = old.playing
+            replay.move_to(position, old.chosen_stop if position == old.position else None)
+        else:
+            replay.move_to(position)
+        self.replay = replay
+        self.moment = replay.moment()
+        self.run_grown.emit(run)
+        self.moment_changed.emit(self.moment)
+        if not self._settle_timer.isActive():  # growing every 50 ms must not put the settle off for ever
+            self._settle_timer.start()
 
     def close_run(self) -> None:
         self.stop_playing()
