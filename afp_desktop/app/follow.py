@@ -63,6 +63,15 @@ def _is_plain_stream(run, path: str) -> bool:
     return not (head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC))
 
 
+def _extends(grown, loaded) -> bool:
+    """The follower's first run holds the loaded run's events first (the same file read again, plus what was
+    written since), so showing it is a growth, not a new run. (Not so after a rotation met at the start.)"""
+    old, new = loaded.typed_events, grown.typed_events
+    if loaded.format != "ndjson" or old is None or new is None or len(new) < len(old):
+        return False
+    return not old or (old[0] == new[0] and old[-1] == new[len(old) - 1])
+
+
 class FollowController(QObject):
     """Owns File ▸ Follow, the Live indicator and "Jump to live" of one MainWindow."""
 
@@ -311,8 +320,9 @@ class FollowController(QObject):
         position, selected = session.position, session.selected
         run = self.grower.snapshot(rotated=self._rotated_at_start)
         length = len(run.axis)
-        grows = self._caught_up and not self._started_over and session.run is not None \
-            and length >= self._shown_length
+        shown = session.run
+        grows = not self._started_over and shown is not None and length >= self._shown_length \
+            and (self._caught_up or _extends(run, shown))
         self._shown_length = length
         self._dirty = self._started_over = False
         if grows:  # the panels extend what they show (app/growth.py); nothing is rebuilt

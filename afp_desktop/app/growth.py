@@ -33,6 +33,7 @@ class _Job:
         self.behind = False
         self.last_at = 0.0
         self.cost_s = 0.0
+        self.costs: list[float] = []  # every run's cost, for bench/bench_follow.py (a few per second of growth)
 
     def due(self, now: float) -> bool:
         return self.behind and now - self.last_at >= max(self.gap_s, COST_FACTOR * self.cost_s)
@@ -45,6 +46,7 @@ class _Job:
         self.behind = False
         self.action(run)
         self.cost_s = time.perf_counter() - started
+        self.costs.append(self.cost_s)
         self.last_at = time.monotonic()
 
 
@@ -64,7 +66,7 @@ class GrowthView(QObject):
         self._quiet = QTimer(self)  # growth paused: catch every job up
         self._quiet.setSingleShot(True)
         self._quiet.setInterval(QUIET_MS)
-        self._quiet.timeout.connect(self.catch_up)
+        self._quiet.timeout.connect(lambda: self.catch_up())
         self.session.run_grown.connect(self._grown)
         self.session.run_loaded.connect(self._loaded)
         self.session.run_closed.connect(self._reset)
@@ -111,8 +113,8 @@ class GrowthView(QObject):
                 break  # one job per event-loop turn: input and paints get in between
         self._schedule()
 
-    def catch_up(self) -> None:
-        """Run every job that is behind now (growth paused; tests)."""
+    def catch_up(self, now: bool = False) -> None:
+        """Growth paused: run every job that is behind, one per event-loop turn (`now`: all at once, tests)."""
         self._timer.stop()
         run = self.session.run
         if run is None:
@@ -120,6 +122,9 @@ class GrowthView(QObject):
         for job in self.jobs:
             if job.behind:
                 job.run(run)
+                if not now:
+                    self._timer.start(0)
+                    return
 
     # -- the jobs --------------------------------------------------------------------------------------------
     def _graph(self, run) -> None:
