@@ -43,6 +43,7 @@ class GraphFolding(QObject):
         self.fmap: FoldMap | None = None
         self._folds: list = []
         self._expanded: set[int] = set()  # fold starts the user opened
+        self._domain_seen: int | None = None  # DomainEvents of the run the canvas shows (steps changed since)
         session.moment_changed.connect(self.show_moment)
         session.selection_changed.connect(self.set_selected)
         canvas.node_activated.connect(self.activate)
@@ -60,11 +61,16 @@ class GraphFolding(QObject):
     def grow(self, run) -> None:
         """The run grew (File ▸ Follow): extend the graph shown, keeping the zoom, the place looked at and the
         user's expanded chips. Folded, the folds may have changed: the graph is shown anew, zoom and scroll kept."""
-        nodes = run.step_fold.nodes
+        fold = run.step_fold
+        nodes = fold.nodes
         self._steps = len(nodes)
         if not self.enabled:
+            # steps changed since the graph was last shown (a step that ended got its duration, tokens)
+            since = self._domain_seen if self.fmap is None else None
+            changed = None if since is None else \
+                [i for i in range(len(self.canvas.node_items)) if fold.node_changed_at[i] >= since]
             self.fmap = None
-            self.canvas.grow_graph(run.stepgraph, run.graph_layout)
+            self.canvas.grow_graph(run.stepgraph, run.graph_layout, changed)
         else:
             self._folds = find_folds(nodes)
             canvas = self.canvas
@@ -75,6 +81,7 @@ class GraphFolding(QObject):
             canvas._after_zoom()  # (overview or detail, by zoom)
             canvas.horizontalScrollBar().setValue(scroll[0])
             canvas.verticalScrollBar().setValue(scroll[1])
+        self._domain_seen = len(run.domain_events)
         if self.session.moment is not None:
             self.show_moment(self.session.moment)
         self.set_selected(self.session.selected)
@@ -95,6 +102,7 @@ class GraphFolding(QObject):
 
     def _show(self, run, fit: bool = True) -> None:
         graph = run.stepgraph
+        self._domain_seen = len(run.domain_events)
         folds = self.folds
         prepared = getattr(run, "folded_graph", None)
         if folds and prepared is not None and list(prepared[0]) == folds:

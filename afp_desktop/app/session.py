@@ -17,6 +17,7 @@ from afp_desktop.core.model.run import Run
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
 SETTLE_MS = 80                 # moves closer together than this are one scrub
+GROWTH_SETTLE_MS = 250         # a run growing (File ▸ Follow) settles at most this often
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
 EVENTS_PER_STOP_TICK = 10      # with no usable stops, play walks single events this many times faster
 
@@ -88,8 +89,8 @@ class Session(QObject):
         self.moment = replay.moment()
         self.run_grown.emit(run)
         self.moment_changed.emit(self.moment)
-        if not self._settle_timer.isActive():  # growing every 50 ms must not put the settle off for ever
-            self._settle_timer.start()
+        if not self._settle_timer.isActive():  # growing every 50 ms must not put the settle off for ever;
+            self._settle_timer.start(GROWTH_SETTLE_MS)  # heavy panels (the inspector) follow a few times a second
 
     def close_run(self) -> None:
         self.stop_playing()
@@ -152,7 +153,7 @@ class Session(QObject):
             self._settle_timer.stop()
             self._settle()
         else:
-            self._settle_timer.start()
+            self._settle_timer.start(SETTLE_MS)
 
     def _settle(self) -> None:
         if self.moment is not None:

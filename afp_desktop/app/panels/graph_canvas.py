@@ -655,12 +655,15 @@ class GraphCanvas(QGraphicsView):
         self.viewport().update()
         self.graph_changed.emit()
 
-    def grow_graph(self, graph: dict, layout: GraphLayout) -> None:
+    def grow_graph(self, graph: dict, layout: GraphLayout, changed: Sequence[int] | None = None) -> None:
         """The graph shown, grown at its end (File ▸ Follow): the scene, zoom and scroll stay; cards the new
         layout moved are re-placed, new cards, edges and brackets are added, edges and brackets that changed
-        are made again. Every card repaints (its duration or tokens may have changed); only those in view cost."""
+        are made again. `changed`: the existing cards whose step changed (a duration, tokens), painted again
+        (None: every card)."""
         old = self.art
-        if old is None or self._pending or len(layout.nodes) < len(self.node_items):
+        if old is not None and self._pending:
+            self.finish_building()  # (the first slices of a big graph: cheaper than building it all again)
+        if old is None or len(layout.nodes) < len(self.node_items):
             self.set_graph(graph, layout)  # nothing to grow from (or a shorter graph): build it whole
             return
         art = GraphArt(graph, layout, self.palette)
@@ -669,13 +672,16 @@ class GraphCanvas(QGraphicsView):
         scene = self.scene()
         scene.setSceneRect(QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0)))
         old_boxes = old.layout.nodes
+        repaint = range(len(self.node_items)) if changed is None else changed
         for i, item in enumerate(self.node_items):
             item.art = art
             if layout.nodes[i] != old_boxes[i]:
                 item.prepareGeometryChange()
                 bounds = art.node_bounds(i)
                 item._bounds = bounds.adjusted(0, 0, 0, PAUSE_CHIP_DROP) if i in art.pauses else bounds
-            item.update()
+        for i in repaint:
+            if i < len(self.node_items):
+                self.node_items[i].update()  # its cached picture is stale
         kept_edges = {_route_key(item.route): item for item in self.edge_items}
         kept_groups = {item.group: item for item in self.group_items}
         self.edge_items, self.group_items, self._items_of = [], [], {}
