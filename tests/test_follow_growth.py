@@ -78,6 +78,8 @@ def test_growth_keeps_the_scene_and_adds_only_the_new_cards(window, qtbot, lines
         [canvas.art.node_bounds(i) for i in range(len(layout.nodes))]
     assert [(b.x, b.y) for b in canvas.graph_layout.nodes] == [(b.x, b.y) for b in layout.nodes]
     assert canvas.zoom_factor() == pytest.approx(0.7)  # the user's zoom stays
+    # zoomed in enough to read: the cards are shown, not the far-out overview's blocks over them
+    assert not canvas.overview_mode and all(item.isVisible() for item in canvas.node_items)
     assert session.selected == 0 and canvas.selected == 0
     # the timeline and the event list show the grown run
     panel = window.timeline.panel

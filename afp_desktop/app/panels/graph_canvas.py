@@ -710,6 +710,7 @@ class GraphCanvas(QGraphicsView):
         if self._overview is not None:
             scene.removeItem(self._overview)
         self._overview = OverviewItem(self)
+        self._overview.setVisible(not self._detailed_shown)  # shown only far zoomed out, as before
         scene.addItem(self._overview)
         self._pending = iter(to_make)
         self._build_slice(budget=None)

@@ -351,7 +351,11 @@ class TimelinePanel(QWidget):
         self.slider.setRange(0, len(run.axis))
         self.slider.blockSignals(False)
         if len(self.session.breadcrumb) == 1 and self.stops is not run.stops:
+            low, high = self.stop_plot.vb.viewRange()[0]
+            untouched = abs((high - low) - (min(max(len(self.stops), 1), INITIAL_STOPS_SHOWN) + 1.0)) < 1e-6
             self._show_stops(run)
+            if untouched:  # the user did not zoom the stops: as many as fit the first view, around the cursor
+                self._initial_range()
             self._draw_bars()
 
     def _on_stops_changed(self) -> None:
@@ -359,15 +363,18 @@ class TimelinePanel(QWidget):
         if run is None:
             return
         self._show_stops(run)
+        self._initial_range()
+        self._draw_bars()
+        if self.session.moment is not None:
+            self._on_moment(self.session.moment)
+
+    def _initial_range(self) -> None:
         count = max(len(self.stops), 1)
         shown = min(count, INITIAL_STOPS_SHOWN)
         centre = self.session.stop_index or 0
         # A stop's margin on each side, so the first and last labels have room to be drawn.
         low = max(-1.0, min(centre - shown / 2, count - shown))
         self.stop_plot.setXRange(low, low + shown + 1.0, padding=0)
-        self._draw_bars()
-        if self.session.moment is not None:
-            self._on_moment(self.session.moment)
 
     def _show_stops(self, run) -> None:
         self.stops = self.session.stops
