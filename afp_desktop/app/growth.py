@@ -8,9 +8,12 @@ so the window always stays mostly free:
 | job      | at most every | what it does                                                                     |
 |----------|---------------|----------------------------------------------------------------------------------|
 | timeline | each growth   | slider range and stops extended, the range looked at kept (TimelinePanel.grow)   |
-| graph    | 250 ms        | new cards and edges added to the scene, moved cards re-placed (graph_folding)     |
+| layout   | 250 ms        | the grown graph laid out (then the graph job runs on the next turn)              |
+| graph    | after layout  | new cards and edges added to the scene, moved cards re-placed (graph_folding)     |
 | stops    | 250 ms        | what is drawn over the timeline's stops: iteration bands, pause marks             |
-| panels   | 1 s           | summary strip, banner, event list rows, inspector, context, find, template lines  |
+| summary  | 1 s           | summary strip, banner                                                             |
+| lists    | 1 s           | event list rows (added, the scroll kept), context, find                           |
+| inspector| 1 s           | inspector (it also follows each settled moment), template editor lines            |
 
 When growth pauses (QUIET_MS) every job that is behind runs, so a run at rest is shown exactly as if it had
 been opened whole.
@@ -57,8 +60,11 @@ class GrowthView(QObject):
         super().__init__(window)
         self.window = window
         self.session = window.session
-        self.jobs = [_Job("graph", self._graph, 0.25), _Job("stops", self._stops, 0.25),
-                     _Job("panels", self._panels, 1.0)]
+        self.jobs = [_Job("layout", self._layout, 0.25), _Job("graph", self._graph, 0.0),
+                     _Job("stops", self._stops, 0.25), _Job("summary", self._summary, 1.0),
+                     _Job("lists", self._lists, 1.0), _Job("inspector", self._inspector, 1.0)]
+        self._graph_job = self.jobs[1]
+        self._laid_out = None  # the latest run whose graph is laid out, for the graph job
         self._messages_shown: list | None = None
         self._timer = QTimer(self)  # the next job due
         self._timer.setSingleShot(True)
@@ -78,6 +84,7 @@ class GrowthView(QObject):
 
     def _loaded(self, run) -> None:
         self._reset()
+        self._laid_out = None
         self._messages_shown = None
 
     def _reset(self) -> None:
@@ -91,7 +98,7 @@ class GrowthView(QObject):
         if timeline.built:
             timeline.panel.grow()  # before the moment arrives: its stop index is one of the new stops
         for job in self.jobs:
-            job.behind = True
+            job.behind = job is not self._graph_job  # (the layout job hands the graph job its run)
         self._quiet.start()
         self._schedule()
 
@@ -127,8 +134,18 @@ class GrowthView(QObject):
                     return
 
     # -- the jobs --------------------------------------------------------------------------------------------
-    def _graph(self, run) -> None:
-        window = self.window
+    def _layout(self, run) -> None:
+        """The new graph's layout (the costliest part, a few dozen ms for 600 steps), on its own event-loop turn;
+        the graph job shows it on the next."""
+        if run.stepgraph.get("nodes") and not self.window.folding.enabled:
+            run.graph_layout  # noqa: B018 - computed once, kept by the run
+        self._laid_out = run
+        self._graph_job.behind = True
+
+    def _graph(self, _run) -> None:
+        run, window = self._laid_out, self.window
+        if run is None:
+            return
         if run.stepgraph.get("nodes"):
             window.folding.grow(run)
         elif window.canvas.art is not None or window.canvas.message is None:
@@ -144,7 +161,7 @@ class GrowthView(QObject):
         if pause_view is not None:
             pause_view._on_run_loaded(run)
 
-    def _panels(self, run) -> None:
+    def _summary(self, run) -> None:
         window = self.window
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
         window.summary.show_summary(run.summary, run.format_name, os.path.basename(run.path), errors)
@@ -152,6 +169,9 @@ class GrowthView(QObject):
         if messages != self._messages_shown:
             self._messages_shown = messages
             window.banner.set_messages(messages)
+
+    def _lists(self, run) -> None:
+        window = self.window
         events = getattr(window, "event_list", None)
         if events is not None:
             model = events.model
@@ -173,6 +193,9 @@ class GrowthView(QObject):
             panel = getattr(window, name, None)
             if panel is not None:
                 panel._on_run_loaded(run)
+
+    def _inspector(self, run) -> None:
+        window = self.window
         inspector = window.panels.get("inspector")
         if hasattr(inspector, "_on_run_loaded"):
             inspector._on_run_loaded(run)
