@@ -81,7 +81,7 @@ class GraphFolding(QObject):
             canvas._after_zoom()  # (overview or detail, by zoom)
             canvas.horizontalScrollBar().setValue(scroll[0])
             canvas.verticalScrollBar().setValue(scroll[1])
-        self._domain_seen = len(run.domain_events)
+        self._domain_seen = len(getattr(run, "domain_events", None) or ())
         if self.session.moment is not None:
             self.show_moment(self.session.moment)
         self.set_selected(self.session.selected)
@@ -102,7 +102,7 @@ class GraphFolding(QObject):
 
     def _show(self, run, fit: bool = True) -> None:
         graph = run.stepgraph
-        self._domain_seen = len(run.domain_events)
+        self._domain_seen = len(getattr(run, "domain_events", None) or ())
         folds = self.folds
         prepared = getattr(run, "folded_graph", None)
         if folds and prepared is not None and list(prepared[0]) == folds:
