@@ -30,6 +30,8 @@ def window(qtbot, large_run):
     win.session.set_run(large_run)
     win.session.flush()
     qtbot.waitUntil(lambda: not win.canvas.building, timeout=20_000)
+    # the timeline's plots are built after the first frame and shown on the next event-loop turn
+    qtbot.waitUntil(lambda: win.timeline.built and win.timeline.panel.isVisible(), timeout=10_000)
     yield win
     win.loader.abandon()
     win.loader.wait()
