@@ -119,3 +119,19 @@ def test_a_chosen_stop_and_the_moment_survive_a_growth(window, qtbot, lines, tmp
     grow(window, qtbot, path, b"".join(lines[60:]), len(lines))
     assert (session.position, session.chosen_stop) == (position, chosen)
     assert session.moment.stop is not None and session.moment.stop.index == chosen
+
+
+def test_with_folding_on_a_growth_shows_the_graph_anew_keeping_the_zoom(window, qtbot, lines, tmp_path):
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"".join(lines[:30]))
+    follow(window, qtbot, path, 30)
+    window.fold_action.trigger()  # View ▸ Fold similar iterations: the folds may change as the run grows
+    assert window.folding.enabled
+    canvas = window.canvas
+    canvas.setTransform(QTransform.fromScale(0.8, 0.8))
+    canvas._after_zoom()
+    grow(window, qtbot, path, b"".join(lines[30:]), len(lines))
+    canvas.finish_building()
+    assert canvas.zoom_factor() == pytest.approx(0.8)
+    assert len(canvas.node_items) == len(canvas.graph_layout.nodes) > 0
+    assert window.session.position == len(window.session.run.axis)
