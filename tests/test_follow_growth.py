@@ -135,3 +135,20 @@ def test_with_folding_on_a_growth_shows_the_graph_anew_keeping_the_zoom(window, 
     assert canvas.zoom_factor() == pytest.approx(0.8)
     assert len(canvas.node_items) == len(canvas.graph_layout.nodes) > 0
     assert window.session.position == len(window.session.run.axis)
+
+
+def test_session_grow_publishes_a_pending_move_with_its_chosen_stop(qtbot, lines):
+    from afp_desktop.app.session import Session
+
+    events = parse_ndjson(b"".join(lines), "x")[0]
+    short, whole = (run_from_typed(events[:n], "x", "ndjson", []) for n in (60, len(events)))
+    session = Session()
+    grown = []
+    session.run_grown.connect(grown.append)
+    session.set_run(short, 0)
+    session.move_to_stop(2)  # not yet published (coalesced) when the growth arrives
+    position = session.position
+    session.grow(whole, position)
+    assert grown == [whole] and session.run is whole
+    assert (session.position, session.chosen_stop) == (position, 2)
+    assert session.moment.position == position and session.moment.stop.index == 2

@@ -75,14 +75,14 @@ class Session(QObject):
         chosen stop, the drill and the selection; `run_grown` lets panels extend what they show instead of
         rebuilding it (run_loaded), then the moment at `position` is published at once."""
         self._publish_timer.stop()
-        self._wanted = None
-        old = self.replay
+        old, wanted, self._wanted = self.replay, self._wanted, None  # a pending move is published now
         self.run = run
         replay = Replay(run, self.templates, self.app_name)
         if old is not None:
             replay._drill = list(old._drill)  # a drilled level keeps its stops (cut when drilled in)
             replay.playing = old.playing
-            replay.move_to(position, old.chosen_stop if position == old.position else None)
+            was, chosen = wanted if wanted is not None else (old.position, old.chosen_stop)
+            replay.move_to(position, chosen if position == was else None)
         else:
             replay.move_to(position)
         self.replay = replay
