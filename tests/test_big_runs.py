@@ -175,7 +175,8 @@ def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run):
     assert not win.folding.enabled  # 1,056 steps: not folded until asked; big enough to be made in slices
     win.session.set_run(large_run)
     canvas = win.canvas
-    assert canvas.building and len(canvas.node_items) < len(large_run.step_fold.nodes)
+    # Still being made (on a quiet machine the first 10 ms slice makes every card, but not yet every edge)
+    assert canvas.building and len(canvas.node_items) <= len(large_run.step_fold.nodes)
     win.session.move_to_stop(len(win.session.stops) - 1)  # scrub before the scene is complete
     win.session.flush()
     assert canvas.current is not None
