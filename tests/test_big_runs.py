@@ -31,6 +31,8 @@ def window(qtbot, large_run):
     win.session.set_run(large_run)
     win.session.flush()
     qtbot.waitUntil(lambda: not win.canvas.building, timeout=20_000)
+    # the timeline's plots are built after the first frame and shown on the next event-loop turn
+    qtbot.waitUntil(lambda: win.timeline.built and win.timeline.panel.isVisible(), timeout=10_000)
     yield win
     win.loader.abandon()
     win.loader.wait()
@@ -180,7 +182,7 @@ def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run, mo
     assert not win.folding.enabled  # 1,056 steps: not folded until asked; big enough to be made in slices
     win.session.set_run(large_run)
     canvas = win.canvas
-    assert canvas.building and len(canvas.node_items) < len(large_run.step_fold.nodes)
+    assert canvas.building and len(canvas.node_items) < len(large_run.step_fold.nodes)  # (slices of 64 cards)
     win.session.move_to_stop(len(win.session.stops) - 1)  # scrub before the scene is complete
     win.session.flush()
     assert canvas.current is not None

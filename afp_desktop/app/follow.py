@@ -28,7 +28,7 @@ POLL_MS = 100
 SLICE_S = 0.012  # parse and project for at most this long before letting the window breathe
 LINES_PER_STEP = 256
 GROWING_WINDOW_S = 1.0  # a file whose size or time changes within this long after opening is still being written
-MIN_PUBLISH_GAP_S = 0.03
+MIN_PUBLISH_GAP_S = 0.05  # at most one growth shown per 50 ms: the latest wins
 
 
 def _stat_key(path: str):
@@ -63,6 +63,15 @@ def _is_plain_stream(run, path: str) -> bool:
     return not (head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC))
 
 
+def _extends(grown, loaded) -> bool:
+    """The follower's first run holds the loaded run's events first (the same file read again, plus what was
+    written since), so showing it is a growth, not a new run. (Not so after a rotation met at the start.)"""
+    old, new = loaded.typed_events, grown.typed_events
+    if loaded.format != "ndjson" or old is None or new is None or len(new) < len(old):
+        return False
+    return not old or (old[0] == new[0] and old[-1] == new[len(old) - 1])
+
+
 class FollowController(QObject):
     """Owns File ▸ Follow, the Live indicator and "Jump to live" of one MainWindow."""
 
@@ -80,6 +89,7 @@ class FollowController(QObject):
         self._pending: deque = deque()
         self._rotated_at_start = False
         self._dirty = False
+        self._started_over = False  # the file was replaced since the last publish: the next one loads, not grows
         self._shown_length = 0  # axis length of the run the session shows (the live end the cursor may be at)
         self._next_publish = 0.0
         self._published_at = 0.0
@@ -103,6 +113,9 @@ class FollowController(QObject):
         self._watcher.fileChanged.connect(self._woken)
         self._watcher.directoryChanged.connect(self._woken)
         self._build_widgets()
+        from afp_desktop.app.growth import GrowthView
+
+        self.growth = GrowthView(window)  # what the panels do with each growth (extend, not rebuild)
         self.session.moment_changed.connect(lambda _moment: self._show_state())
 
     # -- widgets ----------------------------------------------------------------------------------------
@@ -259,7 +272,7 @@ class FollowController(QObject):
         if update.restarted:
             self._pending.clear()
             self.grower.restart()
-            self._dirty = True
+            self._dirty = self._started_over = True
         for notice in update.notices:
             if notice.code == "rotated":
                 if not self.grower.typed and not self._pending:
@@ -307,8 +320,15 @@ class FollowController(QObject):
         position, selected = session.position, session.selected
         run = self.grower.snapshot(rotated=self._rotated_at_start)
         length = len(run.axis)
+        shown = session.run
+        grows = not self._started_over and shown is not None and length >= self._shown_length \
+            and (self._caught_up or _extends(run, shown))
         self._shown_length = length
-        self._dirty = False
+        self._dirty = self._started_over = False
+        if grows:  # the panels extend what they show (app/growth.py); nothing is rebuilt
+            session.grow(run, length if at_end else min(position, length))
+            self._published(run, started)
+            return
         canvas = self.window.canvas
         zoom, scroll = canvas.transform(), (canvas.horizontalScrollBar().value(), canvas.verticalScrollBar().value())
         session.set_run(run, length if at_end else min(position, length))
@@ -318,11 +338,14 @@ class FollowController(QObject):
             canvas.setTransform(zoom)
             canvas._after_zoom()  # (overview or detail, by zoom)
             current = canvas.current
-            if at_end and current is not None and current < len(canvas.node_items):  # (cards are made in slices)
-                canvas.ensureVisible(canvas.node_items[current].sceneBoundingRect(), 80, 60)
+            if at_end and current is not None and canvas.art is not None:
+                canvas.ensureVisible(canvas.art.node_bounds(current), 80, 60)  # (its item may not be made yet)
             else:
                 canvas.horizontalScrollBar().setValue(scroll[0])
                 canvas.verticalScrollBar().setValue(scroll[1])
+        self._published(run, started)
+
+    def _published(self, run, started: float) -> None:
         self._show_state()
         spent = time.monotonic() - started
         self.last_publish_s = spent

@@ -43,6 +43,7 @@ class GraphFolding(QObject):
         self.fmap: FoldMap | None = None
         self._folds: list = []
         self._expanded: set[int] = set()  # fold starts the user opened
+        self._domain_seen: int | None = None  # DomainEvents of the run the canvas shows (steps changed since)
         session.moment_changed.connect(self.show_moment)
         session.selection_changed.connect(self.set_selected)
         canvas.node_activated.connect(self.activate)
@@ -56,6 +57,34 @@ class GraphFolding(QObject):
         prepared = getattr(run, "folded_graph", None)  # a Run folds in its loader thread
         self._folds = list(prepared[0]) if prepared is not None else find_folds(nodes) if nodes else []
         self._show(run)
+
+    def grow(self, run) -> None:
+        """The run grew (File ▸ Follow): extend the graph shown, keeping the zoom, the place looked at and the
+        user's expanded chips. Folded, the folds may have changed: the graph is shown anew, zoom and scroll kept."""
+        fold = run.step_fold
+        nodes = fold.nodes
+        self._steps = len(nodes)
+        if not self.enabled:
+            # steps changed since the graph was last shown (a step that ended got its duration, tokens)
+            since = self._domain_seen if self.fmap is None else None
+            changed = None if since is None else \
+                [i for i in range(len(self.canvas.node_items)) if fold.node_changed_at[i] >= since]
+            self.fmap = None
+            self.canvas.grow_graph(run.stepgraph, run.graph_layout, changed)
+        else:
+            self._folds = find_folds(nodes)
+            canvas = self.canvas
+            zoom = canvas.transform()
+            scroll = canvas.horizontalScrollBar().value(), canvas.verticalScrollBar().value()
+            self._show(run, fit=False)
+            canvas.setTransform(zoom)
+            canvas._after_zoom()  # (overview or detail, by zoom)
+            canvas.horizontalScrollBar().setValue(scroll[0])
+            canvas.verticalScrollBar().setValue(scroll[1])
+        self._domain_seen = len(getattr(run, "domain_events", None) or ())
+        if self.session.moment is not None:
+            self.show_moment(self.session.moment)
+        self.set_selected(self.session.selected)
 
     @property
     def enabled(self) -> bool:
@@ -71,8 +100,9 @@ class GraphFolding(QObject):
         """The folds in effect (those the user has not expanded)."""
         return [f for f in self._folds if f.start not in self._expanded] if self.enabled else []
 
-    def _show(self, run) -> None:
+    def _show(self, run, fit: bool = True) -> None:
         graph = run.stepgraph
+        self._domain_seen = len(getattr(run, "domain_events", None) or ())
         folds = self.folds
         prepared = getattr(run, "folded_graph", None)
         if folds and prepared is not None and list(prepared[0]) == folds:
@@ -84,7 +114,8 @@ class GraphFolding(QObject):
         else:
             self.fmap = None
             self.canvas.set_graph(graph, run.graph_layout)  # laid out in the loader thread
-        self.canvas.fit_width()  # a wide row's last card is not cut off at the right edge
+        if fit:
+            self.canvas.fit_width()  # a wide row's last card is not cut off at the right edge
         self.folding_changed.emit(self.enabled)
         if self.session.moment is not None:
             self.show_moment(self.session.moment)

@@ -17,12 +17,14 @@ from afp_desktop.core.model.run import Run
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
 SETTLE_MS = 80                 # moves closer together than this are one scrub
+GROWTH_SETTLE_MS = 250         # a run growing (File ▸ Follow) settles at most this often
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
 EVENTS_PER_STOP_TICK = 10      # with no usable stops, play walks single events this many times faster
 
 
 class Session(QObject):
     run_loaded = Signal(object)          # Run
+    run_grown = Signal(object)           # Run: the run shown grew (File ▸ Follow); panels extend, not rebuild
     run_closed = Signal()
     moment_changed = Signal(object)      # Moment
     moment_settled = Signal(object)      # Moment, once a scrub pauses
@@ -67,6 +69,28 @@ class Session(QObject):
         self.moment = self.replay.moment()
         self.run_loaded.emit(run)
         self._emit_moment(settled_now=True)
+
+    def grow(self, run: Run, position: int) -> None:
+        """`run` is the run shown with events added at its end (File ▸ Follow). A new Replay over it keeps the
+        chosen stop, the drill and the selection; `run_grown` lets panels extend what they show instead of
+        rebuilding it (run_loaded), then the moment at `position` is published at once."""
+        self._publish_timer.stop()
+        old, wanted, self._wanted = self.replay, self._wanted, None  # a pending move is published now
+        self.run = run
+        replay = Replay(run, self.templates, self.app_name)
+        if old is not None:
+            replay._drill = list(old._drill)  # a drilled level keeps its stops (cut when drilled in)
+            replay.playing = old.playing
+            was, chosen = wanted if wanted is not None else (old.position, old.chosen_stop)
+            replay.move_to(position, chosen if position == was else None)
+        else:
+            replay.move_to(position)
+        self.replay = replay
+        self.moment = replay.moment()
+        self.run_grown.emit(run)
+        self.moment_changed.emit(self.moment)
+        if not self._settle_timer.isActive():  # growing every 50 ms must not put the settle off for ever;
+            self._settle_timer.start(GROWTH_SETTLE_MS)  # heavy panels (the inspector) follow a few times a second
 
     def close_run(self) -> None:
         self.stop_playing()
@@ -129,7 +153,7 @@ class Session(QObject):
             self._settle_timer.stop()
             self._settle()
         else:
-            self._settle_timer.start()
+            self._settle_timer.start(SETTLE_MS)
 
     def _settle(self) -> None:
         if self.moment is not None:

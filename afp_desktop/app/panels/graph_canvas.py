@@ -488,6 +488,11 @@ def _distinct_routes(routes: list[EdgeRoute]):
             yield route
 
 
+def _route_key(route: EdgeRoute) -> tuple:
+    return (route.kind, route.source, route.target, tuple(route.points), route.label, route.label_at,
+            route.label_width)
+
+
 def _items_to_make(layout: GraphLayout):
     """What the canvas makes, in order: cards first (they carry the run), then edges, then brackets."""
     for i in range(len(layout.nodes)):
@@ -666,6 +671,68 @@ class GraphCanvas(QGraphicsView):
         # Start at the run's beginning: centring on the corner clamps the view to the top left. (Setting the scroll
         # bars does not last: Qt re-centres on the point it remembers when it next lays them out.)
         self.centerOn(QPointF(0, 0))
+        self.viewport().update()
+        self.graph_changed.emit()
+
+    def grow_graph(self, graph: dict, layout: GraphLayout, changed: Sequence[int] | None = None) -> None:
+        """The graph shown, grown at its end (File ▸ Follow): the scene, zoom and scroll stay; cards the new
+        layout moved are re-placed, new cards, edges and brackets are added, edges and brackets that changed
+        are made again. `changed`: the existing cards whose step changed (a duration, tokens), painted again
+        (None: every card)."""
+        old = self.art
+        if old is not None and self._pending:
+            self.finish_building()  # (the first slices of a big graph: cheaper than building it all again)
+        if old is None or len(layout.nodes) < len(self.node_items):
+            self.set_graph(graph, layout)  # nothing to grow from (or a shorter graph): build it whole
+            return
+        art = GraphArt(graph, layout, self.palette)
+        for name in ("current", "selected", "active", "errors", "search_marks", "pauses"):
+            setattr(art, name, getattr(old, name))
+        scene = self.scene()
+        scene.setSceneRect(QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0)))
+        old_boxes = old.layout.nodes
+        repaint = range(len(self.node_items)) if changed is None else changed
+        for i, item in enumerate(self.node_items):
+            item.art = art
+            if layout.nodes[i] != old_boxes[i]:
+                item.prepareGeometryChange()
+                bounds = art.node_bounds(i)
+                item._bounds = bounds.adjusted(0, 0, 0, PAUSE_CHIP_DROP) if i in art.pauses else bounds
+        for i in repaint:
+            if i < len(self.node_items):
+                self.node_items[i].update()  # its cached picture is stale
+        kept_edges = {_route_key(item.route): item for item in self.edge_items}
+        kept_groups = {item.group: item for item in self.group_items}
+        self.edge_items, self.group_items, self._items_of = [], [], {}
+        to_make: list = [("node", i) for i in range(len(self.node_items), len(layout.nodes))]
+        for route in _distinct_routes(layout.edges):
+            item = kept_edges.pop(_route_key(route), None)
+            if item is None:
+                to_make.append(("edge", route))
+                continue
+            item.art, item.route = art, route
+            self.edge_items.append(item)
+            self._items_of.setdefault(route.source, []).append(item)
+            if route.target != route.source:
+                self._items_of.setdefault(route.target, []).append(item)
+        for group in layout.groups:
+            item = kept_groups.pop(group, None)
+            if item is None:
+                to_make.append(("group", group))
+                continue
+            item.art = art
+            self.group_items.append(item)
+            self._items_of.setdefault(group.index, []).append(item)
+        for item in (*kept_edges.values(), *kept_groups.values()):  # routes the layout changed
+            scene.removeItem(item)
+        self.art, self.graph_layout = art, layout
+        if self._overview is not None:
+            scene.removeItem(self._overview)
+        self._overview = OverviewItem(self)
+        self._overview.setVisible(not self._detailed_shown)  # shown only far zoomed out, as before
+        scene.addItem(self._overview)
+        self._pending = iter(to_make)
+        self._build_slice(budget=None)
         self.viewport().update()
         self.graph_changed.emit()
 

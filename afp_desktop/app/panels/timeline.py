@@ -349,10 +349,42 @@ class TimelinePanel(QWidget):
         self.note.setText("Open a trace file to see its milestones here.")
         self.position_label.setText("")
 
+    def grow(self) -> None:
+        """The run grew (File ▸ Follow, app/growth.py): extend the slider and the stops shown, keeping the range
+        looked at (the moment that follows keeps the cursor in view). A drilled level keeps its stops."""
+        run = self.session.run
+        if run is None:
+            return
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(run.axis))
+        self.slider.blockSignals(False)
+        if len(self.session.breadcrumb) == 1 and self.stops is not run.stops:
+            low, high = self.stop_plot.vb.viewRange()[0]
+            untouched = abs((high - low) - (min(max(len(self.stops), 1), INITIAL_STOPS_SHOWN) + 1.0)) < 1e-6
+            self._show_stops(run)
+            if untouched:  # the user did not zoom the stops: as many as fit the first view, around the cursor
+                self._initial_range()
+            self._draw_bars()
+
     def _on_stops_changed(self) -> None:
         run = self.session.run
         if run is None:
             return
+        self._show_stops(run)
+        self._initial_range()
+        self._draw_bars()
+        if self.session.moment is not None:
+            self._on_moment(self.session.moment)
+
+    def _initial_range(self) -> None:
+        count = max(len(self.stops), 1)
+        shown = min(count, INITIAL_STOPS_SHOWN)
+        centre = self.session.stop_index or 0
+        # A stop's margin on each side, so the first and last labels have room to be drawn.
+        low = max(-1.0, min(centre - shown / 2, count - shown))
+        self.stop_plot.setXRange(low, low + shown + 1.0, padding=0)
+
+    def _show_stops(self, run) -> None:
         self.stops = self.session.stops
         spans = self.session.spans
         self.labels = [span.label for span in spans] if len(spans) == len(self.stops) else ordinal_labels(self.stops)
@@ -374,14 +406,7 @@ class TimelinePanel(QWidget):
         self._draw_figures()
         count = max(len(self.stops), 1)
         self.stop_plot.setLimits(xMin=-1.0, xMax=count, minXRange=min(4.0, count + 1))
-        shown = min(count, INITIAL_STOPS_SHOWN)
-        centre = self.session.stop_index or 0
-        # A stop's margin on each side, so the first and last labels have room to be drawn.
-        low = max(-1.0, min(centre - shown / 2, count - shown))
-        self.stop_plot.setXRange(low, low + shown + 1.0, padding=0)
-        self._draw_bars()
-        if self.session.moment is not None:
-            self._on_moment(self.session.moment)
+        self._bars_drawn = None
 
     def _set_note(self) -> None:
         crumbs = self.session.breadcrumb
@@ -420,7 +445,8 @@ class TimelinePanel(QWidget):
             region.setRegion((x + VEIL_OFFSET, count + 1))
         self._keep_in_view(x)
         self.overview.set_cursor(x)
-        self.drill_button.setEnabled(self.current_stop is not None and self._drillable[self.current_stop])
+        self.drill_button.setEnabled(self.current_stop is not None and self.current_stop < len(self._drillable)
+                                     and self._drillable[self.current_stop])
         self._show_position(moment, self.current_stop, inside)
 
     def _show_position(self, moment, index: int | None, inside: bool = True) -> None:

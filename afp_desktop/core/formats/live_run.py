@@ -11,12 +11,14 @@
 | derived stops         | the first row of each stage id, its milestone decided once; stops are cut from these |
 
 `snapshot()` gives a `Run` with those projections in place; a test checks it equals `open_run` of the same
-events for every corpus run cut at random points. A snapshot shares the growing lists: it stays valid (its
-prefix never changes) but is meant to be shown at once and replaced by the next one.
+events for every corpus run cut at random points. A snapshot copies the event lists and the axis (its length
+stays put while more events arrive) but shares the StepGraph fold, whose prefix never changes: it is meant to
+be shown at once and replaced by the next one.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from afp_desktop.core.model.axis import Axis
@@ -220,8 +222,15 @@ class RunGrower:
         `rotated`: the events began in a rotated `.1` file, so a run starting mid-way lost its head there."""
         from afp_desktop.core.formats.assemble import finish
 
-        run = Run(path=self.path, format="ndjson", typed_events=self.typed, domain_events=self.domain,
-                  domain_source="typed-stream", redaction="none", document=self.typed, anchors=self.anchors)
+        # The event lists and the axis are copied (a few ms for 10,000 events): a Run shown while more events
+        # arrive keeps its length. (The StepGraph fold is shared; its prefix never changes.)
+        typed, domain, anchors = list(self.typed), list(self.domain), list(self.anchors)
+        a = self.axis
+        axis = replace(a, entries=list(a.entries), domain_before=list(a.domain_before),
+                       typed_before=list(a.typed_before), commit_before=list(a.commit_before),
+                       domain_after=list(a.domain_after), typed_after=list(a.typed_after), anchors=anchors)
+        run = Run(path=self.path, format="ndjson", typed_events=typed, domain_events=domain,
+                  domain_source="typed-stream", redaction="none", document=typed, anchors=anchors)
         finish(run)
         if self.starts_mid_way:
             text = MID_WAY_ROTATED if rotated else (
@@ -230,6 +239,6 @@ class RunGrower:
         run.notices[:0] = self.notices
         if self._stops_cache is None:
             self._stops_cache = self._stops.stops()
-        run.seed(_fold=(self._fold, self._fold_note), axis=self.axis, status_states=self.status_states,
+        run.seed(_fold=(self._fold, self._fold_note), axis=axis, status_states=list(self.status_states),
                  _stops_and_notice=(self._stops_cache, None), payload_problems=[])
         return run

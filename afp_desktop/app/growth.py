@@ -1,0 +1,204 @@
+"""What the window does when the run shown grows (File ▸ Follow, Session.run_grown): extend, never rebuild.
+
+A growth arrives up to 20 times a second. The session has already published the new moment (chat bubble,
+status bar, the timeline's cursor), so a new line shows at once. The rest is brought up to date by jobs, each
+run at most every so often and spaced by what it cost last time (a job that took 40 ms waits at least 120 ms),
+so the window always stays mostly free:
+
+| job      | at most every | what it does                                                                     |
+|----------|---------------|----------------------------------------------------------------------------------|
+| timeline | each growth   | slider range and stops extended, the range looked at kept (TimelinePanel.grow)   |
+| layout   | 250 ms        | the grown graph laid out (then the graph job runs on the next turn)              |
+| graph    | after layout  | new cards and edges added to the scene, moved cards re-placed (graph_folding)     |
+| stops    | 250 ms        | what is drawn over the timeline's stops: iteration bands, pause marks             |
+| summary  | 1 s           | summary strip, banner                                                             |
+| lists    | 1 s           | event list rows (added, the scroll kept), context, find                           |
+| inspector| 1 s           | inspector (it also follows each settled moment), template editor lines            |
+
+When growth pauses (QUIET_MS) every job that is behind runs, so a run at rest is shown exactly as if it had
+been opened whole.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from PySide6.QtCore import QObject, QTimer
+
+QUIET_MS = 300
+COST_FACTOR = 3.0  # a job waits at least this many times what it took last time
+
+
+class _Job:
+    def __init__(self, name: str, action, gap_s: float):
+        self.name, self.action, self.gap_s = name, action, gap_s
+        self.behind = False
+        self.last_at = 0.0
+        self.cost_s = 0.0
+        self.costs: list[float] = []  # every run's cost, for bench/bench_follow.py (a few per second of growth)
+
+    def due(self, now: float) -> bool:
+        return self.behind and now - self.last_at >= max(self.gap_s, COST_FACTOR * self.cost_s)
+
+    def wait_s(self, now: float) -> float:
+        return max(0.0, self.last_at + max(self.gap_s, COST_FACTOR * self.cost_s) - now)
+
+    def run(self, run) -> None:
+        started = time.perf_counter()
+        self.behind = False
+        self.action(run)
+        self.cost_s = time.perf_counter() - started
+        self.costs.append(self.cost_s)
+        self.last_at = time.monotonic()
+
+
+class GrowthView(QObject):
+    """Brings the window's panels up to date with a grown run, cheaply (see the module's table)."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.session = window.session
+        self.jobs = [_Job("layout", self._layout, 0.25), _Job("graph", self._graph, 0.0),
+                     _Job("stops", self._stops, 0.25), _Job("summary", self._summary, 1.0),
+                     _Job("lists", self._lists, 1.0), _Job("inspector", self._inspector, 1.0)]
+        self._graph_job = self.jobs[1]
+        self._laid_out = None  # the latest run whose graph is laid out, for the graph job
+        self._messages_shown: list | None = None
+        self._timer = QTimer(self)  # the next job due
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._run_due)
+        self._quiet = QTimer(self)  # growth paused: catch every job up
+        self._quiet.setSingleShot(True)
+        self._quiet.setInterval(QUIET_MS)
+        self._quiet.timeout.connect(lambda: self.catch_up())
+        self.session.run_grown.connect(self._grown)
+        self.session.run_loaded.connect(self._loaded)
+        self.session.run_closed.connect(self._reset)
+
+    @property
+    def behind(self) -> bool:
+        """Some panel does not show the latest growth yet."""
+        return any(job.behind for job in self.jobs)
+
+    def _loaded(self, run) -> None:
+        self._reset()
+        self._laid_out = None
+        self._messages_shown = None
+
+    def _reset(self) -> None:
+        self._timer.stop()
+        self._quiet.stop()
+        for job in self.jobs:
+            job.behind = False
+
+    def _grown(self, run) -> None:
+        timeline = self.window.timeline
+        if timeline.built:
+            timeline.panel.grow()  # before the moment arrives: its stop index is one of the new stops
+        for job in self.jobs:
+            job.behind = job is not self._graph_job  # (the layout job hands the graph job its run)
+        self._quiet.start()
+        self._schedule()
+
+    def _schedule(self) -> None:
+        now = time.monotonic()
+        waits = [job.wait_s(now) for job in self.jobs if job.behind]
+        if waits:
+            # 0 ms still lets the session's moment paint first; never stack timers: the soonest wins
+            self._timer.start(int(min(waits) * 1000))
+
+    def _run_due(self) -> None:
+        run = self.session.run
+        if run is None:
+            return
+        now = time.monotonic()
+        for job in self.jobs:
+            if job.due(now):
+                job.run(run)
+                break  # one job per event-loop turn: input and paints get in between
+        self._schedule()
+
+    def catch_up(self, now: bool = False) -> None:
+        """Growth paused: run every job that is behind, one per event-loop turn (`now`: all at once, tests)."""
+        self._timer.stop()
+        run = self.session.run
+        if run is None:
+            return
+        for job in self.jobs:
+            if job.behind:
+                job.run(run)
+                if not now:
+                    self._timer.start(0)
+                    return
+
+    # -- the jobs --------------------------------------------------------------------------------------------
+    def _layout(self, run) -> None:
+        """The new graph's layout (the costliest part, a few dozen ms for 600 steps), on its own event-loop turn;
+        the graph job shows it on the next."""
+        if run.stepgraph.get("nodes") and not self.window.folding.enabled:
+            run.graph_layout  # noqa: B018 - computed once, kept by the run
+        self._laid_out = run
+        self._graph_job.behind = True
+
+    def _graph(self, _run) -> None:
+        run, window = self._laid_out, self.window
+        if run is None:
+            return
+        if run.stepgraph.get("nodes"):
+            window.folding.grow(run)
+        elif window.canvas.art is not None or window.canvas.message is None:
+            window.canvas.clear(window._empty_graph_reason(run))
+
+    def _stops(self, run) -> None:
+        """What is drawn over the timeline's stops: iteration bands, pause marks."""
+        window = self.window
+        bands = getattr(window, "iteration_bands", None)
+        if bands is not None and len(self.session.breadcrumb) == 1:
+            bands.redraw()
+        pause_view = getattr(window, "pause_view", None)
+        if pause_view is not None:
+            pause_view._on_run_loaded(run)
+
+    def _summary(self, run) -> None:
+        window = self.window
+        errors = self.session.replay.facts.errors if self.session.replay is not None else ()
+        window.summary.show_summary(run.summary, run.format_name, os.path.basename(run.path), errors)
+        messages = window._messages_for(run)
+        if messages != self._messages_shown:
+            self._messages_shown = messages
+            window.banner.set_messages(messages)
+
+    def _lists(self, run) -> None:
+        window = self.window
+        events = getattr(window, "event_list", None)
+        if events is not None:
+            model = events.model
+            if model.rows is None and model.run is not None:  # unfiltered: add the new rows, keep the scroll
+                old, new = model.rowCount(), len(run.axis.entries)
+                if new > old:
+                    model.beginInsertRows(model.index(0, 0).parent(), old, new - 1)
+                    model.run = run
+                    model.endInsertRows()
+                else:
+                    model.run = run
+            else:
+                model.run = run  # a filtered list keeps its rows (the events it matched are still there)
+            if events.type_combo.currentIndex() <= 0:  # no type chosen: the type counts are listed again
+                events.types = None
+                events._fill_types()
+            events._show_count()
+        for name in ("context_panel", "find_panel"):
+            panel = getattr(window, name, None)
+            if panel is not None:
+                panel._on_run_loaded(run)
+
+    def _inspector(self, run) -> None:
+        window = self.window
+        inspector = window.panels.get("inspector")
+        if hasattr(inspector, "_on_run_loaded"):
+            inspector._on_run_loaded(run)
+        templates = window.panels.get("templates")
+        if hasattr(templates, "_on_run_changed"):
+            templates._on_run_changed()
