@@ -9,13 +9,14 @@ recursion limit, so it cannot be the answer for a longer run. Instead:
   deeper than CUT) and each is put back where its placeholder is, reached by keys and indices read off the bytes
   (core/jsonscan.py finds the brackets). Every placeholder must be exactly where the bytes say, holding exactly its
   own salted number, or `loads` returns None and the caller decides (the value is never a guess).
-- `dumps`: every container WRITE_CUT levels down is serialized on its own, recursively, and embedded as an
-  `orjson.Fragment` (orjson writes at most 255 levels).
+- `dumps`: every container WRITE_CUT levels down is serialized on its own, recursively, and spliced in where a
+  salted placeholder string stood (orjson writes at most 255 levels).
 Both walk the levels in Python frames, so callers run them with a raised recursion limit (jsonio.run_deep).
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any, Callable
 
@@ -24,7 +25,7 @@ import orjson
 from afp_desktop.core.jsonx import jsonscan
 
 CUT = 960  # below orjson's parsing limit of 1,024 levels, with room to spare
-WRITE_CUT = 100  # below orjson's limit of 255 levels; at 150+ a fuzzed envelope crashed orjson 3.13 (realloc)
+WRITE_CUT = 200  # below orjson's serializing limit of 255 levels
 _SPACE = b" \t\r\n"
 
 
@@ -201,16 +202,30 @@ def _commas_outside_strings(text: bytes) -> int:
 
 # -- writing ------------------------------------------------------------------------------------------------
 def dumps(value: Any, option: int, default: Callable[[Any], Any] | None = None) -> bytes:
-    """orjson.dumps of a value of any depth: what lies WRITE_CUT levels down is serialized first, as Fragments."""
-    return orjson.dumps(_shallow(value, WRITE_CUT, option, default), option=option, default=default)
+    """orjson.dumps of a value of any depth. What lies WRITE_CUT levels down is serialized first (recursively),
+    stands in the shallow part as a salted placeholder string, and is spliced into orjson's output in one pass.
+    (Not orjson.Fragment: Fragments nested hundreds of levels apart abort the process inside orjson 3.13 with a
+    corrupted heap, found by fuzzing.)"""
+    salt = secrets.token_hex(8)
+    parts: list[bytes] = []
+    shallow = _shallow(value, WRITE_CUT, option, default, salt, parts)
+    out = orjson.dumps(shallow, option=option, default=default)
+    if not parts:
+        return out
+    pattern = re.compile(b'"' + re.escape(f"{_HOLE}{salt}-".encode()) + rb'(\d+)"')
+    return pattern.sub(lambda match: parts[int(match.group(1))], out)
 
 
-def _shallow(value: Any, levels: int, option: int, default) -> Any:
+_HOLE = "afp-deep-"
+
+
+def _shallow(value: Any, levels: int, option: int, default, salt: str, parts: list[bytes]) -> Any:
     kind = type(value)
     if kind is not dict and kind is not list:
         return value
     if levels == 0:
-        return orjson.Fragment(dumps(value, option, default))
+        parts.append(dumps(value, option, default))
+        return f"{_HOLE}{salt}-{len(parts) - 1}"
     if kind is dict:
-        return {k: _shallow(v, levels - 1, option, default) for k, v in value.items()}
-    return [_shallow(v, levels - 1, option, default) for v in value]
+        return {k: _shallow(v, levels - 1, option, default, salt, parts) for k, v in value.items()}
+    return [_shallow(v, levels - 1, option, default, salt, parts) for v in value]
