@@ -9,11 +9,11 @@ if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
   exec .venv/bin/afp-desktop "$SAMPLE" "$@"
 fi
 mkdir -p out
-.venv/bin/afp-desktop "$SAMPLE" --screenshot out/window.png --stop 6
+.venv/bin/afp-desktop "$SAMPLE" --screenshot out/window.png --stop 14
 cat <<MSG
 
 There is no display here (DISPLAY is not set), so instead of a window afp-desktop rendered one:
-  out/window.png        the main window on $SAMPLE at stop 6
+  out/window.png        the main window on $SAMPLE at stop 14 ("Tool call 2": the lines the user saw during it)
 To look at runs without a display:
   .venv/bin/afp-desktop FILE --screenshot OUT.png [--stop N]
   .venv/bin/afp-desktop export FILE -o graph.svg        (or .png, --stop N, --scale S)

@@ -52,6 +52,27 @@ def window(qtbot):
     win.loader.wait()
 
 
+def _tall_timeline(qtbot, window) -> None:
+    """Room for band labels above the markers (a short strip shows the shading and the readout only)."""
+    from PySide6.QtCore import Qt
+
+    window.resizeDocks([window.timeline_dock], [420], Qt.Orientation.Vertical)
+    qtbot.waitUntil(lambda: window.timeline.stop_plot.vb.height() >= 56, timeout=3000)
+
+
+def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
+        window.open_file(corpus_path("02-react-two-tools", "recording.json"))
+    window.resizeDocks([window.timeline_dock], [150], Qt.Orientation.Vertical)
+    timeline, bands = window.timeline, window.iteration_bands
+    qtbot.waitUntil(lambda: timeline.stop_plot.vb.height() < 56, timeout=3000)
+    timeline.stop_plot.setXRange(-1, 23, padding=0)
+    qtbot.wait(50)
+    assert bands.shown_labels() == [] and bands.readout.text()  # the readout still says where the cursor is
+
+
 def test_bands_on_the_timeline(qtbot, window):
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("02-react-two-tools", "recording.json"))
@@ -61,6 +82,7 @@ def test_bands_on_the_timeline(qtbot, window):
     assert bands.readout.text() == "Iteration 2 · stop 10 of 22"
     opts = bands.shading.opts
     assert list(opts["x0"]) == [0.55, 7.55, 14.55] and list(opts["x1"]) == [7.45, 14.45, 20.45]
+    _tall_timeline(qtbot, window)
     timeline.stop_plot.setXRange(-1, 23, padding=0)
     qtbot.wait(50)  # (text items place themselves when the view has laid out)
     labels = bands.shown_labels()
@@ -95,6 +117,7 @@ def test_a_long_run_labels_only_what_fits(qtbot, window):
     window.session.flush()
     bands, plot = window.iteration_bands, window.timeline.stop_plot
     assert len(bands.bands) == len(iteration_bands(window.session.stops)) > 100
+    _tall_timeline(qtbot, window)
     plot.setXRange(300, 340, padding=0)
     shown = bands.shown_labels()
     assert shown and all(label.band.last >= 299 and label.band.first <= 341 for label in shown)

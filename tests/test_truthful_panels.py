@@ -190,3 +190,17 @@ def test_a_card_shows_tokens_and_time_only_once_its_step_has_ended(qtbot, window
     session.move_to(len(run.axis), immediate=True)
     _title, _corner, _detail, footer, _duration = art._texts_for(llm, rect)
     assert "in" in footer and "out" in footer  # "10 in · 6 out"
+
+
+def test_a_failed_step_reads_failed_not_in_progress():
+    from afp_desktop.core.views.inspect import inspect_node
+
+    run = open_run(corpus_path("21-stream-error", "recording.json"))
+    replay = Replay(run)
+    error = replay.facts.errors[0]
+    model = inspect_node(run, replay.facts, error.node, len(run.axis))
+    step = next(section for section in model["sections"] if section.get("title") == "Step")
+    assert {"label": "state", "value": "failed (it never ended)"} in step["rows"]
+    before = inspect_node(run, replay.facts, error.node, error.position - 1)
+    step = next(section for section in before["sections"] if section.get("title") == "Step")
+    assert {"label": "state", "value": "in progress"} in step["rows"]  # before the failure was known

@@ -19,6 +19,9 @@ LABEL_Y = 0.98
 HALF = 0.45  # a band reaches this far either side of its first and last stop
 
 
+MIN_LABELLED_HEIGHT = 56  # px of the stop strip below which band labels would overlap the markers
+
+
 class BandLabel(pg.TextItem):
     def __init__(self, colour: str):
         super().__init__("", color=colour, anchor=(0, 0))
@@ -109,6 +112,8 @@ class IterationBands:
         firsts = [b.first for b in bands]
         in_view = bands[max(0, bisect_left(firsts, low) - 1):bisect_right(firsts, high + 1)]
         wanted = [b for b in in_view if (b.last - b.first + 2 * HALF) * px_per_stop >= 80]
+        if vb.height() < MIN_LABELLED_HEIGHT:  # a short strip: a label would sit on the markers; the shading and
+            wanted = []                          # the readout ("Iteration 2 · …") still say where iterations are
         plot = self.timeline.stop_plot
         while len(self.labels) < len(wanted):
             label = BandLabel(self.timeline.theme_palette.text_muted)

@@ -575,6 +575,11 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
     if error is not None and not any(section["style"] == "error" for section in sections):
         text = error.message if error.detail is None else f"{error.message}\n\n{error.detail}"
         sections.append(_text("Error" if error.kind == "tool" else "The run failed here", text, "error"))
+    if error is not None and error.kind in ("fatal", "run") and state != DONE:
+        for section in sections:  # it is not "in progress": it failed and will never end
+            for row in section.get("rows", ()) if section.get("title") == "Step" else ():
+                if row.get("label") == "state":
+                    row["value"] = "failed (it never ended)"
     return out
 
 
