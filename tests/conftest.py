@@ -25,3 +25,19 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 @pytest.fixture(params=SCENARIOS)
 def scenario(request):
     return request.param
+
+
+@pytest.fixture
+def window(qtbot):
+    """The main window, shown at 1400×900 and exposed; its loader stopped afterwards. (A test file that needs
+    another window defines its own `window`.)"""
+    from afp_desktop.app.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.loader.abandon()
+    win.loader.wait()

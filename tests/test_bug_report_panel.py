@@ -24,18 +24,6 @@ LOAD_TIMEOUT = 30_000
 
 
 @pytest.fixture
-def window(qtbot):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.loader.abandon()
-    win.loader.wait()
-
-
-@pytest.fixture
 def several(tmp_path):
     path = tmp_path / "several.zip"
     path.write_bytes(several_conversations_zip())

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from afp_desktop.app.main_window import MainWindow
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views.orientation import band_of_stop, iteration_bands, readout
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path
@@ -38,18 +37,6 @@ def test_readout():
     assert readout(bands, None, 22) == ""
     derived = iteration_bands(open_run(corpus_path("02-react-two-tools", "events.ndjson")).stops)
     assert [b.label for b in derived] == ["Iteration 1", "Iteration 2", "Iteration 3"]
-
-
-@pytest.fixture
-def window(qtbot):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.loader.abandon()
-    win.loader.wait()
 
 
 def _tall_timeline(qtbot, window) -> None:

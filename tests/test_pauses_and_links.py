@@ -15,7 +15,6 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from afp_desktop.app.gui import run_gui
-from afp_desktop.app.main_window import MainWindow
 from afp_desktop.app.stop_links import copy_link, open_at
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views.links import link_command, resolve_stage, shell_quote_path
@@ -116,18 +115,6 @@ def test_link_command_survives_the_shell(path):
 
 
 # ── the window ────────────────────────────────────────────────────────────────────────────────────────────
-
-
-@pytest.fixture
-def window(qtbot):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.loader.abandon()
-    win.loader.wait()
 
 
 def open_and_wait(qtbot, window, path, at=None):

@@ -12,7 +12,6 @@ from PySide6.QtTest import QTest
 
 from afp_desktop.app.panels.timeline import LABEL_GAP_PX, StopAxis, TimelinePanel, _nice_step, _tick_font
 from afp_desktop.core.model.timeline import (
-    describe_position,
     has_usable_stops,
     ordinal_labels,
     place_inner_stops,
@@ -136,11 +135,6 @@ def test_stop_figures_add_up_to_the_run_totals(react, large):
     kinds = [(s.get("meta") or {}).get("kind") for s in react.stops]
     assert {kinds[i] for i, v in enumerate(figures.tokens_in) if v} == {"llm-turn"}
     assert {kinds[i] for i, v in enumerate(figures.tool_ms) if v} == {"tool-call"}
-
-
-def test_describe_position(react):
-    labels = ordinal_labels(react.stops)
-    assert describe_position(react.stops, labels, 5, 41, 13237) == "Stop 6 of 22 · LLM turn 1 · event 41/13,237"
 
 
 def test_usable_stops():

@@ -4,29 +4,15 @@ known yet, errors get a badge, a marker, a message under the bubble, a clickable
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from afp_desktop.app.main_window import MainWindow
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.replay import ACTIVE, Replay
 from tests.corpus_util import corpus_path
 
 LOAD_TIMEOUT = 30_000
 SAMPLE = "sample_traces/tool-progress.recording.json"
-
-
-@pytest.fixture
-def window(qtbot):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.loader.abandon()
-    win.loader.wait()
 
 
 def open_and_wait(qtbot, window, path) -> None:

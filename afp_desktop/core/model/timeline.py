@@ -178,10 +178,3 @@ def stop_figures(run, stops: Sequence[Mapping[str, Any]]) -> StopFigures:
             figures.tokens_out[i] += _number(tokens.get("out")) or 0.0
     return figures
 
-
-def describe_position(stops: Sequence[Mapping[str, Any]], labels: list[str], index: int | None, position: int, total: int) -> str:
-    """"Stop 7 of 22 · LLM turn 3 · event 154/13,237"."""
-    event = f"event {position:,}/{total:,}"
-    if index is None or not stops:
-        return event
-    return f"Stop {index + 1} of {len(stops)} · {labels[index]} · {event}"
