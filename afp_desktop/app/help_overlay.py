@@ -85,7 +85,6 @@ class HelpOverlay(QWidget):
         layout.addWidget(title)
         layout.addWidget(self.scroll, 1)
         layout.addWidget(_label(NOTE + " Press Esc, F1 or click anywhere to close.", muted=True, wrap=True))
-        parent.installEventFilter(self)
 
     # ------------------------------------------------------------------------------------------ public
     def text(self) -> str:
@@ -118,6 +117,16 @@ class HelpOverlay(QWidget):
         size = wanted.boundedTo(available)
         self.panel.setGeometry((self.width() - size.width()) // 2, (self.height() - size.height()) // 2,
                                size.width(), size.height())
+
+    # The window's resizes are watched only while the overview shows: a Python event filter on the window would
+    # run for every event it gets, each a wait for the GIL while a big file loads in the background.
+    def showEvent(self, event) -> None:
+        self.parentWidget().installEventFilter(self)
+        super().showEvent(event)
+
+    def hideEvent(self, event) -> None:
+        self.parentWidget().removeEventFilter(self)
+        super().hideEvent(event)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.parentWidget() and event.type() == QEvent.Type.Resize and self.isVisible():

@@ -2,7 +2,8 @@
 
 `RunLoader.start(path)` runs `open_run` in a QThread and also computes the run's projections there (axis,
 stops, step graph fold, status states), so the window receives a Run it can show at once. Results come back as
-queued signals on the UI thread: progress(0..1), then exactly one of loaded(run), failed(message), cancelled(),
+queued signals on the UI thread: progress(0..1) and, for a big file, prefix(run) with the runs of its first
+events while the rest is read (core/formats/prefixes.py), then exactly one of loaded(run), failed(message), cancelled(),
 or conversation_needed(path, conversations) for a bug-report bundle of several opened without a choice.
 Starting a new load cancels the one in flight; a superseded load's signals are dropped, never delivered late.
 """
@@ -11,18 +12,23 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
+from afp_desktop.core.views.inspect import pauses
 
 # While a load runs, Python hands the GIL between threads this often (default 5 ms). The window's thread needs
 # the GIL at every call between Qt and Python — a paint makes hundreds — and waited up to the whole interval at
 # each one while the loader thread ran Python: a 20 ms paint took 200 ms. A shorter interval costs the loader
 # little. (Restored when the last load ends.)
 LOADING_SWITCH_INTERVAL_S = 0.0005
+PROGRESS_GAP_S = 0.2
+PREFIX_WAIT_S = 1.0
+PREFIX_SETTLE_MS = 120  # at most this long paused for the window to show a prefix
 _switch_lock = threading.Lock()
 _loads_running = 0
 _usual_interval = sys.getswitchinterval()
@@ -45,18 +51,28 @@ def _load_ends() -> None:
             sys.setswitchinterval(_usual_interval)
 
 
-def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None):
-    """open_run plus every projection the window needs (Run.prepare); raises LoadError / LoadCancelled."""
+def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None, show_prefix=None):
+    """open_run plus every projection the window needs (Run.prepare); raises LoadError / LoadCancelled.
+    `show_prefix(run)` gets the prepared runs of the first events of a big file while the rest is read."""
     report = progress or (lambda _f: None)
+
+    def prepared_prefix(run) -> None:
+        run.prepare(cancelled=cancelled, window=True)
+        pauses(run)  # read here, not by the pause marks on the window's thread
+        show_prefix(run)
+
     with gc_paused():
-        run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=cancelled, conversation=conversation)
+        run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=cancelled, conversation=conversation,
+                       show_prefix=prepared_prefix if show_prefix is not None else None)
         run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled, window=True)
+        pauses(run)
     report(1.0)
     return run
 
 
 class _LoadThread(QThread):
     progress = Signal(float)
+    prefix = Signal(object)  # the run of the first events, shown while the rest is read
     loaded = Signal(object)
     failed = Signal(str)
     cancelled = Signal()
@@ -67,12 +83,24 @@ class _LoadThread(QThread):
         self.path, self.conversation = path, conversation
         self.stop_flag = threading.Event()
         self._last_percent = -1
+        self._last_emit = 0.0
+        self.shown = threading.Event()  # set by the window once a prefix is on screen
 
     def _progress(self, fraction: float) -> None:
+        # At most PROGRESS_GAP_S apart: each one repaints the progress bar at once (QProgressBar.setValue), on
+        # the window's thread, which waits for the GIL this thread holds while it loads.
         percent = int(fraction * 100)
-        if percent != self._last_percent:  # a few hundred signals at most, not one per line
-            self._last_percent = percent
+        now = time.monotonic()
+        if percent != self._last_percent and (now - self._last_emit >= PROGRESS_GAP_S or percent == 100):
+            self._last_percent, self._last_emit = percent, now
             self.progress.emit(percent / 100)
+
+    def _show_prefix(self, run) -> None:
+        """Hand a prefix to the window and wait (a little) until it is shown: the window's thread needs the GIL
+        to show it, and a run being built at the same time would make every step of that take many times longer."""
+        self.shown.clear()
+        self.prefix.emit(run)
+        self.shown.wait(PREFIX_WAIT_S)
 
     def run(self) -> None:
         _load_begins()
@@ -83,7 +111,7 @@ class _LoadThread(QThread):
 
     def _load(self) -> None:
         try:
-            run = load_run(self.path, self._progress, self.stop_flag.is_set, self.conversation)
+            run = load_run(self.path, self._progress, self.stop_flag.is_set, self.conversation, self._show_prefix)
         except LoadCancelled:
             self.cancelled.emit()
         except ConversationChoiceNeeded as need:
@@ -112,6 +140,7 @@ class RunLoader(QObject):
 
     started = Signal(str)
     progress = Signal(float)
+    prefix = Signal(object)  # a run of the first events of the file being read (then more, then `loaded`)
     loaded = Signal(object)
     failed = Signal(str)
     cancelled = Signal()
@@ -135,6 +164,7 @@ class RunLoader(QObject):
         # Bound slots of this QObject (which lives on the UI thread): the connections are queued, so the
         # thread's signals arrive here on the UI thread. sender() tells a superseded load's signals apart.
         thread.progress.connect(self._on_progress)
+        thread.prefix.connect(self._on_prefix)
         thread.loaded.connect(self._on_loaded)
         thread.failed.connect(self._on_failed)
         thread.cancelled.connect(self._on_cancelled)
@@ -149,11 +179,13 @@ class RunLoader(QObject):
         """Ask the running load to stop; `cancelled` follows once it has."""
         if self._current is not None:
             self._current.stop_flag.set()
+            self._current.shown.set()
 
     def abandon(self) -> None:
         """Stop the running load without reporting anything (the window is closing or starting another)."""
         if self._current is not None:
             self._current.stop_flag.set()
+            self._current.shown.set()
             self._current = None
 
     def wait(self, msecs: int = 30_000) -> bool:
@@ -164,6 +196,15 @@ class RunLoader(QObject):
     def _on_progress(self, fraction: float) -> None:
         if self.sender() is self._current:
             self.progress.emit(fraction)
+
+    @Slot(object)
+    def _on_prefix(self, run) -> None:
+        thread = self.sender()
+        if thread is self._current and not thread.stop_flag.is_set():
+            self.prefix.emit(run)
+        if thread is not None:
+            QTimer.singleShot(PREFIX_SETTLE_MS, thread.shown.set)  # after the first paints of it: go on
+
 
     @Slot(object)
     def _on_loaded(self, run) -> None:

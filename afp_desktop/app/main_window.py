@@ -46,6 +46,7 @@ from afp_desktop.app.go_to_box import GoToBox
 from afp_desktop.app.graph_folding import GraphFolding
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
+from afp_desktop.app.progressive import ProgressiveDisplay
 from afp_desktop.app.notice_words import BannerMessage, failed_open_message, message_for
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
 from afp_desktop.app.panels.empty_state import EmptyState
@@ -111,6 +112,7 @@ class MainWindow(QMainWindow):
         self.session = session or Session(self)
         self.settings = settings or Settings()
         self.loader = RunLoader(self)
+        self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
         self.remember_layout = restore_layout  # a --screenshot window must not overwrite the user's layout
         self.theme = "light"
         self._themed = False
@@ -498,17 +500,28 @@ class MainWindow(QMainWindow):
         self.follow.loaded(run, self._follow_wanted)
         self._follow_wanted = None
         if kept is not None and kept[0] == os.path.abspath(run.path):
-            self.session.set_run(run, position=min(kept[1], len(run.axis)))
+            self._show_whole(run, min(kept[1], len(run.axis)))
             self.statusBar().showMessage(f"Reloaded {run.path}", 8000)
             return
-        self._remember_position()  # of the run this one replaces
+        if not self.progressive.showing:
+            self.before_new_run()
         left_at = self.settings.position_for(run.path)
         if left_at is not None and left_at < len(run.axis):  # where the user was (at the end: as a new file)
-            self.session.set_run(run, position=left_at)
+            self._show_whole(run, left_at)
             self.statusBar().showMessage(f"Opened {run.path} where you left it (event {left_at})", 8000)
             return
-        self.session.set_run(run)
+        self._show_whole(run, None)
         self.statusBar().showMessage(f"Opened {run.path}", 8000)
+
+    def _show_whole(self, run, position: int | None) -> None:
+        """The loaded run, in place of the part of it shown while it was read (if any)."""
+        if not self.progressive.finish(run, position):
+            self.session.set_run(run, position=position)
+
+    def before_new_run(self) -> None:
+        """A new run is about to replace the one shown."""
+        self.empty.set_error(None)
+        self._remember_position()  # of the run the new one replaces
 
     def _remember_position(self) -> None:
         """Note where the cursor is in the open file, so reopening it starts there."""
@@ -517,6 +530,7 @@ class MainWindow(QMainWindow):
 
     def _on_failed(self, message: str) -> None:
         self._set_loading(False)
+        self.progressive.abandon()
         failed = self.loader.path
         if failed and not os.path.exists(failed):
             self.settings.remove_recent(failed)
@@ -530,6 +544,7 @@ class MainWindow(QMainWindow):
 
     def _on_cancelled(self) -> None:
         self._set_loading(False)
+        self.progressive.abandon()
         self.statusBar().showMessage("Loading cancelled.", 8000)
 
     def close_run(self) -> None:

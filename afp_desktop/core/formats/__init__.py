@@ -21,6 +21,7 @@ from afp_desktop.core.formats.bundle import ConversationChoiceNeeded, is_bundle,
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 from afp_desktop.core.formats.lazy_trace import load_trace_lazily
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
+from afp_desktop.core.formats.prefixes import Prefixes, ShowFn
 from afp_desktop.core.formats.ndjson import NON_SPACE, looks_like_ndjson, parse_ndjson
 from afp_desktop.core.formats.source import read_source, rotated_pair
 from afp_desktop.core.gcpause import gc_paused
@@ -33,14 +34,19 @@ ProgressFn = Callable[[float], None]
 
 
 def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
-             cancelled: Callable[[], bool] | None = None, conversation: str | None = None) -> Run:
+             cancelled: Callable[[], bool] | None = None, conversation: str | None = None,
+             show_prefix: ShowFn | None = None) -> Run:
     """Open any supported trace file. Raises LoadError (with file, line, column) or LoadCancelled.
-    `conversation` picks one conversation of a bug-report bundle (ConversationChoiceNeeded lists them)."""
+    `conversation` picks one conversation of a bug-report bundle (ConversationChoiceNeeded lists them).
+    `show_prefix(run)` is given runs of the first events of a big NDJSON stream or Trace while the rest is read
+    (prefixes.py); the run returned is built from the whole file either way."""
+    prefixes = Prefixes(show_prefix) if show_prefix is not None else None
     with gc_paused():
-        return _open_run(Path(path), progress, cancelled, conversation)
+        return _open_run(Path(path), progress, cancelled, conversation, prefixes)
 
 
-def _open_run(path: Path, progress, cancelled, conversation: str | None = None) -> Run:
+def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
+              prefixes: Prefixes | None = None) -> Run:
     source_warnings: list[Problem] = []  # (trailing data after a compressed stream)
     data = read_source(path, source_warnings)
     if is_bundle(data) or is_empty_zip(data):
@@ -53,15 +59,20 @@ def _open_run(path: Path, progress, cancelled, conversation: str | None = None) 
         if len(pair) == 2:
             run = _open_rotated(pair, {path: data}, progress, cancelled)
         else:
-            run = _load_ndjson(data, str(path), progress, cancelled)
+            run = _load_ndjson(data, str(path), progress, cancelled, prefixes)
     else:
-        run = load_bytes(data, str(path), progress=progress, cancelled=cancelled, stream_checked=True)
+        run = load_bytes(data, str(path), progress=progress, cancelled=cancelled, stream_checked=True,
+                         prefixes=prefixes)
     run.warnings[:0] = source_warnings
     return run
 
 
-def _load_ndjson(data: bytes, name: str, progress, cancelled) -> Run:
-    events, warnings = parse_ndjson(data, name, progress=progress, cancelled=cancelled)
+def _load_ndjson(data: bytes, name: str, progress, cancelled, prefixes: Prefixes | None = None) -> Run:
+    told = None
+    if prefixes is not None:
+        told = lambda events, fraction: prefixes.offer(  # noqa: E731
+            events, fraction, lambda evs: run_from_typed(evs, name, "ndjson", []))
+    events, warnings = parse_ndjson(data, name, progress=progress, cancelled=cancelled, read_so_far=told)
     return run_from_typed(events, name, "ndjson", warnings)
 
 
@@ -82,7 +93,8 @@ def _open_rotated(pair: list[Path], already_read: dict[Path, bytes], progress, c
 
 
 def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
-               cancelled: Callable[[], bool] | None = None, stream_checked: bool = False) -> Run:
+               cancelled: Callable[[], bool] | None = None, stream_checked: bool = False,
+               prefixes: Prefixes | None = None) -> Run:
     """Detect the shape of `data` (already decompressed) and build the Run."""
     if NON_SPACE.search(data) is None:  # (a search, not data.strip(): no copy of a large file)
         raise LoadError(name, "the file is empty")
@@ -96,7 +108,7 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     if is_lossless(data):
         return read_lossless(data, name, progress=progress, cancelled=cancelled)
     if not stream_checked and looks_like_ndjson(data):
-        return _load_ndjson(data, name, progress, cancelled)
+        return _load_ndjson(data, name, progress, cancelled, prefixes)
     lead = len(data[:4096]) - len(data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n"))
     stripped = data[lead:] if lead else data  # no copy in the usual case
     if lead == 4096:  # a head of pure whitespace: strip all of it
@@ -105,7 +117,11 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
         raise LoadError(name, "not JSON: a trace file starts with '{' (Trace, recording) or is one JSON event "
                               "per line (NDJSON)", 1, 1)
     try:
-        doc = load_trace_lazily(stripped, name)  # None unless a large Trace: then parse it all
+        told = None
+        if prefixes is not None:
+            told = lambda events, fraction, root: prefixes.offer(  # noqa: E731
+                events, fraction, lambda evs: run_from_document({**root, "events": evs}, name))
+        doc = load_trace_lazily(stripped, name, told)  # None unless a large Trace: then parse it all
         if doc is None:
             doc = jsonio.loads(stripped)
     except jsonio.JSONSyntaxError as err:

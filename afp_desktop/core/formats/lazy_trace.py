@@ -38,8 +38,10 @@ _JSON_SPACE = b" \t\r\n"
 _KEY_LEAD = frozenset(b"{, \t\r\n")  # what may stand before a key's opening quote
 
 
-def load_trace_lazily(data: bytes, name: str) -> Any:
-    """The parsed document with lazy event payloads, or None when this file should be parsed the ordinary way."""
+def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
+    """The parsed document with lazy event payloads, or None when this file should be parsed the ordinary way.
+    `read_so_far(events, fraction, root)` is told the events parsed so far after each batch (`root`: the
+    document's other keys)."""
     if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31:
         return None
     if data.find(b'"redaction"') == -1:  # (a Trace has a root "redaction"; recordings do not)
@@ -66,7 +68,8 @@ def load_trace_lazily(data: bytes, name: str) -> Any:
         return None
     regions = _payload_regions(data, positions, opens, depth, first, last)
     del brackets, positions, opens, depth  # free before the events' objects are made: it lowers the peak
-    events = _parse_events(data, name, starts, ends, regions)
+    told = None if read_so_far is None else (lambda evs, fraction: read_so_far(evs, fraction, root))
+    events = _parse_events(data, name, starts, ends, regions, told)
     if events is None:
         return None
     root["events"] = events
@@ -162,7 +165,7 @@ def _payload_regions(data: bytes, positions, opens, depth, first: int, last: int
     return positions[value_opens], positions[jsonscan.closing_brackets(depth, value_opens)] + 1
 
 
-def _parse_events(data: bytes, name: str, starts, ends, regions) -> list | None:
+def _parse_events(data: bytes, name: str, starts, ends, regions, read_so_far=None) -> list | None:
     """The events, parsed by orjson in batches of about _BATCH bytes, each payload region replaced by a
     placeholder number and then by its LazyJSON."""
     region_starts, region_ends = regions
@@ -195,6 +198,8 @@ def _parse_events(data: bytes, name: str, starts, ends, regions) -> list | None:
                 return None  # a later duplicate "payload" key won: let the ordinary parse decide
             event["payload"] = LazyJSON(data, int(region_starts[k]), int(region_ends[k]), name)
         first_event, first_region = end_event, end_region
+        if read_so_far is not None:
+            read_so_far(events, int(ends[end_event - 1]) / len(data))
     return events
 
 

@@ -22,8 +22,10 @@ _EVENT_HEAD = re.compile(rb'\{\s*"type"\s*:\s*"')
 
 
 def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: ProgressFn | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> tuple[list[dict], list[Problem]]:
-    """Typed events of an NDJSON file and the warnings met. Raises LoadError on a damaged line."""
+                 cancelled: Callable[[], bool] | None = None,
+                 read_so_far: Callable[[list[dict], float], None] | None = None) -> tuple[list[dict], list[Problem]]:
+    """Typed events of an NDJSON file and the warnings met. Raises LoadError on a damaged line.
+    `read_so_far(events, fraction)` is told the events read so far every few thousand lines."""
     events: list[dict] = []
     warnings: list[Problem] = []
     if data.startswith(b"\xef\xbb\xbf"):
@@ -38,6 +40,8 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
             if cancelled is not None and cancelled():
                 raise LoadCancelled()
             progress(offset / max(total, 1))
+        if read_so_far is not None and i % 2000 == 0 and events:
+            read_so_far(events, offset / max(total, 1))
         line = raw.strip()
         if not line:
             continue

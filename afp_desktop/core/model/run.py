@@ -47,6 +47,7 @@ class Run:
     anchors: list[int | None] | None = None
     boundary_mode: str | None = None
     bundle: Any = None  # opened from a bug-report bundle: its facts (core/bugreport.py BundleInfo)
+    still_reading: bool = False  # the first part of a file still being read (formats/prefixes.py)
 
     # -- what the file holds -------------------------------------------------------------------------
     @property

@@ -391,8 +391,9 @@ def pauses(run) -> list[dict]:
     if cached is not None and cached[0]() is run:
         return cached[1]
     found = _find_pauses(run)
-    for key in [k for k, (ref, _) in _pause_cache.items() if ref() is None]:
-        del _pause_cache[key]
+    for key, (ref, _) in list(_pause_cache.items()):  # (a copy: a loader thread may add one meanwhile)
+        if ref() is None:
+            _pause_cache.pop(key, None)
     _pause_cache[id(run)] = (weakref.ref(run), found)
     return found
 

@@ -1,0 +1,81 @@
+"""A big file shown while it is read: its first events at once, then more, then the whole run.
+
+The loader hands over runs of the first events (RunLoader.prefix, built by core/formats/prefixes.py). The
+first is shown like any opened run; each later one, and then the whole run, extends the run shown in place
+(Session.grow, the path File ▸ Follow takes), so the scene, the zoom and the panels are kept and the user can
+move through what has arrived. The cursor stays at the end of what is shown unless the user moves it; once
+the whole run is there it goes where opening the file puts it (its end, or where the user left it last time).
+If the load fails or is cancelled, the part shown is taken away: a damaged file is not shown as if whole.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+
+
+def extends(grown, shown) -> bool:
+    """`grown` holds `shown`'s events first (read from the same file by the same load: checked at both ends)."""
+    for old, new in ((shown.typed_events, grown.typed_events), (shown.domain_events, grown.domain_events)):
+        if old is None and new is None:
+            continue
+        if old is None or new is None or len(new) < len(old):
+            return False
+        if old and (old[0] != new[0] or old[-1] != new[len(old) - 1]):
+            return False
+    return shown.format == grown.format
+
+
+class ProgressiveDisplay(QObject):
+    """Shows the prefixes of the file being loaded in `window`'s session."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.session = window.session
+        self.shown = None  # the prefix run the session shows, while a load is in flight
+        self.moved = False  # the user moved the cursor off the end of what is shown
+        window.loader.prefix.connect(self._on_prefix)
+        window.loader.started.connect(lambda _path: self._forget())
+
+    def _forget(self) -> None:
+        self.shown, self.moved = None, False
+
+    @property
+    def showing(self) -> bool:
+        """A prefix of the file being loaded is what the session shows."""
+        return self.shown is not None and self.session.run is self.shown
+
+    @property
+    def at_end(self) -> bool:
+        return self.shown is not None and self.session.position >= len(self.shown.axis)
+
+    def _on_prefix(self, run) -> None:
+        if self.shown is None or self.session.run is not self.shown:
+            self.window.before_new_run()
+            self.session.set_run(run)  # at its end
+            self.moved = False
+        else:
+            self.moved = self.moved or not self.at_end
+            self.session.grow(run, self.session.position if self.moved else len(run.axis))
+        self.shown = run
+
+    def finish(self, run, position: int | None) -> bool:
+        """Show the whole `run` in place of the prefix shown (at `position`, None: its end, unless the user
+        moved the cursor while it loaded). False when no prefix of it is shown: the caller shows it."""
+        shown, self.shown = self.shown, None
+        if shown is None or self.session.run is not shown or not extends(run, shown):
+            return False
+        if self.moved or self.session.position < len(shown.axis):
+            self.session.grow(run, self.session.position)
+        elif position is None:
+            self.session.grow(run, len(run.axis))
+            self.session.end()  # at the run's last stop, as opening the whole file puts it
+        else:
+            self.session.grow(run, min(position, len(run.axis)))
+        return True
+
+    def abandon(self) -> None:
+        """The load failed or was cancelled: the part of it shown goes."""
+        shown, self.shown = self.shown, None
+        if shown is not None and self.session.run is shown:
+            self.session.close_run()

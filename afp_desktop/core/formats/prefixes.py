@@ -1,0 +1,67 @@
+"""The first part of a big run, shown while the rest of the file is read (progressive display).
+
+The NDJSON and large-Trace readers parse events in batches. After each batch they offer the events read so far
+to a `Prefixes`; when enough new events have arrived it builds the Run of that prefix with the very constructors
+the whole file goes through (`run_from_typed`, `run_from_document`), marks it as still being read and hands it
+to `show`. The whole run is then built as before, so what is shown at the end does not depend on this module.
+
+A prefix is a run cut at an event the file really has: its StepGraph, stops and status line are what the
+library computes for those events. What only the whole file can tell is left out of a prefix's notices: that
+the run never reached its end, that its last line was cut off.
+
+Cost: prefixes grow by GROWTH times (the first after FIRST_EVENTS events), none is built once most of the file
+is read, so their total work is at most ~1/(GROWTH-1) of the whole run's.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from afp_desktop.core.model.run import Run
+from afp_desktop.core.problems import Notice
+
+FIRST_EVENTS = 2_000
+GROWTH = 4
+LAST_FRACTION = 0.6  # past this much of the file, the whole run is near: no more prefixes
+NOT_FOR_A_PREFIX = frozenset({"incomplete", "truncated", "not-complete"})
+READING = "reading"
+
+ShowFn = Callable[[Run], None]
+
+
+def reading_notice(count: int) -> Notice:
+    return Notice(READING, f"Still reading this file: its first {count:,} events are shown, and the run grows "
+                           "as the rest is read. You can already move through what is shown.", "info")
+
+
+class Prefixes:
+    """Decides when the events read so far are worth showing, and shows their Run."""
+
+    def __init__(self, show: ShowFn, *, first: int | None = None, growth: int | None = None,
+                 last_fraction: float | None = None):
+        self.show = show
+        self.next = max(1, FIRST_EVENTS if first is None else first)
+        self.growth = max(2, GROWTH if growth is None else growth)
+        self.last_fraction = LAST_FRACTION if last_fraction is None else last_fraction
+        self.shown = 0  # prefixes shown so far
+
+    def offer(self, events: list, fraction: float, build: Callable[[list], Run]) -> None:
+        """`events`: every event read so far (a prefix of the file's); `fraction`: how much of the file that is;
+        `build(events)`: the Run of those events."""
+        count = len(events)
+        if count < self.next or fraction >= self.last_fraction:
+            return
+        self.next = count * self.growth
+        run = build(list(events))
+        mark_as_prefix(run)
+        self.shown += 1
+        self.show(run)
+
+
+def mark_as_prefix(run: Run) -> None:
+    """Notices only the whole file can justify are dropped; one says the file is still being read."""
+    run.still_reading = True
+    kept = [notice for notice in run.notices if notice.code not in NOT_FOR_A_PREFIX]
+    run.notices[:] = [reading_notice(len(run.typed_events if run.typed_events is not None
+                                         else run.domain_events)), *kept]
+    run.warnings[:] = [problem for problem in run.warnings if "cut off" not in problem.message]

@@ -1,0 +1,131 @@
+"""Progressive display, the core half (core/formats/prefixes.py): the runs of the first events of a big file,
+built while the rest is read, are exactly the runs of files holding only those events; the whole run is
+unchanged by them."""
+
+from __future__ import annotations
+
+import lzma
+
+import orjson
+import pytest
+
+from afp_desktop.core.formats import LoadError, open_run, prefixes
+from afp_desktop.core.jsonx import jsonio
+from tests.corpus_util import SCENARIOS, corpus_path, read_bytes
+
+ONLY_WHOLE_FILE = {"incomplete", "truncated", "not-complete"}
+
+
+def projections(run) -> dict:
+    return {"stepgraph": run.stepgraph, "stops": run.stops, "status": run.status_states,
+            "axis": list(run.axis.entries), "domain": run.domain_events}
+
+
+def expected_notices(run) -> list[tuple[str, str]]:
+    return [(n.code, n.text) for n in run.all_notices() if n.code not in ONLY_WHOLE_FILE]
+
+
+def collect(path) -> tuple[list, object]:
+    shown: list = []
+    final = open_run(path, show_prefix=shown.append)
+    return shown, final
+
+
+@pytest.fixture
+def small_steps(monkeypatch):
+    """Prefixes from the 20th event on, doubling: every corpus run gets several."""
+    monkeypatch.setattr(prefixes, "FIRST_EVENTS", 20)
+    monkeypatch.setattr(prefixes, "GROWTH", 2)
+    monkeypatch.setattr(prefixes, "LAST_FRACTION", 0.95)
+
+
+def ndjson_lines(scenario: str) -> list[bytes]:
+    return [line for line in read_bytes(scenario, "events.ndjson").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_each_ndjson_prefix_is_the_run_of_its_first_lines(scenario, small_steps, tmp_path):
+    shown, final = collect(corpus_path(scenario, "events.ndjson"))
+    lines = ndjson_lines(scenario)
+    if len(lines) < 2000:  # (a file of a few lines is read in one batch: nothing to show early)
+        assert all(len(p.typed_events) < len(lines) for p in shown)
+    sizes = [len(p.typed_events) for p in shown]
+    assert sizes == sorted(set(sizes)), "each prefix is longer than the last"
+    for prefix in shown:
+        n = len(prefix.typed_events)
+        assert 0 < n < len(final.typed_events)
+        assert prefix.still_reading and not final.still_reading
+        assert prefix.typed_events == final.typed_events[:n]
+        cut = tmp_path / f"first-{n}.ndjson"
+        cut.write_bytes(b"\n".join(lines[:n]) + b"\n")
+        alone = open_run(cut)
+        assert projections(prefix) == projections(alone)
+        notices = [(n.code, n.text) for n in prefix.all_notices()]
+        assert notices[0][0] == prefixes.READING and f"first {n:,} events" in notices[0][1]
+        assert notices[1:] == expected_notices(alone), "what only the whole file can say is not said early"
+
+
+def test_the_large_ndjson_shows_a_prefix_with_the_usual_sizes():
+    shown, final = collect(corpus_path("15-large-run", "events.ndjson"))
+    assert len(shown) >= 1 and len(shown[0].typed_events) >= prefixes.FIRST_EVENTS
+    assert all(len(p.typed_events) < prefixes.LAST_FRACTION * len(final.typed_events) + 2000 for p in shown)
+
+
+@pytest.mark.parametrize("name", ["trace.json", "trace.redacted.json"])
+def test_each_large_trace_prefix_is_the_run_of_its_first_events(name, small_steps, monkeypatch, tmp_path):
+    monkeypatch.setattr(prefixes, "FIRST_EVENTS", 500)
+    data = lzma.open(corpus_path("15-large-run", name)).read()
+    assert len(data) > 512 * 1024, "the lazy Trace path is the one with prefixes"
+    doc = jsonio.loads(data)
+    shown, final = collect(corpus_path("15-large-run", name))
+    assert len(shown) >= 2
+    for prefix in shown:
+        n = len(prefix.domain_events)
+        assert 0 < n < len(final.domain_events) and prefix.still_reading
+        cut = tmp_path / f"first-{n}.json"
+        cut.write_bytes(orjson.dumps({**doc, "events": doc["events"][:n]}))
+        alone = open_run(cut)
+        assert projections(prefix) == projections(alone)
+        assert [(c.code, c.text) for c in prefix.all_notices()][1:] == expected_notices(alone)
+
+
+@pytest.mark.parametrize("name", ["events.ndjson", "trace.json"])
+def test_the_whole_run_is_the_same_with_or_without_prefixes(name, small_steps):
+    path = corpus_path("15-large-run", name)
+    shown, final = collect(path)
+    plain = open_run(path)
+    assert shown
+    assert projections(final) == projections(plain)
+    assert [(n.code, n.text) for n in final.all_notices()] == [(n.code, n.text) for n in plain.all_notices()]
+
+
+def test_no_prefix_for_small_files_recordings_and_bundles():
+    for scenario in SCENARIOS:
+        if scenario == "15-large-run":
+            continue
+        assert collect(corpus_path(scenario, "events.ndjson"))[0] == []
+        assert collect(corpus_path(scenario, "trace.json"))[0] == []
+    assert collect(corpus_path("15-large-run", "recording.json"))[0] == []
+
+
+def test_a_damaged_line_after_a_prefix_is_still_an_error(small_steps, tmp_path):
+    lines = ndjson_lines("15-large-run")
+    lines[len(lines) * 3 // 4] = b'{"type": "agentfootprint.stream.token", oops}'
+    damaged = tmp_path / "damaged.ndjson"
+    damaged.write_bytes(b"\n".join(lines) + b"\n")
+    shown: list = []
+    with pytest.raises(LoadError) as caught:
+        open_run(damaged, show_prefix=shown.append)
+    assert shown, "the first part was shown before the damage was met"
+    assert f"line {len(lines) * 3 // 4 + 1}," in str(caught.value) and "not valid JSON" in str(caught.value)
+
+
+def test_a_cut_last_line_is_said_only_of_the_whole_file(small_steps, tmp_path):
+    data = read_bytes("15-large-run", "events.ndjson").rstrip(b"\n")
+    cut = tmp_path / "cut.ndjson"
+    cut.write_bytes(data[:-20])
+    shown: list = []
+    final = open_run(cut, show_prefix=shown.append)
+    assert shown and all("truncated" not in {n.code for n in p.all_notices()} for p in shown)
+    assert all(not p.warnings for p in shown)
+    assert "truncated" in {n.code for n in final.all_notices()}
