@@ -93,6 +93,11 @@ class GrowthView(QObject):
         for job in self.jobs:
             job.behind = False
 
+    @property
+    def idle(self) -> bool:
+        """Every panel shows the latest growth."""
+        return not any(job.behind for job in self.jobs)
+
     def _grown(self, run) -> None:
         timeline = self.window.timeline
         if timeline.built:

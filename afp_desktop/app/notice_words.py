@@ -22,6 +22,7 @@ SENTENCES: dict[str, str | None] = {
     "unredacted": "This file holds the full conversation, unredacted: take care before sharing it.",
     "redacted": "Some text is hidden: this file was redacted, so messages and tool data show as markers.",
     "failed": None,
+    "reading": None,  # (its own words say how many events are shown so far)
     "stops-derived-legs": "The timeline's stops are estimated from the events, so that every leg of the run "
                           "(before and after its pause) has its stops.",
     "mid-way": "This run starts mid-way: earlier events were rotated out of the file before it was read.",

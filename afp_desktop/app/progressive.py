@@ -72,6 +72,10 @@ class ProgressiveDisplay(QObject):
             self.session.end()  # at the run's last stop, as opening the whole file puts it
         else:
             self.session.grow(run, min(position, len(run.axis)))
+        # Nothing more is coming: the banner stops saying "still reading" now, and every panel catches up
+        # (one per event-loop turn) instead of waiting out the spacing meant for a run that keeps growing.
+        self.window.banner.set_messages(self.window._messages_for(run))
+        self.window.follow.growth.catch_up()
         return True
 
     def abandon(self) -> None:

@@ -1,0 +1,110 @@
+"""Progressive display in the window (pytest-qt, offscreen): a big file shows its first events while it is
+read, the user can move through them before the load has finished, and the whole run then takes their place
+in the same scene, keeping the cursor where the user put it."""
+
+from __future__ import annotations
+
+import pytest
+
+from afp_desktop.app import loader as loader_module
+from afp_desktop.core.formats import prefixes
+from tests.corpus_util import corpus_path, read_bytes
+
+LOAD_TIMEOUT = 60_000
+
+
+@pytest.fixture
+def slow_prefixes(monkeypatch):
+    """Prefixes from the 300th event, doubling; the loader waits 600 ms after showing each, so a test can act
+    while the file is still being read."""
+    monkeypatch.setattr(prefixes, "FIRST_EVENTS", 300)
+    monkeypatch.setattr(prefixes, "GROWTH", 2)
+    monkeypatch.setattr(prefixes, "LAST_FRACTION", 0.95)
+    monkeypatch.setattr(loader_module, "PREFIX_SETTLE_MS", 600)
+
+
+def first_prefix(qtbot, window, path):
+    with qtbot.waitSignal(window.loader.prefix, timeout=LOAD_TIMEOUT):
+        window.open_file(path)
+    return window.session.run
+
+
+@pytest.mark.parametrize("name", ["events.ndjson", "trace.json"])
+def test_the_first_events_show_and_can_be_scrubbed_before_the_load_ends(qtbot, window, slow_prefixes, name):
+    path = corpus_path("15-large-run", name)
+    shown = first_prefix(qtbot, window, path)
+    assert shown is not None and shown.still_reading and window.loader.busy
+    assert window.progress.isVisible(), "the progress bar says the file is still being read"
+    assert any(text.startswith("Still reading this file") for text in window.banner.texts)
+    assert window.session.position == len(shown.axis), "the cursor is at the end of what has arrived"
+    assert len(window.session.stops) >= 2 and window.canvas.art is not None
+    # the user moves through what has arrived while the rest is read
+    window.session.move_to_stop(1)
+    window.session.flush()
+    moved_to = window.session.position
+    assert 0 < moved_to < len(shown.axis)
+    assert window.session.moment.position == moved_to
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        pass
+    whole = window.session.run
+    assert whole is not shown and not whole.still_reading and len(whole.axis) > len(shown.axis)
+    assert window.session.position == moved_to, "the whole run keeps the cursor where the user put it"
+    assert not window.progress.isVisible()
+    assert not any(text.startswith("Still reading") for text in window.banner.texts)
+    qtbot.waitUntil(lambda: not window.canvas.building and window.follow.growth.idle, timeout=LOAD_TIMEOUT)
+    assert len(window.canvas.graph_layout.nodes) == len(whole.graph_layout.nodes)
+
+
+def test_the_run_grows_in_place_and_ends_where_opening_puts_it(qtbot, window, slow_prefixes):
+    path = corpus_path("15-large-run", "events.ndjson")
+    first = first_prefix(qtbot, window, path)
+    scene = window.canvas.scene()
+    grown = []
+    window.session.run_grown.connect(grown.append)
+    loaded_again = []
+    window.session.run_loaded.connect(loaded_again.append)
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        pass
+    whole = window.session.run
+    assert len(grown) >= 2 and grown[-1] is whole, "each later prefix and the whole run grew the run shown"
+    sizes = [len(r.axis) for r in grown]
+    assert sizes == sorted(sizes) and sizes[0] > len(first.axis)
+    assert not loaded_again, "nothing was reloaded from scratch"
+    assert window.canvas.scene() is scene, "the same scene, extended"
+    assert window.session.position == len(whole.axis), "not moved: at the end, like any opened file"
+    assert window.session.chosen_stop == len(window.session.stops) - 1
+
+
+def test_a_damaged_line_after_the_first_events_takes_the_part_away_and_says_where(qtbot, window, slow_prefixes,
+                                                                                   tmp_path):
+    lines = [line for line in read_bytes("15-large-run", "events.ndjson").splitlines() if line.strip()]
+    bad = len(lines) * 3 // 4
+    lines[bad] = b'{"type": "agentfootprint.stream.token", oops}'
+    damaged = tmp_path / "damaged.ndjson"
+    damaged.write_bytes(b"\n".join(lines) + b"\n")
+    first_prefix(qtbot, window, damaged)
+    with qtbot.waitSignal(window.loader.failed, timeout=LOAD_TIMEOUT) as failed:
+        pass
+    assert f"line {bad + 1}" in failed.args[0]
+    assert window.session.run is None, "a damaged file is not shown as if it were whole"
+    assert f"line {bad + 1}" in window.empty.error.text()
+
+
+def test_cancel_while_the_first_events_show(qtbot, window, slow_prefixes):
+    first_prefix(qtbot, window, corpus_path("15-large-run", "events.ndjson"))
+    with qtbot.waitSignal(window.loader.cancelled, timeout=LOAD_TIMEOUT):
+        window.cancel_button.click()
+    assert window.session.run is None and not window.progress.isVisible()
+
+
+def test_opening_another_file_drops_the_first_one_s_later_parts(qtbot, window, slow_prefixes):
+    first_prefix(qtbot, window, corpus_path("15-large-run", "events.ndjson"))
+    small = corpus_path("04-tool-progress", "events.ndjson")
+    late = []
+    window.session.run_grown.connect(late.append)
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(small)
+    qtbot.wait(1500)  # the first load's thread would have shown more by now
+    assert str(window.session.run.path).endswith("04-tool-progress/events.ndjson.xz") or \
+        window.session.run.path == str(small)
+    assert not late and not window.session.run.still_reading
