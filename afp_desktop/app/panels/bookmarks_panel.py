@@ -90,7 +90,7 @@ class BookmarksPanel(QWidget):
         run = self.session.run
         self.list.clear()
         self.rows = [] if self.book is None or run is None else self.book.resolved(run.stops)
-        labels = ordinal_labels(run.stops) if run is not None else []
+        labels = ordinal_labels(run.stops) if run is not None and self.rows else []
         for bookmark, index in self.rows:
             if index is None:
                 text = f"{bookmark.stop_label} — missing from this file"
@@ -190,5 +190,5 @@ class BookmarksPanel(QWidget):
 
     def captions(self) -> list[str]:
         run = self.session.run
-        labels = ordinal_labels(run.stops) if run is not None else []
+        labels = ordinal_labels(run.stops) if run is not None and self.rows else []
         return [caption(bookmark, index, labels) for bookmark, index in self.rows]

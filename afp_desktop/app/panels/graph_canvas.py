@@ -732,7 +732,9 @@ class GraphCanvas(QGraphicsView):
         self._overview.setVisible(not self._detailed_shown)  # shown only far zoomed out, as before
         scene.addItem(self._overview)
         self._pending = iter(to_make)
-        self._build_slice(budget=None)
+        self._build_slice()  # the new items in slices too: a big growth (the whole of a big file) is thousands
+        if self._pending:
+            self._build_timer.start()
         self.viewport().update()
         self.graph_changed.emit()
 

@@ -135,6 +135,8 @@ class BookmarkBook:
     def resolved(self, stops: list[dict]) -> list[tuple[Bookmark, int | None]]:
         """Each bookmark with its stop index in `stops` (None: missing from this file), in stop order; missing
         ones last, in the order they were made."""
+        if not self.bookmarks:
+            return []  # (numbering thousands of stops is not free)
         labels = ordinal_labels(stops)
         pairs = [(b, find_stop(b, stops, labels)) for b in self.bookmarks]
         return sorted(pairs, key=lambda pair: (pair[1] is None, pair[1] if pair[1] is not None else 0))
