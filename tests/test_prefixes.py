@@ -86,7 +86,12 @@ def test_each_large_trace_prefix_is_the_run_of_its_first_events(name, small_step
         cut.write_bytes(orjson.dumps({**doc, "events": doc["events"][:n]}))
         alone = open_run(cut)
         assert projections(prefix) == projections(alone)
-        assert [(c.code, c.text) for c in prefix.all_notices()][1:] == expected_notices(alone)
+        expected = expected_notices(alone)
+        if prefix is shown[0]:  # read from the file's head: its redaction (after the events) is not known yet
+            assert prefix.redaction is None
+            expected = [notice for notice in expected if notice[0] not in ("unredacted", "redacted")]
+        assert [(c.code, c.text) for c in prefix.all_notices()][1:] == expected
+    assert shown[1].redaction == final.redaction, "once the file is scanned, its redaction is known"
 
 
 @pytest.mark.parametrize("name", ["events.ndjson", "trace.json"])
@@ -129,3 +134,26 @@ def test_a_cut_last_line_is_said_only_of_the_whole_file(small_steps, tmp_path):
     assert shown and all("truncated" not in {n.code for n in p.all_notices()} for p in shown)
     assert all(not p.warnings for p in shown)
     assert "truncated" in {n.code for n in final.all_notices()}
+
+
+def test_the_trace_head_reader_is_strict_and_stops_where_the_head_ends():
+    events = [{"type": "run.entry", "n": i, "text": "é" * (i % 5)} for i in range(50)]
+    whole = orjson.dumps({"version": 1, "events": events, "structure": {}, "redaction": "none"})
+    head, fraction = prefixes.trace_head(whole, 10)
+    assert head["events"] == events[:10] and head["redaction"] is None and 0 < fraction < 1
+    assert prefixes.trace_head(whole, 1000)[0]["events"] == events, "all of them when the head holds them"
+    # a head cut inside an event (mid-character too) gives the events before it
+    for cut in range(40, len(whole), 97):
+        got = prefixes.trace_head(whole, 1000, max_bytes=cut)
+        read = got[0]["events"] if got is not None else []
+        assert read == events[:len(read)]
+    spaced = jsonio.dumps({"version": 1, "events": events[:3], "redaction": "none"}, indent=True)
+    assert prefixes.trace_head(spaced, 5)[0]["events"] == events[:3]
+    # anything else is not read early: the whole parse decides
+    for other in (b'{"events": [{"a": 1}], "version": 1}', b'{"version": 2, "events": [{"a": 1}]}', b'[{"a": 1}]',
+                  b'{"version": 1, "events": [1, 2]}', b'{"version": 1, "events": []}'):
+        assert prefixes.trace_head(other, 5) is None
+    damaged = b'{"version": 1, "events": [{"a": 1}, {"b": 2}, {"c": oops}, {"d": 4}]}'
+    assert prefixes.trace_head(damaged, 5)[0]["events"] == [{"a": 1}, {"b": 2}]
+    no_comma = b'{"version": 1, "events": [{"a": 1} {"b": 2}]}'
+    assert prefixes.trace_head(no_comma, 5)[0]["events"] == [{"a": 1}]

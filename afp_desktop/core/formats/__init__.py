@@ -19,9 +19,9 @@ from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats.assemble import run_from_document, run_from_typed
 from afp_desktop.core.formats.bundle import ConversationChoiceNeeded, is_bundle, is_empty_zip, run_from_bundle
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
-from afp_desktop.core.formats.lazy_trace import load_trace_lazily
+from afp_desktop.core.formats.lazy_trace import MIN_BYTES as LAZY_MIN_BYTES, load_trace_lazily
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
-from afp_desktop.core.formats.prefixes import Prefixes, ShowFn
+from afp_desktop.core.formats.prefixes import Prefixes, ShowFn, trace_head
 from afp_desktop.core.formats.ndjson import NON_SPACE, looks_like_ndjson, parse_ndjson
 from afp_desktop.core.formats.source import read_source, rotated_pair
 from afp_desktop.core.gcpause import gc_paused
@@ -121,6 +121,11 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
         if prefixes is not None:
             told = lambda events, fraction, root: prefixes.offer(  # noqa: E731
                 events, fraction, lambda evs: run_from_document({**root, "events": evs}, name))
+            if len(stripped) >= LAZY_MIN_BYTES:  # the first events at once, before the whole file is scanned
+                head = trace_head(stripped, prefixes.next)
+                if head is not None:
+                    prefixes.offer(head[0]["events"], head[1], lambda evs: run_from_document(
+                        {**head[0], "events": evs}, name))
         doc = load_trace_lazily(stripped, name, told)  # None unless a large Trace: then parse it all
         if doc is None:
             doc = jsonio.loads(stripped)

@@ -15,6 +15,8 @@ is read, so their total work is at most ~1/(GROWTH-1) of the whole run's.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Callable
 
 from afp_desktop.core.model.run import Run
@@ -65,3 +67,37 @@ def mark_as_prefix(run: Run) -> None:
     run.notices[:] = [reading_notice(len(run.typed_events if run.typed_events is not None
                                          else run.domain_events)), *kept]
     run.warnings[:] = [problem for problem in run.warnings if "cut off" not in problem.message]
+
+
+_TRACE_HEAD = re.compile(rb'\s*\{\s*"version"\s*:\s*1\s*,\s*"events"\s*:\s*\[\s*')
+_BETWEEN = re.compile(r"\s*,\s*")
+HEAD_BYTES = 4 << 20
+
+
+def trace_head(data: bytes, count: int, max_bytes: int = HEAD_BYTES) -> tuple[dict, float] | None:
+    """The first `count` events of a Trace as the library writes it (`{"version":1,"events":[…`), read from the
+    head of the file before the whole of it is scanned: ({"version", "events", "redaction": None}, fraction of
+    the file read), or None when the head is not that shape. Its other keys come after the events: unknown yet
+    (so no redaction notice is given early). Only a preview: the whole file is still parsed and checked."""
+    found = _TRACE_HEAD.match(data)
+    if found is None:
+        return None
+    start = found.end()
+    text = bytes(data[start:start + max_bytes]).decode("utf-8", "ignore")  # (a cut last character: dropped)
+    decoder = json.JSONDecoder()
+    events: list = []
+    at = 0
+    while len(events) < count and at < len(text) and text[at] == "{":
+        try:
+            event, at = decoder.raw_decode(text, at)
+        except ValueError:
+            break  # the head ends inside this event (or it is damaged: the whole parse will say where)
+        events.append(event)
+        between = _BETWEEN.match(text, at)
+        if between is None or between.end() == at:
+            break
+        at = between.end()
+    if not events:
+        return None
+    read = len(text[:at].encode("utf-8", "surrogatepass"))
+    return {"version": 1, "events": events, "redaction": None}, (start + read) / max(len(data), 1)
