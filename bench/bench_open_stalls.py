@@ -6,7 +6,8 @@ With no argument it uses the 1,000-iteration corpus run (48 MB Trace, 53 MB NDJS
 $AFP_BIG_CORPUS (default /work/shared/corpus/big/react-1000) into a temporary folder. A 5 ms QTimer on the UI
 thread records the gap between its ticks; a gap well above 5 ms is a stall (the window was frozen for that long).
 Each file is opened the way the user opens it (MainWindow.open_file: the loader thread, then the run shown), then
-the cursor is scrubbed across the run. Target: the longest stall ≤ 50 ms.
+the cursor is scrubbed across the run. While the file is read, the cursor is also moved every 40 ms through what
+has arrived (progressive display). Targets: the first frame ≤ 0.5 s; the longest stall ≤ 50 ms.
 """
 
 from __future__ import annotations
@@ -94,6 +95,19 @@ def open_and_measure(app, path: Path) -> None:
     meter = StallMeter()
     first_frame = {}
     window.session.run_loaded.connect(lambda _run: first_frame.setdefault("at", time.perf_counter()))
+    window.loader.loaded.connect(lambda _run: first_frame.setdefault("whole", time.perf_counter()))
+    # While the file is still read, the user scrubs what has arrived: a move every 40 ms from the first frame.
+    scrubbed = []
+
+    def scrub_while_loading() -> None:
+        if window.loader.busy and window.session.run is not None and window.session.stops:
+            window.session.move_to_stop(len(scrubbed) * 7 % len(window.session.stops))
+            scrubbed.append(time.perf_counter())
+
+    scrubber = QTimer()
+    scrubber.setInterval(40)
+    scrubber.timeout.connect(scrub_while_loading)
+    scrubber.start()
     meter.start()
     start = time.perf_counter()
     window.open_file(path)
@@ -107,12 +121,17 @@ def open_and_measure(app, path: Path) -> None:
     window.grab()
     total = time.perf_counter() - start
     meter.stop()
+    scrubber.stop()
     size = path.stat().st_size / 1e6
     run = window.session.run
     print(f"{path.name}: {size:.0f} MB, {len(run.axis):,} events on the axis, {len(window.session.stops):,} stops, "
           f"{len(run.step_fold.nodes):,} steps")
     shown = first_frame.get("at", start) - start
-    print(f"  run shown after                 {shown * 1000:8.0f} ms   (whole open incl. 1.5 s idle: {total:.1f} s)")
+    whole = first_frame.get("whole", start) - start
+    print(f"  first frame (first events) after {shown * 1000:7.0f} ms   target ≤ 500 ms   "
+          f"{'MET' if shown <= 0.5 else 'NOT MET'}")
+    print(f"  whole run shown after            {whole * 1000:7.0f} ms   (open incl. 1.5 s idle: {total:.1f} s); "
+          f"{len(scrubbed)} cursor moves made while it was read")
     print(f"  longest UI stall while opening  {meter.longest():8.1f} ms   target ≤ {TARGET_MS:.0f} ms   "
           f"ratio {meter.longest() / TARGET_MS:.2f}×   {'MET' if meter.longest() <= TARGET_MS else 'NOT MET'}")
     print(f"  stalls > 50 ms / > 100 ms       {meter.over(50):8d} / {meter.over(100)}")

@@ -28,7 +28,9 @@ from afp_desktop.core.views.inspect import pauses
 LOADING_SWITCH_INTERVAL_S = 0.0005
 PROGRESS_GAP_S = 0.2
 PREFIX_WAIT_S = 1.0
-PREFIX_SETTLE_MS = 120  # at most this long paused for the window to show a prefix
+PREFIX_SETTLE_MS = 120
+YIELD_S = 0.1  # a load waits at most this long at a time for the user's moves,
+WORK_S = 0.05  # and then works at least this long before it waits again  # at most this long paused for the window to show a prefix
 _switch_lock = threading.Lock()
 _loads_running = 0
 _usual_interval = sys.getswitchinterval()
@@ -85,6 +87,8 @@ class _LoadThread(QThread):
         self._last_percent = -1
         self._last_emit = 0.0
         self.shown = threading.Event()  # set by the window once a prefix is on screen
+        self.window_busy_until = 0.0  # (time.monotonic) the user is moving through the part shown: wait
+        self._resumed_at = 0.0
 
     def _progress(self, fraction: float) -> None:
         # At most PROGRESS_GAP_S apart: each one repaints the progress bar at once (QProgressBar.setValue), on
@@ -94,6 +98,18 @@ class _LoadThread(QThread):
         if percent != self._last_percent and (now - self._last_emit >= PROGRESS_GAP_S or percent == 100):
             self._last_percent, self._last_emit = percent, now
             self.progress.emit(percent / 100)
+
+    def _checkpoint(self) -> bool:
+        """Asked often while loading: stop? And while the user moves through the part of the run shown, the
+        load waits (up to YIELD_S at a time, after WORK_S of work) so the window has the GIL to itself."""
+        now = time.monotonic()
+        if now < self.window_busy_until and now - self._resumed_at >= WORK_S:  # (never starved: ≥ a third)
+            waited = 0.0
+            while time.monotonic() < self.window_busy_until and waited < YIELD_S and not self.stop_flag.is_set():
+                time.sleep(0.01)
+                waited += 0.01
+            self._resumed_at = time.monotonic()
+        return self.stop_flag.is_set()
 
     def _show_prefix(self, run) -> None:
         """Hand a prefix to the window and wait (a little) until it is shown: the window's thread needs the GIL
@@ -111,7 +127,7 @@ class _LoadThread(QThread):
 
     def _load(self) -> None:
         try:
-            run = load_run(self.path, self._progress, self.stop_flag.is_set, self.conversation, self._show_prefix)
+            run = load_run(self.path, self._progress, self._checkpoint, self.conversation, self._show_prefix)
         except LoadCancelled:
             self.cancelled.emit()
         except ConversationChoiceNeeded as need:
@@ -180,6 +196,12 @@ class RunLoader(QObject):
         if self._current is not None:
             self._current.stop_flag.set()
             self._current.shown.set()
+
+    def window_busy(self, seconds: float) -> None:
+        """The user is working with the window (moving the cursor over the part shown): the load in flight
+        holds back at its next checkpoint for `seconds`."""
+        if self._current is not None:
+            self._current.window_busy_until = time.monotonic() + seconds
 
     def abandon(self) -> None:
         """Stop the running load without reporting anything (the window is closing or starting another)."""

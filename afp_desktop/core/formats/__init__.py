@@ -40,7 +40,7 @@ def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
     `conversation` picks one conversation of a bug-report bundle (ConversationChoiceNeeded lists them).
     `show_prefix(run)` is given runs of the first events of a big NDJSON stream or Trace while the rest is read
     (prefixes.py); the run returned is built from the whole file either way."""
-    prefixes = Prefixes(show_prefix) if show_prefix is not None else None
+    prefixes = Prefixes(show_prefix, cancelled=cancelled) if show_prefix is not None else None
     with gc_paused():
         return _open_run(Path(path), progress, cancelled, conversation, prefixes)
 

@@ -19,6 +19,7 @@ import json
 import re
 from typing import Callable
 
+from afp_desktop.core.formats.errors import LoadCancelled
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.problems import Notice
 
@@ -40,8 +41,9 @@ class Prefixes:
     """Decides when the events read so far are worth showing, and shows their Run."""
 
     def __init__(self, show: ShowFn, *, first: int | None = None, growth: int | None = None,
-                 last_fraction: float | None = None):
+                 last_fraction: float | None = None, cancelled: Callable[[], bool] | None = None):
         self.show = show
+        self.cancelled = cancelled  # asked at every offer (each batch read): True stops the load
         self.next = max(1, FIRST_EVENTS if first is None else first)
         self.growth = max(2, GROWTH if growth is None else growth)
         self.last_fraction = LAST_FRACTION if last_fraction is None else last_fraction
@@ -50,6 +52,8 @@ class Prefixes:
     def offer(self, events: list, fraction: float, build: Callable[[list], Run]) -> None:
         """`events`: every event read so far (a prefix of the file's); `fraction`: how much of the file that is;
         `build(events)`: the Run of those events."""
+        if self.cancelled is not None and self.cancelled():
+            raise LoadCancelled()
         count = len(events)
         if count < self.next or fraction >= self.last_fraction:
             return
