@@ -28,8 +28,9 @@ def install(window) -> None:
     for dock in (window.find_dock, window.bookmarks_dock):
         dock.hide()
 
-    find.marks_changed.connect(lambda positions, nodes: (window.timeline.set_search_marks(positions),
-                                                         window.canvas.set_search_marks(nodes)))
+    find.marks_changed.connect(lambda positions, nodes: (
+        window.timeline.set_search_marks(positions),
+        window.canvas.set_search_marks({window.folding.to_shown(n) for n in nodes if n is not None})))  # (the cards drawn)
     # Closing the Find panel takes its marks away; opening it again brings them back.
     window.find_dock.visibilityChanged.connect(lambda shown: window.isMinimized() or find.show_marks(shown))
     bookmarks.message.connect(lambda text: window.banner.add_message(text, "warning"))

@@ -44,6 +44,8 @@ from afp_desktop.app.find_and_bookmarks import install as install_find_and_bookm
 from afp_desktop.app.follow import FollowController
 from afp_desktop.app.go_to_box import GoToBox
 from afp_desktop.app.graph_folding import GraphFolding
+from afp_desktop.app.framework_toggle import install as install_framework_toggle
+from afp_desktop.app.price_table import install as install_prices
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.notice_words import BannerMessage, failed_open_message, message_for
@@ -127,6 +129,8 @@ class MainWindow(QMainWindow):
         install_find_and_bookmarks(self)
         self._connect()
         install_context_and_events(self)  # after _connect: its panels follow a run the window has shown
+        install_framework_toggle(self, self.view_menu)  # View ▸ Hide framework steps + its chip (framework_toggle.py)
+        install_prices(self, self.view_menu)  # View ▸ Token prices…, and cost where tokens show (price_table.py)
         self._default_state = self.saveState()
         self._apply_settings(restore_layout)
         self._refresh_recent()
@@ -279,7 +283,7 @@ class MainWindow(QMainWindow):
         self.close_action = self._action(file_menu, "&Close", self.close_run, "close")
         self._action(file_menu, "&Quit", self.close, "quit")
 
-        view = bar.addMenu("&View")
+        view = self.view_menu = bar.addMenu("&View")
         self._action(view, "&Find in inspector", self.focus_inspector_search, "find")
         self._action(view, "Zoom &in", self.canvas.zoom_in, "zoom_in")
         self._action(view, "Zoom &out", self.canvas.zoom_out, "zoom_out")

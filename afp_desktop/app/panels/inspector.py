@@ -29,6 +29,7 @@ from afp_desktop.app.theme import NOTE_TEXT
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.model import tool_progress
 from afp_desktop.core.model.bubble import event_positions, rollups
+from afp_desktop.core.views.cost import cost_text
 from afp_desktop.core.views.inspect import inspect_node
 from afp_desktop.core.model.replay import DONE, LASTING_KINDS, NOT_STARTED
 from afp_desktop.core.library.status import progress_message_of
@@ -153,6 +154,7 @@ class InspectorPanel(QWidget):
         self._upto = 0          # DomainEvents that count as happened for this node's look-ups
         self._position = 0      # the axis position they correspond to
         self._kind: str | None = None
+        self.prices = None  # the user's price table (core/views/cost.py), or None: no cost shown
 
         self.title = plain_label()
         self.title.setStyleSheet("font-weight: bold; font-size: 14px;")
@@ -371,10 +373,17 @@ class InspectorPanel(QWidget):
         moment, replay = self.session.moment, self.session.replay
         facts = replay.facts if replay is not None else None
         position = moment.position if moment is not None else None
-        self.readable.show_model(inspect_node(run, facts, index, position))
+        self.readable.show_model(inspect_node(run, facts, index, position, prices=self.prices))
         ends_later = (facts is not None and moment is not None and facts.ended[index] is not None
                       and moment.node_state(index) != DONE)
         self.show_end.setVisible(ends_later)
+
+    def set_prices(self, table) -> None:
+        """Show cost beside an LLM call's tokens at these prices (None: none)."""
+        self.prices = table
+        self._key = None
+        if self.session.run is not None:
+            self.refresh()
 
     def _show_end_clicked(self) -> None:
         if self.node_index is not None:
@@ -394,6 +403,8 @@ class InspectorPanel(QWidget):
         tokens = node.get("tokens")
         if isinstance(tokens, dict):
             rows.append(("tokens", f"{tokens.get('in')} in  ·  {tokens.get('out')} out"))
+            if self.prices is not None and node.get("kind") in LLM_START_KINDS:
+                rows.append(("cost", cost_text(self.prices, node)))
         start, stop = node.get("startOffsetMs"), node.get("endOffsetMs")
         timing = f"starts at +{start} ms"
         if isinstance(start, (int, float)) and isinstance(stop, (int, float)):

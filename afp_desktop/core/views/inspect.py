@@ -32,6 +32,7 @@ from typing import Any
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.model.replay import DONE, LLM_KINDS, NOT_STARTED, ReplayFacts
+from afp_desktop.core.views.cost import PriceTable, cost_text
 
 SLOT_OF_CHIP = {"system prompt": "system-prompt", "messages": "messages", "tools": "tools"}
 SLOT_PROPERTY = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
@@ -540,8 +541,10 @@ def _step_facts(node: dict, state: str, extra: list[tuple[str, Any]]) -> dict:
                            ("path", " / ".join(str(s) for s in path) if isinstance(path, list) else None)])
 
 
-def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | None = None) -> dict:
-    """The readable model of StepGraph node `index` as known at axis `position` (default: the end)."""
+def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | None = None,
+                 prices: PriceTable | None = None) -> dict:
+    """The readable model of StepGraph node `index` as known at axis `position` (default: the end); with a price
+    table (cost.py), an ended LLM call also says what it cost."""
     facts = facts or ReplayFacts(run)
     position = facts.length if position is None else max(0, min(int(position), facts.length))
     n_domain = facts.effective_domain[position]
@@ -558,7 +561,7 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
         return out
     done = state == DONE
     if kind in LLM_KINDS:
-        sections += _llm_sections(run, facts, index, node, n_domain, done)
+        sections += _llm_sections(run, facts, index, node, n_domain, done, prices)
     elif kind == "llm->tool":
         sections += _tool_sections(run, facts, index, node, n_domain, n_typed, done)
     elif kind == "llm->user":
@@ -583,7 +586,7 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
     return out
 
 
-def _llm_sections(run, facts, index, node, n_domain, done) -> list[dict]:
+def _llm_sections(run, facts, index, node, n_domain, done, prices: PriceTable | None = None) -> list[dict]:
     begin = run.domain_events[run.step_fold.node_created_at[index]]
     begin = begin if isinstance(begin, dict) else {}
     end = _end_event(run, facts, index, n_domain)
@@ -597,6 +600,7 @@ def _llm_sections(run, facts, index, node, n_domain, done) -> list[dict]:
         ("sent", "  ·  ".join(sizes) or None),
         ("tokens", f"{_compact(tokens.get('in'))} in · {_compact(tokens.get('out'))} out"
          if isinstance(tokens, dict) else None),
+        ("cost", cost_text(prices, node) if prices is not None and isinstance(tokens, dict) else None),
         ("stop reason", _str(end.get("stopReason")) if end else None)]
     out = [_step_facts(node, DONE if done else "active", rows)]
     if "toolResult" in node:

@@ -139,7 +139,8 @@ def framework_steps(domain_events: list) -> list[FrameworkStep]:
         if event.get("isAgentInternal") is not True:
             continue
         kind = event.get("type")
-        rsid = event.get("runtimeStageId") if isinstance(event.get("runtimeStageId"), str) else ""
+        stage = event.get("runtimeStageId")
+        rsid: str = stage if isinstance(stage, str) else ""
         if kind == "subflow.entry":
             path = _path(event)
             segment = _segment(event.get("subflowId") or (path[-1] if path else ""))
@@ -233,14 +234,14 @@ def _stand_in(nodes: list, index: int, dropped: set[int]) -> int:
     """The nearest visible element enclosing a dropped node: the innermost kept subflow whose path prefixes its
     own and that had not ended when it started; else the closest kept node before it; else the first node."""
     node = nodes[index] if isinstance(nodes[index], dict) else {}
-    path = node.get("subflowPath") if isinstance(node.get("subflowPath"), list) else []
+    path: list = node["subflowPath"] if isinstance(node.get("subflowPath"), list) else []
     start = node.get("startOffsetMs")
     best, best_len = None, -1
     for j in range(index - 1, -1, -1):
         other = nodes[j]
         if j in dropped or not isinstance(other, dict) or other.get("kind") != "subflow":
             continue
-        other_path = other.get("subflowPath") if isinstance(other.get("subflowPath"), list) else []
+        other_path: list = other["subflowPath"] if isinstance(other.get("subflowPath"), list) else []
         end = other.get("endOffsetMs")
         if isinstance(end, (int, float)) and isinstance(start, (int, float)) and end < start:
             continue
@@ -292,7 +293,7 @@ def shown_graph(graph: dict, created: list[int], steps: list[FrameworkStep], hid
 
 
 def _chip(step: FrameworkStep, k: int) -> dict:
-    chip = {"id": f"framework:{step.runtime_stage_id}:{k}", "kind": FRAMEWORK_KIND, "label": f"⚙ {step.label}",
+    chip: dict = {"id": f"framework:{step.runtime_stage_id}:{k}", "kind": FRAMEWORK_KIND, "label": f"⚙ {step.label}",
             "subflowPath": list(step.owner), "frameworkId": step.segment, "runtimeStageId": step.runtime_stage_id,
             "ownerPath": list(step.owner)}
     if step.start_ms is not None:
