@@ -118,8 +118,8 @@ def load_price_table(path: str | Path) -> PriceTable:
 
     try:
         raw = read_regular(path, MAX_FILE_BYTES)
-    except LoadError as err:
-        raise PriceTableError(f"{path}: {err}") from None
+    except LoadError as err:  # (its message names the file)
+        raise PriceTableError(str(err)) from None
     try:
         data = jsonio.loads(raw)
     except (jsonio.JSONSyntaxError, RecursionError, MemoryError) as err:
