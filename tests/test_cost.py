@@ -107,6 +107,8 @@ def test_formatting():
     assert format_spent(Spent(0.0123, 2, 0)) == "$0.0123"
     assert format_spent(Spent(0.0123, 2, 1)) == "≥ $0.0123"
     assert format_spent(Spent(0.0, 0, 3)) == "" and format_spent(None) == ""
+    assert format_usd(0.0000095, compact=True) == "<$0.0001" and format_usd(0.00012, compact=True) == "$0.0001"
+    assert format_spent(Spent(0.0123, 2, 1), compact=True) == "≥$0.0123"
 
 
 def test_no_table_no_cost_anywhere():

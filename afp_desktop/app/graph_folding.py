@@ -183,11 +183,15 @@ class GraphFolding(QObject):
         active = [self.to_shown(i) for i in moment.active_nodes]
         current = self.to_shown(moment.current_node)
         if fw is not None:
+            base_current = fw.to_shown(moment.current_node) if moment.current_node is not None else -1
             started = fw.shown_started(started, n_domain)
             chips = fw.active_chips(n_domain)
-            if chips:  # the cursor is inside a framework step: it is the step at the cursor
-                active += [c if fmap is None else fmap.to_shown(c) for c in chips]
-                current = chips[-1] if fmap is None else fmap.to_shown(chips[-1])
+            active += [c if fmap is None else fmap.to_shown(c) for c in chips]
+            # A framework step that began after the cursor's step (and is the last thing that began, or is still
+            # running) is the step at the cursor: the cursor stands inside it.
+            latest = chips[-1] if chips else (started - 1 if (started - 1) in fw.step_of else None)
+            if latest is not None and latest > base_current:
+                current = latest if fmap is None else fmap.to_shown(latest)
         if fmap is not None:
             started = fmap.shown_started(started)
         errors: dict = {}

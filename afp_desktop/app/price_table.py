@@ -66,7 +66,10 @@ class PriceDialog(QDialog):
         column.addWidget(intro)
         self.grid = QTableWidget(0, 3)
         self.grid.setHorizontalHeaderLabels(["Model", "Input $ / M tokens", "Output $ / M tokens"])
-        self.grid.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header = self.grid.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2):  # the price columns as wide as their headings: never cut
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.grid.verticalHeader().setVisible(False)
         self.grid.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         column.addWidget(self.grid, 1)

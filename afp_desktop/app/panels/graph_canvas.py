@@ -316,7 +316,7 @@ class GraphArt:
                 spent = "" if unfinished else format_total(self.subflow_tokens.get(i))
                 if spent:  # the tokens of every LLM call inside the box (subflow_totals.py)
                     status += f" · {spent}"
-                    cost = format_spent(self.subflow_costs.get(i))
+                    cost = format_spent(self.subflow_costs.get(i), compact=True)
                     if cost:  # and what they cost at the user's prices (cost.py)
                         status += f" · {cost}"
                 cached = (

@@ -213,27 +213,30 @@ def subflow_costs(table: PriceTable | None, nodes: list) -> dict[int, Spent]:
     return totals
 
 
-def format_usd(usd: float) -> str:
-    """"$0.0123" below a dollar (four decimals: a call is often a fraction of a cent), "$12.35" above; a smaller
-    amount keeps two significant digits ("$0.0000095") rather than reading "$0.0000"."""
+def format_usd(usd: float, compact: bool = False) -> str:
+    """"$0.0123" below a dollar (four decimals: a call is often a fraction of a cent), "$12.35" above. A smaller
+    amount keeps two significant digits ("$0.0000095") rather than reading "$0.0000"; `compact` (a subflow box's
+    one line) says "<$0.0001" instead."""
     if usd >= 1:
         return f"${usd:,.2f}"
     if usd <= 0:
         return "$0"
-    if usd >= 0.001:
+    if usd >= 0.001 or (compact and usd >= 0.0001):
         return f"${usd:.4f}"
+    if compact:
+        return "<$0.0001"
     decimals = -math.floor(math.log10(usd)) + 1
     if decimals > 10:
         return "< $0.0000000001"
     return f"${usd:.{decimals}f}"
 
 
-def format_spent(spent: Spent | None) -> str:
+def format_spent(spent: Spent | None, compact: bool = False) -> str:
     """"$0.0123"; "≥ $0.0123" when some calls have no price; "" when none has one."""
     if spent is None or not spent.priced:
         return ""
-    text = format_usd(spent.usd)
-    return f"≥ {text}" if spent.unpriced else text
+    text = format_usd(spent.usd, compact)
+    return f"≥{'' if compact else ' '}{text}" if spent.unpriced else text
 
 
 def cost_text(table: PriceTable | None, node: dict) -> str:

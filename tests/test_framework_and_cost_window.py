@@ -1,0 +1,199 @@
+"""The window's two issue-15 orientation items, driven as a user would: View ▸ Hide framework steps (its chip, its
+key, the setting, the cursor rule) and View ▸ Token prices… (the dialog's checks, cost on a subflow box, the
+inspector and the header only once the calls ended)."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from afp_desktop.app.price_table import DEFAULT_ROW, PriceDialog
+from afp_desktop.app.settings import Settings
+from afp_desktop.core.model.framework_steps import FRAMEWORK_KIND, framework_steps
+from afp_desktop.core.views.cost import parse_price_table
+from tests.corpus_util import corpus_path
+
+LOAD_TIMEOUT = 20_000
+PRICES = {"default": {"input": 3, "output": 15}, "models": {"mock": {"input": 0.5, "output": 1.5}}}
+
+
+def open_and_wait(qtbot, window, path) -> None:
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(path)
+    window.session.flush()
+    window.canvas.finish_building()
+
+
+def drawn_kinds(window) -> list[str]:
+    return [str(n.get("kind")) for n in window.canvas.art.nodes]
+
+
+# ---------------------------------------------------------------------------------------- framework steps
+
+
+def test_hidden_by_default_with_a_chip_that_counts_them_and_shows_them_on_click(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
+    run = window.session.run
+    steps = len(run.stepgraph["nodes"])
+    assert window.folding.hide_framework and FRAMEWORK_KIND not in drawn_kinds(window)
+    assert len(window.canvas.node_items) == steps
+    chip = window.framework_chip
+    assert chip.isVisible() and chip.text() == "⚙ 16 framework steps hidden" and chip.count == 16
+    assert "sf-injection-engine ×3" in chip.toolTip()
+    # the chip lies over the graph's bottom-left corner, inside the view
+    assert window.canvas.viewport().geometry().contains(chip.geometry())
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    window.canvas.finish_building()
+    assert not chip.isVisible()
+    assert drawn_kinds(window).count(FRAMEWORK_KIND) == 16 and len(window.canvas.node_items) == steps + 16
+    hide = next(a for a in window.view_menu.actions() if a.text() == "Hide &framework steps")
+    assert not hide.isChecked()
+    assert Settings().get("hide_framework_steps") is False  # remembered
+    # the key brings the chip back
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=3000)
+    qtbot.keyClick(window, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert hide.isChecked() and chip.isVisible() and len(window.canvas.node_items) == steps
+    assert Settings().get("hide_framework_steps") is True
+
+
+def test_the_choice_is_read_from_the_settings(qtbot):
+    settings = Settings()
+    settings.set("hide_framework_steps", False)
+    settings.save()
+    from afp_desktop.app.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    try:
+        assert win.folding.hide_framework is False
+        open_and_wait(qtbot, win, corpus_path("07-flow-sequence", "trace.json"))
+        assert drawn_kinds(win).count(FRAMEWORK_KIND) == 15 and not win.framework_chip.isVisible()
+    finally:
+        win.loader.abandon()
+        win.loader.wait()
+
+
+def test_shown_the_cursor_inside_a_framework_step_rings_it_and_a_click_goes_there(qtbot, window):
+    window.settings.set("hide_framework_steps", False)
+    next(a for a in window.view_menu.actions() if a.text() == "Hide &framework steps").setChecked(False)
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
+    run, session, canvas = window.session.run, window.session, window.canvas
+    cache = next(s for s in framework_steps(run.domain_events) if s.segment == "sf-cache")
+    chip = next(d for d, s in window.folding.fw_map.step_of.items() if s == cache)
+    session.move_to(run.axis.position_of_domain(cache.entry) + 1, immediate=True)
+    assert canvas.current == chip and chip in canvas.art.active
+    assert canvas.happened[chip] and not canvas.happened[chip + 1]  # (time travel: nothing later has happened)
+    session.move_to(0, immediate=True)
+    assert not canvas.happened[chip]
+    window.folding.activate(chip)  # a click on the chip moves the cursor into that step
+    session.flush()
+    assert canvas.current == chip
+    # hidden again: the cursor's step there is the nearest drawn card, never a missing one
+    window.folding.set_hide_framework(True)
+    session.flush()
+    assert canvas.current is not None and canvas.current < len(run.stepgraph["nodes"])
+
+
+def test_a_pause_chip_stays_on_its_tool_card_when_framework_steps_are_drawn(qtbot, window):
+    window.folding.set_hide_framework(False)
+    open_and_wait(qtbot, window, corpus_path("06-pause-resume", "recording.json"))
+    window.session.end()
+    window.session.flush()
+    art = window.canvas.art
+    assert art.pauses
+    for index in art.pauses:
+        assert art.nodes[index].get("kind") == "llm->tool" and "ask_human" in art.nodes[index]["label"]
+
+
+# ------------------------------------------------------------------------------------------------- prices
+
+
+def test_the_price_dialog_checks_every_cell(qtbot):
+    dialog = PriceDialog(None, None, ["mock"])
+    qtbot.addWidget(dialog)
+    assert dialog.grid.item(0, 0).text() == DEFAULT_ROW and dialog.grid.item(1, 0).text() == "mock"
+    dialog.set_cell(1, 1, "abc")
+    dialog.set_cell(1, 2, "1.5")
+    dialog.try_accept()
+    assert dialog.error.isVisibleTo(dialog) and dialog.error.text() == (
+        "Row 2 (mock), input price: 'abc' is not a number.")
+    assert dialog.result() != dialog.DialogCode.Accepted
+    dialog.set_cell(1, 1, "-2")
+    dialog.try_accept()
+    assert "Row 2 (mock), input price: '-2' — give a non-negative number" in dialog.error.text()
+    dialog.set_cell(1, 1, "inf")
+    dialog.try_accept()
+    assert "non-negative" in dialog.error.text()
+    dialog.set_cell(1, 1, "")
+    dialog.try_accept()
+    assert "Row 2 (mock), input price: empty" in dialog.error.text()
+    dialog.add_row("mock", 1, 2)
+    dialog.set_cell(1, 1, "0.5")
+    dialog.try_accept()
+    assert dialog.error.text() == "Row 3: the model 'mock' is listed twice."
+    dialog.grid.removeRow(2)
+    dialog.set_cell(0, 1, "3")
+    dialog.set_cell(0, 2, "15")
+    dialog.try_accept()
+    assert dialog.result() == dialog.DialogCode.Accepted
+    assert dialog.table == parse_price_table(PRICES)
+
+
+def test_no_prices_means_no_table(qtbot):
+    dialog = PriceDialog(None, parse_price_table(PRICES), [])
+    qtbot.addWidget(dialog)
+    assert dialog.grid.item(0, 1).text() == "3" and dialog.grid.item(1, 2).text() == "1.5"
+    qtbot.mouseClick(dialog.clear_button, Qt.MouseButton.LeftButton)
+    dialog.try_accept()
+    assert dialog.result() == dialog.DialogCode.Accepted and dialog.table is None
+
+
+def subflow_status(window, label: str) -> str:
+    art = window.canvas.art
+    index = next(i for i, n in enumerate(art.nodes) if n.get("kind") == "subflow" and n.get("label") == label)
+    return art._texts_for(index, window.canvas.art.node_bounds(index))[1]
+
+
+def test_cost_shows_only_with_a_table_and_only_once_the_calls_ended(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path("07-flow-sequence", "trace.json"))
+    session, run = window.session, window.session.run
+    session.end()
+    session.flush()
+    assert "tok" in subflow_status(window, "work") and "$" not in subflow_status(window, "work")
+    assert "cost" not in window.summary.text
+    window.cost.set_table(parse_price_table(PRICES))
+    assert json.loads(json.dumps(Settings().get("price_table"))) == parse_price_table(PRICES).as_json()  # saved
+    status = subflow_status(window, "work")
+    # (14 + 20) in × $0.5 + (0 + 7) out × $1.5 per million = $0.0000275: on the box's one line, "<$0.0001"
+    assert status.endswith("41 tok · <$0.0001"), status
+    window.cost.set_table(parse_price_table({"models": {"mock": {"input": 15, "output": 75}}}))
+    assert subflow_status(window, "work").endswith("41 tok · $0.0010")  # 34 × 15 + 7 × 75 = 1,035 per million
+    window.cost.set_table(parse_price_table(PRICES))
+    assert window.summary.cost.isVisible() and window.summary.cost.text() == "cost so far $0.000057"
+    # the LLM card's inspector: a cost row beside its tokens once the call returned
+    facts = session.replay.facts
+    call = next(i for i, n in enumerate(run.stepgraph["nodes"]) if n["kind"] == "user->llm")
+    session.activate_node(call)  # the cursor goes to when the call started: not returned yet
+    session.flush()
+    inspector = window.panels["inspector"]
+    labels = [inspector.fields.itemAt(r, inspector.fields.ItemRole.LabelRole).widget().text()
+              for r in range(inspector.fields.rowCount())]
+    assert "tokens" not in labels and "cost" not in labels
+    assert "$" not in subflow_status(window, "classify")  # the box's calls have not ended: no tokens, no cost
+    assert window.summary.cost.text() == "cost: –"
+    session.show_node_end(call)
+    session.flush()
+    labels = {inspector.fields.itemAt(r, inspector.fields.ItemRole.LabelRole).widget().text():
+              inspector.fields.itemAt(r, inspector.fields.ItemRole.FieldRole).widget().text()
+              for r in range(inspector.fields.rowCount())}
+    assert labels["cost"].startswith("$0.0000") and "mock" in labels["cost"]
+    assert facts.ended[call] is not None
+    assert window.summary.cost.text().startswith("cost so far $0.00000")
+    window.cost.set_table(None)
+    assert not window.summary.cost.isVisible() and "$" not in subflow_status(window, "classify")
+    assert Settings().get("price_table") is None
