@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.library.stepgraph import build_step_graph
@@ -186,3 +188,38 @@ def test_drawn_plumbing_of_a_newer_library_is_hidden_and_stood_in_for_by_its_age
     # not hidden: both drawn, and the dropped internal cache as a chip
     shown_all, smap_all = shown_graph(graph, run.step_fold.node_created_at, steps, hide=False)
     assert smap_all is not None and len(shown_all["nodes"]) == len(graph["nodes"]) + 1
+
+
+# ------------------------------------------------------------------------------------------------ hostile events
+
+_values = st.none() | st.booleans() | st.integers(-3, 3) | st.floats() | st.text(max_size=12) \
+    | st.lists(st.text(max_size=6), max_size=3)
+_events = st.lists(st.one_of(
+    _values,
+    st.fixed_dictionaries({"type": st.sampled_from(["subflow.entry", "subflow.exit", "decision.branch", "run.entry",
+                                                    "llm.start", "llm.end", "tool.start", "tool.end"]),
+                           "isAgentInternal": st.sampled_from([True, False, "yes", None])},
+                          optional={"runtimeStageId": _values, "subflowPath": _values, "subflowId": _values,
+                                    "subflowName": _values, "decider": _values, "chosen": _values, "ts": _values,
+                                    "usage": st.just({"input": 1, "output": 1}), "actorArrow": _values})),
+    max_size=25)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_events, st.booleans())
+def test_any_event_list_gives_steps_and_a_consistent_graph(events, hide):
+    run = Run(path="x.json", format="trace", typed_events=None, domain_events=events, domain_source="trace")
+    steps = framework_steps(events)
+    graph = run.stepgraph
+    shown, smap = shown_graph(graph, run.step_fold.node_created_at, steps, hide)
+    if smap is None:
+        assert shown is graph
+        return
+    count = len(graph["nodes"])
+    kept = [smap.to_full(d) for d in range(len(shown["nodes"]))]
+    drawn = [i for i in kept if i is not None]
+    assert drawn == sorted(drawn) and len(set(drawn)) == len(drawn)  # the run's order, once each
+    for i in range(count):
+        assert 0 <= smap.to_shown(i) < max(1, len(shown["nodes"]))
+    assert smap.shown_started(count, 10**6) == len(shown["nodes"])
+    layout_step_graph(shown)
