@@ -74,8 +74,9 @@ class GraphFolding(QObject):
             self.fw_steps = run.framework_steps if fresh else framework_steps(events)  # (loader-made if fresh)
             self._fw_run, self._fw_seen = run, len(events)
         graph = run.stepgraph
-        self._base, self.fw_map = shown_graph(graph, run.step_fold.node_created_at, self.fw_steps,
-                                              self.hide_framework)
+        fold = getattr(run, "step_fold", None)  # (when each node was made: where a framework step goes)
+        created = fold.node_created_at if fold is not None else []
+        self._base, self.fw_map = shown_graph(graph, created, self.fw_steps, self.hide_framework)
         hidden = hidden_count(graph.get("nodes") or [], self.fw_steps) if self.hide_framework else 0
         self.framework_changed.emit(hidden)
         return self._base
