@@ -197,3 +197,46 @@ def test_cost_shows_only_with_a_table_and_only_once_the_calls_ended(qtbot, windo
     window.cost.set_table(None)
     assert not window.summary.cost.isVisible() and "$" not in subflow_status(window, "classify")
     assert Settings().get("price_table") is None
+
+
+def test_a_card_s_menu_copies_the_step_drawn_there_when_framework_steps_are_shown(qtbot, window):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QGuiApplication
+
+    window.folding.set_hide_framework(False)
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
+    run = window.session.run
+    tool = next(i for i, n in enumerate(run.stepgraph["nodes"]) if n["kind"] == "llm->tool")
+    shown = window.folding.to_shown(tool)
+    assert shown != tool  # (framework chips come before it)
+    window._show_card_menu(shown, QPoint(10, 10))
+    next(a for a in window.card_menu.actions() if a.text() == "Copy the step's id").trigger()
+    assert QGuiApplication.clipboard().text() == run.stepgraph["nodes"][tool]["id"]
+    window.card_menu.close()
+    chip = next(iter(window.folding.fw_map.step_of))
+    window._show_card_menu(chip, QPoint(10, 10))  # a framework chip: its own description
+    next(a for a in window.card_menu.actions() if a.text() == "Copy the step's id").trigger()
+    assert QGuiApplication.clipboard().text().startswith("framework:")
+    window.card_menu.close()
+
+
+def test_framework_steps_shown_and_similar_iterations_folded_together(qtbot, window):
+    window.folding.set_hide_framework(False)
+    open_and_wait(qtbot, window, corpus_path("15-large-run", "trace.json"))
+    folding, session, canvas = window.folding, window.session, window.canvas
+    window.fold_action.trigger()  # View ▸ Fold similar iterations
+    canvas.finish_building()
+    kinds = drawn_kinds(window)
+    assert "fold" in kinds and FRAMEWORK_KIND in kinds and len(kinds) < 200
+    run = session.run
+    middle = run.stepgraph["nodes"][600]  # inside the folded iterations: the fold chip stands for it
+    session.activate_node(600)
+    session.flush()
+    fold_chip = kinds.index("fold")
+    assert canvas.current == fold_chip and folding.to_shown(600) == fold_chip and middle["iterationIndex"] > 3
+    session.end()
+    session.flush()
+    assert canvas.happened is not None and all(canvas.happened)
+    folding.activate(fold_chip)  # expands: every step and every framework step drawn
+    canvas.finish_building()
+    assert drawn_kinds(window).count(FRAMEWORK_KIND) == len(framework_steps(run.domain_events))

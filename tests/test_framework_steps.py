@@ -223,3 +223,18 @@ def test_any_event_list_gives_steps_and_a_consistent_graph(events, hide):
         assert 0 <= smap.to_shown(i) < max(1, len(shown["nodes"]))
     assert smap.shown_started(count, 10**6) == len(shown["nodes"])
     layout_step_graph(shown)
+
+
+@pytest.mark.parametrize("scenario", [*SMALL_SCENARIOS, "15-large-run"])
+def test_every_corpus_graph_with_its_framework_steps_drawn_keeps_the_layout_s_promises(scenario):
+    run = open_run(corpus_path(scenario, "trace.json"))
+    shown, smap = shown_graph(run.stepgraph, run.step_fold.node_created_at, framework_steps(run.domain_events),
+                              hide=False)
+    assert_valid(layout_step_graph(shown), shown)
+    if scenario == "15-large-run":  # the alike iterations still fold, framework chips and all
+        from afp_desktop.core.model.fold_iterations import find_folds, fold_graph
+
+        folds = find_folds(shown["nodes"])
+        assert folds and folds[0].count >= 140
+        folded, _fmap = fold_graph(shown, folds)
+        assert_valid(layout_step_graph(folded), folded)

@@ -167,7 +167,7 @@ class GraphFolding(QObject):
             index = self.fw_map.to_shown(index)
         return index if self.fmap is None else self.fmap.to_shown(index)
 
-    def _to_full(self, shown: int) -> int | None:
+    def to_full(self, shown: int) -> int | None:
         """The run's node drawn at `shown` (None: a framework step's chip)."""
         base = self.fmap.to_full(shown) if self.fmap is not None else shown
         return self.fw_map.to_full(base) if self.fw_map is not None else base
@@ -209,7 +209,7 @@ class GraphFolding(QObject):
         if shown is None:
             self.session.select_node(None)
         elif self.fmap is None or self.fmap.fold_at(shown) is None:
-            full = self._to_full(shown)
+            full = self.to_full(shown)
             if full is not None:
                 self.session.select_node(full)
 
@@ -223,7 +223,7 @@ class GraphFolding(QObject):
             self.canvas.centre_on_cursor()
             self.expanded.emit(f"Expanded iterations {fold.first:,}–{fold.last:,}")
             return
-        full = self._to_full(shown)
+        full = self.to_full(shown)
         if full is not None:
             self.session.activate_node(full)
             return

@@ -690,9 +690,13 @@ class MainWindow(QMainWindow):
 
         run = self.session.run
         nodes = run.stepgraph.get("nodes", []) if run is not None else []
-        if not 0 <= index < len(nodes):
+        drawn = self.canvas.art.nodes if self.canvas.art is not None else []
+        full = self.folding.to_full(index)  # (the card drawn → the run's step; a fold or framework chip: itself)
+        node = nodes[full] if full is not None and 0 <= full < len(nodes) else \
+            drawn[index] if 0 <= index < len(drawn) else None
+        if not isinstance(node, dict):
             return
-        self.card_menu = card_menu(self, nodes[index], self.ask_export)
+        self.card_menu = card_menu(self, node, self.ask_export)
         self.card_menu.popup(where)
 
     def export_graph_to(self, path: str, choice: ExportChoice | None = None) -> bool:
