@@ -240,3 +240,25 @@ def test_framework_steps_shown_and_similar_iterations_folded_together(qtbot, win
     folding.activate(fold_chip)  # expands: every step and every framework step drawn
     canvas.finish_building()
     assert drawn_kinds(window).count(FRAMEWORK_KIND) == len(framework_steps(run.domain_events))
+
+
+def test_with_future_steps_hidden_the_chip_counts_only_what_has_happened(qtbot, window):
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
+    chip, session = window.framework_chip, window.session
+    window.future_actions["hide"].trigger()  # View ▸ Future steps hidden
+    session.home()
+    session.flush()
+    assert not chip.isVisible()  # nothing has happened yet: nothing is hidden
+    session.next_stop()
+    session.next_stop()
+    session.flush()
+    steps = framework_steps(session.run.domain_events)
+    happened = sum(1 for s in steps if s.started(session.moment.n_domain))
+    assert 0 < happened < 16 and chip.text() == f"⚙ {happened} framework step{'s' if happened > 1 else ''} hidden"
+    session.end()
+    session.flush()
+    assert chip.count == 16
+    window.future_actions["dim"].trigger()  # dimmed future steps preview the whole run: every step counts
+    session.home()
+    session.flush()
+    assert chip.count == 16

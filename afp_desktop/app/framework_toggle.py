@@ -2,11 +2,13 @@
 
 agentfootprint-lens hides the framework's own steps by default (its `isFrameworkChartNode` collapse); so does this
 window, remembering the user's choice. While they are hidden, a chip in the graph's bottom-left corner says how
-many; a click on it shows them (the same as unticking the menu item). What counts as a framework step and how the
+many (with future steps hidden too, how many have happened at the cursor); a click on it shows them (the same as unticking the menu item). What counts as a framework step and how the
 graph is drawn either way is core/model/framework_steps.py; graph_folding.py maps the cards.
 """
 
 from __future__ import annotations
+
+import bisect
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction
@@ -14,7 +16,7 @@ from PySide6.QtWidgets import QToolButton
 
 from afp_desktop.app.shortcuts import key_sequences
 from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.core.model.framework_steps import describe_hidden
+from afp_desktop.core.model.framework_steps import describe_hidden, framework_nodes
 
 MARGIN = 10
 
@@ -88,15 +90,38 @@ def install(window, view_menu) -> QAction:
         if not on:
             chip.show_count(0)
 
+    known: dict = {"plumbing": [], "entries": []}  # per graph shown: drawn plumbing nodes, framework step entries
+
     def counted(count: int) -> None:
         run = window.session.run
-        described = ""
-        if count and run is not None:
-            described = describe_hidden(run.stepgraph.get("nodes") or [], folding.fw_steps)
+        known["plumbing"] = framework_nodes(run.stepgraph.get("nodes") or []) if count and run is not None else []
+        known["entries"] = sorted(s.entry for s in folding.fw_steps) if count else []
+        refresh()
+
+    def refresh(*_args) -> None:
+        """The chip's count: every hidden step (the graph previews the whole run, dimmed); with future steps
+        hidden (View ▸ Future steps hidden), only those that have happened at the cursor."""
+        run, moment = window.session.run, window.session.moment
+        if run is None or not folding.hide_framework:
+            chip.show_count(0)
+            return
+        count = len(known["entries"]) + len(known["plumbing"])
+        if window.canvas.future_mode == "hide" and moment is not None:
+            n = moment.n_domain
+            created = moment.facts.created
+            count = bisect.bisect_left(known["entries"], n) + sum(1 for i in known["plumbing"] if created[i] < n)
+        described = describe_hidden(run.stepgraph.get("nodes") or [], folding.fw_steps) if count else ""
         chip.show_count(count, described)
+
+    def moved(_moment) -> None:
+        if window.canvas.future_mode == "hide" and folding.hide_framework:
+            refresh()
 
     action.toggled.connect(toggled)
     folding.framework_changed.connect(counted)
     chip.clicked.connect(lambda: action.setChecked(False))
     window.session.run_closed.connect(lambda: chip.show_count(0))
+    window.session.moment_changed.connect(moved)
+    for future in getattr(window, "future_actions", {}).values():  # View ▸ Future steps dimmed / hidden
+        future.triggered.connect(refresh)
     return action
