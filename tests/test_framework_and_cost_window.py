@@ -262,3 +262,16 @@ def test_with_future_steps_hidden_the_chip_counts_only_what_has_happened(qtbot, 
     session.home()
     session.flush()
     assert chip.count == 16
+
+
+def test_a_bad_price_table_or_toggle_in_the_settings_file_falls_back_with_a_warning(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"price_table": {"models": {"m": {"input": -1, "output": 1}}},
+                                "hide_framework_steps": "yes"}))
+    settings = Settings(path)
+    assert settings.get("price_table") is None and settings.get("hide_framework_steps") is True
+    assert "price_table" in settings.warning and "hide_framework_steps" in settings.warning
+    path.write_text(json.dumps({"price_table": PRICES, "hide_framework_steps": False}))
+    settings = Settings(path)
+    assert parse_price_table(settings.get("price_table")) == parse_price_table(PRICES)
+    assert settings.get("hide_framework_steps") is False and settings.warning is None
