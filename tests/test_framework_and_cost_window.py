@@ -275,3 +275,25 @@ def test_a_bad_price_table_or_toggle_in_the_settings_file_falls_back_with_a_warn
     settings = Settings(path)
     assert parse_price_table(settings.get("price_table")) == parse_price_table(PRICES)
     assert settings.get("hide_framework_steps") is False and settings.warning is None
+
+
+def test_view_token_prices_opens_the_dialog_with_the_run_s_models(qtbot, window):
+    from PySide6.QtCore import QTimer
+
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
+    action = next(a for a in window.view_menu.actions() if a.text() == "Token &prices (cost)…")
+    seen: list[str] = []
+
+    def fill() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, PriceDialog)
+        seen.extend(dialog.grid.item(r, 0).text() for r in range(dialog.grid.rowCount()))
+        dialog.set_cell(1, 1, "0.5")
+        dialog.set_cell(1, 2, "1.5")
+        qtbot.mouseClick(dialog.buttons.button(dialog.buttons.StandardButton.Ok), Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(200, fill)
+    action.trigger()
+    assert seen == [DEFAULT_ROW, "mock"]  # the run's model is listed, ready for its prices
+    assert window.cost.table == parse_price_table({"models": {"mock": {"input": 0.5, "output": 1.5}}})
+    assert window.summary.cost.text().startswith("cost so far $")
