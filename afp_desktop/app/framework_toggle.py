@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QToolButton
 
 from afp_desktop.app.shortcuts import key_sequences
 from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.core.model.framework_steps import describe_hidden, framework_nodes
+from afp_desktop.core.model.framework_steps import describe_hidden
 
 MARGIN = 10
 
@@ -90,12 +90,14 @@ def install(window, view_menu) -> QAction:
         if not on:
             chip.show_count(0)
 
-    known: dict = {"plumbing": [], "entries": []}  # per graph shown: drawn plumbing nodes, framework step entries
+    known: dict = {"plumbing": [], "entries": [], "described": ""}  # per graph shown: drawn plumbing nodes, framework step entries
 
     def counted(count: int) -> None:
         run = window.session.run
-        known["plumbing"] = framework_nodes(run.stepgraph.get("nodes") or []) if count and run is not None else []
+        known["plumbing"] = list(folding.fw_nodes) if count else []
         known["entries"] = sorted(s.entry for s in folding.fw_steps) if count else []
+        known["described"] = describe_hidden(run.stepgraph.get("nodes") or [], folding.fw_steps, folding.fw_nodes) \
+            if count and run is not None else ""
         refresh()
 
     def refresh(*_args) -> None:
@@ -110,8 +112,7 @@ def install(window, view_menu) -> QAction:
             n = moment.n_domain
             created = moment.facts.created
             count = bisect.bisect_left(known["entries"], n) + sum(1 for i in known["plumbing"] if created[i] < n)
-        described = describe_hidden(run.stepgraph.get("nodes") or [], folding.fw_steps) if count else ""
-        chip.show_count(count, described)
+        chip.show_count(count, known["described"] if count else "")
 
     def moved(_moment) -> None:
         if window.canvas.future_mode == "hide" and folding.hide_framework:

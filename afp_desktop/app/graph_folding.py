@@ -15,7 +15,13 @@ from PySide6.QtCore import QObject, Signal
 
 from afp_desktop.core.model.fold_iterations import FoldMap, find_folds, fold_graph
 from afp_desktop.core.model.layout import layout_step_graph
-from afp_desktop.core.model.framework_steps import ShownSteps, framework_steps, hidden_count, shown_graph
+from afp_desktop.core.model.framework_steps import (
+    ShownSteps,
+    framework_nodes,
+    framework_steps,
+    hidden_count,
+    shown_graph,
+)
 
 AUTO_FOLD_STEPS = 2000
 
@@ -49,7 +55,8 @@ class GraphFolding(QObject):
         self._domain_seen: int | None = None  # DomainEvents of the run the canvas shows (steps changed since)
         self.hide_framework = True  # View ▸ Hide framework steps (as agentfootprint-lens does by default)
         self.fw_map: ShownSteps | None = None  # run nodes ↔ the graph before folding; None: the same
-        self.fw_steps: list = []
+        self.fw_steps: list = []  # the framework's own steps of the run shown, and its drawn plumbing nodes
+        self.fw_nodes: list[int] = []
         self._fw_run, self._fw_seen = None, -1  # the run and DomainEvent count the steps were found for
         self._base: dict | None = None  # the graph before folding (the run's, or with framework steps changed)
         session.moment_changed.connect(self.show_moment)
@@ -69,15 +76,17 @@ class GraphFolding(QObject):
     def _make_base(self, run) -> dict:
         """The run's graph with its framework steps hidden or drawn; counts what is hidden."""
         events = getattr(run, "domain_events", None) or []
-        if run is not self._fw_run or len(events) != self._fw_seen:  # (a run followed grows)
-            fresh = run is not self._fw_run and "framework_steps" in getattr(run, "__dict__", {})
-            self.fw_steps = run.framework_steps if fresh else framework_steps(events)  # (loader-made if fresh)
-            self._fw_run, self._fw_seen = run, len(events)
         graph = run.stepgraph
+        if run is not self._fw_run or len(events) != self._fw_seen:  # (a run followed grows)
+            made = getattr(run, "__dict__", {})  # what the loader thread computed (prepare), for a run just loaded
+            fresh = run is not self._fw_run and "framework_steps" in made and "framework_nodes" in made
+            self.fw_steps = run.framework_steps if fresh else framework_steps(events)
+            self.fw_nodes = run.framework_nodes if fresh else framework_nodes(graph.get("nodes") or [])
+            self._fw_run, self._fw_seen = run, len(events)
         fold = getattr(run, "step_fold", None)  # (when each node was made: where a framework step goes)
         created = fold.node_created_at if fold is not None else []
-        self._base, self.fw_map = shown_graph(graph, created, self.fw_steps, self.hide_framework)
-        hidden = hidden_count(graph.get("nodes") or [], self.fw_steps) if self.hide_framework else 0
+        self._base, self.fw_map = shown_graph(graph, created, self.fw_steps, self.hide_framework, self.fw_nodes)
+        hidden = hidden_count(graph.get("nodes") or [], self.fw_steps, self.fw_nodes) if self.hide_framework else 0
         self.framework_changed.emit(hidden)
         return self._base
 

@@ -55,13 +55,16 @@ def _chip_stage(node: dict, prefix: str) -> str | None:
     return node_id[len(prefix):len(node_id) - len(label) - 1] or None
 
 
+_PLUMBING_KINDS = frozenset({"subflow", "decision-branch", "fork-branch"})
+
+
 def framework_nodes(nodes: list) -> list[int]:
     """Indices of the StepGraph nodes that are framework plumbing (see the module's docstring)."""
     out: list[int] = []
     for i, node in enumerate(nodes):
-        if not isinstance(node, dict):
+        kind = node.get("kind") if isinstance(node, dict) else None
+        if kind not in _PLUMBING_KINDS:
             continue
-        kind = node.get("kind")
         if kind == "subflow":
             path = node.get("subflowPath")
             own = path[-1] if isinstance(path, list) and len(path) > 1 else None
@@ -164,17 +167,18 @@ def framework_steps(domain_events: list) -> list[FrameworkStep]:
     return [s for s in steps if s is not None]
 
 
-def hidden_count(nodes: list, steps: list[FrameworkStep]) -> int:
-    """How many framework steps the graph hides when they are folded away."""
-    return len(steps) + len(framework_nodes(nodes))
+def hidden_count(nodes: list, steps: list[FrameworkStep], plumbing: list[int] | None = None) -> int:
+    """How many framework steps the graph hides when they are folded away (`plumbing`: framework_nodes(nodes),
+    if known)."""
+    return len(steps) + len(framework_nodes(nodes) if plumbing is None else plumbing)
 
 
-def describe_hidden(nodes: list, steps: list[FrameworkStep]) -> str:
+def describe_hidden(nodes: list, steps: list[FrameworkStep], plumbing: list[int] | None = None) -> str:
     """"InjectionEngine ×3, Cache ×3, …": what is hidden, for a tooltip."""
     counts: dict[str, int] = {}
     for step in steps:
         counts[step.segment or step.label] = counts.get(step.segment or step.label, 0) + 1
-    for i in framework_nodes(nodes):
+    for i in framework_nodes(nodes) if plumbing is None else plumbing:
         node = nodes[i]
         name = str(node.get("label") or node.get("id") or "step")
         counts[name] = counts.get(name, 0) + 1
@@ -252,13 +256,14 @@ def _stand_in(nodes: list, index: int, dropped: set[int]) -> int:
     return next((j for j in range(index - 1, -1, -1) if j not in dropped), 0)
 
 
-def shown_graph(graph: dict, created: list[int], steps: list[FrameworkStep], hide: bool) -> tuple[dict, ShownSteps
-                                                                                                    | None]:
+def shown_graph(graph: dict, created: list[int], steps: list[FrameworkStep], hide: bool,
+                plumbing: list[int] | None = None) -> tuple[dict, ShownSteps | None]:
     """The graph to draw. `hide`: the plumbing nodes are dropped and the framework steps left out (as the lens
     does by default); else every framework step is a chip, inserted where it began among the run's nodes
-    (`created[i]`: the DomainEvent index that made node i). None for the map when the graph is drawn as it is."""
+    (`created[i]`: the DomainEvent index that made node i; `plumbing`: framework_nodes(nodes), if known). None for
+    the map when the graph is drawn as it is."""
     nodes = graph.get("nodes") or []
-    dropped = set(framework_nodes(nodes)) if hide else set()
+    dropped = set(framework_nodes(nodes) if plumbing is None else plumbing) if hide else set()
     inserted = [] if hide else steps
     if not dropped and not inserted:
         return graph, None
