@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.copy_id import IdPair, id_field
 from afp_desktop.app.fonts import fixed_font
 from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
@@ -30,6 +31,7 @@ from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.model import tool_progress
 from afp_desktop.core.model.bubble import event_positions, rollups
 from afp_desktop.core.views.inspect import inspect_node
+from afp_desktop.core.views.step_ids import StepId, step_ids
 from afp_desktop.core.model.replay import DONE, LASTING_KINDS, NOT_STARTED
 from afp_desktop.core.library.status import progress_message_of
 
@@ -106,6 +108,13 @@ def _fmt(value: Any) -> str:
     return value_summary(value) if not isinstance(value, str) else value
 
 
+def _paired(ids: dict[str, StepId], first: str, second: str) -> tuple[str, Any]:
+    """A header row holding two ids (the second with its own caption), or whichever of them the step has."""
+    if first in ids and second in ids:
+        return first, (ids[first], second, ids[second])
+    return (first, ids[first]) if first in ids else (second, ids.get(second))
+
+
 # ── Widgets ─────────────────────────────────────────────────────────────────────────────────────────────
 
 
@@ -153,6 +162,7 @@ class InspectorPanel(QWidget):
         self._upto = 0          # DomainEvents that count as happened for this node's look-ups
         self._position = 0      # the axis position they correspond to
         self._kind: str | None = None
+        self.copy_buttons: list = []  # the header's id copy buttons, in order
 
         self.title = plain_label()
         self.title.setStyleSheet("font-weight: bold; font-size: 14px;")
@@ -382,15 +392,19 @@ class InspectorPanel(QWidget):
 
     # -- sections ---------------------------------------------------------------------------------------
     def _fill_header(self, run, index: int, node: dict) -> None:
+        """Kind-specific facts between the step's ids; every id has a copy button (issue 15)."""
         while self.fields.rowCount():
             self.fields.removeRow(0)
-        rows: list[tuple[str, Any]] = [("id", node.get("id"))]
+        ids = {step_id.label: step_id for step_id in step_ids(run, index)}
+        # Ids that say where the step is sit in pairs, so the header leaves the tabs their room.
+        rows: list[tuple[str, Any]] = [("id", ids.get("id")), _paired(ids, "stage id", "event")]
         begin, end = llm_events_of(run, index) if node.get("kind") in LLM_START_KINDS else (None, None)
         if node.get("llmModel") is not None or begin:
             provider = f" ({begin.get('provider')})" if begin and begin.get("provider") else ""
             rows.append(("model", f"{node.get('llmModel', begin.get('model') if begin else '')}{provider}"))
         if node.get("toolName") is not None:
-            rows.append(("tool", f"{node['toolName']}  ·  call {tool_call_id(run, index)}"))
+            rows.append(("tool", node["toolName"]))
+            rows.append(("call id", ids.get("call id")))
         tokens = node.get("tokens")
         if isinstance(tokens, dict):
             rows.append(("tokens", f"{tokens.get('in')} in  ·  {tokens.get('out')} out"))
@@ -412,10 +426,19 @@ class InspectorPanel(QWidget):
             rows.append(("iteration", node["iterationIndex"]))
         if node.get("primitiveKind") is not None:
             rows.append(("primitive", node["primitiveKind"]))
-        rows.append(("path", " / ".join(str(s) for s in node.get("subflowPath") or [])))
+        rows.append(_paired(ids, "path", "run id"))
+        self.copy_buttons = []
         for name, value in rows:
-            label = plain_label(_fmt(value))
-            self.fields.addRow(plain_label(name, muted=True), label)
+            if isinstance(value, tuple):  # (StepId, caption, StepId)
+                pair = IdPair(*value)
+                self.copy_buttons += [field.button for field in pair.fields]
+                self.fields.addRow(plain_label(name, muted=True), pair)
+            elif isinstance(value, StepId):
+                field = id_field(value.value, value.what)
+                self.copy_buttons.append(field.button)
+                self.fields.addRow(plain_label(name, muted=True), field)
+            elif value is not None:
+                self.fields.addRow(plain_label(name, muted=True), plain_label(_fmt(value)))
 
     def _fill_llm(self, run, index: int, node: dict) -> set[str]:
         shown = {"Injections"}
