@@ -439,6 +439,10 @@ class InspectorPanel(QWidget):
                 self.fields.addRow(plain_label(name, muted=True), field)
             elif value is not None:
                 self.fields.addRow(plain_label(name, muted=True), plain_label(_fmt(value)))
+        previous = self.show_end  # Tab walks the header's buttons first, then the tabs (new widgets join at the end)
+        for button in self.copy_buttons:
+            QWidget.setTabOrder(previous, button)
+            previous = button
 
     def _fill_llm(self, run, index: int, node: dict) -> set[str]:
         shown = {"Injections"}
