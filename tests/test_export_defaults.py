@@ -172,3 +172,25 @@ def test_the_dialog_shows_a_focus_ring_when_tabbed_through(qtbot, tmp_path, mode
         assert ringed > 20  # drawn around the box's label
     finally:
         theme.apply_theme(QApplication.instance(), "light")
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_an_unchecked_box_and_radio_button_have_a_visible_edge(qtbot, mode):
+    """Fusion outlines them in a darker shade of the window: on the dark theme an unchecked box vanished."""
+    from PySide6.QtWidgets import QCheckBox, QRadioButton
+
+    from afp_desktop.app.style import contrast_ratio
+
+    theme.apply_theme(QApplication.instance(), mode)
+    try:
+        for widget in (QCheckBox("Show the cursor"), QRadioButton("Current view")):
+            qtbot.addWidget(widget)
+            widget.show()
+            qtbot.waitExposed(widget)
+            image = widget.grab().toImage()
+            window = widget.palette().color(widget.palette().ColorRole.Window).name()
+            edge = max((image.pixelColor(x, y).name() for x in range(min(20, image.width()))
+                        for y in range(image.height())), key=lambda colour: contrast_ratio(colour, window))
+            assert contrast_ratio(edge, window) >= 3.0, (type(widget).__name__, edge)  # (non-text contrast)
+    finally:
+        theme.apply_theme(QApplication.instance(), "light")
