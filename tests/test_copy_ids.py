@@ -210,3 +210,24 @@ def test_buttons_follow_the_theme(qtbot, hostile_run):
         assert button.icon().pixmap(12, 12).toImage() != before  # redrawn in the dark theme's text colour
     finally:
         theme.apply_theme(QApplication.instance(), "light")
+
+
+def test_two_ids_on_a_row_take_a_second_line_rather_than_cutting(qtbot):
+    from afp_desktop.app.copy_id import IdPair
+    from afp_desktop.core.views.step_ids import StepId
+
+    pair = IdPair(StepId("path", "subflow path", "__root__ / step-classify / sf-llm-call"), "run id",
+                  StepId("run id", "run id", "run-1795989470062-8"))
+    qtbot.addWidget(pair)
+    pair.show()
+    pair.resize(pair.sizeHint().width() + 10, 20)
+    QApplication.processEvents()
+    labels = [field.label for field in pair.fields]
+    line = pair.fields[0].sizeHint().height()
+    assert pair.height() == line and all(label.elided() == label.text() for label in labels)
+    assert labels[1].mapTo(pair, labels[1].rect().topLeft()).y() == 0  # one line
+    pair.resize(pair.sizeHint().width() - 40, pair.height())
+    QApplication.processEvents()
+    assert pair.height() >= 2 * line  # the second id went below the first
+    assert labels[1].mapTo(pair, labels[1].rect().topLeft()).y() >= line
+    assert all(label.elided() == label.text() for label in labels)  # neither is cut

@@ -83,8 +83,8 @@ class CopyIdButton(QToolButton):
         self.setAccessibleName(f"Copy {what}")
         self.setAccessibleDescription(f"Copies {shown_id(value)} to the clipboard")
         side = max(16, self.fontMetrics().height() + 1)  # as tall as a line of text: rows keep their height
-        self.setFixedSize(side + 2, side)
-        self.setIconSize(QSize(side - 4, side - 4))
+        self.setFixedSize(side + 4, side)
+        self.setIconSize(QSize(side - 6, side - 6))  # room inside for the focus ring
         self._paint_icon()
         self.clicked.connect(self.copy)
 
@@ -127,8 +127,9 @@ class IdLabel(QLabel):
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         metrics = self.fontMetrics()
-        width = min(metrics.horizontalAdvance(self.text()), metrics.averageCharWidth() * MIN_ID_CHARS)
-        return QSize(width, metrics.height())
+        if len(self.text()) <= MIN_ID_CHARS:  # a short id is never elided ("45" must not become "…")
+            return QSize(self.sizeHint().width(), metrics.height())
+        return QSize(metrics.averageCharWidth() * MIN_ID_CHARS, metrics.height())
 
     def elided(self) -> str:
         margins = self.contentsMargins()
@@ -164,20 +165,52 @@ def id_field(value: str, what: str) -> IdField:
 
 
 class IdPair(QWidget):
-    """Two ids on one row ("tool-calls#22 ⧉   event 45 ⧉"): the second with its own muted label."""
+    """Two ids on one row ("tool-calls#22 ⧉   event 45 ⧉"), the second with its own muted caption; when the row is
+    too narrow for both whole, the second goes on a line of its own rather than cutting either."""
+
+    GAP = 16  # between the first id's button and the second's caption
 
     def __init__(self, first, second_label: str, second, parent: QWidget | None = None):
         super().__init__(parent)
-        self.fields = [IdField(first.value, first.what), IdField(second.value, second.what)]
-        caption = QLabel(second_label)
-        caption.setTextFormat(Qt.TextFormat.PlainText)
-        caption.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(6)
-        layout.addWidget(self.fields[0], 0)
-        layout.addSpacing(10)
-        layout.addWidget(caption, 0)
-        layout.addWidget(self.fields[1], 0)
-        layout.addStretch(1)
+        self.fields = [IdField(first.value, first.what, self), IdField(second.value, second.what, self)]
+        self.caption = QLabel(second_label, self)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.caption.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.setFixedHeight(self._line_height())
+
+    def _widths(self) -> tuple[int, int, int]:
+        return (self.fields[0].sizeHint().width(), self.caption.sizeHint().width(), self.fields[1].sizeHint().width())
+
+    def _line_height(self) -> int:
+        return max(self.fields[0].sizeHint().height(), self.caption.sizeHint().height())
+
+    def one_line(self, width: int) -> bool:
+        first, caption, second = self._widths()
+        return width >= first + self.GAP + caption + 6 + second
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        first, caption, second = self._widths()
+        return QSize(first + self.GAP + caption + 6 + second, self._line_height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        first = self.fields[0].minimumSizeHint().width()
+        second = self.caption.sizeHint().width() + 6 + self.fields[1].minimumSizeHint().width()
+        return QSize(max(first, second), self._line_height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        width, line = self.width(), self._line_height()
+        height = line if self.one_line(width) else 2 * line + 2
+        if self.height() != height:  # (the height follows the width only: this settles at once)
+            self.setFixedHeight(height)
+        first, caption, second = self._widths()
+        if self.one_line(width):
+            self.fields[0].setGeometry(0, 0, first, line)
+            x, y = first + self.GAP, 0
+        else:
+            self.fields[0].setGeometry(0, 0, width, line)
+            x, y = 0, line + 2
+        self.caption.setGeometry(x, y, caption, line)
+        x += caption + 6
+        self.fields[1].setGeometry(x, y, max(0, width - x), line)

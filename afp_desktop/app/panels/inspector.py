@@ -429,16 +429,18 @@ class InspectorPanel(QWidget):
         rows.append(_paired(ids, "path", "run id"))
         self.copy_buttons = []
         for name, value in rows:
+            caption = plain_label(name, muted=True)
+            caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)  # (a field may wrap)
             if isinstance(value, tuple):  # (StepId, caption, StepId)
                 pair = IdPair(*value)
                 self.copy_buttons += [field.button for field in pair.fields]
-                self.fields.addRow(plain_label(name, muted=True), pair)
+                self.fields.addRow(caption, pair)
             elif isinstance(value, StepId):
                 field = id_field(value.value, value.what)
                 self.copy_buttons.append(field.button)
-                self.fields.addRow(plain_label(name, muted=True), field)
+                self.fields.addRow(caption, field)
             elif value is not None:
-                self.fields.addRow(plain_label(name, muted=True), plain_label(_fmt(value)))
+                self.fields.addRow(caption, plain_label(_fmt(value)))
         previous = self.show_end  # Tab walks the header's buttons first, then the tabs (new widgets join at the end)
         for button in self.copy_buttons:
             QWidget.setTabOrder(previous, button)
