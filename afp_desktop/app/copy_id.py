@@ -126,10 +126,11 @@ class IdLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        metrics = self.fontMetrics()
+        metrics, whole = self.fontMetrics(), self.sizeHint().width()
         if len(self.text()) <= MIN_ID_CHARS:  # a short id is never elided ("45" must not become "…")
-            return QSize(self.sizeHint().width(), metrics.height())
-        return QSize(metrics.averageCharWidth() * MIN_ID_CHARS, metrics.height())
+            return QSize(whole, metrics.height())
+        # (not averageCharWidth: a CJK fallback font makes that wider than most whole ids)
+        return QSize(min(whole, metrics.horizontalAdvance("0" * MIN_ID_CHARS)), metrics.height())
 
     def elided(self) -> str:
         margins = self.contentsMargins()
@@ -198,8 +199,17 @@ class IdPair(QWidget):
         second = self.caption.sizeHint().width() + 6 + self.fields[1].minimumSizeHint().width()
         return QSize(max(first, second), self._line_height())
 
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:  # a child's wish changed (its font, its text): place again
+            self.updateGeometry()
+            self._place()
+        return super().event(event)
+
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
+        self._place()
+
+    def _place(self) -> None:
         width, line = self.width(), self._line_height()
         height = line if self.one_line(width) else 2 * line + 2
         if self.height() != height:  # (the height follows the width only: this settles at once)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFormLayout, QPlainTextEdit, QPushButton, QSplitter, QTableWidget,
-    QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+    QAbstractItemView, QFormLayout, QFrame, QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSplitter,
+    QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from afp_desktop.app.copy_id import IdPair, id_field
@@ -150,6 +150,53 @@ def _text_view() -> QPlainTextEdit:
     return view
 
 
+class HeaderScroll(QScrollArea):
+    """The header (title, note, ids and facts) as tall as its content when there is room; on a short dock it
+    scrolls instead of pushing the tabs — and the window — beyond the screen."""
+
+    MIN_LINES = 4
+
+    def __init__(self, header: QWidget):
+        super().__init__()
+        self.setWidget(header)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        header.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()  # the content changed its wish (new rows): a scroll area does not pass it on
+        return super().eventFilter(watched, event)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """As tall as the content is at the width it has (wrapped labels and id pairs are taller when narrow)."""
+        content = self.widget()
+        hint = content.sizeHint()
+        width = self.viewport().width()
+        height = content.heightForWidth(width) if width > 0 and content.hasHeightForWidth() else -1
+        return QSize(hint.width(), max(height, hint.height(), content.minimumSizeHint().height()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # a new width, a new height wish
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(0, min(self.sizeHint().height(), self.fontMetrics().lineSpacing() * self.MIN_LINES + 12))
+
+
+class ModestTabs(QTabWidget):
+    """Tabs that ask for no more than their minimum height: a box layout short of room takes the same amount off
+    every item's wish, so a big wish here would squeeze the header to its scroll minimum even on a tall dock.
+    The tabs still get all the height left over (stretch)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        hint = super().sizeHint()
+        return QSize(hint.width(), min(hint.height(), max(self.minimumHeight(), 1)))
+
+
 class InspectorPanel(QWidget):
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -182,7 +229,7 @@ class InspectorPanel(QWidget):
         header_layout.addWidget(self.show_end, 0, Qt.AlignmentFlag.AlignLeft)
         header_layout.addLayout(self.fields)
 
-        self.tabs = QTabWidget()
+        self.tabs = ModestTabs()
         # Pages with two trees ask for ~260 px; an explicit minimum lets the dock share the column with the chat
         # bubble by default (a user who wants more makes the dock taller).
         self.tabs.setMinimumHeight(140)
@@ -253,9 +300,9 @@ class InspectorPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.empty)
-        layout.addWidget(header)
+        layout.addWidget(HeaderScroll(header))
         layout.addWidget(self.tabs, 1)
-        self._header = header
+        self._header = header.parentWidget().parentWidget()  # the scroll area (hidden with no step)
 
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self.refresh)
