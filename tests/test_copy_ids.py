@@ -231,3 +231,32 @@ def test_two_ids_on_a_row_take_a_second_line_rather_than_cutting(qtbot):
     assert pair.height() >= 2 * line  # the second id went below the first
     assert labels[1].mapTo(pair, labels[1].rect().topLeft()).y() >= line
     assert all(label.elided() == label.text() for label in labels)  # neither is cut
+
+
+def test_the_header_shows_every_id_on_a_roomy_dock_and_scrolls_on_a_short_one(qtbot, window):
+    from afp_desktop.app.panels.inspector import HeaderScroll
+
+    run = open_run(str(corpus_path("07-flow-sequence", "recording.json")))
+    window.session.set_run(run)
+    window.session.select_node(next(i for i, n in enumerate(run.step_fold.nodes) if n["kind"] == "user->llm"))
+    window.session.flush()
+    inspector = window.panels["inspector"]
+    header = inspector.findChild(HeaderScroll)
+    window.resizeDocks([window.docks["inspector"]], [620], Qt.Orientation.Vertical)
+    # a roomy dock: all of the header shows, nothing cut (the layout settles over a few event-loop turns)
+    qtbot.waitUntil(lambda: header.verticalScrollBar().maximum() == 0, timeout=3000)
+    for button in inspector.copy_buttons:
+        assert header.viewport().rect().contains(button.mapTo(header.viewport(), button.rect().bottomRight()))
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: header.verticalScrollBar().maximum() > 0, timeout=3000)
+    assert window.height() == 640  # the ids never push the window past a small screen: the header scrolls
+    assert inspector.tabs.height() >= inspector.tabs.minimumHeight()
+    assert header.height() >= header.minimumSizeHint().height()
+    # a button scrolled out of sight comes into view when Tab reaches it
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=3000)
+    last = inspector.copy_buttons[-1]
+    inspector.copy_buttons[-2].setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.keyClick(inspector.copy_buttons[-2], Qt.Key.Key_Tab)
+    assert last.hasFocus()
+    assert header.viewport().rect().contains(last.mapTo(header.viewport(), last.rect().bottomRight()))
