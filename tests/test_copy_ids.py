@@ -260,3 +260,28 @@ def test_the_header_shows_every_id_on_a_roomy_dock_and_scrolls_on_a_short_one(qt
     qtbot.keyClick(inspector.copy_buttons[-2], Qt.Key.Key_Tab)
     assert last.hasFocus()
     assert header.viewport().rect().contains(last.mapTo(header.viewport(), last.rect().bottomRight()))
+
+
+def test_a_parallel_branch_offers_its_parent_subflow_id(qtbot):
+    from tests.parallel_run import parallel_run
+
+    run = parallel_run()
+    index = next(i for i, n in enumerate(run.step_fold.nodes) if n["kind"] == "fork-branch" and n["label"] == "agentA")
+    _session, inspector = shown_inspector(qtbot, run, index)
+    parent = next(b for b in inspector.readable.copy_buttons() if b.what == "parent subflow id")
+    qtbot.mouseClick(parent, Qt.MouseButton.LeftButton)
+    assert clipboard_text() == "fan"
+    assert "run id" not in [b.what for b in inspector.copy_buttons]  # a file without typed events has no run id
+
+
+def test_an_id_with_a_line_break_is_one_line_on_screen_and_copied_whole(qtbot):
+    from afp_desktop.app.copy_id import IdField
+
+    value = "a\nb<i>c</i>\u2066"
+    field = IdField(value, "step id")
+    qtbot.addWidget(field)
+    field.show()
+    assert field.label.text() == "a\u2424b<i>c</i>\u2039U+2066\u203a"  # one line, markers visible
+    assert "&lt;i&gt;" in field.label.toolTip()  # the tooltip (rich text by guess) escapes it
+    qtbot.mouseClick(field.button, Qt.MouseButton.LeftButton)
+    assert clipboard_text() == value
