@@ -285,3 +285,4 @@ def test_an_id_with_a_line_break_is_one_line_on_screen_and_copied_whole(qtbot):
     assert "&lt;i&gt;" in field.label.toolTip()  # the tooltip (rich text by guess) escapes it
     qtbot.mouseClick(field.button, Qt.MouseButton.LeftButton)
     assert clipboard_text() == value
+    assert "\u2066" not in field.label.toolTip() and "U+2066" in field.label.toolTip()  # no reordering there either

@@ -122,7 +122,7 @@ class IdLabel(QLabel):
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(False)
         self.setText(shown_id(value))
-        self.setToolTip(plain_tooltip(value if len(value) < 2000 else shortened(value, 2000)))
+        self.setToolTip(plain_tooltip(visible_text(value if len(value) < 2000 else shortened(value, 2000))))
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name

@@ -300,9 +300,9 @@ class InspectorPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.empty)
-        layout.addWidget(HeaderScroll(header))
+        self._header = HeaderScroll(header)  # (hidden while no step is shown)
+        layout.addWidget(self._header)
         layout.addWidget(self.tabs, 1)
-        self._header = header.parentWidget().parentWidget()  # the scroll area (hidden with no step)
 
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self.refresh)
