@@ -194,3 +194,27 @@ def test_an_unchecked_box_and_radio_button_have_a_visible_edge(qtbot, mode):
             assert contrast_ratio(edge, window) >= 3.0, (type(widget).__name__, edge)  # (non-text contrast)
     finally:
         theme.apply_theme(QApplication.instance(), "light")
+
+
+def test_the_bookmark_exports_follow_the_same_folder_rule(qtbot, home, opened, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from afp_desktop.app.find_and_bookmarks import export_bookmarks_json, export_graph_with_notes
+
+    window, inputs = opened
+    target = tmp_path / "notes"
+    target.mkdir()
+    proposed: list[str] = []
+
+    def save_as(name):
+        return lambda *args, **kwargs: (proposed.append(args[2]), (str(target / name), ""))[1]
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_as("with-notes.svg"))
+    export_graph_with_notes(window)
+    assert proposed[-1] == str(home / "Pictures" / "weather.run-bookmarks.png")  # not the input's folder
+    assert (target / "with-notes.svg").exists()
+    assert window.settings.get("export_folder") == str(target)  # remembered for the next export
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_as("marks.json"))
+    export_bookmarks_json(window)
+    assert proposed[-1] == str(target / "weather.run-bookmarks.json")
+    assert (target / "marks.json").exists() and not list(inputs.glob("*-bookmarks*"))

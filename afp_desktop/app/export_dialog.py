@@ -58,7 +58,7 @@ def default_export_folder(remembered: str = "") -> str:
     return pictures if _usable_folder(pictures) else os.path.expanduser("~")
 
 
-def proposed_file_name(run_path: str, fmt: str) -> str:
+def proposed_file_name(run_path: str, fmt: str, what: str = "graph") -> str:
     """`weather.run.ndjson.gz` → `weather.run-graph.png`: the run file's name without its extensions."""
     name = os.path.basename(run_path)
     while True:
@@ -66,7 +66,15 @@ def proposed_file_name(run_path: str, fmt: str) -> str:
         if not stem or suffix.lower() not in RUN_SUFFIXES:
             break
         name = stem
-    return f"{name.strip().lstrip('.') or 'run'}-graph.{fmt}"  # (never a hidden file)
+    return f"{name.strip().lstrip('.') or 'run'}-{what}.{fmt}"  # (never a hidden file)
+
+
+def remember_export_folder(window, path: str) -> None:
+    """An export succeeded: the next one (graph, bookmarks) starts in its folder."""
+    window.settings.set("export_folder", os.path.dirname(os.path.abspath(path)))
+    error = window.settings.save()
+    if error:
+        window.statusBar().showMessage(error, 10000)
 
 
 def format_of(path: str) -> str | None:
