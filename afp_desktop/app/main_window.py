@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
-from afp_desktop.app.export_dialog import ExportChoice, ExportDialog, format_of
+from afp_desktop.app.export_dialog import (ExportChoice, ExportDialog, default_export_folder, format_of,
+                                           proposed_file_name)
 from afp_desktop.app.file_labels import recent_label
 from afp_desktop.app.context_and_events import install as install_context_and_events
 from afp_desktop.app.find_and_bookmarks import install as install_find_and_bookmarks
@@ -669,9 +670,9 @@ class MainWindow(QMainWindow):
             return
         st = self.settings
         fmt = (fmt or st.get("export_format")).lower()
-        folder = st.get("export_folder") or st.get("last_folder") or str(Path.home())
-        base = Path(self.session.run.path).name.split(".")[0] or "graph"
-        dialog = ExportDialog(self, str(Path(folder) / f"{base}-graph.{fmt}"), fmt)
+        folder = default_export_folder(st.get("export_folder"))  # not the input's folder (issue 15)
+        dialog = ExportDialog(self, os.path.join(folder, proposed_file_name(self.session.run.path, fmt)), fmt,
+                              include_cursor=st.get("export_cursor"))
         self._export_dialog = dialog  # (tests drive it while it is open)
         try:
             if dialog.exec() != ExportDialog.DialogCode.Accepted:
@@ -679,6 +680,7 @@ class MainWindow(QMainWindow):
             path = dialog.path()
             st.set("export_format", dialog.format if format_of(path) is None else format_of(path))
             st.set("export_folder", os.path.dirname(path))
+            st.set("export_cursor", dialog.cursor.isChecked())
             self._persist()
             self.export_graph_to(path, dialog.choice())
         finally:

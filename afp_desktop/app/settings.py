@@ -39,6 +39,7 @@ DEFAULTS: dict = {
     "template_folder": "",   # where the template editor's Load…/Save… open
     "export_folder": "",     # where File ▸ Export graph… opens
     "export_format": "png",
+    "export_cursor": False,  # the export dialog's "Show the cursor" box, as the user left it
     "positions": [],         # [[path, cursor position], …], most recent first: reopening starts there
     "hide_framework_steps": True,  # View ▸ Hide framework steps (agentfootprint-lens hides them by default)
     "price_table": None,     # Tools ▸ Prices…: USD per million tokens per model (core/views/cost.py), or None
@@ -55,6 +56,8 @@ def _valid(key: str, value) -> bool:
         return isinstance(value, str)
     if key == "export_format":
         return value in EXPORT_FORMATS
+    if key == "export_cursor":
+        return isinstance(value, bool)
     if key == "positions":
         return isinstance(value, list) and all(
             isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], int)
