@@ -159,6 +159,11 @@ class IdField(QWidget):
         layout.addWidget(self.button, 0)
         layout.addStretch(1)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.value = value
+
+    def text(self) -> str:
+        """The id as in the file (what the button copies), like a label's text for a reader of the row."""
+        return self.value
 
 
 def id_field(value: str, what: str) -> IdField:
@@ -179,6 +184,9 @@ class IdPair(QWidget):
         self.caption.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.setFixedHeight(self._line_height())
+
+    def text(self) -> str:
+        return f"{self.fields[0].text()}  {self.caption.text()} {self.fields[1].text()}"
 
     def _widths(self) -> tuple[int, int, int]:
         return (self.fields[0].sizeHint().width(), self.caption.sizeHint().width(), self.fields[1].sizeHint().width())
