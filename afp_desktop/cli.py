@@ -138,7 +138,14 @@ def cmd_info(args) -> int:
     from afp_desktop.core.formats import ConversationChoiceNeeded
     from afp_desktop.core.formats.bundle import read_bundle_file
     from afp_desktop.core.model.summary import summarize
+    from afp_desktop.core.views import cost
 
+    prices = None
+    if getattr(args, "prices", None):
+        try:
+            prices = cost.load_price_table(args.prices)
+        except cost.PriceTableError as err:
+            raise CliError(f"--prices {err}") from None
     try:
         run = _open(args.file, args.conversation)
     except ConversationChoiceNeeded:  # describe the bundle itself; its runs need a choice
@@ -165,6 +172,9 @@ def cmd_info(args) -> int:
     }
     if run.bundle is not None:
         info["bundle"] = bugreport.as_dict(run.bundle)
+    spent = cost.run_cost(prices, graph["nodes"]) if prices is not None else None
+    if spent is not None:
+        info["cost"] = {"usd": spent.usd, "pricedCalls": spent.priced, "unpricedCalls": spent.unpriced}
     if args.json:
         write_json(info, True)
         return 0
@@ -182,6 +192,9 @@ def cmd_info(args) -> int:
             f"Stops:       {info['stops']:,}{' (derived from events)' if info['stopsDerived'] else ''}",
             f"LLM calls:   {summary.llm_calls:,}    tool calls: {summary.tool_calls:,}    errors: {summary.errors:,}",
             f"Tokens:      {summary.tokens_in:,} in / {summary.tokens_out:,} out"]
+    if spent is not None:
+        unpriced = f"; {spent.unpriced:,} call(s) of a model without a price" if spent.unpriced else ""
+        out.append(f"Cost:        {cost.format_usd(spent.usd)} at the prices of {printable_path(args.prices)}{unpriced}")
     if summary.duration_ms is not None:
         out.append(f"Duration:    {summary.duration_ms / 1000:.3f} s")
     if run.all_notices():
@@ -430,8 +443,9 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--templates", metavar="MAP.json", help="the whole template map (not merged with the defaults)")
     p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
     p.add_argument("--indent", action="store_true", help="pretty-print")
-    add("info", "describe the file for a person: format, counts, tokens, what it lacks", cmd_info).add_argument(
-        "--json", action="store_true", help="print the same as JSON")
+    p = add("info", "describe the file for a person: format, counts, tokens, what it lacks", cmd_info)
+    p.add_argument("--json", action="store_true", help="print the same as JSON")
+    p.add_argument("--prices", metavar="PRICES.json", help="a price table (USD per million tokens): add the cost")
     from afp_desktop.cli_tail import add_tail_parser
 
     add_tail_parser(sub, FORMATS_HELP)

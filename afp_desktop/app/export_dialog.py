@@ -1,7 +1,12 @@
 """File ▸ Export graph… (Ctrl+Shift+E): one dialog for PNG and SVG. The file name and the format follow each
 other: typing `graph.svg` chooses SVG, choosing SVG makes the name end in `.svg`; a name without a known
 extension gets the chosen format's. Also: what to export (whole graph or the current view), at which scale,
-with or without the cursor highlight. The window remembers the folder and the format."""
+with or without the cursor highlight.
+
+Defaults (issue 15): the cursor highlight is off (an export made at the start would be almost all dimmed) and the
+window remembers the box; the folder is the one last exported to, the first time the user's Pictures folder (else
+home) — never the input's folder, which may be read-only or shared; the name is the run file's, minus its
+extensions, plus "-graph"."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -29,13 +35,46 @@ from PySide6.QtWidgets import (
 SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
 FORMATS = (("png", "PNG image"), ("svg", "SVG drawing (sharp at any zoom)"))
 FILTERS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)"}
+RUN_SUFFIXES = (".gz", ".xz", ".json", ".jsonl", ".ndjson", ".zip", ".log", ".txt")  # what a run file's name ends in
 
 
 @dataclass
 class ExportChoice:
     whole_graph: bool = True
     scale: float = 1.0
-    include_cursor: bool = True
+    include_cursor: bool = False
+
+
+def _usable_folder(folder: str) -> bool:
+    return bool(folder) and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK)
+
+
+def default_export_folder(remembered: str = "") -> str:
+    """Where the dialog proposes to write: the folder last exported to while it is still there and writable, else
+    the user's Pictures folder, else home. Never the input's folder."""
+    if _usable_folder(remembered):
+        return remembered
+    pictures = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.PicturesLocation)
+    return pictures if _usable_folder(pictures) else os.path.expanduser("~")
+
+
+def proposed_file_name(run_path: str, fmt: str, what: str = "graph") -> str:
+    """`weather.run.ndjson.gz` → `weather.run-graph.png`: the run file's name without its extensions."""
+    name = os.path.basename(run_path)
+    while True:
+        stem, suffix = os.path.splitext(name)
+        if not stem or suffix.lower() not in RUN_SUFFIXES:
+            break
+        name = stem
+    return f"{name.strip().lstrip('.') or 'run'}-{what}.{fmt}"  # (never a hidden file)
+
+
+def remember_export_folder(window, path: str) -> None:
+    """An export succeeded: the next one (graph, bookmarks) starts in its folder."""
+    window.settings.set("export_folder", os.path.dirname(os.path.abspath(path)))
+    error = window.settings.save()
+    if error:
+        window.statusBar().showMessage(error, 10000)
 
 
 def format_of(path: str) -> str | None:
@@ -54,7 +93,7 @@ def with_format(path: str, fmt: str) -> str:
 
 
 class ExportDialog(QDialog):
-    def __init__(self, parent: QWidget | None = None, path: str = "", fmt: str = "png"):
+    def __init__(self, parent: QWidget | None = None, path: str = "", fmt: str = "png", include_cursor: bool = False):
         super().__init__(parent)
         self.setWindowTitle("Export graph")
         self.setMinimumWidth(560)
@@ -91,7 +130,7 @@ class ExportDialog(QDialog):
                               "at any zoom.")
         form.addRow("Scale:", self.scale)
         self.cursor = QCheckBox("Show the cursor: later steps dimmed, current step ringed")
-        self.cursor.setChecked(True)
+        self.cursor.setChecked(include_cursor)  # off unless the user left it on last time
         form.addRow("", self.cursor)
         layout.addLayout(form)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)

@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from afp_desktop.app.export_dialog import default_export_folder, proposed_file_name, remember_export_folder
 from afp_desktop.app.panels.bookmarks_panel import BookmarksPanel
 from afp_desktop.app.panels.find_panel import FindPanel
 from afp_desktop.app.shortcuts import key_sequences
@@ -28,8 +29,9 @@ def install(window) -> None:
     for dock in (window.find_dock, window.bookmarks_dock):
         dock.hide()
 
-    find.marks_changed.connect(lambda positions, nodes: (window.timeline.set_search_marks(positions),
-                                                         window.canvas.set_search_marks(nodes)))
+    find.marks_changed.connect(lambda positions, nodes: (
+        window.timeline.set_search_marks(positions),
+        window.canvas.set_search_marks({window.folding.to_shown(n) for n in nodes if n is not None})))  # (the cards drawn)
     # Closing the Find panel takes its marks away; opening it again brings them back.
     window.find_dock.visibilityChanged.connect(lambda shown: window.isMinimized() or find.show_marks(shown))
     bookmarks.message.connect(lambda text: window.banner.add_message(text, "warning"))
@@ -77,16 +79,17 @@ def export_bookmarks_json(window) -> None:
     run = window.session.run
     if run is None:
         return
-    folder = window.settings.get("last_folder") or str(Path.home())
-    base = Path(run.path).name.split(".")[0] or "run"
+    folder = default_export_folder(window.settings.get("export_folder"))  # not the input's (issue 15)
     path, _filter = QFileDialog.getSaveFileName(window, "Export bookmarks as JSON",
-                                                str(Path(folder) / f"{base}-bookmarks.json"), "JSON (*.json)")
+                                                str(Path(folder) / proposed_file_name(run.path, "json", "bookmarks")),
+                                                "JSON (*.json)")
     if path:
         try:
             window.bookmarks_panel.export_json(path)
         except (OSError, ValueError) as err:
             QMessageBox.warning(window, "Export failed", f"Could not export the bookmarks: {err}")
             return
+        remember_export_folder(window, path)
         window.statusBar().showMessage(f"Exported the bookmarks to {path}", 8000)
 
 
@@ -97,10 +100,9 @@ def export_graph_with_notes(window) -> None:
     run = window.session.run
     if run is None or window.canvas.art is None:
         return
-    folder = window.settings.get("last_folder") or str(Path.home())
-    base = Path(run.path).name.split(".")[0] or "graph"
+    folder = default_export_folder(window.settings.get("export_folder"))  # not the input's (issue 15)
     path, _filter = QFileDialog.getSaveFileName(window, "Export graph with bookmark notes",
-                                                str(Path(folder) / f"{base}-bookmarks.png"),
+                                                str(Path(folder) / proposed_file_name(run.path, "png", "bookmarks")),
                                                 "PNG image (*.png);;SVG image (*.svg)")
     if not path:
         return
@@ -113,4 +115,5 @@ def export_graph_with_notes(window) -> None:
     except (OSError, ValueError) as err:
         QMessageBox.warning(window, "Export failed", f"Could not export the graph: {err}")
         return
+    remember_export_folder(window, path)
     window.statusBar().showMessage(f"Exported the graph with its bookmarks to {path}", 8000)

@@ -37,13 +37,16 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
-from afp_desktop.app.export_dialog import ExportChoice, ExportDialog, format_of
+from afp_desktop.app.export_dialog import (ExportChoice, ExportDialog, default_export_folder, format_of,
+                                           proposed_file_name)
 from afp_desktop.app.file_labels import recent_label
 from afp_desktop.app.context_and_events import install as install_context_and_events
 from afp_desktop.app.find_and_bookmarks import install as install_find_and_bookmarks
 from afp_desktop.app.follow import FollowController
 from afp_desktop.app.go_to_box import GoToBox
 from afp_desktop.app.graph_folding import GraphFolding
+from afp_desktop.app.framework_toggle import install as install_framework_toggle
+from afp_desktop.app.price_table import install as install_prices
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.progressive import ProgressiveDisplay
@@ -129,6 +132,8 @@ class MainWindow(QMainWindow):
         install_find_and_bookmarks(self)
         self._connect()
         install_context_and_events(self)  # after _connect: its panels follow a run the window has shown
+        install_framework_toggle(self, self.view_menu)  # View ▸ Hide framework steps + its chip (framework_toggle.py)
+        install_prices(self, self.view_menu)  # View ▸ Token prices…, and cost where tokens show (price_table.py)
         self._default_state = self.saveState()
         self._apply_settings(restore_layout)
         self._refresh_recent()
@@ -281,7 +286,7 @@ class MainWindow(QMainWindow):
         self.close_action = self._action(file_menu, "&Close", self.close_run, "close")
         self._action(file_menu, "&Quit", self.close, "quit")
 
-        view = bar.addMenu("&View")
+        view = self.view_menu = bar.addMenu("&View")
         self._action(view, "&Find in inspector", self.focus_inspector_search, "find")
         self._action(view, "Zoom &in", self.canvas.zoom_in, "zoom_in")
         self._action(view, "Zoom &out", self.canvas.zoom_out, "zoom_out")
@@ -680,9 +685,9 @@ class MainWindow(QMainWindow):
             return
         st = self.settings
         fmt = (fmt or st.get("export_format")).lower()
-        folder = st.get("export_folder") or st.get("last_folder") or str(Path.home())
-        base = Path(self.session.run.path).name.split(".")[0] or "graph"
-        dialog = ExportDialog(self, str(Path(folder) / f"{base}-graph.{fmt}"), fmt)
+        folder = default_export_folder(st.get("export_folder"))  # not the input's folder (issue 15)
+        dialog = ExportDialog(self, os.path.join(folder, proposed_file_name(self.session.run.path, fmt)), fmt,
+                              include_cursor=st.get("export_cursor"))
         self._export_dialog = dialog  # (tests drive it while it is open)
         try:
             if dialog.exec() != ExportDialog.DialogCode.Accepted:
@@ -690,6 +695,7 @@ class MainWindow(QMainWindow):
             path = dialog.path()
             st.set("export_format", dialog.format if format_of(path) is None else format_of(path))
             st.set("export_folder", os.path.dirname(path))
+            st.set("export_cursor", dialog.cursor.isChecked())
             self._persist()
             self.export_graph_to(path, dialog.choice())
         finally:
@@ -701,9 +707,13 @@ class MainWindow(QMainWindow):
 
         run = self.session.run
         nodes = run.stepgraph.get("nodes", []) if run is not None else []
-        if not 0 <= index < len(nodes):
+        drawn = self.canvas.art.nodes if self.canvas.art is not None else []
+        full = self.folding.to_full(index)  # (the card drawn → the run's step; a fold or framework chip: itself)
+        node = nodes[full] if full is not None and 0 <= full < len(nodes) else \
+            drawn[index] if 0 <= index < len(drawn) else None
+        if not isinstance(node, dict):
             return
-        self.card_menu = card_menu(self, nodes[index], self.ask_export)
+        self.card_menu = card_menu(self, node, self.ask_export)
         self.card_menu.popup(where)
 
     def export_graph_to(self, path: str, choice: ExportChoice | None = None) -> bool:

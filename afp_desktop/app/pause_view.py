@@ -84,7 +84,10 @@ class PauseView:
         if not self.marks:
             return
         canvas = self.window.canvas
-        shown = {mark.node: mark for mark in self.marks if mark.node is not None and mark.position <= moment.position}
+        # (node indices of the run → the cards drawn: folds and framework steps move them; graph_folding.py)
+        to_shown = getattr(getattr(self.window, "folding", None), "to_shown", lambda i: i)
+        shown = {to_shown(mark.node): mark for mark in self.marks
+                 if mark.node is not None and mark.position <= moment.position}
         canvas.set_pause_marks({node: mark.question for node, mark in shown.items()})
         errors = canvas.art.errors if canvas.art is not None else {}
         for node, mark in shown.items():

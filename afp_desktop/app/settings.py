@@ -39,7 +39,10 @@ DEFAULTS: dict = {
     "template_folder": "",   # where the template editor's Load…/Save… open
     "export_folder": "",     # where File ▸ Export graph… opens
     "export_format": "png",
+    "export_cursor": False,  # the export dialog's "Show the cursor" box, as the user left it
     "positions": [],         # [[path, cursor position], …], most recent first: reopening starts there
+    "hide_framework_steps": True,  # View ▸ Hide framework steps (agentfootprint-lens hides them by default)
+    "price_table": None,     # Tools ▸ Prices…: USD per million tokens per model (core/views/cost.py), or None
     # The status-template map and app name are remembered by template_store.py (the editor owns them).
 }
 
@@ -53,10 +56,16 @@ def _valid(key: str, value) -> bool:
         return isinstance(value, str)
     if key == "export_format":
         return value in EXPORT_FORMATS
+    if key == "export_cursor":
+        return isinstance(value, bool)
     if key == "positions":
         return isinstance(value, list) and all(
             isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], int)
             and not isinstance(p[1], bool) and p[1] >= 0 for p in value)
+    if key == "hide_framework_steps":
+        return isinstance(value, bool)
+    if key == "price_table":
+        return value is None or _valid_prices(value)
     if key == "theme":
         return value in THEMES
     if key == "future_mode":
@@ -64,6 +73,16 @@ def _valid(key: str, value) -> bool:
     if key == "play_speed":
         return isinstance(value, (int, float)) and not isinstance(value, bool) and value in PLAY_SPEEDS
     return False
+
+
+def _valid_prices(value) -> bool:
+    from afp_desktop.core.views.cost import PriceTableError, parse_price_table
+
+    try:
+        parse_price_table(value)
+    except PriceTableError:
+        return False
+    return True
 
 
 class Settings:

@@ -47,6 +47,8 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("zoom_out", ("Ctrl+-",), "Zoom the graph out", WINDOW),
     Shortcut("fit", ("Ctrl+0",), "Fit the graph to the window", WINDOW),
     Shortcut("actual_size", ("Ctrl+1",), "Show the graph at actual size (100 %)", WINDOW),
+    Shortcut("hide_framework", ("Ctrl+Shift+H",),
+             "Hide or show the framework's own steps in the graph (injection engine, cache, route…)", WINDOW),
     Shortcut("find_in_run", ("Ctrl+Shift+F",), "Find in the whole run: labels, tools, messages, status lines…",
              WINDOW),
     Shortcut("next_hit", ("Down",), "Next match: the cursor goes there (Enter too)", FIND),

@@ -41,8 +41,9 @@ class GraphPalette:
         return self.kinds.get(kind, self.unknown_kind)
 
 
-def _kinds(llm, tool, user, subflow, fork, decision) -> dict[str, KindColours]:
+def _kinds(llm, tool, user, subflow, fork, decision, framework) -> dict[str, KindColours]:
     return {
+        "framework": KindColours(*framework),  # the framework's own steps, when drawn: grey, plumbing
         "user->llm": KindColours(*llm),
         "tool->llm": KindColours(*llm),
         "llm->tool": KindColours(*tool),
@@ -65,6 +66,7 @@ LIGHT = GraphPalette(
         subflow=("#efeafb", "#7351c2"),
         fork=("#e2f4f3", "#16837f"),
         decision=("#fbe8ef", "#c0386f"),
+        framework=("#eceef2", "#6b7280"),
     ),
     unknown_kind=KindColours("#eceef2", "#6b7280"),
     edge="#5d6679",
@@ -89,6 +91,7 @@ DARK = GraphPalette(
         subflow=("#2c2544", "#a98cf0"),
         fork=("#173332", "#45c2bc"),
         decision=("#3b1f2b", "#ef7aa8"),
+        framework=("#2a2e36", "#9aa1ae"),
     ),
     unknown_kind=KindColours("#2a2e36", "#9aa1ae"),
     edge="#8d96a8",

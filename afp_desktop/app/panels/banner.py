@@ -265,8 +265,13 @@ class SummaryStrip(QFrame):
         self.errors.setFlat(True)
         self.errors.setCursor(Qt.CursorShape.PointingHandCursor)
         self.errors.clicked.connect(self.error_clicked)
+        # "cost so far $0.0123": the LLM calls ended at the cursor, at the user's prices (app/price_table.py)
+        self.cost = QLabel()
+        self.cost.setTextFormat(Qt.TextFormat.PlainText)
+        self.cost.setVisible(False)
         row.addWidget(self.name)
         row.addWidget(self.figures, 1)
+        row.addWidget(self.cost)
         row.addWidget(self.errors)
         self.setVisible(False)
 
@@ -293,6 +298,13 @@ class SummaryStrip(QFrame):
     def clear(self) -> None:
         self.setVisible(False)
 
+    def show_cost(self, text: str, tooltip: str = "") -> None:
+        """The cost known at the cursor ("" hides it: no price table)."""
+        self.cost.setText(text)
+        self.cost.setToolTip(plain_tooltip(tooltip) if tooltip else "")
+        self.cost.setVisible(bool(text))
+
     @property
     def text(self) -> str:
-        return " · ".join((self.name.full_text(), self.figures.full_text(), self.errors.text()))
+        cost = (self.cost.text(),) if self.cost.text() else ()
+        return " · ".join((self.name.full_text(), self.figures.full_text(), *cost, self.errors.text()))

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from afp_desktop.app.visible_text import visible_text
 from afp_desktop.app.fonts import load_bundled_fonts
+from afp_desktop.core.views.cost import PriceTable, format_spent, subflow_costs
 from afp_desktop.core.views.subflow_totals import format_total, subflow_tokens
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.style import GraphPalette, palette_for
@@ -154,6 +155,7 @@ class GraphArt:
         self.search_marks: frozenset[int] = frozenset()  # cards holding a search match (find_panel.py)
         self.pauses: dict[int, str] = {}             # node → the question it paused on (app/pause_view.py)
         self.subflow_tokens = subflow_tokens(self.nodes)  # subflow → tokens of the calls inside it
+        self.subflow_costs: dict = {}  # subflow → their cost, when the user gave prices (core/views/cost.py)
         self.title_font, self.body_font, self.chip_font = _font(12, bold=True), _font(11), _font(10)
         self.title_metrics = QFontMetricsF(self.title_font)
         self.body_metrics = QFontMetricsF(self.body_font)
@@ -167,6 +169,10 @@ class GraphArt:
 
     def set_palette(self, palette: GraphPalette) -> None:
         self.palette = palette
+
+    def set_prices(self, table: PriceTable | None) -> None:
+        self.subflow_costs = subflow_costs(table, self.nodes)
+        self._texts.clear()
 
     # ------------------------------------------------------------------------------------------ bounds
 
@@ -310,6 +316,9 @@ class GraphArt:
                 spent = "" if unfinished else format_total(self.subflow_tokens.get(i))
                 if spent:  # the tokens of every LLM call inside the box (subflow_totals.py)
                     status += f" · {spent}"
+                    cost = format_spent(self.subflow_costs.get(i), compact=True)
+                    if cost:  # and what they cost at the user's prices (cost.py)
+                        status += f" · {cost}"
                 cached = (
                     self.title_metrics.elidedText(title, elide, inner),
                     self.body_metrics.elidedText(status, elide, inner),
@@ -613,6 +622,7 @@ class GraphCanvas(QGraphicsView):
         self.current: int | None = None
         self.selected: int | None = None
         self.future_mode = "dim"
+        self.prices: PriceTable | None = None  # the user's price table (View ▸ Token prices…)
         self._message: str | None = None
         self._press_pos: QPoint | None = None
         self._items_of: dict[int, list[QGraphicsItem]] = {}
@@ -645,6 +655,7 @@ class GraphCanvas(QGraphicsView):
         layout = layout if layout is not None else layout_step_graph(graph)
         self._message = None
         self.art = GraphArt(graph, layout, self.palette)
+        self.art.set_prices(self.prices)
         self.graph_layout = layout
         old = self.scene()
         scene = self._new_scene()
@@ -686,6 +697,7 @@ class GraphCanvas(QGraphicsView):
             self.set_graph(graph, layout)  # nothing to grow from (or a shorter graph): build it whole
             return
         art = GraphArt(graph, layout, self.palette)
+        art.set_prices(self.prices)
         for name in ("current", "selected", "active", "errors", "search_marks", "pauses"):
             setattr(art, name, getattr(old, name))
         scene = self.scene()
@@ -827,6 +839,14 @@ class GraphCanvas(QGraphicsView):
         self._apply_opacity(range(self._node_count()))
         self.viewport().update()
         self.graph_changed.emit()
+
+    def set_prices(self, table: PriceTable | None) -> None:
+        """Show cost on subflow boxes at these prices (None: no cost)."""
+        self.prices = table
+        if self.art is not None:
+            self.art.set_prices(table)
+            self._refresh(*range(self._node_count()))
+            self.viewport().update()
 
     def _apply_background(self) -> None:
         self.setBackgroundBrush(QBrush(QColor(self.palette.background)))

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFormLayout, QPlainTextEdit, QPushButton, QSplitter, QTableWidget,
-    QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+    QAbstractItemView, QFormLayout, QFrame, QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSplitter,
+    QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.copy_id import IdPair, id_field
 from afp_desktop.app.fonts import fixed_font
 from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
@@ -29,7 +30,9 @@ from afp_desktop.app.theme import NOTE_TEXT
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.model import tool_progress
 from afp_desktop.core.model.bubble import event_positions, rollups
+from afp_desktop.core.views.cost import cost_text
 from afp_desktop.core.views.inspect import inspect_node
+from afp_desktop.core.views.step_ids import StepId, step_ids
 from afp_desktop.core.model.replay import DONE, LASTING_KINDS, NOT_STARTED
 from afp_desktop.core.library.status import progress_message_of
 
@@ -106,6 +109,13 @@ def _fmt(value: Any) -> str:
     return value_summary(value) if not isinstance(value, str) else value
 
 
+def _paired(ids: dict[str, StepId], first: str, second: str) -> tuple[str, Any]:
+    """A header row holding two ids (the second with its own caption), or whichever of them the step has."""
+    if first in ids and second in ids:
+        return first, (ids[first], second, ids[second])
+    return (first, ids[first]) if first in ids else (second, ids.get(second))
+
+
 # ── Widgets ─────────────────────────────────────────────────────────────────────────────────────────────
 
 
@@ -141,6 +151,53 @@ def _text_view() -> QPlainTextEdit:
     return view
 
 
+class HeaderScroll(QScrollArea):
+    """The header (title, note, ids and facts) as tall as its content when there is room; on a short dock it
+    scrolls instead of pushing the tabs — and the window — beyond the screen."""
+
+    MIN_LINES = 4
+
+    def __init__(self, header: QWidget):
+        super().__init__()
+        self.setWidget(header)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        header.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()  # the content changed its wish (new rows): a scroll area does not pass it on
+        return super().eventFilter(watched, event)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """As tall as the content is at the width it has (wrapped labels and id pairs are taller when narrow)."""
+        content = self.widget()
+        hint = content.sizeHint()
+        width = self.viewport().width()
+        height = content.heightForWidth(width) if width > 0 and content.hasHeightForWidth() else -1
+        return QSize(hint.width(), max(height, hint.height(), content.minimumSizeHint().height()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # a new width, a new height wish
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(0, min(self.sizeHint().height(), self.fontMetrics().lineSpacing() * self.MIN_LINES + 12))
+
+
+class ModestTabs(QTabWidget):
+    """Tabs that ask for no more than their minimum height: a box layout short of room takes the same amount off
+    every item's wish, so a big wish here would squeeze the header to its scroll minimum even on a tall dock.
+    The tabs still get all the height left over (stretch)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        hint = super().sizeHint()
+        return QSize(hint.width(), min(hint.height(), max(self.minimumHeight(), 1)))
+
+
 class InspectorPanel(QWidget):
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -153,6 +210,8 @@ class InspectorPanel(QWidget):
         self._upto = 0          # DomainEvents that count as happened for this node's look-ups
         self._position = 0      # the axis position they correspond to
         self._kind: str | None = None
+        self.prices = None  # the user's price table (core/views/cost.py), or None: no cost shown
+        self.copy_buttons: list = []  # the header's id copy buttons, in order
 
         self.title = plain_label()
         self.title.setStyleSheet("font-weight: bold; font-size: 14px;")
@@ -172,7 +231,7 @@ class InspectorPanel(QWidget):
         header_layout.addWidget(self.show_end, 0, Qt.AlignmentFlag.AlignLeft)
         header_layout.addLayout(self.fields)
 
-        self.tabs = QTabWidget()
+        self.tabs = ModestTabs()
         # Pages with two trees ask for ~260 px; an explicit minimum lets the dock share the column with the chat
         # bubble by default (a user who wants more makes the dock taller).
         self.tabs.setMinimumHeight(140)
@@ -243,9 +302,9 @@ class InspectorPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.empty)
-        layout.addWidget(header)
+        self._header = HeaderScroll(header)  # (hidden while no step is shown)
+        layout.addWidget(self._header)
         layout.addWidget(self.tabs, 1)
-        self._header = header
 
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self.refresh)
@@ -371,10 +430,17 @@ class InspectorPanel(QWidget):
         moment, replay = self.session.moment, self.session.replay
         facts = replay.facts if replay is not None else None
         position = moment.position if moment is not None else None
-        self.readable.show_model(inspect_node(run, facts, index, position))
+        self.readable.show_model(inspect_node(run, facts, index, position, prices=self.prices))
         ends_later = (facts is not None and moment is not None and facts.ended[index] is not None
                       and moment.node_state(index) != DONE)
         self.show_end.setVisible(ends_later)
+
+    def set_prices(self, table) -> None:
+        """Show cost beside an LLM call's tokens at these prices (None: none)."""
+        self.prices = table
+        self._key = None
+        if self.session.run is not None:
+            self.refresh()
 
     def _show_end_clicked(self) -> None:
         if self.node_index is not None:
@@ -382,18 +448,24 @@ class InspectorPanel(QWidget):
 
     # -- sections ---------------------------------------------------------------------------------------
     def _fill_header(self, run, index: int, node: dict) -> None:
+        """Kind-specific facts between the step's ids; every id has a copy button (issue 15)."""
         while self.fields.rowCount():
             self.fields.removeRow(0)
-        rows: list[tuple[str, Any]] = [("id", node.get("id"))]
+        ids = {step_id.label: step_id for step_id in step_ids(run, index)}
+        # Ids that say where the step is sit in pairs, so the header leaves the tabs their room.
+        rows: list[tuple[str, Any]] = [("id", ids.get("id")), _paired(ids, "stage id", "event")]
         begin, end = llm_events_of(run, index) if node.get("kind") in LLM_START_KINDS else (None, None)
         if node.get("llmModel") is not None or begin:
             provider = f" ({begin.get('provider')})" if begin and begin.get("provider") else ""
             rows.append(("model", f"{node.get('llmModel', begin.get('model') if begin else '')}{provider}"))
         if node.get("toolName") is not None:
-            rows.append(("tool", f"{node['toolName']}  ·  call {tool_call_id(run, index)}"))
+            rows.append(("tool", node["toolName"]))
+            rows.append(("call id", ids.get("call id")))
         tokens = node.get("tokens")
         if isinstance(tokens, dict):
             rows.append(("tokens", f"{tokens.get('in')} in  ·  {tokens.get('out')} out"))
+            if self.prices is not None and node.get("kind") in LLM_START_KINDS:
+                rows.append(("cost", cost_text(self.prices, node)))
         start, stop = node.get("startOffsetMs"), node.get("endOffsetMs")
         timing = f"starts at +{start} ms"
         if isinstance(start, (int, float)) and isinstance(stop, (int, float)):
@@ -412,10 +484,25 @@ class InspectorPanel(QWidget):
             rows.append(("iteration", node["iterationIndex"]))
         if node.get("primitiveKind") is not None:
             rows.append(("primitive", node["primitiveKind"]))
-        rows.append(("path", " / ".join(str(s) for s in node.get("subflowPath") or [])))
+        rows.append(_paired(ids, "path", "run id"))
+        self.copy_buttons = []
         for name, value in rows:
-            label = plain_label(_fmt(value))
-            self.fields.addRow(plain_label(name, muted=True), label)
+            caption = plain_label(name, muted=True)
+            caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)  # (a field may wrap)
+            if isinstance(value, tuple):  # (StepId, caption, StepId)
+                pair = IdPair(*value)
+                self.copy_buttons += [field.button for field in pair.fields]
+                self.fields.addRow(caption, pair)
+            elif isinstance(value, StepId):
+                field = id_field(value.value, value.what)
+                self.copy_buttons.append(field.button)
+                self.fields.addRow(caption, field)
+            elif value is not None:
+                self.fields.addRow(caption, plain_label(_fmt(value)))
+        previous = self.show_end  # Tab walks the header's buttons first, then the tabs (new widgets join at the end)
+        for button in self.copy_buttons:
+            QWidget.setTabOrder(previous, button)
+            previous = button
 
     def _fill_llm(self, run, index: int, node: dict) -> set[str]:
         shown = {"Injections"}

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QToolButton, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.copy_id import CopyIdButton, id_field
 from afp_desktop.app.fonts import fixed_font
 from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.theme import ERROR_TEXT
@@ -22,6 +23,7 @@ LONG_WORD = 60          # a word this long cannot wrap in a label: such text goe
 BOX_TEXT = 600          # text longer than this goes into a scrolling text box
 MAX_BOX_LINES = 14
 INJECTION_COLUMNS = (("source", "source"), ("summary", "summary"), ("why", "why"))
+ID_KEYS = ("id", "idName")  # a facts row's exact id and what it is: for the copy button, not shown as text
 ERROR_COLOURS = ERROR_TEXT  # (light, dark): ≥ 4.5:1 on the window colour of each theme
 
 
@@ -157,7 +159,8 @@ def _facts(rows: list[dict]) -> QWidget:
     form.setVerticalSpacing(2)
     form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
     for row in rows:
-        form.addRow(plain_label(row.get("label", ""), muted=True), text_widget(row.get("value", "")))
+        value = id_field(row["id"], row.get("idName", "id")) if "id" in row else text_widget(row.get("value", ""))
+        form.addRow(plain_label(row.get("label", ""), muted=True), value)
     return box
 
 
@@ -281,6 +284,11 @@ class ReadableView(QScrollArea):
         self.setWidget(body)
         self.verticalScrollBar().setValue(scroll)
 
+    def copy_buttons(self) -> list[CopyIdButton]:
+        """The id copy buttons of the model drawn, in order."""
+        self.flush()
+        return self.widget().findChildren(CopyIdButton)
+
     def section_texts(self) -> dict[str, str]:
         """Title → the text shown under it (tests and accessibility)."""
         out: dict[str, str] = {}
@@ -288,5 +296,6 @@ class ReadableView(QScrollArea):
             if "text" in section:
                 out[section["title"]] = section["text"]
             else:
-                out[section["title"]] = "\n".join(" · ".join(row.values()) for row in section["rows"])
+                out[section["title"]] = "\n".join(" · ".join(value for key, value in row.items() if key not in ID_KEYS)
+                                                  for row in section["rows"])
         return out

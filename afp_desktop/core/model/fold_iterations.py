@@ -18,7 +18,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-CHIP_BEFORE_KINDS = frozenset(("fork-branch", "decision-branch"))  # slot chips come before their LLM call
+CHIP_BEFORE_KINDS = frozenset(("fork-branch", "decision-branch", "framework"))  # slot chips come before their LLM call
 FOLD_KIND = "fold"
 MIN_FOLDED = 3  # fewer alike iterations than this stay as they are
 

@@ -40,7 +40,8 @@ import math
 from dataclasses import dataclass, field
 
 LLM_START_KINDS = frozenset({"user->llm", "tool->llm"})
-CHIP_KINDS = frozenset({"fork-branch", "decision-branch"})
+# "framework": one of the framework's own steps, drawn (View ▸ Hide framework steps off) as a chip like the others
+CHIP_KINDS = frozenset({"fork-branch", "decision-branch", "framework"})
 STEP_KINDS = frozenset({"user->llm", "tool->llm", "llm->tool", "llm->user"})  # the ReAct steps the chain links
 SUBFLOW_KIND = "subflow"
 
@@ -54,6 +55,7 @@ CARD_SIZE = {
     SUBFLOW_KIND: (220.0, 44.0),
     "fork-branch": (176.0, 18.0),
     "decision-branch": (176.0, 18.0),
+    "framework": (176.0, 18.0),
 }
 MARGIN = 24.0
 INDENT = 24.0  # per subflow nesting level
@@ -161,6 +163,9 @@ def _chip_owner(node: dict, kind: str) -> tuple | None:
     context chip "fan/agentA/Tools" belongs to the agent at fan/agentA; a decision made at stage
     "fan/loopB/pick/decide#13" to the subflow fan/loopB/pick (it sits by the branch it chose)."""
     label = node.get("label")
+    if kind == "framework":  # it ran for the agent at ownerPath: it sits by that agent's next step
+        owner = node.get("ownerPath")
+        return tuple(str(p) for p in owner) if isinstance(owner, list) and owner else None
     if kind == "fork-branch":
         if not isinstance(label, str) or "/" not in label.strip("/"):
             return None
@@ -302,6 +307,7 @@ def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[i
     last_llm_group: int | None = None
     header_by_stage: dict[str, _Row] = {}
     last_touched: _Row | None = None
+    last_row_at: dict[tuple, tuple[int, _Row]] = {}  # subflowPath → (its latest step or header, that row)
 
     for i, node in enumerate(nodes):
         kind = kinds[i]
@@ -362,8 +368,15 @@ def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[i
         row.chips += sorted(pending_chips)
         pending_chips = []
         last_touched = row
-    for chips in owned_chips.values():  # an agent whose next step never came (a cut-off run)
-        pending_chips += chips
+        last_row_at[paths[i]] = (i, row)
+    for owner, chips in owned_chips.items():
+        # A framework step after its agent's last step (thinking, route, final) sits by that last step; other
+        # chips of an agent whose next step never came (a cut-off run) go to the last row.
+        under = [last_row_at[p] for p in last_row_at if p[: len(owner)] == owner]
+        if under and all(kinds[c] == "framework" for c in chips):
+            max(under, key=lambda entry: entry[0])[1].chips += chips
+        else:
+            pending_chips += chips
     if pending_chips:
         if last_touched is None:
             last_touched = _Row("chips", None)

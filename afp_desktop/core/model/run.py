@@ -172,6 +172,20 @@ class Run:
         return folds, shown, fmap, layout_step_graph(shown)
 
     @cached_property
+    def framework_steps(self) -> list:
+        """The framework's own steps the StepGraph fold drops (framework_steps.py), in the order they began."""
+        from afp_desktop.core.model.framework_steps import framework_steps
+
+        return framework_steps(self.domain_events)
+
+    @cached_property
+    def framework_nodes(self) -> list[int]:
+        """StepGraph nodes that are framework plumbing by agentfootprint-lens's law (framework_steps.py)."""
+        from afp_desktop.core.model.framework_steps import framework_nodes
+
+        return framework_nodes(self.stepgraph.get("nodes") or [])
+
+    @cached_property
     def summary(self):
         from afp_desktop.core.model.summary import summarize
 
@@ -264,7 +278,7 @@ class Run:
             steps.append("derived_status_states")
         if window:
             steps += ["replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures",
-                      "tool_names", "stops_drillable", "progress_by_call", "folded_graph"]
+                      "tool_names", "stops_drillable", "progress_by_call", "folded_graph", "framework_steps", "framework_nodes"]
         for done, name in enumerate(steps, start=1):
             if cancelled is not None and cancelled():
                 raise LoadCancelled()

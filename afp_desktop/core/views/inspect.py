@@ -3,7 +3,8 @@
     inspect_node(run, facts, index, position) -> {"node", "index", "kind", "label", "state", "position",
                                                    "sections": [{"title", "text"} | {"title", "rows": [...]}]}
 
-Every section also says how to draw it ("style"): facts (label/value rows), text, note, conversation
+Every section also says how to draw it ("style"): facts (label/value rows; a row whose value is an id also has
+"id", the exact id, and "idName", what it is: the window offers to copy it), text, note, conversation
 (role/text rows), tools (name/description/schema rows), injections (source/summary/why rows), changes.
 The GUI's Readable tab and `afp-desktop inspect` render this same model.
 
@@ -27,11 +28,14 @@ from __future__ import annotations
 import difflib
 import weakref
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.model.replay import DONE, LLM_KINDS, NOT_STARTED, ReplayFacts
+from afp_desktop.core.views.cost import PriceTable, cost_text
+from afp_desktop.core.views.step_ids import subflow_path_text
 
 SLOT_OF_CHIP = {"system prompt": "system-prompt", "messages": "messages", "tools": "tools"}
 SLOT_PROPERTY = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
@@ -105,9 +109,28 @@ def chip_slot(node: dict) -> str | None:
     return SLOT_OF_CHIP.get(label.rsplit("/", 1)[-1].strip().lower())
 
 
+@dataclass(frozen=True)
+class Id:
+    """A fact that is an id: shown (shortened if long), copied exactly."""
+    text: str
+    name: str  # what it is, in words: "tool call id"
+
+
+def _id(value: Any, name: str) -> Id | None:
+    """An id from the trace (a string or an integer; anything else is no id)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    return Id(value, name) if isinstance(value, str) and value else None
+
+
+def _row(label: str, value: Any) -> dict:
+    if isinstance(value, Id):
+        return {"label": label, "value": _compact(value.text, 80), "id": value.text, "idName": value.name}
+    return {"label": label, "value": value if isinstance(value, str) else _compact(value)}
+
+
 def _facts(title: str, pairs: list[tuple[str, Any]]) -> dict:
-    rows = [{"label": label, "value": value if isinstance(value, str) else _compact(value)}
-            for label, value in pairs if value is not None]
+    rows = [_row(label, value) for label, value in pairs if value is not None]
     return {"title": title, "style": "facts", "rows": rows}
 
 
@@ -538,11 +561,13 @@ def _step_facts(node: dict, state: str, extra: list[tuple[str, Any]]) -> dict:
     return _facts("Step", [("state", STATE_WORDS.get(state, state)), *extra,
                            ("timing", _timing(node, state == DONE)),
                            ("iteration", node.get("iterationIndex")),
-                           ("path", " / ".join(str(s) for s in path) if isinstance(path, list) else None)])
+                           ("path", _id(subflow_path_text(path), "subflow path"))])
 
 
-def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | None = None) -> dict:
-    """The readable model of StepGraph node `index` as known at axis `position` (default: the end)."""
+def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | None = None,
+                 prices: PriceTable | None = None) -> dict:
+    """The readable model of StepGraph node `index` as known at axis `position` (default: the end); with a price
+    table (cost.py), an ended LLM call also says what it cost."""
     facts = facts or ReplayFacts(run)
     position = facts.length if position is None else max(0, min(int(position), facts.length))
     n_domain = facts.effective_domain[position]
@@ -559,7 +584,7 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
         return out
     done = state == DONE
     if kind in LLM_KINDS:
-        sections += _llm_sections(run, facts, index, node, n_domain, done)
+        sections += _llm_sections(run, facts, index, node, n_domain, done, prices)
     elif kind == "llm->tool":
         sections += _tool_sections(run, facts, index, node, n_domain, n_typed, done)
     elif kind == "llm->user":
@@ -584,7 +609,7 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
     return out
 
 
-def _llm_sections(run, facts, index, node, n_domain, done) -> list[dict]:
+def _llm_sections(run, facts, index, node, n_domain, done, prices: PriceTable | None = None) -> list[dict]:
     begin = run.domain_events[run.step_fold.node_created_at[index]]
     begin = begin if isinstance(begin, dict) else {}
     end = _end_event(run, facts, index, n_domain)
@@ -598,6 +623,7 @@ def _llm_sections(run, facts, index, node, n_domain, done) -> list[dict]:
         ("sent", "  ·  ".join(sizes) or None),
         ("tokens", f"{_compact(tokens.get('in'))} in · {_compact(tokens.get('out'))} out"
          if isinstance(tokens, dict) else None),
+        ("cost", cost_text(prices, node) if prices is not None and isinstance(tokens, dict) else None),
         ("stop reason", _str(end.get("stopReason")) if end else None)]
     out = [_step_facts(node, DONE if done else "active", rows)]
     if "toolResult" in node:
@@ -624,8 +650,8 @@ def _tool_sections(run, facts, index, node, n_domain, n_typed, done) -> list[dic
     begin = run.domain_events[run.step_fold.node_created_at[index]]
     call_id = begin.get("toolCallId") if isinstance(begin, dict) else None
     end = _end_event(run, facts, index, n_domain)
-    rows: list[tuple[str, Any]] = [("tool", _str(node.get("toolName"))),
-                                   ("call id", None if call_id is None else _compact(call_id, 80)),
+    shown_call = _id(call_id, "tool call id") or (None if call_id is None else _compact(call_id, 80))
+    rows: list[tuple[str, Any]] = [("tool", _str(node.get("toolName"))), ("call id", shown_call),
                                    ("took", _ms(end.get("durationMs")) if end else None)]
     out = [_step_facts(node, DONE if done else "active", rows)]
     for pause in pauses(run):  # first: while paused it is what matters
@@ -719,4 +745,4 @@ def _branch_sections(run, index, node, state) -> list[dict]:
                 ("why", _str(event.get("rationale")))]
         return [_facts("Decision", rows)]
     return [_facts("Branch", [("branch", _compact(node.get("label"), 200)),
-                              ("of", _str(event.get("parentSubflowId")))])]
+                              ("of", _id(event.get("parentSubflowId"), "parent subflow id"))])]
