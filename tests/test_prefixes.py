@@ -31,6 +31,12 @@ def collect(path) -> tuple[list, object]:
     return shown, final
 
 
+@pytest.fixture(autouse=True)
+def any_size(monkeypatch):
+    """Prefixes for files of any size (the corpus's are small)."""
+    monkeypatch.setattr(prefixes, "MIN_BYTES", 0)
+
+
 @pytest.fixture
 def small_steps(monkeypatch):
     """Prefixes from the 20th event on, doubling: every corpus run gets several."""
@@ -104,7 +110,10 @@ def test_the_whole_run_is_the_same_with_or_without_prefixes(name, small_steps):
     assert [(n.code, n.text) for n in final.all_notices()] == [(n.code, n.text) for n in plain.all_notices()]
 
 
-def test_no_prefix_for_small_files_recordings_and_bundles():
+def test_no_prefix_for_small_files_recordings_and_bundles(monkeypatch):
+    monkeypatch.setattr(prefixes, "MIN_BYTES", 4 << 20)
+    assert collect(corpus_path("15-large-run", "events.ndjson"))[0] == [], "read whole in well under a second"
+    monkeypatch.setattr(prefixes, "MIN_BYTES", 0)
     for scenario in SCENARIOS:
         if scenario == "15-large-run":
             continue

@@ -17,6 +17,7 @@ LOAD_TIMEOUT = 60_000
 def slow_prefixes(monkeypatch):
     """Prefixes from the 300th event, doubling; the loader waits 600 ms after showing each, so a test can act
     while the file is still being read."""
+    monkeypatch.setattr(prefixes, "MIN_BYTES", 0)
     monkeypatch.setattr(prefixes, "FIRST_EVENTS", 300)
     monkeypatch.setattr(prefixes, "GROWTH", 2)
     monkeypatch.setattr(prefixes, "LAST_FRACTION", 0.95)
@@ -108,3 +109,15 @@ def test_opening_another_file_drops_the_first_one_s_later_parts(qtbot, window, s
     assert str(window.session.run.path).endswith("04-tool-progress/events.ndjson.xz") or \
         window.session.run.path == str(small)
     assert not late and not window.session.run.still_reading
+
+
+def test_the_graph_shown_anew_right_after_the_load_is_the_whole_run_s(qtbot, window, slow_prefixes):
+    """Folding switched before the growth's graph job has run draws the whole run, not the first part."""
+    first_prefix(qtbot, window, corpus_path("15-large-run", "trace.json"))
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        pass
+    whole = window.session.run
+    folding = window.folding
+    folding.set_enabled(not folding.enabled)
+    folding.set_enabled(False)
+    assert len(window.canvas.art.nodes) == len(whole.stepgraph["nodes"])

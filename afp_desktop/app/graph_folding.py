@@ -145,6 +145,9 @@ class GraphFolding(QObject):
         return [f for f in self._folds if f.start not in self._expanded] if self.enabled else []
 
     def _show(self, run, fit: bool = True) -> None:
+        if self._base is not None and (run is not self._fw_run or
+                                       len(getattr(run, "domain_events", None) or ()) != self._fw_seen):
+            self._make_base(run)  # the run grew since (a growth whose graph job has not run yet)
         graph = self._base if self._base is not None else run.stepgraph
         self._domain_seen = len(getattr(run, "domain_events", None) or ())
         folds = self.folds

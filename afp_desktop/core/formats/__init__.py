@@ -21,6 +21,7 @@ from afp_desktop.core.formats.bundle import ConversationChoiceNeeded, is_bundle,
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 from afp_desktop.core.formats.lazy_trace import MIN_BYTES as LAZY_MIN_BYTES, load_trace_lazily
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
+from afp_desktop.core.formats import prefixes as prefixes_module
 from afp_desktop.core.formats.prefixes import Prefixes, ShowFn, trace_head
 from afp_desktop.core.formats.ndjson import NON_SPACE, looks_like_ndjson, parse_ndjson
 from afp_desktop.core.formats.source import read_source, rotated_pair
@@ -49,6 +50,8 @@ def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
               prefixes: Prefixes | None = None) -> Run:
     source_warnings: list[Problem] = []  # (trailing data after a compressed stream)
     data = read_source(path, source_warnings)
+    if prefixes is not None and len(data) < prefixes_module.MIN_BYTES:
+        prefixes = None  # read whole in well under a second: nothing to show early
     if is_bundle(data) or is_empty_zip(data):
         return run_from_bundle(data, str(path), conversation)
     if conversation is not None:

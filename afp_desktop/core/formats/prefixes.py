@@ -9,7 +9,7 @@ A prefix is a run cut at an event the file really has: its StepGraph, stops and 
 library computes for those events. What only the whole file can tell is left out of a prefix's notices: that
 the run never reached its end, that its last line was cut off.
 
-Cost: prefixes grow by GROWTH times (the first after FIRST_EVENTS events), none is built once most of the file
+Only files of MIN_BYTES or more (decompressed) get prefixes. Cost: prefixes grow by GROWTH times (the first after FIRST_EVENTS events), none is built once most of the file
 is read, so their total work is at most ~1/(GROWTH-1) of the whole run's.
 """
 
@@ -23,6 +23,7 @@ from afp_desktop.core.formats.errors import LoadCancelled
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.problems import Notice
 
+MIN_BYTES = 4 << 20  # a smaller file is read whole in well under a second: no prefixes
 FIRST_EVENTS = 2_000
 GROWTH = 4
 LAST_FRACTION = 0.6  # past this much of the file, the whole run is near: no more prefixes
