@@ -28,7 +28,7 @@ from afp_desktop.core.views.inspect import pauses
 LOADING_SWITCH_INTERVAL_S = 0.0005
 PROGRESS_GAP_S = 0.2
 PREFIX_WAIT_S = 1.0
-PREFIX_SETTLE_MS = 120
+PREFIX_SETTLE_MS = 30
 YIELD_S = 0.1  # a load waits at most this long at a time for the user's moves,
 WORK_S = 0.05  # and then works at least this long before it waits again  # at most this long paused for the window to show a prefix
 _switch_lock = threading.Lock()

@@ -21,10 +21,26 @@ def plain_tooltip(text: str) -> str:
 
 
 class PlainLabel(QLabel):
-    """A QLabel whose setText shows trace text safely: see app/visible_text.py."""
+    """A QLabel whose setText shows trace text safely: see app/visible_text.py. A wrapping label remembers its
+    height for each width: layouts ask it again and again while the inspector is built (Qt lays the text out
+    anew each time), which made showing one step take ~50 ms."""
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        self._heights: dict[int, int] = {}
         super().setText(visible_text(text))
+
+    def setFont(self, font) -> None:  # noqa: N802
+        self._heights = {}
+        super().setFont(font)
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        heights = getattr(self, "_heights", None)
+        if heights is None:
+            return super().heightForWidth(width)
+        height = heights.get(width)
+        if height is None:
+            height = heights[width] = super().heightForWidth(width)
+        return height
 
 
 def plain_label(text: str = "", *, wrap: bool = True, colour: str | None = None, italic: bool = False,

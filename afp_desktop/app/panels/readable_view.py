@@ -20,6 +20,7 @@ from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.theme import ERROR_TEXT
 
 LONG_WORD = 60          # a word this long cannot wrap in a label: such text goes into a text box
+SHORT_TEXT = 24         # text this short shows on one line (a wrapping label is measured again and again)
 BOX_TEXT = 600          # text longer than this goes into a scrolling text box
 MAX_BOX_LINES = 14
 INJECTION_COLUMNS = (("source", "source"), ("summary", "summary"), ("why", "why"))
@@ -62,7 +63,7 @@ def text_widget(text: str) -> QWidget:
     mono = _looks_like_json(text)
     if mono or len(text) > BOX_TEXT or any(len(word) > LONG_WORD for word in text.split()):
         return text_box(text, mono)
-    return plain_label(text)
+    return plain_label(text, wrap=len(text) > SHORT_TEXT or "\n" in text)  # (wrapping labels cost layout time)
 
 
 class Collapsible(QWidget):
@@ -145,7 +146,7 @@ def bold(label: QLabel) -> QLabel:
 
 
 def _title(text: str) -> QLabel:
-    label = bold(plain_label(text))
+    label = bold(plain_label(text, wrap=len(text) > SHORT_TEXT))
     label.setContentsMargins(0, 6, 0, 0)
     label.setAccessibleName(text)
     return label
@@ -176,7 +177,8 @@ def _conversation(rows: list[dict]) -> QWidget:
         inner = QVBoxLayout(message)
         inner.setContentsMargins(6, 3, 6, 4)
         inner.setSpacing(1)
-        inner.addWidget(bold(plain_label(row.get("label", row.get("role", "")))))
+        role = row.get("label", row.get("role", ""))
+        inner.addWidget(bold(plain_label(role, wrap=len(role) > SHORT_TEXT)))
         inner.addWidget(text_widget(row.get("text", "")))
         layout.addWidget(message)
     return box
@@ -188,7 +190,8 @@ def _tools(rows: list[dict]) -> QWidget:
     layout.setContentsMargins(8, 0, 0, 0)
     layout.setSpacing(2)
     for row in rows:
-        layout.addWidget(bold(plain_label(row.get("name", ""))))
+        name = row.get("name", "")
+        layout.addWidget(bold(plain_label(name, wrap=len(name) > SHORT_TEXT)))
         if row.get("description"):
             layout.addWidget(text_widget(row["description"]))
         if row.get("schema"):

@@ -25,7 +25,7 @@ from afp_desktop.core.problems import Notice
 
 MIN_BYTES = 4 << 20  # a smaller file is read whole in well under a second: no prefixes
 FIRST_EVENTS = 2_000
-GROWTH = 4
+GROWTH = 8
 LAST_FRACTION = 0.6  # past this much of the file, the whole run is near: no more prefixes
 NOT_FOR_A_PREFIX = frozenset({"incomplete", "truncated", "not-complete"})
 READING = "reading"
