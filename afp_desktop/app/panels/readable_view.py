@@ -21,6 +21,7 @@ from afp_desktop.app.theme import ERROR_TEXT
 
 LONG_WORD = 60          # a word this long cannot wrap in a label: such text goes into a text box
 SHORT_TEXT = 24         # text this short shows on one line (a wrapping label is measured again and again)
+FIRST_SECTIONS = 2      # drawn at once; the rest of a step's sections follow one per event-loop turn
 BOX_TEXT = 600          # text longer than this goes into a scrolling text box
 MAX_BOX_LINES = 14
 INJECTION_COLUMNS = (("source", "source"), ("summary", "summary"), ("why", "why"))
@@ -229,9 +230,9 @@ def section_widget(section: dict, parent: QWidget) -> QWidget:
 
 
 class ReadableView(QScrollArea):
-    """Renders one `inspect_node` model. Building the widgets is the slow part (~30 ms), so it happens once the
-    event loop is free (a burst of selections draws only the last) and only while the tab is visible; a
-    model equal to the one drawn keeps the widgets and the scroll position."""
+    """Renders one `inspect_node` model. Building the widgets is the slow part (up to ~50 ms), so it happens
+    once the event loop is free (a burst of selections draws only the last), a few sections at a time, and only
+    while the tab is visible; a model equal to the one drawn keeps the widgets and the scroll position."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -245,7 +246,13 @@ class ReadableView(QScrollArea):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
-        self._timer.timeout.connect(self.flush)
+        self._timer.timeout.connect(lambda: self._draw(in_pieces=True))
+        self._pending: list[dict] = []  # sections still to add to the body shown, one per event-loop turn
+        self._keep_scroll = 0
+        self._piece_timer = QTimer(self)
+        self._piece_timer.setSingleShot(True)
+        self._piece_timer.setInterval(0)
+        self._piece_timer.timeout.connect(self._add_piece)
 
     def set_theme(self, _theme: str) -> None:
         """Error text has a colour per theme: draw again."""
@@ -262,30 +269,62 @@ class ReadableView(QScrollArea):
         self.flush()
 
     def flush(self) -> None:
-        """Draw the model now (if it differs from the one drawn)."""
+        """Draw the model now, whole (if it differs from the one drawn)."""
+        self._draw(in_pieces=False)
+
+    def _draw(self, in_pieces: bool) -> None:
+        """A new body for the model. `in_pieces` (when the event loop is free): the first sections now, the
+        others one per event-loop turn, so a long step (a dozen messages, changes, injection tables: ~50 ms
+        to lay out at once) never holds the window; the cursor's next move can come in between."""
         self._timer.stop()
         model = self.model
         if model == self.drawn:
+            if not in_pieces:
+                self._finish()
             return
         previous, self.drawn = self.drawn, model
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(6, 2, 6, 6)
         layout.setSpacing(3)
-        self.titles = []
-        for section in (model or {}).get("sections", []):
-            self.titles.append(section["title"])
+        sections = list((model or {}).get("sections", []))
+        self.titles = [section["title"] for section in sections]
+        first, self._pending = sections[:FIRST_SECTIONS], sections[FIRST_SECTIONS:]
+        for section in first:
             layout.addWidget(_title(section["title"]))
             layout.addWidget(section_widget(section, self))
         layout.addStretch(1)
         same_step = model is not None and previous is not None and previous.get("node") == model.get("node")
-        scroll = self.verticalScrollBar().value() if same_step else 0
+        self._keep_scroll = self.verticalScrollBar().value() if same_step else 0
         old = self.takeWidget()
         if old is not None:
             old.deleteLater()
         self._body = body
         self.setWidget(body)
-        self.verticalScrollBar().setValue(scroll)
+        if in_pieces and self._pending:
+            self._piece_timer.start()
+        else:
+            self._finish()
+
+    def _add_piece(self) -> None:
+        if not self._pending:
+            return
+        section = self._pending.pop(0)
+        layout = self._body.layout()
+        at = layout.count() - 1  # before the stretch
+        layout.insertWidget(at, _title(section["title"]))
+        layout.insertWidget(at + 1, section_widget(section, self))
+        if self._pending:
+            self._piece_timer.start()
+        else:
+            self.verticalScrollBar().setValue(self._keep_scroll)
+
+    def _finish(self) -> None:
+        """Every section of the model drawn now."""
+        self._piece_timer.stop()
+        while self._pending:
+            self._add_piece()
+        self.verticalScrollBar().setValue(self._keep_scroll)
 
     def copy_buttons(self) -> list[CopyIdButton]:
         """The id copy buttons of the model drawn, in order."""
