@@ -842,6 +842,8 @@ class GraphCanvas(QGraphicsView):
 
     def set_prices(self, table: PriceTable | None) -> None:
         """Show cost on subflow boxes at these prices (None: no cost)."""
+        if table == self.prices:
+            return  # (a new graph gets the prices it is drawn with: see set_graph)
         self.prices = table
         if self.art is not None:
             self.art.set_prices(table)

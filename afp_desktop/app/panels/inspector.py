@@ -437,6 +437,8 @@ class InspectorPanel(QWidget):
 
     def set_prices(self, table) -> None:
         """Show cost beside an LLM call's tokens at these prices (None: none)."""
+        if table == self.prices:
+            return
         self.prices = table
         self._key = None
         if self.session.run is not None:
