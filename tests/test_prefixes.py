@@ -67,7 +67,7 @@ def test_each_ndjson_prefix_is_the_run_of_its_first_lines(scenario, small_steps,
         alone = open_run(cut)
         assert projections(prefix) == projections(alone)
         notices = [(n.code, n.text) for n in prefix.all_notices()]
-        assert notices[0][0] == prefixes.READING and f"first {n:,} events" in notices[0][1]
+        assert notices[0][0] == prefixes.READING and f"first {len(prefix.axis):,} events" in notices[0][1]
         assert notices[1:] == expected_notices(alone), "what only the whole file can say is not said early"
 
 

@@ -36,6 +36,8 @@ def test_the_first_events_show_and_can_be_scrubbed_before_the_load_ends(qtbot, w
     shown = first_prefix(qtbot, window, path)
     assert shown is not None and shown.still_reading and window.loader.busy
     assert window.progress.isVisible(), "the progress bar says the file is still being read"
+    assert window.load_label.text() == f"Reading {path.name}… the first {len(shown.axis):,} events are shown"
+    assert any(f"first {len(shown.axis):,} events" in text for text in window.banner.texts)
     assert any(text.startswith("Still reading this file") for text in window.banner.texts)
     assert window.session.position == len(shown.axis), "the cursor is at the end of what has arrived"
     assert len(window.session.stops) >= 2 and window.canvas.art is not None

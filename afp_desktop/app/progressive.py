@@ -12,6 +12,8 @@ window_busy): Python runs one thread at a time, and the window's moves come firs
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import QObject
 
 USER_FIRST_S = 0.15  # after each move of the cursor over the part shown, the load waits this long
@@ -67,6 +69,8 @@ class ProgressiveDisplay(QObject):
             self.moved = self.moved or not self.at_end
             self.session.grow(run, self.session.position if self.moved else len(run.axis))
         self.shown = run
+        self.window.load_label.setText(f"Reading {os.path.basename(run.path)}… the first {len(run.axis):,} "
+                                       "events are shown")
 
     def finish(self, run, position: int | None) -> bool:
         """Show the whole `run` in place of the prefix shown (at `position`, None: its end, unless the user

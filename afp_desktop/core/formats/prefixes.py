@@ -69,8 +69,7 @@ def mark_as_prefix(run: Run) -> None:
     """Notices only the whole file can justify are dropped; one says the file is still being read."""
     run.still_reading = True
     kept = [notice for notice in run.notices if notice.code not in NOT_FOR_A_PREFIX]
-    run.notices[:] = [reading_notice(len(run.typed_events if run.typed_events is not None
-                                         else run.domain_events)), *kept]
+    run.notices[:] = [reading_notice(len(run.axis)), *kept]  # (events as the timeline counts them)
     run.warnings[:] = [problem for problem in run.warnings if "cut off" not in problem.message]
 
 
