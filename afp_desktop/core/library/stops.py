@@ -59,34 +59,40 @@ def _stage_stops(rows: list, is_mount: Callable[[int, str], bool], label_of: Cal
 
     Shared by commit logs and DomainEvent lists: positions are row indices (``commitIdx`` / ``lastCommitIdx``).
     """
-    if not rows:
+    return _stops_of_ids([_rid_of(row) for row in rows], is_mount, lambda i: rows[i].get("stageId", ""),
+                         lambda i: label_of(rows[i]))
+
+
+def _stops_of_ids(rids: list[str], is_mount: Callable[[int, str], bool], stage_id_at: Callable[[int], Any],
+                  label_at: Callable[[int], str]) -> list[Stop]:
+    """_stage_stops over each row's runtimeStageId ('' when it has none); the stage id and label of a row are
+    asked only of the rows that start a stop."""
+    if not rids:
         return []
     firsts: list[int] = []
     seen: set[str] = set()
-    for index, row in enumerate(rows):
-        rid = _rid_of(row)
+    for index, rid in enumerate(rids):
         if rid and rid not in seen:
             seen.add(rid)
             firsts.append(index)
-    last_index = len(rows) - 1
+    last_index = len(rids) - 1
     stops: list[Stop] = [{
         "step": 0, "runtimeStageId": "", "commitIdx": -1,
         # covers leading id-less rows (a subflow's input-seed commit)
-        "lastCommitIdx": (firsts[0] if firsts else len(rows)) - 1,
+        "lastCommitIdx": (firsts[0] if firsts else len(rids)) - 1,
         "stageId": "", "label": "Run start", "kind": "start",
     }]
     for position, first in enumerate(firsts):
-        row = rows[first]
-        rid = _rid_of(row)
+        rid = rids[first]
         stop: Stop = {
             "step": len(stops), "runtimeStageId": rid, "commitIdx": first,
             "lastCommitIdx": firsts[position + 1] - 1 if position + 1 < len(firsts) else last_index,
-            "stageId": row.get("stageId", ""),
+            "stageId": stage_id_at(first),
         }
         subflow_path = parse_runtime_stage_id(rid)[0]
         if subflow_path is not None:
             stop["subflowPath"] = subflow_path
-        stop["label"] = label_of(row)
+        stop["label"] = label_at(first)
         stop["kind"] = "mount" if is_mount(first, rid) else "commit"
         stops.append(stop)
     stops.append({
@@ -232,14 +238,19 @@ def derived_stops(domain_events: list) -> list[Stop]:
     by ``drill``. On the corpus' flat agent runs both axes name the same stops in the same order.
     """
     events = [event for event in (domain_events or []) if isinstance(event, dict)]
-    mounts = {_rid_of(event) for event in events if event.get("type") == "subflow.entry"}
+    return derived_stops_of([event.get("type") for event in events], [_rid_of(event) for event in events])
 
-    def stage_id_of(event: dict) -> str:
-        rid = _rid_of(event)  # the path-prefixed engine id, like a bundle's stageId
+
+def derived_stops_of(types: list, rids: list[str]) -> list[Stop]:
+    """``derived_stops`` of events given as two lists: each one's type and runtimeStageId ('' when it has none).
+    (A long run's axis has 100,000s of rows: no dict per row.)"""
+    mounts = {rid for etype, rid in zip(types, rids) if etype == "subflow.entry"}
+
+    def stage_id_at(index: int) -> str:
+        rid = rids[index]  # the path-prefixed engine id, like a bundle's stageId
         return rid[:rid.rfind("#")] if "#" in rid else rid
 
-    rows = [{**event, "stageId": stage_id_of(event)} for event in events]
-    stage_stops = _stage_stops(rows, lambda _first, rid: rid in mounts, lambda row: _rid_of(row))
+    stage_stops = _stops_of_ids(rids, lambda _first, rid: rid in mounts, stage_id_at, lambda index: rids[index])
     kept = filter_stops(stage_stops, lambda stop: _as_milestone_decision(milestone_for(stop["runtimeStageId"])))
     out = []
     for stop in kept:

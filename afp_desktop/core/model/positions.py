@@ -12,7 +12,7 @@ from typing import cast
 
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.shapes import StopDict
-from afp_desktop.core.library.stops import derived_stops, milestone_stops
+from afp_desktop.core.library.stops import derived_stops_of, milestone_stops
 
 
 def commit_alignment_usable(run) -> bool:
@@ -62,10 +62,11 @@ def _commit_stops_on_axis(run) -> list[StopDict]:
 
 def _derived_stops_on_axis(run) -> list[StopDict]:
     axis, total = run.axis, len(run.axis)
-    # derived_stops reads each event's runtimeStageId, and its type to tell a subflow mount.
-    pseudo = [{"type": run.domain_events[index].get("type") if kind == "d" else "typed", "runtimeStageId": rid}
-              for (kind, index), rid in zip(axis.entries, run.stage_ids_on_axis())]
-    stops = [cast(StopDict, dict(s)) for s in derived_stops(pseudo)]
+    # derived_stops reads each row's runtimeStageId, and its type to tell a subflow mount.
+    domain = run.domain_events
+    types = [domain[index].get("type") if kind == "d" else "typed" for kind, index in axis.entries]
+    rids = [rid if isinstance(rid, str) else "" for rid in run.stage_ids_on_axis()]
+    stops = [cast(StopDict, dict(s)) for s in derived_stops_of(types, rids)]
     for stop in stops:
         stop["axisStart"] = max(stop["eventIdx"], 0)
         stop["axisEnd"] = total if stop["kind"] == "end" else stop["lastEventIdx"] + 1

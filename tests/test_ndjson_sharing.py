@@ -1,0 +1,50 @@
+"""An NDJSON stream's repeated meta values are shared objects once loaded (memory), with values unchanged."""
+
+from __future__ import annotations
+
+import orjson
+
+from afp_desktop.core.formats import open_run
+from afp_desktop.core.formats.ndjson import parse_ndjson, share_meta
+from tests.corpus_util import SCENARIOS, read_bytes
+
+
+def test_equal_meta_values_become_one_object_and_stay_equal():
+    for scenario in SCENARIOS:
+        data = read_bytes(scenario, "events.ndjson")
+        events, _warnings = parse_ndjson(data, scenario)
+        assert events == [orjson.loads(line) for line in data.splitlines() if line.strip()], scenario
+        objects: dict = {}  # (key, value) → the ids of the objects holding it
+        for event in events:
+            meta = event.get("meta") or {}
+            for key in ("runId", "runtimeStageId", "subflowPath", "compositionPath"):
+                value = meta.get(key)
+                if isinstance(value, (str, list)):
+                    objects.setdefault((key, orjson.dumps(value)), set()).add(id(value))
+        assert objects and all(len(ids) == 1 for ids in objects.values()), scenario
+
+
+def test_odd_meta_values_are_left_as_they_are():
+    meta = {"runId": 7, "runtimeStageId": None, "subflowPath": [{"a": 1}], "compositionPath": "Agent:x"}
+    before = orjson.loads(orjson.dumps(meta))
+    share_meta(meta, {})
+    assert meta == before
+    shared: dict = {}
+    one, two = {"subflowPath": ["a", "b"], "runId": "r"}, {"subflowPath": ["a", "b"], "runId": "r"}
+    share_meta(one, shared)
+    share_meta(two, shared)
+    assert one["subflowPath"] is two["subflowPath"] and one["runId"] is two["runId"]
+    three = {"subflowPath": ["a"], "compositionPath": ["a"], "runtimeStageId": "a"}
+    share_meta(three, shared)
+    assert three["runtimeStageId"] == "a" and three["subflowPath"] == ["a"]  # a string and a path never mix
+
+
+def test_the_large_stream_loads_its_projections_unchanged(tmp_path):
+    data = read_bytes("15-large-run", "events.ndjson")
+    path = tmp_path / "large.ndjson"
+    path.write_bytes(data)
+    run = open_run(path)
+    again = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    assert run.typed_events == again
+    ids = {id(e["meta"]["runId"]) for e in run.typed_events if isinstance(e.get("meta"), dict)}
+    assert len(ids) == 1, "one run id object for the whole run"
