@@ -123,3 +123,16 @@ def test_the_graph_shown_anew_right_after_the_load_is_the_whole_run_s(qtbot, win
     folding.set_enabled(not folding.enabled)
     folding.set_enabled(False)
     assert len(window.canvas.art.nodes) == len(whole.stepgraph["nodes"])
+
+
+def test_the_inspector_shows_nothing_of_the_last_run_then_the_first_part_s_step(qtbot, window, slow_prefixes):
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(corpus_path("02-react-two-tools", "trace.json"))
+    inspector = window.panels["inspector"]
+    window.session.move_to_stop(3)
+    window.session.flush()
+    assert inspector.node_index is not None
+    shown = first_prefix(qtbot, window, corpus_path("15-large-run", "events.ndjson"))
+    assert inspector.node_index is None, "no step of the run that was replaced"
+    qtbot.waitUntil(lambda: inspector.node_index is not None, timeout=5_000)  # the settled moment draws it
+    assert window.session.run is shown and inspector.node_index == window.session.moment.current_node

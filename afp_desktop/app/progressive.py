@@ -63,7 +63,7 @@ class ProgressiveDisplay(QObject):
     def _on_prefix(self, run) -> None:
         if self.shown is None or self.session.run is not self.shown:
             self.window.before_new_run()
-            self.session.set_run(run)  # at its end
+            self.session.set_run(run, settle_now=False)  # at its end; the inspector follows a turn later
             self.moved = False
         else:
             self.moved = self.moved or not self.at_end

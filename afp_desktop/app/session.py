@@ -54,9 +54,12 @@ class Session(QObject):
         self._settle_timer.timeout.connect(self._settle)
         self._play_timer = QTimer(self)
         self._play_timer.timeout.connect(self._play_tick)
+        self.settle_pending = False  # a run was shown and its settled moment is still to come
 
     # -- run ---------------------------------------------------------------------------------------------
-    def set_run(self, run: Run, position: int | None = None) -> None:
+    def set_run(self, run: Run, position: int | None = None, settle_now: bool = True) -> None:
+        """Show `run` at `position` (None: its end). `settle_now` False: the heavy panels (moment_settled) follow
+        on a later event-loop turn, as after a move (the first part of a big file: its first frame sooner)."""
         self.stop_playing()
         self.run = run
         self.selected = None
@@ -67,8 +70,9 @@ class Session(QObject):
         else:
             self.replay.move_to(position)
         self.moment = self.replay.moment()
+        self.settle_pending = not settle_now
         self.run_loaded.emit(run)
-        self._emit_moment(settled_now=True)
+        self._emit_moment(settled_now=settle_now)
 
     def grow(self, run: Run, position: int) -> None:
         """`run` is the run shown with events added at its end (File ▸ Follow). A new Replay over it keeps the
@@ -156,6 +160,7 @@ class Session(QObject):
             self._settle_timer.start(SETTLE_MS)
 
     def _settle(self) -> None:
+        self.settle_pending = False
         if self.moment is not None:
             self.moment_settled.emit(self.moment)
 

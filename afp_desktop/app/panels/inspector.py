@@ -335,7 +335,16 @@ class InspectorPanel(QWidget):
         self._positions = event_positions(run)
         self._progress_by_call = progress_reports_by_call(run)
         self._key = None
-        self.refresh()
+        if getattr(self.session, "settle_pending", False):
+            self._show_nothing()  # (the settled moment draws the step shortly; nothing of the last run meanwhile)
+        else:
+            self.refresh()
+
+    def _show_nothing(self) -> None:
+        self.node_index = self.node = self._key = None
+        self.empty.setVisible(True)
+        self._header.setVisible(False)
+        self.tabs.setVisible(False)
 
     def _target(self) -> tuple[int | None, str]:
         session, view = self.session, self.session.moment
@@ -373,10 +382,7 @@ class InspectorPanel(QWidget):
         run, view = self.session.run, self.session.moment
         index, source = self._target() if run is not None else (None, "")
         if index is None:
-            self.node_index = self.node = self._key = None
-            self.empty.setVisible(True)
-            self._header.setVisible(False)
-            self.tabs.setVisible(False)
+            self._show_nothing()
             return
         node, note = self._node_as_of_cursor(index)
         kind = node.get("kind")
