@@ -81,6 +81,21 @@ def closing_brackets(depth, open_indices):
     return closes
 
 
+def matching_brackets(opens, depth):
+    """For every bracket, the index of its partner (int32), pairing all of them at once: sorted (stably) by the
+    level each stands at (an opening's depth after it, a closing's depth before it), a level's brackets alternate
+    opening, closing, so neighbours in that order are partners. One sort instead of a pass per level (a
+    recording nests thousands of levels deep)."""
+    level = depth + ~opens  # (~ on booleans: a closing stands one level deeper than the depth after it)
+    small = level.max() < 1 << 16  # a 16-bit key sorts by radix, several times faster
+    order = np.argsort(level.astype(np.uint16) if small else level, kind="stable").astype(np.int32)
+    del level
+    partner = np.empty(len(order), np.int32)
+    partner[order[0::2]] = order[1::2]
+    partner[order[1::2]] = order[0::2]
+    return partner
+
+
 def with_placeholders(view: memoryview, start: int, end: int, holes) -> list:
     """The parts of view[start:end] with each (hole start, hole end, number) replaced by that number, to join."""
     parts: list = []
