@@ -22,6 +22,7 @@ from afp_desktop.core.problems import LoadError
 _DEEP_STACK_BYTES = 512 * 1024 * 1024
 _DEEP_RECURSION_LIMIT = 2_000_000
 _deep_lock = threading.Lock()
+_on_deep_thread = threading.local()  # (a deep value met while already on the deep thread: no second thread)
 
 
 class JSONSyntaxError(ValueError):
@@ -53,9 +54,12 @@ def position_of(text: str | bytes, pos: int) -> tuple[int, int]:
 
 def run_deep(fn):
     """Run fn() on a thread with a large stack and a raised recursion limit; return or raise its outcome."""
+    if getattr(_on_deep_thread, "active", False):
+        return fn()  # (e.g. a lazy value parsed while a deep document is written: the lock is held)
     result: dict[str, Any] = {}
 
     def work() -> None:
+        _on_deep_thread.active = True
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, _DEEP_RECURSION_LIMIT))
         try:
