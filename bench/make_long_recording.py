@@ -108,9 +108,9 @@ def longer(data: bytes, repeat: int) -> bytes:
         "events": orjson.dumps(extend(typed, lambda e: counter(e["meta"].get("runtimeStageId")))),
     }
     del log, typed
-    recorders, elements = reader.shallow(snap["recorders"])
+    _, elements = reader.shallow(snap["recorders"])
     boundary_at = None
-    for position, element in elements:
+    for _, element in elements:
         recorder, inner = reader.shallow(element)
         if recorder.get("name") == "BoundaryEvents":
             boundary_at = dict(inner)["data"]
