@@ -243,9 +243,18 @@ def test_random_recordings_read_lazily_as_they_parse(tiny_steps, seed):
 
 
 # -- what is not read this way ------------------------------------------------------------------------------------
+def test_a_recording_in_an_envelope_reads_lazily(monkeypatch):
+    envelope = {"format": "agentfootprint.recording.v1", "privacy": {"mode": "full"}, "run": {"complete": True},
+                "recording": deep_recording(1300, seed=6)}
+    lazy, eager = runs(monkeypatch, jsonio.dumps(envelope))
+    assert lazy.format == eager.format == "recording-envelope" and lazy.envelope == eager.envelope
+    assert same(plain(lazy.document), jsonio.loads(jsonio.dumps(envelope)))
+    assert lazy.stops == eager.stops and lazy.stops_drillable == eager.stops_drillable
+
+
 @pytest.mark.parametrize("text", [
     b'{"version":1,"redaction":"none","events":[],"snapshot":{}}',  # a Trace
-    b'{"format":"agentfootprint.recording.v1","recording":{"snapshot":{}}}',  # an envelope
+    b'{"format":"agentfootprint.recording.packed.v1","recording":{},"values":[]}',  # packed: decoded eagerly
     b'{"snapshot":{"executionTree":{}},"events":[]} {}',  # a second value after it
     b'{"snapshot":{"executionTree":{}},"events":[]} x',  # something after it
     b'{"snapshot":{"executionTree":{"a":1,}},"events":[]}',  # invalid where the tree's node is read

@@ -1,4 +1,4 @@
-"""A large recording `{snapshot, events, structure}` read without parsing what no projection looks into.
+"""A large recording `{snapshot, events, structure}` (plain or in an envelope v1) read without parsing what no projection looks into.
 
 Why: a recording of a long run is mostly its snapshot's execution tree (60% of a 1,000-iteration run's 448 MB,
 nested ~9,000 levels deep through `next`), then the subflows' own results and the event payloads. Parsed, the
@@ -87,20 +87,32 @@ class _Reader:
             kind = documents.classify(root, self.name)
         except LoadError:
             raise Unexpected from None
-        if kind != "recording":
+        if kind == "recording":
+            self.read_recording(root, members)
+        elif kind == "recording-envelope":  # {format, …, recording: {snapshot, events, structure}}
+            for key, index in members:
+                if key == "recording" and self.is_object(index):
+                    recording, inner = self.shallow(index)
+                    root[key] = recording
+                    self.read_recording(recording, inner)
+                else:
+                    self.later.append((root, key, self.whole(index)))
+        else:
             raise Unexpected
-        for key, index in members:
-            if key == "snapshot" and self.is_object(index):
-                self.read_snapshot(root, index)
-            elif key == "events" and not self.is_object(index):
-                self.later.append((root, key, self.events_of(index, payloads=False)))
-            else:
-                self.later.append((root, key, self.whole(index)))
         # The bracket arrays are no longer needed: let them go before the parsed objects are made.
         self.positions = self.opens = self.depth = self.partner = None
         for holder, key, make in self.later:
             holder[key] = make()
         return root
+
+    def read_recording(self, recording: dict, members: list[tuple[Any, int]]) -> None:
+        for key, index in members:
+            if key == "snapshot" and self.is_object(index):
+                self.read_snapshot(recording, index)
+            elif key == "events" and not self.is_object(index):
+                self.later.append((recording, key, self.events_of(index, payloads=False)))
+            else:
+                self.later.append((recording, key, self.whole(index)))
 
     def read_snapshot(self, root: dict, index: int) -> None:
         snapshot, members = self.shallow(index)
