@@ -102,7 +102,24 @@ def cli_info(path: Path) -> tuple[float, int]:
     return seconds, usage.ru_maxrss * 1024
 
 
-def report(path: Path) -> None:
+REFERENCE = r"""
+import lzma, sys, orjson
+from afp_desktop.core.formats import open_run
+from afp_desktop.core.jsonx import jsonio
+run = open_run(sys.argv[1])
+print(orjson.loads(jsonio.dumps(run.stepgraph)) == orjson.loads(lzma.open(sys.argv[2]).read()))
+"""
+
+
+def same_stepgraph_as_the_library(path: Path) -> bool:
+    """The StepGraph opened from the corpus recording equals the library's (ref.stepgraph.json.xz)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", REFERENCE, str(path), str(BIG / "ref.stepgraph.json.xz")],
+                         capture_output=True, text=True, env=env, timeout=1200, check=True)
+    return out.stdout.strip().splitlines()[-1] == "True"
+
+
+def report(path: Path, reference: bool = False) -> None:
     size = path.stat().st_size
     print(f"{path.name}: {size / 1e6:,.0f} MB of JSON")
     bares = []
@@ -122,12 +139,15 @@ def report(path: Path) -> None:
     seconds, peak = cli_info(path)
     print(f"  `afp-desktop info` process                   {seconds:6.2f} s   max resident {peak / 1e6:6,.0f} MB "
           "(interpreter included)")
+    if reference:
+        print(f"  StepGraph equals the library's ref.stepgraph.json: {same_stepgraph_as_the_library(path)}")
 
 
 def main() -> None:
     args = sys.argv[1:]
     long = "--long" in args
     files = [Path(a) for a in args if not a.startswith("--")]
+    corpus = None  # the corpus recording: its StepGraph is checked against the library's
     with tempfile.TemporaryDirectory() as tmp_name:
         if not files:
             target = Path(tmp_name) / "recording.json"
@@ -135,13 +155,14 @@ def main() -> None:
                 while chunk := source.read(1 << 22):
                     out.write(chunk)
             files.append(target)
+            corpus = target
             if long:
                 longer = Path(tmp_name) / "recording-2000.json"
                 subprocess.run([sys.executable, str(ROOT / "bench" / "make_long_recording.py"), str(target),
                                 str(longer)], check=True, stdout=subprocess.DEVNULL)
                 files.append(longer)
         for path in files:
-            report(path)
+            report(path, reference=path == corpus)
 
 
 if __name__ == "__main__":
