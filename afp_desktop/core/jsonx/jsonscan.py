@@ -4,9 +4,10 @@
 it opens, and the nesting depth after it — what lets the loaders find parts of a large document (a Trace's
 payloads, a deep recording's levels) without parsing it. Strings are tracked by counting unescaped quotes (an
 odd run of backslashes escapes the next character). None for unbalanced brackets or an unterminated string.
-`closing_brackets` pairs openings with their closings; `with_placeholders` is a span of the text with parts cut
-out and a number in place of each — how both readers (lazy Trace payloads, deep documents) hand orjson only what
-it should parse. numpy is imported on first use (`numpy()`), not when this module is.
+`closing_brackets` pairs chosen openings with their closings (a pass per level), `matching_brackets` pairs
+every bracket at once (one sort: for documents thousands of levels deep); `with_placeholders` is a span of the
+text with parts cut out and a number in place of each — how the readers (lazy Trace payloads, lazy recordings,
+deep documents) hand orjson only what it should parse. numpy is imported on first use (`numpy()`), not when this module is.
 """
 
 from __future__ import annotations
