@@ -332,3 +332,26 @@ def test_a_broken_boundary_payload_is_named_like_a_large_traces(monkeypatch, tmp
     path.write_bytes(data)
     assert cli_main(["stops", str(path)]) != 0
     assert f"broken-payload.json, line {line}" in capsys.readouterr().err
+
+
+# -- the bracket pairing the reader walks by ------------------------------------------------------------------
+def pairs_by_stack(data: bytes) -> list[int]:
+    positions, _, _ = jsonscan.brackets_outside_strings(data)
+    partner, stack = [0] * len(positions), []
+    for index, at in enumerate(positions.tolist()):
+        if data[at] in b"[{":
+            stack.append(index)
+        else:
+            opened = stack.pop()
+            partner[opened], partner[index] = index, opened
+    return partner
+
+
+@pytest.mark.parametrize("text", [
+    b'[]', b'{"a":[1,{"b":"]["}],"c":{}}', b'[[],[[]],{"x":[{}]}]',
+    b'[' * 70_000 + b']' * 70_000,  # deeper than a 16-bit sort key holds
+    orjson.dumps([random_value(random.Random(7), 0) for _ in range(200)]),
+])
+def test_every_bracket_is_paired_with_its_partner(text):
+    _, opens, depth = jsonscan.brackets_outside_strings(text)
+    assert jsonscan.matching_brackets(opens, depth).tolist() == pairs_by_stack(text)
