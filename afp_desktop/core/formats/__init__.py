@@ -19,6 +19,7 @@ from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats.assemble import run_from_document, run_from_typed
 from afp_desktop.core.formats.bundle import ConversationChoiceNeeded, is_bundle, is_empty_zip, run_from_bundle
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
+from afp_desktop.core.formats.lazy_recording import load_recording_lazily
 from afp_desktop.core.formats.lazy_trace import MIN_BYTES as LAZY_MIN_BYTES, load_trace_lazily
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
 from afp_desktop.core.formats import prefixes as prefixes_module
@@ -129,7 +130,9 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
                 if head is not None:
                     prefixes.offer(head[0]["events"], head[1], lambda evs: run_from_document(
                         {**head[0], "events": evs}, name))
-        doc = load_trace_lazily(stripped, name, told)  # None unless a large Trace: then parse it all
+        doc = load_trace_lazily(stripped, name, told)  # None unless a large Trace
+        if doc is None:
+            doc = load_recording_lazily(stripped, name)  # None unless a large recording: then parse it all
         if doc is None:
             doc = jsonio.loads(stripped)
     except jsonio.JSONSyntaxError as err:

@@ -130,12 +130,13 @@ def _events_array(data: bytes, positions, opens, depth):
     return int(keyed[0]), int(jsonscan.closing_brackets(depth, keyed)[0])
 
 
-def _event_objects(data: bytes, positions, opens, depth, first: int, last: int):
-    """(start, end) byte offsets of each element of the events array; (None, None) unless all are objects."""
+def _event_objects(data: bytes, positions, opens, depth, first: int, last: int, level: int = 2):
+    """(start, end) byte offsets of each element of the events array (its `[` at depth `level`); (None, None)
+    unless all are objects."""
     buffer = np.frombuffer(data, np.uint8)
     inner = slice(first + 1, last)
-    element_opens = np.flatnonzero(opens[inner] & (depth[inner] == 3)) + first + 1
-    element_closes = np.flatnonzero(~opens[inner] & (depth[inner] == 2)) + first + 1
+    element_opens = np.flatnonzero(opens[inner] & (depth[inner] == level + 1)) + first + 1
+    element_closes = np.flatnonzero(~opens[inner] & (depth[inner] == level)) + first + 1
     if len(element_opens) != len(element_closes) or not len(element_opens):
         return None, None
     if (buffer[positions[element_opens]] != _OPEN_CURLY).any():
@@ -156,11 +157,11 @@ def _only_commas_between(data: bytes, buffer, array_start: int, starts, ends, ar
     return all(data[int(ends[i]):int(starts[i + 1])].strip(_JSON_SPACE) == b"," for i in np.flatnonzero(~plain))
 
 
-def _payload_regions(data: bytes, positions, opens, depth, first: int, last: int):
-    """(start, end) byte offsets of each event's own `payload` object or array."""
+def _payload_regions(data: bytes, positions, opens, depth, first: int, last: int, level: int = 2):
+    """(start, end) byte offsets of each event's own `payload` object or array (the events' `[` at `level`)."""
     buffer = np.frombuffer(data, np.uint8)
     inner = slice(first + 1, last)
-    value_opens = np.flatnonzero(opens[inner] & (depth[inner] == 4)) + first + 1
+    value_opens = np.flatnonzero(opens[inner] & (depth[inner] == level + 2)) + first + 1
     value_opens = value_opens[_after_key(data, buffer, positions[value_opens], b"payload")]
     return positions[value_opens], positions[jsonscan.closing_brackets(depth, value_opens)] + 1
 
@@ -213,3 +214,25 @@ def _share_paths(events: list, paths: dict) -> None:
                 event["subflowPath"] = paths.setdefault(tuple(path), path)
             except TypeError:  # a path holding objects or lists: left as it is
                 pass
+
+
+# -- for other documents holding DomainEvents (a recording's BoundaryEvents, core/formats/lazy_recording.py) ----
+def event_regions(data: bytes, positions, opens, depth, first: int, last: int, level: int, payloads: bool = True):
+    """((starts, ends), payload regions) of the events array whose `[` is bracket `first` and `]` is bracket
+    `last`, at depth `level`; None unless every element is an object. Without `payloads`, no region is lazy."""
+    global np
+    np = jsonscan.numpy()
+    starts, ends = _event_objects(data, positions, opens, depth, first, last, level)
+    if starts is None:
+        return None
+    if payloads:
+        regions = _payload_regions(data, positions, opens, depth, first, last, level)
+    else:
+        regions = (np.empty(0, np.int64), np.empty(0, np.int64))
+    return (starts, ends), regions
+
+
+def parse_events(data: bytes, name: str, spans, regions) -> list | None:
+    """The events of `event_regions`, parsed in batches (payload regions as LazyJSON); None when unexpected."""
+    starts, ends = spans
+    return _parse_events(data, name, starts, ends, regions)

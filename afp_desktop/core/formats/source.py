@@ -156,7 +156,8 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
             head = handle.read(8)
             if head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC):
                 return _decompress_stream(head, handle, name, limit, warnings)
-            data = head + _read_capped(handle, limit - len(head) + 1)
+            handle.seek(0)  # (read whole, not head + rest: one copy of a large file in memory, not two)
+            data = _read_capped(handle, limit + 1, info.st_size)
         except OSError as err:
             raise LoadError(name, _os_error_text(err)) from None
     if len(data) > limit:  # it grew while being read
@@ -187,10 +188,14 @@ def read_regular(path: str | os.PathLike, limit: int) -> bytes:
     return data
 
 
-def _read_capped(handle, most: int) -> bytes:
+def _read_capped(handle, most: int, expected: int = 0) -> bytes:
+    """At most `most` bytes. The first read asks for all `expected` bytes (a regular file's size) and one more,
+    so a file read whole is the one bytes object read returns, never parts joined (which doubles the peak)."""
     parts = []
+    first = expected + 1 if expected > 0 else 16 * _CHUNK
     while most > 0:
-        chunk = handle.read(min(most, 16 * _CHUNK))
+        chunk = handle.read(min(most, first))
+        first = 16 * _CHUNK
         if not chunk:
             break
         parts.append(chunk)

@@ -222,7 +222,13 @@ _HOLE = "afp-deep-"
 def _shallow(value: Any, levels: int, option: int, default, salt: str, parts: list[bytes]) -> Any:
     kind = type(value)
     if kind is not dict and kind is not list:
-        return value
+        json_value = getattr(kind, "json_value", None)  # a value kept lazily (lazyjson.py) may hold a deep one
+        if json_value is None:
+            return value
+        value = json_value(value)
+        kind = type(value)
+        if kind is not dict and kind is not list:
+            return value
     if levels == 0:
         parts.append(dumps(value, option, default))
         return f"{_HOLE}{salt}-{len(parts) - 1}"

@@ -22,6 +22,7 @@ from afp_desktop.core.problems import LoadError
 _DEEP_STACK_BYTES = 512 * 1024 * 1024
 _DEEP_RECURSION_LIMIT = 2_000_000
 _deep_lock = threading.Lock()
+_on_deep_thread = threading.local()  # (a deep value met while already on the deep thread: no second thread)
 
 
 class JSONSyntaxError(ValueError):
@@ -40,7 +41,7 @@ def _is_depth_error(err: Exception) -> bool:
     return "recursion" in text or "depth" in text
 
 
-def position_of(text: str | bytes, pos: int) -> tuple[int, int]:
+def position_of(text: str | bytes | memoryview, pos: int) -> tuple[int, int]:
     """1-based line and column (in characters) of byte/char offset `pos`."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         head = bytes(text[:pos]).decode("utf-8", "replace")
@@ -53,9 +54,12 @@ def position_of(text: str | bytes, pos: int) -> tuple[int, int]:
 
 def run_deep(fn):
     """Run fn() on a thread with a large stack and a raised recursion limit; return or raise its outcome."""
+    if getattr(_on_deep_thread, "active", False):
+        return fn()  # (e.g. a lazy value parsed while a deep document is written: the lock is held)
     result: dict[str, Any] = {}
 
     def work() -> None:
+        _on_deep_thread.active = True
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, _DEEP_RECURSION_LIMIT))
         try:
@@ -79,7 +83,7 @@ def run_deep(fn):
     return result["value"]
 
 
-def _loads_deep(data: str | bytes) -> Any:
+def _loads_deep(data: str | bytes | memoryview) -> Any:
     """A document deeper than orjson goes: orjson piece by piece (deepjson), else the standard library, which
     also says where an invalid one is wrong (from Python 3.12 it stops at ~1,500 levels whatever the limit)."""
     from afp_desktop.core.jsonx import deepjson
@@ -102,7 +106,7 @@ def _loads_deep(data: str | bytes) -> Any:
             from None
 
 
-def loads(data: str | bytes) -> Any:
+def loads(data: str | bytes | memoryview) -> Any:
     """Parse one JSON document. Raises JSONSyntaxError (with line/column) on invalid input."""
     try:
         return orjson.loads(data)
@@ -119,13 +123,11 @@ def loads(data: str | bytes) -> Any:
         raise JSONSyntaxError(msg) from None
 
 
-def _loads_with_lone_surrogates(data: str | bytes, orjson_error: Exception) -> Any:
+def _loads_with_lone_surrogates(data: str | bytes | memoryview, orjson_error: Exception) -> Any:
     """The standard library's parser, which keeps a lone surrogate escape as that code point, as JavaScript
     does. Its errors are reported like orjson's."""
     try:
-        text = data.decode("utf-8") if isinstance(data, (bytes, bytearray, memoryview)) else data
-        if isinstance(text, memoryview):
-            text = bytes(text).decode("utf-8")
+        text = (data if isinstance(data, bytes) else bytes(data)).decode("utf-8") if not isinstance(data, str) else data
     except UnicodeDecodeError as err:
         line, column = position_of(data, err.start)
         raise JSONSyntaxError("invalid UTF-8", line, column, err.start) from None

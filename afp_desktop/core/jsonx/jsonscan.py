@@ -4,9 +4,10 @@
 it opens, and the nesting depth after it — what lets the loaders find parts of a large document (a Trace's
 payloads, a deep recording's levels) without parsing it. Strings are tracked by counting unescaped quotes (an
 odd run of backslashes escapes the next character). None for unbalanced brackets or an unterminated string.
-`closing_brackets` pairs openings with their closings; `with_placeholders` is a span of the text with parts cut
-out and a number in place of each — how both readers (lazy Trace payloads, deep documents) hand orjson only what
-it should parse. numpy is imported on first use (`numpy()`), not when this module is.
+`closing_brackets` pairs chosen openings with their closings (a pass per level), `matching_brackets` pairs
+every bracket at once (one sort: for documents thousands of levels deep); `with_placeholders` is a span of the
+text with parts cut out and a number in place of each — how the readers (lazy Trace payloads, lazy recordings,
+deep documents) hand orjson only what it should parse. numpy is imported on first use (`numpy()`), not when this module is.
 """
 
 from __future__ import annotations
@@ -79,6 +80,21 @@ def closing_brackets(depth, open_indices):
         back = np.flatnonzero(depth == level - 1)
         closes[chosen] = back[np.searchsorted(back, open_indices[chosen], side="right")]
     return closes
+
+
+def matching_brackets(opens, depth):
+    """For every bracket, the index of its partner (int32), pairing all of them at once: sorted (stably) by the
+    level each stands at (an opening's depth after it, a closing's depth before it), a level's brackets alternate
+    opening, closing, so neighbours in that order are partners. One sort instead of a pass per level (a
+    recording nests thousands of levels deep)."""
+    level = depth + ~opens  # (~ on booleans: a closing stands one level deeper than the depth after it)
+    small = level.max() < 1 << 16  # a 16-bit key sorts by radix, several times faster
+    order = np.argsort(level.astype(np.uint16) if small else level, kind="stable").astype(np.int32)
+    del level
+    partner = np.empty(len(order), np.int32)
+    partner[order[0::2]] = order[1::2]
+    partner[order[1::2]] = order[0::2]
+    return partner
 
 
 def with_placeholders(view: memoryview, start: int, end: int, holes) -> list:

@@ -15,6 +15,7 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.library.conventions import milestone_for, milestone_from_tags, parse_runtime_stage_id
 
 Stop = dict[str, Any]
@@ -33,6 +34,9 @@ def mount_ids(execution_tree: Any) -> set[str]:
     Iterative on purpose: a long run's tree nests thousands of levels deep through ``next``; slot mounts and
     Route branches (``final#22``, ``tool-calls#22``) hang off ``children``.
     """
+    known = getattr(execution_tree, "known_mount_ids", None)
+    if known is not None:  # a large recording's tree left as bytes, its mounts found while reading it
+        return set(known)  # (core/formats/lazy_recording.py)
     ids: set[str] = set()
     work = [execution_tree] if isinstance(execution_tree, dict) else []
     while work:
@@ -280,6 +284,7 @@ def drill_source(snapshot_or_legs: Any, mount_runtime_stage_id: str) -> dict | N
     for leg in _legs_of(snapshot_or_legs):
         results = leg.get("subflowResults")
         result: Any = results.get(mount_runtime_stage_id) if isinstance(results, dict) else None
+        result = resolve_quietly(result)  # (a large recording keeps each result as bytes until drilled into)
         tree = result.get("treeContext") if isinstance(result, dict) else None
         if isinstance(tree, dict) and isinstance(tree.get("history"), list):
             return {

@@ -71,7 +71,8 @@ class Run:
     @property
     def execution_tree(self) -> dict | None:
         tree = self.snapshot.get("executionTree") if isinstance(self.snapshot, dict) else None
-        return tree if isinstance(tree, dict) else None
+        lazy = getattr(tree, "known_mount_ids", None) is not None  # kept as bytes (formats/lazy_recording.py)
+        return tree if isinstance(tree, dict) or lazy else None
 
     @property
     def has_traversal(self) -> bool:
