@@ -10,7 +10,7 @@ Ids come from the trace: untrusted. They are shown through `visible_text` (bidi 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QIcon, QPainter, QPalette, QPen, QPixmap
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import (
     QHBoxLayout, QLabel, QMainWindow, QSizePolicy, QToolButton, QToolTip, QWidget,
 )
@@ -58,6 +58,19 @@ def copy_icon(colour, size: int = 12, ratio: float = 1.0) -> QPixmap:
     return pixmap
 
 
+_ICONS: dict[tuple[int, int], QIcon] = {}  # (colour, size) → the icon: the inspector makes buttons on every move
+
+
+def _icon_for(rgba: int, size: int) -> QIcon:
+    icon = _ICONS.get((rgba, size))
+    if icon is None:
+        icon = QIcon()
+        for ratio in (1.0, 2.0):
+            icon.addPixmap(copy_icon(QColor.fromRgba(rgba), size, ratio))
+        _ICONS[(rgba, size)] = icon
+    return icon
+
+
 def status_bar_of(widget: QWidget):
     """The status bar of the main window `widget` sits in (docked or floating), else None."""
     node = widget
@@ -89,11 +102,7 @@ class CopyIdButton(QToolButton):
         self.clicked.connect(self.copy)
 
     def _paint_icon(self) -> None:
-        colour = self.palette().color(QPalette.ColorRole.ButtonText)
-        icon = QIcon()
-        for ratio in (1.0, 2.0):
-            icon.addPixmap(copy_icon(colour, self.iconSize().width(), ratio))
-        self.setIcon(icon)
+        self.setIcon(_icon_for(self.palette().color(QPalette.ColorRole.ButtonText).rgba(), self.iconSize().width()))
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().changeEvent(event)
