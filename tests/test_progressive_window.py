@@ -4,6 +4,8 @@ in the same scene, keeping the cursor where the user put it."""
 
 from __future__ import annotations
 
+import lzma
+
 import pytest
 
 from afp_desktop.app import loader as loader_module
@@ -136,3 +138,19 @@ def test_the_inspector_shows_nothing_of_the_last_run_then_the_first_part_s_step(
     assert inspector.node_index is None, "no step of the run that was replaced"
     qtbot.waitUntil(lambda: inspector.node_index is not None, timeout=5_000)  # the settled moment draws it
     assert window.session.run is shown and inspector.node_index == window.session.moment.current_node
+
+
+def test_a_trace_broken_after_its_head_takes_the_part_away_and_says_where(qtbot, window, slow_prefixes, tmp_path):
+    data = bytearray(lzma.open(corpus_path("15-large-run", "trace.json")).read())
+    at = len(data) * 3 // 4
+    at = data.index(b'"type"', at)  # break a key's quote: no longer JSON from here on
+    data[at] = ord("'")
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(bytes(data))
+    shown = first_prefix(qtbot, window, broken)
+    assert shown.still_reading and shown.redaction is None, "the head's events, read before the whole file"
+    with qtbot.waitSignal(window.loader.failed, timeout=LOAD_TIMEOUT) as failed:
+        pass
+    line = data[:at].count(b"\n") + 1
+    assert "not valid JSON" in failed.args[0] and f"line {line}" in failed.args[0]
+    assert window.session.run is None and "not valid JSON" in window.empty.error.text()
