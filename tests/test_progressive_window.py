@@ -154,3 +154,18 @@ def test_a_trace_broken_after_its_head_takes_the_part_away_and_says_where(qtbot,
     line = data[:at].count(b"\n") + 1
     assert "not valid JSON" in failed.args[0] and f"line {line}" in failed.args[0]
     assert window.session.run is None and "not valid JSON" in window.empty.error.text()
+
+
+def test_reopened_where_the_user_left_it_shows_that_place_from_the_first_part(qtbot, window, slow_prefixes):
+    path = corpus_path("15-large-run", "events.ndjson")
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(path)
+    window.session.move_to_stop(2)
+    window.session.flush()
+    left_at = window.session.position
+    window.close_run()  # remembers the place
+    shown = first_prefix(qtbot, window, path)
+    assert left_at < len(shown.axis) and window.session.position == left_at
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        pass
+    assert window.session.run is not shown and window.session.position == left_at

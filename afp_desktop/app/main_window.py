@@ -523,6 +523,14 @@ class MainWindow(QMainWindow):
         if not self.progressive.finish(run, position):
             self.session.set_run(run, position=position)
 
+    def opening_position(self, path: str) -> int | None:
+        """Where a file being opened is to be shown: the cursor kept by File ▸ Reload, else where the user left
+        it last time, else None (its end)."""
+        kept = getattr(self, "_keep_position", None)
+        if kept is not None and kept[0] == os.path.abspath(path):
+            return kept[1]
+        return self.settings.position_for(path)
+
     def before_new_run(self) -> None:
         """A new run is about to replace the one shown."""
         self.empty.set_error(None)

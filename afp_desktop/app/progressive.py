@@ -63,7 +63,10 @@ class ProgressiveDisplay(QObject):
     def _on_prefix(self, run) -> None:
         if self.shown is None or self.session.run is not self.shown:
             self.window.before_new_run()
-            self.session.set_run(run, settle_now=False)  # at its end; the inspector follows a turn later
+            wanted = self.window.opening_position(run.path)  # (reloaded, or reopened where the user left it)
+            inside = wanted is not None and wanted < len(run.axis)
+            # At its end, unless the place it opens at has arrived; the inspector follows a turn later.
+            self.session.set_run(run, position=wanted if inside else None, settle_now=False)
             self.moved = False
         else:
             self.moved = self.moved or not self.at_end
