@@ -61,7 +61,13 @@ class GraphFolding(QObject):
         self._base: dict | None = None  # the graph before folding (the run's, or with framework steps changed)
         session.moment_changed.connect(self.show_moment)
         session.selection_changed.connect(self.set_selected)
+        session.run_closed.connect(self._forget_run)
         canvas.node_activated.connect(self.activate)
+
+    def _forget_run(self) -> None:
+        """No run is shown: nothing of the last one is kept (it can be freed)."""
+        self._fw_run, self._fw_seen, self._base, self.fw_map, self.fmap = None, -1, None, None, None
+        self.fw_steps, self.fw_nodes = [], []
 
     # -- the graph -------------------------------------------------------------------------------------------
     def show_run(self, run, empty_reason: str = "") -> None:
