@@ -9,8 +9,10 @@ A prefix is a run cut at an event the file really has: its StepGraph, stops and 
 library computes for those events. What only the whole file can tell is left out of a prefix's notices: that
 the run never reached its end, that its last line was cut off.
 
-Only files of MIN_BYTES or more (decompressed) get prefixes. Cost: prefixes grow by GROWTH times (the first after FIRST_EVENTS events), none is built once most of the file
-is read, so their total work is at most ~1/(GROWTH-1) of the whole run's.
+Only files of MIN_BYTES or more (decompressed) get prefixes. Cost: prefixes grow by GROWTH times (the first
+after FIRST_EVENTS events) and none is built once most of the file is read, so their total work is at most
+~1/(GROWTH-1) of the whole run's. Each part is built anew rather than extended (the follow path's RunGrower
+extends, but shares its fold with what it shows: here the parts are built on another thread).
 """
 
 from __future__ import annotations
