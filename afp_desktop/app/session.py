@@ -61,7 +61,7 @@ class Session(QObject):
         """Show `run` at `position` (None: its end). `settle_now` False: the heavy panels (moment_settled) follow
         on a later event-loop turn, as after a move (the first part of a big file: its first frame sooner)."""
         self.stop_playing()
-        old, self.run = self.run, run
+        self.run = run
         self.selected = None
         self._wanted = None
         self.replay = Replay(run, self.templates, self.app_name)
@@ -73,7 +73,6 @@ class Session(QObject):
         self.settle_pending = not settle_now
         self.run_loaded.emit(run)
         self._emit_moment(settled_now=settle_now)
-        self._let_go(old)
 
     def grow(self, run: Run, position: int) -> None:
         """`run` is the run shown with events added at its end (File ▸ Follow). A new Replay over it keeps the
@@ -94,26 +93,17 @@ class Session(QObject):
         self.moment = replay.moment()
         self.run_grown.emit(run)
         self.moment_changed.emit(self.moment)
-        self._let_go(old.run if old is not None else None)
         if not self._settle_timer.isActive():  # growing every 50 ms must not put the settle off for ever;
             self._settle_timer.start(GROWTH_SETTLE_MS)  # heavy panels (the inspector) follow a few times a second
 
     def close_run(self) -> None:
         self.stop_playing()
-        old, self.run = self.run, None
+        self.run = None
         self.replay = None
         self.moment = None
         self.selected = None
         self._wanted = None
         self.run_closed.emit()
-        self._let_go(old)
-
-    def _let_go(self, old) -> None:
-        """The run shown before, once every panel has the new one: its projections go (Run.release), so it
-        is freed and not kept by its own cycles. Not a run still shown, nor one whose projections a grown run
-        shares (a followed file's snapshots share their step graph's fold)."""
-        if old is not None and old is not self.run and hasattr(old, "release"):
-            old.release()
 
     # -- compatibility names -----------------------------------------------------------------------------
     @property

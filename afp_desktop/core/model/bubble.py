@@ -157,7 +157,7 @@ class BubbleModel:
     """Everything the chat preview needs, precomputed once per run so each cursor move is a few lookups."""
 
     def __init__(self, run):
-        self.run = run
+        self.length = len(run.axis)  # (not the run: it caches this model, and a cycle would outlive it: gcpause.py)
         self.states, self.derived, self._prefix_at = status_states_for(run)
         domain_pos, typed_pos = event_positions(run)
         prompts: list[tuple[int, str, str]] = []
@@ -216,11 +216,11 @@ class BubbleModel:
                     answers.append((typed_pos[j], last_reply[1], "composition.exit"))
 
     def state_at(self, position: int) -> dict | None:
-        position = max(0, min(position, len(self.run.axis)))
+        position = max(0, min(position, self.length))
         return self.states[self._prefix_at[position]]
 
     def at(self, position: int, templates: dict, app_name: str) -> BubbleView:
-        position = max(0, min(position, len(self.run.axis)))
+        position = max(0, min(position, self.length))
         state = self.state_at(position)
         prompt, _ = self._prompts.at(position)
         answer, source = self._answers.at(position)

@@ -78,7 +78,8 @@ class ReplayFacts:
     became known, and the effective DomainEvent count at every axis position."""
 
     def __init__(self, run) -> None:
-        self.run = run
+        # (The run is not kept: the run caches its facts, and a cycle through it would outlive the window
+        # showing it once the loader has frozen it out of the garbage collector's way, gcpause.py.)
         axis = run.axis
         self.length = len(axis)
         fold = run.step_fold

@@ -256,16 +256,6 @@ class Run:
                 unique.append(notice)
         return unique
 
-    def release(self) -> None:
-        """The window shows another run now: drop the projections that point back at this one (replay facts,
-        the bubble model). Those cycles would keep a run no longer shown alive for ever, since the loader froze
-        it out of the garbage collector's way (gcpause.py); without them, reference counting frees it. (Asked
-        again, such a projection is computed again.)"""
-        for name in [key for key in self.__dict__ if isinstance(getattr(type(self), key, None), cached_property)]:
-            held = getattr(self.__dict__[name], "__dict__", None)
-            if isinstance(held, dict) and any(value is self for value in held.values()):
-                del self.__dict__[name]
-
     def seed(self, **projections: Any) -> "Run":
         """Give the run projections computed elsewhere, by their cached-property names (a live run extends
         them as events arrive instead of computing them from scratch: core/live_run.py)."""
