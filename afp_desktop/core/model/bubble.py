@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from afp_desktop.core.library.conventions import is_agent_internal
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
@@ -262,8 +262,16 @@ def all_lines(run, templates: dict, app_name: str) -> list[LineUse]:
     would emit, §6.7: a hidden bubble ends the stretch). Linear: consecutive prefixes share one state object,
     so each distinct state is rendered once.
     """
-    states, _derived, prefix_at = status_states_for(run)
     uses: dict[str, LineUse] = {}
+    for position, _state, line in line_starts(run, templates, app_name):
+        uses.setdefault(line, LineUse(line)).positions.append(position)
+    return list(uses.values())
+
+
+def line_starts(run, templates: dict, app_name: str) -> Iterator[tuple[int, dict | None, str]]:
+    """(position, state, line) where each stretch of one status line starts, in order (a hidden bubble ends a
+    stretch). Consecutive prefixes share one state object, so each distinct state is rendered once."""
+    states, _derived, prefix_at = status_states_for(run)
     previous_state: Any = object()
     previous_line: str | None = None
     for position in range(len(run.axis) + 1):
@@ -273,9 +281,8 @@ def all_lines(run, templates: dict, app_name: str) -> list[LineUse]:
         previous_state = state
         line = render_status_line(state, app_name, templates)
         if line is not None and line != previous_line:
-            uses.setdefault(line, LineUse(line)).positions.append(position)
+            yield position, state, line
         previous_line = line
-    return list(uses.values())
 
 
 # ── §2.9 per-boundary rollups ───────────────────────────────────────────────────────────────────────────

@@ -17,7 +17,6 @@ from typing import Any, Iterator
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.model.axis import anchor_domain_to_typed
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
-from afp_desktop.core.library.status import render_status_line
 
 _PREFIX = "agentfootprint."
 _SLOT_NAMES = {"system-prompt": "system prompt", "messages": "messages", "tools": "tools"}
@@ -286,26 +285,16 @@ def status_texts(run, nodes: NodeFinder, templates: dict, app_name: str) -> Iter
     """Each stretch of the chat bubble showing one status line, at the position where it starts. A streamed
     reply grows one token at a time; its lines are kept as one text, the longest, where it is complete (every
     shorter line is a prefix of it: indexing each would make the index quadratic in the reply's length)."""
-    from afp_desktop.core.model.bubble import status_states_for
+    from afp_desktop.core.model.bubble import line_starts
 
-    states, _derived, prefix_at = status_states_for(run)
     domain_before = run.axis.domain_before
-    previous_state: Any = object()
-    previous_line = None
     pending = None  # the last line seen, held back while the next one may extend it
-    for position in range(len(run.axis) + 1):
-        state = states[prefix_at[position]]
-        if state is previous_state:
-            continue
-        previous_state = state
-        line = render_status_line(state, app_name, templates)
-        if line is not None and line != previous_line:
-            doc = (position, line, "status line", nodes.latest_before(domain_before[position]))
-            growing = pending is not None and state is not None and state.get("state") == "streaming" \
-                and line.startswith(pending[1])
-            if pending is not None and not growing:
-                yield pending
-            pending = doc
-        previous_line = line
+    for position, state, line in line_starts(run, templates, app_name):
+        doc = (position, line, "status line", nodes.latest_before(domain_before[position]))
+        growing = pending is not None and state is not None and state.get("state") == "streaming" \
+            and line.startswith(pending[1])
+        if pending is not None and not growing:
+            yield pending
+        pending = doc
     if pending is not None:
         yield pending
