@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.plain_text import plain_label, plain_tooltip
+from afp_desktop.core.views.inspect import as_text
 from afp_desktop.core.views.context_state import CHANGED, ENTERED, LEFT, SAME, ContextStates, context_at, stop_of_commit
 
 STATUS_TEXT = {ENTERED: "+ entered", CHANGED: "~ changed", LEFT: "− left", SAME: ""}
@@ -30,17 +31,6 @@ STATUS_COLOUR = {"light": {ENTERED: "#1d7a35", CHANGED: "#7a4cc2", LEFT: "#b3261
                  "dark": {ENTERED: "#7fdc95", CHANGED: "#c9a8ff", LEFT: "#ff9a92"}}
 COLUMNS = ("key", "change", "written by", "value")  # change: since the previous stop
 WRITER_COLUMN = 2
-
-
-def pretty(value) -> str:
-    from afp_desktop.core.jsonx import jsonio
-
-    if isinstance(value, str):
-        return value
-    try:
-        return jsonio.dumps(value, indent=True).decode("utf-8", "replace")
-    except Exception:  # noqa: BLE001 - a value that cannot be written is still shown
-        return repr(value)
 DETAIL_CHARS = 20_000
 
 
@@ -203,7 +193,7 @@ class ContextPanel(QWidget):
         key_row = self._shown_rows[row]
         view = self.view
         state = self.states.state_through(view.commit if key_row.status != LEFT else view.previous_commit)
-        text = pretty(state.get(key_row.key))
+        text = as_text(state.get(key_row.key))
         if len(text) > DETAIL_CHARS:
             text = text[:DETAIL_CHARS] + f"\n… ({len(text) - DETAIL_CHARS:,} more characters)"
         writer = key_row.writer
