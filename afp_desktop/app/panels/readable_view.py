@@ -57,6 +57,12 @@ def text_box(text: str, mono: bool = False) -> QPlainTextEdit:
     return box
 
 
+def label(text: str, **style) -> QLabel:
+    """A plain-text label that wraps only when its text is long or has several lines: a wrapping label is
+    measured again and again by the layouts, which made drawing a long step slow."""
+    return plain_label(text, wrap=len(text) > SHORT_TEXT or "\n" in text, **style)
+
+
 def text_widget(text: str) -> QWidget:
     """Short prose as a wrapped label; long text, JSON or unbreakable words as a text box."""
     if not text:
@@ -64,7 +70,7 @@ def text_widget(text: str) -> QWidget:
     mono = _looks_like_json(text)
     if mono or len(text) > BOX_TEXT or any(len(word) > LONG_WORD for word in text.split()):
         return text_box(text, mono)
-    return plain_label(text, wrap=len(text) > SHORT_TEXT or "\n" in text)  # (wrapping labels cost layout time)
+    return label(text)
 
 
 class Collapsible(QWidget):
@@ -147,10 +153,10 @@ def bold(label: QLabel) -> QLabel:
 
 
 def _title(text: str) -> QLabel:
-    label = bold(plain_label(text, wrap=len(text) > SHORT_TEXT))
-    label.setContentsMargins(0, 6, 0, 0)
-    label.setAccessibleName(text)
-    return label
+    title = bold(label(text))
+    title.setContentsMargins(0, 6, 0, 0)
+    title.setAccessibleName(text)
+    return title
 
 
 def _facts(rows: list[dict]) -> QWidget:
@@ -162,7 +168,7 @@ def _facts(rows: list[dict]) -> QWidget:
     form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
     for row in rows:
         value = id_field(row["id"], row.get("idName", "id")) if "id" in row else text_widget(row.get("value", ""))
-        form.addRow(plain_label(row.get("label", ""), muted=True), value)
+        form.addRow(label(row.get("label", ""), muted=True), value)
     return box
 
 
@@ -178,8 +184,7 @@ def _conversation(rows: list[dict]) -> QWidget:
         inner = QVBoxLayout(message)
         inner.setContentsMargins(6, 3, 6, 4)
         inner.setSpacing(1)
-        role = row.get("label", row.get("role", ""))
-        inner.addWidget(bold(plain_label(role, wrap=len(role) > SHORT_TEXT)))
+        inner.addWidget(bold(label(row.get("label", row.get("role", "")))))
         inner.addWidget(text_widget(row.get("text", "")))
         layout.addWidget(message)
     return box
@@ -191,8 +196,7 @@ def _tools(rows: list[dict]) -> QWidget:
     layout.setContentsMargins(8, 0, 0, 0)
     layout.setSpacing(2)
     for row in rows:
-        name = row.get("name", "")
-        layout.addWidget(bold(plain_label(name, wrap=len(name) > SHORT_TEXT)))
+        layout.addWidget(bold(label(row.get("name", ""))))
         if row.get("description"):
             layout.addWidget(text_widget(row["description"]))
         if row.get("schema"):
