@@ -92,18 +92,7 @@ def _loads_deep(data: str | bytes | memoryview) -> Any:
     value = run_deep(lambda: deepjson.loads(raw))
     if value is not None:
         return value
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line, column = position_of(raw, err.start)
-        raise JSONSyntaxError("invalid UTF-8", line, column, err.start) from None
-    try:
-        return run_deep(lambda: json.loads(text))
-    except json.JSONDecodeError as err:
-        raise JSONSyntaxError(err.msg, err.lineno, err.colno, err.pos) from None
-    except RecursionError:
-        raise JSONSyntaxError("not valid JSON, and nested too deeply for the place of the error to be found") \
-            from None
+    return _stdlib_loads(raw, "not valid JSON, and nested too deeply for the place of the error to be found")
 
 
 def loads(data: str | bytes | memoryview) -> Any:
@@ -126,8 +115,14 @@ def loads(data: str | bytes | memoryview) -> Any:
 def _loads_with_lone_surrogates(data: str | bytes | memoryview, orjson_error: Exception) -> Any:
     """The standard library's parser, which keeps a lone surrogate escape as that code point, as JavaScript
     does. Its errors are reported like orjson's."""
+    return _stdlib_loads(data, str(orjson_error))
+
+
+def _stdlib_loads(data: str | bytes | memoryview, too_deep: str) -> Any:
+    """The standard library's parse on a deep stack, its errors said like orjson's (`too_deep`: the message
+    when even it runs out of depth)."""
     try:
-        text = (data if isinstance(data, bytes) else bytes(data)).decode("utf-8") if not isinstance(data, str) else data
+        text = data if isinstance(data, str) else bytes(data).decode("utf-8")
     except UnicodeDecodeError as err:
         line, column = position_of(data, err.start)
         raise JSONSyntaxError("invalid UTF-8", line, column, err.start) from None
@@ -136,7 +131,7 @@ def _loads_with_lone_surrogates(data: str | bytes | memoryview, orjson_error: Ex
     except json.JSONDecodeError as err:
         raise JSONSyntaxError(err.msg, err.lineno, err.colno, err.pos) from None
     except RecursionError:
-        raise JSONSyntaxError(str(orjson_error)) from None
+        raise JSONSyntaxError(too_deep) from None
 
 
 def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes:
