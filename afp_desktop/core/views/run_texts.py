@@ -212,20 +212,9 @@ def _domain_fields(position: int, event: dict, node: int | None, tool_names: dic
         if isinstance(get("content"), str) and get("content"):
             yield position, get("content"), "assistant text", node
     elif kind == "tool.start":
-        name = get("toolName")
-        tool_names[_key(get("toolCallId"))] = name
-        if isinstance(name, str):
-            yield position, name, "tool name", node
-        text = _as_text(get("args"))
-        if text:
-            yield position, text, f"tool arguments of {_named(name)}", node
+        yield from _tool_start(position, get, node, tool_names)
     elif kind == "tool.end":
-        name = tool_names.get(_key(get("toolCallId")))
-        text = _as_text(get("result"))
-        if text:
-            yield position, text, f"tool {'error' if get('error') else 'result'} of {_named(name)}", node
-        if get("error") and not isinstance(get("error"), bool):
-            yield position, _as_text(get("error")), f"tool error of {_named(name)}", node
+        yield from _tool_end(position, get, node, tool_names)
     elif kind == "context.injected":
         slot = get("slot")
         for key in ("contentSummary", "reason"):
@@ -234,6 +223,26 @@ def _domain_fields(position: int, event: dict, node: int | None, tool_names: dic
     elif kind in ("composition.start", "composition.end"):
         if isinstance(get("name"), str) and get("name"):
             yield position, get("name"), "composition", node
+
+
+def _tool_start(position: int, get, node: int | None, tool_names: dict) -> Iterator[tuple]:
+    """A tool call's start, as a DomainEvent or a typed event's payload carries it (the same keys)."""
+    name = get("toolName")
+    tool_names[_key(get("toolCallId"))] = name
+    if isinstance(name, str):
+        yield position, name, "tool name", node
+    text = _as_text(get("args"))
+    if text:
+        yield position, text, f"tool arguments of {_named(name)}", node
+
+
+def _tool_end(position: int, get, node: int | None, tool_names: dict) -> Iterator[tuple]:
+    name = tool_names.get(_key(get("toolCallId")))
+    text = _as_text(get("result"))
+    if text:
+        yield position, text, f"tool {'error' if get('error') else 'result'} of {_named(name)}", node
+    if get("error") and not isinstance(get("error"), bool):
+        yield position, _as_text(get("error")), f"tool error of {_named(name)}", node
 
 
 def _typed_fields(position: int, name: str, payload: dict, node: int | None, tool_names: dict) -> Iterator[tuple]:
@@ -249,20 +258,9 @@ def _typed_fields(position: int, name: str, payload: dict, node: int | None, too
         if isinstance(get("content"), str) and get("content"):
             yield position, get("content"), "assistant text", node
     elif name == "stream.tool_start":
-        tool = get("toolName")
-        tool_names[_key(get("toolCallId"))] = tool
-        if isinstance(tool, str):
-            yield position, tool, "tool name", node
-        text = _as_text(get("args"))
-        if text:
-            yield position, text, f"tool arguments of {_named(tool)}", node
+        yield from _tool_start(position, get, node, tool_names)
     elif name == "stream.tool_end":
-        tool = tool_names.get(_key(get("toolCallId")))
-        text = _as_text(get("result"))
-        if text:
-            yield position, text, f"tool {'error' if get('error') else 'result'} of {_named(tool)}", node
-        if get("error") and not isinstance(get("error"), bool):
-            yield position, _as_text(get("error")), f"tool error of {_named(tool)}", node
+        yield from _tool_end(position, get, node, tool_names)
     elif name == "stream.tool_progress":
         report = get("payload")  # the tool author's own payload: {message, …} or a bare string
         message = report.get("message") if isinstance(report, dict) else report
