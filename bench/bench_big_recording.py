@@ -32,18 +32,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BIG = Path(os.environ.get("AFP_BIG_CORPUS", "/work/shared/corpus/big/react-1000"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_big_load import _COMMON as PROCESS_COMMON  # noqa: E402  (hwm, rss, path: each figure's process)
 
-_COMMON = r"""
-import json, sys, time
-def hwm():
-    for line in open('/proc/self/status'):
-        if line.startswith('VmHWM:'):
-            return int(line.split()[1]) * 1024
-def rss():
-    for line in open('/proc/self/status'):
-        if line.startswith('VmRSS:'):
-            return int(line.split()[1]) * 1024
-path = sys.argv[1]
+_COMMON = PROCESS_COMMON + r"""
 import orjson, numpy
 from afp_desktop.core.jsonx import jsonio, deepjson, jsonscan
 from afp_desktop.core.formats import open_run
