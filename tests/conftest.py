@@ -29,7 +29,7 @@ def scenario(request):
 
 @pytest.fixture
 def window(qtbot):
-    """The main window, shown at 1400×900 and exposed; its loader stopped afterwards. (A test file that needs
+    """The main window, shown at 1400×900 and exposed; its following and its loader stopped afterwards. (A test file that needs
     another window defines its own `window`.)"""
     from afp_desktop.app.main_window import MainWindow
 
@@ -39,5 +39,6 @@ def window(qtbot):
     win.show()
     qtbot.waitExposed(win)
     yield win
+    win.follow.stop()
     win.loader.abandon()
     win.loader.wait()

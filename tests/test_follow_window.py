@@ -7,25 +7,12 @@ import os
 
 import pytest
 
-from afp_desktop.app.main_window import MainWindow
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.formats.assemble import run_from_typed
 from afp_desktop.core.formats.ndjson import parse_ndjson
 from tests.corpus_util import corpus_path, read_bytes
 
 SCENARIO = "04-tool-progress"
-
-
-@pytest.fixture
-def window(qtbot):
-    win = MainWindow(restore_layout=False)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    yield win
-    win.follow.stop()
-    win.loader.abandon()
-    win.loader.wait(5000)
 
 
 @pytest.fixture
