@@ -20,6 +20,7 @@ from collections import deque
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QPushButton
 
+from afp_desktop.app.growth import extends
 from afp_desktop.core.formats.follow import FileFollower, parse_lines
 from afp_desktop.core.formats.source import GZIP_MAGIC, XZ_MAGIC
 from afp_desktop.core.formats.live_run import RunGrower
@@ -61,15 +62,6 @@ def _is_plain_stream(run, path: str) -> bool:
     except OSError:
         return False
     return not (head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC))
-
-
-def _extends(grown, loaded) -> bool:
-    """The follower's first run holds the loaded run's events first (the same file read again, plus what was
-    written since), so showing it is a growth, not a new run. (Not so after a rotation met at the start.)"""
-    old, new = loaded.typed_events, grown.typed_events
-    if loaded.format != "ndjson" or old is None or new is None or len(new) < len(old):
-        return False
-    return not old or (old[0] == new[0] and old[-1] == new[len(old) - 1])
 
 
 class FollowController(QObject):
@@ -322,7 +314,7 @@ class FollowController(QObject):
         length = len(run.axis)
         shown = session.run
         grows = not self._started_over and shown is not None and length >= self._shown_length \
-            and (self._caught_up or _extends(run, shown))
+            and (self._caught_up or extends(run, shown))
         self._shown_length = length
         self._dirty = self._started_over = False
         if grows:  # the panels extend what they show (app/growth.py); nothing is rebuilt

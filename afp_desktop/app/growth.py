@@ -30,6 +30,19 @@ QUIET_MS = 300
 COST_FACTOR = 3.0  # a job waits at least this many times what it took last time
 
 
+def extends(grown, shown) -> bool:
+    """`grown` holds `shown`'s events first (the same file read further: checked at both ends of both event
+    lists), so showing it is a growth, not a new run."""
+    for old, new in ((shown.typed_events, grown.typed_events), (shown.domain_events, grown.domain_events)):
+        if old is None and new is None:
+            continue
+        if old is None or new is None or len(new) < len(old):
+            return False
+        if old and (old[0] != new[0] or old[-1] != new[len(old) - 1]):
+            return False
+    return shown.format == grown.format
+
+
 class _Job:
     def __init__(self, name: str, action, gap_s: float):
         self.name, self.action, self.gap_s = name, action, gap_s

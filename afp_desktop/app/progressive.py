@@ -16,19 +16,9 @@ import os
 
 from PySide6.QtCore import QObject
 
+from afp_desktop.app.growth import extends
+
 USER_FIRST_S = 0.15  # after each move of the cursor over the part shown, the load waits this long
-
-
-def extends(grown, shown) -> bool:
-    """`grown` holds `shown`'s events first (read from the same file by the same load: checked at both ends)."""
-    for old, new in ((shown.typed_events, grown.typed_events), (shown.domain_events, grown.domain_events)):
-        if old is None and new is None:
-            continue
-        if old is None or new is None or len(new) < len(old):
-            return False
-        if old and (old[0] != new[0] or old[-1] != new[len(old) - 1]):
-            return False
-    return shown.format == grown.format
 
 
 class ProgressiveDisplay(QObject):
