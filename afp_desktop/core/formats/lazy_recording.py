@@ -28,6 +28,7 @@ from afp_desktop.core.formats import documents, lazy_trace
 from afp_desktop.core.formats.errors import LoadError
 from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
+from afp_desktop.core.breathing import breathe, breathing_over
 
 MIN_BYTES = 4 << 20  # smaller recordings parse eagerly in well under a second
 _OPEN_CURLY = 0x7B
@@ -72,7 +73,9 @@ class _Reader:
         self.data, self.name = data, name
         self.view = memoryview(data)
         self.positions, self.opens, self.depth = positions, opens, depth
+        breathe()
         self.partner = jsonscan.matching_brackets(opens, depth)
+        breathe()
         self.salt = secrets.randbits(52)
         self.later: list = []  # (container to put the value in, key, how to make the value), made after the plan
 
@@ -102,6 +105,7 @@ class _Reader:
         # The bracket arrays are no longer needed: let them go before the parsed objects are made.
         self.positions = self.opens = self.depth = self.partner = None
         for holder, key, make in self.later:
+            breathe()
             holder[key] = make()
         return root
 
@@ -124,7 +128,7 @@ class _Reader:
             elif key == "subflowResults" and self.is_object(inner):
                 results, entries = self.shallow(inner)
                 snapshot[key] = results
-                for result_key, result in entries:
+                for result_key, result in breathing_over(entries):
                     results[result_key] = LazyJSON(self.data, *self.span(result), self.name)
             elif key == "recorders" and not self.is_object(inner):
                 self.read_recorders(snapshot, inner)
@@ -152,7 +156,11 @@ class _Reader:
         under a node's `next`, or an object in the list under a node's `children`."""
         ids: set[str] = set()
         work = [index]
+        visited = 0
         while work:
+            visited += 1
+            if not visited % 256:
+                breathe()
             node, members = self.shallow(work.pop())
             rid = node.get("runtimeStageId")
             if "subflowId" in node and rid and isinstance(rid, str):

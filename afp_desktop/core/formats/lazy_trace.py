@@ -26,6 +26,7 @@ import orjson
 
 from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
+from afp_desktop.core.breathing import breathe
 
 np: Any = None  # numpy, once jsonscan has imported it
 
@@ -56,16 +57,20 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
     positions, opens, depth = brackets
     if not _has_root_key(data, positions, depth, b"redaction"):
         return None  # before parsing the root: a large recording's snapshot is not parsed twice
+    breathe()
     events = _events_array(data, positions, opens, depth)
     if events is None:
         return None
     first, last = events
+    breathe()
     starts, ends = _event_objects(data, positions, opens, depth, first, last)
     if starts is None:
         return None
+    breathe()
     root = _root_without_events(data, int(positions[first]), int(positions[last]))
     if root is None:
         return None
+    breathe()
     regions = _payload_regions(data, positions, opens, depth, first, last)
     del brackets, positions, opens, depth  # free before the events' objects are made: it lowers the peak
     told = None if read_so_far is None else (lambda evs, fraction: read_so_far(evs, fraction, root))
@@ -199,6 +204,7 @@ def _parse_events(data: bytes, name: str, starts, ends, regions, read_so_far=Non
                 return None  # a later duplicate "payload" key won: let the ordinary parse decide
             event["payload"] = LazyJSON(data, int(region_starts[k]), int(region_ends[k]), name)
         first_event, first_region = end_event, end_region
+        breathe()
         if read_so_far is not None:
             read_so_far(events, int(ends[end_event - 1]) / len(data))
     return events

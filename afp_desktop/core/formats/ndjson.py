@@ -12,6 +12,7 @@ import re
 
 import orjson
 
+from afp_desktop.core.breathing import breathe
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.jsonio import position_of
@@ -37,6 +38,8 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
     types: dict[str, str] = {}  # one string object per event type, not one per event (many tiny lines)
     shared: dict = {}  # one object per distinct meta value (share_meta)
     for i, offset, raw in _lines(data):
+        if i % 1000 == 0:
+            breathe()
         if progress is not None and i % 2000 == 0:
             if cancelled is not None and cancelled():
                 raise LoadCancelled()

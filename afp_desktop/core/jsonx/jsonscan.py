@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from afp_desktop.core.breathing import breathe
+
 np: Any = None  # numpy, once imported
 
 _CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
@@ -60,6 +62,7 @@ def brackets_outside_strings(data: bytes):
         found_opens.append(is_open[outside])
         in_string = (in_string + len(quote_at)) & 1
         start = end
+        breathe()
     if in_string:
         return None  # an unterminated string
     positions = np.concatenate(found_positions)

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from typing import Any, Iterable
+from afp_desktop.core.breathing import breathing_over
 
 PREFIX = "agentfootprint."
 _MISSING = object()
@@ -128,7 +129,7 @@ def domain_events_from_typed(events: Iterable[Any]) -> tuple[list[dict], list[in
     mapper = TypedToDomain()
     domain: list[dict] = []
     sources: list[int] = []
-    for i, event in enumerate(events):
+    for i, event in enumerate(breathing_over(events)):
         mapped = mapper.map(event)
         if mapped is not None:
             domain.append(mapped)

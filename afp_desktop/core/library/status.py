@@ -21,6 +21,7 @@ import re
 from typing import Iterable
 
 from afp_desktop.core.library.jsstring import UNDEFINED, js_length, js_slice_units, js_string, js_trim
+from afp_desktop.core.breathing import breathing_over
 
 DEFAULT_TEMPLATES: dict[str, str] = {
     "idle": "Thinking\u2026",
@@ -267,7 +268,7 @@ def status_timeline(events: Iterable) -> list[dict | None]:
     """The state after every prefix k = 0..N (N + 1 entries); unchanged states are the same object."""
     selector = StatusSelector()
     timeline: list[dict | None] = [None]
-    for event in events:
+    for event in breathing_over(events):
         selector.feed(event)
         timeline.append(selector.current())
     return timeline

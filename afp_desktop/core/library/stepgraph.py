@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, cast
 from afp_desktop.core.library.events import INJECTION_NUMBER_FIELDS, INJECTION_STRING_FIELDS
 from afp_desktop.core.shapes import StepGraph
 from afp_desktop.core.library.jsstring import js_string
+from afp_desktop.core.breathing import breathing_over
 
 KNOWN_PRIMITIVES = frozenset({"Agent", "LLMCall", "Sequence", "Parallel", "Conditional", "Loop"})
 SLOT_PROPERTY = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
@@ -133,7 +134,7 @@ class StepGraphFold:
     def feed_all(self, events: Iterable[Any]) -> None:
         """`feed` every event: the same fold with the per-event dispatch kept in local variables."""
         handlers, unset = _HANDLERS, _UNSET
-        for event in events:
+        for event in breathing_over(events):
             if type(event) is dict:
                 if self._run_start_ts is unset:
                     self._run_start_ts = event.get("ts")

@@ -17,6 +17,7 @@ from typing import Any
 
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.library.conventions import milestone_for, milestone_from_tags, parse_runtime_stage_id
+from afp_desktop.core.breathing import breathing_over
 
 Stop = dict[str, Any]
 # What a keep rule returns for one stage stop (footprintjs StopFilter): falsy drops it, True keeps it as is,
@@ -75,7 +76,7 @@ def _stops_of_ids(rids: list[str], is_mount: Callable[[int, str], bool], stage_i
         return []
     firsts: list[int] = []
     seen: set[str] = set()
-    for index, rid in enumerate(rids):
+    for index, rid in enumerate(breathing_over(rids)):
         if rid and rid not in seen:
             seen.add(rid)
             firsts.append(index)
@@ -86,7 +87,7 @@ def _stops_of_ids(rids: list[str], is_mount: Callable[[int, str], bool], stage_i
         "lastCommitIdx": (firsts[0] if firsts else len(rids)) - 1,
         "stageId": "", "label": "Run start", "kind": "start",
     }]
-    for position, first in enumerate(firsts):
+    for position, first in enumerate(breathing_over(firsts)):
         rid = rids[first]
         stop: Stop = {
             "step": len(stops), "runtimeStageId": rid, "commitIdx": first,
@@ -150,7 +151,7 @@ def filter_stops(stops: list[Stop], keep: Callable[[Stop], KeepDecision]) -> lis
         raise ValueError(f"filter_stops: expected a bookended axis [start, ...stages, end], got kinds [{kinds}]")
 
     kept: list[tuple[Stop, dict]] = []
-    for stop in stages:
+    for stop in breathing_over(stages):
         decision = keep(stop)
         if decision:
             kept.append((stop, decision if isinstance(decision, dict) else {}))
@@ -161,7 +162,7 @@ def filter_stops(stops: list[Stop], keep: Callable[[Stop], KeepDecision]) -> lis
     if (kept and kept[0][0]["step"] > 1) or (not kept and stages):
         out_start["prologue"] = True
     out = [out_start]
-    for position, (stop, decision) in enumerate(kept):
+    for position, (stop, decision) in enumerate(breathing_over(kept)):
         following = kept[position + 1][0] if position + 1 < len(kept) else None
         row = {**_without_meta(stop), "step": len(out),
                "lastCommitIdx": following["commitIdx"] - 1 if following else last_index}
@@ -248,7 +249,7 @@ def derived_stops(domain_events: list) -> list[Stop]:
 def derived_stops_of(types: list, rids: list[str]) -> list[Stop]:
     """``derived_stops`` of events given as two lists: each one's type and runtimeStageId ('' when it has none).
     (A long run's axis has 100,000s of rows: no dict per row.)"""
-    mounts = {rid for etype, rid in zip(types, rids) if etype == "subflow.entry"}
+    mounts = {rid for etype, rid in breathing_over(zip(types, rids)) if etype == "subflow.entry"}
 
     def stage_id_at(index: int) -> str:
         rid = rids[index]  # the path-prefixed engine id, like a bundle's stageId
@@ -257,7 +258,7 @@ def derived_stops_of(types: list, rids: list[str]) -> list[Stop]:
     stage_stops = _stops_of_ids(rids, lambda _first, rid: rid in mounts, stage_id_at, lambda index: rids[index])
     kept = filter_stops(stage_stops, lambda stop: _as_milestone_decision(milestone_for(stop["runtimeStageId"])))
     out = []
-    for stop in kept:
+    for stop in breathing_over(kept):
         row = {key: value for key, value in stop.items() if key not in ("commitIdx", "lastCommitIdx")}
         row["eventIdx"] = stop["commitIdx"]
         row["lastEventIdx"] = stop["lastCommitIdx"]

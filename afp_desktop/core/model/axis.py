@@ -11,6 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
+from afp_desktop.core.breathing import breathing_over
 
 TYPED_TO_DOMAIN = {
     "agentfootprint.stream.llm_start": "llm.start",
@@ -104,7 +105,7 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
         loose_domain = []
         next_typed = max(next_typed, until_typed)
 
-    for i in range(len(domain)):
+    for i in breathing_over(range(len(domain))):
         anchor = anchors[i]
         if anchor is None:
             loose_domain.append(i)
@@ -120,7 +121,7 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
     axis.typed_after = [0] * len(typed)
     d_count = t_count = 0
     carried = 0
-    for position, (kind, index) in enumerate(entries, start=1):
+    for position, (kind, index) in enumerate(breathing_over(entries), start=1):
         (axis.domain_after if kind == "d" else axis.typed_after)[index] = position
         if kind == "d":
             d_count += 1

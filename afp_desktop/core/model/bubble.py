@@ -21,6 +21,7 @@ from typing import Any, Iterator
 from afp_desktop.core.library.conventions import is_agent_internal
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.library.status import template_ladder, render_status_line  # the ladder is §6.5's, not ours
+from afp_desktop.core.breathing import breathing_over
 
 _TURN_START = "agentfootprint.agent.turn_start"
 _TURN_END = "agentfootprint.agent.turn_end"
@@ -103,7 +104,7 @@ def derived_status_timeline(domain_events: list) -> list[dict | None]:
     """The derived state after every DomainEvent prefix (N + 1 entries, unchanged states shared)."""
     selector = DomainStatusSelector()
     timeline: list[dict | None] = [None]
-    for event in domain_events:
+    for event in breathing_over(domain_events):
         selector.feed(event)
         timeline.append(selector.current())
     return timeline

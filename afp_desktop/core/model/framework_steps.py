@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 
 from afp_desktop.core.library.conventions import is_agent_internal
+from afp_desktop.core.breathing import breathing_over
 
 FRAMEWORK_KIND = "framework"  # a drawn framework step: a chip, like the context chips
 SLOT_SEGMENTS = frozenset({"sf-system-prompt", "sf-messages", "sf-tools"})  # the slots: the lens's heroes
@@ -133,7 +134,7 @@ def framework_steps(domain_events: list) -> list[FrameworkStep]:
             return None
         return float(ts) - start_ts
 
-    for k, event in enumerate(domain_events):
+    for k, event in enumerate(breathing_over(domain_events)):
         if not isinstance(event, dict):
             continue
         ts = event.get("ts")

@@ -39,6 +39,8 @@ import bisect
 import math
 from dataclasses import dataclass, field
 
+from afp_desktop.core.breathing import breathe, breathing_over
+
 LLM_START_KINDS = frozenset({"user->llm", "tool->llm"})
 # "framework": one of the framework's own steps, drawn (View ▸ Hide framework steps off) as a chip like the others
 CHIP_KINDS = frozenset({"fork-branch", "decision-branch", "framework"})
@@ -526,7 +528,9 @@ def layout_step_graph(graph: dict) -> GraphLayout:
         return GraphLayout([], [], [], 0.0, 0.0)
     kinds = [str(n.get("kind", "")) for n in nodes]
     rows, header_of = _build_rows(nodes, kinds)
+    breathe()
     resolved = resolve_edges({"nodes": nodes, "edges": edges})
+    breathe()
 
     loops_of: dict[int, list[int]] = {}  # subflow node → its self-loop edges
     for j, ends in enumerate(resolved):
@@ -694,6 +698,7 @@ def layout_step_graph(graph: dict) -> GraphLayout:
         if row.group is not None:
             children_of.setdefault(row.group, []).append(row)
     y, _ = place_frame(list(range(len(rows))), 0, MARGIN, 0, MARGIN)
+    breathe()
 
     placed: list[NodeBox] = boxes  # type: ignore[assignment]  # every node was placed in exactly one row
     router = _Router(rows, placed, row_of, slot_of, right, batch_of)
@@ -707,7 +712,7 @@ def layout_step_graph(graph: dict) -> GraphLayout:
                     lane_previous[i] = last_in[frame]
                 last_in[frame] = i
     routes: list[EdgeRoute] = []
-    for j, ends in enumerate(resolved):
+    for j, ends in enumerate(breathing_over(resolved)):
         if ends is None:
             continue
         source, target = ends

@@ -13,6 +13,7 @@ from typing import cast
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.library.stops import derived_stops_of, milestone_stops
+from afp_desktop.core.breathing import breathing_over
 
 
 def commit_alignment_usable(run) -> bool:
@@ -64,7 +65,7 @@ def _derived_stops_on_axis(run) -> list[StopDict]:
     axis, total = run.axis, len(run.axis)
     # derived_stops reads each row's runtimeStageId, and its type to tell a subflow mount.
     domain = run.domain_events
-    types = [domain[index].get("type") if kind == "d" else "typed" for kind, index in axis.entries]
+    types = [domain[index].get("type") if kind == "d" else "typed" for kind, index in breathing_over(axis.entries)]
     rids = [rid if isinstance(rid, str) else "" for rid in run.stage_ids_on_axis()]
     stops = [cast(StopDict, dict(s)) for s in derived_stops_of(types, rids)]
     for stop in stops:

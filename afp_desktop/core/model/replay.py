@@ -28,6 +28,7 @@ from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_line
 from afp_desktop.core.library.stops import drill, drill_source
 from afp_desktop.core.model.timeline import ordinal_labels, place_inner_stops
+from afp_desktop.core.breathing import breathing_over
 
 NOT_STARTED, ACTIVE, DONE = "not-started", "active", "done"
 # Steps that last: they start with one event and end with another. Every other node (fork and decision chips,
@@ -115,7 +116,7 @@ class ReplayFacts:
             return counts
         entries = axis.entries
         domain = run.domain_events
-        for p in range(1, len(entries)):
+        for p in breathing_over(range(1, len(entries))):
             kind, j = entries[p - 1]
             following, i = entries[p]
             if kind == "t" and following == "d" and anchors[i] == j \
@@ -188,7 +189,7 @@ class ReplayFacts:
         axis = run.axis
         errors: list[RunError] = []
         seen_calls: set = set()
-        for j, event in enumerate(run.typed_events or ()):
+        for j, event in enumerate(breathing_over(run.typed_events or ())):
             kind = event.get("type") if isinstance(event, dict) else None
             if kind not in (_FATAL, _TOOL_END):
                 continue
@@ -204,7 +205,7 @@ class ReplayFacts:
                 seen_calls.add(call_id if isinstance(call_id, (str, int, float)) else None)
                 errors.append(RunError(position, _text(payload.get("result", "the tool failed")), "tool", node,
                                        self._node_id(node)))
-        for i, event in enumerate(run.domain_events):
+        for i, event in enumerate(breathing_over(run.domain_events)):
             if not isinstance(event, dict):
                 continue
             kind = event.get("type")

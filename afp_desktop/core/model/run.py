@@ -15,6 +15,7 @@ from afp_desktop.core.library.events import TRAVERSAL_DOMAIN_TYPES
 from afp_desktop.core.problems import LoadCancelled, LoadError, Notice, Problem
 from afp_desktop.core.shapes import StepGraph, StopDict
 from afp_desktop.core.library.stepgraph import StepGraphFold, build_step_graph_safe
+from afp_desktop.core.breathing import breathe, breathing_over
 
 FORMAT_NAMES = {
     "ndjson": "NDJSON event stream",
@@ -123,7 +124,7 @@ class Run:
         from afp_desktop.core.jsonx.lazyjson import LazyJSON
 
         problems: list[LoadError] = []
-        for event in self.domain_events:
+        for event in breathing_over(self.domain_events):
             payload = event.get("payload") if type(event) is dict else None
             if type(payload) is LazyJSON:
                 problem = payload.problem()
@@ -267,7 +268,8 @@ class Run:
 
     def stage_ids_on_axis(self) -> list[str]:
         typed = self.typed_events or []
-        return [runtime_stage_id_of(entry, self.domain_events, typed) for entry in self.axis.entries]
+        domain = self.domain_events
+        return [runtime_stage_id_of(entry, domain, typed) for entry in breathing_over(self.axis.entries)]
 
     def prepare(self, progress: Callable[[float], None] | None = None,
                 cancelled: Callable[[], bool] | None = None, window: bool = False) -> "Run":
@@ -283,6 +285,7 @@ class Run:
         for done, name in enumerate(steps, start=1):
             if cancelled is not None and cancelled():
                 raise LoadCancelled()
+            breathe()
             getattr(self, name)
             if progress is not None:
                 progress(done / len(steps))

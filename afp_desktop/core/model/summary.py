@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
+from afp_desktop.core.breathing import breathing_over
 
 
 @dataclass
@@ -30,10 +31,10 @@ def _num(value) -> int:
 def tool_names_called(run) -> list[str]:
     """Names of the tools the run actually called, in first-call order."""
     names: dict[str, None] = {}
-    for event in run.domain_events:
+    for event in breathing_over(run.domain_events):
         if isinstance(event, dict) and event.get("type") == "tool.start" and isinstance(event.get("toolName"), str):
             names[event["toolName"]] = None
-    for event in run.typed_events or ():
+    for event in breathing_over(run.typed_events or ()):
         payload = event.get("payload") if isinstance(event, dict) else None
         if event.get("type") == "agentfootprint.stream.tool_start" and isinstance(payload, dict) \
                 and isinstance(payload.get("toolName"), str):
@@ -54,7 +55,7 @@ def summarize(run) -> RunSummary:
     s = RunSummary()
     models: dict[str, None] = {}
     times = []
-    for event in run.domain_events:
+    for event in breathing_over(run.domain_events):
         etype = event.get("type")
         ts = event.get("ts")
         if isinstance(ts, (int, float)):
@@ -78,7 +79,7 @@ def summarize(run) -> RunSummary:
                 s.name = _text(event.get("subflowName")) or _text(event.get("name"))
             elif etype == "composition.start":
                 s.name = _text(event.get("name"))
-    for event in run.typed_events or []:
+    for event in breathing_over(run.typed_events or []):
         etype = event.get("type")
         meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
         if isinstance(meta.get("wallClockMs"), (int, float)):

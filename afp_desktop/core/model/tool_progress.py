@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from afp_desktop.core.breathing import breathing_over
 
 PROGRESS_TYPE = "agentfootprint.stream.tool_progress"
 
@@ -10,7 +11,7 @@ PROGRESS_TYPE = "agentfootprint.stream.tool_progress"
 def progress_reports_by_call(run) -> dict[Any, list[int]]:
     """Typed-event indices of every `stream.tool_progress`, grouped by toolCallId (built once per run)."""
     by_call: dict[Any, list[int]] = {}
-    for j, event in enumerate(run.typed_events or []):
+    for j, event in enumerate(breathing_over(run.typed_events or [])):
         payload = event.get("payload") if isinstance(event, dict) else None
         if event.get("type") == PROGRESS_TYPE and isinstance(payload, dict):
             call_id = payload.get("toolCallId")

@@ -36,6 +36,7 @@ from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.model.replay import DONE, LLM_KINDS, NOT_STARTED, ReplayFacts
 from afp_desktop.core.views.cost import PriceTable, cost_text
 from afp_desktop.core.views.step_ids import subflow_path_text
+from afp_desktop.core.breathing import breathing_over
 
 SLOT_OF_CHIP = {"system prompt": "system-prompt", "messages": "messages", "tools": "tools"}
 SLOT_PROPERTY = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
@@ -424,7 +425,7 @@ def pauses(run) -> list[dict]:
 def _find_pauses(run) -> list[dict]:
     out: list[dict] = []
     open_pause: dict | None = None
-    for j, event in enumerate(run.typed_events or ()):
+    for j, event in enumerate(breathing_over(run.typed_events or ())):
         kind = event.get("type") if isinstance(event, dict) else None
         if kind == _PREFIX + "pause.request":
             payload = _dict(event.get("payload"))

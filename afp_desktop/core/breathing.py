@@ -1,0 +1,53 @@
+"""Breathing points: where the core's long loops let the thread running them pause, or stop.
+
+The window builds a run on a loader thread, and Python runs one thread at a time: while the loader runs
+Python, each call of the window's thread between Qt and Python waits its turn, and a paint makes hundreds.
+So the long loops of the core call `breathe()` every few milliseconds of work; the loader installs a hook
+there (`breathing`) that waits while the window is busy and raises LoadCancelled once the load is cancelled.
+With no hook installed (the command line, the tests, the window's own thread) it does nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from itertools import islice
+from typing import Callable, Iterable, Iterator, TypeVar
+
+EVERY = 1024  # items between breaths in a per-event loop (a few milliseconds of the slowest loop)
+_local = threading.local()
+T = TypeVar("T")
+
+
+def breathe() -> None:
+    """Let the hook of this thread, if any, pause or stop the work."""
+    hook = getattr(_local, "hook", None)
+    if hook is not None:
+        hook()
+
+
+@contextmanager
+def breathing(hook: Callable[[], None]) -> Iterator[None]:
+    """Call `hook` at every breathing point reached on this thread while the block runs."""
+    previous = getattr(_local, "hook", None)
+    _local.hook = hook
+    try:
+        yield
+    finally:
+        _local.hook = previous
+
+
+def breathing_over(items: Iterable[T]) -> Iterable[T]:
+    """`items`, breathing every EVERY of them. Without a hook on this thread: `items` itself (no cost)."""
+    hook = getattr(_local, "hook", None)
+    return items if hook is None else _in_chunks(items, hook)
+
+
+def _in_chunks(items: Iterable[T], hook: Callable[[], None]) -> Iterator[T]:
+    iterator = iter(items)
+    while True:
+        chunk = list(islice(iterator, EVERY))
+        if not chunk:
+            return
+        hook()
+        yield from chunk

@@ -1,0 +1,105 @@
+"""Breathing points (core/breathing.py): the core's long loops let the thread loading a run pause every few
+thousand items (the window's loader waits there while the window is at work), and what they compute is the
+same with or without anyone listening."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import pytest
+
+from afp_desktop.core import breathing as breathing_module
+from afp_desktop.core.breathing import breathe, breathing, breathing_over
+from afp_desktop.core.formats import open_run
+from afp_desktop.core.views.inspect import pauses
+from tests.corpus_util import SMALL_SCENARIOS, corpus_path, read_bytes
+
+# Python function calls allowed between two breathing points: ~2–5 ms of the core's work on this machine.
+MAX_CALLS_BETWEEN_BREATHS = 12_000
+
+
+def test_without_a_hook_the_items_come_back_untouched():
+    items = [1, 2, 3]
+    assert breathing_over(items) is items  # no wrapper, so no cost, outside a load
+    breathe()  # and breathing does nothing
+
+
+def test_with_a_hook_every_item_comes_through_and_it_breathes_every_few_thousand():
+    breaths: list[int] = []
+    with breathing(lambda: breaths.append(1)):
+        items = list(breathing_over(iter(range(2 * breathing_module.EVERY + 5))))
+    assert items == list(range(2 * breathing_module.EVERY + 5))
+    assert len(breaths) == 3
+    breathe()
+    assert len(breaths) == 3, "the hook is gone once the block ends"
+
+
+def test_a_hook_belongs_to_its_thread_and_nested_hooks_restore_the_outer_one():
+    outer: list[str] = []
+    other_thread: list[str] = []
+    with breathing(lambda: outer.append("outer")):
+        thread = threading.Thread(target=lambda: (breathe(), other_thread.append("ran")))
+        thread.start()
+        thread.join()
+        with breathing(lambda: outer.append("inner")):
+            breathe()
+        breathe()
+    assert other_thread == ["ran"] and outer == ["inner", "outer"]
+
+
+def projections(run) -> dict:
+    run.prepare(window=True)
+    return {"stepgraph": run.stepgraph, "stops": run.stops, "status": run.status_states,
+            "axis": list(run.axis.entries), "layout": run.graph_layout, "summary": run.summary,
+            "errors": run.replay_facts.errors, "pauses": pauses(run)}
+
+
+@pytest.mark.parametrize("scenario", SMALL_SCENARIOS)
+@pytest.mark.parametrize("name", ["events.ndjson", "trace.json"])
+def test_what_is_computed_does_not_depend_on_breathing(scenario, name):
+    try:
+        path = corpus_path(scenario, name)
+    except FileNotFoundError:
+        pytest.skip(f"{scenario} has no {name}")
+    alone = projections(open_run(path))
+    breaths: list[int] = []
+    with breathing(lambda: breaths.append(1)):
+        listened = projections(open_run(path))
+    assert listened == alone
+
+
+@pytest.mark.parametrize("name", ["events.ndjson", "trace.json", "recording.json"])
+def test_a_large_run_breathes_often_from_reading_to_the_last_projection(name, tmp_path):
+    """Counted in Python calls, not milliseconds (a test machine's speed varies): the most work done between two
+    breathing points while a large run is read and every projection the window shows is computed. Each stage
+    on its own (the status states, the fold, the axis, the stops…) is several times this on this run."""
+    path = tmp_path / name
+    path.write_bytes(read_bytes("15-large-run", name))
+    warm = open_run(path)  # (modules imported on first use are not the core's work)
+    warm.prepare(window=True)
+    pauses(warm)
+    calls = [0]
+    most = [0]
+    breaths = [0]
+
+    def count(_frame, event, _arg) -> None:
+        if event == "call":
+            calls[0] += 1
+
+    def breath() -> None:
+        most[0] = max(most[0], calls[0])
+        calls[0] = 0
+        breaths[0] += 1
+
+    with breathing(breath):
+        sys.setprofile(count)
+        try:
+            run = open_run(path)
+            run.prepare(window=True)
+            pauses(run)
+        finally:
+            sys.setprofile(None)
+    breath()  # (the stretch after the last breathing point counts too)
+    assert breaths[0] > len(run.axis) // breathing_module.EVERY
+    assert most[0] <= MAX_CALLS_BETWEEN_BREATHS, f"{most[0]:,} calls without a breath"
