@@ -17,8 +17,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
+from afp_desktop.app.window_activity import Contention, window_activity
+from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
+from afp_desktop.core.jsonx import jsonscan
 from afp_desktop.core.views.inspect import pauses
 
 # While a load runs, Python hands the GIL between threads this often (default 5 ms). The window's thread needs
@@ -29,9 +32,7 @@ from afp_desktop.core.views.inspect import pauses
 LOADING_SWITCH_INTERVAL_S = 0.00002
 PROGRESS_GAP_S = 0.2
 PREFIX_WAIT_S = 1.0
-PREFIX_SETTLE_MS = 30
-YIELD_S = 0.1  # a load waits at most this long at a time for the user's moves,
-WORK_S = 0.05  # and then works at least this long before it waits again  # at most this long paused for the window to show a prefix
+PREFIX_SETTLE_MS = 30  # after the window has shown a prefix, the load goes on this much later (its first paints)
 _switch_lock = threading.Lock()
 _loads_running = 0
 _usual_interval = sys.getswitchinterval()
@@ -88,8 +89,7 @@ class _LoadThread(QThread):
         self._last_percent = -1
         self._last_emit = 0.0
         self.shown = threading.Event()  # set by the window once a prefix is on screen
-        self.window_busy_until = 0.0  # (time.monotonic) the user is moving through the part shown: wait
-        self._resumed_at = 0.0
+        self.contention: Contention | None = None  # (made on the loader's own thread: it times that thread)
 
     def _progress(self, fraction: float) -> None:
         # At most PROGRESS_GAP_S apart: each one repaints the progress bar at once (QProgressBar.setValue), on
@@ -101,16 +101,14 @@ class _LoadThread(QThread):
             self.progress.emit(percent / 100)
 
     def _checkpoint(self) -> bool:
-        """Asked often while loading: stop? And while the user moves through the part of the run shown, the
-        load waits (up to YIELD_S at a time, after WORK_S of work) so the window has the GIL to itself."""
-        now = time.monotonic()
-        if now < self.window_busy_until and now - self._resumed_at >= WORK_S:  # (never starved: ≥ a third)
-            waited = 0.0
-            while time.monotonic() < self.window_busy_until and waited < YIELD_S and not self.stop_flag.is_set():
-                time.sleep(0.01)
-                waited += 0.01
-            self._resumed_at = time.monotonic()
+        """Asked between the steps of a load: stop?"""
+        self._breathe()
         return self.stop_flag.is_set()
+
+    def _breathe(self) -> None:
+        """At every breathing point of the load: the window comes first (window_activity.py)."""
+        if self.contention is not None:
+            self.contention.yield_if_shared()
 
     def _show_prefix(self, run) -> None:
         """Hand a prefix to the window and wait (a little) until it is shown: the window's thread needs the GIL
@@ -128,7 +126,9 @@ class _LoadThread(QThread):
 
     def _load(self) -> None:
         try:
-            run = load_run(self.path, self._progress, self._checkpoint, self.conversation, self._show_prefix)
+            self.contention = Contention(self.stop_flag)
+            with breathing(self._breathe):
+                run = load_run(self.path, self._progress, self._checkpoint, self.conversation, self._show_prefix)
         except LoadCancelled:
             self.cancelled.emit()
         except ConversationChoiceNeeded as need:
@@ -169,6 +169,8 @@ class RunLoader(QObject):
         self._threads: set[_LoadThread] = set()  # kept alive until each thread has really finished
         self.path: str | None = None
         self.conversation: str | None = None
+        # numpy (~0.1 s to import, a large Trace's first need) is imported now, while the window is idle.
+        threading.Thread(target=jsonscan.numpy, name="import numpy", daemon=True).start()
 
     @property
     def busy(self) -> bool:
@@ -198,12 +200,6 @@ class RunLoader(QObject):
             self._current.stop_flag.set()
             self._current.shown.set()
 
-    def window_busy(self, seconds: float) -> None:
-        """The user is working with the window (moving the cursor over the part shown): the load in flight
-        holds back at its next checkpoint for `seconds`."""
-        if self._current is not None:
-            self._current.window_busy_until = time.monotonic() + seconds
-
     def abandon(self) -> None:
         """Stop the running load without reporting anything (the window is closing or starting another)."""
         if self._current is not None:
@@ -213,7 +209,12 @@ class RunLoader(QObject):
 
     def wait(self, msecs: int = 30_000) -> bool:
         """Block until every load thread has ended (shutdown and tests)."""
-        return all(t.wait(msecs) for t in list(self._threads))
+        activity = window_activity()
+        activity.waiting_for_load += 1  # (the window's thread is blocked here, not at work: loads need not wait)
+        try:
+            return all(t.wait(msecs) for t in list(self._threads))
+        finally:
+            activity.waiting_for_load -= 1
 
     @Slot(float)
     def _on_progress(self, fraction: float) -> None:
@@ -227,7 +228,6 @@ class RunLoader(QObject):
             self.prefix.emit(run)
         if thread is not None:
             QTimer.singleShot(PREFIX_SETTLE_MS, thread.shown.set)  # after the first paints of it: go on
-
 
     @Slot(object)
     def _on_loaded(self, run) -> None:

@@ -6,8 +6,8 @@ first is shown like any opened run; each later one, and then the whole run, exte
 move through what has arrived. The cursor stays at the end of what is shown unless the user moves it; once
 the whole run is there it goes where opening the file puts it (its end, or where the user left it last time).
 If the load fails or is cancelled, the part shown is taken away: a damaged file is not shown as if whole.
-While the user moves the cursor over the part shown, the load holds back at its checkpoints (RunLoader.
-window_busy): Python runs one thread at a time, and the window's moves come first.
+While the window is at work (the user moves through the part shown), the load holds back at its breathing
+points (app/window_activity.py): Python runs one thread at a time, and the window comes first.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ import os
 from PySide6.QtCore import QObject
 
 from afp_desktop.app.growth import extends
-
-USER_FIRST_S = 0.15  # after each move of the cursor over the part shown, the load waits this long
 
 
 class ProgressiveDisplay(QObject):
@@ -31,12 +29,7 @@ class ProgressiveDisplay(QObject):
         self.shown = None  # the prefix run the session shows, while a load is in flight
         self.moved = False  # the user moved the cursor off the end of what is shown
         window.loader.prefix.connect(self._on_prefix)
-        self.session.moment_changed.connect(self._on_moment)
         window.loader.started.connect(lambda _path: self._forget())
-
-    def _on_moment(self, _moment) -> None:
-        if self.showing and self.window.loader.busy:  # the user moves through the part shown: they come first
-            self.window.loader.window_busy(USER_FIRST_S)
 
     def _forget(self) -> None:
         self.shown, self.moved = None, False

@@ -1,0 +1,68 @@
+"""Keeping a loader thread out of the window's way.
+
+Python runs one thread at a time. While a loader thread runs Python, every call of the window's thread between
+Qt and Python waits its turn, and a paint makes hundreds: a 20 ms move of the cursor took over 100 ms. So at its
+breathing points (core/breathing.py, every few milliseconds of work) the loader asks `Contention.yield_if_shared`:
+when it had the processor for less than its share of the time since the last point, another thread wanted Python
+(the window, in practice), and the loader waits until the window's event loop goes to sleep, its work done.
+(The event loop's own "awake" signal cannot tell that the window is at work: Qt's glib loop sends it after the
+work. "About to block" is sent by every loop once there is nothing left to do.)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from PySide6.QtCore import QAbstractEventDispatcher, QCoreApplication, Qt
+
+SHARED = 0.75  # ran less than this fraction of the time since the last breathing point: the processor was shared
+YIELD_S = 0.05  # a loader waits at most this long at a time for the window to finish,
+WORK_S = 0.02  # then works at least this long before it waits again (never starved: over a quarter of the time)
+_activity: "WindowActivity | None" = None
+
+
+class WindowActivity:
+    """When the window's event loop last went to sleep, for threads that wait for that."""
+
+    def __init__(self) -> None:
+        self.asleep = threading.Event()  # set when the event loop is about to sleep (cleared by who waits)
+        self.waiting_for_load = 0  # >0: the window's thread itself waits for a load (RunLoader.wait)
+        dispatcher = QAbstractEventDispatcher.instance(QCoreApplication.instance().thread())
+        if dispatcher is not None:
+            dispatcher.aboutToBlock.connect(self.asleep.set, Qt.ConnectionType.DirectConnection)
+
+    def wait_until_asleep(self, seconds: float) -> None:
+        self.asleep.clear()
+        self.asleep.wait(seconds)
+
+
+def window_activity() -> WindowActivity:
+    """The one WindowActivity of this application (made on the window's thread, by the first loader)."""
+    global _activity
+    if _activity is None:
+        _activity = WindowActivity()
+    return _activity
+
+
+class Contention:
+    """A loader thread's side: yields to the window when it finds it had to share the processor."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.activity = window_activity()
+        self.stop = stop
+        self._mark()
+        self._resumed = 0.0
+
+    def _mark(self) -> None:
+        self._wall, self._cpu = time.monotonic(), time.thread_time()
+
+    def yield_if_shared(self) -> None:
+        wall, cpu = time.monotonic(), time.thread_time()
+        shared = (wall - self._wall) > 0.001 and (cpu - self._cpu) < SHARED * (wall - self._wall)
+        self._wall, self._cpu = wall, cpu
+        if not shared or wall - self._resumed < WORK_S or self.stop.is_set() or self.activity.waiting_for_load:
+            return
+        self.activity.wait_until_asleep(YIELD_S)
+        self._mark()
+        self._resumed = self._wall
