@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPlainTextEdit,
-    QProgressBar,
     QPushButton,
     QStackedWidget,
     QTextEdit,
@@ -48,6 +47,7 @@ from afp_desktop.app.graph_folding import GraphFolding
 from afp_desktop.app.framework_toggle import install as install_framework_toggle
 from afp_desktop.app.price_table import install as install_prices
 from afp_desktop.app.help_overlay import HelpOverlay
+from afp_desktop.app.load_progress import LoadProgressBar
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.progressive import ProgressiveDisplay
 from afp_desktop.app.notice_words import BannerMessage, failed_open_message, message_for
@@ -249,7 +249,7 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         self.load_label = QLabel()
         self.load_label.setTextFormat(Qt.TextFormat.PlainText)  # shows a file name
-        self.progress = QProgressBar()
+        self.progress = LoadProgressBar()
         self.progress.setRange(0, 100)
         self.progress.setMaximumWidth(220)
         self.cancel_button = QPushButton("Cancel")

@@ -270,7 +270,8 @@ class ReadableView(QScrollArea):
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
-        self.flush()
+        if self.model != self.drawn:  # in pieces too: a tab brought forward must not hold the window either
+            self._timer.start()
 
     def flush(self) -> None:
         """Draw the model now, whole (if it differs from the one drawn)."""
