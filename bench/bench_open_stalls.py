@@ -23,7 +23,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QElapsedTimer, QTimer  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer  # noqa: E402
 
 from afp_desktop.app.gui import create_application  # noqa: E402
 from afp_desktop.app.main_window import MainWindow  # noqa: E402
@@ -69,12 +69,18 @@ class StallMeter:
 
 
 def pump_until(app, done, timeout: float) -> float:
+    """Run a real event loop (it sleeps when idle, as the app's does) until `done()`, checked every 5 ms."""
     start = time.perf_counter()
-    while not done():
-        app.processEvents()
-        time.sleep(0.001)
-        if time.perf_counter() - start > timeout:
-            raise TimeoutError("the window did not finish in time")
+    loop = QEventLoop()
+    check = QTimer()
+    check.setInterval(5)
+    check.timeout.connect(lambda: loop.quit() if done() or time.perf_counter() - start > timeout else None)
+    check.start()
+    if not done():
+        loop.exec()
+    check.stop()
+    if not done():
+        raise TimeoutError("the window did not finish in time")
     return time.perf_counter() - start
 
 
@@ -115,9 +121,7 @@ def open_and_measure(app, path: Path) -> None:
                and not getattr(window, "showing_run", False), 120)
     # let deferred, incremental work (scene building in slices, panels filling) finish
     settle_until = time.perf_counter() + 1.5
-    while time.perf_counter() < settle_until:
-        app.processEvents()
-        time.sleep(0.001)
+    pump_until(app, lambda: time.perf_counter() >= settle_until, 5)
     window.grab()
     total = time.perf_counter() - start
     meter.stop()
@@ -146,10 +150,8 @@ def open_and_measure(app, path: Path) -> None:
         session.move_to_stop((k * 37) % max(positions, 1))
         app.processEvents()
     session.flush()
-    pump_until(app, lambda: True, 1)
-    for _ in range(50):
-        app.processEvents()
-        time.sleep(0.002)
+    quiet_until = time.perf_counter() + 0.1
+    pump_until(app, lambda: time.perf_counter() >= quiet_until, 5)
     meter.stop()
     print(f"  longest UI stall while scrubbing {meter.longest():7.1f} ms   target ≤ {TARGET_MS:.0f} ms   "
           f"ratio {meter.longest() / TARGET_MS:.2f}×   {'MET' if meter.longest() <= TARGET_MS else 'NOT MET'}"
