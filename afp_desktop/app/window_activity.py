@@ -3,8 +3,10 @@
 Python runs one thread at a time. While a loader thread runs Python, every call of the window's thread between
 Qt and Python waits its turn, and a paint makes hundreds: a 20 ms move of the cursor took over 100 ms. So at its
 breathing points (core/breathing.py, every few milliseconds of work) the loader asks `Contention.yield_if_shared`:
-when it had the processor for less than its share of the time since the last point, another thread wanted Python
-(the window, in practice), and the loader waits until the window's event loop goes to sleep, its work done.
+when the window's thread has been at work since the last point (its own processor clock moved: painting in C++
+counts, and each return to Python from it then waits for the loader), or the loader had the processor for less
+than its share of that time (another thread wanted Python), the loader waits until the window's event loop goes
+to sleep, its work done.
 (The event loop's own "awake" signal cannot tell that the window is at work: Qt's glib loop sends it after the
 work. "About to block" is sent by every loop once there is nothing left to do.)
 """
@@ -17,6 +19,7 @@ import time
 from PySide6.QtCore import QAbstractEventDispatcher, QCoreApplication, Qt
 
 SHARED = 0.75  # ran less than this fraction of the time since the last breathing point: the processor was shared
+WINDOW_AT_WORK = 0.1  # the window's thread used more than this fraction of that time: it is at work
 YIELD_S = 0.05  # a loader waits at most this long at a time for the window to finish,
 WORK_S = 0.02  # then works at least this long before it waits again (never starved: over a quarter of the time)
 _activity: "WindowActivity | None" = None
@@ -28,9 +31,22 @@ class WindowActivity:
     def __init__(self) -> None:
         self.asleep = threading.Event()  # set when the event loop is about to sleep (cleared by who waits)
         self.waiting_for_load = 0  # >0: the window's thread itself waits for a load (RunLoader.wait)
+        try:  # the processor clock of the window's thread (this one), where the system has one
+            self.clock: int | None = time.pthread_getcpuclockid(threading.get_ident())
+        except (AttributeError, OSError):
+            self.clock = None
         dispatcher = QAbstractEventDispatcher.instance(QCoreApplication.instance().thread())
         if dispatcher is not None:
             dispatcher.aboutToBlock.connect(self.asleep.set, Qt.ConnectionType.DirectConnection)
+
+    def cpu_seconds(self) -> float:
+        """Processor time the window's thread has used (0 where it cannot be read)."""
+        if self.clock is None:
+            return 0.0
+        try:
+            return time.clock_gettime(self.clock)
+        except OSError:
+            return 0.0
 
     def wait_until_asleep(self, seconds: float) -> None:
         self.asleep.clear()
@@ -55,12 +71,14 @@ class Contention:
         self._resumed = 0.0
 
     def _mark(self) -> None:
-        self._wall, self._cpu = time.monotonic(), time.thread_time()
+        self._wall, self._cpu, self._window_cpu = time.monotonic(), time.thread_time(), self.activity.cpu_seconds()
 
     def yield_if_shared(self) -> None:
-        wall, cpu = time.monotonic(), time.thread_time()
-        shared = (wall - self._wall) > 0.001 and (cpu - self._cpu) < SHARED * (wall - self._wall)
-        self._wall, self._cpu = wall, cpu
+        wall, cpu, window_cpu = time.monotonic(), time.thread_time(), self.activity.cpu_seconds()
+        elapsed = wall - self._wall
+        shared = elapsed > 0.001 and (cpu - self._cpu < SHARED * elapsed
+                                      or window_cpu - self._window_cpu > WINDOW_AT_WORK * elapsed)
+        self._wall, self._cpu, self._window_cpu = wall, cpu, window_cpu
         if not shared or wall - self._resumed < WORK_S or self.stop.is_set() or self.activity.waiting_for_load:
             return
         self.activity.wait_until_asleep(YIELD_S)
