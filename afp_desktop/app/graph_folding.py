@@ -121,7 +121,11 @@ class GraphFolding(QObject):
             self.fmap = None
             self.canvas.grow_graph(run.stepgraph, run.graph_layout, changed)
         else:
-            self._folds = find_folds(nodes)
+            made = getattr(run, "__dict__", {})  # folded in the loader thread (a big file's parts): not again here
+            if self.fw_map is None and "folded_graph" in made:
+                self._folds = list(made["folded_graph"][0]) if made["folded_graph"] is not None else []
+            else:
+                self._folds = find_folds(nodes)
             self._steps = len(nodes)
             canvas = self.canvas
             zoom = canvas.transform()
