@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel
 
+from afp_desktop.app.panels.culled_bars import CulledBars
 from afp_desktop.core.views.orientation import IterationBand, iteration_bands, readout
 
 BAND_SHADES = {"light": ("#3d6fd6", 22), "dark": ("#8fb1ff", 30)}
@@ -66,7 +67,7 @@ class IterationBands:
         top = self.timeline.layout().itemAt(0).layout()
         top.insertWidget(max(0, top.count() - 2), self.readout)  # before the Back out / Drill in buttons
         plot = self.timeline.stop_plot
-        self.shading = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], pen=pg.mkPen(None))
+        self.shading = CulledBars(x0=[], x1=[], y0=[], y1=[], pen=pg.mkPen(None))
         self.shading.setZValue(-10)
         plot.addItem(self.shading)
         # after the timeline's own click handler, so a click on a label wins over "the nearest stop"

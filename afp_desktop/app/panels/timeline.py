@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.panels.culled_bars import CulledBars
 from afp_desktop.app.panels.timeline_markers import StopMarkers
 from afp_desktop.app.panels.timeline_overview import TimelineOverview
 from afp_desktop.app.plain_text import plain_tooltip
@@ -261,8 +262,8 @@ class TimelinePanel(QWidget):
         left = plot.getAxis("left")
         left.setWidth(AXIS_SIDE_WIDTH)
         left.setTickFont(_tick_font())
-        self.token_in_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
-        self.token_out_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+        self.token_in_bars = CulledBars(x=[], height=[], width=0.6)
+        self.token_out_bars = CulledBars(x=[], height=[], width=0.6)
         plot.addItem(self.token_in_bars)
         plot.addItem(self.token_out_bars)
         # Tool time is in milliseconds, not tokens: it gets its own view box and the right-hand axis.
@@ -280,7 +281,7 @@ class TimelinePanel(QWidget):
         plot.vb.sigResized.connect(self._sync_tool_view)
         plot.vb.geometryChanged.connect(self._sync_tool_view)
         plot.geometryChanged.connect(self._sync_tool_view)
-        self.tool_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+        self.tool_bars = CulledBars(x=[], height=[], width=0.6)
         self.tool_view.addItem(self.tool_bars)
         self.tool_future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
         self.tool_future.setZValue(10)
@@ -361,7 +362,7 @@ class TimelinePanel(QWidget):
         if len(self.session.breadcrumb) == 1 and self.stops is not run.stops:
             low, high = self.stop_plot.vb.viewRange()[0]
             untouched = abs((high - low) - (min(max(len(self.stops), 1), INITIAL_STOPS_SHOWN) + 1.0)) < 1e-6
-            self._show_stops(run)
+            self._show_stops(run, grown=True)
             if untouched:  # the user did not zoom the stops: as many as fit the first view, around the cursor
                 self._initial_range()
             self._draw_bars()
@@ -384,7 +385,7 @@ class TimelinePanel(QWidget):
         low = max(-1.0, min(centre - shown / 2, count - shown))
         self.stop_plot.setXRange(low, low + shown + 1.0, padding=0)
 
-    def _show_stops(self, run) -> None:
+    def _show_stops(self, run, grown: bool = False) -> None:
         self.stops = self.session.stops
         spans = self.session.spans
         self.labels = [span.label for span in spans] if len(spans) == len(self.stops) else ordinal_labels(self.stops)
@@ -399,7 +400,7 @@ class TimelinePanel(QWidget):
         # Only start and end: a stop axis would be two dots. The slider (one step per event) does the work.
         self.plots.setVisible(has_usable_stops(self.stops))
         self.overview.setVisible(self.plots.isVisibleTo(self))
-        self.overview.set_stops(len(self.stops), lambda i: self.markers.style(i)[0])
+        self.overview.set_stops(len(self.stops), lambda i: self.markers.style(i)[0], grown=grown)
         self.stop_axis.set_labels(self.labels)
         self._draw_stops()
         self._draw_search_marks()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QHBoxLayout, QScrollBar, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
@@ -35,14 +35,22 @@ class OverviewStrip(QWidget):
         self.frame_colour = QColor("#1a73e8")
         self.cursor_colour = QColor("#d93025")
         self._image: QImage | None = None
+        self._last_image: QImage | None = None  # shown (stretched) until the new one is drawn
+        self._redraw = QTimer(self)  # the stops' image is drawn on its own turn of the event loop: ~25 ms on a
+        self._redraw.setSingleShot(True)  # long run, which would otherwise add to the paint of the run that grew
+        self._redraw.setInterval(0)
+        self._redraw.timeout.connect(self._draw_now)
 
-    def set_stops(self, count: int, colour_of: Callable[[int], QColor]) -> None:
+    def set_stops(self, count: int, colour_of: Callable[[int], QColor], grown: bool = False) -> None:
+        """`grown`: the same run with more stops (its last image may stand in until the new one is drawn)."""
         self.count, self._colour_of, self._image = count, colour_of, None
+        if not grown:
+            self._last_image = None
         self.update()
 
     def set_colours(self, background: str, frame: str, cursor: str) -> None:
         self.background, self.frame_colour, self.cursor_colour = QColor(background), QColor(frame), QColor(cursor)
-        self._image = None
+        self._image = self._last_image = None
         self.update()
 
     def set_window(self, low: float, high: float) -> None:
@@ -72,6 +80,19 @@ class OverviewStrip(QWidget):
         return px / max(self.width(), 1) * max(self.count, 1) - 0.5
 
     # -- painting ----------------------------------------------------------------------------------------
+    def _draw_now(self) -> None:
+        self._stops_image()
+        self.update()
+
+    def _image_to_paint(self) -> QImage:
+        """The stops' image, or while a new one waits to be drawn, the last one (a first one is drawn at once)."""
+        if self._image is not None and self._image.width() == self.width():
+            return self._image
+        if self._last_image is None:
+            return self._stops_image()
+        self._redraw.start()
+        return self._last_image
+
     def _stops_image(self) -> QImage:
         """One tick per stop (several per pixel column on a long run: the column takes the last one's colour)."""
         if self._image is None or self._image.width() != self.width():
@@ -88,7 +109,7 @@ class OverviewStrip(QWidget):
                 for px, colour in columns.items():
                     painter.fillRect(QRectF(px, 5, tick, height - 10), colour)
                 painter.end()
-            self._image = image
+            self._image = self._last_image = image
         return self._image
 
     def resizeEvent(self, event) -> None:
@@ -97,7 +118,8 @@ class OverviewStrip(QWidget):
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
-        painter.drawImage(0, 0, self._stops_image())
+        image = self._image_to_paint()
+        painter.drawImage(QRectF(0, 0, self.width(), self.height()), image)
         if self.count:
             low, high = self.window
             left, right = self.x_to_px(max(low, -0.5)), self.x_to_px(min(high, self.count - 0.5))
@@ -160,8 +182,8 @@ class TimelineOverview(QWidget):
     def count(self) -> int:
         return self.strip.count
 
-    def set_stops(self, count: int, colour_of: Callable[[int], QColor]) -> None:
-        self.strip.set_stops(count, colour_of)
+    def set_stops(self, count: int, colour_of: Callable[[int], QColor], grown: bool = False) -> None:
+        self.strip.set_stops(count, colour_of, grown)
 
     def set_colours(self, background: str, frame: str, cursor: str) -> None:
         self.strip.set_colours(background, frame, cursor)
