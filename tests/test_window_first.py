@@ -64,6 +64,27 @@ def test_it_never_waits_when_stopping_or_when_the_window_itself_waits_for_it(con
             contention.activity.waiting_for_load -= 1
 
 
+def test_the_window_at_work_makes_the_loader_wait_even_when_it_had_the_processor(qapp, monkeypatch):
+    """The window's thread painting in C++ holds no Python, so the loader keeps the processor; but each return
+    of the window to Python then waits for the loader: its own processor clock moving is the sign."""
+    monkeypatch.setattr(activity_module.time, "thread_time", time.monotonic)  # the loader never lost the processor
+    made = Contention(threading.Event())
+    made._wall -= 0.01
+    made._cpu -= 0.01
+    window_clock = iter([0.0, 0.0, 0.5, 0.5, 0.5])
+    monkeypatch.setattr(made.activity, "cpu_seconds", lambda: next(window_clock))
+    made._mark()  # window clock 0.0
+    time.sleep(0.005)
+    started = time.monotonic()
+    made.yield_if_shared()  # window clock 0.0: idle, no wait
+    assert time.monotonic() - started < YIELD_S / 2
+    made._resumed = 0.0
+    time.sleep(0.005)
+    started = time.monotonic()
+    made.yield_if_shared()  # window clock 0.5 s later: at work, so the loader waits
+    assert time.monotonic() - started >= YIELD_S * 0.9
+
+
 def test_a_real_competing_thread_makes_the_loader_wait(qapp):
     """No clock stood still: a second thread running Python takes turns with this one, which notices."""
     made = Contention(threading.Event())
@@ -141,3 +162,114 @@ def test_a_readable_view_shown_with_a_long_step_draws_it_in_pieces(qtbot):
     assert view.drawn is None or drawn_at_show < 2 * len(sections), "showing it did not draw the whole step at once"
     qtbot.waitUntil(lambda: view.drawn is not None and not view._pending, timeout=3_000)
     assert list(view.section_texts()) == [s["title"] for s in sections]
+
+
+# -- less work per move and per growth ---------------------------------------------------------------------------
+
+def render_bars(qtbot, bars_class, x_range) -> "QImage":
+    import pyqtgraph as pg
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(400, 120)
+    count = 3_000
+    colours = [pg.mkBrush((40 * (i % 6), 90, 160)) for i in range(count)]
+    plot.addItem(bars_class(x=list(range(count)), height=[1 + i % 7 for i in range(count)], width=0.6,
+                            brushes=colours, pen=pg.mkPen(None)))
+    plot.addItem(bars_class(x0=[i - 0.5 for i in range(0, count, 4)], x1=[i + 1.5 for i in range(0, count, 4)],
+                            y0=[0] * (count // 4), y1=[8] * (count // 4), brush=pg.mkBrush(200, 200, 0, 60),
+                            pen=pg.mkPen(None)))
+    plot.setXRange(*x_range, padding=0)
+    plot.setYRange(0, 8, padding=0)
+    plot.show()
+    qtbot.waitExposed(plot)
+    return plot.grab().toImage()
+
+
+@pytest.mark.parametrize("x_range", [(100, 160), (2_900, 3_050), (-50, 3_050)])
+def test_bars_in_view_are_painted_as_pyqtgraph_paints_them(qtbot, x_range):
+    """Only the bars in view are painted (a long run has thousands), as pyqtgraph paints all of them: the same
+    picture but for a bar's edge here and there (pyqtgraph's recording rounds far coordinates a little)."""
+    import pyqtgraph as pg
+
+    from afp_desktop.app.panels.culled_bars import CulledBars
+
+    culled, whole = render_bars(qtbot, CulledBars, x_range), render_bars(qtbot, pg.BarGraphItem, x_range)
+    assert culled.size() == whole.size()
+    columns = {x for x in range(whole.width()) for y in range(0, whole.height(), 2) if culled.pixel(x, y) != whole.pixel(x, y)}
+    assert len(columns) <= 4, f"{len(columns)} pixel columns differ"
+
+
+def test_bars_out_of_view_are_not_painted(qtbot, monkeypatch):
+    import pyqtgraph as pg
+
+    from afp_desktop.app.panels.culled_bars import CulledBars
+
+    replays = []
+    monkeypatch.setattr(pg.BarGraphItem, "paint", lambda self, *a: replays.append(self))
+    drawn = []
+    original = CulledBars.paint
+
+    def counting(self, painter, *args):
+        real_fill, real_draw = painter.fillRect, painter.drawRect
+        painter.fillRect = lambda *a: (drawn.append(1), real_fill(*a))  # type: ignore[method-assign]
+        painter.drawRect = lambda *a: (drawn.append(1), real_draw(*a))  # type: ignore[method-assign]
+        original(self, painter, *args)
+
+    monkeypatch.setattr(CulledBars, "paint", counting)
+    render_bars(qtbot, CulledBars, (100, 160))
+    assert not replays, "no replay of every bar"
+    assert 0 < len(drawn) < 200, f"{len(drawn)} bars painted for 60 in view"
+
+
+def test_a_grown_folded_graph_uses_the_folds_found_while_loading(qtbot, window, monkeypatch):
+    """A big file's parts and its whole run are folded on the loader's thread (Run.prepare): showing them
+    grown on the window's thread does not look for folds again (25 ms on the 1,000-iteration run)."""
+    from afp_desktop.app import graph_folding
+    from afp_desktop.core.formats import open_run
+    from tests.corpus_util import corpus_path
+
+    path = corpus_path("15-large-run", "trace.json")
+    first = open_run(path)
+    first.prepare(window=True)
+    window.session.set_run(first)
+    window.folding.set_enabled(True)
+    if window.folding.fw_map is not None:
+        window.folding.set_hide_framework(not window.folding.hide_framework)
+    assert window.folding.fw_map is None
+    grown = open_run(path)
+    grown.prepare(window=True)
+    assert grown.folded_graph is not None, "(the large run has iterations to fold)"
+
+    def not_here(*_args, **_kw):
+        raise AssertionError("folds looked for again on the window's thread")
+
+    monkeypatch.setattr(graph_folding, "find_folds", not_here)
+    window.session.grow(grown, len(grown.axis))
+    window.follow.growth.catch_up(now=True)
+    assert window.folding.folds == list(grown.folded_graph[0])
+
+
+def test_the_overview_of_a_grown_run_is_drawn_on_a_turn_of_its_own(qtbot):
+    """The overview's image of thousands of stops takes ~25 ms: when the run grows, the last image stands in for
+    one turn of the event loop; a new run, or new colours, are drawn at once (never another run's stops)."""
+    from PySide6.QtGui import QColor
+
+    from afp_desktop.app.panels.timeline_overview import OverviewStrip
+
+    strip = OverviewStrip()
+    qtbot.addWidget(strip)
+    strip.resize(300, 22)
+    strip.show()
+    qtbot.waitExposed(strip)
+
+    def colour_at_middle() -> str:
+        return QColor(strip.grab().toImage().pixel(150, 11)).name()
+
+    strip.set_stops(1_000, lambda _i: QColor("#ff0000"))
+    assert colour_at_middle() == "#ff0000"
+    strip.set_stops(2_000, lambda _i: QColor("#0000ff"), grown=True)
+    assert colour_at_middle() == "#ff0000", "the last image stands in"
+    qtbot.waitUntil(lambda: colour_at_middle() == "#0000ff", timeout=2_000)
+    strip.set_stops(900, lambda _i: QColor("#00ff00"))
+    assert colour_at_middle() == "#00ff00", "another run: drawn at once"
