@@ -9,6 +9,7 @@ import time
 
 import pytest
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QProgressBar
 
 from afp_desktop.app import window_activity as activity_module
@@ -166,7 +167,7 @@ def test_a_readable_view_shown_with_a_long_step_draws_it_in_pieces(qtbot):
 
 # -- less work per move and per growth ---------------------------------------------------------------------------
 
-def render_bars(qtbot, bars_class, x_range) -> "QImage":
+def render_bars(qtbot, bars_class, x_range) -> QImage:
     import pyqtgraph as pg
 
     plot = pg.PlotWidget()
