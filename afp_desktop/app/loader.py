@@ -21,7 +21,6 @@ from afp_desktop.app.window_activity import Contention, window_activity
 from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
-from afp_desktop.core.jsonx import jsonscan
 from afp_desktop.core.views.inspect import pauses
 
 # While a load runs, Python hands the GIL between threads this often (default 5 ms). The window's thread needs
@@ -169,8 +168,6 @@ class RunLoader(QObject):
         self._threads: set[_LoadThread] = set()  # kept alive until each thread has really finished
         self.path: str | None = None
         self.conversation: str | None = None
-        # numpy (~0.1 s to import, a large Trace's first need) is imported now, while the window is idle.
-        threading.Thread(target=jsonscan.numpy, name="import numpy", daemon=True).start()
 
     @property
     def busy(self) -> bool:

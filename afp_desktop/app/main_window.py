@@ -47,6 +47,7 @@ from afp_desktop.app.graph_folding import GraphFolding
 from afp_desktop.app.framework_toggle import install as install_framework_toggle
 from afp_desktop.app.price_table import install as install_prices
 from afp_desktop.app.help_overlay import HelpOverlay
+from afp_desktop.app import warm_imports
 from afp_desktop.app.load_progress import LoadProgressBar
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.progressive import ProgressiveDisplay
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session = session or Session(self)
         self.settings = settings or Settings()
+        warm_imports.start()  # numpy and pyqtgraph, off the window's thread
         self.loader = RunLoader(self)
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
         self.remember_layout = restore_layout  # a --screenshot window must not overwrite the user's layout
@@ -224,7 +226,7 @@ class MainWindow(QMainWindow):
     def _after_first_frame(self) -> None:
         path, self._open_when_shown = getattr(self, "_open_when_shown", None), None
         if path is None:
-            self.timeline.build()
+            self.timeline.build_when_ready()
             return
         # The file first (the loader reads it in a thread; the run shows at once), then the timeline's plots.
         signals = (self.loader.loaded, self.loader.failed, self.loader.cancelled)
@@ -232,7 +234,7 @@ class MainWindow(QMainWindow):
         def build_once(*_args) -> None:
             for signal in signals:
                 signal.disconnect(build_once)
-            QTimer(self, singleShot=True, interval=30, timeout=self.timeline.build).start()
+            QTimer(self, singleShot=True, interval=30, timeout=self.timeline.build_when_ready).start()
 
         for signal in signals:
             signal.connect(build_once)

@@ -8,7 +8,7 @@ timeline (tests, the window) builds it at once and is read from the real `Timeli
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 MIN_HEIGHT = 150      # the plots' minimum and the controls; the dock keeps its size when they arrive
@@ -16,6 +16,7 @@ PLOTS_MIN_HEIGHT = 96  # (the panel asks for 180: too much for a 640-px-high win
 BARS_HEIGHT = 84       # the per-stop bars, and in a low dock a shorter version so the stop markers keep room
 LOW_BARS_HEIGHT = 52
 LOW_DOCK = 215
+WAIT_FOR_IMPORTS_MS = 20
 
 
 class TimelineHost(QWidget):
@@ -45,6 +46,15 @@ class TimelineHost(QWidget):
         if self._panel is None:
             self.build()
         return self._panel
+
+    def build_when_ready(self) -> None:
+        """Build once pyqtgraph has been imported off the window's thread (app/warm_imports.py)."""
+        from afp_desktop.app import warm_imports
+
+        if self._panel is None and not warm_imports.ready():
+            QTimer.singleShot(WAIT_FOR_IMPORTS_MS, self.build_when_ready)
+            return
+        self.build()
 
     def build(self) -> None:
         if self._panel is not None:

@@ -1,0 +1,32 @@
+"""numpy and pyqtgraph imported on a thread of their own as soon as the window exists.
+
+Each takes ~0.1–0.3 s to import, much of it in module set-up that holds Python: on the window's thread that was a
+freeze of ~0.3 s just after start-up, or in the middle of opening a file. On this thread the window keeps its
+turn, and the timeline (pyqtgraph) is built once they are in (`ready`).
+"""
+
+from __future__ import annotations
+
+import threading
+
+_thread: threading.Thread | None = None
+
+
+def start() -> None:
+    global _thread
+    if _thread is None:
+        _thread = threading.Thread(target=_import, name="warm imports", daemon=True)
+        _thread.start()
+
+
+def _import() -> None:
+    try:
+        import numpy  # noqa: F401
+        import pyqtgraph  # noqa: F401
+    except Exception:  # noqa: BLE001 - the window's own import then says what is wrong
+        pass
+
+
+def ready() -> bool:
+    """Nothing is being imported on the thread (done, or never started)."""
+    return _thread is None or not _thread.is_alive()
