@@ -274,3 +274,27 @@ def test_the_overview_of_a_grown_run_is_drawn_on_a_turn_of_its_own(qtbot):
     qtbot.waitUntil(lambda: colour_at_middle() == "#0000ff", timeout=2_000)
     strip.set_stops(900, lambda _i: QColor("#00ff00"))
     assert colour_at_middle() == "#00ff00", "another run: drawn at once"
+
+
+def test_the_timeline_is_built_once_its_imports_are_done_off_the_window_thread(qtbot, monkeypatch):
+    """pyqtgraph (~0.3 s to import) is imported on a thread of its own; the timeline waits for it instead of
+    importing it on the window's thread (which froze the window that long just after start-up)."""
+    from afp_desktop.app import warm_imports
+    from afp_desktop.app.panels.timeline_host import TimelineHost
+    from afp_desktop.app.session import Session
+
+    importing = [True]
+    monkeypatch.setattr(warm_imports, "ready", lambda: not importing[0])
+    session = Session()
+    host = TimelineHost(session)
+    qtbot.addWidget(host)
+    host.build_when_ready()
+    qtbot.wait(60)
+    assert not host.built, "it waits for the imports"
+    importing[0] = False
+    qtbot.waitUntil(lambda: host.built, timeout=2_000)
+    warm_imports.start()
+    qtbot.waitUntil(lambda: warm_imports._thread is not None and not warm_imports._thread.is_alive(), timeout=10_000)
+    import sys
+
+    assert "pyqtgraph" in sys.modules and "numpy" in sys.modules
