@@ -115,7 +115,6 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session = session or Session(self)
         self.settings = settings or Settings()
-        warm_imports.start()  # numpy and pyqtgraph, off the window's thread
         self.loader = RunLoader(self)
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
         self.remember_layout = restore_layout  # a --screenshot window must not overwrite the user's layout
@@ -212,6 +211,7 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if not getattr(self, "_painted_once", False):  # the window is on screen: now build what can wait
             self._painted_once = True
+            warm_imports.start()  # numpy and pyqtgraph, off the window's thread (not before: the first frame first)
             # A timer owned by the window: it dies with the window (a closed window builds nothing).
             QTimer(self, singleShot=True, interval=0, timeout=self._after_first_frame).start()
 
