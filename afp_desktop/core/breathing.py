@@ -44,6 +44,11 @@ def breathing_over(items: Iterable[T]) -> Iterable[T]:
 
 
 def _in_chunks(items: Iterable[T], hook: Callable[[], None]) -> Iterator[T]:
+    if isinstance(items, (list, tuple, range)):  # (slices: no per-item work but the yield)
+        for start in range(0, len(items), EVERY):
+            hook()
+            yield from items[start:start + EVERY]
+        return
     iterator = iter(items)
     while True:
         chunk = list(islice(iterator, EVERY))
