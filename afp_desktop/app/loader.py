@@ -188,6 +188,7 @@ class RunLoader(QObject):
         thread.finished.connect(self._on_thread_finished)
         self._threads.add(thread)
         self._current = thread
+        window_activity().watch_input(True)  # (off again when the thread has finished)
         self.started.emit(self.path)
         thread.start()
 
@@ -255,6 +256,8 @@ class RunLoader(QObject):
     @Slot()
     def _on_thread_finished(self) -> None:
         thread = self.sender()
-        self._threads.discard(thread)
+        if thread in self._threads:
+            self._threads.discard(thread)
+            window_activity().watch_input(False)
         if thread is not None:
             thread.deleteLater()
