@@ -25,7 +25,6 @@ def contention(qapp, monkeypatch):
     monkeypatch.setattr(activity_module.time, "thread_time", lambda: 0.0)
     made = Contention(threading.Event())
     made._wall -= 0.01  # (some time has passed since the last breathing point)
-    made.activity.interacting()  # the user is at work in the window
     return made
 
 
@@ -51,36 +50,6 @@ def test_it_waits_no_longer_than_its_allowance_and_then_works(contention):
     assert time.monotonic() - started < YIELD_S / 2
 
 
-def test_left_alone_the_window_only_shows_what_arrives_and_the_loader_does_not_wait(contention, monkeypatch):
-    monkeypatch.setattr(contention.activity, "interaction_until", 0.0)
-    started = time.monotonic()
-    contention.yield_if_shared()
-    assert time.monotonic() - started < YIELD_S / 2
-
-
-def test_an_input_event_or_a_move_while_a_load_runs_is_the_user_at_work(qtbot, window):
-    from PySide6.QtCore import Qt
-
-    activity = window_activity()
-    activity.interaction_until = 0.0
-    activity.watch_input(True)
-    try:
-        qtbot.keyClick(window.canvas, Qt.Key.Key_Shift)
-        assert activity.user_at_work()
-    finally:
-        activity.watch_input(False)
-    activity.interaction_until = 0.0
-    qtbot.keyClick(window.canvas, Qt.Key.Key_Shift)
-    assert not activity.user_at_work(), "no filter on every event when no load runs"
-    from afp_desktop.core.formats import open_run
-    from tests.corpus_util import corpus_path
-
-    window.session.set_run(open_run(corpus_path("02-react-two-tools", "trace.json")))
-    assert not activity.user_at_work(), "showing a run is not the user's doing"
-    window.session.move_to(0)
-    assert activity.user_at_work(), "a move of the cursor is the user at work"
-
-
 @pytest.mark.parametrize("why", ["stopping", "the window waits for the load"])
 def test_it_never_waits_when_stopping_or_when_the_window_itself_waits_for_it(contention, why):
     if why == "stopping":
@@ -101,7 +70,6 @@ def test_the_window_at_work_makes_the_loader_wait_even_when_it_had_the_processor
     of the window to Python then waits for the loader: its own processor clock moving is the sign."""
     monkeypatch.setattr(activity_module.time, "thread_time", time.monotonic)  # the loader never lost the processor
     made = Contention(threading.Event())
-    made.activity.interacting()
     made._wall -= 0.01
     made._cpu -= 0.01
     window_clock = iter([0.0, 0.0, 0.5, 0.5, 0.5])
@@ -121,7 +89,6 @@ def test_the_window_at_work_makes_the_loader_wait_even_when_it_had_the_processor
 def test_a_real_competing_thread_makes_the_loader_wait(qapp):
     """No clock stood still: a second thread running Python takes turns with this one, which notices."""
     made = Contention(threading.Event())
-    made.activity.interacting()
     done = threading.Event()
 
     def compete() -> None:
@@ -138,7 +105,6 @@ def test_a_real_competing_thread_makes_the_loader_wait(qapp):
                 sum(range(200))
             started = time.monotonic()
             made._resumed = 0.0
-            made.activity.interacting()
             made.yield_if_shared()
             waited = max(waited, time.monotonic() - started)
     finally:

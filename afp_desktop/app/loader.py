@@ -188,7 +188,6 @@ class RunLoader(QObject):
         thread.finished.connect(self._on_thread_finished)
         self._threads.add(thread)
         self._current = thread
-        window_activity().watch_input(True)  # (off again when the thread has finished)
         self.started.emit(self.path)
         thread.start()
 
@@ -256,8 +255,6 @@ class RunLoader(QObject):
     @Slot()
     def _on_thread_finished(self) -> None:
         thread = self.sender()
-        if thread in self._threads:
-            self._threads.discard(thread)
-            window_activity().watch_input(False)
+        self._threads.discard(thread)
         if thread is not None:
             thread.deleteLater()

@@ -15,7 +15,6 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from afp_desktop.core.model.replay import Moment, Replay, StopSpan
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
-from afp_desktop.app.window_activity import window_activity
 
 SETTLE_MS = 80                 # moves closer together than this are one scrub
 GROWTH_SETTLE_MS = 250         # a run growing (File ▸ Follow) settles at most this often
@@ -122,7 +121,6 @@ class Session(QObject):
         """Move the cursor; `stop` names the stop (of `stops`) this position was chosen as, if any."""
         if self.replay is None:
             return
-        window_activity().interacting()  # (a load in flight lets the window come first)
         self._wanted = (max(0, min(int(position), self.replay.length)), stop)
         if immediate:  # a deliberate single move: publish and settle now
             self._publish_timer.stop()
@@ -171,7 +169,6 @@ class Session(QObject):
         """Run a Replay move against the latest wanted position, then publish it (coalesced)."""
         if self.replay is None:
             return
-        window_activity().interacting()
         published = (self.replay.position, self.replay.chosen_stop)
         if self._wanted is not None:
             self.replay.move_to(*self._wanted)

@@ -1,14 +1,12 @@
 """Keeping a loader thread out of the window's way.
 
 Python runs one thread at a time. While a loader thread runs Python, every call of the window's thread between
-Qt and Python waits its turn, and a paint makes hundreds: a 20 ms move of the cursor took over 100 ms. So while the user works with the
-window (an input event, or a move of the cursor, in the last INTERACTION_S), at its breathing points
-(core/breathing.py, every few milliseconds of work) the loader asks `Contention.yield_if_shared`:
+Qt and Python waits its turn, and a paint makes hundreds: a 20 ms move of the cursor took over 100 ms. So at its
+breathing points (core/breathing.py, every few milliseconds of work) the loader asks `Contention.yield_if_shared`:
 when the window's thread has been at work since the last point (its own processor clock moved: painting in C++
 counts, and each return to Python from it then waits for the loader), or the loader had the processor for less
 than its share of that time (another thread wanted Python), the loader waits until the window's event loop goes
-to sleep, its work done. Left alone, the window only shows what arrives: the load does not wait for that
-(waiting made an untouched 48 MB Trace open 15–25 % later, its stalls no shorter).
+to sleep, its work done.
 (The event loop's own "awake" signal cannot tell that the window is at work: Qt's glib loop sends it after the
 work. "About to block" is sent by every loop once there is nothing left to do.)
 """
@@ -18,12 +16,11 @@ from __future__ import annotations
 import threading
 import time
 
-from PySide6.QtCore import QAbstractEventDispatcher, QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtCore import QAbstractEventDispatcher, QCoreApplication, Qt
 
 SHARED = 0.75  # ran less than this fraction of the time since the last breathing point: the processor was shared
 WINDOW_AT_WORK = 0.1  # the window's thread used more than this fraction of that time: it is at work
 YIELD_S = 0.05  # a loader waits at most this long at a time for the window to finish,
-INTERACTION_S = 0.5  # after an input event or a move of the cursor, the user is still at work this long
 WORK_S = 0.02  # then works at least this long before it waits again (never starved: over a quarter of the time)
 _activity: "WindowActivity | None" = None
 
@@ -34,9 +31,6 @@ class WindowActivity:
     def __init__(self) -> None:
         self.asleep = threading.Event()  # set when the event loop is about to sleep (cleared by who waits)
         self.waiting_for_load = 0  # >0: the window's thread itself waits for a load (RunLoader.wait)
-        self.interaction_until = 0.0  # (time.monotonic) the user works with the window until then
-        self._input_watch = _InputWatch(self)
-        self._watching = 0
         try:  # the processor clock of the window's thread (this one), where the system has one
             self.clock: int | None = time.pthread_getcpuclockid(threading.get_ident())
         except (AttributeError, OSError):
@@ -54,39 +48,9 @@ class WindowActivity:
         except OSError:
             return 0.0
 
-    def interacting(self) -> None:
-        """The user did something (an input event, a move of the cursor): the window comes first for a while."""
-        self.interaction_until = time.monotonic() + INTERACTION_S
-
-    def user_at_work(self) -> bool:
-        return time.monotonic() < self.interaction_until
-
-    def watch_input(self, on: bool) -> None:
-        """Note the window's input events while a load runs (a filter on every event: only then)."""
-        app = QCoreApplication.instance()
-        self._watching += 1 if on else -1
-        if on and self._watching == 1:
-            app.installEventFilter(self._input_watch)
-        elif not on and self._watching == 0:
-            app.removeEventFilter(self._input_watch)
-
     def wait_until_asleep(self, seconds: float) -> None:
         self.asleep.clear()
         self.asleep.wait(seconds)
-
-
-class _InputWatch(QObject):
-    INPUT = frozenset({QEvent.Type.MouseButtonPress, QEvent.Type.MouseMove, QEvent.Type.Wheel,
-                       QEvent.Type.KeyPress, QEvent.Type.TouchBegin, QEvent.Type.TouchUpdate})
-
-    def __init__(self, activity: WindowActivity) -> None:
-        super().__init__()
-        self.activity = activity
-
-    def eventFilter(self, _watched, event) -> bool:  # noqa: N802 - Qt's name
-        if event.type() in self.INPUT:
-            self.activity.interacting()
-        return False
 
 
 def window_activity() -> WindowActivity:
@@ -115,8 +79,7 @@ class Contention:
         shared = elapsed > 0.001 and (cpu - self._cpu < SHARED * elapsed
                                       or window_cpu - self._window_cpu > WINDOW_AT_WORK * elapsed)
         self._wall, self._cpu, self._window_cpu = wall, cpu, window_cpu
-        if not shared or wall - self._resumed < WORK_S or self.stop.is_set() or self.activity.waiting_for_load \
-                or not self.activity.user_at_work():
+        if not shared or wall - self._resumed < WORK_S or self.stop.is_set() or self.activity.waiting_for_load:
             return
         self.activity.wait_until_asleep(YIELD_S)
         self._mark()
