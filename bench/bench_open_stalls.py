@@ -92,14 +92,26 @@ def rss_mb() -> float:
     return 0.0
 
 
-def open_untouched(app, path: Path) -> None:
-    """The file opened with nobody touching the window: the longest stall while it loads and is shown."""
+def open_window(app) -> MainWindow:
+    """An open window, as when the user opens a file from it (its start-up, the timeline built after the first
+    frame, is over; bench_startup.py measures that)."""
     window = MainWindow(restore_layout=False)
     window.resize(1600, 1000)
     window.show()
-    # An open window, as when the user opens a file from it (its start-up, the timeline built after the first
-    # frame, is over; bench_startup.py measures that).
     pump_until(app, lambda: window.timeline.built, 10)
+    return window
+
+
+def print_opening_stalls(meter: StallMeter) -> None:
+    print(f"  longest UI stall while opening  {meter.longest():8.1f} ms   target ≤ {TARGET_MS:.0f} ms   "
+          f"ratio {meter.longest() / TARGET_MS:.2f}×   {'MET' if meter.longest() <= TARGET_MS else 'NOT MET'}")
+    print(f"  stalls > 50 ms / > 100 ms       {meter.over(50):8d} / {meter.over(100)}")
+    print(f"  worst stalls                    {meter.worst()}")
+
+
+def open_untouched(app, path: Path) -> None:
+    """The file opened with nobody touching the window: the longest stall while it loads and is shown."""
+    window = open_window(app)
     meter = StallMeter()
     meter.start()
     start = time.perf_counter()
@@ -110,20 +122,14 @@ def open_untouched(app, path: Path) -> None:
     pump_until(app, lambda: time.perf_counter() >= settle_until, 5)
     meter.stop()
     print(f"{path.name}, opened untouched: whole run shown after {whole * 1000:.0f} ms")
-    print(f"  longest UI stall while opening  {meter.longest():8.1f} ms   target ≤ {TARGET_MS:.0f} ms   "
-          f"ratio {meter.longest() / TARGET_MS:.2f}×   {'MET' if meter.longest() <= TARGET_MS else 'NOT MET'}")
-    print(f"  stalls > 50 ms / > 100 ms       {meter.over(50):8d} / {meter.over(100)}")
-    print(f"  worst stalls                    {meter.worst()}")
+    print_opening_stalls(meter)
     window.close()
     window.deleteLater()
     app.processEvents()
 
 
 def open_and_measure(app, path: Path) -> None:
-    window = MainWindow(restore_layout=False)
-    window.resize(1600, 1000)
-    window.show()
-    pump_until(app, lambda: window.timeline.built, 10)
+    window = open_window(app)
     meter = StallMeter()
     first_frame = {}
     window.session.run_loaded.connect(lambda _run: first_frame.setdefault("at", time.perf_counter()))
@@ -162,10 +168,7 @@ def open_and_measure(app, path: Path) -> None:
           f"{'MET' if shown <= 0.5 else 'NOT MET'}")
     print(f"  whole run shown after            {whole * 1000:7.0f} ms   (open incl. 1.5 s idle: {total:.1f} s); "
           f"{len(scrubbed)} cursor moves made while it was read")
-    print(f"  longest UI stall while opening  {meter.longest():8.1f} ms   target ≤ {TARGET_MS:.0f} ms   "
-          f"ratio {meter.longest() / TARGET_MS:.2f}×   {'MET' if meter.longest() <= TARGET_MS else 'NOT MET'}")
-    print(f"  stalls > 50 ms / > 100 ms       {meter.over(50):8d} / {meter.over(100)}")
-    print(f"  worst stalls                    {meter.worst()}")
+    print_opening_stalls(meter)
 
     # Scrubbing: moves requested back to back as when a key is held or the slider dragged.
     session = window.session
