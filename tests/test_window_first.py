@@ -305,3 +305,50 @@ def test_the_timeline_is_built_once_its_imports_are_done_off_the_window_thread(q
     import sys
 
     assert "pyqtgraph" in sys.modules and "numpy" in sys.modules
+
+
+def test_the_window_clock_is_the_window_thread_s_made_by_the_loader_on_that_thread(qapp, monkeypatch):
+    """A loader thread asking first would time itself, see itself "at work" and wait at every breathing point."""
+    from afp_desktop.app.loader import RunLoader
+
+    monkeypatch.setattr(activity_module, "_activity", None)
+    loader = RunLoader()
+    activity = activity_module._activity
+    assert activity is not None, "the loader makes it, on the window's thread"
+    if hasattr(time, "pthread_getcpuclockid"):
+        assert activity.clock == time.pthread_getcpuclockid(threading.get_ident())
+    monkeypatch.setattr(activity_module, "_activity", None)
+    failures: list[Exception] = []
+
+    def ask_from_another_thread() -> None:
+        try:
+            window_activity()
+        except RuntimeError as err:
+            failures.append(err)
+
+    thread = threading.Thread(target=ask_from_another_thread)
+    thread.start()
+    thread.join()
+    assert failures, "never made on another thread"
+    loader.deleteLater()
+
+
+def test_with_the_window_idle_a_loader_thread_never_waits(qapp, monkeypatch):
+    monkeypatch.setattr(activity_module, "YIELD_S", ALLOWANCE)
+    window_activity()
+    waited: list[float] = []
+
+    def load() -> None:
+        made = Contention(threading.Event())
+        for _ in range(5):
+            end = time.monotonic() + 0.03
+            while time.monotonic() < end:
+                sum(range(200))
+            started = time.monotonic()
+            made.yield_if_shared()
+            waited.append(time.monotonic() - started)
+
+    thread = threading.Thread(target=load)
+    thread.start()
+    thread.join()  # (the window's thread sleeps meanwhile: no processor time, no Python)
+    assert max(waited) < ALLOWANCE / 2

@@ -168,6 +168,7 @@ class RunLoader(QObject):
         self._threads: set[_LoadThread] = set()  # kept alive until each thread has really finished
         self.path: str | None = None
         self.conversation: str | None = None
+        window_activity()  # made here, on the window's thread: it reads that thread's processor clock
 
     @property
     def busy(self) -> bool:

@@ -54,9 +54,12 @@ class WindowActivity:
 
 
 def window_activity() -> WindowActivity:
-    """The one WindowActivity of this application (made on the window's thread, by the first loader)."""
+    """The one WindowActivity of this application. Made by the first RunLoader, on the window's thread: it reads
+    the processor clock of the thread that makes it (a loader thread asking first would be timing itself)."""
     global _activity
     if _activity is None:
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("window_activity() is first asked on the window's thread (by a RunLoader)")
         _activity = WindowActivity()
     return _activity
 
