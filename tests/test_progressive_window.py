@@ -169,3 +169,24 @@ def test_reopened_where_the_user_left_it_shows_that_place_from_the_first_part(qt
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         pass
     assert window.session.run is not shown and window.session.position == left_at
+
+
+def test_the_first_part_s_stops_follow_on_the_next_turn_in_an_empty_timeline(qtbot, window):
+    """The first part of a big file: the timeline's stops are laid out and painted on a turn of their own (~30 ms
+    less in the first freeze); a run replacing another is shown whole at once (no other run's stops meanwhile)."""
+    from afp_desktop.core.formats import open_run
+    from afp_desktop.core.formats.prefixes import mark_as_prefix
+
+    qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)
+    timeline = window.timeline.panel
+    part = open_run(corpus_path("15-large-run", "trace.json"))
+    mark_as_prefix(part)
+    window.session.set_run(part, settle_now=False)
+    assert timeline.stops == [], "not in the same turn as the other panels"
+    assert timeline.slider.maximum() == len(part.axis), "(the slider is there at once)"
+    qtbot.waitUntil(lambda: timeline.stops == window.session.stops, timeout=2_000)
+    assert len(timeline.stops) > 2
+    other = open_run(corpus_path("02-react-two-tools", "trace.json"))
+    mark_as_prefix(other)
+    window.session.set_run(other, settle_now=False)
+    assert timeline.stops == window.session.stops, "replacing a run: its stops at once"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QComboBox,
@@ -129,6 +129,7 @@ class TimelinePanel(QWidget):
         self.session = session
         self.theme_palette: GraphPalette = palette_for("light")
         self.stops: list[dict] = []
+        self._stops_pending = None  # a run whose stops are shown on the next turn (see _on_run_loaded)
         self.labels: list[str] = []
         self.ends: list[int] = []
         self.current_stop: int | None = None
@@ -333,9 +334,22 @@ class TimelinePanel(QWidget):
         self.slider.setEnabled(True)
         self.slider.blockSignals(False)
         self.play_button.setEnabled(True)
+        if getattr(run, "still_reading", False) and not self.stops:
+            # The first part of a big file, in an empty timeline: its stops follow on the next turn of the event
+            # loop, so that laying them out and painting them (~30 ms) does not add to every other panel's first
+            # paint in one long freeze. (Never with another run's stops shown: those would contradict the rest.)
+            self._stops_pending = run
+            QTimer.singleShot(0, self._show_pending_stops)
+            return
         self._on_stops_changed()
 
+    def _show_pending_stops(self) -> None:
+        run, self._stops_pending = self._stops_pending, None
+        if run is not None and run is self.session.run and not self.stops:
+            self._on_stops_changed()
+
     def _on_run_closed(self) -> None:
+        self._stops_pending = None
         self.stops, self.labels, self.ends = [], [], []
         self.current_stop = None
         self.error_markers.setData([])
