@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QImage
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from PySide6.QtWidgets import QApplication
 
 from afp_desktop.app.export_dialog import ExportDialog, format_of, with_format
 from afp_desktop.app.file_labels import recent_label, short_folder
@@ -18,6 +18,7 @@ from afp_desktop.app.main_window import MainWindow
 from afp_desktop.app.notice_words import SENTENCES, message_for
 from afp_desktop.app.settings import MAX_POSITIONS, Settings
 from tests.corpus_util import corpus_path, read_bytes
+from tests.dialog_util import export_with_shortcut
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = corpus_path("04-tool-progress", "recording.json")
@@ -129,21 +130,13 @@ def _drive_export(qtbot, window, typed: str | None) -> list[str]:
     """Open the export dialog with Ctrl+Shift+E, type a name, press Export; returns the dialog's first name."""
     seen = []
 
-    def answer():
-        dialog = window._export_dialog
-        if dialog is None:
-            QTimer.singleShot(20, answer)
-            return
+    def type_name(dialog) -> None:
         seen.append(dialog.path_edit.text())
         if typed is not None:
             dialog.path_edit.setText(typed)
             dialog._on_path_typed(typed)
-        dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
 
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=3000)
-    QTimer.singleShot(20, answer)
-    qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    export_with_shortcut(qtbot, window, type_name)
     return seen
 
 

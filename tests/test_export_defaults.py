@@ -8,13 +8,14 @@ import os
 import shutil
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from afp_desktop.app import theme
 from afp_desktop.app.export_dialog import ExportDialog, default_export_folder, proposed_file_name
 from afp_desktop.app.settings import Settings
 from tests.corpus_util import corpus_path
+from tests.dialog_util import answer_export_dialog, export_with_shortcut
 
 LOAD_TIMEOUT = 20000
 
@@ -47,19 +48,11 @@ def drive_export(qtbot, window, act) -> dict:
     what the dialog first proposed."""
     seen: dict = {}
 
-    def answer():
-        dialog = window._export_dialog
-        if dialog is None:
-            QTimer.singleShot(20, answer)
-            return
+    def look_then_act(dialog) -> None:
         seen.update(path=dialog.path(), cursor=dialog.cursor.isChecked())
         act(dialog)
-        dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
 
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=3000)
-    QTimer.singleShot(20, answer)
-    qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    export_with_shortcut(qtbot, window, look_then_act)
     return seen
 
 
@@ -101,16 +94,11 @@ def test_cancelling_changes_nothing(qtbot, home, opened):
     window, _inputs = opened
     seen: dict = {}
 
-    def answer():
-        dialog = window._export_dialog
-        if dialog is None:
-            QTimer.singleShot(20, answer)
-            return
+    def look_and_tick(dialog) -> None:
         seen["path"] = dialog.path()
         dialog.cursor.setChecked(True)
-        dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel).click()
 
-    QTimer.singleShot(20, answer)
+    answer_export_dialog(window, look_and_tick, QDialogButtonBox.StandardButton.Cancel)
     window.ask_export()
     assert seen["path"] and window.settings.get("export_cursor") is False
     assert window.settings.get("export_folder") == ""
