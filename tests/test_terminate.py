@@ -36,3 +36,26 @@ def test_a_terminated_app_saves_its_layout(tmp_path, sig):
             process.wait()
     settings = json.loads((tmp_path / "settings.json").read_text())
     assert settings.get("dock_state") and settings.get("geometry")
+
+
+def test_an_app_closed_during_its_warm_imports_waits_for_them(tmp_path):
+    """Closed while numpy and pyqtgraph are still being imported off the window's thread, the app waits for
+    them: a module half imported when the interpreter is torn down crashed it (SIGSEGV on a slow machine)."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", AFP_DESKTOP_CONFIG_DIR=str(tmp_path))
+    # The imports are made slow (1 s) so that the window is certainly closed while they run.
+    code = ("import sys, time\nfrom PySide6.QtCore import QTimer\nfrom afp_desktop.app import gui, warm_imports\n"
+            "real_import, real_start = warm_imports._import, warm_imports.start\n"
+            "warm_imports._import = lambda: (time.sleep(1.0), real_import())\n"
+            "def start():\n"
+            "    real_start()\n"
+            "    print('STARTED', flush=True)\n"
+            "    QTimer.singleShot(100, app.quit)  # closed while the imports run\n"
+            "warm_imports.start = start\n"
+            "app = gui.create_application()\n"
+            "code = gui.run_gui(None)\n"
+            "print('READY', warm_imports.ready(), flush=True)\n"
+            "sys.exit(code)\n")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "STARTED" in done.stdout  # the imports had begun when the window closed
+    assert "READY True" in done.stdout

@@ -71,7 +71,11 @@ def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = 
     elif path:
         window.open_after_first_frame(path, conversation=conversation,  # the window shows first, then the file
                                       follow=True if follow else None)
-    return app.exec()
+    code = app.exec()
+    from afp_desktop.app import warm_imports
+
+    warm_imports.finish()  # closed during start-up: the imports end before the interpreter does
+    return code
 
 
 def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
