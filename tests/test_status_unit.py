@@ -5,6 +5,8 @@ agreeing with the one-walk selector on every prefix of real runs."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.library.jsstring import JS_WHITESPACE, js_length, js_slice_units, js_string, js_trim
@@ -369,3 +371,44 @@ def test_variables_and_unknown_variables_per_key():
     assert unknown_variables("tool.progress.generic", "{{progressMessage}} {{progressCount}}") == ["progressMessage"]
     assert unknown_variables("paused", "{{question}} {{toolCallId}}") == []
     assert unknown_variables("nowhere", "{{appName}}") == ["appName"]
+
+
+# ── The compact timeline ──────────────────────────────────────────────────────────────────────────────
+
+_KINDS = ["stream.llm_start", "stream.llm_end", "stream.token", "stream.token", "stream.token",
+          "stream.tool_start", "stream.tool_progress", "stream.tool_end", "pause.request", "pause.resume",
+          "context.injected"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_KINDS), st.sampled_from(["a", "b", ""]),
+                          st.sampled_from(["", "x", EMOJI, " step 1/2 "])), max_size=40))
+def test_the_compact_timeline_reads_as_the_walk_of_every_prefix(steps):
+    """Streaming and tool states are kept as a text and a length, and as four facts: read back, every prefix
+    is exactly selectStatus of that prefix (same JSON), and unchanged neighbours are one object."""
+    events = []
+    for kind, call_id, text in steps:
+        if kind == "stream.token":
+            events.append(ev(kind, content=text))
+        elif kind == "stream.tool_progress":
+            events.append(progress({"message": text}, toolCallId=call_id))
+        elif kind.startswith("stream.tool"):
+            events.append(ev(kind, toolName="t" + call_id, toolCallId=call_id))
+        else:
+            events.append(ev(kind, reason=text))
+    timeline = status_timeline(events)
+    assert len(timeline) == len(events) + 1
+    walked = [select_status(events[:k]) for k in range(len(events) + 1)]
+    assert [jsonio.dumps(state) for state in timeline] == [jsonio.dumps(state) for state in walked]
+    assert timeline == walked and timeline[-3:] == walked[-3:]
+    for k in range(1, len(timeline)):
+        if timeline._slots[k] == timeline._slots[k - 1]:
+            assert timeline[k - 1] is timeline[k]
+
+
+def test_a_long_stream_keeps_no_state_object_per_token():
+    tokens = [ev("stream.token", content=f"word{i} ") for i in range(5000)]
+    timeline = status_timeline([llm_start(), *tokens, ev("stream.llm_end")])
+    assert len(timeline._entries) < 5  # None, idle, hidden: the 5,000 streaming states are two numbers each
+    # (prefix 2,500: the start and 2,499 tokens)
+    assert timeline[2500] == {"state": "streaming", "vars": {"partial": "".join(f"word{i} " for i in range(2499))}}

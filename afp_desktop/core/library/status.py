@@ -18,7 +18,8 @@ consecutive prefixes can share one object.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from array import array
+from typing import Any, Iterable, Iterator
 
 from afp_desktop.core.library.jsstring import UNDEFINED, js_length, js_slice_units, js_string, js_trim
 from afp_desktop.core.breathing import breathing_over
@@ -100,18 +101,41 @@ class _InFlightCall:
         self.last_message: str | None = None
 
     def state(self) -> dict:
-        state: dict = {"state": "tool"}
-        variables: dict = {}
-        if self.tool_name is not UNDEFINED:
-            state["toolName"] = variables["toolName"] = self.tool_name
-        if self.tool_call_id is not None:
-            variables["toolCallId"] = self.tool_call_id
-        if self.progress_count > 0:
-            variables["progressCount"] = str(self.progress_count)
-        if self.last_message is not None:
-            variables["progressMessage"] = self.last_message
-        state["vars"] = variables
-        return state
+        return _tool_state(self.tool_name, self.tool_call_id, self.progress_count, self.last_message)
+
+    def recipe(self) -> "_ToolRecipe":
+        return _ToolRecipe(self.tool_name, self.tool_call_id, self.progress_count, self.last_message)
+
+
+def _tool_state(tool_name, tool_call_id, progress_count: int, last_message: str | None) -> dict:
+    state: dict = {"state": "tool"}
+    variables: dict = {}
+    if tool_name is not UNDEFINED:
+        state["toolName"] = variables["toolName"] = tool_name
+    if tool_call_id is not None:
+        variables["toolCallId"] = tool_call_id
+    if progress_count > 0:
+        variables["progressCount"] = str(progress_count)
+    if last_message is not None:
+        variables["progressMessage"] = last_message
+    state["vars"] = variables
+    return state
+
+
+class _ToolRecipe:
+    """A tool state as its four facts (~100 bytes) rather than its two dicts (~450): a long run has one per
+    progress report. StatusTimeline builds the state when it is read."""
+
+    __slots__ = ("tool_name", "tool_call_id", "progress_count", "last_message")
+
+    def __init__(self, tool_name, tool_call_id, progress_count: int, last_message: str | None) -> None:
+        self.tool_name = tool_name
+        self.tool_call_id = tool_call_id
+        self.progress_count = progress_count
+        self.last_message = last_message
+
+    def state(self) -> dict:
+        return _tool_state(self.tool_name, self.tool_call_id, self.progress_count, self.last_message)
 
 
 class StatusSelector:
@@ -131,6 +155,9 @@ class StatusSelector:
         self._llm_active = False
         self._partial = ""  # tokens since the active llm_start, already joined
         self._pending_tokens: list[str] = []  # tokens not yet joined into _partial (joined on demand)
+        self._partial_length = 0  # of _partial and the pending tokens together
+        self._generation = 0  # how many times the partial was reset
+        self.finished_partials: list[str] | None = None  # when a list: each reset partial, in order (status_timeline)
         self._state: dict | None = None
         self._stale = False
 
@@ -209,16 +236,28 @@ class StatusSelector:
 
     def _on_llm_start(self, payload: dict, index: int) -> None:
         self._llm_active = True
-        self._partial = ""
-        self._pending_tokens = []
+        self._reset_partial()
         self._stale = True
 
     def _on_llm_end(self, payload: dict, index: int) -> None:
         if self._llm_active:
             self._llm_active = False
-            self._partial = ""
-            self._pending_tokens = []
+            self._reset_partial()
             self._stale = True
+
+    def _reset_partial(self) -> None:
+        if self.finished_partials is not None:
+            self.finished_partials.append(self._joined_partial())
+        self._generation += 1
+        self._partial = ""
+        self._pending_tokens = []
+        self._partial_length = 0
+
+    def _joined_partial(self) -> str:
+        if self._pending_tokens:
+            self._partial += "".join(self._pending_tokens)
+            self._pending_tokens = []
+        return self._partial
 
     def _on_token(self, payload: dict, index: int) -> None:
         if not self._llm_active:
@@ -226,6 +265,7 @@ class StatusSelector:
         text = js_string(payload.get("content", UNDEFINED))  # JS `partial += undefined` appends "undefined"
         if text:
             self._pending_tokens.append(text)
+            self._partial_length += len(text)
             self._stale = True
 
     _HANDLERS = {
@@ -240,18 +280,25 @@ class StatusSelector:
     }
 
     def _resolve(self) -> dict | None:
-        """§6.3: pause, then the focused in-flight call, then the active LLM call, else hidden."""
+        recipe = self._recipe()
+        if isinstance(recipe, _ToolRecipe):
+            return recipe.state()
+        if isinstance(recipe, int):
+            return {"state": "streaming", "vars": {"partial": self._joined_partial()}}
+        return recipe
+
+    def _recipe(self) -> "dict | None | _ToolRecipe | int":
+        """§6.3: pause, then the focused in-flight call, then the active LLM call, else hidden. A tool state comes
+        as its _ToolRecipe and a streaming one as its partial's length (an int), so that status_timeline can
+        keep them small."""
         if self._pause_vars is not None:
             return {"state": "paused", "vars": self._pause_vars}  # never mutated: a new request makes a new dict
         if self._calls:
             focus_key = next(reversed(self._reported)) if self._reported else next(reversed(self._calls))
-            return self._calls[focus_key].state()
+            return self._calls[focus_key].recipe()
         if self._llm_active:
-            if self._pending_tokens:
-                self._partial += "".join(self._pending_tokens)
-                self._pending_tokens = []
-            if self._partial:
-                return {"state": "streaming", "vars": {"partial": self._partial}}
+            if self._partial_length:
+                return self._partial_length
             return {"state": "idle", "vars": {}}
         return None
 
@@ -264,14 +311,89 @@ def select_status(events: Iterable) -> dict | None:
     return selector.current()
 
 
-def status_timeline(events: Iterable) -> list[dict | None]:
+def status_timeline(events: Iterable) -> "StatusTimeline":
     """The state after every prefix k = 0..N (N + 1 entries); unchanged states are the same object."""
     selector = StatusSelector()
-    timeline: list[dict | None] = [None]
+    texts: list[str] = []
+    selector.finished_partials = texts
+    timeline = StatusTimeline(texts)
+    slots, entries = timeline._slots, timeline._entries
+    stream_generation, stream_length = timeline._stream_generation, timeline._stream_length
+    slots.append(0)
+    entries.append(None)
     for event in breathing_over(events):
         selector.feed(event)
-        timeline.append(selector.current())
+        if not selector._stale:
+            slots.append(slots[-1])
+            continue
+        selector._stale = False  # (this selector is never asked for current(): only its recipes are kept)
+        recipe = selector._recipe()
+        if type(recipe) is int:
+            slots.append(-1 - len(stream_length))
+            stream_generation.append(selector._generation)
+            stream_length.append(recipe)
+        else:
+            slots.append(len(entries))
+            entries.append(recipe)
+    texts.append(selector._joined_partial())  # the last partial, never reset
     return timeline
+
+
+class StatusTimeline:
+    """status_timeline's states, kept small: a long run has a state per token (each holding the whole partial
+    text so far: ~600 bytes) and per tool progress report (~450 bytes). A streaming state is kept as its call's
+    final text and a length, a tool state as a _ToolRecipe; both are built when read.
+
+    Reading it like a list gives what the list of states gave: `timeline[k]`, iteration, `len`, `==` (with a
+    list too). Consecutive prefixes whose state did not change give the same object; a streaming or tool state
+    read again after another one is an equal new object.
+    """
+
+    __slots__ = ("_slots", "_entries", "_stream_generation", "_stream_length", "_texts", "_memo")
+
+    def __init__(self, texts: list[str]) -> None:
+        self._slots = array("q")  # per prefix: an index in _entries, or -1 - an index in the _stream_ arrays
+        self._entries: list[Any] = []  # distinct states: a dict, None or a _ToolRecipe
+        self._stream_generation = array("q")  # per streaming state: its partial's text in _texts
+        self._stream_length = array("q")  # and how much of that text it has
+        self._texts = texts
+        self._memo: tuple[int, Any] = (0, None)  # (slot, state) of the last state built (slot 0 is None)
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self._slots)))]
+        slot = self._slots[k]
+        memo = self._memo
+        if memo[0] == slot:
+            return memo[1]
+        if slot >= 0:
+            entry = self._entries[slot]
+            if type(entry) is not _ToolRecipe:
+                return entry
+            state = entry.state()
+        else:
+            stream = -1 - slot
+            text = self._texts[self._stream_generation[stream]]
+            state = {"state": "streaming", "vars": {"partial": text[:self._stream_length[stream]]}}
+        self._memo = (slot, state)
+        return state
+
+    def __iter__(self) -> Iterator[dict | None]:
+        for k in range(len(self._slots)):
+            yield self[k]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (StatusTimeline, list)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]  # like the list it stands for
+
+    def __repr__(self) -> str:
+        return f"StatusTimeline({len(self)} states)"
 
 
 # ── §6.5 ────────────────────────────────────────────────────────────────────────────────────────────────

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from afp_desktop.core.model.axis import Axis, build_axis, runtime_stage_id_of
 from afp_desktop.core.library.events import TRAVERSAL_DOMAIN_TYPES
@@ -16,6 +16,9 @@ from afp_desktop.core.problems import LoadCancelled, LoadError, Notice, Problem
 from afp_desktop.core.shapes import StepGraph, StopDict
 from afp_desktop.core.library.stepgraph import StepGraphFold, build_step_graph_safe
 from afp_desktop.core.breathing import breathe, breathing_over
+
+if TYPE_CHECKING:
+    from afp_desktop.core.library.status import StatusTimeline
 
 FORMAT_NAMES = {
     "ndjson": "NDJSON event stream",
@@ -101,8 +104,9 @@ class Run:
         return build_axis(self.domain_events, self.typed_events, self.anchors)
 
     @cached_property
-    def status_states(self) -> list[dict | None] | None:
-        """selectStatus for every prefix of the typed stream (None when the file has no typed stream)."""
+    def status_states(self) -> "StatusTimeline | list[dict | None] | None":
+        """selectStatus for every prefix of the typed stream (None when the file has no typed stream; a list for
+        a run followed live)."""
         if self.typed_events is None:
             return None
         from afp_desktop.core.library.status import status_timeline
