@@ -113,3 +113,16 @@ def test_flat_agent_recordings_keep_commit_stops():
     run = open_run(corpus_path("02-react-two-tools", "recording.json"))
     assert not any(s.get("derived") for s in run.stops)
     assert "stops-derived-nested" not in {n.code for n in run.notices}
+
+
+def test_axis_entries_read_as_pairs_and_compare_with_lists():
+    from afp_desktop.core.model.axis import AxisEntries
+
+    pairs = [("d", 0), ("t", 0), ("t", 1), ("d", 1), ("d", 7)]
+    entries = AxisEntries(pairs)
+    assert list(entries) == pairs and entries == pairs and len(entries) == 5
+    assert entries[1] == ("t", 0) and entries[-1] == ("d", 7) and entries[1:3] == pairs[1:3]
+    copied = entries.copy()
+    copied.append(("t", 2))
+    assert copied == pairs + [("t", 2)] and entries == pairs  # a copy does not grow the original
+    assert entries != pairs[:4] and entries != [("t", 0)] * 5

@@ -9,6 +9,7 @@ With no hook installed (the command line, the tests, the window's own thread) it
 
 from __future__ import annotations
 
+from array import array
 import threading
 from contextlib import contextmanager
 from itertools import islice
@@ -44,7 +45,7 @@ def breathing_over(items: Iterable[T]) -> Iterable[T]:
 
 
 def _in_chunks(items: Iterable[T], hook: Callable[[], None]) -> Iterator[T]:
-    if isinstance(items, (list, tuple, range)):  # (slices: no per-item work but the yield)
+    if isinstance(items, (list, tuple, range, array)):  # (slices: no per-item work but the yield)
         for start in range(0, len(items), EVERY):
             hook()
             yield from items[start:start + EVERY]

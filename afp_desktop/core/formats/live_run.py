@@ -226,9 +226,9 @@ class RunGrower:
         # arrive keeps its length. (The StepGraph fold is shared; its prefix never changes.)
         typed, domain, anchors = list(self.typed), list(self.domain), list(self.anchors)
         a = self.axis
-        axis = replace(a, entries=list(a.entries), domain_before=list(a.domain_before),
-                       typed_before=list(a.typed_before), commit_before=list(a.commit_before),
-                       domain_after=list(a.domain_after), typed_after=list(a.typed_after), anchors=anchors)
+        axis = replace(a, entries=a.entries.copy(), domain_before=a.domain_before[:],
+                       typed_before=a.typed_before[:], commit_before=list(a.commit_before),
+                       domain_after=a.domain_after[:], typed_after=a.typed_after[:], anchors=anchors)
         run = Run(path=self.path, format="ndjson", typed_events=typed, domain_events=domain,
                   domain_source="typed-stream", redaction="none", document=typed, anchors=anchors)
         finish(run)
