@@ -48,3 +48,31 @@ def test_the_large_stream_loads_its_projections_unchanged(tmp_path):
     assert run.typed_events == again
     ids = {id(e["meta"]["runId"]) for e in run.typed_events if isinstance(e.get("meta"), dict)}
     assert len(ids) == 1, "one run id object for the whole run"
+
+
+def test_events_with_the_same_meta_share_one_meta_object():
+    data = read_bytes("15-large-run", "events.ndjson")
+    events, _warnings = parse_ndjson(data, "15-large-run")
+    metas = [event["meta"] for event in events]
+    distinct_texts = {orjson.dumps(meta) for meta in metas}
+    assert len({id(meta) for meta in metas}) == len(distinct_texts) < len(metas) * 0.7
+
+
+def test_metas_that_json_tells_apart_are_not_shared():
+    """Python calls true and 1, 1 and 1.0 equal; JSON (and the library) does not: those metas stay apart."""
+    lines = [b'{"type":"t","payload":{},"meta":{"runOffsetMs":1,"flag":true}}',
+             b'{"type":"t","payload":{},"meta":{"runOffsetMs":1,"flag":1}}',
+             b'{"type":"t","payload":{},"meta":{"runOffsetMs":1.0,"flag":1}}',
+             b'{"type":"t","payload":{},"meta":{"flag":1,"runOffsetMs":1.0}}',
+             b'{"type":"t","payload":{},"meta":{"runOffsetMs":1,"flag":true}}',
+             b'{"type":"t","payload":{},"meta":{"runOffsetMs":1,"big":123456789012345678901234567890}}',
+             b'{"type":"t","payload":{},"meta":{"runOffsetMs":1,"big":123456789012345678901234567890}}',
+             b'{"type":"t","payload":{},"meta":{"runId":"\\ud800"}}',  # orjson cannot write it back
+             b'{"type":"t","payload":{},"meta":{"runId":"\\ud800"}}']
+    events, _warnings = parse_ndjson(b"\n".join(lines) + b"\n", "odd.ndjson")
+    texts = [orjson.dumps(e["meta"]) for e in events[:5]]
+    assert texts == [orjson.dumps(orjson.loads(line)["meta"]) for line in lines[:5]]
+    assert events[0]["meta"] is events[4]["meta"]  # the same text: one object
+    assert len({id(e["meta"]) for e in events[:4]}) == 4  # four texts: four objects
+    assert events[5]["meta"] == events[6]["meta"] == orjson.loads(lines[5])["meta"]
+    assert events[7]["meta"] == events[8]["meta"] == {"runId": "\ud800"}
