@@ -66,7 +66,10 @@ def test_the_switch_interval_is_short_only_while_loading():
 def test_objects_built_while_paused_are_frozen_out_of_collections():
     before = gc.get_freeze_count()
     with gc_paused():
-        built = [{"n": i} for i in range(10_000)]
+        built = [{"n": [i]} for i in range(10_000)]  # (a dict of only numbers is never tracked: a list in it is)
     assert gc.isenabled()
-    assert gc.get_freeze_count() >= before + len(built)
+    assert all(gc.is_tracked(item) for item in built)
+    assert gc.get_freeze_count() >= before + 2 * len(built)
+    in_collections = {id(obj) for obj in gc.get_objects()}  # (the frozen generation is not listed)
+    assert not any(id(item) in in_collections for item in built)
     gc.unfreeze()

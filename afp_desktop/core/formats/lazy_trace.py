@@ -26,6 +26,7 @@ import orjson
 
 from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
+from afp_desktop.core.jsonx.packed import pack
 from afp_desktop.core.breathing import breathe
 
 np: Any = None  # numpy, once jsonscan has imported it
@@ -74,9 +75,14 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
     regions = _payload_regions(data, positions, opens, depth, first, last)
     del brackets, positions, opens, depth  # free before the events' objects are made: it lowers the peak
     told = None if read_so_far is None else (lambda evs, fraction: read_so_far(evs, fraction, root))
-    events = _parse_events(data, name, starts, ends, regions, told)
+    lazies: list[LazyJSON] = []
+    events = _parse_events(data, name, starts, ends, regions, told, lazies)
     if events is None:
         return None
+    store = pack(data)
+    if store is not None:  # the payloads point into the compressed copy (packed.py): the file's bytes can go
+        for lazy in lazies:
+            lazy.repoint(store)
     root["events"] = events
     return root
 
@@ -171,7 +177,8 @@ def _payload_regions(data: bytes, positions, opens, depth, first: int, last: int
     return positions[value_opens], positions[jsonscan.closing_brackets(depth, value_opens)] + 1
 
 
-def _parse_events(data: bytes, name: str, starts, ends, regions, read_so_far=None) -> list | None:
+def _parse_events(data: bytes, name: str, starts, ends, regions, read_so_far=None,
+                  made: list | None = None) -> list | None:
     """The events, parsed by orjson in batches of about _BATCH bytes, each payload region replaced by a
     placeholder number and then by its LazyJSON."""
     region_starts, region_ends = regions
@@ -202,7 +209,9 @@ def _parse_events(data: bytes, name: str, starts, ends, regions, read_so_far=Non
             event = events[owner[k]]
             if type(event) is not dict or event.get("payload") != salt + k:
                 return None  # a later duplicate "payload" key won: let the ordinary parse decide
-            event["payload"] = LazyJSON(data, int(region_starts[k]), int(region_ends[k]), name)
+            event["payload"] = lazy = LazyJSON(data, int(region_starts[k]), int(region_ends[k]), name)
+            if made is not None:
+                made.append(lazy)
         first_event, first_region = end_event, end_region
         breathe()
         if read_so_far is not None:

@@ -12,10 +12,13 @@ otherwise; `resolve_quietly` gives None instead of raising when the bytes are no
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.problems import LoadError
+
+if TYPE_CHECKING:
+    from afp_desktop.core.jsonx.packed import PackedBytes
 
 
 class LazyJSONError(LoadError):
@@ -25,11 +28,15 @@ class LazyJSONError(LoadError):
 class LazyJSON:
     __slots__ = ("_buffer", "_start", "_end", "_source")
 
-    def __init__(self, buffer: bytes | memoryview, start: int, end: int, source: str = "") -> None:
+    def __init__(self, buffer: "bytes | memoryview | PackedBytes", start: int, end: int, source: str = "") -> None:
         self._buffer = buffer
         self._start = start
         self._end = end
         self._source = source
+
+    def repoint(self, buffer) -> None:
+        """Read from `buffer` from now on: the same bytes, kept elsewhere (a compressed copy, packed.py)."""
+        self._buffer = buffer
 
     def raw(self) -> bytes:
         """The value's JSON text exactly as it is in the file."""
