@@ -49,6 +49,7 @@ def test_the_parts_of_a_big_file_shown_while_it_was_read_are_freed(qtbot, window
     monkeypatch.setattr(prefixes, "MIN_BYTES", 0)
     monkeypatch.setattr(prefixes, "FIRST_EVENTS", 300)
     monkeypatch.setattr(prefixes, "GROWTH", 2)
+    monkeypatch.setattr(prefixes, "LAST_FRACTION", 0.95)
     monkeypatch.setattr(loader_module, "PREFIX_SETTLE_MS", 10)
     parts: list = []
     window.loader.prefix.connect(lambda run: parts.append(weakref.ref(run)))
