@@ -76,3 +76,23 @@ def test_metas_that_json_tells_apart_are_not_shared():
     assert len({id(e["meta"]) for e in events[:4]}) == 4  # four texts: four objects
     assert events[5]["meta"] == events[6]["meta"] == orjson.loads(lines[5])["meta"]
     assert events[7]["meta"] == events[8]["meta"] == {"runId": "\ud800"}
+
+
+def test_equal_short_payload_strings_become_one_object():
+    data = read_bytes("15-large-run", "events.ndjson")
+    events, _warnings = parse_ndjson(data, "15-large-run")
+    assert events == [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    names = [e["payload"]["toolName"] for e in events if "toolName" in e.get("payload", {})]
+    assert len(names) > len(set(names)) and len({id(n) for n in names}) == len(set(names))
+    nested = [e["payload"]["payload"]["message"] for e in events
+              if isinstance(e.get("payload", {}).get("payload"), dict) and "message" in e["payload"]["payload"]]
+    assert len({id(m) for m in nested}) == len(set(nested))  # a progress report's own object: one level in
+
+
+def test_long_strings_and_deeper_ones_are_left_as_they_are():
+    long_text = "x" * 600
+    line = orjson.dumps({"type": "t", "payload": {"a": long_text, "b": {"c": {"d": "deep"}}}, "meta": {}})
+    events, _warnings = parse_ndjson(line + b"\n" + line + b"\n", "s.ndjson")
+    assert events[0] == events[1] == orjson.loads(line)
+    assert events[0]["payload"]["a"] is not events[1]["payload"]["a"]
+    assert events[0]["payload"]["b"]["c"]["d"] is not events[1]["payload"]["b"]["c"]["d"]

@@ -20,6 +20,7 @@ from afp_desktop.core.jsonx.jsonio import position_of
 ProgressFn = Callable[[float], None]
 NON_SPACE = re.compile(rb"\S")
 _EVENT_HEAD = re.compile(rb'\{\s*"type"\s*:\s*"')
+_SHARED_STRING = 512  # longer strings are rarely repeated, and each lookup would hash all of it
 
 
 def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: ProgressFn | None = None,
@@ -38,6 +39,7 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
     types: dict[str, str] = {}  # one string object per event type, not one per event (many tiny lines)
     shared: dict = {}  # one object per distinct meta value (share_meta)
     metas: dict[int, dict] = {}  # one meta object per distinct meta (share_whole_meta)
+    strings: dict[str, str] = {}  # one object per distinct short payload string (share_strings)
     for i, offset, raw in _lines(data):
         if i % 1000 == 0:
             breathe()
@@ -77,6 +79,9 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
             event["meta"] = share_whole_meta(meta, metas, shared)
         elif not isinstance(meta, dict):
             missing_meta += 1
+        payload = event.get("payload")
+        if payload.__class__ is dict:
+            share_strings(payload, strings)
         events.append(event)
     if missing_meta:
         warnings.append(Problem(path, f"{missing_meta} event(s) have no \"meta\" object; their time, stage and "
@@ -103,6 +108,22 @@ def share_whole_meta(meta: dict, metas: dict[int, dict], shared: dict) -> dict:
     share_meta(meta, shared)
     metas[key] = meta
     return meta
+
+
+def share_strings(payload: dict, strings: dict[str, str]) -> None:
+    """Equal short strings directly in a payload, or in an object in it, become one object: tool names and
+    call ids, slots, sources, reasons and summaries repeat across a long run's events (~16 MB of the big corpus
+    run's NDJSON). Nothing changes a payload after loading."""
+    keep = strings.setdefault
+    for key, value in payload.items():
+        kind = value.__class__
+        if kind is str:
+            if len(value) <= _SHARED_STRING:
+                payload[key] = keep(value, value)
+        elif kind is dict:
+            for inner, text in value.items():
+                if text.__class__ is str and len(text) <= _SHARED_STRING:
+                    value[inner] = keep(text, text)
 
 
 def share_meta(meta: dict, shared: dict) -> None:
