@@ -21,7 +21,10 @@ from PySide6.QtCore import QAbstractEventDispatcher, QCoreApplication, Qt
 SHARED = 0.75  # ran less than this fraction of the time since the last breathing point: the processor was shared
 WINDOW_AT_WORK = 0.1  # the window's thread used more than this fraction of that time: it is at work
 YIELD_S = 0.05  # a loader waits at most this long at a time for the window to finish,
-WORK_S = 0.02  # then works at least this long before it waits again (never starved: over a quarter of the time)
+# then works at least this long before it waits again (never starved: over a tenth of the time). At 20 ms a cursor
+# move that came during that stretch waited for Python at each of its calls: opening the NDJSON run while moving
+# the cursor stalled 50–90 ms (median 60) in four runs, 45–81 ms (median 55) at 6 ms; 3 ms made it worse.
+WORK_S = 0.006
 _activity: "WindowActivity | None" = None
 
 
