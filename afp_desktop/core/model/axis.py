@@ -102,6 +102,11 @@ class AxisEntries:
         return f"AxisEntries({len(self)} entries)"
 
 
+def entry_codes(entries) -> array:
+    """The entries as AxisEntries keeps them (i for ("d", i), -1 - j for ("t", j)), for loops over all of them."""
+    return entries.codes if isinstance(entries, AxisEntries) else AxisEntries(entries).codes
+
+
 def _entry(code: int) -> tuple[str, int]:
     return ("d", code) if code >= 0 else ("t", -1 - code)
 

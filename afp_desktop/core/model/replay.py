@@ -22,7 +22,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-from afp_desktop.core.model.axis import TYPED_TO_DOMAIN
+from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, entry_codes
 from afp_desktop.core.model.bubble import BubbleModel, status_states_for
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_line
@@ -114,13 +114,12 @@ class ReplayFacts:
         typed = run.typed_events or []
         if not anchors or not typed:
             return counts
-        entries = axis.entries
+        codes = entry_codes(axis.entries)  # ("d", i) is i, ("t", j) is -1 - j
         domain = run.domain_events
-        for p in breathing_over(range(1, len(entries))):
-            kind, j = entries[p - 1]
-            following, i = entries[p]
-            if kind == "t" and following == "d" and anchors[i] == j \
-                    and TYPED_TO_DOMAIN.get(typed[j].get("type")) == domain[i].get("type"):
+        for p in breathing_over(range(1, len(codes))):
+            before, code = codes[p - 1], codes[p]
+            if before < 0 <= code and anchors[code] == -1 - before \
+                    and TYPED_TO_DOMAIN.get(typed[-1 - before].get("type")) == domain[code].get("type"):
                 counts[p] += 1
         return counts
 
