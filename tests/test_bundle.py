@@ -149,3 +149,4 @@ def test_bundle_is_lean(bundle):
                 "icons/afp-desktop-256.png"):
         assert (resources / rel).is_file(), rel
     assert not any("sample_traces" in p.parts for p in files)
+    assert any("lz4" in p.parts and p.suffix == ".so" for p in files), "lz4 (packed Trace payloads) is bundled"
