@@ -8,6 +8,7 @@ the typed prefix that has happened at that position.
 
 from __future__ import annotations
 
+import html
 import json
 
 import pytest
@@ -236,3 +237,34 @@ def test_markup_in_the_chat_is_shown_literally(qtbot, tmp_path):
     qtbot.addWidget(bubble)
     label = bubble.user_row.bubble.label
     assert label.text() == markup and label.textFormat() == Qt.TextFormat.PlainText
+
+
+def test_long_seen_lines_are_cut_in_the_middle_and_whole_in_the_tooltip(qtbot):
+    """A streaming line is the whole answer so far: the stop's list shows its start and its newest words, says
+    so, and the tooltip has every line whole (laying out dozens of long wrapped lines made scrubbing slow)."""
+    from afp_desktop.app.panels.chat_bubble import SEEN_LINE_CHARS
+
+    session, bubble, _editor = open_panels(qtbot, "05-streaming-tokens", "events.ndjson")
+    prefix = "".join(f"word{i:03d} " for i in range(60))  # 480 characters before each streaming line
+    session.set_templates({**session.templates, "streaming": prefix + "{{partial}}"})
+    turn = next(span for span in session.spans if span.label.startswith("LLM turn"))
+    session.move_to_stop(turn.index)
+    session.flush()
+    lines = session.moment.bubble.stop_lines
+    longest = max(lines, key=len)
+    assert len(longest) > SEEN_LINE_CHARS
+    shown = bubble.seen_lines.text().split("\n")
+    assert all(len(line) <= SEEN_LINE_CHARS + 5 for line in shown)  # "• " and " … "
+    assert any(" … " in line and line.endswith(longest[-40:]) for line in shown)
+    assert "long ones cut in the middle" in bubble.seen_title.text()
+    assert html.escape(longest) in bubble.seen_lines.toolTip()
+
+
+def test_short_seen_lines_are_listed_whole_without_a_tooltip(qtbot):
+    session, bubble, _editor = open_panels(qtbot, "04-tool-progress")
+    tool_call = next(span for span in session.spans if span.label.startswith("Tool call"))
+    session.move_to_stop(tool_call.index)
+    session.flush()
+    lines = session.moment.bubble.stop_lines
+    assert lines and bubble.seen_lines.text().split("\n") == [f"• {line}" for line in lines]
+    assert "cut" not in bubble.seen_title.text() and bubble.seen_lines.toolTip() == ""

@@ -17,6 +17,11 @@ STATUS_FILL, STATUS_TEXT = "#eef0f4", "#1b2030"
 ANSWER_FILL, ANSWER_TEXT = "#e4f5ea", "#14482a"
 MUTED = "#5f6675"
 SEEN_LINES_SHOWN = 12  # a long stop lists its first lines and its last two; the tooltip has them all
+# A line longer than this is listed with its middle cut (a streaming line is the whole answer so far: its start
+# and its newest words are what tell lines apart). Laying out a dozen wrapped 2,000-character lines was most of
+# a cursor move on a streaming run (4–8 ms of ~19). The tooltip has every line whole.
+SEEN_LINE_CHARS = 240
+SEEN_LINE_HEAD = 80
 # Colours per theme: (fill, text) of each bubble, the chat background, muted text, the Trace note.
 COLOURS = {
     "light": {"user": (USER_FILL, USER_TEXT), "status": (STATUS_FILL, STATUS_TEXT),
@@ -30,6 +35,13 @@ COLOURS = {
 HIDDEN_NOTE = "No status bubble at this moment (the agent is between calls or done)."
 TRACE_NOTE = ("This file is a Trace: it has no typed event stream, so tokens, progress reports and pauses are "
               "not in the file. The bubble below is derived from LLM and tool starts and ends only.")
+
+
+def _cut_middle(line: str) -> str:
+    """`line`, or its first SEEN_LINE_HEAD and last characters with " … " between, SEEN_LINE_CHARS in all."""
+    if len(line) <= SEEN_LINE_CHARS:
+        return line
+    return f"{line[:SEEN_LINE_HEAD]} … {line[-(SEEN_LINE_CHARS - SEEN_LINE_HEAD):]}"
 
 
 class Bubble(QFrame):
@@ -261,13 +273,18 @@ class ChatBubblePanel(QWidget):
             self.seen_title.setText(f"During {span.label}, the chat showed no status line.")
             return
         where = span.label if moment.at_stop else f"{span.label} (so far)"
-        self.seen_title.setText(f"During {where}, the chat user saw {len(lines)} line(s):")
-        shown = lines if len(lines) <= SEEN_LINES_SHOWN else (
-            *lines[:SEEN_LINES_SHOWN - 3], f"… {len(lines) - SEEN_LINES_SHOWN + 1:,} more …", lines[-2], lines[-1])
-        text = "\n".join(line if line.startswith("… ") else f"• {line}" for line in shown)
+        hidden = max(0, len(lines) - SEEN_LINES_SHOWN + 1) if len(lines) > SEEN_LINES_SHOWN else 0
+        head, tail = (lines[:SEEN_LINES_SHOWN - 3], lines[-2:]) if hidden else (lines, [])
+        long_lines = any(len(line) > SEEN_LINE_CHARS for line in (*head, *tail))
+        hint = " (long ones cut in the middle; hover for them whole)" if long_lines else ""
+        self.seen_title.setText(f"During {where}, the chat user saw {len(lines)} line(s){hint}:")
+        bullets = [f"• {_cut_middle(line)}" for line in head]
+        if hidden:
+            bullets += [f"… {hidden:,} more …", *(f"• {_cut_middle(line)}" for line in tail)]
+        text = "\n".join(bullets)
         if text != self.seen_lines.text():  # re-laying out a long wrapped label is what a scrub waits for
             self.seen_lines.setText(text)
-        self.seen_lines.setToolTip(plain_tooltip("\n".join(lines)) if shown is not lines else "")
+        self.seen_lines.setToolTip(plain_tooltip("\n".join(lines)) if hidden or long_lines else "")
 
     @staticmethod
     def _caption(view) -> str:
