@@ -37,3 +37,23 @@ def test_exported_graph_draws_cjk_and_emoji(qapp, tmp_path):
                         "subflowPath": ["__root__"], "llmModel": "模型 🚀"}], "edges": []}
     out = export_graph(graph, str(tmp_path / "g.png"))
     assert not QImage(str(out)).isNull()
+
+
+def test_the_window_text_is_drawn_in_the_system_font_not_in_a_fallback(qapp):
+    """The fallbacks stand behind the application font; they never become it. With "Sans Serif" (a generic
+    alias) as the application font they once did: the whole window was drawn in Droid Sans Fallback, whose
+    bullet is blank and whose ellipsis is three raised dots."""
+    from PySide6.QtGui import QFontInfo
+    from PySide6.QtWidgets import QApplication
+
+    from afp_desktop.app.fonts import apply_default_font
+
+    apply_default_font(QApplication.instance())
+    font = QApplication.font()
+    assert QFontInfo(font).family() not in FALLBACKS
+    layout = QTextLayout("• Thinking…", font)
+    layout.beginLayout()
+    layout.createLine()
+    layout.endLayout()
+    for run in layout.glyphRuns():
+        assert run.rawFont().familyName() not in FALLBACKS and 0 not in run.glyphIndexes()

@@ -42,6 +42,8 @@ def load_bundled_fonts() -> list[str]:
         raise RuntimeError("load_bundled_fonts needs a QGuiApplication")
     # Looked at before our files join the database, to tell "the system has fonts" from "only ours".
     _system_had_fonts = bool(set(QFontDatabase.families()) - _GENERIC_ALIASES)
+    app_family = QGuiApplication.font().family()
+    resolved = QFontInfo(QGuiApplication.font()).family()  # what the system draws it in (before substitutions)
     families: list[str] = []
     for name in FONT_FILES:
         try:
@@ -57,8 +59,13 @@ def load_bundled_fonts() -> list[str]:
     _loaded = families
     fallbacks = [family for family in FALLBACKS if family in families]
     if fallbacks:
-        for family in (SANS, MONO, QGuiApplication.font().family()):
+        for family in (SANS, MONO):
             QFont.insertSubstitutions(family, fallbacks)
+        if app_family not in (SANS, MONO):
+            # A generic alias ("Sans Serif") is drawn in its first substitute: the font the system resolved it to
+            # comes first, or the whole window would be drawn in Droid Sans Fallback (no visible "•", "…" as "···").
+            lead = [resolved] if resolved and resolved != app_family and resolved not in fallbacks else []
+            QFont.insertSubstitutions(app_family, lead + fallbacks)
     return list(families)
 
 
