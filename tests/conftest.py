@@ -10,6 +10,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_QUICK_BACKEND", "software")
 
 import pytest
+# The app imports pyqtgraph on the window's thread when its timeline is first built (app/warm_imports.py says
+# why not sooner); the tests import it once here, so that no test's timing depends on being the first to build one.
+import pyqtgraph  # noqa: E402,F401
 
 from tests.corpus_util import SCENARIOS
 

@@ -52,6 +52,7 @@ def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
 
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("02-react-two-tools", "recording.json"))
+    qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     window.resizeDocks([window.timeline_dock], [150], Qt.Orientation.Vertical)
     timeline, bands = window.timeline, window.iteration_bands
     qtbot.waitUntil(lambda: timeline.stop_plot.vb.height() < 56, timeout=3000)
@@ -63,6 +64,7 @@ def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
 def test_bands_on_the_timeline(qtbot, window):
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("02-react-two-tools", "recording.json"))
+    qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     session, timeline, bands = window.session, window.timeline, window.iteration_bands
     session.move_to_stop(9)
     session.flush()
@@ -91,6 +93,7 @@ def test_bands_on_the_timeline(qtbot, window):
 def test_no_bands_without_iterations(qtbot, window):
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("01-llmcall-single", "events.ndjson"))
+    qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     window.session.flush()
     bands = window.iteration_bands
     assert len(bands.bands) == len(iteration_bands(window.session.stops))
@@ -101,6 +104,7 @@ def test_no_bands_without_iterations(qtbot, window):
 def test_a_long_run_labels_only_what_fits(qtbot, window):
     with qtbot.waitSignal(window.loader.loaded, timeout=60_000):
         window.open_file(corpus_path("15-large-run", "recording.json"))
+    qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     window.session.flush()
     bands, plot = window.iteration_bands, window.timeline.stop_plot
     assert len(bands.bands) == len(iteration_bands(window.session.stops)) > 100

@@ -39,8 +39,8 @@ def test_a_terminated_app_saves_its_layout(tmp_path, sig):
 
 
 def test_an_app_closed_during_its_warm_imports_waits_for_them(tmp_path):
-    """Closed while numpy and pyqtgraph are still being imported off the window's thread, the app waits for
-    them: a module half imported when the interpreter is torn down crashed it (SIGSEGV on a slow machine)."""
+    """Closed while numpy is still being imported off the window's thread, the app waits for it: a module half
+    imported when the interpreter is torn down crashed it (SIGSEGV on a slow machine)."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", AFP_DESKTOP_CONFIG_DIR=str(tmp_path))
     # The imports are made slow (1 s) so that the window is certainly closed while they run.
     code = ("import sys, time\nfrom PySide6.QtCore import QTimer\nfrom afp_desktop.app import gui, warm_imports\n"

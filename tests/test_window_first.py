@@ -284,8 +284,8 @@ def test_the_overview_of_a_grown_run_is_drawn_on_a_turn_of_its_own(qtbot):
 
 
 def test_the_timeline_is_built_once_its_imports_are_done_off_the_window_thread(qtbot, monkeypatch):
-    """pyqtgraph (~0.3 s to import) is imported on a thread of its own; the timeline waits for it instead of
-    importing it on the window's thread (which froze the window that long just after start-up)."""
+    """numpy is imported on a thread of its own; the timeline waits for it instead of importing it on the
+    window's thread (which froze the window that long just after start-up)."""
     from afp_desktop.app import warm_imports
     from afp_desktop.app.panels.timeline_host import TimelineHost
     from afp_desktop.app.session import Session
@@ -300,11 +300,21 @@ def test_the_timeline_is_built_once_its_imports_are_done_off_the_window_thread(q
     assert not host.built, "it waits for the imports"
     importing[0] = False
     qtbot.waitUntil(lambda: host.built, timeout=2_000)
-    warm_imports.start()
-    qtbot.waitUntil(lambda: warm_imports._thread is not None and not warm_imports._thread.is_alive(), timeout=10_000)
+
+
+def test_the_warm_imports_never_import_pyqtgraph_off_the_window_thread():
+    """pyqtgraph's import reads every attribute of PySide6's modules and defines Qt subclasses: on a thread,
+    while the window ran its event loop, it crashed the app (SIGSEGV). The thread imports numpy only."""
+    import subprocess
     import sys
 
-    assert "pyqtgraph" in sys.modules and "numpy" in sys.modules
+    code = ("import sys, os\nos.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+            "from afp_desktop.app.gui import create_application\nfrom afp_desktop.app import warm_imports\n"
+            "app = create_application()\nwarm_imports.start()\nwarm_imports.finish()\n"
+            "print('numpy' in sys.modules, 'pyqtgraph' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "False"]
 
 
 def test_the_window_clock_is_the_window_thread_s_made_by_the_loader_on_that_thread(qapp, monkeypatch):
@@ -352,3 +362,31 @@ def test_with_the_window_idle_a_loader_thread_never_waits(qapp, monkeypatch):
     thread.start()
     thread.join()  # (the window's thread sleeps meanwhile: no processor time, no Python)
     assert max(waited) < ALLOWANCE / 2
+
+
+def test_the_qt_types_pyqtgraph_reads_are_made_a_few_per_turn_before_it_is_imported(qtbot, monkeypatch):
+    """pyqtgraph's import makes every Qt type it reads (~0.1 s of its ~0.2 s on the window's thread): the host
+    reads them first, PRIME_NAMES_PER_TURN per event-loop turn, then builds."""
+    from PySide6 import QtCore
+
+    from afp_desktop.app import warm_imports
+    from afp_desktop.app.panels import timeline_host
+    from afp_desktop.app.session import Session
+
+    read: list[str] = []
+
+    class Module:  # stands for QtCore, noting each name read
+        def __getattr__(self, name):
+            read.append(name)
+            return getattr(QtCore, name)
+
+    names = [(Module(), "QObject")] * (timeline_host.PRIME_NAMES_PER_TURN * 3 + 1)
+    monkeypatch.setattr(timeline_host, "_pyqtgraph_imported", lambda: False)
+    monkeypatch.setattr(timeline_host, "_qt_names", lambda: list(names))
+    monkeypatch.setattr(warm_imports, "ready", lambda: True)
+    host = timeline_host.TimelineHost(Session())
+    qtbot.addWidget(host)
+    host.build_when_ready()
+    assert len(read) == timeline_host.PRIME_NAMES_PER_TURN and not host.built  # one turn's worth, then it yields
+    qtbot.waitUntil(lambda: host.built, timeout=5_000)
+    assert len(read) == len(names)

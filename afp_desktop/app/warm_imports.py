@@ -1,12 +1,17 @@
-"""numpy and pyqtgraph imported on a thread of their own once the window has painted its first frame.
+"""numpy imported on a thread of its own once the window has painted its first frame.
 
-Each takes ~0.1–0.3 s to import, much of it in module set-up that holds Python: on the window's thread that was a
-freeze of ~0.3 s just after start-up, or in the middle of opening a file. On this thread the window keeps its
-turn, and the timeline (pyqtgraph) is built once they are in (`ready`). Started before the first frame, they
-slowed it (0.92 s instead of 0.84 s).
+numpy takes ~0.07–0.1 s to import, most of it in module set-up that holds Python: on the window's thread that was
+a freeze just after start-up, or in the middle of opening a file. On this thread the window keeps its turn.
+Started before the first frame, the imports slowed it (0.92 s instead of 0.84 s).
+
+pyqtgraph is NOT imported here, though it would save the window another ~0.2 s: its import reads every
+attribute of PySide6's QtCore, QtGui and QtWidgets (which makes shiboken create those types) and defines Qt
+subclasses, and doing that on a thread while the window ran its event loop crashed the app (SIGSEGV in the
+window's thread, 2 runs of 14 here). The timeline imports it on the window's thread when it is built
+(panels/timeline_host.py), once numpy is in.
 
 The app waits for the thread before it ends (`finish`, and the thread is not a daemon): a window closed half a
-second after start-up left pyqtgraph half imported, and tearing down the interpreter then crashed (SIGSEGV).
+second after start-up left a module half imported, and tearing down the interpreter then crashed (SIGSEGV).
 """
 
 from __future__ import annotations
@@ -25,8 +30,7 @@ def start() -> None:
 
 def _import() -> None:
     try:
-        import numpy  # noqa: F401
-        import pyqtgraph  # noqa: F401
+        import numpy  # noqa: F401  (nothing Qt: safe off the window's thread)
     except Exception:  # noqa: BLE001 - the window's own import then says what is wrong
         pass
 

@@ -8,6 +8,8 @@ timeline (tests, the window) builds it at once and is read from the real `Timeli
 
 from __future__ import annotations
 
+import sys
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -17,6 +19,21 @@ BARS_HEIGHT = 84       # the per-stop bars, and in a low dock a shorter version 
 LOW_BARS_HEIGHT = 52
 LOW_DOCK = 215
 WAIT_FOR_IMPORTS_MS = 20
+# pyqtgraph's import reads every attribute of QtCore, QtGui and QtWidgets, and PySide6 makes each type on first
+# read: ~0.1 s of its ~0.2 s. The host reads them first, this many per event-loop turn (~4 ms), so that the
+# import itself (on the window's thread, where it must be: app/warm_imports.py) freezes the window half as long.
+PRIME_NAMES_PER_TURN = 60
+
+
+def _pyqtgraph_imported() -> bool:
+    return "pyqtgraph" in sys.modules
+
+
+def _qt_names() -> list[tuple[object, str]]:
+    from PySide6 import QtCore, QtGui, QtWidgets
+
+    return [(module, name) for module in (QtCore, QtGui, QtWidgets) for name in dir(module)
+            if not name.startswith("_")]
 
 
 class TimelineHost(QWidget):
@@ -26,6 +43,7 @@ class TimelineHost(QWidget):
         super().__init__(parent)
         self.session = session
         self._panel = None
+        self._unread: list[tuple[object, str]] | None = None  # Qt names not yet read (build_when_ready)
         self._theme = "light"
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
@@ -48,11 +66,22 @@ class TimelineHost(QWidget):
         return self._panel
 
     def build_when_ready(self) -> None:
-        """Build once pyqtgraph has been imported off the window's thread (app/warm_imports.py)."""
+        """Build once numpy has been imported off the window's thread (app/warm_imports.py); pyqtgraph is then
+        imported here, on the window's thread, where it must be."""
         from afp_desktop.app import warm_imports
 
-        if self._panel is None and not warm_imports.ready():
-            QTimer.singleShot(WAIT_FOR_IMPORTS_MS, self.build_when_ready)
+        if self._panel is not None:
+            return
+        if not warm_imports.ready():
+            QTimer.singleShot(WAIT_FOR_IMPORTS_MS, self, self.build_when_ready)  # (never after the host is gone)
+            return
+        if self._unread is None:  # (none to read once pyqtgraph is in: it has read them all)
+            self._unread = [] if _pyqtgraph_imported() else _qt_names()
+        chunk, self._unread = self._unread[:PRIME_NAMES_PER_TURN], self._unread[PRIME_NAMES_PER_TURN:]
+        for module, name in chunk:
+            getattr(module, name, None)
+        if self._unread:
+            QTimer.singleShot(0, self, self.build_when_ready)
             return
         self.build()
 
