@@ -123,7 +123,7 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
         print("afp-desktop: --stop needs a file to open", file=sys.stderr)
         return 2
     window.canvas.finish_building()  # a big graph's cards are made in slices: all of them before the picture
-    window.timeline.build()  # (the window builds it once its imports are done, off its thread: now, for the picture)
+    window.timeline.build()  # (the window builds it a few turns after its first frame: now, for the picture)
     settle_events(app)
     image = window.grab()
     window.close()

@@ -211,7 +211,7 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if not getattr(self, "_painted_once", False):  # the window is on screen: now build what can wait
             self._painted_once = True
-            warm_imports.start()  # numpy and pyqtgraph, off the window's thread (not before: the first frame first)
+            warm_imports.start()  # numpy, off the window's thread (not before: the first frame first)
             # A timer owned by the window: it dies with the window (a closed window builds nothing).
             QTimer(self, singleShot=True, interval=0, timeout=self._after_first_frame).start()
 

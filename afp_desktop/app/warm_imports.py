@@ -7,7 +7,7 @@ Started before the first frame, the imports slowed it (0.92 s instead of 0.84 s)
 pyqtgraph is NOT imported here, though it would save the window another ~0.2 s: its import reads every
 attribute of PySide6's QtCore, QtGui and QtWidgets (which makes shiboken create those types) and defines Qt
 subclasses, and doing that on a thread while the window ran its event loop crashed the app (SIGSEGV in the
-window's thread, 2 runs of 14 here). The timeline imports it on the window's thread when it is built
+window's thread, 3 runs of 15 here). The timeline imports it on the window's thread when it is built
 (panels/timeline_host.py), once numpy is in.
 
 The app waits for the thread before it ends (`finish`, and the thread is not a daemon): a window closed half a

@@ -100,26 +100,8 @@ class _InFlightCall:
         self.progress_count = 0
         self.last_message: str | None = None
 
-    def state(self) -> dict:
-        return _tool_state(self.tool_name, self.tool_call_id, self.progress_count, self.last_message)
-
     def recipe(self) -> "_ToolRecipe":
         return _ToolRecipe(self.tool_name, self.tool_call_id, self.progress_count, self.last_message)
-
-
-def _tool_state(tool_name, tool_call_id, progress_count: int, last_message: str | None) -> dict:
-    state: dict = {"state": "tool"}
-    variables: dict = {}
-    if tool_name is not UNDEFINED:
-        state["toolName"] = variables["toolName"] = tool_name
-    if tool_call_id is not None:
-        variables["toolCallId"] = tool_call_id
-    if progress_count > 0:
-        variables["progressCount"] = str(progress_count)
-    if last_message is not None:
-        variables["progressMessage"] = last_message
-    state["vars"] = variables
-    return state
 
 
 class _ToolRecipe:
@@ -135,7 +117,18 @@ class _ToolRecipe:
         self.last_message = last_message
 
     def state(self) -> dict:
-        return _tool_state(self.tool_name, self.tool_call_id, self.progress_count, self.last_message)
+        state: dict = {"state": "tool"}
+        variables: dict = {}
+        if self.tool_name is not UNDEFINED:
+            state["toolName"] = variables["toolName"] = self.tool_name
+        if self.tool_call_id is not None:
+            variables["toolCallId"] = self.tool_call_id
+        if self.progress_count > 0:
+            variables["progressCount"] = str(self.progress_count)
+        if self.last_message is not None:
+            variables["progressMessage"] = self.last_message
+        state["vars"] = variables
+        return state
 
 
 class StatusSelector:

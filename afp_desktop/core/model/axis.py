@@ -69,12 +69,10 @@ class AxisEntries:
     def __getitem__(self, position):
         if isinstance(position, slice):
             return [_entry(code) for code in self.codes[position]]
-        code = self.codes[position]
-        return ("d", code) if code >= 0 else ("t", -1 - code)
+        return _entry(self.codes[position])
 
     def __iter__(self) -> Iterator[tuple[str, int]]:
-        for code in self.codes:
-            yield ("d", code) if code >= 0 else ("t", -1 - code)
+        return map(_entry, self.codes)
 
     def append(self, entry: tuple[str, int]) -> None:
         kind, index = entry
