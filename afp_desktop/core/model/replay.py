@@ -411,6 +411,7 @@ class Replay:
         self.playing = False
         self._drill: list[tuple[str, list[StopDict]]] = []
         self._levels: dict[int, list[StopSpan]] = {}
+        self._ends: tuple[list[StopSpan], list[int]] | None = None
         self._lines: dict[tuple[int, int], tuple[str, ...]] = {}
 
     # -- templates ---------------------------------------------------------------------------------------------
@@ -450,7 +451,14 @@ class Replay:
             return None
         position = self.position if position is None else position
         chosen = self.chosen_stop if position == self.position else None
-        return span_index_at([s.end for s in spans], spans[0].start, position, chosen)
+        return span_index_at(self._ends_of(spans), spans[0].start, position, chosen)
+
+    def _ends_of(self, spans: list[StopSpan]) -> list[int]:
+        """The spans' ends, kept for the spans last asked about (asked several times per cursor move)."""
+        kept = self._ends
+        if kept is None or kept[0] is not spans or len(kept[1]) != len(spans):
+            kept = self._ends = (spans, [span.end for span in spans])
+        return kept[1]
 
     def lines_of(self, span: StopSpan, cache: bool = True) -> tuple[str, ...]:
         """The lines the chat user saw during `span` with the active templates."""
