@@ -20,6 +20,7 @@ SENTENCES: dict[str, str | None] = {
     "stops-derived-nested": "The timeline's stops are estimated from the events.",
     "lean": "Some details are not in this file: it was recorded without payloads, tool arguments or results.",
     "unredacted": "This file holds the full conversation, unredacted: take care before sharing it.",
+    "redaction-unknown": "The file is cut off before it says whether it was redacted: treat it as unredacted.",
     "redacted": "Some text is hidden: this file was redacted, so messages and tool data show as markers.",
     "failed": None,
     "reading": None,  # (its own words say how many events are shown so far)

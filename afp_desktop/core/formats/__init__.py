@@ -12,11 +12,13 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats.assemble import run_from_document, run_from_typed
+from afp_desktop.core.formats.cut_trace import UNKNOWN_REDACTION, Salvage, looks_cut, salvage_cut_trace
 from afp_desktop.core.formats.bundle import ConversationChoiceNeeded, is_bundle, is_empty_zip, run_from_bundle
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 from afp_desktop.core.formats.lazy_recording import load_recording_lazily
@@ -133,17 +135,40 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
         doc = load_trace_lazily(stripped, name, told)  # None unless a large Trace
         if doc is None:
             doc = load_recording_lazily(stripped, name)  # None unless a large recording: then parse it all
+        if doc is None and looks_cut(stripped):  # (before a parse that would fail only at the end)
+            salvage = salvage_cut_trace(stripped, name)
+            if salvage is not None:
+                return _salvaged(salvage, data, stripped, name, progress, cancelled, prefixes)
         if doc is None:
             doc = jsonio.loads(stripped)
     except jsonio.JSONSyntaxError as err:
         offset_lines = data[: len(data) - len(stripped)].count(b"\n")
         line = err.line + offset_lines if err.line is not None else None
-        cut = err.pos is not None and err.pos >= len(stripped.rstrip()) - 1
+        # (orjson counts characters, not bytes: its position alone misses the end of a non-ASCII text)
+        cut = "end of data" in err.message or (err.pos is not None and err.pos >= len(stripped.rstrip()) - 1)
+        salvage = salvage_cut_trace(stripped, name) if cut else None
+        if salvage is not None:
+            return _salvaged(salvage, data, stripped, name, progress, cancelled, prefixes)
         hint = " (the file seems cut off)" if cut else ""
         raise LoadError(name, f"not valid JSON: {err.message}{hint}", line, err.column) from None
     if progress is not None:
         progress(0.8)
     return run_from_document(doc, name)
+
+
+def _salvaged(salvage: Salvage, data: bytes, stripped: bytes, name: str, progress, cancelled,
+              prefixes: Prefixes | None) -> Run:
+    """The run of the whole part of a Trace cut off before its end (cut_trace.py), saying so."""
+    run = load_bytes(salvage.text, name, progress=progress, cancelled=cancelled, stream_checked=True,
+                     prefixes=prefixes)
+    problem = salvage.problem
+    if problem.line is not None and stripped is not data:  # (lines before the document's first character)
+        problem = replace(problem, line=problem.line + data[: len(data) - len(stripped)].count(b"\n"))
+    run.warnings.append(problem)
+    # First: what is missing matters more than what the file's kind never holds.
+    run.notices[:0] = [Notice("truncated", f"Truncated file: {problem}"),
+                       *([] if salvage.redaction_known else [Notice("redaction-unknown", UNKNOWN_REDACTION)])]
+    return run
 
 
 def _wide_encoding(data: bytes) -> str | None:

@@ -78,7 +78,7 @@ def mark_as_prefix(run: Run) -> None:
     run.warnings[:] = [problem for problem in run.warnings if "cut off" not in problem.message]
 
 
-_TRACE_HEAD = re.compile(rb'\s*\{\s*"version"\s*:\s*1\s*,\s*"events"\s*:\s*\[\s*')
+TRACE_HEAD = re.compile(rb'\s*\{\s*"version"\s*:\s*1\s*,\s*"events"\s*:\s*\[\s*')
 _BETWEEN = re.compile(r"\s*,\s*")
 HEAD_BYTES = 4 << 20
 
@@ -88,7 +88,7 @@ def trace_head(data: bytes, count: int, max_bytes: int = HEAD_BYTES) -> tuple[di
     head of the file before the whole of it is scanned: ({"version", "events", "redaction": None}, fraction of
     the file read), or None when the head is not that shape. Its other keys come after the events: unknown yet
     (so no redaction notice is given early). Only a preview: the whole file is still parsed and checked."""
-    found = _TRACE_HEAD.match(data)
+    found = TRACE_HEAD.match(data)
     if found is None:
         return None
     start = found.end()

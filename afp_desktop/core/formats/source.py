@@ -274,8 +274,12 @@ def _decompress_stream(head: bytes, handle, name: str, limit: int, warnings: lis
     except (zlib.error, lzma.LZMAError, EOFError) as err:
         raise LoadError(name, f"the compressed file is damaged ({err})") from None
     if not ended:
-        raise LoadError(name, "the compressed file is cut off (its end is missing); decompress what there is with "
-                              "a tool, or open the complete file")
+        if warnings is None or not total:
+            raise LoadError(name, "the compressed file is cut off (its end is missing); decompress what there is "
+                                  "with a tool, or open the complete file")
+        # What it holds up to the cut is read like any file cut off while written (a cut last line, a cut Trace).
+        warnings.append(Problem(name, "the compressed file is cut off (its end is missing): what it holds up to "
+                                      "the cut is shown"))
     if trailing and warnings is not None:
         extra = len(trailing) + len(_read_capped(handle, limit))
         kind = "gzip" if magic == GZIP_MAGIC else "xz"

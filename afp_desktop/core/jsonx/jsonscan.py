@@ -34,8 +34,9 @@ def numpy():
     return np
 
 
-def brackets_outside_strings(data: bytes):
-    """(positions, is-open flags, depth after each) of every bracket outside a string; None if unbalanced."""
+def brackets_outside_strings(data: bytes, cut_ok: bool = False):
+    """(positions, is-open flags, depth after each) of every bracket outside a string; None if unbalanced.
+    `cut_ok`: a text cut off before its end (brackets left open, a last string unterminated) is scanned too."""
     if numpy() is None:
         return None
     buffer = np.frombuffer(data, np.uint8)
@@ -63,14 +64,14 @@ def brackets_outside_strings(data: bytes):
         in_string = (in_string + len(quote_at)) & 1
         start = end
         breathe()
-    if in_string:
+    if in_string and not cut_ok:
         return None  # an unterminated string
     positions = np.concatenate(found_positions)
     opens = np.concatenate(found_opens)
     if not len(positions):
         return None
     depth = np.cumsum(opens.astype(np.int32) * 2 - 1, dtype=np.int32)
-    if depth[-1] != 0 or depth.min() < 0 or depth[0] != 1:
+    if (depth[-1] != 0 and not cut_ok) or depth.min() < 0 or depth[0] != 1:
         return None
     return positions, opens, depth
 

@@ -1,0 +1,35 @@
+"""A Trace cut off before its end, opened in the real window (offscreen): the whole events are shown, the banner
+says first that the file is cut off, the timeline ends where the file ends, and the file is never written."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from afp_desktop.app.notice_words import SENTENCES
+from tests.corpus_util import read_bytes
+
+LOAD_TIMEOUT = 30_000
+TRACE = read_bytes("15-large-run", "trace.json")  # large enough for the large-Trace reader and early display
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_cut_trace_opens_with_what_it_holds(qtbot, window, tmp_path, compressed):
+    cut = TRACE[: int(len(TRACE) * 0.55)]
+    path = tmp_path / ("trace.json.gz" if compressed else "trace.json")
+    data = gzip.compress(TRACE)[: int(len(gzip.compress(TRACE)) * 0.55)] if compressed else cut
+    path.write_bytes(data)
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(path)
+    window.session.flush()
+    run = window.session.run
+    total = len(json.loads(TRACE)["events"])
+    assert run is not None and 0 < len(run.domain_events) < total
+    assert window.banner.sentences[0] == SENTENCES["truncated"]
+    assert SENTENCES["redaction-unknown"] in window.banner.sentences
+    assert SENTENCES["unredacted"] not in window.banner.sentences  # unknown is not said to be "none"
+    assert any("cut off inside event" in text for text in window.banner.texts)
+    assert window.session.position == len(run.axis)  # the timeline ends where the file ends
+    assert path.read_bytes() == data  # only read
