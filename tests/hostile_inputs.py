@@ -16,13 +16,14 @@ from tests.corpus_util import read_bytes
 # Every JSON type, and the awkward values of each.
 ODD_VALUES: list[Any] = [None, True, False, 0, -1, 2**64 + 1, -(2**70), 1e308, -0.0, 1.5, "", "x", "\ud83d",
                          "\u202e", [], [None], [1, "a"], {}, {"type": 3}, {"a": {"b": []}}]
-FORMATS = ("ndjson", "trace", "trace-redacted", "recording", "envelope", "packed", "event-list", "lossless")
+FORMATS = ("ndjson", "jq-stream", "trace", "trace-redacted", "recording", "envelope", "packed", "event-list",
+           "lossless")
 COMMANDS = (["info", "--json"], ["info"], ["stepgraph"], ["stops"], ["status"])
 
 
 def corpus_document(fmt: str, scenario: str = "02-react-two-tools") -> Any:
     """The parsed source document of a format ("ndjson" and "event-list": the list of typed events)."""
-    if fmt in ("ndjson", "event-list"):
+    if fmt in ("ndjson", "jq-stream", "event-list"):
         return [jsonio.loads(line) for line in read_bytes(scenario, "events.ndjson").splitlines() if line.strip()]
     if fmt == "trace":
         return jsonio.loads(read_bytes(scenario, "trace.json"))
@@ -76,6 +77,9 @@ def encode(fmt: str, document: Any) -> bytes:
     if fmt == "ndjson" or fmt == "lossless":
         items = document if isinstance(document, list) else [document]
         return b"".join(jsonio.dumps(v) + b"\n" for v in items)
+    if fmt == "jq-stream":  # one event after another over several lines each, as `jq .` prints them
+        items = document if isinstance(document, list) else [document]
+        return b"".join(jsonio.dumps(v, indent=True) + b"\n" for v in items)
     return jsonio.dumps(document)
 
 

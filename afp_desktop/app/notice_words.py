@@ -39,6 +39,7 @@ SENTENCES: dict[str, str | None] = {
     "several-legs": "This file holds several runs (such as a pause and its resume); the timeline shows the last.",
     "dropped": "The start of the run is missing: the recorder dropped its earliest events.",
     "rotated": "This run was read from two files: the older part first, then the newer.",
+    "object-stream": "Read as an event stream: this file holds one event after another over several lines each.",
     "stepgraph-fallback": "The graph shows only the subflow boxes: the step-by-step detail could not be built.",
     "unreadable-payloads": "A few values in this file could not be read and show as “not readable”.",
     "load-problem": "Part of this file could not be read; everything else is shown.",

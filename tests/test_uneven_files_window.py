@@ -1,5 +1,6 @@
-"""A Trace cut off before its end, opened in the real window (offscreen): the whole events are shown, the banner
-says first that the file is cut off, the timeline ends where the file ends, and the file is never written."""
+"""Files not whole or not one event per line, opened in the real window (offscreen): a Trace cut off before its
+end shows its whole events, the banner says first that it is cut off, the timeline ends where the file ends and
+the file is never written; a stream printed by jq opens as its event stream."""
 
 from __future__ import annotations
 
@@ -33,3 +34,14 @@ def test_a_cut_trace_opens_with_what_it_holds(qtbot, window, tmp_path, compresse
     assert any("cut off inside event" in text for text in window.banner.texts)
     assert window.session.position == len(run.axis)  # the timeline ends where the file ends
     assert path.read_bytes() == data  # only read
+
+
+def test_a_jq_printed_stream_opens_as_its_event_stream(qtbot, window, tmp_path):
+    lines = [line for line in read_bytes("04-tool-progress", "events.ndjson").splitlines() if line.strip()]
+    path = tmp_path / "events.json"
+    path.write_text("".join(json.dumps(json.loads(line), indent=2) + "\n" for line in lines))
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(path)
+    window.session.flush()
+    assert len(window.session.run.typed_events) == len(lines)
+    assert SENTENCES["object-stream"] in window.banner.sentences
