@@ -17,12 +17,13 @@ from typing import Any
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFormLayout, QFrame, QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSplitter,
+    QAbstractItemView, QFormLayout, QFrame, QPushButton, QScrollArea, QSizePolicy, QSplitter,
     QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from afp_desktop.app.copy_id import IdPair, id_field
 from afp_desktop.app.fonts import fixed_font
+from afp_desktop.app.text_box import TraceTextBox
 from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.app.panels.readable_view import ReadableView, is_dark
@@ -143,10 +144,8 @@ def _titled(title: str, widget: QWidget) -> QWidget:
     return box
 
 
-def _text_view() -> QPlainTextEdit:
-    view = QPlainTextEdit()
-    view.setReadOnly(True)
-    view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+def _text_view() -> TraceTextBox:
+    view = TraceTextBox()
     view.setFont(fixed_font())  # long text: often JSON, code or logs
     return view
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.copy_id import CopyIdButton, id_field
 from afp_desktop.app.fonts import fixed_font
 from afp_desktop.app.plain_text import plain_label
+from afp_desktop.app.text_box import TraceTextBox
 from afp_desktop.app.theme import ERROR_TEXT
 
 LONG_WORD = 60          # a word this long cannot wrap in a label: such text goes into a text box
@@ -44,16 +45,15 @@ def _looks_like_json(text: str) -> bool:
     return head in ("{", "[") and text.rstrip()[-1:] in ("}", "]")
 
 
-def text_box(text: str, mono: bool = False) -> QPlainTextEdit:
-    """A read-only text box as tall as its text (up to MAX_BOX_LINES lines, then it scrolls)."""
-    box = QPlainTextEdit()
-    box.setReadOnly(True)
+def text_box(text: str, mono: bool = False) -> TraceTextBox:
+    """A read-only text box as tall as its text (up to MAX_BOX_LINES lines, then it scrolls; a very long text is
+    shown in part until asked for whole, app/text_box.py)."""
+    box = TraceTextBox()
     box.setPlainText(text)
-    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
     if mono:
         box.setFont(monospace_font())
-    lines = min(MAX_BOX_LINES, max(1, text.count("\n") + 1 + len(text) // 90))
-    box.setFixedHeight(int(box.fontMetrics().lineSpacing() * lines + 14))
+    lines = min(MAX_BOX_LINES, max(1, text.count("\n", 0, 10_000) + 1 + min(len(text), 10_000) // 90))
+    box.box.setFixedHeight(int(box.fontMetrics().lineSpacing() * lines + 14))
     return box
 
 

@@ -1,0 +1,72 @@
+"""Trace text in the inspector's text boxes (app/text_box.py): bidi controls shown as markers like everywhere else,
+and a very long text (a 20 MB tool result froze the window 1.3 s on every move onto its step) shown in part until
+"Show all" — "Copy all" copies it exactly."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QPlainTextEdit
+
+from afp_desktop.core.formats import open_run  # noqa: F401  (before the session: formats initialise first)
+from afp_desktop.app.text_box import SHOWN_CHARS, TraceTextBox
+from afp_desktop.core.model.run import Run
+from tests.test_readable_panel import shown_inspector
+
+RLO = "\u202e"
+
+
+def _box(qtbot, text: str) -> TraceTextBox:
+    box = TraceTextBox()
+    qtbot.addWidget(box)
+    box.setPlainText(text)
+    box.show()
+    return box
+
+
+def test_a_short_text_is_shown_whole_with_no_bar(qtbot):
+    box = _box(qtbot, "Oslo: 18°C")
+    assert box.toPlainText() == "Oslo: 18°C" and box.bar is None
+
+
+def test_a_long_text_is_shown_in_part_then_whole_and_copied_exactly(qtbot):
+    text = ("0123456789" * 30 + "\n") * 2_000 + RLO + "tail"
+    box = _box(qtbot, text)
+    assert box.toPlainText() == text[:SHOWN_CHARS] + "\n…"
+    assert box.bar.isVisible() and f"first {SHOWN_CHARS:,} of {len(text):,}" in box.note.text()
+    box.copy_all_button.click()
+    assert QGuiApplication.clipboard().text() == text  # the exact text, its control character included
+    box.show_all_button.click()
+    assert box.toPlainText() == text.replace(RLO, "\u2039U+202E\u203a")
+    assert not box.show_all_button.isEnabled() and "all" in box.note.text()
+    box.setPlainText("short again")  # the next step's text: no bar
+    assert not box.bar.isVisible() and box.toPlainText() == "short again"
+
+
+def test_bidi_controls_in_a_text_box_are_markers(qtbot):
+    box = _box(qtbot, "invoice" + RLO + "fdp.exe")
+    assert box.toPlainText() == "invoice\u2039U+202E\u203afdp.exe"
+
+
+def _tool_run(result: str) -> Run:
+    events = [
+        {"type": "run.entry", "runtimeStageId": "__root__#0", "subflowPath": ["__root__"], "ts": 0,
+         "payload": {"message": "go"}},
+        {"type": "tool.start", "runtimeStageId": "tool-calls#1", "subflowPath": ["__root__"], "ts": 1,
+         "toolName": "fetch", "toolCallId": "c1", "args": {"url": "x"}},
+        {"type": "tool.end", "runtimeStageId": "tool-calls#1", "subflowPath": ["__root__"], "ts": 2,
+         "toolCallId": "c1", "result": result},
+    ]
+    return Run(path="big.json", format="trace", typed_events=None, domain_events=events, domain_source="trace")
+
+
+def test_the_readable_tab_shows_a_huge_result_in_part_and_its_controls_as_markers(qtbot):
+    result = RLO + "x" * (3 * SHOWN_CHARS)
+    run = _tool_run(result)
+    session, inspector = shown_inspector(qtbot, run)
+    session.select_node(next(i for i, n in enumerate(run.step_fold.nodes) if n.get("toolName") == "fetch"))
+    inspector.readable.flush()
+    shown = [w.toPlainText() for w in inspector.readable.widget().findChildren(QPlainTextEdit)]
+    longest = max(shown, key=len)
+    assert longest.startswith("\u2039U+202E\u203axxx") and len(longest) <= SHOWN_CHARS + 10
+    boxes = [b for b in inspector.readable.widget().findChildren(TraceTextBox) if b.text == result]
+    assert boxes and boxes[0].bar is not None and not boxes[0].bar.isHidden()
