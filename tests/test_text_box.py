@@ -70,3 +70,41 @@ def test_the_readable_tab_shows_a_huge_result_in_part_and_its_controls_as_marker
     assert longest.startswith("\u2039U+202E\u203axxx") and len(longest) <= SHOWN_CHARS + 10
     boxes = [b for b in inspector.readable.widget().findChildren(TraceTextBox) if b.text == result]
     assert boxes and boxes[0].bar is not None and not boxes[0].bar.isHidden()
+
+
+def test_a_label_shows_at_most_label_chars_and_says_how_much_more(qtbot):
+    from afp_desktop.app.plain_text import LABEL_CHARS, plain_label
+
+    text = "word " * (LABEL_CHARS // 2)
+    label = plain_label(text)
+    qtbot.addWidget(label)
+    assert label.text() == text[:LABEL_CHARS] + f" … (+{len(text) - LABEL_CHARS:,} more characters)"
+    label.setText("short")
+    assert label.text() == "short"
+
+
+def test_a_huge_answer_keeps_the_chat_bubble_small(qtbot, window, tmp_path):
+    import json
+
+    from afp_desktop.app.plain_text import LABEL_CHARS
+    from PySide6.QtWidgets import QLabel
+    from tests.corpus_util import read_bytes
+
+    answer = "The answer is long. " * 500_000  # 10 MB
+    lines = []
+    for line in read_bytes("02-react-two-tools", "events.ndjson").splitlines():
+        event = json.loads(line)
+        if event["type"] == "agentfootprint.stream.llm_end":
+            event["payload"]["content"] = answer
+        if event["type"] == "agentfootprint.agent.turn_end":
+            event["payload"]["finalContent"] = answer
+        lines.append(json.dumps(event))
+    path = tmp_path / "events.ndjson"
+    path.write_text("\n".join(lines) + "\n")
+    with qtbot.waitSignal(window.loader.loaded, timeout=60_000):
+        window.open_file(path)
+    window.session.flush()
+    chat = window.panels["chat"]
+    texts = [label.text() for label in chat.findChildren(QLabel)]
+    assert any(t.startswith("The answer is long.") for t in texts)  # the answer is in the bubble…
+    assert max(len(t) for t in texts) <= LABEL_CHARS + 60  # …but not all ten megabytes of it

@@ -20,14 +20,25 @@ def plain_tooltip(text: str) -> str:
     return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
 
 
+LABEL_CHARS = 10_000  # a label lays out its whole text, ~1 ms per 1,000 characters, at each width it is asked
+
+
+def label_part(text: str) -> str:
+    """`text`, or its first LABEL_CHARS characters and how many more there are (a 10 MB answer in the chat bubble
+    froze the window for 25 s; a text box shows long text whole, app/text_box.py)."""
+    if not isinstance(text, str) or len(text) <= LABEL_CHARS:
+        return text
+    return f"{text[:LABEL_CHARS]} … (+{len(text) - LABEL_CHARS:,} more characters)"
+
+
 class PlainLabel(QLabel):
-    """A QLabel whose setText shows trace text safely: see app/visible_text.py. A wrapping label remembers its
-    height for each width: layouts ask it again and again while the inspector is built (Qt lays the text out
-    anew each time), which made showing one step take ~50 ms."""
+    """A QLabel whose setText shows trace text safely: see app/visible_text.py, and at most LABEL_CHARS of it. A
+    wrapping label remembers its height for each width: layouts ask it again and again while the inspector is
+    built (Qt lays the text out anew each time), which made showing one step take ~50 ms."""
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
         self._heights: dict[int, int] = {}
-        super().setText(visible_text(text))
+        super().setText(visible_text(label_part(text)))
 
     def setFont(self, font) -> None:  # noqa: N802
         self._heights = {}
