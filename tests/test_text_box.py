@@ -108,3 +108,11 @@ def test_a_huge_answer_keeps_the_chat_bubble_small(qtbot, window, tmp_path):
     texts = [label.text() for label in chat.findChildren(QLabel)]
     assert any(t.startswith("The answer is long.") for t in texts)  # the answer is in the bubble…
     assert max(len(t) for t in texts) <= LABEL_CHARS + 60  # …but not all ten megabytes of it
+
+
+def test_a_tooltip_is_literal_marked_and_bounded():
+    from afp_desktop.app.plain_text import TOOLTIP_CHARS, plain_tooltip
+
+    assert plain_tooltip("<b>x</b>" + RLO) == "<p style='white-space:pre-wrap'>&lt;b&gt;x&lt;/b&gt;\u2039U+202E\u203a</p>"
+    long = plain_tooltip("y" * (TOOLTIP_CHARS * 50))
+    assert len(long) < TOOLTIP_CHARS + 100 and f"+{TOOLTIP_CHARS * 49:,} more characters" in long  # (not 2.5 MB)

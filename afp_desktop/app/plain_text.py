@@ -15,9 +15,15 @@ from PySide6.QtWidgets import QLabel
 from afp_desktop.app.visible_text import visible_text
 
 
+TOOLTIP_CHARS = 50_000  # ~50 ms to lay out on hover (10 MB froze the window); the chat lists a stop's lines here
+
+
 def plain_tooltip(text: str) -> str:
-    """A tooltip that shows `text` literally, line breaks kept (an escaped string inside explicit markup)."""
-    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
+    """A tooltip that shows `text` literally, line breaks kept (an escaped string inside explicit markup), bidi
+    controls as markers, and at most TOOLTIP_CHARS of it."""
+    if len(text) > TOOLTIP_CHARS:
+        text = f"{text[:TOOLTIP_CHARS]} … (+{len(text) - TOOLTIP_CHARS:,} more characters)"
+    return "<p style='white-space:pre-wrap'>" + html.escape(visible_text(text)) + "</p>"
 
 
 LABEL_CHARS = 10_000  # a label lays out its whole text, ~1 ms per 1,000 characters, at each width it is asked
