@@ -88,11 +88,20 @@ def test_trace_derives_llm_and_tool_states():
 def test_all_lines_counts_add_up(scenario, templates):
     run = recording(scenario)
     uses = all_lines(run, templates, APP_NAME)
-    # Naive: render every position and count where a non-hidden line starts.
+    # Naive: render every position and count where a non-hidden line starts; a streamed reply (consecutive
+    # streaming positions) is one line, its last, counted where the stream starts.
     naive: dict[str, list[int]] = {}
     previous = None
-    for position in range(len(run.axis) + 1):
-        line = render_status_line(run.status_at(position), APP_NAME, templates)
+    rows = [(p, run.status_at(p)) for p in range(len(run.axis) + 1)]
+    folded = []
+    for position, state in rows:
+        streaming = state is not None and state.get("state") == "streaming"
+        line = render_status_line(state, APP_NAME, templates)
+        if streaming and folded and folded[-1][2]:
+            folded[-1] = (folded[-1][0], line, True)
+        else:
+            folded.append((position, line, streaming))
+    for position, line, _streaming in folded:
         if line is not None and line != previous:
             naive.setdefault(line, []).append(position)
         previous = line

@@ -116,3 +116,13 @@ def test_a_tooltip_is_literal_marked_and_bounded():
     assert plain_tooltip("<b>x</b>" + RLO) == "<p style='white-space:pre-wrap'>&lt;b&gt;x&lt;/b&gt;\u2039U+202E\u203a</p>"
     long = plain_tooltip("y" * (TOOLTIP_CHARS * 50))
     assert len(long) < TOOLTIP_CHARS + 100 and f"+{TOOLTIP_CHARS * 49:,} more characters" in long  # (not 2.5 MB)
+
+
+def test_the_chat_s_tooltip_of_seen_lines_stops_at_what_a_tooltip_shows():
+    from afp_desktop.app.panels.chat_bubble import _joined
+    from afp_desktop.app.plain_text import TOOLTIP_CHARS
+
+    lines = ["x" * 1_000 + str(k) for k in range(5_000)]  # 5 MB of lines
+    joined = _joined(lines)
+    assert len(joined) < TOOLTIP_CHARS + 2_100 and joined.endswith("more lines")
+    assert _joined(["a", "b"]) == "a\nb"

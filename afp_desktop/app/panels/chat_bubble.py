@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from afp_desktop.app.plain_text import plain_label, plain_tooltip
+from afp_desktop.app.plain_text import TOOLTIP_CHARS, plain_label, plain_tooltip
 
 
 USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
@@ -35,6 +35,19 @@ COLOURS = {
 HIDDEN_NOTE = "No status bubble at this moment (the agent is between calls or done)."
 TRACE_NOTE = ("This file is a Trace: it has no typed event stream, so tokens, progress reports and pauses are "
               "not in the file. The bubble below is derived from LLM and tool starts and ends only.")
+
+
+def _joined(lines) -> str:
+    """The lines one per row, as far as a tooltip shows them (a long answer streamed token by token is thousands
+    of lines, each the whole answer so far: joining all of them would be gigabytes)."""
+    rows, size = [], 0
+    for count, line in enumerate(lines):
+        if size > TOOLTIP_CHARS:
+            rows.append(f"… {len(lines) - count:,} more lines")
+            break
+        rows.append(line)
+        size += len(line) + 1
+    return "\n".join(rows)
 
 
 def _cut_middle(line: str) -> str:
@@ -284,7 +297,7 @@ class ChatBubblePanel(QWidget):
         text = "\n".join(bullets)
         if text != self.seen_lines.text():  # re-laying out a long wrapped label is what a scrub waits for
             self.seen_lines.setText(text)
-        self.seen_lines.setToolTip(plain_tooltip("\n".join(lines)) if hidden or long_lines else "")
+        self.seen_lines.setToolTip(plain_tooltip(_joined(lines)) if hidden or long_lines else "")
 
     @staticmethod
     def _caption(view) -> str:

@@ -378,6 +378,19 @@ class StatusTimeline:
         for k in range(len(self._slots)):
             yield self[k]
 
+    def slot(self, k: int) -> int:
+        """Which state prefix k has: consecutive prefixes with the same slot have the same state."""
+        return self._slots[k]
+
+    def stream_of(self, k: int) -> tuple[str, int] | None:
+        """For a streaming state: its call's final text and the length of it the partial has (the partial
+        itself is not copied: a 20,000-token answer has 20,000 of them, ~1.5 GB in all). Else None."""
+        slot = self._slots[k]
+        if slot >= 0:
+            return None
+        stream = -1 - slot
+        return self._texts[self._stream_generation[stream]], self._stream_length[stream]
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, (StatusTimeline, list)):
             return NotImplemented
@@ -433,6 +446,27 @@ def render_status_line(state: dict | None, app_name="Agent", templates: dict | N
         return "" if value is None else js_string(value)
 
     return _PLACEHOLDER.sub(substitute, template)
+
+
+def streaming_pieces(app_name="Agent", templates: dict | None = None) -> list[str] | None:
+    """The streaming template rendered with every variable but the partial: its line for a partial is
+    `partial.join(pieces)` (what render_status_line gives). None when no streaming template is defined."""
+    template = (templates if templates is not None else DEFAULT_TEMPLATES).get("streaming")
+    if not isinstance(template, str):
+        return None
+    variables = {"appName": app_name}
+
+    def substitute(match: re.Match) -> str:  # (as render_status_line does)
+        value = variables.get(match.group(1))
+        return "" if value is None else js_string(value)
+
+    pieces, at = [], 0
+    for match in _PLACEHOLDER.finditer(template):
+        if match.group(1) == "partial":
+            pieces.append(_PLACEHOLDER.sub(substitute, template[at:match.start()]))
+            at = match.end()
+    pieces.append(_PLACEHOLDER.sub(substitute, template[at:]))
+    return pieces
 
 
 # ── Template-editor helpers (built on §6.5) ─────────────────────────────────────────────────────────────

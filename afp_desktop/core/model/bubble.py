@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from afp_desktop.core.library.conventions import is_agent_internal
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
-from afp_desktop.core.library.status import template_ladder, render_status_line  # the ladder is §6.5's, not ours
+from afp_desktop.core.library.status import template_ladder, render_status_line, streaming_pieces  # (§6.5's ladder)
 from afp_desktop.core.breathing import breathing_over
 
 _TURN_START = "agentfootprint.agent.turn_start"
@@ -261,12 +261,55 @@ def all_lines(run, templates: dict, app_name: str) -> list[LineUse]:
 
     An occurrence is a stretch of positions showing the line, counted where it starts (what a live viewer
     would emit, §6.7: a hidden bubble ends the stretch). Linear: consecutive prefixes share one state object,
-    so each distinct state is rendered once.
+    so each distinct state is rendered once. A reply streamed token by token into a template with `{{partial}}`
+    is one line, the whole reply, counted where its stream starts: each of its shorter lines apart was 20,000
+    lines and 1.2 GB of text for a long answer.
     """
     uses: dict[str, LineUse] = {}
-    for position, _state, line in line_starts(run, templates, app_name):
+    for position, line in _lines_with_whole_streams(run, templates, app_name):
         uses.setdefault(line, LineUse(line)).positions.append(position)
     return list(uses.values())
+
+
+def _lines_with_whole_streams(run, templates: dict, app_name: str) -> Iterator[tuple[int, str]]:
+    """(position, line) where each stretch of one status line starts, as line_starts gives them, but the lines
+    of one call's streamed reply folded into the last (rendered once, where the stream starts)."""
+    states: Any
+    states, _derived, prefix_at = status_states_for(run)
+    if not hasattr(states, "stream_of"):  # (a Trace's derived states never stream)
+        for position, _state, line in line_starts(run, templates, app_name):
+            yield position, line
+        return
+    pieces = streaming_pieces(app_name, templates)
+    previous_slot: Any = object()
+    previous_line: str | None = None
+    stream: list | None = None  # [its text, where it started, its length so far] while a reply streams
+    for position in breathing_over(range(len(run.axis) + 1)):
+        k = prefix_at[position]
+        slot = states.slot(k)
+        if slot == previous_slot:
+            continue
+        previous_slot = slot
+        grown = states.stream_of(k) if pieces is not None and len(pieces) > 1 else None
+        if grown is not None and stream is not None and stream[0] is grown[0]:
+            stream[2] = grown[1]
+            continue
+        if stream is not None:
+            line = stream[0][:stream[2]].join(pieces)
+            if line != previous_line:
+                yield stream[1], line
+            previous_line, stream = line, None
+        if grown is not None:
+            stream = [grown[0], position, grown[1]]
+            continue
+        rendered = render_status_line(states[k], app_name, templates)
+        if rendered is not None and rendered != previous_line:
+            yield position, rendered
+        previous_line = rendered
+    if stream is not None:
+        line = stream[0][:stream[2]].join(pieces)
+        if line != previous_line:
+            yield stream[1], line
 
 
 def line_starts(run, templates: dict, app_name: str) -> Iterator[tuple[int, dict | None, str]]:

@@ -24,8 +24,9 @@ from typing import Any
 
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, entry_codes
 from afp_desktop.core.model.bubble import BubbleModel, status_states_for
+from afp_desktop.core.model.stop_lines import StopLines, stop_lines
 from afp_desktop.core.shapes import StopDict
-from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_line
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 from afp_desktop.core.library.stops import drill, drill_source
 from afp_desktop.core.model.timeline import ordinal_labels, place_inner_stops
 from afp_desktop.core.breathing import breathing_over
@@ -298,7 +299,7 @@ class Bubble:
     user: str | None             # the user's message, once sent
     line: str | None             # exactly renderStatusLine(selectStatus(events so far)) with the active map
     state: dict | None           # None: no bubble at this moment
-    stop_lines: tuple[str, ...]  # the distinct lines the chat user saw during the stop's span, in order
+    stop_lines: StopLines  # the distinct lines the chat user saw during the stop's span, in order
     error: str | None            # an error known at the cursor, said under the bubble
     answer: str | None
     answer_source: str | None
@@ -379,22 +380,6 @@ class Moment:
         }
 
 
-def stop_lines(states: list, prefix_span: tuple[int, int], templates: dict, app_name: str) -> tuple[str, ...]:
-    """The non-empty lines rendered after each event of the span, consecutive repeats merged. Consecutive
-    prefixes share one state object, so each distinct state is rendered once."""
-    lines: list[str] = []
-    previous_state: Any = object()
-    line: str | None = None
-    for k in range(prefix_span[0] + 1, prefix_span[1] + 1):
-        state = states[k]
-        if state is not previous_state:
-            previous_state = state
-            line = render_status_line(state, app_name, templates)
-        if line and (not lines or lines[-1] != line):
-            lines.append(line)
-    return tuple(lines)
-
-
 class Replay:
     """Position, chosen stop, drill stack and play state over one Run; `moment()` describes the position."""
 
@@ -412,7 +397,7 @@ class Replay:
         self._drill: list[tuple[str, list[StopDict]]] = []
         self._levels: dict[int, list[StopSpan]] = {}
         self._ends: tuple[list[StopSpan], list[int]] | None = None
-        self._lines: dict[tuple[int, int], tuple[str, ...]] = {}
+        self._lines: dict[tuple[int, int], StopLines] = {}
 
     # -- templates ---------------------------------------------------------------------------------------------
     def set_templates(self, templates: dict, app_name: str | None = None) -> None:
@@ -460,7 +445,7 @@ class Replay:
             kept = self._ends = (spans, [span.end for span in spans])
         return kept[1]
 
-    def lines_of(self, span: StopSpan, cache: bool = True) -> tuple[str, ...]:
+    def lines_of(self, span: StopSpan, cache: bool = True) -> StopLines:
         """The lines the chat user saw during `span` with the active templates."""
         key = (span.start, span.end)
         lines = self._lines.get(key)
@@ -594,7 +579,7 @@ class Replay:
         errors = facts.errors_known(position)
         view = self.bubbles.at(position, self.templates, self.app_name)
         if span is None:
-            lines: tuple[str, ...] = ()
+            lines: StopLines = StopLines([])
         elif position == span.end:
             lines = self.lines_of(span)
         else:  # inside the span: only what the user had seen by now

@@ -1,0 +1,114 @@
+"""The distinct status lines the chat user saw during a stop's span, in order — rendered when read.
+
+With the default streaming template (`{{partial}}`) every token of an answer is a new line holding the whole
+answer so far: a 20,000-token answer is 20,000 lines and ~1.5 GB of text, which took 3 s to build on every move
+onto that stop (200,000 tokens ran out of memory). So a streaming line is kept as its call's final text, the
+length of it shown and the template's pieces around the partial, and rendered when read; two consecutive ones
+of the same call differ exactly when their lengths do. The lines read are what rendering every state gives.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence, overload
+
+from afp_desktop.core.library.status import render_status_line, streaming_pieces
+
+
+class _Streaming:
+    """A streaming status line: `text[:length]` put between the template's `pieces`."""
+
+    __slots__ = ("text", "length", "pieces")
+
+    def __init__(self, text: str, length: int, pieces: list[str]) -> None:
+        self.text, self.length, self.pieces = text, length, pieces
+
+    def render(self) -> str:
+        return self.text[:self.length].join(self.pieces)
+
+    def is_empty(self) -> bool:
+        return self.length == 0 and not any(self.pieces)
+
+
+Item = Any  # a str, or a _Streaming
+
+
+def _same(a: Item, b: Item) -> bool:
+    if type(a) is _Streaming and type(b) is _Streaming and a.text is b.text and a.pieces is b.pieces:
+        return a.length == b.length
+    return _rendered(a) == _rendered(b)  # (a call's first line after another state: once per call)
+
+
+def _rendered(item: Item) -> str:
+    return item.render() if type(item) is _Streaming else item
+
+
+class StopLines(Sequence[str]):
+    """Reads like the tuple of lines: len, index, slice, iteration, == (with a tuple or list too)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: list[Item]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [_rendered(item) for item in self._items[k]]
+        return _rendered(self._items[k])
+
+    def __iter__(self) -> Iterator[str]:
+        return (_rendered(item) for item in self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (StopLines, tuple, list)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]  # like a list
+
+    def __repr__(self) -> str:
+        return f"StopLines({len(self)} lines)"
+
+
+def stop_lines(states, prefix_span: tuple[int, int], templates: dict, app_name: str) -> StopLines:
+    """The non-empty lines rendered after each event of the span, consecutive repeats merged. Consecutive
+    prefixes share one state (one slot of a StatusTimeline), so each distinct state is looked at once."""
+    timeline = states if hasattr(states, "stream_of") else None
+    pieces = streaming_pieces(app_name, templates) if timeline is not None else None
+    items: list[Item] = []
+    previous: Any = object()
+    line: Item = None
+    for k in range(prefix_span[0] + 1, prefix_span[1] + 1):
+        if timeline is not None:
+            slot = timeline.slot(k)
+            if slot == previous:
+                continue
+            previous = slot
+            stream = timeline.stream_of(k)
+            if stream is None:
+                line = render_status_line(timeline[k], app_name, templates)
+            elif pieces is None:
+                line = None  # (no streaming template: such a state renders no line)
+            elif len(pieces) == 1:
+                line = pieces[0]  # (a template without the partial: the same line for every token)
+            else:
+                line = _Streaming(stream[0], stream[1], pieces)
+                if line.is_empty():
+                    line = ""
+        else:
+            state = states[k]
+            if state is previous:
+                continue
+            previous = state
+            line = render_status_line(state, app_name, templates)
+        if line and (not items or not _same(items[-1], line)):
+            items.append(line)
+    return StopLines(items)
