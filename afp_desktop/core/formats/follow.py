@@ -261,12 +261,15 @@ def parse_lines(lines: list[Line]) -> tuple[list[dict], list[FollowNotice]]:
     (a live file keeps going: one damaged line does not stop the follow)."""
     import orjson
 
+    from afp_desktop.core.formats.ndjson import loads_line
+    from afp_desktop.core.jsonx.jsonio import JSONSyntaxError
+
     events: list[dict] = []
     notices: list[FollowNotice] = []
     for line in lines:
         try:
-            event = orjson.loads(line.data)
-        except orjson.JSONDecodeError as err:
+            event = loads_line(line.data)  # (as opening the file reads it: deep values and lone surrogates too)
+        except (orjson.JSONDecodeError, JSONSyntaxError) as err:
             notices.append(FollowNotice("bad-line", f"{line.source}, line {line.number}: not valid JSON ({err}); "
                                                     "the line was left out"))
             continue

@@ -54,7 +54,7 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
             continue
         line_no = first_line + i
         try:
-            event = _loads_line(line)
+            event = loads_line(line)
         except (orjson.JSONDecodeError, jsonio.JSONSyntaxError) as err:
             if offset <= last_content < offset + len(raw) + 1 and not ends_with_newline:
                 warnings.append(Problem(path, "the last line is cut off (the file was probably still being "
@@ -177,13 +177,16 @@ def _last_content_offset(data: bytes) -> int:
     return end - 1
 
 
-def _loads_line(line: bytes):
+def loads_line(line: bytes):
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError as err:
-        if "surrogate" not in str(err):
+        text = str(err)
+        if "surrogate" not in text and "depth" not in text and "recursion" not in text:
             raise
-        return jsonio.loads(line)  # a lone surrogate escape, which JSON.parse takes
+        # A lone surrogate escape, or a value nested deeper than orjson goes (1,024 levels): JSON.parse takes
+        # both, and so does jsonio (its own messages say where such a line is wrong).
+        return jsonio.loads(line)
 
 
 def looks_like_ndjson(data: bytes) -> bool:
@@ -199,7 +202,7 @@ def looks_like_ndjson(data: bytes) -> bool:
     if not first.startswith(b"{") or not first.endswith(b"}"):
         return False
     try:
-        value = _loads_line(first)
+        value = loads_line(first)
     except (orjson.JSONDecodeError, jsonio.JSONSyntaxError):
         return False
     return isinstance(value, dict) and "type" in value
@@ -212,7 +215,7 @@ def _single_event(line: bytes) -> bool:
     if len(line) > 1_000_000 and _EVENT_HEAD.match(line) is None:
         return False  # a large one-line document: parse it once, as what it is (the library writes "type" first)
     try:
-        value = _loads_line(line)
+        value = loads_line(line)
     except (orjson.JSONDecodeError, jsonio.JSONSyntaxError):
         return False
     return isinstance(value, dict) and isinstance(value.get("type"), str) and isinstance(value.get("meta"), dict)
