@@ -126,3 +126,29 @@ def test_the_chat_s_tooltip_of_seen_lines_stops_at_what_a_tooltip_shows():
     joined = _joined(lines)
     assert len(joined) < TOOLTIP_CHARS + 2_100 and joined.endswith("more lines")
     assert _joined(["a", "b"]) == "a\nb"
+
+
+def test_a_rows_table_makes_only_the_rows_it_shows(qtbot):
+    from afp_desktop.app.rows_table import CELL_CHARS, RowsTable
+
+    asked: list[int] = []
+
+    def cells(row: int) -> list[str]:
+        asked.append(row)
+        return [str(row), "line\nbreak" + RLO, "z" * (CELL_CHARS * 3)]
+
+    table = RowsTable(["#", "text", "long"])
+    qtbot.addWidget(table)
+    table.resize(500, 300)
+    table.set_rows(100_000, cells)
+    table.resizeColumnsToContents()
+    table.show()
+    qtbot.waitExposed(table)
+    assert table.rowCount() == 100_000 and len(set(asked)) < 1_000  # not a hundred thousand rows made
+    assert table.item(99_999, 0).text() == "99999"
+    assert table.item(5, 1).text() == "line break\u2039U+202E\u203a"  # one line, its control shown
+    assert len(table.item(5, 2).text()) == CELL_CHARS + 1
+    rows = []
+    table.currentCellChanged.connect(lambda row, *_: rows.append(row))
+    table.setCurrentCell(7, 0)
+    assert table.currentRow() == 7 and rows == [7]

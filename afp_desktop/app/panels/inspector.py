@@ -17,12 +17,13 @@ from typing import Any
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFormLayout, QFrame, QPushButton, QScrollArea, QSizePolicy, QSplitter,
-    QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+    QFormLayout, QFrame, QPushButton, QScrollArea, QSizePolicy, QSplitter,
+    QTabWidget, QVBoxLayout, QWidget,
 )
 
 from afp_desktop.app.copy_id import IdPair, id_field
 from afp_desktop.app.fonts import fixed_font
+from afp_desktop.app.rows_table import RowsTable
 from afp_desktop.app.text_box import TraceTextBox
 from afp_desktop.app.plain_text import plain_label
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
@@ -120,14 +121,8 @@ def _paired(ids: dict[str, StepId], first: str, second: str) -> tuple[str, Any]:
 # ── Widgets ─────────────────────────────────────────────────────────────────────────────────────────────
 
 
-def _table(headers: list[str]) -> QTableWidget:
-    table = QTableWidget(0, len(headers))
-    table.setHorizontalHeaderLabels(headers)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.verticalHeader().setVisible(False)
-    table.horizontalHeader().setStretchLastSection(True)
-    table.setWordWrap(False)
+def _table(headers: list[str]) -> RowsTable:
+    table = RowsTable(headers)
     table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
     return table
 
@@ -539,11 +534,13 @@ class InspectorPanel(QWidget):
     def _fill_injections(self, injections: list) -> None:
         self._injections = list(injections)
         table = self.injections
-        table.setRowCount(len(injections))
-        for row, injection in enumerate(injections):
-            for column, (_title, field) in enumerate(INJECTION_COLUMNS):
-                value = injection.get(field) if isinstance(injection, dict) else None
-                table.setItem(row, column, QTableWidgetItem("" if value is None else _fmt(value)))
+
+        def cells(row: int) -> list[str]:
+            injection = injections[row]
+            values = [injection.get(field) if isinstance(injection, dict) else None for _t, field in INJECTION_COLUMNS]
+            return ["" if value is None else _fmt(value) for value in values]
+
+        table.set_rows(len(injections), cells)
         table.resizeColumnsToContents()
         for column in range(table.columnCount() - 1):
             table.setColumnWidth(column, min(table.columnWidth(column), 220))
@@ -579,13 +576,15 @@ class InspectorPanel(QWidget):
         self._progress = [(at, payload) for at, payload in
                           progress_reports(run, index, self._positions[1], self._progress_by_call) if at <= position]
         table = self.progress_table
-        table.setRowCount(len(self._progress))
-        for row, (at, payload) in enumerate(self._progress):
+        reports = self._progress
+
+        def cells(row: int) -> list[str]:
+            at, payload = reports[row]
             message = progress_message_of(payload.get("payload"))
-            cells = [str(row + 1), str(at), message if message is not None else "(no message)",
-                     _compact(payload.get("payload"))]
-            for column, text in enumerate(cells):
-                table.setItem(row, column, QTableWidgetItem(text))
+            return [str(row + 1), str(at), message if message is not None else "(no message)",
+                    _compact(payload.get("payload"))]
+
+        table.set_rows(len(reports), cells)
         table.resizeColumnsToContents()
         table.setColumnWidth(2, min(table.columnWidth(2), 360))
         self.progress_note.setText(f"{len(self._progress)} progress report(s) of call {tool_call_id(run, index)} "

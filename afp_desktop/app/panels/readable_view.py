@@ -10,13 +10,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView, QApplication, QFormLayout, QFrame, QLabel, QPlainTextEdit, QScrollArea, QTableWidget, QTableWidgetItem,
-    QToolButton, QVBoxLayout, QWidget,
+    QApplication, QFormLayout, QFrame, QLabel, QPlainTextEdit, QScrollArea, QToolButton, QVBoxLayout, QWidget,
 )
 
 from afp_desktop.app.copy_id import CopyIdButton, id_field
 from afp_desktop.app.fonts import fixed_font
 from afp_desktop.app.plain_text import plain_label
+from afp_desktop.app.rows_table import RowsTable
 from afp_desktop.app.text_box import TraceTextBox
 from afp_desktop.app.theme import ERROR_TEXT
 
@@ -104,19 +104,8 @@ class InjectionTable(QWidget):
     def __init__(self, rows: list[dict], parent: QWidget | None = None):
         super().__init__(parent)
         self.rows = rows
-        self.table = QTableWidget(len(rows), len(INJECTION_COLUMNS))
-        self.table.setHorizontalHeaderLabels([title for title, _ in INJECTION_COLUMNS])
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setWordWrap(False)
-        for r, row in enumerate(rows):
-            for c, (_title, key) in enumerate(INJECTION_COLUMNS):
-                item = QTableWidgetItem(row.get(key, "").replace("\n", " "))
-                item.setToolTip("")  # (a tooltip would guess rich text; the detail pane shows it all)
-                self.table.setItem(r, c, item)
+        self.table = RowsTable([title for title, _ in INJECTION_COLUMNS])  # (no tooltips: the detail pane has it all)
+        self.table.set_rows(len(rows), lambda r: [rows[r].get(key, "") for _title, key in INJECTION_COLUMNS])
         self.table.resizeColumnsToContents()
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), 120))
         self.table.setColumnWidth(1, min(max(self.table.columnWidth(1), 160), 320))
