@@ -309,6 +309,13 @@ def cmd_export(args) -> int:
     inputs = _inputs_of(args.file)
     _check_output(Path(args.output), inputs)
     run = _open(args.file, args.conversation)
+    from afp_desktop.app.graph_folding import AUTO_FOLD_STEPS
+
+    steps = len(run.stepgraph.get("nodes") or [])
+    folded = run.folded_graph if (args.fold if args.fold is not None else steps > AUTO_FOLD_STEPS) else None
+    graph, layout = (folded[1], folded[3]) if folded is not None else (run.stepgraph, None)
+    if folded is not None:  # (an image is not clicked: its fold cards say no "click to expand")
+        graph = {**graph, "nodes": [{k: v for k, v in node.items() if k != "hint"} for node in graph["nodes"]]}
     happened = current = None
     if args.stop is not None:
         stops = run.stops
@@ -317,16 +324,23 @@ def cmd_export(args) -> int:
         replay = Replay(run)
         replay.move_to_stop(args.stop)
         moment = replay.moment()
-        happened = [i < moment.nodes_started for i in range(len(run.step_fold.nodes))]
-        current = moment.current_node
+        started, current = moment.nodes_started, moment.current_node
+        if folded is not None:  # (a fold card stands for its steps: it has started with its first)
+            fmap = folded[2]
+            started, current = fmap.shown_started(started), None if current is None else fmap.to_shown(current)
+        happened = [i < started for i in range(len(graph.get("nodes") or []))]
     from afp_desktop.app.export import ensure_qt_app, export_graph
 
     ensure_qt_app()
     from afp_desktop.core.safe_write import UnsafeOutput
 
+    if folded is not None:
+        inside = sum(fold.end - fold.start for fold in folded[0])
+        print(f"{_shown(args.output)}: {len(folded[0])} run(s) of alike iterations folded ({inside:,} of {steps:,} "
+              "steps in fold cards); --no-fold draws every step", file=sys.stderr)
     try:
-        out = export_graph(run.stepgraph, args.output, scale=args.scale, happened=happened, current=current,
-                           include_cursor=args.stop is not None, inputs=inputs)
+        out = export_graph(graph, args.output, scale=args.scale, happened=happened, current=current,
+                           include_cursor=args.stop is not None, inputs=inputs, layout=layout)
     except UnsafeOutput as err:
         raise CliError(str(err)) from None
     except OSError as err:
@@ -456,6 +470,9 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--stop", type=int, metavar="N", help="show the run as of stop N (0-based); later steps dimmed")
     p.add_argument("--scale", type=_scale_arg, default=1.0, metavar="S",
                    help=f"scale factor, greater than 0 and at most {MAX_SCALE:g} (default 1)")
+    p.add_argument("--fold", action=argparse.BooleanOptionalAction, default=None,
+                   help="fold runs of alike iterations into one card each, as the window does (default: when the "
+                        "graph has more than 2,000 steps, as the window opens it)")
     p = add("diff", "align two runs by their steps and print the differences as JSON", cmd_diff)
     p.add_argument("other", metavar="B", help="the run to compare FILE (A) with")
     p.add_argument("--indent", action="store_true", help="pretty-print")

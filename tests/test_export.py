@@ -136,3 +136,23 @@ def test_export_works_under_a_bare_qguiapplication(tmp_path):
                             env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "a.svg").stat().st_size > 0
+
+
+@pytest.mark.parametrize("fold", [None, True, False])
+def test_the_command_line_folds_alike_iterations_as_the_window_does(qapp, tmp_path, capsys, fold):
+    """`export --fold` draws each run of alike iterations as one card (without the window's "click to expand");
+    by default it folds as the window opens a run (over 2,000 steps), and --no-fold draws every step."""
+    from afp_desktop.cli import main
+    from tests.corpus_util import corpus_path
+
+    out = tmp_path / "graph.png"
+    flag = [] if fold is None else ["--fold" if fold else "--no-fold"]
+    assert main(["export", str(corpus_path("15-large-run", "trace.json")), "-o", str(out), *flag, "--stop", "40"]) == 0
+    said = capsys.readouterr().err
+    image = QImage(str(out))
+    assert not image.isNull()
+    if fold:  # 1,056 steps: folded only when asked
+        assert "1 run(s) of alike iterations folded (1,029 of 1,056 steps in fold cards)" in said
+        assert image.height() < 2_000  # the whole run at 1×, not a 16,000-pixel sliver
+    else:
+        assert "folded" not in said and image.height() >= 15_000  # every step, shrunk to fit the PNG's cap
