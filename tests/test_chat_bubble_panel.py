@@ -268,3 +268,30 @@ def test_short_seen_lines_are_listed_whole_without_a_tooltip(qtbot):
     lines = session.moment.bubble.stop_lines
     assert lines and bubble.seen_lines.text().split("\n") == [f"• {line}" for line in lines]
     assert "cut" not in bubble.seen_title.text() and bubble.seen_lines.toolTip() == ""
+
+
+def test_lines_after_an_edit_are_listed_a_piece_per_turn_and_opened_on_demand(qtbot, monkeypatch):
+    """On a long run the walk over every position is cut into pieces across event-loop turns (an edit froze the
+    window ~0.3 s on the 1,000-iteration run); a line's places become rows only when it is opened."""
+    import afp_desktop.app.panels.template_editor as editor_module
+
+    session, _bubble, editor = open_panels(qtbot, "15-large-run")
+
+    def rows():
+        return [tuple(editor.lines.topLevelItem(i).text(c) for c in range(3))
+                for i in range(editor.lines.topLevelItemCount())]
+
+    monkeypatch.setattr(editor_module, "LINES_PIECE_S", 0.0)  # one line per turn
+    editor.set_template("idle", "Hmm… {{appName}}")
+    editor._apply_edits()
+    assert editor.lines_title.text() == "Listing the lines of this run…"
+    qtbot.waitUntil(lambda: editor._lines_work is None, timeout=20_000)
+    in_pieces, title = rows(), editor.lines_title.text()
+    editor.refresh_lines()  # the same, at once
+    assert in_pieces == rows() and title == editor.lines_title.text()
+    assert ("Hmm… " + APP_NAME) in [row[0] for row in in_pieces]
+    item = next(editor.lines.topLevelItem(i) for i in range(editor.lines.topLevelItemCount())
+                if int(editor.lines.topLevelItem(i).text(1)) > 1)
+    assert item.childCount() == 0
+    item.setExpanded(True)
+    assert item.childCount() == min(int(item.text(1)), editor_module.MAX_OCCURRENCES_SHOWN)

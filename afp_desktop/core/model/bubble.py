@@ -266,12 +266,12 @@ def all_lines(run, templates: dict, app_name: str) -> list[LineUse]:
     lines and 1.2 GB of text for a long answer.
     """
     uses: dict[str, LineUse] = {}
-    for position, line in _lines_with_whole_streams(run, templates, app_name):
+    for position, line in line_uses(run, templates, app_name):
         uses.setdefault(line, LineUse(line)).positions.append(position)
     return list(uses.values())
 
 
-def _lines_with_whole_streams(run, templates: dict, app_name: str) -> Iterator[tuple[int, str]]:
+def line_uses(run, templates: dict, app_name: str) -> Iterator[tuple[int, str]]:
     """(position, line) where each stretch of one status line starts, as line_starts gives them, but the lines
     of one call's streamed reply folded into the last (rendered once, where the stream starts)."""
     states: Any
