@@ -79,9 +79,20 @@ def test_a_large_run_breathes_often_from_reading_to_the_last_projection(name, tm
     warm = open_run(path)  # (modules imported on first use are not the core's work)
     warm.prepare(window=True)
     pauses(warm)
-    calls = [0]
-    most = [0]
-    breaths = [0]
+    def load():
+        run = open_run(path)
+        run.prepare(window=True)
+        pauses(run)
+        return run
+
+    run, most, breaths = _calls_between_breaths(load)
+    assert breaths > len(run.axis) // breathing_module.EVERY
+    assert most <= MAX_CALLS_BETWEEN_BREATHS, f"{most:,} calls without a breath"
+
+
+def _calls_between_breaths(work):
+    """(work's result, the most Python calls made between two breathing points, how many breaths)."""
+    calls, most, breaths = [0], [0], [0]
 
     def count(_frame, event, _arg) -> None:
         if event == "call":
@@ -95,11 +106,24 @@ def test_a_large_run_breathes_often_from_reading_to_the_last_projection(name, tm
     with breathing(breath):
         sys.setprofile(count)
         try:
-            run = open_run(path)
-            run.prepare(window=True)
-            pauses(run)
+            result = work()
         finally:
             sys.setprofile(None)
     breath()  # (the stretch after the last breathing point counts too)
-    assert breaths[0] > len(run.axis) // breathing_module.EVERY
-    assert most[0] <= MAX_CALLS_BETWEEN_BREATHS, f"{most[0]:,} calls without a breath"
+    return result, most[0], breaths[0]
+
+
+@pytest.mark.parametrize("name", ["events.ndjson", "trace.json"])
+def test_the_search_index_of_a_large_run_breathes_often(name, tmp_path):
+    """The Find panel builds its index beside the window as a load does (app/loader.beside_the_window): it must
+    reach a breathing point as often, or a paint waits for it (0.5 s on the 1,000-iteration run)."""
+    from afp_desktop.core.library.status import DEFAULT_TEMPLATES
+    from afp_desktop.core.views.search import SearchIndex
+
+    path = tmp_path / name
+    path.write_bytes(read_bytes("15-large-run", name))
+    run = open_run(path).prepare(window=True)
+    SearchIndex(run, DEFAULT_TEMPLATES, "Agent")  # (imports and caches warmed)
+    _index, most, breaths = _calls_between_breaths(lambda: SearchIndex(run, DEFAULT_TEMPLATES, "Agent"))
+    assert breaths > len(run.axis) // breathing_module.EVERY
+    assert most <= MAX_CALLS_BETWEEN_BREATHS, f"{most:,} calls without a breath"

@@ -189,8 +189,12 @@ class _CompareThread(QThread):
         self.runs = (run_a, run_b)
 
     def run(self) -> None:
+        from afp_desktop.app.loader import beside_the_window
+
         try:
-            self.done.emit(compare_runs(*self.runs))
+            with beside_the_window():  # (the window stays first while two long runs are aligned)
+                comparison = compare_runs(*self.runs)
+            self.done.emit(comparison)
         except Exception as err:  # a bug or an unforeseen shape: say so in words, never crash the window
             self.failed.emit(f"the runs could not be compared ({type(err).__name__}: {err})")
 

@@ -48,10 +48,13 @@ class _IndexThread(QThread):
     def run(self) -> None:
         from afp_desktop.core.views.search import SearchIndex
 
+        from afp_desktop.app.loader import beside_the_window
+
         run, templates, app_name, base = self._args
         try:
-            index = base.with_templates(templates, app_name) if base is not None and base.run is run \
-                else SearchIndex(run, templates, app_name)
+            with beside_the_window():
+                index = base.with_templates(templates, app_name) if base is not None and base.run is run \
+                    else SearchIndex(run, templates, app_name)
         except Exception as err:  # never take the window down over a search index
             index = err
         self.built.emit(index, self.generation)

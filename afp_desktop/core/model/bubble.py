@@ -318,7 +318,7 @@ def line_starts(run, templates: dict, app_name: str) -> Iterator[tuple[int, dict
     states, _derived, prefix_at = status_states_for(run)
     previous_state: Any = object()
     previous_line: str | None = None
-    for position in range(len(run.axis) + 1):
+    for position in breathing_over(range(len(run.axis) + 1)):
         state = states[prefix_at[position]]
         if state is previous_state:
             continue

@@ -14,6 +14,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any, Iterator
 
+from afp_desktop.core.breathing import breathing_over
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.model.axis import anchor_domain_to_typed
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
@@ -133,7 +134,7 @@ def content_texts(run, nodes: NodeFinder) -> Iterator[tuple[int, str, str, int |
     domain = run.domain_events
     typed = run.typed_events or []
     fold = run.step_fold
-    for index, node in enumerate(fold.nodes):
+    for index, node in enumerate(breathing_over(fold.nodes)):
         label = node.get("label")
         if isinstance(label, str) and label:
             yield axis.domain_after[fold.node_created_at[index]], label, "step label", index
@@ -143,7 +144,7 @@ def content_texts(run, nodes: NodeFinder) -> Iterator[tuple[int, str, str, int |
         anchors = anchor_domain_to_typed(domain, typed) if typed else [None] * len(domain)
     node_of_typed: dict[int, tuple[int | None, int]] = {}
     tool_names: dict[Any, Any] = {}
-    for i, event in enumerate(domain):
+    for i, event in enumerate(breathing_over(domain, 256)):  # (an event can make dozens of texts)
         if type(event) is not dict:
             continue
         node = nodes.of_domain(i, event)
@@ -155,7 +156,7 @@ def content_texts(run, nodes: NodeFinder) -> Iterator[tuple[int, str, str, int |
             continue
         yield from _domain_fields(axis.domain_after[i], event, node, tool_names)
 
-    for j, event in enumerate(typed):
+    for j, event in enumerate(breathing_over(typed, 256)):
         if type(event) is not dict:
             continue
         kind = event.get("type")

@@ -24,10 +24,12 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import chain
+from operator import itemgetter
 from typing import Any, Iterator
 
 import numpy as np
 
+from afp_desktop.core.breathing import breathing_over
 from afp_desktop.core.views.bookmarks import ordinal_labels
 from afp_desktop.core.views.run_texts import NodeFinder, content_texts, status_texts
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
@@ -178,12 +180,12 @@ class _Part:
     def __init__(self, docs: list[tuple[int, str, str, int | None]]):
         # Axis order; stable, so same-position texts keep the order they were found in. (numpy's sort, not
         # list.sort: one long C call would hold the GIL and stall the window while a worker thread builds this.)
-        order = np.argsort(np.fromiter((d[0] for d in docs), dtype=np.int64, count=len(docs)), kind="stable")
+        order = np.argsort(np.fromiter(map(itemgetter(0), docs), dtype=np.int64, count=len(docs)), kind="stable")
         docs = [docs[i] for i in order.tolist()]
         text_ids: dict[str, int] = {}
         where_ids: dict[str, int] = {}
         text_of, where_of = [], []
-        for _position, text, where, _node in docs:
+        for _position, text, where, _node in breathing_over(docs):
             text_of.append(text_ids.setdefault(text, len(text_ids)))
             where_of.append(where_ids.setdefault(where, len(where_ids)))
         self.texts = list(text_ids)
@@ -198,7 +200,7 @@ class _Part:
         self.ptr = np.zeros(len(self.texts) + 1, dtype=np.int64)
         np.cumsum(np.bincount(self.text_of, minlength=len(self.texts)), out=self.ptr[1:])
         self.blob = _SEPARATOR.join(self.texts)
-        lengths = np.fromiter((len(t) for t in self.texts), dtype=np.int64, count=len(self.texts))
+        lengths = np.fromiter(map(len, self.texts), dtype=np.int64, count=len(self.texts))
         self.starts = np.zeros(len(self.texts), dtype=np.int64)
         if len(lengths) > 1:
             np.cumsum(lengths[:-1] + len(_SEPARATOR), out=self.starts[1:])
