@@ -256,3 +256,21 @@ def test_either_run_can_be_unlinked_alone(window):
     window.pane_b.follow_box.setChecked(True)  # linking B again brings it to A's aligned place
     _settle(window)
     assert window.linked and sb.position == window.position_map.a_to_b(sa.position)
+
+
+def test_a_long_difference_list_is_filled_a_piece_per_turn(window, qtbot, monkeypatch):
+    """Two long runs differ in thousands of rows: the first are listed at once, the rest a turn at a time, and
+    the list ends the same as one filled at once."""
+    import afp_desktop.app.compare_window as compare_module
+
+    redacted = run_from_trace(load_json("15-large-run", "trace.redacted.json"))
+    monkeypatch.setattr(compare_module, "LIST_FIRST_ROWS", 10**9)  # all at once
+    window.set_runs(open_corpus("15-large-run"), redacted)
+    at_once = window.difference_rows()
+    assert len(at_once) > 2
+    monkeypatch.setattr(compare_module, "LIST_FIRST_ROWS", 1)
+    monkeypatch.setattr(compare_module, "LIST_ROWS_PER_TURN", 1)
+    window.set_runs(open_corpus("15-large-run"), redacted)
+    assert window.diff_list.topLevelItemCount() == 1
+    qtbot.waitUntil(lambda: window.diff_list.topLevelItemCount() == len(at_once), timeout=30_000)
+    assert window.difference_rows() == at_once
