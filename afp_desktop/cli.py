@@ -314,8 +314,6 @@ def cmd_export(args) -> int:
     steps = len(run.stepgraph.get("nodes") or [])
     folded = run.folded_graph if (args.fold if args.fold is not None else steps > AUTO_FOLD_STEPS) else None
     graph, layout = (folded[1], folded[3]) if folded is not None else (run.stepgraph, None)
-    if folded is not None:  # (an image is not clicked: its fold cards say no "click to expand")
-        graph = {**graph, "nodes": [{k: v for k, v in node.items() if k != "hint"} for node in graph["nodes"]]}
     happened = current = None
     if args.stop is not None:
         stops = run.stops

@@ -156,3 +156,21 @@ def test_the_command_line_folds_alike_iterations_as_the_window_does(qapp, tmp_pa
         assert image.height() < 2_000  # the whole run at 1×, not a 16,000-pixel sliver
     else:
         assert "folded" not in said and image.height() >= 15_000  # every step, shrunk to fit the PNG's cap
+
+
+def test_an_image_of_a_folded_graph_says_no_click_to_expand(qtbot, tmp_path):
+    from afp_desktop.core.formats import open_run
+    from tests.corpus_util import corpus_path
+
+    run = open_run(corpus_path("15-large-run", "trace.json"))
+    folds, shown, _fmap, layout = run.folded_graph
+    assert any(node.get("hint") == "click to expand" for node in shown["nodes"])
+    out = export_graph(shown, tmp_path / "folded.svg", layout=layout)
+    text = out.read_text(encoding="utf-8")
+    assert folds[0].label.replace("–", "&#x2013;") in text or folds[0].label in text
+    assert "click to expand" not in text
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.set_graph(shown, layout)
+    qtbot.waitUntil(lambda: not canvas.building, timeout=10_000)
+    assert "click to expand" not in export_view(canvas, tmp_path / "view.svg").read_text(encoding="utf-8")

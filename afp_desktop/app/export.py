@@ -72,6 +72,12 @@ def plan_png(area_width: float, area_height: float, scale: float) -> PngPlan:
     return PngPlan(width, height, used, note)
 
 
+def _for_an_image(nodes: list) -> list:
+    """The nodes without what only a window can do: an image is not clicked ("click to expand" on a fold card)."""
+    return [{k: v for k, v in node.items() if k != "hint"} if isinstance(node, dict) and "hint" in node else node
+            for node in nodes]
+
+
 def export_graph(
     graph: dict,
     out_path: str | Path,
@@ -92,7 +98,7 @@ def export_graph(
     With include_cursor, steps not yet `happened` are dimmed/hidden per future_mode and `current` is ringed,
     as in the window; without, the whole run is drawn plainly."""
     layout = layout if layout is not None else layout_step_graph(graph)
-    art = GraphArt(graph, layout, palette_for(theme))
+    art = GraphArt({**graph, "nodes": _for_an_image(graph.get("nodes") or [])}, layout, palette_for(theme))
     art.current = current if include_cursor else None
     art.selected = selected
     if include_cursor and happened is not None:  # as of a stop: steps not started then show no tokens or time
@@ -107,7 +113,7 @@ def export_view(canvas: GraphCanvas, out_path: str | Path, *, scale: float = 1.0
     `captions` (plain text, one line each, e.g. bookmark notes) are listed under the graph."""
     if canvas.art is None or canvas.graph_layout is None:
         raise ValueError("the canvas shows no graph to export")
-    art = GraphArt({"nodes": canvas.art.nodes}, canvas.graph_layout, canvas.palette)
+    art = GraphArt({"nodes": _for_an_image(canvas.art.nodes)}, canvas.graph_layout, canvas.palette)
     art.current = canvas.current if include_cursor else None
     art.selected = canvas.selected
     if include_cursor:  # the moment shown: unfinished steps without their tokens and time
