@@ -119,8 +119,13 @@ def test_tail_while_written_with_rotations(scenario, seed, tmp_path):
 def test_ctrl_c_ends_tail_quietly(tmp_path):
     path = tmp_path / "e.ndjson"
     path.write_bytes(read_bytes("02-react-two-tools", "events.ndjson").split(b"\n", 10)[0] + b"\n")
-    proc = subprocess.Popen([sys.executable, "-m", "afp_desktop", "tail", str(path), "--json", "--poll-interval",
-                             "0.01"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Ctrl+C as a terminal delivers it. A shell that starts a job in the background (a CI script's `&`, a
+    # `nohup`) starts it with SIGINT ignored, and Python keeps an ignored SIGINT ignored in its children: so the
+    # command gets Python's own handler back, as `python -m afp_desktop` run from a terminal has it.
+    launch = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+              "sys.argv[0] = 'afp-desktop'; runpy.run_module('afp_desktop', run_name='__main__')")
+    proc = subprocess.Popen([sys.executable, "-c", launch, "tail", str(path), "--json", "--poll-interval", "0.01"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout.readline()  # following
     time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
