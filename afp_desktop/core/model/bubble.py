@@ -22,6 +22,7 @@ from afp_desktop.core.library.conventions import is_agent_internal
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.library.status import template_ladder, render_status_line, streaming_pieces  # (§6.5's ladder)
 from afp_desktop.core.breathing import breathing_over
+from afp_desktop.core.model.stop_lines import line_of, streaming_line
 
 _TURN_START = "agentfootprint.agent.turn_start"
 _TURN_END = "agentfootprint.agent.turn_end"
@@ -283,33 +284,32 @@ def line_uses(run, templates: dict, app_name: str) -> Iterator[tuple[int, str]]:
     pieces = streaming_pieces(app_name, templates)
     previous_slot: Any = object()
     previous_line: str | None = None
-    stream: list | None = None  # [its text, where it started, its length so far] while a reply streams
+    stream: Any = None  # the streamed reply's latest line, and where it started, while a reply streams
+    started = 0
     for position in breathing_over(range(len(run.axis) + 1)):
         k = prefix_at[position]
         slot = states.slot(k)
         if slot == previous_slot:
             continue
         previous_slot = slot
-        grown = states.stream_of(k) if pieces is not None and len(pieces) > 1 else None
-        if grown is not None and stream is not None and stream[0] is grown[0]:
-            stream[2] = grown[1]
+        item = line_of(states, k, pieces, app_name, templates)
+        streamed = streaming_line(item)
+        if streamed and stream is not None and stream.text is item.text:
+            stream = item
             continue
         if stream is not None:
-            line = stream[0][:stream[2]].join(pieces)
+            line = stream.render()
             if line != previous_line:
-                yield stream[1], line
+                yield started, line
             previous_line, stream = line, None
-        if grown is not None:
-            stream = [grown[0], position, grown[1]]
+        if streamed:
+            stream, started = item, position
             continue
-        rendered = render_status_line(states[k], app_name, templates)
-        if rendered is not None and rendered != previous_line:
-            yield position, rendered
-        previous_line = rendered
-    if stream is not None:
-        line = stream[0][:stream[2]].join(pieces)
-        if line != previous_line:
-            yield stream[1], line
+        if item is not None and item != previous_line:
+            yield position, item
+        previous_line = item
+    if stream is not None and stream.render() != previous_line:
+        yield started, stream.render()
 
 
 def line_starts(run, templates: dict, app_name: str) -> Iterator[tuple[int, dict | None, str]]:

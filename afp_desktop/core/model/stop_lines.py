@@ -25,11 +25,16 @@ class _Streaming:
     def render(self) -> str:
         return self.text[:self.length].join(self.pieces)
 
-    def is_empty(self) -> bool:
-        return self.length == 0 and not any(self.pieces)
+    def __bool__(self) -> bool:  # (non-empty, as the line it renders)
+        return self.length > 0 or any(self.pieces)
 
 
 Item = Any  # a str, or a _Streaming
+
+
+def streaming_line(item: Item) -> bool:
+    """A streamed line, kept as its call's text and a length (line_of)."""
+    return type(item) is _Streaming
 
 
 def _same(a: Item, b: Item) -> bool:
@@ -78,6 +83,19 @@ class StopLines(Sequence[str]):
         return f"StopLines({len(self)} lines)"
 
 
+def line_of(timeline, k: int, pieces: list[str] | None, app_name: str, templates: dict) -> Item:
+    """The line a StatusTimeline's state k renders: a str, None (no line), or a _Streaming rendered when read —
+    a streaming state's partial is never copied. `pieces`: streaming_pieces(app_name, templates)."""
+    stream = timeline.stream_of(k)
+    if stream is None:
+        return render_status_line(timeline[k], app_name, templates)
+    if pieces is None:
+        return None  # (no streaming template: such a state renders no line)
+    if len(pieces) == 1:
+        return pieces[0]  # (a template without the partial: the same line for every token)
+    return _Streaming(stream[0], stream[1], pieces)
+
+
 def stop_lines(states, prefix_span: tuple[int, int], templates: dict, app_name: str) -> StopLines:
     """The non-empty lines rendered after each event of the span, consecutive repeats merged. Consecutive
     prefixes share one state (one slot of a StatusTimeline), so each distinct state is looked at once."""
@@ -92,17 +110,7 @@ def stop_lines(states, prefix_span: tuple[int, int], templates: dict, app_name: 
             if slot == previous:
                 continue
             previous = slot
-            stream = timeline.stream_of(k)
-            if stream is None:
-                line = render_status_line(timeline[k], app_name, templates)
-            elif pieces is None:
-                line = None  # (no streaming template: such a state renders no line)
-            elif len(pieces) == 1:
-                line = pieces[0]  # (a template without the partial: the same line for every token)
-            else:
-                line = _Streaming(stream[0], stream[1], pieces)
-                if line.is_empty():
-                    line = ""
+            line = line_of(timeline, k, pieces, app_name, templates)
         else:
             state = states[k]
             if state is previous:
