@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
@@ -27,7 +26,7 @@ from afp_desktop.core.formats.lazy_trace import MIN_BYTES as LAZY_MIN_BYTES, loa
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
 from afp_desktop.core.formats import prefixes as prefixes_module
 from afp_desktop.core.formats.prefixes import Prefixes, ShowFn, trace_head
-from afp_desktop.core.formats.ndjson import NON_SPACE, looks_like_ndjson, parse_ndjson
+from afp_desktop.core.formats.ndjson import EVENT_HEAD, NON_SPACE, looks_like_ndjson, parse_ndjson
 from afp_desktop.core.formats.value_stream import object_spans, parse_object_stream
 from afp_desktop.core.formats.source import read_source, rotated_pair
 from afp_desktop.core.gcpause import gc_paused
@@ -76,12 +75,17 @@ def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
 
 
 def _load_ndjson(data: bytes, name: str, progress, cancelled, prefixes: Prefixes | None = None) -> Run:
-    told = None
-    if prefixes is not None:
-        told = lambda events, fraction: prefixes.offer(  # noqa: E731
-            events, fraction, lambda evs: run_from_typed(evs, name, "ndjson", []))
-    events, warnings = parse_ndjson(data, name, progress=progress, cancelled=cancelled, read_so_far=told)
+    events, warnings = parse_ndjson(data, name, progress=progress, cancelled=cancelled,
+                                    read_so_far=_stream_prefixes(prefixes, name))
     return run_from_typed(events, name, "ndjson", warnings)
+
+
+def _stream_prefixes(prefixes: Prefixes | None, name: str):
+    """What an event stream's parser tells of the events read so far: the runs of them, shown (prefixes.py)."""
+    if prefixes is None:
+        return None
+    return lambda events, fraction: prefixes.offer(events, fraction,
+                                                   lambda evs: run_from_typed(evs, name, "ndjson", []))
 
 
 def _open_rotated(pair: list[Path], already_read: dict[Path, bytes], progress, cancelled) -> Run:
@@ -100,7 +104,6 @@ def _open_rotated(pair: list[Path], already_read: dict[Path, bytes], progress, c
     return run
 
 
-_EVENT_HEAD = re.compile(rb'\{\s*"type"\s*:')  # (the library writes "type" first; jq keeps the order)
 OBJECT_STREAM_TEXT = ("This file holds one JSON event after another, each over several lines (as jq prints them), "
                       "not one per line: it was read as the event stream it is.")
 
@@ -129,6 +132,7 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     if stripped[:1] not in (b"{", b"["):
         raise LoadError(name, "not JSON: a trace file starts with '{' (Trace, recording) or is one JSON event "
                               "per line (NDJSON)", 1, 1)
+    salvage_tried = False
     try:
         told = None
         if prefixes is not None:
@@ -142,22 +146,22 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
         doc = load_trace_lazily(stripped, name, told)  # None unless a large Trace
         if doc is None:
             doc = load_recording_lazily(stripped, name)  # None unless a large recording: then parse it all
-        if doc is None and _EVENT_HEAD.match(stripped):  # an event first: objects one after another, as jq prints
+        if doc is None and EVENT_HEAD.match(stripped):  # an event first: objects one after another, as jq prints
             found = object_spans(stripped)  # them? (before a parse that fails after the first, ~0.2 s on 70 MB)
             if found is not None:
                 return _object_stream(found, data, stripped, name, progress, cancelled, prefixes)
-        if doc is None and looks_cut(stripped):  # (before a parse that would fail only at the end)
+        salvage_tried = doc is None and looks_cut(stripped)  # (before a parse that would fail only at the end)
+        if salvage_tried:
             salvage = salvage_cut_trace(stripped, name)
             if salvage is not None:
                 return _salvaged(salvage, data, stripped, name, progress, cancelled, prefixes)
         if doc is None:
             doc = jsonio.loads(stripped)
     except jsonio.JSONSyntaxError as err:
-        offset_lines = data[: len(data) - len(stripped)].count(b"\n")
-        line = err.line + offset_lines if err.line is not None else None
+        line = err.line + _lines_before(data, stripped) if err.line is not None else None
         # (orjson counts characters, not bytes: its position alone misses the end of a non-ASCII text)
         cut = "end of data" in err.message or (err.pos is not None and err.pos >= len(stripped.rstrip()) - 1)
-        salvage = salvage_cut_trace(stripped, name) if cut else None
+        salvage = salvage_cut_trace(stripped, name) if cut and not salvage_tried else None
         if salvage is not None:
             return _salvaged(salvage, data, stripped, name, progress, cancelled, prefixes)
         hint = " (the file seems cut off)" if cut else ""
@@ -167,14 +171,19 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     return run_from_document(doc, name)
 
 
+def _lines_before(data: bytes, stripped: bytes) -> int:
+    """The line breaks before the document's first character (what load_bytes stripped: a BOM, blank lines)."""
+    return data[: len(data) - len(stripped)].count(b"\n")
+
+
 def _salvaged(salvage: Salvage, data: bytes, stripped: bytes, name: str, progress, cancelled,
               prefixes: Prefixes | None) -> Run:
     """The run of the whole part of a Trace cut off before its end (cut_trace.py), saying so."""
     run = load_bytes(salvage.text, name, progress=progress, cancelled=cancelled, stream_checked=True,
                      prefixes=prefixes)
     problem = salvage.problem
-    if problem.line is not None and stripped is not data:  # (lines before the document's first character)
-        problem = replace(problem, line=problem.line + data[: len(data) - len(stripped)].count(b"\n"))
+    if problem.line is not None and stripped is not data:
+        problem = replace(problem, line=problem.line + _lines_before(data, stripped))
     run.warnings.append(problem)
     # First: what is missing matters more than what the file's kind never holds.
     run.notices[:0] = [Notice("truncated", f"Truncated file: {problem}"),
@@ -186,13 +195,10 @@ def _object_stream(found, data: bytes, stripped: bytes, name: str, progress, can
                    prefixes: Prefixes | None) -> Run:
     """The event stream of a file of objects written one after another over several lines (value_stream.py)."""
     spans, cut = found
-    told = None
-    if prefixes is not None:
-        told = lambda events, fraction: prefixes.offer(  # noqa: E731
-            events, fraction, lambda evs: run_from_typed(evs, name, "ndjson", []))
-    lead = data[: len(data) - len(stripped)].count(b"\n")  # (lines before the first object)
+    lead = _lines_before(data, stripped)
     try:
-        events, warnings = parse_object_stream(stripped, spans, cut, name, progress, cancelled, told)
+        events, warnings = parse_object_stream(stripped, spans, cut, name, progress, cancelled,
+                                               _stream_prefixes(prefixes, name))
     except LoadError as err:
         problem = err.problem
         raise LoadError(name, problem.message, problem.line + lead if problem.line else None, problem.column) \

@@ -19,7 +19,7 @@ from afp_desktop.core.jsonx.jsonio import position_of
 
 ProgressFn = Callable[[float], None]
 NON_SPACE = re.compile(rb"\S")
-_EVENT_HEAD = re.compile(rb'\{\s*"type"\s*:\s*"')
+EVENT_HEAD = re.compile(rb'\{\s*"type"\s*:\s*"')  # how an event's text starts (the library writes "type" first)
 _SHARED_STRING = 512  # longer strings are rarely repeated, and each lookup would hash all of it
 
 
@@ -212,7 +212,7 @@ def _single_event(line: bytes) -> bool:
     """A file of exactly one typed event is still a stream; only small lines can be one."""
     if not line.startswith(b"{"):
         return False
-    if len(line) > 1_000_000 and _EVENT_HEAD.match(line) is None:
+    if len(line) > 1_000_000 and EVENT_HEAD.match(line) is None:
         return False  # a large one-line document: parse it once, as what it is (the library writes "type" first)
     try:
         value = loads_line(line)
