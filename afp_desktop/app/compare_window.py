@@ -159,7 +159,7 @@ class RunPane(QWidget):
         self.title.setText(f"{self.side}: {name or os.path.basename(run.path)}")
         graph = run.stepgraph
         if graph.get("nodes"):
-            self.canvas.set_graph(graph, layout or getattr(run, "graph_layout", None))
+            self.canvas.set_graph(graph, layout or run.graph_layout)
             self.marks = mark_canvas(self.canvas, marks)
         else:
             self.canvas.clear("This run has no steps to compare.")
@@ -200,11 +200,9 @@ class ComparisonShown:
     @classmethod
     def of(cls, comparison: Comparison, run_a, run_b) -> "ComparisonShown":
         merged = merged_graph(comparison)
-        layouts = tuple(layout_step_graph(run.stepgraph) if run.stepgraph.get("nodes") and
-                        getattr(run, "graph_layout", None) is None else getattr(run, "graph_layout", None)
-                        for run in (run_a, run_b))
+        a, b = (run.graph_layout if run.stepgraph.get("nodes") else None for run in (run_a, run_b))  # (kept)
         return cls(comparison, merged, layout_step_graph(merged) if merged["nodes"] else None,
-                   comparison.totals(), (layouts[0], layouts[1]))
+                   comparison.totals(), (a, b))
 
 
 class _CompareThread(QThread):
