@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QScrollArea,
     QStackedWidget,
     QTabWidget,
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.text_box import TraceTextBox
 from afp_desktop.app.panels.banner import plain_label
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.formats.bugreport import BundleInfo, environment_text, statements, withheld_sentence
@@ -40,11 +40,9 @@ def _heading(text: str) -> QLabel:
     return label
 
 
-def _text_box(placeholder: str) -> QPlainTextEdit:
-    box = QPlainTextEdit()
-    box.setReadOnly(True)
+def _text_box(placeholder: str) -> TraceTextBox:
+    box = TraceTextBox()
     box.setPlaceholderText(placeholder)
-    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
     box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
     return box
 

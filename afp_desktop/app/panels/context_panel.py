@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHeaderView,
-    QPlainTextEdit,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.text_box import TraceTextBox
 from afp_desktop.app.plain_text import plain_label, plain_tooltip
 from afp_desktop.core.views.inspect import as_text
 from afp_desktop.core.views.context_state import CHANGED, ENTERED, LEFT, SAME, ContextStates, context_at, stop_of_commit
@@ -69,8 +69,7 @@ class ContextPanel(QWidget):
         self.table.cellClicked.connect(self._clicked)
         self.table.cellActivated.connect(self._clicked)
         self.table.currentCellChanged.connect(lambda row, _c, _r, _pc: self._show_detail(row))
-        self.detail = QPlainTextEdit()  # the chosen key's whole value
-        self.detail.setReadOnly(True)
+        self.detail = TraceTextBox()  # the chosen key's whole value
         self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.detail.setPlaceholderText("Choose a key to see its whole value here.")
         self.detail.setMinimumHeight(30)

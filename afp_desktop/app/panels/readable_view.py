@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
-    QApplication, QFormLayout, QFrame, QLabel, QPlainTextEdit, QScrollArea, QToolButton, QVBoxLayout, QWidget,
+    QApplication, QFormLayout, QFrame, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget,
 )
 
 from afp_desktop.app.copy_id import CopyIdButton, id_field
@@ -112,9 +112,8 @@ class InjectionTable(QWidget):
         row_height = self.table.verticalHeader().defaultSectionSize()
         self.table.setFixedHeight(self.table.horizontalHeader().sizeHint().height()
                                   + row_height * min(len(rows), 8) + 6)
-        self.detail = QPlainTextEdit()
-        self.detail.setReadOnly(True)
-        self.detail.setFixedHeight(int(self.detail.fontMetrics().lineSpacing() * 6 + 14))
+        self.detail = TraceTextBox()
+        self.detail.box.setFixedHeight(int(self.detail.fontMetrics().lineSpacing() * 6 + 14))
         self.detail.setPlaceholderText("Select an injection to read all of it.")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
