@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import sys
 import threading
+from unittest import mock
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from afp_desktop.core import breathing as breathing_module
 from afp_desktop.core.breathing import breathe, breathing, breathing_over
 from afp_desktop.core.formats import open_run
+from afp_desktop.core.jsonx import jsonscan
 from afp_desktop.core.views.inspect import pauses
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path, read_bytes
 
@@ -127,3 +131,35 @@ def test_the_search_index_of_a_large_run_breathes_often(name, tmp_path):
     _index, most, breaths = _calls_between_breaths(lambda: SearchIndex(run, DEFAULT_TEMPLATES, "Agent"))
     assert breaths > len(run.axis) // breathing_module.EVERY
     assert most <= MAX_CALLS_BETWEEN_BREATHS, f"{most:,} calls without a breath"
+
+
+@given(data=st.binary(max_size=64), needle=st.binary(max_size=4), start=st.integers(0, 70),
+       piece=st.integers(1, 9))
+def test_a_breathing_find_finds_what_find_finds(data, needle, start, piece):
+    """Searched a piece at a time (a needle may straddle two pieces), the answer is bytes.find's."""
+    breaths: list[int] = []
+    with mock.patch.object(breathing_module, "FIND_PIECE", piece), breathing(lambda: breaths.append(1)):
+        found = breathing_module.find_breathing(data, needle, start)
+    assert found == data.find(needle, start)
+    assert len(breaths) <= len(data) // piece + 1
+
+
+def test_a_trace_whose_redaction_stands_at_its_end_is_searched_a_piece_at_a_time():
+    """A Trace's root "redaction" may follow its events: finding it scans the whole file. One regex or find over a
+    48 MB file held Python 26–36 ms (the window's thread waited that long); searched in pieces, the loader
+    breathes between them."""
+    from afp_desktop.core.formats import lazy_trace
+
+    events = b",".join(b'{"type":"agentfootprint.x","payload":{"i":%d}}' % i for i in range(4000))
+    data = b'{"version":1,"events":[' + events + b'],"redaction":{"mode":"none"}}'
+    breaths: list[int] = []
+    with mock.patch.object(breathing_module, "FIND_PIECE", 1024), breathing(lambda: breaths.append(1)):
+        found = breathing_module.find_breathing(data, b'"redaction"')
+        assert found == data.find(b'"redaction"')
+        before = len(breaths)
+        lazy_trace.np = jsonscan.numpy()
+        positions, _opens, depth = jsonscan.brackets_outside_strings(data)
+        breaths.clear()
+        assert lazy_trace._has_root_key(data, positions, depth, b"redaction")
+    assert before >= len(data) // 1024 - 1
+    assert len(breaths) >= len(data) // 1024 - 1

@@ -58,3 +58,23 @@ def _in_chunks(items: Iterable[T], hook: Callable[[], None], every: int = EVERY)
             return
         hook()
         yield from chunk
+
+
+FIND_PIECE = 1 << 20  # bytes searched between breaths (~0.3 ms): a find over a whole 48 MB file held Python 26 ms
+
+
+def find_breathing(data: bytes, needle: bytes, start: int = 0) -> int:
+    """data.find(needle, start), searched a piece at a time with a breath between pieces."""
+    hook = getattr(_local, "hook", None)
+    size = len(data)
+    if hook is None or not needle or not 0 <= start < size:  # (an empty needle, a start outside: find's answer)
+        return data.find(needle, start)
+    overlap = len(needle) - 1
+    while start < size:
+        end = min(start + FIND_PIECE, size)
+        found = data.find(needle, start, min(end + overlap, size))
+        if found != -1:
+            return found
+        hook()
+        start = end
+    return -1

@@ -28,7 +28,7 @@ from afp_desktop.core.formats import documents, lazy_trace
 from afp_desktop.core.formats.errors import LoadError
 from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
-from afp_desktop.core.breathing import breathe, breathing_over
+from afp_desktop.core.breathing import breathe, breathing_over, find_breathing
 
 MIN_BYTES = 4 << 20  # smaller recordings parse eagerly in well under a second
 _OPEN_CURLY = 0x7B
@@ -51,7 +51,7 @@ class LazyExecutionTree(LazyJSON):
 def load_recording_lazily(data: bytes, name: str) -> Any:
     """The parsed recording with its execution tree, subflow results and BoundaryEvents payloads lazy, or None
     when this file should be parsed the ordinary way."""
-    if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31 or data.find(b'"snapshot"') == -1:
+    if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31 or find_breathing(data, b'"snapshot"') == -1:
         return None
     if jsonscan.numpy() is None:
         return None

@@ -27,7 +27,7 @@ import orjson
 from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
 from afp_desktop.core.jsonx.packed import pack
-from afp_desktop.core.breathing import breathe
+from afp_desktop.core.breathing import breathe, find_breathing
 
 np: Any = None  # numpy, once jsonscan has imported it
 
@@ -46,7 +46,7 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
     document's other keys)."""
     if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31:
         return None
-    if data.find(b'"redaction"') == -1:  # (a Trace has a root "redaction"; recordings do not)
+    if find_breathing(data, b'"redaction"') == -1:  # (a Trace has a root "redaction"; recordings do not)
         return None
     global np
     np = jsonscan.numpy()  # imported by the first large Trace (~0.1 s): the CLI's start on small files does without
@@ -88,11 +88,16 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
 
 
 def _has_root_key(data: bytes, positions, depth, key: bytes) -> bool:
-    """Whether `"key":` occurs directly in the root object (at depth 1, between its brackets)."""
-    for match in re.finditer(b'"' + re.escape(key) + rb'"[ \t\r\n]*:', data):
-        before = int(np.searchsorted(positions, match.start())) - 1
-        if before >= 0 and depth[before] == 1:
+    """Whether `"key":` occurs directly in the root object (at depth 1, between its brackets). (Found a piece at a
+    time: one regex over the file held Python 36 ms when the key stands at the document's end.)"""
+    quoted = b'"' + key + b'"'
+    colon = re.compile(rb"[ \t\r\n]*:")
+    found = find_breathing(data, quoted)
+    while found != -1:
+        before = int(np.searchsorted(positions, found)) - 1
+        if before >= 0 and depth[before] == 1 and colon.match(data, found + len(quoted)):
             return True
+        found = find_breathing(data, quoted, found + 1)
     return False
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from afp_desktop.core.breathing import breathe
+from afp_desktop.core.breathing import breathe, find_breathing
 
 np: Any = None  # numpy, once imported
 
@@ -40,7 +40,7 @@ def brackets_outside_strings(data: bytes, cut_ok: bool = False):
     if numpy() is None:
         return None
     buffer = np.frombuffer(data, np.uint8)
-    escapes = data.find(b"\\") != -1
+    escapes = find_breathing(data, b"\\") != -1
     found_positions, found_opens = [], []
     in_string = 0
     start, size = 0, len(buffer)
