@@ -342,7 +342,7 @@ class TimelinePanel(QWidget):
             # loop, so that laying them out and painting them (~30 ms) does not add to every other panel's first
             # paint in one long freeze. (Never with another run's stops shown: those would contradict the rest.)
             self._stops_pending = run
-            QTimer.singleShot(0, self._show_pending_stops)
+            QTimer.singleShot(10, self._show_pending_stops)
             return
         self._on_stops_changed()
 
