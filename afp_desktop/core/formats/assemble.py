@@ -10,6 +10,7 @@ from afp_desktop.core.formats import documents
 from afp_desktop.core.formats.errors import LoadError, Problem, describe_type
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.model.run import Run
+from afp_desktop.core.breathing import breathing_over
 
 TYPED_ONLY_TEXT = ("Only the typed event stream is in this file: there is no Run box, no subflow boxes (Agent, "
                    "Sequence, Loop…), no fork or decision branches, no loop edges and no slot payloads, and times "
@@ -220,12 +221,12 @@ def run_failure(run: Run) -> str | None:
     payload is `{error}`), or None when the run did not end in a failure."""
     from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 
-    for event in reversed(run.typed_events or []):
+    for event in breathing_over(reversed(run.typed_events or [])):
         if isinstance(event, dict) and event.get("type") == "agentfootprint.error.fatal":
             payload: Any = event.get("payload") if isinstance(event.get("payload"), dict) else {}
             error = payload.get("error")
             return error if isinstance(error, str) else "the run ended with a fatal error"
-    for event in reversed(run.domain_events):
+    for event in breathing_over(reversed(run.domain_events)):
         if isinstance(event, dict) and event.get("type") == "run.exit":
             payload = resolve_quietly(event.get("payload"))
             if isinstance(payload, dict) and "error" in payload:

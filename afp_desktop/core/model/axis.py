@@ -178,7 +178,7 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
     flush(len(typed))
 
     # A typed event mapped to a DomainEvent fired at the same moment: it takes that event's commit count.
-    anchored_commit = {anchor: domain[i].get("commitIdxBefore") for i, anchor in enumerate(anchors)
+    anchored_commit = {anchor: domain[i].get("commitIdxBefore") for i, anchor in enumerate(breathing_over(anchors))
                        if anchor is not None}
     axis.domain_after = domain_after = _counts(0) * len(domain)
     axis.typed_after = typed_after = _counts(0) * len(typed)

@@ -164,7 +164,7 @@ class BubbleModel:
         domain_pos, typed_pos = event_positions(run)
         prompts: list[tuple[int, str, str]] = []
         answers: list[tuple[int, str, str]] = []
-        for i, event in enumerate(run.domain_events):
+        for i, event in enumerate(breathing_over(run.domain_events)):
             if not isinstance(event, dict) or event.get("type") not in ("run.entry", "run.exit") \
                     or event.get("subflowPath") != ["__root__"]:
                 continue
@@ -173,7 +173,7 @@ class BubbleModel:
                 prompts.append((domain_pos[i], payload["message"], "run.entry"))
             elif event.get("type") == "run.exit" and isinstance(payload, str):
                 answers.append((domain_pos[i], payload, "run.exit"))
-        for j, event in enumerate(run.typed_events or ()):
+        for j, event in enumerate(breathing_over(run.typed_events or ())):
             kind = event.get("type") if isinstance(event, dict) else None
             if kind not in (_TURN_START, _TURN_END) or not _is_root_level(event):
                 continue
@@ -186,7 +186,7 @@ class BubbleModel:
             self._composition_chat(run.typed_events, typed_pos, prompts, answers)
         if run.typed_events is None:  # a Trace: the LLM's reply to the user is the closest thing to an answer
             fold = run.step_fold
-            for node, created in zip(fold.nodes, fold.node_created_at):
+            for node, created in breathing_over(zip(fold.nodes, fold.node_created_at)):
                 if node.get("kind") == "llm->user" and isinstance(node.get("assistantText"), str):
                     answers.append((domain_pos[created], node["assistantText"], "llm->user"))
         self._prompts = _Timeline(prompts)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from afp_desktop.core.breathing import breathe, breathing_over
 
 CHIP_BEFORE_KINDS = frozenset(("fork-branch", "decision-branch", "framework"))  # slot chips come before their LLM call
 FOLD_KIND = "fold"
@@ -43,7 +44,7 @@ def iteration_of_nodes(nodes: list) -> list[int | None]:
     """Each node's iteration: its iterationIndex, or for the slot chips that precede an LLM call, that call's."""
     out: list[int | None] = [None] * len(nodes)
     pending: list[int] = []
-    for i, node in enumerate(nodes):
+    for i, node in enumerate(breathing_over(nodes)):
         node = node if isinstance(node, dict) else {}
         iteration = node.get("iterationIndex")
         if isinstance(iteration, int) and not isinstance(iteration, bool):
@@ -81,11 +82,14 @@ def find_folds(nodes: list, min_folded: int = MIN_FOLDED) -> list[Fold]:
     folds: list[Fold] = []
     k = 0
     while k < len(blocks):
+        breathe()  # (a block's signature reads each of its nodes: a few hundred blocks are milliseconds)
         signature = _signature(nodes, blocks[k][1], blocks[k][2])
         m = k + 1
         while m < len(blocks) and blocks[m][0] == blocks[m - 1][0] + 1 and blocks[m][1] == blocks[m - 1][2] \
                 and _signature(nodes, blocks[m][1], blocks[m][2]) == signature:
             m += 1
+            if not m & 63:
+                breathe()
         inner = blocks[k + 1:m - 1]  # the run's first and last iteration stay shown
         if len(inner) >= min_folded:
             folds.append(Fold(inner[0][0], inner[-1][0], inner[0][1], inner[-1][2]))

@@ -217,7 +217,7 @@ def resolve_edges(graph: dict) -> list[tuple[int, int] | None]:
     nodes = graph.get("nodes") or []
     edges = graph.get("edges") or []
     where: dict[str, list[int]] = {}
-    for i, node in enumerate(nodes):
+    for i, node in enumerate(breathing_over(nodes)):
         where.setdefault(str(node.get("id")), []).append(i)
 
     def first_after(ids: list[int] | None, after: int) -> int | None:
@@ -235,7 +235,7 @@ def resolve_edges(graph: dict) -> list[tuple[int, int] | None]:
     resolved: list[tuple[int, int] | None] = [None] * len(edges)
     chain_target: list[int | None] = [None] * len(edges)
     cursor = -1
-    for j, edge in enumerate(edges):
+    for j, edge in enumerate(breathing_over(edges)):
         if not isinstance(edge, dict) or edge.get("kind") != "next":
             continue
         target = first_after(where.get(str(edge.get("to"))), cursor)
@@ -245,7 +245,7 @@ def resolve_edges(graph: dict) -> list[tuple[int, int] | None]:
             chain_target[j] = target
             cursor = max(cursor, target)
     bound = len(nodes)
-    for j in range(len(edges) - 1, -1, -1):
+    for j in breathing_over(range(len(edges) - 1, -1, -1)):
         target = chain_target[j]
         if target is not None:
             bound = target
@@ -286,7 +286,7 @@ def _label_width(text: str) -> float:
 def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[int, _Row]]:
     """Walk the nodes in run order: nest subflows, cut step rows, attach chips. Returns rows in depth-first order
     and the header row of every subflow."""
-    paths = [() if kind in CHIP_KINDS else _path(n) for n, kind in zip(nodes, kinds)]  # chips need none
+    paths = [() if kind in CHIP_KINDS else _path(n) for n, kind in breathing_over(zip(nodes, kinds))]  # chips: none
     ends: dict[int, float] = {}
     open_subflows: list[int] = []  # entered, and not yet known to have ended before the current node
     first_end = math.inf  # earliest end among them: nothing to prune before then
@@ -311,7 +311,7 @@ def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[i
     last_touched: _Row | None = None
     last_row_at: dict[tuple, tuple[int, _Row]] = {}  # subflowPath → (its latest step or header, that row)
 
-    for i, node in enumerate(nodes):
+    for i, node in enumerate(breathing_over(nodes, every=256)):
         kind = kinds[i]
         start = _number(node.get("startOffsetMs"), -math.inf)
         if start > first_end:
@@ -533,7 +533,7 @@ def layout_step_graph(graph: dict) -> GraphLayout:
     breathe()
 
     loops_of: dict[int, list[int]] = {}  # subflow node → its self-loop edges
-    for j, ends in enumerate(resolved):
+    for j, ends in enumerate(breathing_over(resolved)):
         if ends and ends[0] == ends[1] and kinds[ends[0]] == SUBFLOW_KIND:
             loops_of.setdefault(ends[0], []).append(j)
 
@@ -655,6 +655,8 @@ def layout_step_graph(graph: dict) -> GraphLayout:
         frame_right = 0.0
         k = 0
         while k < len(seq):
+            if not k & 63:
+                breathe()
             r = seq[k]
             frame_of[r] = frame
             frame_right = max(frame_right, place_row(r, frame_x, frame_depth, steps_x, llm_x, y))
@@ -712,7 +714,7 @@ def layout_step_graph(graph: dict) -> GraphLayout:
                     lane_previous[i] = last_in[frame]
                 last_in[frame] = i
     routes: list[EdgeRoute] = []
-    for j, ends in enumerate(breathing_over(resolved)):
+    for j, ends in enumerate(breathing_over(resolved, every=256)):  # (routing an edge is tens of µs)
         if ends is None:
             continue
         source, target = ends

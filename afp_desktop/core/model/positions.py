@@ -67,8 +67,8 @@ def _derived_stops_on_axis(run) -> list[StopDict]:
     domain = run.domain_events
     types = [domain[index].get("type") if kind == "d" else "typed" for kind, index in breathing_over(axis.entries)]
     rids = [rid if isinstance(rid, str) else "" for rid in run.stage_ids_on_axis()]
-    stops = [cast(StopDict, dict(s)) for s in derived_stops_of(types, rids)]
-    for stop in stops:
+    stops = [cast(StopDict, dict(s)) for s in breathing_over(derived_stops_of(types, rids))]
+    for stop in breathing_over(stops):
         stop["axisStart"] = max(stop["eventIdx"], 0)
         stop["axisEnd"] = total if stop["kind"] == "end" else stop["lastEventIdx"] + 1
     return stops

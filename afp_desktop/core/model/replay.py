@@ -99,7 +99,7 @@ class ReplayFacts:
     def _ends(fold) -> list[int | None]:
         """The DomainEvent index that ended each node; None while it never ended (a failed or cut-off run)."""
         ends: list[int | None] = []
-        for node, created, changed in zip(fold.nodes, fold.node_created_at, fold.node_changed_at):
+        for node, created, changed in breathing_over(zip(fold.nodes, fold.node_created_at, fold.node_changed_at)):
             if node.get("kind") not in LASTING_KINDS:
                 ends.append(created)
             else:
@@ -127,7 +127,7 @@ class ReplayFacts:
     def _open_sets_by_count(self) -> tuple[list[int], list[tuple[int, ...]]]:
         """Checkpoints (n, open nodes after n DomainEvents), one per change: few nodes are open at once."""
         changes: dict[int, list[tuple[int, int]]] = {}
-        for index, (created, ended) in enumerate(zip(self.created, self.ended)):
+        for index, (created, ended) in enumerate(breathing_over(zip(self.created, self.ended))):
             if ended == created:
                 continue
             changes.setdefault(created + 1, []).append((1, index))
@@ -136,7 +136,7 @@ class ReplayFacts:
         counts: list[int] = [0]
         sets: list[tuple[int, ...]] = [()]
         current: dict[int, None] = {}
-        for n in sorted(changes):
+        for n in breathing_over(sorted(changes)):
             for opening, index in changes[n]:
                 if opening:
                     current[index] = None
@@ -164,7 +164,7 @@ class ReplayFacts:
     def _tool_nodes(run) -> dict[Any, int]:
         by_call: dict[Any, int] = {}
         fold = run.step_fold
-        for index, (node, created) in enumerate(zip(fold.nodes, fold.node_created_at)):
+        for index, (node, created) in enumerate(breathing_over(zip(fold.nodes, fold.node_created_at))):
             if node.get("kind") == "llm->tool":
                 event = run.domain_events[created]
                 call_id = event.get("toolCallId") if isinstance(event, dict) else None
@@ -269,7 +269,7 @@ def spans_for(stops: list[StopDict], axis, low: int = 0) -> list[StopSpan]:
     labels = ordinal_labels(stops)
     spans = []
     previous = low
-    for index, (stop, label) in enumerate(zip(stops, labels)):
+    for index, (stop, label) in enumerate(breathing_over(zip(stops, labels), every=256)):
         end = max(previous, min(int(stop.get("axisEnd", previous)), len(axis)))
         spans.append(StopSpan(index, label, stop.get("kind", ""), previous, end,
                               (axis.typed_before[previous], axis.typed_before[end]), stop))

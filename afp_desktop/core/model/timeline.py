@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from afp_desktop.core.shapes import StopDict
+from afp_desktop.core.breathing import breathing_over
 
 INNER_BOOKEND_LABELS = {"start": "Start", "end": "End"}
 
@@ -24,7 +25,7 @@ def ordinal_labels(stops: Sequence[Mapping[str, Any]]) -> list[str]:
     counts = Counter(stop.get("label", "") for stop in stops)
     seen: Counter = Counter()
     out = []
-    for stop in stops:
+    for stop in breathing_over(stops):
         label = stop.get("label", "")
         if counts[label] > 1:
             seen[label] += 1
@@ -160,7 +161,7 @@ def stop_figures(run, stops: Sequence[Mapping[str, Any]]) -> StopFigures:
     ends = [stop["axisEnd"] for stop in stops]
     fold = run.step_fold
     axis = run.axis
-    for node, created in zip(fold.nodes, fold.node_created_at):
+    for node, created in breathing_over(zip(fold.nodes, fold.node_created_at), every=512):
         kind = node.get("kind")
         if kind not in ("user->llm", "tool->llm", "llm->tool"):
             continue
