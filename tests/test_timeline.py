@@ -340,3 +340,23 @@ def test_large_run_opens_on_a_readable_window(panel, large):
     low, high = panel.stop_plot.vb.viewRange()[0]
     assert low <= 10 <= high  # the view follows the cursor
     _agree(panel)
+
+
+def test_a_run_of_thousands_of_stops_gets_them_a_turn_after_the_other_panels(qtbot, panel, react, single,
+                                                                             monkeypatch):
+    """Laying out and painting 7,008 stops (and the overview's image of them) added ~50 ms to the first paint of
+    every other panel: shown whole, such a run's stops come a turn later, into an empty timeline only."""
+    from afp_desktop.app.panels import timeline as timeline_module
+
+    monkeypatch.setattr(timeline_module, "DEFERRED_STOPS", len(react.stops))
+    panel.session.set_run(react)
+    assert panel.stops == [], "not in the same turn as the other panels"
+    qtbot.waitUntil(lambda: len(panel.stops) == len(react.stops))
+    _agree(panel)
+    panel.session.close_run()
+    panel.session.set_run(single)  # fewer stops than the threshold: at once
+    assert len(panel.stops) == len(single.stops)
+    monkeypatch.setattr(timeline_module, "DEFERRED_STOPS", 1)
+    panel.session.set_run(react)  # another run's stops are shown: never left there for a turn
+    assert len(panel.stops) == len(react.stops)
+    _agree(panel)

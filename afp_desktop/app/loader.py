@@ -23,6 +23,7 @@ from afp_desktop.app.window_activity import Contention, window_activity
 from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
+from afp_desktop.core.views.context_state import key_writes
 from afp_desktop.core.views.inspect import pauses
 
 # While a load runs, Python hands the GIL between threads this often (default 5 ms). The window's thread needs
@@ -78,16 +79,23 @@ def load_run(path: str, progress=None, cancelled=None, conversation: str | None 
 
     def prepared_prefix(run) -> None:
         run.prepare(cancelled=cancelled, window=True)
-        pauses(run)  # read here, not by the pause marks on the window's thread
+        _read_for_the_window(run)
         show_prefix(run)
 
     with gc_paused():
         run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=cancelled, conversation=conversation,
                        show_prefix=prepared_prefix if show_prefix is not None else None)
         run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled, window=True)
-        pauses(run)
+        _read_for_the_window(run)
     report(1.0)
     return run
+
+
+def _read_for_the_window(run) -> None:
+    """What panels read once per run (core/views/per_run.py), read here and not on the window's thread: the
+    pause marks' pauses, the Context panel's writers of each state key."""
+    pauses(run)
+    key_writes(run)
 
 
 class _LoadThread(QThread):

@@ -48,6 +48,7 @@ LABEL_GAP_PX = 16
 # The first part of a big file: its stops are laid out this long after the first paint. A zero timer ran in the
 # same pass as that paint (one 60 ms freeze instead of two short ones).
 PENDING_STOPS_MS = 10
+DEFERRED_STOPS = 2000  # a run shown whole with this many stops gets them a turn later too
 MILESTONE_COLOUR_KIND = {       # a stop's milestone kind → the graph card kind whose hue it borrows
     "llm-turn": "user->llm", "tool-call": "llm->tool", "iteration": "subflow",
     "slot": "fork-branch", "decision": "decision-branch",
@@ -340,10 +341,11 @@ class TimelinePanel(QWidget):
         self.slider.setEnabled(True)
         self.slider.blockSignals(False)
         self.play_button.setEnabled(True)
-        if getattr(run, "still_reading", False) and not self.stops:
-            # The first part of a big file, in an empty timeline: its stops follow on the next turn of the event
-            # loop, so that laying them out and painting them (~30 ms) does not add to every other panel's first
-            # paint in one long freeze. (Never with another run's stops shown: those would contradict the rest.)
+        if (getattr(run, "still_reading", False) or len(run.stops) >= DEFERRED_STOPS) and not self.stops:
+            # The first part of a big file, or a run of thousands of stops, in an empty timeline: its stops follow
+            # a turn later, so that laying them out and painting them (~30 ms; the overview's image of 7,008 stops
+            # ~20 ms more) does not add to every other panel's first paint in one long freeze. (Never with another
+            # run's stops shown: those would contradict the rest.)
             self._stops_pending = run
             QTimer.singleShot(PENDING_STOPS_MS, self._show_pending_stops)
             return

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from afp_desktop.core.library.stops import PATH_DELIMITER, apply_bundle, is_commit_bundle
+from afp_desktop.core.breathing import breathing_over
+from afp_desktop.core.views.per_run import per_run
 
 VALUE_CHARS = 160
 ENTERED, CHANGED, LEFT, SAME = "entered", "changed", "left", "same"
@@ -65,6 +67,22 @@ def one_line(value: Any, limit: int = VALUE_CHARS) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+@per_run
+def key_writes(run) -> dict[str, list[int]]:
+    """Each top-level state key → the commits (indices into the run's commit log) that wrote it, in order. Read
+    once per run: the 1,000-iteration recording's 20,022 commits took ~50 ms on the window's thread."""
+    log = run.commit_log if isinstance(run.commit_log, list) else []
+    writes: dict[str, list[int]] = {}
+    for index, bundle in enumerate(breathing_over(log, every=256)):
+        if not is_commit_bundle(bundle):
+            continue
+        for key in {str(entry.get("path", "")).split(PATH_DELIMITER)[0] for entry in bundle["trace"]
+                    if isinstance(entry, dict)}:
+            if key:
+                writes.setdefault(key, []).append(index)
+    return writes
+
+
 class ContextStates:
     """State folds over one run's commit log, with the writer of each top-level key at every commit."""
 
@@ -81,14 +99,7 @@ class ContextStates:
         self.reason = None if self.available else (
             f"This file ({run.format_name}) has no commit log, so the run's state keys cannot be shown: only a "
             "recording (recording.json, an envelope, a packed recording or a bug-report bundle) carries one.")
-        self._writes: dict[str, list[int]] = {}
-        for index, bundle in enumerate(self.log):
-            if not is_commit_bundle(bundle):
-                continue
-            for key in {str(entry.get("path", "")).split(PATH_DELIMITER)[0] for entry in bundle["trace"]
-                        if isinstance(entry, dict)}:
-                if key:
-                    self._writes.setdefault(key, []).append(index)
+        self._writes = key_writes(run)
         self._states: dict[int, dict] = {}
 
     # -- folding --------------------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ Where things are (agentfootprint 9.62):
 from __future__ import annotations
 
 import difflib
-import weakref
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +34,7 @@ from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.model.replay import DONE, LLM_KINDS, NOT_STARTED, ReplayFacts
 from afp_desktop.core.views.cost import PriceTable, cost_text
+from afp_desktop.core.views.per_run import per_run
 from afp_desktop.core.views.step_ids import subflow_path_text
 from afp_desktop.core.breathing import breathing_over
 
@@ -405,24 +405,10 @@ def chip_call(run, index: int) -> int | None:
 # ── Pauses (typed events only) ──────────────────────────────────────────────────────────────────────────
 
 
-_pause_cache: dict[int, tuple[Any, list[dict]]] = {}
-
-
+@per_run
 def pauses(run) -> list[dict]:
     """Every pause.request with the pause.resume that answered it: typed indices, question, answer, wait.
     Read once per run (a big run has 100,000+ typed events); treat the result as read-only."""
-    cached = _pause_cache.get(id(run))
-    if cached is not None and cached[0]() is run:
-        return cached[1]
-    found = _find_pauses(run)
-    for key, (ref, _) in list(_pause_cache.items()):  # (a copy: a loader thread may add one meanwhile)
-        if ref() is None:
-            _pause_cache.pop(key, None)
-    _pause_cache[id(run)] = (weakref.ref(run), found)
-    return found
-
-
-def _find_pauses(run) -> list[dict]:
     out: list[dict] = []
     open_pause: dict | None = None
     for j, event in enumerate(breathing_over(run.typed_events or ())):
