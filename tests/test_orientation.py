@@ -115,3 +115,25 @@ def test_a_long_run_labels_only_what_fits(qtbot, window):
     assert len(bands.labels) < 20  # a pool, not one item per band
     plot.setXRange(-1, len(window.session.stops), padding=0)
     assert bands.shown_labels() == []  # seven stops are a few pixels wide: no label fits
+
+
+def test_a_big_runs_bands_and_pause_marks_follow_its_stops_that_come_a_turn_later(qtbot, window, monkeypatch):
+    """A run of thousands of stops gets them a turn after the other panels (timeline.DEFERRED_STOPS): what is
+    drawn over them waits for them (the 1,000-iteration recording opened with no bands at all)."""
+    from afp_desktop.app.panels import timeline as timeline_module
+    from afp_desktop.core.model.timeline import x_of_position
+
+    monkeypatch.setattr(timeline_module, "DEFERRED_STOPS", 1)
+    with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
+        window.open_file(corpus_path("02-react-two-tools", "recording.json"))
+    qtbot.waitUntil(lambda: window.timeline.built and len(window.timeline.stops) == 22, timeout=10_000)
+    bands = window.iteration_bands
+    qtbot.waitUntil(lambda: len(bands.bands) == 3, timeout=3000)
+    assert list(bands.shading.opts["x0"]) == [0.55, 7.55, 14.55]
+    with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
+        window.open_file(corpus_path("06-pause-resume", "recording.json"))
+    qtbot.waitUntil(lambda: len(window.timeline.stops) == len(window.session.stops), timeout=3000)
+    (mark,) = window.pause_view.marks
+    markers = window.pause_view.markers
+    qtbot.waitUntil(lambda: len(markers.data) == 1, timeout=3000)
+    assert markers.data["x"][0] == pytest.approx(x_of_position(window.timeline.ends, mark.position))

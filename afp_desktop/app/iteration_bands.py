@@ -74,8 +74,7 @@ class IterationBands:
         plot.scene().sigMouseClicked.connect(self._on_click)
         plot.vb.sigXRangeChanged.connect(lambda *_: self.place_labels())
         plot.vb.sigResized.connect(lambda *_: self.place_labels())
-        self.session.run_loaded.connect(lambda _run: self.redraw())
-        self.session.stops_changed.connect(self.redraw)
+        self.timeline.stops_shown.connect(self.redraw)
         self.session.run_closed.connect(self.clear)
         self.session.moment_changed.connect(self._on_moment)
 

@@ -41,13 +41,13 @@ class PauseView:
         _when_timeline(window, self._attach)
         self.session.run_loaded.connect(self._on_run_loaded)
         self.session.run_closed.connect(self._on_run_closed)
-        self.session.stops_changed.connect(self._draw_timeline)
         self.session.moment_changed.connect(self._on_moment)
 
     def _attach(self, panel) -> None:
         import pyqtgraph as pg
 
         self._timeline = panel
+        panel.stops_shown.connect(self._draw_timeline)  # (a big run's stops come a turn after run_loaded)
         self.markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: plain_tooltip(data), pxMode=True)
         self.markers.setZValue(6)
         panel.stop_plot.addItem(self.markers)

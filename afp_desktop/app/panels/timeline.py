@@ -127,6 +127,9 @@ class TimelinePanel(QWidget):
 
     speed_changed = Signal(float)
     playing_changed = Signal(bool)
+    # Its stops were laid out anew (a run shown, a drill in or out): what is drawn over them follows this, not
+    # the session's run_loaded, since a big run's stops come a turn after it (DEFERRED_STOPS).
+    stops_shown = Signal()
 
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -398,6 +401,7 @@ class TimelinePanel(QWidget):
         self._draw_bars()
         if self.session.moment is not None:
             self._on_moment(self.session.moment)
+        self.stops_shown.emit()
 
     def _initial_range(self) -> None:
         count = max(len(self.stops), 1)
