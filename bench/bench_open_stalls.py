@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/bench_open_stalls.py [FILE ...]
 
-With no argument it uses the 1,000-iteration corpus run (48 MB Trace, 53 MB NDJSON), decompressed from
-$AFP_BIG_CORPUS (default /work/shared/corpus/big/react-1000) into a temporary folder. A 5 ms QTimer on the UI
+With no argument it uses the 1,000-iteration corpus run (48 MB Trace, 53 MB NDJSON, 448 MB recording), decompressed
+from $AFP_BIG_CORPUS (default /work/shared/corpus/big/react-1000) into a temporary folder. A 5 ms QTimer on the UI
 thread records the gap between its ticks; a gap well above 5 ms is a stall (the window was frozen for that long).
 Each file is opened the way the user opens it (MainWindow.open_file: the loader thread, then the run shown): once
 untouched, then again while the cursor is moved every 40 ms through what has arrived (progressive display), and
@@ -198,7 +198,7 @@ def main() -> None:
         os.environ["AFP_DESKTOP_CONFIG_DIR"] = str(tmp / "config")
         files = [Path(arg) for arg in sys.argv[1:]]
         if not files:
-            for name in ("trace.json", "events.ndjson"):
+            for name in ("trace.json", "events.ndjson", "recording.json"):  # (the recording: 448 MB, ~2 GB RAM)
                 target = tmp / name
                 with lzma.open(BIG / f"{name}.xz") as source, open(target, "wb") as out:
                     while chunk := source.read(1 << 22):
