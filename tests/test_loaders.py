@@ -187,6 +187,20 @@ def test_lossless_round_trip(tmp_path, scenario, name):
         orjson.loads(line) if len(line) < 2_000_000 else None
 
 
+@pytest.mark.parametrize("recorders", [1, True, 2.5, "rec", {"name": "BoundaryEvents"}, None])
+def test_a_recording_whose_recorders_are_not_a_list_converts(tmp_path, recorders):
+    """Found by the long fuzz (bench/fuzz_long.py): `"recorders": 1` made `convert` fail with an internal error."""
+    document = orjson.loads(read_bytes("01-llmcall-single", "recording.json"))
+    document["snapshot"]["recorders"] = recorders
+    for shape in (document, {"format": "agentfootprint.recording.v1", "recording": document}):
+        src, out = tmp_path / "recording.json", tmp_path / "run.jsonl"
+        src.write_bytes(orjson.dumps(shape))
+        source = open_run(src)
+        write_lossless(source, str(out))
+        again = open_run(out)
+        assert again.stepgraph == source.stepgraph and again.stops == source.stops
+
+
 def test_convert_cli_refuses_to_overwrite_input(tmp_path, capsys):
     from afp_desktop import cli
 

@@ -47,7 +47,8 @@ def _stream_paths(run) -> list[list]:
         if isinstance(snapshot, dict):
             if isinstance(snapshot.get("commitLog"), list):
                 paths.append(base + ["snapshot", "commitLog"])
-            for i, rec in enumerate(snapshot.get("recorders") or []):
+            recorders = snapshot.get("recorders")
+            for i, rec in enumerate(recorders if isinstance(recorders, list) else ()):  # (a file may hold `1`)
                 if isinstance(rec, dict) and isinstance(rec.get("data"), list):
                     paths.append(base + ["snapshot", "recorders", i, "data"])
     return paths

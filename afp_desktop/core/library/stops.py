@@ -477,7 +477,8 @@ def state_at(snapshot: dict, last_commit_idx: int) -> dict:
         if not is_commit_bundle(bundle):
             skipped.append(index)
             continue
-        redacted.update(path for path in bundle.get("redactedPaths") or [] if isinstance(path, str))
+        paths = bundle.get("redactedPaths")
+        redacted.update(path for path in (paths if isinstance(paths, list) else ()) if isinstance(path, str))
         apply_bundle(state, bundle)
     return {"state": state, "basis": basis, "throughCommitIdx": max(through, -1),
             "redactedPaths": sorted(redacted), "skipped": skipped}
