@@ -292,3 +292,9 @@ def test_state_at_replays_every_verb():
     assert final["throughCommitIdx"] == 4 and final["skipped"] == [4]
     assert S.state_at({"history": log}, 0)["basis"] == "log-only"
     assert source["initialState"] == {"keep": True}  # the base is never edited
+
+
+@pytest.mark.parametrize("paths", [5, True, "a", {"a": 1}, None, ["a", 3, "b"]])
+def test_state_at_reads_only_the_redacted_paths_a_list_names(paths):
+    folded = S.state_at({"commitLog": [{"trace": [], "overwrite": {}, "redactedPaths": paths}]}, 0)
+    assert folded["redactedPaths"] == (["a", "b"] if isinstance(paths, list) else [])
