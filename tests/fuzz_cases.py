@@ -37,8 +37,8 @@ json_values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_
 
 
 @functools.lru_cache(maxsize=None)
-def _base(fmt: str) -> tuple[Any, tuple]:
-    document = corpus_document(fmt, SCENARIO)
+def _base(fmt: str, scenario: str = SCENARIO) -> tuple[Any, tuple]:
+    document = corpus_document(fmt, scenario)
     return document, tuple(leaf_paths(document, depth=6))
 
 
@@ -63,8 +63,8 @@ def _get(document: Any, path: tuple) -> Any:
 
 
 @st.composite
-def hostile_documents(draw, fmt: str) -> tuple[str, Any]:
-    document, paths = _base(fmt)
+def hostile_documents(draw, fmt: str, scenario: str = SCENARIO) -> tuple[str, Any]:
+    document, paths = _base(fmt, scenario)
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
         action = draw(st.sampled_from(["replace", "replace", "replace", "delete", "duplicate", "collide"]))
         if action in ("duplicate", "collide"):

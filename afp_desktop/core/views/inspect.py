@@ -346,7 +346,8 @@ def _typed_slots(run, index: int) -> dict[str, SlotContent]:
         if kind == _PREFIX + "stream.llm_start":
             break
         payload = _dict(event.get("payload")) if isinstance(event, dict) else {}
-        if kind == _PREFIX + "context.injected" and payload.get("slot") in SLOT_PROPERTY:
+        slot = payload.get("slot")
+        if kind == _PREFIX + "context.injected" and isinstance(slot, str) and slot in SLOT_PROPERTY:
             by_slot.setdefault(payload["slot"], []).insert(0, payload)
     begin = _dict(typed[start_j].get("payload")) if isinstance(typed[start_j], dict) else {}
     out = {slot: SlotContent(slot, injections=items) for slot, items in by_slot.items()}

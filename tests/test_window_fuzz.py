@@ -1,0 +1,90 @@
+"""Hostile documents opened in the real window (pytest-qt, Hypothesis): the cursor visits every stop and every
+panel follows it, and no exception reaches a Qt slot — where it would leave a panel showing an earlier moment
+while the others moved on. The CLI fuzz (test_fuzz_hypothesis.py) never runs the views only the window shows
+(the inspector's sections, the context panel, the readable view); this one found the inspector failing on an
+injection whose slot was a list. bench/fuzz_window.py runs the same with many more examples."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from afp_desktop.app.loader import load_run
+from afp_desktop.core.formats import LoadError
+from tests.fuzz_cases import file_bytes, hostile_documents, suffix_of
+
+EXAMPLES = int(os.environ.get("AFP_WINDOW_FUZZ_EXAMPLES", "10"))
+STOPS_VISITED = 25
+# Runs with tools, progress, injections and several slots: more for the inspector and the bubble to show.
+SCENARIOS = ("04-tool-progress", "14-context-injections")
+FORMATS = ("ndjson", "trace", "recording")
+
+
+def visit_every_stop(window, app, run) -> None:
+    session = window.session
+    session.set_run(run)
+    app.processEvents()
+    for index in range(min(len(session.stops), STOPS_VISITED)):
+        session.move_to_stop(index)
+        session.flush()  # the settled moment too: the inspector, the context panel
+        app.processEvents()
+    session.home()
+    session.flush()
+    session.end()
+    session.flush()
+    app.processEvents()
+    window.grab()  # every panel painted
+
+
+def hostile_file_in_the_window(window, app, folder, case, caught: list) -> None:
+    """Open one hostile case as the window would; AssertionError with the traceback of any exception a slot
+    raised. A file the loader refuses is fine: the window shows the loader's message."""
+    caught.clear()
+    path = os.path.join(folder, "case" + suffix_of(case[0]))
+    with open(path, "wb") as handle:
+        handle.write(file_bytes(*case))
+    try:
+        run = load_run(path)
+    except LoadError:
+        return
+    visit_every_stop(window, app, run)
+    assert not caught, caught[0][-4000:]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_hostile_documents_in_the_window(qtbot, qapp, window, tmp_path, monkeypatch, fmt, scenario):
+    caught: list[str] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, value, tb: caught.append(
+        "".join(traceback.format_exception(kind, value, tb))))
+
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(hostile_documents(fmt, scenario))
+    def run(case):
+        hostile_file_in_the_window(window, qapp, str(tmp_path), case, caught)
+
+    run()
+
+
+@pytest.mark.parametrize("slot", [["messages"], {"slot": "messages"}, 3, None])
+def test_an_injection_whose_slot_is_not_a_string(qtbot, qapp, window, tmp_path, monkeypatch, slot):
+    """What the fuzz found: the inspector of the LLM call raised `unhashable type: 'list'` on every settled moment."""
+    import orjson
+
+    from tests.corpus_util import read_bytes
+
+    caught: list[str] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, value, tb: caught.append(
+        "".join(traceback.format_exception(kind, value, tb))))
+    events = [orjson.loads(line) for line in read_bytes("14-context-injections", "events.ndjson").splitlines()
+              if line.strip()]
+    injected = [e for e in events if e["type"] == "agentfootprint.context.injected"]
+    assert injected
+    for event in injected:
+        event["payload"]["slot"] = slot
+    hostile_file_in_the_window(window, qapp, str(tmp_path), ("ndjson", events), caught)
