@@ -15,6 +15,9 @@ from hypothesis import HealthCheck, given, settings
 
 from afp_desktop.app.loader import load_run
 from afp_desktop.core.formats import LoadError
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES
+from afp_desktop.core.views.compare import compare_runs, diff
+from afp_desktop.core.views.search import SearchIndex
 from tests.fuzz_cases import file_bytes, hostile_documents, suffix_of
 
 EXAMPLES = int(os.environ.get("AFP_WINDOW_FUZZ_EXAMPLES", "10"))
@@ -53,6 +56,13 @@ def hostile_file_in_the_window(window, app, folder, case, caught: list) -> None:
         return
     visit_every_stop(window, app, run)
     assert not caught, caught[0][-4000:]
+    # What the window computes on demand rather than on a move: Find's index and a comparison with itself.
+    index = SearchIndex(run, DEFAULT_TEMPLATES, "Agent")
+    for query in ("a", "tool", "{{"):
+        index.find(query)
+        index.find(query, ignore_case=True)
+    compare_runs(run, run).totals()
+    diff(run, run)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
