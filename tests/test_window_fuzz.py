@@ -98,3 +98,20 @@ def test_an_injection_whose_slot_is_not_a_string(qtbot, qapp, window, tmp_path, 
     for event in injected:
         event["payload"]["slot"] = slot
     hostile_file_in_the_window(window, qapp, str(tmp_path), ("ndjson", events), caught)
+
+
+@pytest.mark.parametrize("path", [True, "sf-llm-call", 5, {"a": 1}])
+def test_a_trace_whose_subflow_paths_are_not_lists(qtbot, qapp, window, tmp_path, monkeypatch, path):
+    """What the fuzz found next: a subflow step's roll-up (the inspector) raised on `"subflowPath": true`."""
+    import orjson
+
+    from tests.corpus_util import read_bytes
+
+    caught: list[str] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, value, tb: caught.append(
+        "".join(traceback.format_exception(kind, value, tb))))
+    document = orjson.loads(read_bytes("04-tool-progress", "trace.json"))
+    for event in document["events"]:
+        if "subflowPath" in event:
+            event["subflowPath"] = path
+    hostile_file_in_the_window(window, qapp, str(tmp_path), ("trace", document), caught)

@@ -345,6 +345,12 @@ class Rollup:
     duration_ms: Any = None
 
 
+def _path_of(event: dict) -> list:
+    """An event's subflowPath; [] when a file gives none or something else (`true`, a string)."""
+    path = event.get("subflowPath")
+    return path if isinstance(path, list) else []
+
+
 def rollups(run, node_index: int, upto: int | None = None) -> Rollup | None:
     """§2.9 for a subflow node (None for other kinds): counts over the events inside its boundary — from its
     entry to the exit with the same runtimeStageId (or to `upto` DomainEvents while it is open) whose
@@ -358,7 +364,7 @@ def rollups(run, node_index: int, upto: int | None = None) -> Rollup | None:
     if start >= end:
         return None
     entry = events[start]
-    path = entry.get("subflowPath") or []
+    path = _path_of(entry)
     stage = entry.get("runtimeStageId")
     exit_types = ("run.exit",) if entry.get("type") == "run.entry" else ("subflow.exit",)
     llm = tools = iterations = 0
@@ -368,8 +374,7 @@ def rollups(run, node_index: int, upto: int | None = None) -> Rollup | None:
     for event in events[start:end]:
         if not isinstance(event, dict):
             continue
-        event_path = event.get("subflowPath") or []
-        if event_path[: len(path)] != path:
+        if _path_of(event)[: len(path)] != path:
             continue
         kind = event.get("type")
         if kind == "llm.start":
