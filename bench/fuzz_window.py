@@ -47,9 +47,9 @@ def main() -> int:
 
         try:
             run()
-        except AssertionError as failure:
-            sys.excepthook = sys.__excepthook__
-            print(f"{fmt}: FAILED (the last case is in {folder})\n{failure}", flush=True)
+        except Exception as failure:  # (Hypothesis may end with another kind: Flaky, a health check…)
+            sys.excepthook = sys.__excepthook__  # (ours keeps what slots raise, and would swallow this too)
+            print(f"{fmt}: FAILED (the last case is in {folder})\n{type(failure).__name__}: {failure}", flush=True)
             return 1
         print(f"{fmt:15} {examples:6,} examples  {time.perf_counter() - started:7.1f} s  ok", flush=True)
     return 0

@@ -115,3 +115,25 @@ def test_a_trace_whose_subflow_paths_are_not_lists(qtbot, qapp, window, tmp_path
         if "subflowPath" in event:
             event["subflowPath"] = path
     hostile_file_in_the_window(window, qapp, str(tmp_path), ("trace", document), caught)
+
+
+@pytest.mark.parametrize("stage_id", [["sf-llm-call#1"], {"id": 1}, "deep"])
+def test_a_trace_whose_stage_ids_are_not_strings_can_be_searched(qtbot, qapp, window, tmp_path, monkeypatch,
+                                                                 stage_id):
+    """The fuzz again: Find's index raised on a list as a runtimeStageId (unhashable), and on a value nested
+    thousands of levels deep (its repr, used as a key, went past Python's recursion limit)."""
+    import orjson
+
+    from tests.corpus_util import read_bytes
+    from tests.fuzz_cases import DEEP
+
+    caught: list[str] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, value, tb: caught.append(
+        "".join(traceback.format_exception(kind, value, tb))))
+    document = orjson.loads(read_bytes("04-tool-progress", "trace.json"))
+    for event in document["events"]:
+        if event.get("type") in ("subflow.entry", "subflow.exit", "tool.start", "tool.end"):
+            event["runtimeStageId"] = DEEP if stage_id == "deep" else stage_id
+            if "toolCallId" in event:
+                event["toolCallId"] = DEEP if stage_id == "deep" else stage_id
+    hostile_file_in_the_window(window, qapp, str(tmp_path), ("trace", document), caught)

@@ -71,7 +71,7 @@ def tool_call_id(run, index: int) -> Any:
 def tool_end_of(run, index: int) -> tuple[int, dict] | None:
     start = run.step_fold.node_created_at[index]
     call_id = tool_call_id(run, index)
-    return _domain_after(run, start, "tool.end", lambda e: e.get("toolCallId") == call_id)
+    return _domain_after(run, start, "tool.end", lambda e: jsonio.same_id(e.get("toolCallId"), call_id))
 
 
 def llm_events_of(run, index: int) -> tuple[dict | None, tuple[int, dict] | None]:
@@ -587,7 +587,7 @@ class InspectorPanel(QWidget):
         table.set_rows(len(reports), cells)
         table.resizeColumnsToContents()
         table.setColumnWidth(2, min(table.columnWidth(2), 360))
-        self.progress_note.setText(f"{len(self._progress)} progress report(s) of call {tool_call_id(run, index)} "
+        self.progress_note.setText(f"{len(self._progress)} progress report(s) of call {_compact(tool_call_id(run, index), 80)} "
                                    "by this moment.")
         if self._progress:
             table.setCurrentCell(0, 0)

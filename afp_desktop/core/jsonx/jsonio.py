@@ -164,6 +164,24 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
         raise
 
 
+def value_key(value: Any) -> Any:
+    """A dictionary key that stands for a JSON value (an id from a file): a string as itself, anything else as its
+    JSON text — so 5, "5" and true stay apart as in a JavaScript Map, and a list or object can be a key at any
+    depth (its repr went past Python's recursion limit on a value nested 1,100 levels deep)."""
+    return value if isinstance(value, str) else dumps(value)
+
+
+def same_id(a: Any, b: Any) -> bool:
+    """Whether two ids from a file are the same one, as `===` says in JavaScript: equal strings, equal numbers
+    (true is not 1), and a list or object only itself — comparing two lists nested a thousand levels deep went
+    past Python's recursion limit."""
+    if a is b:
+        return True
+    if isinstance(a, (list, dict)) or isinstance(b, (list, dict)) or isinstance(a, bool) or isinstance(b, bool):
+        return False
+    return a == b
+
+
 def _is_javascript_only(err: Exception) -> bool:
     """orjson refuses what JSON.stringify writes: integers past 64 bits, strings with a lone surrogate."""
     text = str(err)

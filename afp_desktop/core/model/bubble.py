@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from afp_desktop.core.library.conventions import is_agent_internal
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.library.status import template_ladder, render_status_line, streaming_pieces  # (§6.5's ladder)
 from afp_desktop.core.breathing import breathing_over
@@ -98,7 +99,7 @@ class DomainStatusSelector:
 
 
 def _call_key(call_id: Any) -> Any:
-    return call_id if isinstance(call_id, str) else repr(call_id)  # any JSON id, hashable
+    return jsonio.value_key(call_id)  # any JSON id, hashable
 
 
 def derived_status_timeline(domain_events: list) -> list[dict | None]:
@@ -387,7 +388,7 @@ def rollups(run, node_index: int, upto: int | None = None) -> Rollup | None:
             usage: Any = event.get("usage") if isinstance(event.get("usage"), dict) else {}
             tokens_in += _number(usage.get("input"))
             tokens_out += _number(usage.get("output"))
-        elif kind in exit_types and event.get("runtimeStageId") == stage and event is not entry:
+        elif kind in exit_types and jsonio.same_id(event.get("runtimeStageId"), stage) and event is not entry:
             exit_event = event
             break
     started = entry.get("ts")

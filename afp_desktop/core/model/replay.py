@@ -22,6 +22,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, entry_codes
 from afp_desktop.core.model.bubble import BubbleModel, status_states_for
 from afp_desktop.core.model.stop_lines import StopLines, stop_lines
@@ -67,8 +68,6 @@ def _text(value: Any) -> str:
         return value
     if isinstance(value, dict) and isinstance(value.get("message"), str):
         return value["message"]
-    from afp_desktop.core.jsonx import jsonio
-
     try:
         return jsonio.dumps(value).decode("utf-8", "replace")
     except Exception:  # noqa: BLE001 - a value that cannot be written still gets a message
@@ -229,8 +228,9 @@ class ReplayFacts:
                     errors[errors.index(fatal)] = RunError(min(fatal.position, position), fatal.message, "fatal",
                                                            fatal.node, fatal.node_id, message)
                     continue
+                stage = event.get("runtimeStageId")
                 node = next((n for n, (nd, c) in enumerate(zip(self.nodes, self.created))
-                             if nd.get("kind") == "subflow" and nd.get("runtimeStageId") == event.get("runtimeStageId")
+                             if nd.get("kind") == "subflow" and jsonio.same_id(nd.get("runtimeStageId"), stage)
                              and c < i), None)
                 errors.append(RunError(position, message, "run" if kind == "run.exit" else "subflow", node,
                                        self._node_id(node)))

@@ -387,7 +387,8 @@ def chip_boundary(run, index: int, slot: str) -> tuple[int | None, dict | None, 
     stage = entry.get("runtimeStageId")
     for i in range(entry_i + 1, min(len(events), entry_i + _SCAN_LIMIT)):
         event = events[i]
-        if isinstance(event, dict) and event.get("type") == "subflow.exit" and event.get("runtimeStageId") == stage:
+        if isinstance(event, dict) and event.get("type") == "subflow.exit" \
+                and jsonio.same_id(event.get("runtimeStageId"), stage):
             return entry_i, entry, i, event
     return entry_i, entry, None, None
 
@@ -643,7 +644,7 @@ def _tool_sections(run, facts, index, node, n_domain, n_typed, done) -> list[dic
                                    ("took", _ms(end.get("durationMs")) if end else None)]
     out = [_step_facts(node, DONE if done else "active", rows)]
     for pause in pauses(run):  # first: while paused it is what matters
-        if pause["toolCallId"] is not None and pause["toolCallId"] == call_id:
+        if pause["toolCallId"] is not None and jsonio.same_id(pause["toolCallId"], call_id):
             out += pause_sections(run, pause, n_typed)
     if node.get("assistantText"):
         out.append(_text("The assistant said", message_text(node["assistantText"])))

@@ -68,9 +68,9 @@ class NodeFinder:
         if kind in ("context.injected",) or (kind in ("subflow.entry", "subflow.exit") and event.get("slotKind")):
             return self.next_llm[i]
         if kind in ("run.entry", "subflow.entry") and node is not None:
-            self.open_subflow[event.get("runtimeStageId")] = node
+            self.open_subflow[_key(event.get("runtimeStageId"))] = node  # (a file may give a list)
         if kind in ("run.exit", "subflow.exit"):
-            found = self.open_subflow.get(event.get("runtimeStageId"))
+            found = self.open_subflow.get(_key(event.get("runtimeStageId")))
             if found is not None:
                 return found
         if node is not None:
@@ -82,7 +82,7 @@ class NodeFinder:
 
 
 def _key(call_id: Any) -> Any:
-    return call_id if isinstance(call_id, (str, int, float, bool, type(None))) else repr(call_id)
+    return jsonio.value_key(call_id)
 
 
 # ── what is indexed ─────────────────────────────────────────────────────────────────────────────────────
