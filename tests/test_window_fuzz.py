@@ -137,3 +137,30 @@ def test_a_trace_whose_stage_ids_are_not_strings_can_be_searched(qtbot, qapp, wi
             if "toolCallId" in event:
                 event["toolCallId"] = DEEP if stage_id == "deep" else stage_id
     hostile_file_in_the_window(window, qapp, str(tmp_path), ("trace", document), caught)
+
+
+@pytest.mark.parametrize("element", [["x"], {"a": 1}, "deep"])
+def test_a_trace_whose_subflow_paths_hold_lists_opens(qtbot, qapp, window, tmp_path, monkeypatch, element):
+    """The window fuzz once more: a subflowPath holding a list made the graph's layout fail (an unhashable path),
+    so the file was refused; one nested 1,100 levels deep broke the folding of alike iterations and the framework
+    steps. (Such a deep segment still breaks the inspector's sections of that step: only its load is held here.)"""
+    import orjson
+
+    from tests.corpus_util import read_bytes
+    from tests.fuzz_cases import DEEP
+
+    caught: list[str] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, value, tb: caught.append(
+        "".join(traceback.format_exception(kind, value, tb))))
+    document = orjson.loads(read_bytes("06-pause-resume", "trace.json"))
+    changed = 0
+    for event in document["events"]:
+        if isinstance(event.get("subflowPath"), list) and event["subflowPath"]:
+            event["subflowPath"] = [*event["subflowPath"], DEEP if element == "deep" else element]
+            changed += 1
+    assert changed
+    path = tmp_path / "trace.json"
+    path.write_bytes(file_bytes("trace", document))
+    load_run(str(path))  # (no LoadError: the file is valid, only odd)
+    if element != "deep":
+        hostile_file_in_the_window(window, qapp, str(tmp_path), ("trace", document), caught)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 from afp_desktop.core.breathing import breathe, breathing_over
+from afp_desktop.core.jsonx import jsonio
 
 CHIP_BEFORE_KINDS = frozenset(("fork-branch", "decision-branch", "framework"))  # slot chips come before their LLM call
 FOLD_KIND = "fold"
@@ -60,7 +61,8 @@ def iteration_of_nodes(nodes: list) -> list[int | None]:
 
 
 def _signature(nodes: list, start: int, end: int) -> tuple:
-    return tuple((str(n.get("kind")), str(n.get("label")), str(n.get("subflowPath")))
+    key = jsonio.value_key  # (str() of a value nested 1,100 levels deep went past the recursion limit)
+    return tuple((key(n.get("kind")), key(n.get("label")), key(n.get("subflowPath")))
                  for n in (nodes[i] if isinstance(nodes[i], dict) else {} for i in range(start, end)))
 
 

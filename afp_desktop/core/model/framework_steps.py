@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from afp_desktop.core.library.conventions import is_agent_internal
 from afp_desktop.core.breathing import breathing_over
+from afp_desktop.core.jsonx import jsonio
 
 FRAMEWORK_KIND = "framework"  # a drawn framework step: a chip, like the context chips
 SLOT_SEGMENTS = frozenset({"sf-system-prompt", "sf-messages", "sf-tools"})  # the slots: the lens's heroes
@@ -99,7 +100,10 @@ class FrameworkStep:
 
 def _path(event: dict) -> tuple[str, ...]:
     path = event.get("subflowPath")
-    return tuple(str(p) for p in path) if isinstance(path, list) else ("__root__",)
+    if not isinstance(path, list):
+        return ("__root__",)
+    return tuple(p if isinstance(p, str) else jsonio.dumps(p).decode("utf-8", "replace") for p in path)  # (str():
+    # a repr, past the recursion limit for a segment nested 1,100 levels deep)
 
 
 def _agent_path(segments: tuple[str, ...]) -> tuple[str, ...]:

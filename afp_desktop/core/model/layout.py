@@ -40,6 +40,7 @@ import math
 from dataclasses import dataclass, field
 
 from afp_desktop.core.breathing import breathe, breathing_over
+from afp_desktop.core.jsonx import jsonio
 
 LLM_START_KINDS = frozenset({"user->llm", "tool->llm"})
 # "framework": one of the framework's own steps, drawn (View ▸ Hide framework steps off) as a chip like the others
@@ -199,8 +200,9 @@ def _number(value, default: float) -> float:
 
 
 def _path(node: dict) -> tuple:
+    """A node's subflowPath as a dictionary key (a file's path may hold a list: it stands as its JSON text)."""
     path = node.get("subflowPath")
-    return tuple(path) if isinstance(path, list) else ()
+    return tuple(p if isinstance(p, str) else jsonio.value_key(p) for p in path) if isinstance(path, list) else ()
 
 
 # ----------------------------------------------------------------------------------------------- edges
