@@ -144,6 +144,30 @@ def test_a_breathing_find_finds_what_find_finds(data, needle, start, piece):
     assert len(breaths) <= len(data) // piece + 1
 
 
+@given(data=st.binary(max_size=64), needle=st.binary(max_size=4), end=st.integers(-3, 70),
+       piece=st.integers(1, 9))
+def test_a_breathing_rfind_finds_what_rfind_finds(data, needle, end, piece):
+    """Searched backwards a piece at a time (a needle may straddle two pieces), the answer is bytes.rfind's."""
+    breaths: list[int] = []
+    with mock.patch.object(breathing_module, "FIND_PIECE", piece), breathing(lambda: breaths.append(1)):
+        found = breathing_module.rfind_breathing(data, needle, end)
+    assert found == data.rfind(needle, 0, end)
+    assert len(breaths) <= len(data) // piece + 1
+
+
+@given(text=st.lists(st.sampled_from(['{', '}', '[', ']', '"', '\\', 'a', ',']), max_size=40),
+       start=st.integers(0, 45), end=st.integers(0, 45))
+def test_a_scan_of_part_of_a_text_is_the_scan_of_that_part(text, start, end):
+    """brackets_outside_strings(data, start=, end=) gives the positions of a scan of data[start:end], shifted."""
+    data = "".join(text).encode()
+    part = jsonscan.brackets_outside_strings(data[start:end])
+    whole = jsonscan.brackets_outside_strings(data, start=start, end=end)
+    if part is None:
+        assert whole is None
+    else:
+        assert [p.tolist() for p in whole] == [(part[0] + start).tolist(), part[1].tolist(), part[2].tolist()]
+
+
 def test_a_trace_whose_redaction_stands_at_its_end_is_searched_a_piece_at_a_time():
     """A Trace's root "redaction" may follow its events: finding it scans the whole file. One regex or find over a
     48 MB file held Python 26–36 ms (the window's thread waited that long); searched in pieces, the loader

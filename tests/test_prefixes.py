@@ -110,7 +110,7 @@ def test_the_whole_run_is_the_same_with_or_without_prefixes(name, small_steps):
     assert [(n.code, n.text) for n in final.all_notices()] == [(n.code, n.text) for n in plain.all_notices()]
 
 
-def test_no_prefix_for_small_files_recordings_and_bundles(monkeypatch):
+def test_no_prefix_for_small_files_and_bundles(monkeypatch):
     monkeypatch.setattr(prefixes, "MIN_BYTES", 4 << 20)
     assert collect(corpus_path("15-large-run", "events.ndjson"))[0] == [], "read whole in well under a second"
     monkeypatch.setattr(prefixes, "MIN_BYTES", 0)
@@ -119,7 +119,40 @@ def test_no_prefix_for_small_files_recordings_and_bundles(monkeypatch):
             continue
         assert collect(corpus_path(scenario, "events.ndjson"))[0] == []
         assert collect(corpus_path(scenario, "trace.json"))[0] == []
-    assert collect(corpus_path("15-large-run", "recording.json"))[0] == []
+
+
+def test_a_recording_shows_its_first_typed_events_as_an_event_stream_does(small_steps, tmp_path):
+    """Its typed events come after the snapshot, so they are found from the end (recording_part.py); the part
+    is what an event stream of those events shows, and says what comes only with the whole file."""
+    data = read_bytes("15-large-run", "recording.json")
+    doc = jsonio.loads(data)
+    for path in (corpus_path("15-large-run", "recording.json"), tmp_path / "recording.json"):
+        if not path.exists():
+            path.write_bytes(data)  # (plain: found from the end before the file is read whole)
+        shown, final = collect(path)
+        assert len(shown) == 1, "one part: the recording's stops come from its commit log, read at the end"
+        part = shown[0]
+        n = len(part.typed_events)
+        assert n == prefixes.FIRST_EVENTS and part.typed_events == doc["events"][:n] == final.typed_events[:n]
+        assert part.still_reading and part.format == "recording"
+        stream = tmp_path / f"first-{n}.ndjson"
+        stream.write_bytes(b"\n".join(orjson.dumps(event) for event in doc["events"][:n]) + b"\n")
+        alone = open_run(stream)
+        assert projections(part) == projections(alone)
+        notices = [(notice.code, notice.text) for notice in part.all_notices()]
+        assert notices[0][0] == prefixes.READING
+        assert f"the first {n:,} of its {len(doc['events']):,} events are shown" in notices[0][1]
+        assert "commit log" in notices[0][1]
+        codes = [code for code, _ in notices[1:]]
+        assert "typed-only" not in codes and "no-commit-log" not in codes, "not true of the recording"
+        assert codes == [code for code in (n.code for n in final.all_notices()) if code in codes]
+        plain = open_run(path)
+        assert projections(final) == projections(plain), "the whole run is as without the part"
+    assert prefixes.same_moment(part, final, 0) == 0
+    at = len(part.axis) // 2
+    seen = part.axis.typed_before[at]
+    moved = prefixes.same_moment(part, final, at)
+    assert final.axis.typed_before[moved] == seen and final.axis.entries[moved - 1] == ("t", seen - 1)
 
 
 def test_a_damaged_line_after_a_prefix_is_still_an_error(small_steps, tmp_path):

@@ -190,3 +190,53 @@ def test_the_first_part_s_stops_follow_on_the_next_turn_in_an_empty_timeline(qtb
     mark_as_prefix(other)
     window.session.set_run(other, settle_now=False)
     assert timeline.stops == window.session.stops, "replacing a run: its stops at once"
+
+
+def plain_recording(tmp_path):
+    path = tmp_path / "recording.json"
+    path.write_bytes(read_bytes("15-large-run", "recording.json"))  # (plain: its events found from the end)
+    return path
+
+
+def test_a_recording_shows_its_first_events_then_the_whole_run_at_the_same_moment(qtbot, window, slow_prefixes,
+                                                                                   tmp_path):
+    path = plain_recording(tmp_path)
+    shown = first_prefix(qtbot, window, path)
+    assert shown.still_reading and shown.positions_differ and window.loader.busy
+    assert len(shown.typed_events) == prefixes.FIRST_EVENTS
+    assert any(text.startswith("Still reading this recording: the first 300 of its") for text in window.banner.texts)
+    assert not any("Only the typed event stream is in this file" in text for text in window.banner.texts), \
+        "what is true of the part only is not said of the file"
+    assert window.session.position == len(shown.axis)
+    window.session.move_to_stop(len(window.session.stops) // 2)
+    window.session.flush()
+    moved_to = window.session.position
+    assert 0 < moved_to < len(shown.axis)
+    typed_seen = shown.axis.typed_before[moved_to]
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        pass
+    whole = window.session.run
+    assert whole is not shown and not whole.still_reading and whole.commit_log
+    assert whole.axis.typed_before[window.session.position] == typed_seen, "the same typed event has happened"
+    assert window.session.moment.position == window.session.position
+    assert not any(text.startswith("Still reading") for text in window.banner.texts)
+    qtbot.waitUntil(lambda: not window.canvas.building, timeout=LOAD_TIMEOUT)
+    assert len(window.canvas.graph_layout.nodes) == len(whole.graph_layout.nodes) > len(shown.graph_layout.nodes)
+
+
+def test_a_recording_left_untouched_opens_whole_at_its_end(qtbot, window, slow_prefixes, tmp_path):
+    path = plain_recording(tmp_path)
+    first_prefix(qtbot, window, path)
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        pass
+    whole = window.session.run
+    assert window.session.position == len(whole.axis) and window.session.chosen_stop == len(window.session.stops) - 1
+    window.session.move_to_stop(3)
+    window.session.flush()
+    left_at = window.session.position
+    window.close_run()  # remembers the place: on the whole run's positions, not the part's
+    shown = first_prefix(qtbot, window, path)
+    assert window.session.position == len(shown.axis), "the part is not put at a place of another axis"
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        pass
+    assert window.session.run is not shown and window.session.position == left_at

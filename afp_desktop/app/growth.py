@@ -40,7 +40,8 @@ def extends(grown, shown) -> bool:
             return False
         if old and (old[0] != new[0] or old[-1] != new[len(old) - 1]):
             return False
-    return shown.format == grown.format
+    # (A part with no commit log has stops derived from its events: a whole run with one is not a growth of it.)
+    return shown.format == grown.format and (shown.commit_log is None) == (grown.commit_log is None)
 
 
 class _Job:

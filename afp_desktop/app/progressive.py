@@ -5,6 +5,8 @@ first is shown like any opened run; each later one, and then the whole run, exte
 (Session.grow, the path File ▸ Follow takes), so the scene, the zoom and the panels are kept and the user can
 move through what has arrived. The cursor stays at the end of what is shown unless the user moves it; once
 the whole run is there it goes where opening the file puts it (its end, or where the user left it last time).
+A recording's part (its typed events, found from the end of the file) is not extended but replaced by the
+whole run, at the moment of the same typed event if the user moved.
 If the load fails or is cancelled, the part shown is taken away: a damaged file is not shown as if whole.
 While the window is at work (the user moves through the part shown), the load holds back at its breathing
 points (app/window_activity.py): Python runs one thread at a time, and the window comes first.
@@ -17,6 +19,7 @@ import os
 from PySide6.QtCore import QObject
 
 from afp_desktop.app.growth import extends
+from afp_desktop.core.formats.prefixes import same_moment
 
 
 class ProgressiveDisplay(QObject):
@@ -28,6 +31,7 @@ class ProgressiveDisplay(QObject):
         self.session = window.session
         self.shown = None  # the prefix run the session shows, while a load is in flight
         self.moved = False  # the user moved the cursor off the end of what is shown
+        self.placed = 0  # where the first part was shown
         window.loader.prefix.connect(self._on_prefix)
         window.loader.started.connect(lambda _path: self._forget())
 
@@ -47,10 +51,11 @@ class ProgressiveDisplay(QObject):
         if self.shown is None or self.session.run is not self.shown:
             self.window.before_new_run()
             wanted = self.window.opening_position(run.path)  # (reloaded, or reopened where the user left it)
-            inside = wanted is not None and wanted < len(run.axis)
+            inside = wanted is not None and wanted < len(run.axis) and not run.positions_differ
             # At its end, unless the place it opens at has arrived; the inspector follows a turn later.
             self.session.set_run(run, position=wanted if inside else None, settle_now=False)
             self.moved = False
+            self.placed = self.session.position
         else:
             self.moved = self.moved or not self.at_end
             self.session.grow(run, self.session.position if self.moved else len(run.axis))
@@ -62,8 +67,13 @@ class ProgressiveDisplay(QObject):
         """Show the whole `run` in place of the prefix shown (at `position`, None: its end, unless the user
         moved the cursor while it loaded). False when no prefix of it is shown: the caller shows it."""
         shown, self.shown = self.shown, None
-        if shown is None or self.session.run is not shown or not extends(run, shown):
+        if shown is None or self.session.run is not shown:
             return False
+        if not extends(run, shown):  # (a recording's part: its typed events alone, stops from the events)
+            if not (self.moved or self.session.position != self.placed):
+                return False  # not moved: the whole run goes where opening it puts it
+            self.session.set_run(run, position=same_moment(shown, run, self.session.position))
+            return True
         if self.moved or self.session.position < len(shown.axis):
             self.session.grow(run, self.session.position)
         elif position is None:

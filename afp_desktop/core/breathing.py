@@ -78,3 +78,21 @@ def find_breathing(data: bytes, needle: bytes, start: int = 0) -> int:
         hook()
         start = end
     return -1
+
+
+def rfind_breathing(data: bytes, needle: bytes, end: int) -> int:
+    """data.rfind(needle, 0, end), searched backwards a piece at a time with a breath between pieces."""
+    hook = getattr(_local, "hook", None)
+    end = min(end, len(data))
+    if hook is None or not needle or end <= 0:
+        return data.rfind(needle, 0, end)
+    overlap = len(needle) - 1
+    limit = end
+    while limit > 0:
+        start = max(0, limit - FIND_PIECE)
+        found = data.rfind(needle, start, min(limit + overlap, end))  # (a match across `limit`: in this piece)
+        if found != -1:
+            return found
+        hook()
+        limit = start
+    return -1

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Callable
 
 from afp_desktop.core.jsonx import jsonio
-from afp_desktop.core.formats.assemble import run_from_document, run_from_typed
+from afp_desktop.core.formats.assemble import run_from_document, run_from_recording_events, run_from_typed
 from afp_desktop.core.formats.cut_trace import UNKNOWN_REDACTION, Salvage, looks_cut, salvage_cut_trace
 from afp_desktop.core.formats.bundle import ConversationChoiceNeeded, is_bundle, is_empty_zip, run_from_bundle
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 from afp_desktop.core.formats.lazy_recording import load_recording_lazily
 from afp_desktop.core.formats.lazy_trace import MIN_BYTES as LAZY_MIN_BYTES, load_trace_lazily
+from afp_desktop.core.formats.recording_part import recording_tail, recording_tail_of_file
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
 from afp_desktop.core.formats import prefixes as prefixes_module
 from afp_desktop.core.formats.prefixes import Prefixes, ShowFn, trace_head
@@ -53,6 +54,10 @@ def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
 def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
               prefixes: Prefixes | None = None) -> Run:
     source_warnings: list[Problem] = []  # (trailing data after a compressed stream)
+    if prefixes is not None:  # a big recording's first events, from the end of the file before it is read whole
+        tail = recording_tail_of_file(path, prefixes.next, prefixes_module.MIN_BYTES)
+        if tail is not None:
+            _offer_recording_part(prefixes, tail, str(path))
     data = read_source(path, source_warnings)
     if prefixes is not None and len(data) < prefixes_module.MIN_BYTES:
         prefixes = None  # read whole in well under a second: nothing to show early
@@ -143,6 +148,10 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
                 if head is not None:
                     prefixes.offer(head[0]["events"], head[1], lambda evs: run_from_document(
                         {**head[0], "events": evs}, name))
+                elif not prefixes.shown:  # a recording's typed events, found from its end (its snapshot is first)
+                    tail = recording_tail(stripped, prefixes.next)
+                    if tail is not None:
+                        _offer_recording_part(prefixes, tail, name)
         doc = load_trace_lazily(stripped, name, told)  # None unless a large Trace
         if doc is None:
             doc = load_recording_lazily(stripped, name)  # None unless a large recording: then parse it all
@@ -169,6 +178,12 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     if progress is not None:
         progress(0.8)
     return run_from_document(doc, name)
+
+
+def _offer_recording_part(prefixes: Prefixes, tail: tuple[list, int], name: str) -> None:
+    events, total = tail
+    prefixes.offer(events, 0.0, lambda evs: run_from_recording_events(evs, name),
+                   prefixes_module.mark_as_recording_part(total))
 
 
 def _lines_before(data: bytes, stripped: bytes) -> int:

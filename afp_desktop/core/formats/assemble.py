@@ -68,6 +68,11 @@ def run_from_document(doc: Any, path: str, *, original_format: str | None = None
     return _run_from_recording(recording, path, kind, envelope, warnings, doc, original_format)
 
 
+def run_from_recording_events(events: list, path: str) -> Run:
+    """The Run of a recording's typed events alone (its first events, shown while the rest is read)."""
+    return _run_from_recording({"events": events}, path, "recording", None, [], None, None)
+
+
 def _domain_list(events: list, path: str, warnings: list[Problem]) -> list[dict]:
     # The usual case, checked in C-speed loops: every item is an object with a string "type" — keep the list.
     if set(map(type, events)) <= {dict} and set(map(type, map(dict.get, events, repeat("type")))) <= {str}:

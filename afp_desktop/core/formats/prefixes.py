@@ -55,9 +55,10 @@ class Prefixes:
         self.last_fraction = LAST_FRACTION if last_fraction is None else last_fraction
         self.shown = 0  # prefixes shown so far
 
-    def offer(self, events: list, fraction: float, build: Callable[[list], Run]) -> None:
+    def offer(self, events: list, fraction: float, build: Callable[[list], Run],
+              mark: Callable[[Run], None] | None = None) -> None:
         """`events`: every event read so far (a prefix of the file's); `fraction`: how much of the file that is;
-        `build(events)`: the Run of those events."""
+        `build(events)`: the Run of those events; `mark(run)`: what it says of itself (`mark_as_prefix`)."""
         if self.cancelled is not None and self.cancelled():
             raise LoadCancelled()
         count = len(events)
@@ -65,7 +66,7 @@ class Prefixes:
             return
         self.next = count * self.growth
         run = build(list(events))
-        mark_as_prefix(run)
+        (mark or mark_as_prefix)(run)
         self.shown += 1
         self.show(run)
 
@@ -76,6 +77,32 @@ def mark_as_prefix(run: Run) -> None:
     kept = [notice for notice in run.notices if notice.code not in NOT_FOR_A_PREFIX]
     run.notices[:] = [reading_notice(len(run.axis)), *kept]  # (events as the timeline counts them)
     run.warnings[:] = [problem for problem in run.warnings if "cut off" not in problem.message]
+
+
+RECORDING_PART_DROPS = frozenset({"typed-only", "no-commit-log"})  # true of the part, not of the recording
+
+
+def mark_as_recording_part(total: int) -> Callable[[Run], None]:
+    """How the first events of a recording's event list (recording_part.py) say what they are: the graph and
+    stops of an event stream, until the engine's boundary log and commit log are read."""
+    def mark(run: Run) -> None:
+        mark_as_prefix(run)
+        run.positions_differ = True
+        kept = [notice for notice in run.notices[1:] if notice.code not in RECORDING_PART_DROPS]
+        run.notices[:] = [Notice(READING, f"Still reading this recording: the first {len(run.typed_events or ()):,} "
+                                          f"of its {total:,} events are shown as an event stream shows them. The "
+                                          "steps the engine logged (the Run and subflow boxes, branches, loops, slot "
+                                          "payloads) and the stops of its commit log come once the whole file is "
+                                          "read. You can already move through what is shown.", "info"), *kept]
+    return mark
+
+
+def same_moment(part: Run, whole: Run, position: int) -> int:
+    """The position on `whole` where as many typed events have happened as at `position` on `part`: where a
+    recording's part (its typed events alone) leaves the cursor on the whole run, whose axis differs."""
+    seen = part.axis.typed_before[max(0, min(position, len(part.axis)))]
+    after = whole.axis.typed_after
+    return int(after[min(seen, len(after)) - 1]) if seen and len(after) else 0
 
 
 TRACE_HEAD = re.compile(rb'\s*\{\s*"version"\s*:\s*1\s*,\s*"events"\s*:\s*\[\s*')

@@ -34,21 +34,24 @@ def numpy():
     return np
 
 
-def brackets_outside_strings(data: bytes, cut_ok: bool = False):
+def brackets_outside_strings(data: bytes, cut_ok: bool = False, start: int = 0, end: int | None = None):
     """(positions, is-open flags, depth after each) of every bracket outside a string; None if unbalanced.
-    `cut_ok`: a text cut off before its end (brackets left open, a last string unterminated) is scanned too."""
+    `cut_ok`: a text cut off before its end (brackets left open, a last string unterminated) is scanned too.
+    `start`, `end`: scan only data[start:end] (which must begin outside a string); positions are still offsets
+    into `data`."""
     if numpy() is None:
         return None
+    size = len(data) if end is None else min(end, len(data))
     buffer = np.frombuffer(data, np.uint8)
-    escapes = find_breathing(data, b"\\") != -1
+    first_backslash = find_breathing(data, b"\\", start)
+    escapes = first_backslash != -1 and first_backslash < size
     found_positions, found_opens = [], []
     in_string = 0
-    start, size = 0, len(buffer)
     while start < size:
-        end = min(start + _CHUNK, size)
-        while end < size and buffer[end - 1] == _BACKSLASH:  # never split a run of backslashes
-            end += 1
-        chunk = buffer[start:end]
+        stop = min(start + _CHUNK, size)
+        while stop < size and buffer[stop - 1] == _BACKSLASH:  # never split a run of backslashes
+            stop += 1
+        chunk = buffer[start:stop]
         quotes = chunk == _QUOTE
         if escapes:
             _clear_escaped_quotes(chunk, quotes)
@@ -62,10 +65,12 @@ def brackets_outside_strings(data: bytes, cut_ok: bool = False):
         found_positions.append(outside + start)
         found_opens.append(is_open[outside])
         in_string = (in_string + len(quote_at)) & 1
-        start = end
+        start = stop
         breathe()
     if in_string and not cut_ok:
         return None  # an unterminated string
+    if not found_positions:
+        return None  # nothing to scan
     positions = np.concatenate(found_positions)
     opens = np.concatenate(found_opens)
     if not len(positions):

@@ -52,6 +52,8 @@ class Run:
     boundary_mode: str | None = None
     bundle: Any = None  # opened from a bug-report bundle: its facts (core/bugreport.py BundleInfo)
     still_reading: bool = False  # the first part of a file still being read (formats/prefixes.py)
+    # …a part whose positions are not the whole run's (a recording's typed events alone: prefixes.same_moment)
+    positions_differ: bool = False
 
     # -- what the file holds -------------------------------------------------------------------------
     @property

@@ -1,0 +1,119 @@
+"""The first typed events of a big recording, found from the end of the file before the whole of it is read.
+
+A recording as `recordRun` writes it is `{"snapshot": …, "events": […], "structure": …}`. Its typed events come
+after the snapshot (88 % into the 448 MB of the 1,000-iteration corpus run) and reading the whole file takes
+seconds, so they are found from the end instead: the last `"structure"` key must close the document (then it
+is a member of the root); just before it, after a comma, is the `]` that ends the events array; its `[` follows
+the last `"events":` key before that. A bracket scan of that array alone (~0.13 s for its 53 MB) then checks
+that this `[` and this `]` are partners — the root's `events`, not a list of the same name inside a payload —
+and gives the elements' spans. Only then are the first events parsed.
+
+`recording_tail_of_file` does this on the end of a file before the file is read whole (the last quarter of it,
+at least 64 MB: 0.05 s to read, where the whole 448 MB takes 0.3 s). Anything else (an envelope, another key order, a structure over a megabyte, a damaged array) gives None: no
+preview, and the file is read as before. The whole file is still read and checked after the preview.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from afp_desktop.core.breathing import rfind_breathing
+from afp_desktop.core.formats import lazy_trace
+from afp_desktop.core.formats.source import read_tail
+from afp_desktop.core.jsonx import jsonio, jsonscan
+
+STRUCTURE_WITHIN = 1 << 20  # the structure (the flowchart's shape) is small: a larger tail gets no preview
+CANDIDATES = 8  # `"events"` strings tried, from the last one back, before giving up
+TAIL_AT_LEAST = 64 << 20  # bytes of the end of a file read for the preview (or a quarter of it, if more)
+TAIL_FRACTION = 4
+SCANS = 2  # arrays scanned (each up to the whole events array) before giving up
+_KEY_TO_ARRAY = re.compile(rb'"events"[ \t\r\n]*:[ \t\r\n]*\[')
+_SPACE = b" \t\r\n"
+
+
+def recording_tail(data: bytes, count: int) -> tuple[list, int] | None:
+    """(the first `count` typed events of the recording `data`, how many it holds), or None (module doc)."""
+    size = len(data)
+    structure = data.rfind(b'"structure"', max(0, size - STRUCTURE_WITHIN))
+    if structure <= 0 or not _closes_the_root(data, structure):
+        return None
+    comma = _back_over_space(data, structure)
+    if comma < 0 or data[comma] != ord(","):
+        return None
+    close = _back_over_space(data, comma)
+    if close < 0 or data[close] != ord("]"):
+        return None
+    spans = _events_array(data, close)
+    if spans is None:
+        return None
+    starts, ends = spans
+    first = jsonio.loads(b"[" + b",".join(data[int(s):int(e)] for s, e in zip(starts[:count], ends[:count])) + b"]")
+    return first, len(starts)
+
+
+def recording_tail_of_file(path: str | os.PathLike, count: int, min_bytes: int) -> tuple[list, int] | None:
+    """`recording_tail` of the end of the file at `path` (a plain file of `min_bytes` or more), read before the
+    whole of it."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return None
+    if size < min_bytes:
+        return None
+    last = read_tail(path, STRUCTURE_WITHIN)  # (is there a structure closing the document? then read more)
+    if last is None or last.rfind(b'"structure"') <= 0 or not _closes_the_root(last, last.rfind(b'"structure"')):
+        return None
+    tail = read_tail(path, max(TAIL_AT_LEAST, size // TAIL_FRACTION))
+    return None if tail is None else recording_tail(tail, count)
+
+
+def _closes_the_root(data: bytes, key: int) -> bool:
+    """The member from `key` on ends the document: `{` + the rest parses as one object."""
+    try:
+        jsonio.loads(b"{" + data[key:])
+    except jsonio.JSONSyntaxError:
+        return False
+    return True
+
+
+def _back_over_space(data: bytes, at: int) -> int:
+    """The position of the last non-space byte before `at` (-1: none within 4 KiB)."""
+    at -= 1
+    floor = max(-1, at - 4096)
+    while at > floor and data[at] in _SPACE:
+        at -= 1
+    return at if at > floor else -1
+
+
+def _events_array(data: bytes, close: int):
+    """(starts, ends) of the elements of the root's events array, which ends at `close`; None unless found
+    and every element is an object."""
+    end, scans = close, 0
+    for _ in range(CANDIDATES):
+        key = rfind_breathing(data, b'"events"', end)
+        if key < 0 or scans == SCANS:
+            return None
+        end = key
+        found = _KEY_TO_ARRAY.match(data, key)
+        if found is None or _escaped(data, key):
+            continue  # the string "events" as a value, or inside a string
+        opening = found.end() - 1
+        scans += 1
+        scan = jsonscan.brackets_outside_strings(data, start=opening, end=close + 1)
+        if scan is None:
+            continue  # unbalanced: a list inside a payload (whose `[` closes early), or a damaged array
+        positions, opens, depth = scan
+        if int(positions[0]) != opening or int(positions[-1]) != close or (depth[:-1] == 0).any():
+            continue
+        regions = lazy_trace.event_regions(data, positions, opens, depth, 0, len(positions) - 1, 1, payloads=False)
+        return None if regions is None else regions[0]
+    return None
+
+
+def _escaped(data: bytes, quote: int) -> bool:
+    """The quote at `quote` is escaped: an odd run of backslashes before it."""
+    run = 0
+    while quote - run - 1 >= 0 and data[quote - run - 1] == 0x5C:
+        run += 1
+    return run % 2 == 1

@@ -1,0 +1,106 @@
+"""A big recording's first typed events, found from the end of the file (core/formats/recording_part.py): they
+are the recording's own `events`, or nothing — never a list of the same name inside a payload."""
+
+from __future__ import annotations
+
+import json
+import lzma
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from afp_desktop.core.formats import recording_part as tail_module
+from afp_desktop.core.formats.recording_part import recording_tail, recording_tail_of_file
+from afp_desktop.core.jsonx import jsonio
+from tests.corpus_util import SCENARIOS, corpus_path, read_bytes
+
+words = st.sampled_from(["events", "structure", "snapshot", "type", "payload", "a", '"events":[', '"structure":{}}',
+                         "\\", '\\"events\\":[', "]", "}", "é"])
+keys = st.one_of(words, st.text(max_size=4))
+leaves = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), words, st.text(max_size=6))
+values = st.recursive(leaves, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                      st.dictionaries(keys, inner, max_size=3)), max_leaves=8)
+plain_event = st.builds(lambda kind, payload: {"type": kind, "payload": payload},
+                        st.sampled_from(["agentfootprint.agent.turn_start", "agentfootprint.stream.llm_start"]),
+                        st.dictionaries(st.sampled_from(["a", "b", "text"]), leaves, max_size=2))
+# An event whose payload holds a list named "events" (or "structure"): the reader must not take it for the root's.
+tricky_event = st.builds(lambda kind, inner, name: {"type": kind, "payload": {name: inner}},
+                         st.just("agentfootprint.stream.tool_end"), st.lists(values, max_size=3),
+                         st.sampled_from(["events", "structure"]))
+
+
+def encode(doc: dict, style: int) -> bytes:
+    if style == 0:
+        return orjson.dumps(doc)
+    if style == 1:
+        return json.dumps(doc, indent=2).encode()
+    return json.dumps(doc, separators=(" , ", " : "), ensure_ascii=False).encode()
+
+
+@settings(max_examples=300, deadline=None)
+@given(snapshot=values, events=st.lists(st.one_of(plain_event, tricky_event, values), max_size=12),
+       structure=values, style=st.integers(0, 2), count=st.integers(1, 15))
+def test_what_is_found_is_the_recording_s_own_first_events(snapshot, events, structure, style, count):
+    doc = {"snapshot": snapshot, "events": events, "structure": structure}
+    found = recording_tail(encode(doc, style), count)
+    if found is not None:
+        assert found == (events[:count], len(events))
+    plain = all(type(e) is dict for e in events) and b'"events"' not in encode(events, style) \
+        and b'"structure"' not in encode({"s": structure}, style)
+    if events and plain:
+        assert found == (events[:count], len(events)), "a plain recording's events are found"
+
+
+@settings(max_examples=100, deadline=None)
+@given(before=values, after=values, events=st.lists(plain_event, min_size=1, max_size=5), style=st.integers(0, 2))
+def test_other_shapes_give_nothing(before, after, events, style):
+    for doc in ({"events": events, "snapshot": before, "structure": after},  # another key order
+                {"format": "x", "recording": {"snapshot": before, "events": events, "structure": after}},  # envelope
+                {"snapshot": before, "structure": after, "events": events},
+                {"snapshot": {"events": events, "structure": after}}):  # not the root's
+        assert recording_tail(encode(doc, style), 5) is None
+
+
+def test_a_list_named_events_in_the_last_event_is_passed_over():
+    events = [{"type": "t", "n": i} for i in range(4)] + [{"type": "t", "payload": {"events": [{"type": "fake"}]}}]
+    data = orjson.dumps({"snapshot": {"events": [{"type": "older"}]}, "events": events, "structure": {"s": 1}})
+    assert recording_tail(data, 2) == (events[:2], 5)
+
+
+def test_a_damaged_or_cut_recording_gives_nothing():
+    events = [{"type": "t", "n": i} for i in range(5)]
+    data = orjson.dumps({"snapshot": {}, "events": events, "structure": {}})
+    assert recording_tail(data, 3) == (events[:3], 5)
+    assert recording_tail(data[:-1], 3) is None, "cut off: the structure does not close the document"
+    assert recording_tail(data.replace(b'"n":2', b'"n":2}'), 3) is None, "an extra bracket in the events"
+    assert recording_tail(data.replace(b'{"type":"t","n":4}', b"4"), 3) is None, "an element that is no object"
+    assert recording_tail(data.replace(b'"structure":{}', b'"structure":{"a":[}'), 3) is None
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_each_corpus_recording_s_first_events_are_found(scenario):
+    data = read_bytes(scenario, "recording.json")
+    doc = jsonio.loads(data)
+    found = recording_tail(data, 7)
+    if list(doc) == ["snapshot", "events", "structure"]:
+        assert found == (doc["events"][:7], len(doc["events"]))
+    else:
+        assert found is None
+
+
+def test_from_the_end_of_a_file_before_it_is_read_whole(tmp_path, monkeypatch):
+    data = lzma.open(corpus_path("15-large-run", "recording.json")).read()
+    doc = jsonio.loads(data)
+    plain = tmp_path / "recording.json"
+    plain.write_bytes(data)
+    assert recording_tail_of_file(plain, 9, 0) == (doc["events"][:9], len(doc["events"]))
+    assert recording_tail_of_file(plain, 9, len(data) + 1) is None, "a small file is read whole at once"
+    assert recording_tail_of_file(corpus_path("15-large-run", "recording.json"), 9, 0) is None, "compressed"
+    assert recording_tail_of_file(tmp_path / "missing.json", 9, 0) is None
+    # the events begin before the end read: nothing found there (the whole file is tried once read)
+    monkeypatch.setattr(tail_module, "TAIL_AT_LEAST", len(data) - data.index(b'"events"') - 100)
+    monkeypatch.setattr(tail_module, "TAIL_FRACTION", len(data))
+    assert recording_tail_of_file(plain, 9, 0) is None
+    assert plain.read_bytes() == data, "never written to"
