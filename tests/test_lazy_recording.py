@@ -381,3 +381,19 @@ def pairs_by_stack(data: bytes) -> list[int]:
 def test_every_bracket_is_paired_with_its_partner(text):
     _, opens, depth = jsonscan.brackets_outside_strings(text)
     assert jsonscan.matching_brackets(opens, depth).tolist() == pairs_by_stack(text)
+
+
+@pytest.mark.parametrize("name", ["recording.json", "trace.json"])
+def test_the_progress_of_a_big_document_moves_forward_while_it_is_read(monkeypatch, name):
+    """The progress bar moves while a big recording or Trace is read (it sat at 0 % for the 5 s of the 448 MB
+    recording): the bracket scan and each part made tell how far they are, never going back."""
+    monkeypatch.setattr(lazy_recording, "MIN_BYTES", 0)
+    monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
+    monkeypatch.setattr(jsonscan, "_CHUNK", 1024)  # (a report every 64 chunks)
+    monkeypatch.setattr(lazy_trace, "_BATCH", 4096)
+    told: list[float] = []
+    run = load_bytes(read_bytes("15-large-run", name), name, progress=told.append)
+    assert told == sorted(told), "never going back"
+    assert told[-1] == 0.8 and told[0] < 0.1
+    assert len({round(f, 2) for f in told if 0 < f < 0.75}) >= 10, "many steps on the way"
+    assert run.stops

@@ -96,3 +96,35 @@ def rfind_breathing(data: bytes, needle: bytes, end: int) -> int:
         hook()
         limit = start
     return -1
+
+
+@contextmanager
+def reporting(progress: Callable[[float], None] | None) -> Iterator[None]:
+    """How far this thread's long reads are (`report`) goes to `progress` (0..1) while the block runs."""
+    previous = getattr(_local, "progress", None)
+    _local.progress = progress
+    try:
+        yield
+    finally:
+        _local.progress = previous
+
+
+@contextmanager
+def progress_span(low: float, high: float) -> Iterator[None]:
+    """Within the block, a report of f means low + (high - low)·f of the enclosing span."""
+    outer = getattr(_local, "progress", None)
+    if outer is None:
+        yield
+        return
+    _local.progress = lambda fraction: outer(low + (high - low) * fraction)
+    try:
+        yield
+    finally:
+        _local.progress = outer
+
+
+def report(fraction: float) -> None:
+    """Tell this thread's progress reader (if any) how far the current read is (0..1)."""
+    progress = getattr(_local, "progress", None)
+    if progress is not None:
+        progress(min(max(fraction, 0.0), 1.0))

@@ -447,7 +447,9 @@ class TimelinePanel(QWidget):
             self.note.setText("Some stops inside this subflow have no event of their own in the file; they are "
                               "spread within its events (hover a marker to see which).")
         elif self.stops and self.stops[0].get("derived"):
-            why = ("the commit log has no top-level milestones" if self.session.run.commit_log
+            run = self.session.run
+            why = ("the commit log has no top-level milestones" if run.commit_log
+                   else "its commit log is read with the rest of the file" if run.positions_differ
                    else "no commit log in this file")
             self.note.setText(f"Stops derived from the events ({why}).")
         else:

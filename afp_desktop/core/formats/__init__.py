@@ -30,6 +30,7 @@ from afp_desktop.core.formats.prefixes import Prefixes, ShowFn, trace_head
 from afp_desktop.core.formats.ndjson import EVENT_HEAD, NON_SPACE, looks_like_ndjson, parse_ndjson
 from afp_desktop.core.formats.value_stream import object_spans, parse_object_stream
 from afp_desktop.core.formats.source import read_source, rotated_pair
+from afp_desktop.core.breathing import progress_span, reporting
 from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.model.run import Run
@@ -152,9 +153,10 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
                     tail = recording_tail(stripped, prefixes.next)
                     if tail is not None:
                         _offer_recording_part(prefixes, tail, name)
-        doc = load_trace_lazily(stripped, name, told)  # None unless a large Trace
-        if doc is None:
-            doc = load_recording_lazily(stripped, name)  # None unless a large recording: then parse it all
+        with reporting(progress), progress_span(0.0, 0.75):  # (the bar moves while a big document is read)
+            doc = load_trace_lazily(stripped, name, told)  # None unless a large Trace
+            if doc is None:
+                doc = load_recording_lazily(stripped, name)  # None unless a large recording: then parse it all
         if doc is None and EVENT_HEAD.match(stripped):  # an event first: objects one after another, as jq prints
             found = object_spans(stripped)  # them? (before a parse that fails after the first, ~0.2 s on 70 MB)
             if found is not None:

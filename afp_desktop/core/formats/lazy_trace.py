@@ -27,7 +27,7 @@ import orjson
 from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
 from afp_desktop.core.jsonx.packed import pack
-from afp_desktop.core.breathing import breathe, find_breathing
+from afp_desktop.core.breathing import breathe, find_breathing, progress_span, report
 
 np: Any = None  # numpy, once jsonscan has imported it
 
@@ -53,7 +53,8 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
     np = jsonscan.numpy()  # imported by the first large Trace (~0.1 s): the CLI's start on small files does without
     if np is None:
         return None
-    brackets = jsonscan.brackets_outside_strings(data)
+    with progress_span(0.0, 0.4):
+        brackets = jsonscan.brackets_outside_strings(data)
     if brackets is None:
         return None
     positions, opens, depth = brackets
@@ -77,7 +78,8 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
     del brackets, positions, opens, depth  # free before the events' objects are made: it lowers the peak
     told = None if read_so_far is None else (lambda evs, fraction: read_so_far(evs, fraction, root))
     lazies: list[LazyJSON] = []
-    events = _parse_events(data, name, starts, ends, regions, told, lazies)
+    with progress_span(0.45, 1.0):
+        events = _parse_events(data, name, starts, ends, regions, told, lazies)
     if events is None:
         return None
     store = pack(data)
@@ -200,6 +202,7 @@ def _parse_events(data: bytes, name: str, starts, ends, regions, read_so_far=Non
     paths: dict = {}
     first_event = first_region = 0
     for end_event, end_region in zip(cuts.tolist(), region_cuts.tolist()):
+        report(first_event / len(starts))
         holes = ((int(region_starts[k]), int(region_ends[k]), salt + k) for k in range(first_region, end_region))
         parts = jsonscan.with_placeholders(view, int(starts[first_event]), int(ends[end_event - 1]), holes)
         try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from afp_desktop.core.breathing import breathe, find_breathing
+from afp_desktop.core.breathing import breathe, find_breathing, report
 
 np: Any = None  # numpy, once imported
 
@@ -47,6 +47,7 @@ def brackets_outside_strings(data: bytes, cut_ok: bool = False, start: int = 0, 
     escapes = first_backslash != -1 and first_backslash < size
     found_positions, found_opens = [], []
     in_string = 0
+    first, steps = start, 0
     while start < size:
         stop = min(start + _CHUNK, size)
         while stop < size and buffer[stop - 1] == _BACKSLASH:  # never split a run of backslashes
@@ -67,6 +68,9 @@ def brackets_outside_strings(data: bytes, cut_ok: bool = False, start: int = 0, 
         in_string = (in_string + len(quote_at)) & 1
         start = stop
         breathe()
+        steps += 1
+        if not steps % 64:  # (every 8 MB)
+            report((start - first) / max(size - first, 1))
     if in_string and not cut_ok:
         return None  # an unterminated string
     if not found_positions:
