@@ -46,3 +46,18 @@ def test_the_loader_reads_the_context_panels_writers_so_the_window_does_not(monk
     monkeypatch.setattr(context_state, "is_commit_bundle", walked)
     assert context_state.key_writes(run) == expected and expected
     assert context_state.ContextStates(run)._writes == expected
+
+
+def test_the_loader_reads_the_iteration_bands_so_the_window_does_not(monkeypatch):
+    """A recording's 7,008 stops took ~20 ms on the window's thread when the bands were found as it was shown."""
+    from afp_desktop.core.views import orientation
+
+    path = corpus_path("15-large-run", "trace.json")
+    expected = orientation.iteration_bands(open_run(path).stops)
+    run = load_run(str(path))
+
+    def walked(_stop):
+        raise AssertionError("the stops were walked again")
+
+    monkeypatch.setattr(orientation, "_kind", walked)
+    assert orientation.run_iteration_bands(run) == expected and len(expected) > 2

@@ -173,9 +173,11 @@ def test_reopened_where_the_user_left_it_shows_that_place_from_the_first_part(qt
 
 def test_the_first_part_s_stops_follow_on_the_next_turn_in_an_empty_timeline(qtbot, window):
     """The first part of a big file: the timeline's stops are laid out and painted on a turn of their own (~30 ms
-    less in the first freeze); a run replacing another is shown whole at once (no other run's stops meanwhile)."""
+    less in the first freeze). A big run replacing another: the other's stops (and bands) go at once, and its
+    own follow the same way."""
     from afp_desktop.core.formats import open_run
     from afp_desktop.core.formats.prefixes import mark_as_prefix
+    from afp_desktop.core.views.orientation import iteration_bands
 
     qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)
     timeline = window.timeline.panel
@@ -186,10 +188,17 @@ def test_the_first_part_s_stops_follow_on_the_next_turn_in_an_empty_timeline(qtb
     assert timeline.slider.maximum() == len(part.axis), "(the slider is there at once)"
     qtbot.waitUntil(lambda: timeline.stops == window.session.stops, timeout=2_000)
     assert len(timeline.stops) > 2
+    qtbot.waitUntil(lambda: bool(window.iteration_bands.bands), timeout=2_000)
     other = open_run(corpus_path("02-react-two-tools", "trace.json"))
     mark_as_prefix(other)
     window.session.set_run(other, settle_now=False)
-    assert timeline.stops == window.session.stops, "replacing a run: its stops at once"
+    assert timeline.stops == [] and window.iteration_bands.bands == [], "no other run's stops meanwhile"
+    assert timeline.note.text() == "" and not timeline.plots.isVisible()
+    qtbot.waitUntil(lambda: timeline.stops == window.session.stops, timeout=2_000)
+    assert window.iteration_bands.bands == iteration_bands(timeline.stops)
+    small = open_run(corpus_path("02-react-two-tools", "trace.json"))
+    window.session.set_run(small)
+    assert timeline.stops == window.session.stops, "a small whole run: its stops at once"
 
 
 def plain_recording(tmp_path):

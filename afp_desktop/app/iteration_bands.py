@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel
 
 from afp_desktop.app.panels.culled_bars import CulledBars
-from afp_desktop.core.views.orientation import IterationBand, iteration_bands, readout
+from afp_desktop.core.views.orientation import IterationBand, iteration_bands, readout, run_iteration_bands
 
 BAND_SHADES = {"light": ("#3d6fd6", 22), "dark": ("#8fb1ff", 30)}
 LABEL_Y = 0.98
@@ -86,7 +86,8 @@ class IterationBands:
         self.readout.setText("")
 
     def redraw(self) -> None:
-        self.bands = iteration_bands(self.timeline.stops)
+        run, stops = self.session.run, self.timeline.stops
+        self.bands = run_iteration_bands(run) if run is not None and stops is run.stops else iteration_bands(stops)
         colour, alpha = BAND_SHADES.get(self.theme, BAND_SHADES["light"])
         strong, faint = QColor(colour), QColor(colour)
         strong.setAlpha(alpha)

@@ -25,6 +25,7 @@ from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, Lo
 from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.views.context_state import key_writes
 from afp_desktop.core.views.inspect import pauses
+from afp_desktop.core.views.orientation import run_iteration_bands
 
 # While a load runs, Python hands the GIL between threads this often (default 5 ms). The window's thread needs
 # the GIL at every call between Qt and Python — a paint or a layout makes hundreds — and waits up to the whole
@@ -93,9 +94,10 @@ def load_run(path: str, progress=None, cancelled=None, conversation: str | None 
 
 def _read_for_the_window(run) -> None:
     """What panels read once per run (core/views/per_run.py), read here and not on the window's thread: the
-    pause marks' pauses, the Context panel's writers of each state key."""
+    pause marks' pauses, the Context panel's writers of each state key, the timeline's iteration bands."""
     pauses(run)
     key_writes(run)
+    run_iteration_bands(run)
 
 
 class _LoadThread(QThread):

@@ -344,11 +344,13 @@ class TimelinePanel(QWidget):
         self.slider.setEnabled(True)
         self.slider.blockSignals(False)
         self.play_button.setEnabled(True)
-        if (getattr(run, "still_reading", False) or len(run.stops) >= DEFERRED_STOPS) and not self.stops:
-            # The first part of a big file, or a run of thousands of stops, in an empty timeline: its stops follow
-            # a turn later, so that laying them out and painting them (~30 ms; the overview's image of 7,008 stops
-            # ~20 ms more) does not add to every other panel's first paint in one long freeze. (Never with another
-            # run's stops shown: those would contradict the rest.)
+        if getattr(run, "still_reading", False) or len(run.stops) >= DEFERRED_STOPS:
+            # The first part of a big file, or a run of thousands of stops: its stops follow a turn later, so that
+            # laying them out and painting them (~30 ms; the overview's image of 7,008 stops ~20 ms more) does not
+            # add to every other panel's first paint in one long freeze. Another run's stops go at once: they
+            # would contradict the rest.
+            if self.stops:
+                self._clear_stops()
             self._stops_pending = run
             QTimer.singleShot(PENDING_STOPS_MS, self._show_pending_stops)
             return
@@ -360,6 +362,14 @@ class TimelinePanel(QWidget):
             self._on_stops_changed()
 
     def _on_run_closed(self) -> None:
+        self._clear_stops()
+        self.slider.setEnabled(False)
+        self.play_button.setEnabled(False)
+        self._set_crumbs()
+        self.note.setText("Open a trace file to see its milestones here.")
+
+    def _clear_stops(self) -> None:
+        """No stops shown (the bands and pause marks that follow them go too)."""
         self._stops_pending = None
         self.stops, self.labels, self.ends = [], [], []
         self.current_stop = None
@@ -367,13 +377,11 @@ class TimelinePanel(QWidget):
         self.error_positions = []
         self.plots.setVisible(False)
         self.overview.setVisible(False)
-        self.slider.setEnabled(False)
-        self.play_button.setEnabled(False)
         self.drill_button.setEnabled(False)
         self.back_button.setVisible(False)
-        self._set_crumbs()
-        self.note.setText("Open a trace file to see its milestones here.")
+        self.note.setText("")
         self.position_label.setText("")
+        self.stops_shown.emit()
 
     def grow(self) -> None:
         """The run grew (File ▸ Follow, app/growth.py): extend the slider and the stops shown, keeping the range
