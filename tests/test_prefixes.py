@@ -100,6 +100,22 @@ def test_each_large_trace_prefix_is_the_run_of_its_first_events(name, small_step
     assert shown[1].redaction == final.redaction, "once the file is scanned, its redaction is known"
 
 
+def test_a_plain_trace_is_never_taken_for_a_recording(small_steps, tmp_path):
+    """A Trace's "structure" comes after its events too: read from the end of a plain (not compressed) file, it
+    must still show its own head, as a Trace (this once showed its events as a recording's typed events)."""
+    data = lzma.open(corpus_path("15-large-run", "trace.json")).read()
+    doc = jsonio.loads(data)
+    assert list(doc)[:3] == ["version", "events", "structure"]
+    plain = tmp_path / "trace.json"
+    plain.write_bytes(data)
+    for variant in (data, orjson.dumps({k: doc[k] for k in ("version", "events", "redaction", "structure")})):
+        plain.write_bytes(variant)
+        shown, final = collect(plain)
+        assert shown and not any(p.positions_differ for p in shown)
+        n = len(shown[0].domain_events)
+        assert shown[0].format == final.format and shown[0].domain_events == doc["events"][:n]
+
+
 @pytest.mark.parametrize("name", ["events.ndjson", "trace.json"])
 def test_the_whole_run_is_the_same_with_or_without_prefixes(name, small_steps):
     path = corpus_path("15-large-run", name)

@@ -59,7 +59,10 @@ def test_other_shapes_give_nothing(before, after, events, style):
     for doc in ({"events": events, "snapshot": before, "structure": after},  # another key order
                 {"format": "x", "recording": {"snapshot": before, "events": events, "structure": after}},  # envelope
                 {"snapshot": before, "structure": after, "events": events},
-                {"snapshot": {"events": events, "structure": after}}):  # not the root's
+                {"snapshot": {"events": events, "structure": after}},  # not the root's
+                {"version": 1, "events": events, "structure": after},  # a Trace, its structure last
+                {"version": 1, "events": events, "structure": after, "redaction": "none"},
+                {"snapshot": before, "events": events, "structure": after, "redaction": "none"}):
         assert recording_tail(encode(doc, style), 5) is None
 
 

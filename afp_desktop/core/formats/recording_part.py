@@ -2,15 +2,17 @@
 
 A recording as `recordRun` writes it is `{"snapshot": …, "events": […], "structure": …}`. Its typed events come
 after the snapshot (88 % into the 448 MB of the 1,000-iteration corpus run) and reading the whole file takes
-seconds, so they are found from the end instead: the last `"structure"` key must close the document (then it
-is a member of the root); just before it, after a comma, is the `]` that ends the events array; its `[` follows
-the last `"events":` key before that. A bracket scan of that array alone (~0.13 s for its 53 MB) then checks
-that this `[` and this `]` are partners — the root's `events`, not a list of the same name inside a payload —
-and gives the elements' spans. Only then are the first events parsed.
+seconds, so they are found from the end instead. The document must begin with its `"snapshot"` key (a Trace's
+`"structure"` may come last too) and end with its `"structure"` member (`{` + the rest parses as an object with
+that key alone: a member of the root); just before it, after a comma, is the `]` that ends the events array; its
+`[` follows the last `"events":` key before that. A bracket scan of that array alone (~0.13 s for its 53 MB)
+then checks that this `[` and this `]` are partners — the root's `events`, not a list of the same name inside a
+payload — and gives the elements' spans. Only then are the first events parsed.
 
-`recording_tail_of_file` does this on the end of a file before the file is read whole (the last quarter of it,
-at least 64 MB: 0.05 s to read, where the whole 448 MB takes 0.3 s). Anything else (an envelope, another key order, a structure over a megabyte, a damaged array) gives None: no
-preview, and the file is read as before. The whole file is still read and checked after the preview.
+`recording_tail_of_file` does this on the ends of a file before the file is read whole (its first bytes, and the
+last quarter of it, at least 64 MB: 0.05 s to read where the whole 448 MB takes 0.3 s). Anything else (an
+envelope, another key order, a structure over a megabyte, a damaged array) gives None: no preview, and the file
+is read as before. The whole file is still read and checked after the preview.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import re
 
 from afp_desktop.core.breathing import rfind_breathing
 from afp_desktop.core.formats import lazy_trace
-from afp_desktop.core.formats.source import read_tail
+from afp_desktop.core.formats.source import read_ends
 from afp_desktop.core.jsonx import jsonio, jsonscan
 
 STRUCTURE_WITHIN = 1 << 20  # the structure (the flowchart's shape) is small: a larger tail gets no preview
@@ -28,15 +30,22 @@ CANDIDATES = 8  # `"events"` strings tried, from the last one back, before givin
 TAIL_AT_LEAST = 64 << 20  # bytes of the end of a file read for the preview (or a quarter of it, if more)
 TAIL_FRACTION = 4
 SCANS = 2  # arrays scanned (each up to the whole events array) before giving up
+_RECORDING_HEAD = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"snapshot"[ \t\r\n]*:')  # recordRun writes the snapshot first
 _KEY_TO_ARRAY = re.compile(rb'"events"[ \t\r\n]*:[ \t\r\n]*\[')
 _SPACE = b" \t\r\n"
 
 
 def recording_tail(data: bytes, count: int) -> tuple[list, int] | None:
     """(the first `count` typed events of the recording `data`, how many it holds), or None (module doc)."""
-    size = len(data)
-    structure = data.rfind(b'"structure"', max(0, size - STRUCTURE_WITHIN))
-    if structure <= 0 or not _closes_the_root(data, structure):
+    if not _RECORDING_HEAD.match(data):
+        return None  # (a Trace, whose "structure" may also come last but one)
+    return _events_before_structure(data, count)
+
+
+def _events_before_structure(data: bytes, count: int) -> tuple[list, int] | None:
+    """Of `data` (a recording, or the end of one): its events array, which the structure follows."""
+    structure = _last_member(data)
+    if structure is None:
         return None
     comma = _back_over_space(data, structure)
     if comma < 0 or data[comma] != ord(","):
@@ -61,20 +70,24 @@ def recording_tail_of_file(path: str | os.PathLike, count: int, min_bytes: int) 
         return None
     if size < min_bytes:
         return None
-    last = read_tail(path, STRUCTURE_WITHIN)  # (is there a structure closing the document? then read more)
-    if last is None or last.rfind(b'"structure"') <= 0 or not _closes_the_root(last, last.rfind(b'"structure"')):
+    ends = read_ends(path, 64, STRUCTURE_WITHIN)  # (a recording's head, its structure last? then read more)
+    if ends is None or not _RECORDING_HEAD.match(ends[0]) or _last_member(ends[1]) is None:
         return None
-    tail = read_tail(path, max(TAIL_AT_LEAST, size // TAIL_FRACTION))
-    return None if tail is None else recording_tail(tail, count)
+    ends = read_ends(path, 0, max(TAIL_AT_LEAST, size // TAIL_FRACTION))
+    return None if ends is None else _events_before_structure(ends[1], count)
 
 
-def _closes_the_root(data: bytes, key: int) -> bool:
-    """The member from `key` on ends the document: `{` + the rest parses as one object."""
+def _last_member(data: bytes) -> int | None:
+    """Where the `"structure"` key is when it is the document's last member (`{` + the rest parses as an
+    object with that key alone), else None."""
+    key = data.rfind(b'"structure"', max(0, len(data) - STRUCTURE_WITHIN))
+    if key <= 0:
+        return None
     try:
-        jsonio.loads(b"{" + data[key:])
+        rest = jsonio.loads(b"{" + data[key:])
     except jsonio.JSONSyntaxError:
-        return False
-    return True
+        return None
+    return key if list(rest) == ["structure"] else None
 
 
 def _back_over_space(data: bytes, at: int) -> int:

@@ -165,9 +165,10 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
     return data
 
 
-def read_tail(path: str | os.PathLike, count: int) -> bytes | None:
-    """The last `count` bytes of a regular file that is not compressed (all of it if shorter), or None (a
-    compressed or unreadable file: the whole read says why). For a preview read before the whole file."""
+def read_ends(path: str | os.PathLike, head: int, tail: int) -> tuple[bytes, bytes] | None:
+    """The first `head` and the last `tail` bytes of a regular file that is not compressed (all of it if
+    shorter), or None (a compressed or unreadable file: the whole read says why). For a preview read before the
+    whole file."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
@@ -177,11 +178,11 @@ def read_tail(path: str | os.PathLike, count: int) -> bytes | None:
         info = os.fstat(fd)
         if _kind_of(info.st_mode) or info.st_size > max_bytes():
             return None
-        head = os.pread(fd, 8, 0)
-        if head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC):
+        first = os.pread(fd, max(head, 8), 0)
+        if first.startswith(GZIP_MAGIC) or first.startswith(XZ_MAGIC):
             return None
-        start = max(0, info.st_size - count)
-        return os.pread(fd, info.st_size - start, start)
+        start = max(0, info.st_size - tail)
+        return first[:head], os.pread(fd, info.st_size - start, start)
     except OSError:
         return None
     finally:
