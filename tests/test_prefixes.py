@@ -100,6 +100,19 @@ def test_each_large_trace_prefix_is_the_run_of_its_first_events(name, small_step
     assert shown[1].redaction == final.redaction, "once the file is scanned, its redaction is known"
 
 
+def test_a_recording_damaged_in_its_first_events_is_an_error_that_says_where(small_steps, tmp_path):
+    data = read_bytes("15-large-run", "recording.json")
+    at = data.index(b'"type"', data.index(b'"events":['))
+    damaged = tmp_path / "recording.json"
+    damaged.write_bytes(data[:at] + b'"type":tru' + data[at + len(b'"type"'):])
+    shown: list = []
+    with pytest.raises(LoadError) as caught:
+        open_run(damaged, show_prefix=shown.append)
+    assert shown == [], "no preview of a damaged event"
+    line = data[:at].count(b"\n") + 1
+    assert "not valid JSON" in str(caught.value) and f"line {line}," in str(caught.value)
+
+
 def test_a_plain_trace_is_never_taken_for_a_recording(small_steps, tmp_path):
     """A Trace's "structure" comes after its events too: read from the end of a plain (not compressed) file, it
     must still show its own head, as a Trace (this once showed its events as a recording's typed events)."""

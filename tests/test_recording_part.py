@@ -66,6 +66,24 @@ def test_other_shapes_give_nothing(before, after, events, style):
         assert recording_tail(encode(doc, style), 5) is None
 
 
+@settings(max_examples=300, deadline=None)
+@given(events=st.lists(st.one_of(plain_event, tricky_event), min_size=1, max_size=6), structure=values,
+       style=st.integers(0, 2), at=st.integers(0, 10_000), byte=st.sampled_from(b'{}[]",:\\ aet0'),
+       count=st.integers(1, 8))
+def test_a_damaged_recording_never_raises_and_never_shows_what_it_does_not_hold(events, structure, style, at,
+                                                                               byte, count):
+    data = bytearray(encode({"snapshot": {"a": [1]}, "events": events, "structure": structure}, style))
+    data[at % len(data)] = byte
+    found = recording_tail(bytes(data), count)  # (never raises)
+    if found is None:
+        return
+    try:
+        whole = jsonio.loads(bytes(data))
+    except jsonio.JSONSyntaxError:
+        return  # shown, then taken away once the whole read meets the damage
+    assert isinstance(whole, dict) and found == (whole["events"][:count], len(whole["events"]))
+
+
 def test_a_list_named_events_in_the_last_event_is_passed_over():
     events = [{"type": "t", "n": i} for i in range(4)] + [{"type": "t", "payload": {"events": [{"type": "fake"}]}}]
     data = orjson.dumps({"snapshot": {"events": [{"type": "older"}]}, "events": events, "structure": {"s": 1}})
@@ -80,6 +98,8 @@ def test_a_damaged_or_cut_recording_gives_nothing():
     assert recording_tail(data.replace(b'"n":2', b'"n":2}'), 3) is None, "an extra bracket in the events"
     assert recording_tail(data.replace(b'{"type":"t","n":4}', b"4"), 3) is None, "an element that is no object"
     assert recording_tail(data.replace(b'"structure":{}', b'"structure":{"a":[}'), 3) is None
+    assert recording_tail(data.replace(b'"n":1', b'"n":tru'), 3) is None, "a damaged event among the first"
+    assert recording_tail(data.replace(b'"n":4', b'"n":tru'), 3) == (events[:3], 5), "(the whole read says where)"
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

@@ -57,7 +57,11 @@ def _events_before_structure(data: bytes, count: int) -> tuple[list, int] | None
     if spans is None:
         return None
     starts, ends = spans
-    first = jsonio.loads(b"[" + b",".join(data[int(s):int(e)] for s, e in zip(starts[:count], ends[:count])) + b"]")
+    try:
+        first = jsonio.loads(b"[" + b",".join(data[int(s):int(e)] for s, e in zip(starts[:count], ends[:count]))
+                             + b"]")
+    except jsonio.JSONSyntaxError:
+        return None  # a damaged event among the first: no preview (the whole read says where)
     return first, len(starts)
 
 
