@@ -28,14 +28,19 @@ def breathe() -> None:
 
 
 @contextmanager
-def breathing(hook: Callable[[], None]) -> Iterator[None]:
-    """Call `hook` at every breathing point reached on this thread while the block runs."""
-    previous = getattr(_local, "hook", None)
-    _local.hook = hook
+def _for_this_thread(name: str, value) -> Iterator[None]:
+    """`value` as this thread's `name` while the block runs (then what it was)."""
+    previous = getattr(_local, name, None)
+    setattr(_local, name, value)
     try:
         yield
     finally:
-        _local.hook = previous
+        setattr(_local, name, previous)
+
+
+def breathing(hook: Callable[[], None]):
+    """Call `hook` at every breathing point reached on this thread while the block runs."""
+    return _for_this_thread("hook", hook)
 
 
 def breathing_over(items: Iterable[T], every: int = EVERY) -> Iterable[T]:
@@ -98,29 +103,15 @@ def rfind_breathing(data: bytes, needle: bytes, end: int) -> int:
     return -1
 
 
-@contextmanager
-def reporting(progress: Callable[[float], None] | None) -> Iterator[None]:
+def reporting(progress: Callable[[float], None] | None):
     """How far this thread's long reads are (`report`) goes to `progress` (0..1) while the block runs."""
-    previous = getattr(_local, "progress", None)
-    _local.progress = progress
-    try:
-        yield
-    finally:
-        _local.progress = previous
+    return _for_this_thread("progress", progress)
 
 
-@contextmanager
-def progress_span(low: float, high: float) -> Iterator[None]:
+def progress_span(low: float, high: float):
     """Within the block, a report of f means low + (high - low)·f of the enclosing span."""
     outer = getattr(_local, "progress", None)
-    if outer is None:
-        yield
-        return
-    _local.progress = lambda fraction: outer(low + (high - low) * fraction)
-    try:
-        yield
-    finally:
-        _local.progress = outer
+    return _for_this_thread("progress", None if outer is None else lambda f: outer(low + (high - low) * f))
 
 
 def report(fraction: float) -> None:
