@@ -143,7 +143,8 @@ def test_a_trace_whose_stage_ids_are_not_strings_can_be_searched(qtbot, qapp, wi
 def test_a_trace_whose_subflow_paths_hold_lists_opens(qtbot, qapp, window, tmp_path, monkeypatch, element):
     """The window fuzz once more: a subflowPath holding a list made the graph's layout fail (an unhashable path),
     so the file was refused; one nested 1,100 levels deep broke the folding of alike iterations and the framework
-    steps. (Such a deep segment still breaks the inspector's sections of that step: only its load is held here.)"""
+    steps, then the inspector's sections of that step (its path text, its LLM call's end, its subflow roll-up)
+    and the cards' token totals: comparing such paths went past Python's recursion limit."""
     import orjson
 
     from tests.corpus_util import read_bytes
@@ -162,5 +163,4 @@ def test_a_trace_whose_subflow_paths_hold_lists_opens(qtbot, qapp, window, tmp_p
     path = tmp_path / "trace.json"
     path.write_bytes(file_bytes("trace", document))
     load_run(str(path))  # (no LoadError: the file is valid, only odd)
-    if element != "deep":
-        hostile_file_in_the_window(window, qapp, str(tmp_path), ("trace", document), caught)
+    hostile_file_in_the_window(window, qapp, str(tmp_path), ("trace", document), caught)

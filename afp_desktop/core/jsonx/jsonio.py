@@ -171,6 +171,12 @@ def value_key(value: Any) -> Any:
     return value if isinstance(value, str) else dumps(value)
 
 
+def path_key(path: Any) -> tuple:
+    """A subflowPath as a tuple of `value_key`s (() when it is not a list): what paths are compared and keyed by
+    (comparing segments nested 1,100 levels deep went past Python's recursion limit)."""
+    return tuple(value_key(segment) for segment in path) if isinstance(path, list) else ()
+
+
 def same_id(a: Any, b: Any) -> bool:
     """Whether two ids from a file are the same one, as `===` says in JavaScript: equal strings, equal numbers
     (true is not 1), and a list or object only itself — comparing two lists nested a thousand levels deep went

@@ -365,7 +365,10 @@ def rollups(run, node_index: int, upto: int | None = None) -> Rollup | None:
     if start >= end:
         return None
     entry = events[start]
-    path = _path_of(entry)
+    path: Any = _path_of(entry)
+    keyed = not all(type(segment) is str for segment in path)  # a segment that is not a string: compare JSON
+    if keyed:  # texts (comparing two lists nested 1,100 levels deep went past Python's recursion limit)
+        path = jsonio.path_key(path)
     stage = entry.get("runtimeStageId")
     exit_types = ("run.exit",) if entry.get("type") == "run.entry" else ("subflow.exit",)
     llm = tools = iterations = 0
@@ -375,7 +378,8 @@ def rollups(run, node_index: int, upto: int | None = None) -> Rollup | None:
     for event in events[start:end]:
         if not isinstance(event, dict):
             continue
-        if _path_of(event)[: len(path)] != path:
+        segments = jsonio.path_key(event.get("subflowPath")) if keyed else _path_of(event)
+        if segments[: len(path)] != path:  # (strings against anything: no deep comparison)
             continue
         kind = event.get("type")
         if kind == "llm.start":

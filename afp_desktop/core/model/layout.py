@@ -201,8 +201,7 @@ def _number(value, default: float) -> float:
 
 def _path(node: dict) -> tuple:
     """A node's subflowPath as a dictionary key (a file's path may hold a list: it stands as its JSON text)."""
-    path = node.get("subflowPath")
-    return tuple(jsonio.value_key(p) for p in path) if isinstance(path, list) else ()
+    return jsonio.path_key(node.get("subflowPath"))
 
 
 # ----------------------------------------------------------------------------------------------- edges

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from afp_desktop.core.jsonx import jsonio
+
 RUN_ID_LOOKBACK = 200  # typed events searched backwards for a runId when the step's event mirrors none
 
 
@@ -67,7 +69,11 @@ def run_id_at(run, domain_index: int) -> str | None:
 
 def subflow_path_text(path: Any) -> str | None:
     """The subflow path as the inspector writes it: `__root__ / sf-research`."""
-    return " / ".join(str(step) for step in path) if isinstance(path, list) and path else None
+    if not isinstance(path, list) or not path:
+        return None
+    # (a segment that is not a string: its JSON text — str() of one nested 1,100 levels deep went past Python's
+    # recursion limit)
+    return " / ".join(step if isinstance(step, str) else jsonio.dumps(step).decode() for step in path)
 
 
 def step_ids(run, index: int) -> list[StepId]:

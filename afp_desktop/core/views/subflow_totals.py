@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from afp_desktop.core.jsonx import jsonio
+
 LLM_KINDS = ("user->llm", "tool->llm")
 
 
@@ -24,7 +26,7 @@ def subflow_tokens(nodes: list) -> dict[int, tuple[float, float]]:
     for i, node in enumerate(nodes):
         if not isinstance(node, dict):
             continue
-        path = tuple(node.get("subflowPath") or ()) if isinstance(node.get("subflowPath"), list) else ()
+        path = jsonio.path_key(node.get("subflowPath"))
         start = _number(node.get("startOffsetMs"), -math.inf)
         if open_subflows and any(end < start for _, _, end in open_subflows):
             open_subflows = [entry for entry in open_subflows if entry[2] >= start]
