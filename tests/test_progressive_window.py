@@ -253,3 +253,21 @@ def test_a_recording_left_untouched_opens_whole_at_its_end(qtbot, window, slow_p
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         pass
     assert window.session.run is not shown and window.session.position == left_at
+
+
+def test_a_recording_damaged_before_its_events_shows_them_then_takes_them_away(qtbot, window, slow_prefixes,
+                                                                              tmp_path):
+    """Its first events are found from the end of the file and shown; the whole read then meets the damage in
+    the snapshot: the part goes and the error names the line."""
+    data = bytearray(read_bytes("15-large-run", "recording.json"))
+    at = data.index(b'"commitLog"')
+    data[at] = ord("'")  # a key's quote broken in the snapshot: no longer JSON from there on
+    damaged = tmp_path / "recording.json"
+    damaged.write_bytes(bytes(data))
+    shown = first_prefix(qtbot, window, damaged)
+    assert shown.still_reading and shown.positions_differ
+    with qtbot.waitSignal(window.loader.failed, timeout=LOAD_TIMEOUT) as failed:
+        pass
+    line = data[:at].count(b"\n") + 1
+    assert "not valid JSON" in failed.args[0] and f"line {line}" in failed.args[0]
+    assert window.session.run is None and "not valid JSON" in window.empty.error.text()
