@@ -397,3 +397,15 @@ def test_the_progress_of_a_big_document_moves_forward_while_it_is_read(monkeypat
     assert told[-1] == 0.8 and told[0] < 0.1
     assert len({round(f, 2) for f in told if 0 < f < 0.75}) >= 10, "many steps on the way"
     assert run.stops
+
+
+def test_a_recording_is_not_searched_whole_for_a_trace_s_redaction(monkeypatch):
+    """The lazy Trace reader's first check searched the whole 448 MB recording for a root "redaction" (~0.2 s):
+    a document that begins with its snapshot is a recording, and is passed on at once."""
+    searched: list[bytes] = []
+    monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
+    monkeypatch.setattr(lazy_trace, "find_breathing", lambda data, needle, start=0: searched.append(needle) or -1)
+    assert lazy_trace.load_trace_lazily(b' {\n "snapshot": {}, "events": [], "structure": {}}', "r.json") is None
+    assert searched == []
+    lazy_trace.load_trace_lazily(b'{"version": 1, "events": []}', "t.json")
+    assert searched == [b'"redaction"'], "a Trace is still checked"

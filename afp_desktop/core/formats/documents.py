@@ -3,10 +3,14 @@ recording envelope v1 and the packed recording v1."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from afp_desktop.core.formats.errors import LoadError, Problem, describe_type
 from afp_desktop.core.jsonx.jsonio import run_deep
+
+# A recording as `recordRun` writes it begins with its snapshot (a Trace never does).
+RECORDING_HEAD = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"snapshot"[ \t\r\n]*:')
 
 ENVELOPE_FORMAT = "agentfootprint.recording.v1"
 PACKED_PREFIX = "agentfootprint.recording.packed."

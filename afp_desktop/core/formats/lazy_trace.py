@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from afp_desktop.core.formats.documents import RECORDING_HEAD
 from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
 from afp_desktop.core.jsonx.packed import pack
@@ -47,8 +48,8 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
     document's other keys)."""
     if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31:
         return None
-    if find_breathing(data, b'"redaction"') == -1:  # (a Trace has a root "redaction"; recordings do not)
-        return None
+    if RECORDING_HEAD.match(data) or find_breathing(data, b'"redaction"') == -1:
+        return None  # a recording: its snapshot first (no search of its 448 MB), or no "redaction" (a Trace has one)
     global np
     np = jsonscan.numpy()  # imported by the first large Trace (~0.1 s): the CLI's start on small files does without
     if np is None:

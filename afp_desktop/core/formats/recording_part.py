@@ -22,6 +22,7 @@ import re
 
 from afp_desktop.core.breathing import rfind_breathing
 from afp_desktop.core.formats import lazy_trace
+from afp_desktop.core.formats.documents import RECORDING_HEAD
 from afp_desktop.core.formats.source import read_ends
 from afp_desktop.core.jsonx import jsonio, jsonscan
 
@@ -30,14 +31,13 @@ CANDIDATES = 8  # `"events"` strings tried, from the last one back, before givin
 TAIL_AT_LEAST = 64 << 20  # bytes of the end of a file read for the preview (or a quarter of it, if more)
 TAIL_FRACTION = 4
 SCANS = 2  # arrays scanned (each up to the whole events array) before giving up
-_RECORDING_HEAD = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"snapshot"[ \t\r\n]*:')  # recordRun writes the snapshot first
 _KEY_TO_ARRAY = re.compile(rb'"events"[ \t\r\n]*:[ \t\r\n]*\[')
 _SPACE = b" \t\r\n"
 
 
 def recording_tail(data: bytes, count: int) -> tuple[list, int] | None:
     """(the first `count` typed events of the recording `data`, how many it holds), or None (module doc)."""
-    if not _RECORDING_HEAD.match(data):
+    if not RECORDING_HEAD.match(data):
         return None  # (a Trace, whose "structure" may also come last but one)
     return _events_before_structure(data, count)
 
@@ -75,7 +75,7 @@ def recording_tail_of_file(path: str | os.PathLike, count: int, min_bytes: int) 
     if size < min_bytes:
         return None
     ends = read_ends(path, 64, STRUCTURE_WITHIN)  # (a recording's head, its structure last? then read more)
-    if ends is None or not _RECORDING_HEAD.match(ends[0]) or _last_member(ends[1]) is None:
+    if ends is None or not RECORDING_HEAD.match(ends[0]) or _last_member(ends[1]) is None:
         return None
     ends = read_ends(path, 0, max(TAIL_AT_LEAST, size // TAIL_FRACTION))
     return None if ends is None else _events_before_structure(ends[1], count)
