@@ -159,22 +159,24 @@ def test_a_recording_shows_its_first_typed_events_as_an_event_stream_does(small_
         if not path.exists():
             path.write_bytes(data)  # (plain: found from the end before the file is read whole)
         shown, final = collect(path)
-        assert len(shown) == 1, "one part: the recording's stops come from its commit log, read at the end"
-        part = shown[0]
-        n = len(part.typed_events)
-        assert n == prefixes.FIRST_EVENTS and part.typed_events == doc["events"][:n] == final.typed_events[:n]
-        assert part.still_reading and part.format == "recording"
-        stream = tmp_path / f"first-{n}.ndjson"
-        stream.write_bytes(b"\n".join(orjson.dumps(event) for event in doc["events"][:n]) + b"\n")
-        alone = open_run(stream)
-        assert projections(part) == projections(alone)
-        notices = [(notice.code, notice.text) for notice in part.all_notices()]
-        assert notices[0][0] == prefixes.READING
-        assert f"the first {n:,} of its {len(doc['events']):,} events are shown" in notices[0][1]
-        assert "commit log" in notices[0][1]
-        codes = [code for code, _ in notices[1:]]
-        assert "typed-only" not in codes and "no-commit-log" not in codes, "not true of the recording"
-        assert codes == [code for code in (n.code for n in final.all_notices()) if code in codes]
+        sizes = [len(part.typed_events) for part in shown]
+        assert sizes == [prefixes.FIRST_EVENTS, prefixes.FIRST_EVENTS * prefixes.GROWTH], \
+            "two parts, both before the rest is read (its stops come from the commit log, read with the rest)"
+        for part in shown:
+            n = len(part.typed_events)
+            assert part.typed_events == doc["events"][:n] == final.typed_events[:n]
+            assert part.still_reading and part.format == "recording" and part.positions_differ
+            stream = tmp_path / f"first-{n}.ndjson"
+            stream.write_bytes(b"\n".join(orjson.dumps(event) for event in doc["events"][:n]) + b"\n")
+            alone = open_run(stream)
+            assert projections(part) == projections(alone)
+            notices = [(notice.code, notice.text) for notice in part.all_notices()]
+            assert notices[0][0] == prefixes.READING
+            assert f"the first {n:,} of its {len(doc['events']):,} typed events are shown" in notices[0][1]
+            assert "commit log" in notices[0][1]
+            codes = [code for code, _ in notices[1:]]
+            assert "typed-only" not in codes and "no-commit-log" not in codes, "not true of the recording"
+            assert codes == [code for code in (n.code for n in final.all_notices()) if code in codes]
         plain = open_run(path)
         assert projections(final) == projections(plain), "the whole run is as without the part"
     assert prefixes.same_moment(part, final, 0) == 0

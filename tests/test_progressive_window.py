@@ -214,6 +214,7 @@ def test_a_recording_shows_its_first_events_then_the_whole_run_at_the_same_momen
     assert shown.still_reading and shown.positions_differ and window.loader.busy
     assert len(shown.typed_events) == prefixes.FIRST_EVENTS
     assert any(text.startswith("Still reading this recording: the first 300 of its") for text in window.banner.texts)
+    assert window.load_label.text() == f"Reading {path.name}… the first 300 typed events are shown"
     assert not any("Only the typed event stream is in this file" in text for text in window.banner.texts), \
         "what is true of the part only is not said of the file"
     assert window.session.position == len(shown.axis)

@@ -59,9 +59,11 @@ class ProgressiveDisplay(QObject):
         else:
             self.moved = self.moved or not self.at_end
             self.session.grow(run, self.session.position if self.moved else len(run.axis))
+            if not self.moved:
+                self.placed = self.session.position  # (still where the load put it)
         self.shown = run
-        self.window.load_label.setText(f"Reading {os.path.basename(run.path)}… the first {len(run.axis):,} "
-                                       "events are shown")
+        shown = f"{len(run.typed_events or ()):,} typed events" if run.positions_differ else f"{len(run.axis):,} events"
+        self.window.load_label.setText(f"Reading {os.path.basename(run.path)}… the first {shown} are shown")
 
     def finish(self, run, position: int | None) -> bool:
         """Show the whole `run` in place of the prefix shown (at `position`, None: its end, unless the user

@@ -90,7 +90,7 @@ def mark_as_recording_part(total: int) -> Callable[[Run], None]:
         run.positions_differ = True
         kept = [notice for notice in run.notices[1:] if notice.code not in RECORDING_PART_DROPS]
         run.notices[:] = [Notice(READING, f"Still reading this recording: the first {len(run.typed_events or ()):,} "
-                                          f"of its {total:,} events are shown as an event stream shows them. The "
+                                          f"of its {total:,} typed events are shown as an event stream shows them. The "
                                           "steps the engine logged (the Run and subflow boxes, branches, loops, slot "
                                           "payloads) and the stops of its commit log come once the whole file is "
                                           "read. You can already move through what is shown.", "info"), *kept]
