@@ -103,7 +103,7 @@ def progress_reports(run, index: int, typed_pos: list[int],
 
 
 def _compact(value: Any, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else jsonio.dumps(value).decode()
+    text = jsonio.text_of(value)
     return text[:limit] + "…" if len(text) > limit else text
 
 

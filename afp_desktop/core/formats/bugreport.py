@@ -181,7 +181,7 @@ def environment_text(info: BundleInfo) -> str:
 # -- the transcript (conversation.json) as readable text -----------------------------------------------------
 
 def _compact(value: Any, limit: int = 2000) -> str:
-    text = value if isinstance(value, str) else jsonio.dumps(value).decode("utf-8", "replace")
+    text = jsonio.text_of(value)
     return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more characters)"
 
 

@@ -434,7 +434,7 @@ def _strings(value: Any, key: str, problems: list[str]) -> tuple[str, ...]:
     if not isinstance(value, list):
         problems.append(f"The manifest's {key} is {describe_type(value)}, not a list; it was left out.")
         return ()
-    return tuple(v if isinstance(v, str) else jsonio.dumps(v).decode("utf-8", "replace") for v in value)
+    return tuple(map(jsonio.text_of, value))
 
 
 def _count(obj: Any, key: str) -> int | None:

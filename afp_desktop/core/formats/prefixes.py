@@ -71,29 +71,30 @@ class Prefixes:
         self.show(run)
 
 
-def mark_as_prefix(run: Run) -> None:
-    """Notices only the whole file can justify are dropped; one says the file is still being read."""
+def mark_as_prefix(run: Run, reading: Notice | None = None, untrue: frozenset[str] = frozenset()) -> None:
+    """Notices only the whole file can justify are dropped (and the `untrue` ones: true of the part only); one
+    says the file is still being read (`reading`, else the usual one)."""
     run.still_reading = True
-    kept = [notice for notice in run.notices if notice.code not in NOT_FOR_A_PREFIX]
-    run.notices[:] = [reading_notice(len(run.axis)), *kept]  # (events as the timeline counts them)
+    dropped = NOT_FOR_A_PREFIX | untrue
+    kept = [notice for notice in run.notices if notice.code not in dropped]
+    run.notices[:] = [reading or reading_notice(len(run.axis)), *kept]  # (events as the timeline counts them)
     run.warnings[:] = [problem for problem in run.warnings if "cut off" not in problem.message]
 
 
-RECORDING_PART_DROPS = frozenset({"typed-only", "no-commit-log"})  # true of the part, not of the recording
+RECORDING_PART_UNTRUE = frozenset({"typed-only", "no-commit-log"})  # true of the part, not of the recording
 
 
 def mark_as_recording_part(total: int) -> Callable[[Run], None]:
     """How the first events of a recording's event list (recording_part.py) say what they are: the graph and
     stops of an event stream, until the engine's boundary log and commit log are read."""
     def mark(run: Run) -> None:
-        mark_as_prefix(run)
         run.positions_differ = True
-        kept = [notice for notice in run.notices[1:] if notice.code not in RECORDING_PART_DROPS]
-        run.notices[:] = [Notice(READING, f"Still reading this recording: the first {len(run.typed_events or ()):,} "
-                                          f"of its {total:,} typed events are shown as an event stream shows them. The "
-                                          "steps the engine logged (the Run and subflow boxes, branches, loops, slot "
-                                          "payloads) and the stops of its commit log come once the whole file is "
-                                          "read. You can already move through what is shown.", "info"), *kept]
+        mark_as_prefix(run, Notice(READING, f"Still reading this recording: the first "
+                                            f"{len(run.typed_events or ()):,} of its {total:,} typed events are shown "
+                                            "as an event stream shows them. The steps the engine logged (the Run and "
+                                            "subflow boxes, branches, loops, slot payloads) and the stops of its "
+                                            "commit log come once the whole file is read. You can already move "
+                                            "through what is shown.", "info"), RECORDING_PART_UNTRUE)
     return mark
 
 

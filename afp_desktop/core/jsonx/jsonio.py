@@ -164,6 +164,12 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes
         raise
 
 
+def text_of(value: Any) -> str:
+    """A value from a file as text: a string as itself, anything else as its JSON text (never `str()`: a repr of a
+    value nested 1,100 levels deep goes past Python's recursion limit)."""
+    return value if isinstance(value, str) else dumps(value).decode("utf-8", "replace")
+
+
 def value_key(value: Any) -> Any:
     """A dictionary key that stands for a JSON value (an id from a file): a string as itself, anything else as its
     JSON text — so 5, "5" and true stay apart as in a JavaScript Map, and a list or object can be a key at any

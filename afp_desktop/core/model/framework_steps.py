@@ -102,8 +102,7 @@ def _path(event: dict) -> tuple[str, ...]:
     path = event.get("subflowPath")
     if not isinstance(path, list):
         return ("__root__",)
-    return tuple(p if isinstance(p, str) else jsonio.dumps(p).decode("utf-8", "replace") for p in path)  # (str():
-    # a repr, past the recursion limit for a segment nested 1,100 levels deep)
+    return tuple(jsonio.text_of(p) for p in path)
 
 
 def _agent_path(segments: tuple[str, ...]) -> tuple[str, ...]:

@@ -58,7 +58,7 @@ def shape_key(node: dict) -> tuple:
 
 
 def _text_key(value: Any) -> str | None:
-    return value if value is None or isinstance(value, str) else jsonio.dumps(value).decode("utf-8", "replace")
+    return None if value is None else jsonio.text_of(value)
 
 
 def step_values(run, index: int) -> dict[str, Any]:

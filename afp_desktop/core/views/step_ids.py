@@ -69,11 +69,7 @@ def run_id_at(run, domain_index: int) -> str | None:
 
 def subflow_path_text(path: Any) -> str | None:
     """The subflow path as the inspector writes it: `__root__ / sf-research`."""
-    if not isinstance(path, list) or not path:
-        return None
-    # (a segment that is not a string: its JSON text — str() of one nested 1,100 levels deep went past Python's
-    # recursion limit)
-    return " / ".join(step if isinstance(step, str) else jsonio.dumps(step).decode() for step in path)
+    return " / ".join(map(jsonio.text_of, path)) if isinstance(path, list) and path else None
 
 
 def step_ids(run, index: int) -> list[StepId]:
