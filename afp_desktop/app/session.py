@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from afp_desktop.app.run_disposal import RunDisposal
 from afp_desktop.core.model.replay import Moment, Replay, StopSpan
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
@@ -55,12 +56,15 @@ class Session(QObject):
         self._play_timer = QTimer(self)
         self._play_timer.timeout.connect(self._play_tick)
         self.settle_pending = False  # a run was shown and its settled moment is still to come
+        self.disposal = RunDisposal(self)  # runs no longer shown are freed beside the window
 
     # -- run ---------------------------------------------------------------------------------------------
     def set_run(self, run: Run, position: int | None = None, settle_now: bool = True) -> None:
         """Show `run` at `position` (None: its end). `settle_now` False: the heavy panels (moment_settled) follow
         on a later event-loop turn, as after a move (the first part of a big file: its first frame sooner)."""
         self.stop_playing()
+        if self.run is not run:
+            self.disposal.retire(self.run, self.replay)
         self.run = run
         self.selected = None
         self._wanted = None
@@ -80,6 +84,8 @@ class Session(QObject):
         rebuilding it (run_loaded), then the moment at `position` is published at once."""
         self._publish_timer.stop()
         old, wanted, self._wanted = self.replay, self._wanted, None  # a pending move is published now
+        if self.run is not run:
+            self.disposal.retire(self.run, old)
         self.run = run
         replay = Replay(run, self.templates, self.app_name)
         if old is not None:
@@ -98,6 +104,7 @@ class Session(QObject):
 
     def close_run(self) -> None:
         self.stop_playing()
+        self.disposal.retire(self.run, self.replay)
         self.run = None
         self.replay = None
         self.moment = None
