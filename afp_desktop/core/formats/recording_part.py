@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 
-from afp_desktop.core.breathing import rfind_breathing
+from afp_desktop.core.breathing import breathe, rfind_breathing
 from afp_desktop.core.formats import lazy_trace
 from afp_desktop.core.formats.documents import RECORDING_HEAD
 from afp_desktop.core.formats.source import read_ends
@@ -30,6 +30,7 @@ STRUCTURE_WITHIN = 1 << 20  # the structure (the flowchart's shape) is small: a 
 CANDIDATES = 8  # `"events"` strings tried, from the last one back, before giving up
 TAIL_AT_LEAST = 64 << 20  # bytes of the end of a file read for the preview (or a quarter of it, if more)
 TAIL_FRACTION = 4
+PARSE_BATCH = 1000  # events parsed in one call (a breath between two)
 SCANS = 2  # arrays scanned (each up to the whole events array) before giving up
 _KEY_TO_ARRAY = re.compile(rb'"events"[ \t\r\n]*:[ \t\r\n]*\[')
 _SPACE = b" \t\r\n"
@@ -57,9 +58,14 @@ def _events_before_structure(data: bytes, count: int) -> tuple[list, int] | None
     if spans is None:
         return None
     starts, ends = spans
+    first: list = []
+    shown = min(count, len(starts))
     try:
-        first = jsonio.loads(b"[" + b",".join(data[int(s):int(e)] for s, e in zip(starts[:count], ends[:count]))
-                             + b"]")
+        for low in range(0, shown, PARSE_BATCH):  # (one parse of 16,000 events held Python ~40 ms)
+            breathe()
+            high = min(low + PARSE_BATCH, shown)
+            first.extend(jsonio.loads(b"[" + b",".join(data[int(s):int(e)] for s, e in zip(starts[low:high],
+                                                                                         ends[low:high])) + b"]"))
     except jsonio.JSONSyntaxError:
         return None  # a damaged event among the first: no preview (the whole read says where)
     return first, len(starts)

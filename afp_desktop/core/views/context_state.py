@@ -76,7 +76,9 @@ def key_writes(run) -> dict[str, list[int]]:
     for index, bundle in enumerate(breathing_over(log, every=256)):
         if not is_commit_bundle(bundle):
             continue
-        for key in {str(entry.get("path", "")).split(PATH_DELIMITER)[0] for entry in bundle["trace"]
+        trace = bundle["trace"]  # (one commit may write thousands of paths: breathe within it too)
+        entries = trace if len(trace) <= 1024 else breathing_over(trace)
+        for key in {str(entry.get("path", "")).split(PATH_DELIMITER)[0] for entry in entries
                     if isinstance(entry, dict)}:
             if key:
                 writes.setdefault(key, []).append(index)
