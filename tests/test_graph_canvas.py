@@ -192,6 +192,31 @@ def test_canvas_handles_a_synthetic_10k_graph(canvas, qtbot):
     assert _fully_visible(canvas, 4999)
 
 
+def test_a_big_scene_no_longer_shown_is_emptied_a_slice_per_turn(canvas, qtbot, monkeypatch):
+    """Deleting the unfolded 1,000-iteration graph's 13,000 items with their scene froze the window 33 ms."""
+    from shiboken6 import isValid
+
+    from afp_desktop.app.panels import graph_canvas as canvas_module
+    from afp_desktop.core.views.synthetic import synthetic_step_graph
+
+    monkeypatch.setattr(canvas_module, "REMOVAL_SLICE", 500)
+    canvas.set_graph(synthetic_step_graph(300, 3))
+    qtbot.waitUntil(lambda: not canvas.building, timeout=20_000)
+    old = canvas.scene()
+    made = len(canvas.node_items) + len(canvas.edge_items) + len(canvas.group_items)
+    assert made > 2000
+    counts: list[int] = []
+    canvas._removal_timer.timeout.connect(lambda: counts.append(len(old.items()) if isValid(old) else 0))
+    canvas.set_graph(_graph("02-react-two-tools"))
+    assert isValid(old) and len(old.items()) > made, "not all at once"
+    qtbot.waitUntil(lambda: not isValid(old), timeout=10_000)
+    assert len(counts) >= made // 500 and all(a - b <= 500 for a, b in zip(counts, counts[1:]))
+    assert len(canvas.node_items) == len(_graph("02-react-two-tools")["nodes"])
+    canvas.clear("Nothing")  # (a cleared graph goes the same way)
+    qtbot.waitUntil(lambda: not canvas._retired, timeout=10_000)
+    assert canvas.message == "Nothing"
+
+
 def test_card_text_is_plain_and_single_line():
     node = {"kind": "llm->user", "label": "llm → user", "assistantText": "<b>bold</b>\nsecond line\x07",
             "iterationIndex": 3, "startOffsetMs": 10, "endOffsetMs": 1510}

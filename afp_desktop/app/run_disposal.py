@@ -64,4 +64,7 @@ class RunDisposal(QObject):
 def _free(values: list) -> None:
     with beside_the_window():
         while values:
-            take_apart(values.pop())
+            try:
+                take_apart(values.pop())
+            except Exception:  # noqa: BLE001 - what could not be taken apart is freed whole, as it always was
+                continue
