@@ -94,6 +94,22 @@ def test_a_large_run_breathes_often_from_reading_to_the_last_projection(name, tm
     assert most <= MAX_CALLS_BETWEEN_BREATHS, f"{most:,} calls without a breath"
 
 
+def test_which_stops_can_be_drilled_into_is_found_breathing(monkeypatch):
+    """7,008 stops of the 1,000-iteration recording were asked one by one with no breathing point: ~45 ms of the
+    loader's Python, each move of the cursor meanwhile stalled 60-75 ms."""
+    from afp_desktop.core.model.replay import Replay
+
+    run = open_run(corpus_path("15-large-run", "trace.json"))
+    breaths: list[int] = []
+    asked: list[int] = []  # the breaths so far, as each stop is asked
+    can_drill = Replay.can_drill
+    monkeypatch.setattr(Replay, "can_drill", lambda replay, i: (asked.append(len(breaths)), can_drill(replay, i))[1])
+    with breathing(lambda: breaths.append(1)):
+        flags = run.stops_drillable
+    assert len(flags) == len(asked) > 1000
+    assert asked[-1] - asked[0] >= len(flags) // 256 - 1, "no breathing point between the stops"
+
+
 def _calls_between_breaths(work):
     """(work's result, the most Python calls made between two breathing points, how many breaths)."""
     calls, most, breaths = [0], [0], [0]

@@ -25,6 +25,7 @@ YIELD_S = 0.05  # a loader waits at most this long at a time for the window to f
 # move that came during that stretch waited for Python at each of its calls: opening the NDJSON run while moving
 # the cursor stalled 50–90 ms (median 60) in four runs, 45–81 ms (median 55) at 6 ms; 3 ms made it worse.
 WORK_S = 0.006
+MEASURE_S = 0.001  # the window's and the loader's processor time are compared over at least this long
 _activity: "WindowActivity | None" = None
 
 
@@ -82,8 +83,10 @@ class Contention:
     def yield_if_shared(self) -> None:
         wall, cpu, window_cpu = time.monotonic(), time.thread_time(), self.activity.cpu_seconds()
         elapsed = wall - self._wall
-        shared = elapsed > 0.001 and (cpu - self._cpu < SHARED * elapsed
-                                      or window_cpu - self._window_cpu > WINDOW_AT_WORK * elapsed)
+        if elapsed <= MEASURE_S:
+            return  # (measured over at least this long: breathing points closer than that are not judged one by
+            # one, or a loop that breathes often would never find the window at work)
+        shared = cpu - self._cpu < SHARED * elapsed or window_cpu - self._window_cpu > WINDOW_AT_WORK * elapsed
         self._wall, self._cpu, self._window_cpu = wall, cpu, window_cpu
         if not shared or wall - self._resumed < WORK_S or self.stop.is_set() or self.activity.waiting_for_load:
             return

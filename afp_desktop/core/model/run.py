@@ -218,7 +218,7 @@ class Run:
         from afp_desktop.core.model.replay import Replay
 
         replay = Replay(self)
-        return [replay.can_drill(i) for i in range(len(self.stop_spans))]
+        return [replay.can_drill(i) for i in breathing_over(range(len(self.stop_spans)), every=256)]
 
     @cached_property
     def stop_figures(self):
