@@ -272,3 +272,23 @@ def test_a_recording_damaged_before_its_events_shows_them_then_takes_them_away(q
     line = data[:at].count(b"\n") + 1
     assert "not valid JSON" in failed.args[0] and f"line {line}" in failed.args[0]
     assert window.session.run is None and "not valid JSON" in window.empty.error.text()
+
+
+@pytest.mark.parametrize("name", ["events.ndjson", "recording.json"])
+def test_the_whole_run_takes_the_part_s_place_on_a_turn_of_its_own(qtbot, window, slow_prefixes, name, tmp_path,
+                                                                    monkeypatch):
+    """Not in the pass of the event loop that received it from the loader thread, where a move of the cursor may
+    just have been painted: the two together stalled the window ~100 ms on the 448 MB recording."""
+    monkeypatch.setattr(loader_module, "PREFIX_SETTLE_MS", 10)
+    path = tmp_path / name
+    path.write_bytes(read_bytes("15-large-run", name))
+    part = first_prefix(qtbot, window, path)
+    thread = window.loader._current
+    seen: list[tuple[bool, object]] = []  # on arrival: (still loading, the run shown)
+    thread.loaded.connect(lambda _run: seen.append((window.loader.busy, window.session.run)))
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT) as delivered:
+        pass
+    assert len(seen) == 1 and seen[0][0], "delivered in the same pass as it arrived"
+    assert seen[0][1] is not delivered.args[0] and seen[0][1] is not None
+    assert window.session.run is delivered.args[0] and not window.loader.busy
+    assert part.still_reading and not window.session.run.still_reading

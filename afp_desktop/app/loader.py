@@ -115,6 +115,7 @@ class _LoadThread(QThread):
         self._last_percent = -1
         self._last_emit = 0.0
         self.shown = threading.Event()  # set by the window once a prefix is on screen
+        self.prefixes_shown = 0  # (counted on the window's thread)
         self.contention: Contention | None = None  # (made on the loader's own thread: it times that thread)
 
     def _progress(self, fraction: float) -> None:
@@ -250,13 +251,23 @@ class RunLoader(QObject):
     def _on_prefix(self, run) -> None:
         thread = self.sender()
         if thread is self._current and not thread.stop_flag.is_set():
+            thread.prefixes_shown += 1
             self.prefix.emit(run)
         if thread is not None:
             QTimer.singleShot(PREFIX_SETTLE_MS, thread.shown.set)  # after the first paints of it: go on
 
     @Slot(object)
     def _on_loaded(self, run) -> None:
-        if self._take(self.sender()):
+        thread = self.sender()
+        if thread is not None and thread is self._current and thread.prefixes_shown:
+            # The whole run takes a part's place: on a turn of the event loop of its own, not the one in which a
+            # move of the cursor was just painted (the two together stalled the window ~100 ms).
+            QTimer.singleShot(0, lambda: self._deliver(thread, run))
+            return
+        self._deliver(thread, run)
+
+    def _deliver(self, thread, run) -> None:
+        if self._take(thread):
             self.loaded.emit(run)
 
     @Slot(str)
