@@ -262,7 +262,7 @@ class RunLoader(QObject):
         if thread is not None and thread is self._current and thread.prefixes_shown:
             # The whole run takes a part's place: on a turn of the event loop of its own, not the one in which a
             # move of the cursor was just painted (the two together stalled the window ~100 ms).
-            QTimer.singleShot(0, lambda: self._deliver(thread, run))
+            QTimer.singleShot(0, self, lambda: self._deliver(thread, run))  # (not once the loader is gone)
             return
         self._deliver(thread, run)
 
