@@ -118,6 +118,21 @@ def test_follows_the_cursor_without_a_selection(qtbot):
     assert "step at the cursor" in inspector.title.text()
 
 
+def test_another_run_never_shows_beside_the_last_run_s_step(qtbot):
+    """The readable view draws a step on the next turn of the event loop; until then it showed the last run's
+    step under the new run's header (seen on a screenshot taken as a big run replaced a small one)."""
+    first_run = recording("04-tool-progress")
+    session, inspector = open_inspector(qtbot, first_run)
+    inspector.show()
+    qtbot.waitUntil(lambda: inspector.readable.drawn is not None and bool(inspector.readable.titles))
+    drawn = [label.text() for label in inspector.readable.widget().findChildren(QLabel)]
+    assert drawn
+    session.set_run(open_run(str(corpus_path("07-flow-sequence", "trace.json"))))
+    assert not inspector.readable.widget().findChildren(QLabel), "the last run's step still shown"
+    qtbot.waitUntil(lambda: inspector.readable.drawn is not None and bool(inspector.readable.titles))
+    assert inspector.readable.drawn == inspector.readable.model
+
+
 def test_subflow_payloads_and_rollups(qtbot):
     run = recording("07-flow-sequence")
     session, inspector = open_inspector(qtbot, run)

@@ -359,6 +359,9 @@ def test_a_run_of_thousands_of_stops_gets_them_a_turn_after_the_other_panels(qtb
     assert len(panel.stops) == len(single.stops)
     monkeypatch.setattr(timeline_module, "DEFERRED_STOPS", 1)
     panel.session.set_run(react)  # another run's stops are shown: they go at once, never left there for a turn
-    assert panel.stops == [] and not panel.plots.isVisible()
+    assert panel.stops == [] and len(panel.markers) == 0 and panel.stop_axis.labels == []
+    assert panel.overview.strip.count == 0
+    assert panel.plots.isVisible(), "left in place for the stops that follow (not hidden, then shown again)"
     qtbot.waitUntil(lambda: len(panel.stops) == len(react.stops))
     _agree(panel)
+    assert len(panel.markers) == len(react.stops) and panel.overview.strip.count == len(react.stops)

@@ -329,6 +329,7 @@ class InspectorPanel(QWidget):
         self._positions = event_positions(run)
         self._progress_by_call = progress_reports_by_call(run)
         self._key = None
+        self.readable.clear()  # (the last run's step, drawn on the turn after its header changed, stood beside it)
         if getattr(self.session, "settle_pending", False):
             self._show_nothing()  # (the settled moment draws the step shortly; nothing of the last run meanwhile)
         else:

@@ -261,6 +261,20 @@ class ReadableView(QScrollArea):
         if self.model != self.drawn:  # in pieces too: a tab brought forward must not hold the window either
             self._timer.start()
 
+    def clear(self) -> None:
+        """Nothing shown, at once (another run is shown: its step is drawn on the next turn, and until then the
+        last run's step must not stand beside the new run's header)."""
+        self._timer.stop()
+        self._piece_timer.stop()
+        self._pending = []
+        self.model = self.drawn = None
+        self.titles = []
+        old = self.takeWidget()
+        if old is not None:
+            old.deleteLater()
+        self._body = QWidget()
+        self.setWidget(self._body)
+
     def flush(self) -> None:
         """Draw the model now, whole (if it differs from the one drawn)."""
         self._draw(in_pieces=False)

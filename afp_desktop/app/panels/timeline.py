@@ -350,7 +350,7 @@ class TimelinePanel(QWidget):
             # add to every other panel's first paint in one long freeze. Another run's stops go at once: they
             # would contradict the rest.
             if self.stops:
-                self._clear_stops()
+                self._clear_stops(keep_plots=True)
             self._stops_pending = run
             QTimer.singleShot(PENDING_STOPS_MS, self._show_pending_stops)
             return
@@ -368,15 +368,28 @@ class TimelinePanel(QWidget):
         self._set_crumbs()
         self.note.setText("Open a trace file to see its milestones here.")
 
-    def _clear_stops(self) -> None:
-        """No stops shown (the bands and pause marks that follow them go too)."""
+    def _clear_stops(self, keep_plots: bool = False) -> None:
+        """No stops shown (the bands and pause marks that follow them go too). `keep_plots`: a run's stops follow
+        a turn later, so the plots stay, emptied, instead of being hidden and shown again (the timeline laid out
+        twice, ~10-16 ms more in the turn that draws the stops of a big run, and a flicker)."""
         self._stops_pending = None
         self.stops, self.labels, self.ends = [], [], []
         self.current_stop = None
         self.error_markers.setData([])
         self.error_positions = []
-        self.plots.setVisible(False)
-        self.overview.setVisible(False)
+        if keep_plots and self.plots.isVisibleTo(self):
+            self.overview.set_stops(0, lambda _i: QColor())
+            self.markers.set_stops(0, self._marker_style, QColor(self.theme_palette.background))
+            self.stop_axis.set_labels([])
+            self.search_marks.setData(x=[], y=[])
+            for bars in (self.token_in_bars, self.token_out_bars, self.tool_bars):
+                bars.setOpts(x=[], y0=0, height=[], width=0.6)
+            self.bar_plot.setYRange(0, 1, padding=0)  # (no scale of the other run's tokens and tool time)
+            self.tool_view.setYRange(0, 1, padding=0)
+            self._figures, self._bars_drawn = None, None
+        else:
+            self.plots.setVisible(False)
+            self.overview.setVisible(False)
         self.drill_button.setEnabled(False)
         self.back_button.setVisible(False)
         self.note.setText("")
