@@ -241,3 +241,34 @@ def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
     window.folding.show_run(_Run())
     assert window.folding.enabled and window.fold_action.isChecked()
     assert len(window.canvas.graph_layout.nodes) < len(graph["nodes"]) / 10
+
+
+@pytest.mark.parametrize("count", [7, 300, 5000, 7008])
+def test_the_overview_strip_draws_a_tick_in_its_stop_s_colour(qtbot, count):
+    """A tick per stop, or on a long run one per pixel column in the colour of the last stop sampled there (drawn
+    as one row of pixels stretched: a rectangle per column cost ~8 ms of the pass that first painted the run)."""
+    from PySide6.QtGui import QColor
+
+    from afp_desktop.app.panels.timeline_overview import OverviewStrip
+
+    strip = OverviewStrip()
+    qtbot.addWidget(strip)
+    strip.resize(1200, strip.height())
+    palette = [QColor("#1f77b4"), QColor("#d62728"), QColor("#2ca02c"), QColor("#9467bd"), QColor("#8c564b")]
+    strip.set_colours("#ffffff", "#000000", "#ff0000")
+    strip.set_stops(count, lambda i: palette[(i * 7 + i // 3) % len(palette)])
+    image = strip._stops_image()
+    width, height = image.width(), image.height()
+    expected: dict[int, QColor] = {}
+    if count >= width:
+        for i in range(0, count, max(1, count // width)):
+            expected[min(width - 1, int((i + 0.5) * width / count))] = palette[(i * 7 + i // 3) % len(palette)]
+    else:
+        for i in range(count):
+            expected[int(strip.x_to_px(i))] = palette[(i * 7 + i // 3) % len(palette)]
+    columns = range(width) if count >= width else sorted(expected)  # (a few stops: wider ticks, checked at their start)
+    for px in columns:
+        for y in (5, height // 2, height - 6):
+            want = expected.get(px, QColor("#ffffff"))
+            assert QColor(image.pixel(px, y)) == want, (px, y)
+        assert QColor(image.pixel(px, 2)) == QColor("#ffffff")  # (above the ticks)

@@ -101,16 +101,29 @@ class OverviewStrip(QWidget):
             image.fill(self.background)
             if self.count and self._colour_of is not None:
                 painter = QPainter(image)
-                columns: dict[int, QColor] = {}
-                step = max(1, self.count // width)  # one sample per pixel column is enough
-                for i in range(0, self.count, step):
-                    columns[min(width - 1, int(self.x_to_px(i)))] = self._colour_of(i)
-                tick = max(1.0, width / self.count - 1)
-                for px, colour in columns.items():
-                    painter.fillRect(QRectF(px, 5, tick, height - 10), colour)
+                if self.count >= width:
+                    # One pixel per column: a one-row image stretched to the ticks' height (a rectangle per column
+                    # cost ~8 ms of the pass that first painted the 7,008 stops of the 1,000-iteration run).
+                    painter.drawImage(QRectF(0, 5, width, height - 10), self._columns_row(width))
+                else:
+                    tick = max(1.0, width / self.count - 1)
+                    for i in range(self.count):
+                        painter.fillRect(QRectF(int(self.x_to_px(i)), 5, tick, height - 10), self._colour_of(i))
                 painter.end()
             self._image = self._last_image = image
         return self._image
+
+    def _columns_row(self, width: int) -> QImage:
+        """A row of `width` pixels: each column the colour of the last stop sampled in it (one per column)."""
+        row = QImage(width, 1, QImage.Format.Format_ARGB32)  # (setPixel takes a colour as it is, not premultiplied)
+        row.fill(self.background)
+        count, colour_of = self.count, self._colour_of
+        scale = width / count
+        last = width - 1
+        for i in range(0, count, max(1, count // width)):
+            px = int((i + 0.5) * scale)
+            row.setPixel(px if px < last else last, 0, colour_of(i).rgba())
+        return row
 
     def resizeEvent(self, event) -> None:
         self._image = None
