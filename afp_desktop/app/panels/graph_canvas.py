@@ -626,7 +626,7 @@ class GraphCanvas(QGraphicsView):
         self.prices: PriceTable | None = None  # the user's price table (View ▸ Token prices…)
         self._message: str | None = None
         self._press_pos: QPoint | None = None
-        self._items_of: dict[int, list[QGraphicsItem]] = {}
+        self._items_of: dict[int, list[QGraphicsItem]] = {}  # step → the edges and bracket drawn with it
         self._pending = None  # a generator of the items still to make: (kind, payload)
         self._build_timer = QTimer(self)
         self._build_timer.setInterval(0)
@@ -669,9 +669,7 @@ class GraphCanvas(QGraphicsView):
         # overview item stands in for all of them. They are made in slices (cards first, in layout order), so
         # a graph of thousands of steps never freezes the window: the first slice is made now, the rest on
         # the following event-loop turns (`building` until done). The overview item needs none of them.
-        made = [*self.node_items, *self.edge_items, *self.group_items]
-        self.node_items, self.edge_items, self.group_items = [], [], []
-        self._items_of: dict[int, list[QGraphicsItem]] = {}  # step → the edges and bracket drawn with it
+        made = self._drop_items()
         self._detailed_shown = True
         self._pending = _items_to_make(layout)
         self._overview = OverviewItem(self)
@@ -809,9 +807,7 @@ class GraphCanvas(QGraphicsView):
         self._build_timer.stop()
         self.art, self.graph_layout = None, None
         self._overview = None
-        made = [*self.node_items, *self.edge_items, *self.group_items]
-        self.node_items, self.edge_items, self.group_items = [], [], []
-        self._items_of = {}
+        made = self._drop_items()
         old = self.scene()
         self.setScene(self._new_scene())
         self._retire_scene(old, made)
@@ -819,6 +815,13 @@ class GraphCanvas(QGraphicsView):
         self._message = message
         self.viewport().update()
         self.graph_changed.emit()
+
+    def _drop_items(self) -> list[QGraphicsItem]:
+        """Forget the items made for the graph shown (its scene is going); returns them, for _retire_scene."""
+        made = [*self.node_items, *self.edge_items, *self.group_items]
+        self.node_items, self.edge_items, self.group_items = [], [], []
+        self._items_of = {}
+        return made
 
     def _retire_scene(self, scene: QGraphicsScene | None, items: list[QGraphicsItem]) -> None:
         """Delete a scene no longer shown: its items a slice per event-loop turn, then the scene (the unfolded
