@@ -6,7 +6,8 @@ breathing points (core/breathing.py, every few milliseconds of work) the loader 
 when the window's thread has been at work since the last point (its own processor clock moved: painting in C++
 counts, and each return to Python from it then waits for the loader), or the loader had the processor for less
 than its share of that time (another thread wanted Python), the loader waits until the window's event loop goes
-to sleep, its work done.
+to sleep, its work done — or until the window's processor clock stands still: it went to sleep before the loader
+began to listen (a loader that waited for the disk also finds it "shared" the processor).
 (The event loop's own "awake" signal cannot tell that the window is at work: Qt's glib loop sends it after the
 work. "About to block" is sent by every loop once there is nothing left to do.)
 """
