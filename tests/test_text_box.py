@@ -4,6 +4,7 @@ and a very long text (a 20 MB tool result froze the window 1.3 s on every move o
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QPlainTextEdit
 
@@ -152,3 +153,36 @@ def test_a_rows_table_makes_only_the_rows_it_shows(qtbot):
     table.currentCellChanged.connect(lambda row, *_: rows.append(row))
     table.setCurrentCell(7, 0)
     assert table.currentRow() == 7 and rows == [7]
+
+
+ROW_TEXTS = ["", "a", "tool", "WWWW iiii", "search_web", "résumé", "日本語の文", "😀 emoji", "x" * 120, "call-123",
+             "mixed Case Words here", "line\nbreak", "\u202eRLO"]
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 150])
+@pytest.mark.parametrize("shown", [False, True])
+def test_a_rows_table_sizes_its_columns_as_qt_would(qtbot, count, shown):
+    """RowsTable measures its columns itself (Qt's own sizing calls into Python for every role of every cell);
+    the widths must be the ones QTableView's resizeColumnsToContents gives."""
+    from PySide6.QtWidgets import QTableView
+
+    from afp_desktop.app.rows_table import RowsTable
+
+    rows = [[ROW_TEXTS[(row * 5 + column * 3) % len(ROW_TEXTS)] * (1 + (row + column) % 3) for column in range(4)]
+            for row in range(count)]
+    widths = []
+    for sizing in (QTableView.resizeColumnsToContents, RowsTable.resizeColumnsToContents):
+        table = RowsTable(["#", "at", "a message", "payload"])
+        qtbot.addWidget(table)
+        table.horizontalHeader().setStretchLastSection(False)  # (a stretched last column is not sized)
+        table.resize(600, 300)
+        if shown:
+            table.show()
+            qtbot.waitExposed(table)
+        table.set_rows(count, lambda row: rows[row])
+        sizing(table)
+        widths.append([table.columnWidth(column) for column in range(4)])
+    qt_widths, ours = widths
+    assert ours == qt_widths
+    if count:
+        assert max(ours) > 100  # (the texts, not only the headers, sized them)
