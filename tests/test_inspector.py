@@ -291,3 +291,36 @@ def test_a_payload_that_is_not_json_says_where(qtbot, monkeypatch, tmp_path):
     assert tooltip == plain_tooltip(text)  # the whole message (the cell elides it), never read as markup
     assert inspector.raw_tree.search("not valid JSON") == 1  # the raw view says so too, and the rest is there
     assert inspector.raw_tree.search("__root__") == 1
+
+
+def header_texts(inspector) -> list[str]:
+    from PySide6.QtWidgets import QFormLayout
+    rows = []
+    for row in range(inspector.fields.rowCount()):
+        label = inspector.fields.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
+        field = inspector.fields.itemAt(row, QFormLayout.ItemRole.FieldRole).widget()
+        rows.append(f"{label.text()}: {field.text()}")
+    return rows
+
+
+def test_the_header_is_rebuilt_only_when_what_it_shows_changes(qtbot):
+    """Moving within a step (from one progress report to the next) keeps the header's widgets: a dozen ids and
+    copy buttons rebuilt on every settle were a fifth of the inspector's work while the cursor moved. What the
+    header shows still follows the cursor: once the tool ends, its timing says so."""
+    run = recording("04-tool-progress")
+    session, inspector = open_inspector(qtbot, run)
+    tool = first(run, "llm->tool", toolName="scan_repo")
+    session.select_node(tool)
+    table = inspector.progress_table
+    at = [int(table.item(row, 1).text()) for row in range(table.rowCount())]
+    session.move_to(at[1], immediate=True)
+    buttons, texts = list(inspector.copy_buttons), header_texts(inspector)
+    assert buttons and any("not ended" in text for text in texts)
+    session.move_to(at[2], immediate=True)
+    assert inspector.progress_table.rowCount() == 3  # (the inspector did follow the cursor)
+    assert inspector.copy_buttons == buttons and all(a is b for a, b in zip(inspector.copy_buttons, buttons))
+    assert header_texts(inspector) == texts
+    session.move_to(len(run.axis), immediate=True)
+    ended = header_texts(inspector)
+    assert ended != texts and any("ends at +" in text for text in ended)
+    assert not any(a is b for a, b in zip(inspector.copy_buttons, buttons))

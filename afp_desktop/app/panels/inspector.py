@@ -206,6 +206,7 @@ class InspectorPanel(QWidget):
         self._kind: str | None = None
         self.prices = None  # the user's price table (core/views/cost.py), or None: no cost shown
         self.copy_buttons: list = []  # the header's id copy buttons, in order
+        self._header_rows: list | None = None  # the rows the header shows (rebuilt only when they change)
 
         self.title = plain_label()
         self.title.setStyleSheet("font-weight: bold; font-size: 14px;")
@@ -452,8 +453,6 @@ class InspectorPanel(QWidget):
     # -- sections ---------------------------------------------------------------------------------------
     def _fill_header(self, run, index: int, node: dict) -> None:
         """Kind-specific facts between the step's ids; every id has a copy button (issue 15)."""
-        while self.fields.rowCount():
-            self.fields.removeRow(0)
         ids = {step_id.label: step_id for step_id in step_ids(run, index)}
         # Ids that say where the step is sit in pairs, so the header leaves the tabs their room.
         rows: list[tuple[str, Any]] = [("id", ids.get("id")), _paired(ids, "stage id", "event")]
@@ -488,6 +487,14 @@ class InspectorPanel(QWidget):
         if node.get("primitiveKind") is not None:
             rows.append(("primitive", node["primitiveKind"]))
         rows.append(_paired(ids, "path", "run id"))
+        # What the header shows, as text (1, 1.0 and true are equal in Python, not on screen):
+        shown = [(name, value if value is None or isinstance(value, (tuple, StepId)) else _fmt(value))
+                 for name, value in rows]
+        if shown == self._header_rows:
+            return  # (the cursor moved within the step: its header's widgets, a dozen ids and buttons, stay)
+        self._header_rows = shown
+        while self.fields.rowCount():
+            self.fields.removeRow(0)
         self.copy_buttons = []
         for name, value in rows:
             caption = plain_label(name, muted=True)
