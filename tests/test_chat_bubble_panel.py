@@ -262,12 +262,61 @@ def test_long_seen_lines_are_cut_in_the_middle_and_whole_in_the_tooltip(qtbot):
 
 def test_short_seen_lines_are_listed_whole_without_a_tooltip(qtbot):
     session, bubble, _editor = open_panels(qtbot, "04-tool-progress")
+    bubble.resize(900, 600)
+    bubble.show()
+    qtbot.waitExposed(bubble)
     tool_call = next(span for span in session.spans if span.label.startswith("Tool call"))
     session.move_to_stop(tool_call.index)
     session.flush()
     lines = session.moment.bubble.stop_lines
     assert lines and bubble.seen_lines.text().split("\n") == [f"• {line}" for line in lines]
+    assert bubble.seen_lines.elided_rows() == [f"• {line}" for line in lines]  # (each drawn whole)
     assert "cut" not in bubble.seen_title.text() and bubble.seen_lines.toolTip() == ""
+
+
+def test_seen_lines_are_one_row_each_cut_to_a_narrow_panel_and_whole_in_the_tooltip_and_the_copy(qtbot):
+    """The stop's lines are one row each (a wrapped, selectable label was half of a cursor move's work on a big
+    run): a row wider than the panel is cut in the middle, and then the tooltip has it whole; Copy (the context
+    menu) puts the rows on the clipboard with no line cut. The widget's height is its number of rows, so a move
+    that changes only the lines' text asks for no new layout."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtGui import QGuiApplication
+
+    session, bubble, _editor = open_panels(qtbot, "04-tool-progress")
+    bubble.resize(900, 600)
+    bubble.show()
+    qtbot.waitExposed(bubble)
+    tool_call = next(span for span in session.spans if span.label.startswith("Tool call"))
+    session.move_to_stop(tool_call.index)
+    session.flush()
+    lines = session.moment.bubble.stop_lines
+    view = bubble.seen_lines
+    row_height = view.fontMetrics().lineSpacing()
+    assert view.height() == len(lines) * row_height + 12
+    bubble.resize(160, 600)
+    qtbot.waitUntil(lambda: view.width() < 160)
+    drawn = view.elided_rows()
+    assert len(drawn) == len(lines) and any("…" in row for row in drawn)
+    assert all(view.fontMetrics().horizontalAdvance(row) <= view.width() - 12 for row in drawn)
+    assert all(html.escape(line) in view.toolTip() for line in lines)
+    view.copy()
+    assert QGuiApplication.clipboard().text() == "\n".join(f"• {line}" for line in lines)
+
+    class Requests(QObject):
+        count = 0
+
+        def eventFilter(self, _watched, event) -> bool:  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.LayoutRequest:
+                Requests.count += 1
+            return False
+
+    watcher = Requests()
+    view.parentWidget().installEventFilter(watcher)
+    qtbot.wait(20)
+    Requests.count = 0  # (the resize's own requests are over)
+    view.set_rows([f"• other {k}" for k in range(len(lines))])  # the same number of rows, other text
+    qtbot.wait(20)
+    assert Requests.count == 0 and view.text().startswith("• other 0")
 
 
 def test_lines_after_an_edit_are_listed_a_piece_per_turn_and_opened_on_demand(qtbot, monkeypatch):

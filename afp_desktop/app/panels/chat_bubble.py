@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from afp_desktop.app.panels.stop_lines import StopLines
 from afp_desktop.app.plain_text import TOOLTIP_CHARS, plain_label, plain_tooltip
 
 
@@ -134,7 +135,7 @@ class ChatBubblePanel(QWidget):
         self.pause_note.setObjectName("bubblePause")
         self._pauses: list = []
         self.seen_title = plain_label(muted=True)
-        self.seen_lines = plain_label()
+        self.seen_lines = StopLines()
         self.seen_lines.setObjectName("seenLines")
 
         content = QWidget()
@@ -180,8 +181,7 @@ class ChatBubblePanel(QWidget):
         self.error_note.setStyleSheet(f"color: {error_text}; background: {error_fill}; border-radius: 6px; "
                                       "padding: 6px;")
         seen_fill, seen_text = colours["seen"]
-        self.seen_lines.setStyleSheet(f"color: {seen_text}; background: {seen_fill}; border-radius: 6px; "
-                                      "padding: 6px;")
+        self.seen_lines.set_colours(seen_fill, seen_text)
         note_fill, note_text = colours["note"]
         self.pause_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
                                       "padding: 6px;")
@@ -292,12 +292,11 @@ class ChatBubblePanel(QWidget):
         hint = " (long ones cut in the middle; hover for them whole)" if long_lines else ""
         self.seen_title.setText(f"During {where}, the chat user saw {len(lines)} line(s){hint}:")
         bullets = [f"• {_cut_middle(line)}" for line in head]
+        whole = [f"• {line}" for line in head]
         if hidden:
             bullets += [f"… {hidden:,} more …", *(f"• {_cut_middle(line)}" for line in tail)]
-        text = "\n".join(bullets)
-        if text != self.seen_lines.text():  # re-laying out a long wrapped label is what a scrub waits for
-            self.seen_lines.setText(text)
-        self.seen_lines.setToolTip(plain_tooltip(_joined(lines)) if hidden or long_lines else "")
+            whole += [f"… {hidden:,} more …", *(f"• {line}" for line in tail)]
+        self.seen_lines.set_rows(bullets, whole, tip=lambda: plain_tooltip(_joined(lines)), cut=bool(hidden or long_lines))
 
     @staticmethod
     def _caption(view) -> str:

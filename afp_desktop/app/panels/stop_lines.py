@@ -1,0 +1,123 @@
+"""The status lines the chat user saw during the stop at the cursor: one row each, cut in the middle to the panel.
+
+This list changes on every move of the cursor. As a word-wrapped, selectable QLabel it was half of a move's work
+on the 1,000-iteration run (~5 of ~15 ms): Qt laid its text document out some eight times per change (its size
+hints, each width asked, its paint). Here each line is one row, its middle elided to the width (a streaming line
+is the whole answer so far: its start and newest words tell lines apart), the height is the number of rows, and
+a change of text is a repaint only. The whole lines are in the tooltip and on the clipboard (right-click ▸ Copy).
+Trace text is drawn as plain text (QPainter.drawText interprets no markup), bidi controls made visible.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPainter
+from PySide6.QtWidgets import QMenu, QSizePolicy, QToolTip, QWidget
+
+from afp_desktop.app.visible_text import visible_text
+
+PADDING = 6
+RADIUS = 6
+COPY = "Copy these lines"
+
+
+class StopLines(QWidget):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._rows: list[str] = []  # as drawn (before eliding)
+        self._copied = ""  # the same rows with every line whole
+        self._tip: Callable[[], str] | None = None  # makes the tooltip: every line of the stop, whole
+        self._cut = False  # some rows are cut or left out whatever the width
+        self._fill, self._ink = QColor("#f6f7f9"), QColor("#30384a")
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # (its width is the panel's)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu)
+        self._fit_height()
+
+    def set_colours(self, fill: str, ink: str) -> None:
+        self._fill, self._ink = QColor(fill), QColor(ink)
+        self.update()
+
+    def set_rows(self, rows: list[str], whole: list[str] | None = None, tip: Callable[[], str] | None = None,
+                 cut: bool = False) -> None:
+        """`rows` as listed; `whole`: the same rows with no line cut (what Copy puts on the clipboard); `tip()`
+        makes the tooltip, shown when a row is cut (`cut`, or elided at the present width)."""
+        shown = [visible_text(row) for row in rows]
+        self._copied = "\n".join(whole if whole is not None else rows)
+        self._tip, self._cut = tip, cut
+        if shown != self._rows:
+            self._rows = shown
+            self._fit_height()
+            self.update()
+
+    def text(self) -> str:
+        """The rows as listed, one per line (before they are cut to the width)."""
+        return "\n".join(self._rows)
+
+    def toolTip(self) -> str:  # noqa: N802 - Qt's name (made when asked: the stop may have thousands of lines)
+        if self._tip is None or not (self._cut or self.elided_rows() != self._rows):
+            return ""
+        return self._tip()
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            tip = self.toolTip()
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
+    def copied_text(self) -> str:
+        return self._copied
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self._copied)
+
+    def _menu(self, where) -> None:
+        menu = QMenu(self)
+        menu.addAction(COPY, self.copy).setEnabled(bool(self._copied))
+        menu.exec(self.mapToGlobal(where))
+
+    def _row_height(self) -> int:
+        return self.fontMetrics().lineSpacing()
+
+    def _fit_height(self) -> None:
+        height = len(self._rows) * self._row_height() + 2 * PADDING if self._rows else 0
+        if self.minimumHeight() != height or self.maximumHeight() != height:
+            self.setFixedHeight(height)  # (only a change of the number of rows asks for a new layout)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(200, self.height() if self._rows else 0)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(40, self.sizeHint().height())
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            self._fit_height()
+
+    def elided_rows(self) -> list[str]:
+        """Each row as drawn at the present width."""
+        metrics, width = self.fontMetrics(), max(1, self.width() - 2 * PADDING)
+        return [metrics.elidedText(row, Qt.TextElideMode.ElideMiddle, width) for row in self._rows]
+
+    def paintEvent(self, _event) -> None:  # noqa: N802
+        if not self._rows:
+            return
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self._fill)
+        painter.drawRoundedRect(self.rect(), RADIUS, RADIUS)
+        painter.setPen(self._ink)
+        step, width = self._row_height(), max(1, self.width() - 2 * PADDING)
+        flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine
+        for number, row in enumerate(self.elided_rows()):
+            painter.drawText(QRect(PADDING, PADDING + number * step, width, step), int(flags), row)
+        painter.end()
