@@ -260,7 +260,8 @@ def test_long_seen_lines_are_cut_in_the_middle_and_whole_in_the_tooltip(qtbot):
     assert html.escape(longest) in bubble.seen_lines.toolTip()
 
 
-def test_short_seen_lines_are_listed_whole_without_a_tooltip(qtbot):
+def at_the_first_tool_call_shown_wide(qtbot):
+    """The 04-tool-progress run's chat, 900 px wide, at its first tool call: (session, bubble, lines of the stop)."""
     session, bubble, _editor = open_panels(qtbot, "04-tool-progress")
     bubble.resize(900, 600)
     bubble.show()
@@ -268,7 +269,11 @@ def test_short_seen_lines_are_listed_whole_without_a_tooltip(qtbot):
     tool_call = next(span for span in session.spans if span.label.startswith("Tool call"))
     session.move_to_stop(tool_call.index)
     session.flush()
-    lines = session.moment.bubble.stop_lines
+    return session, bubble, session.moment.bubble.stop_lines
+
+
+def test_short_seen_lines_are_listed_whole_without_a_tooltip(qtbot):
+    _session, bubble, lines = at_the_first_tool_call_shown_wide(qtbot)
     assert lines and bubble.seen_lines.text().split("\n") == [f"• {line}" for line in lines]
     assert bubble.seen_lines.elided_rows() == [f"• {line}" for line in lines]  # (each drawn whole)
     assert "cut" not in bubble.seen_title.text() and bubble.seen_lines.toolTip() == ""
@@ -282,14 +287,7 @@ def test_seen_lines_are_one_row_each_cut_to_a_narrow_panel_and_whole_in_the_tool
     from PySide6.QtCore import QEvent, QObject
     from PySide6.QtGui import QGuiApplication
 
-    session, bubble, _editor = open_panels(qtbot, "04-tool-progress")
-    bubble.resize(900, 600)
-    bubble.show()
-    qtbot.waitExposed(bubble)
-    tool_call = next(span for span in session.spans if span.label.startswith("Tool call"))
-    session.move_to_stop(tool_call.index)
-    session.flush()
-    lines = session.moment.bubble.stop_lines
+    _session, bubble, lines = at_the_first_tool_call_shown_wide(qtbot)
     view = bubble.seen_lines
     row_height = view.fontMetrics().lineSpacing()
     assert view.height() == len(lines) * row_height + 12
