@@ -323,4 +323,33 @@ def test_the_header_is_rebuilt_only_when_what_it_shows_changes(qtbot):
     session.move_to(len(run.axis), immediate=True)
     ended = header_texts(inspector)
     assert ended != texts and any("ends at +" in text for text in ended)
-    assert not any(a is b for a, b in zip(inspector.copy_buttons, buttons))
+
+
+def test_another_step_of_the_same_shape_is_shown_in_the_same_header_widgets(qtbot):
+    """Stepping from one tool call to the next, the header's rows have the same names and kinds: its widgets stay
+    and take the new ids (each copy button copies its new id and says so to a screen reader). A step of another
+    shape gets new rows."""
+    from PySide6.QtGui import QGuiApplication
+
+    run = recording("04-tool-progress")
+    session, inspector = open_inspector(qtbot, run)
+    first_tool = first(run, "llm->tool", toolName="scan_repo")
+    second_tool = first(run, "llm->tool", toolName="walk_graph")
+    session.select_node(first_tool)
+    buttons, texts = list(inspector.copy_buttons), header_texts(inspector)
+    session.select_node(second_tool)
+    assert inspector.node_index == second_tool
+    assert all(a is b for a, b in zip(inspector.copy_buttons, buttons)) and len(inspector.copy_buttons) == len(buttons)
+    now = header_texts(inspector)
+    assert now != texts and any("walk_graph" in text for text in now)
+    by_what = {button.what: button for button in inspector.copy_buttons}
+    call_id = by_what["tool call id"]
+    call_id.copy()
+    assert QGuiApplication.clipboard().text() == call_id.value and call_id.value in " ".join(now)
+    assert call_id.accessibleDescription() == f"Copies {call_id.value} to the clipboard"
+    fresh = inspector.__class__(session)  # the same step drawn by a new inspector: the same rows
+    qtbot.addWidget(fresh)
+    assert header_texts(fresh) == now
+    session.select_node(first(run, "user->llm"))
+    assert not any(a is b for a, b in zip(inspector.copy_buttons, buttons))  # (an LLM step: another shape)
+    assert header_texts(inspector) == header_texts(fresh)

@@ -88,18 +88,21 @@ class CopyIdButton(QToolButton):
 
     def __init__(self, value: str, what: str, parent: QWidget | None = None):
         super().__init__(parent)
-        self.value, self.what = value, what
         self.setAutoRaise(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(f"Copy {what}")            # (our words only: no trace text, so no rich-text guess)
-        self.setAccessibleName(f"Copy {what}")
-        self.setAccessibleDescription(f"Copies {shown_id(value)} to the clipboard")
+        self.set_value(value, what)
         side = max(16, self.fontMetrics().height() + 1)  # as tall as a line of text: rows keep their height
         self.setFixedSize(side + 4, side)
         self.setIconSize(QSize(side - 6, side - 6))  # room inside for the focus ring
         self._paint_icon()
         self.clicked.connect(self.copy)
+
+    def set_value(self, value: str, what: str) -> None:
+        self.value, self.what = value, what
+        self.setToolTip(f"Copy {what}")            # (our words only: no trace text, so no rich-text guess)
+        self.setAccessibleName(f"Copy {what}")
+        self.setAccessibleDescription(f"Copies {shown_id(value)} to the clipboard")
 
     def _paint_icon(self) -> None:
         self.setIcon(_icon_for(self.palette().color(QPalette.ColorRole.ButtonText).rgba(), self.iconSize().width()))
@@ -130,9 +133,12 @@ class IdLabel(QLabel):
         super().__init__(parent)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(False)
+        self.set_value(value)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+
+    def set_value(self, value: str) -> None:
         self.setText(shown_id(value))
         self.setToolTip(plain_tooltip(visible_text(value if len(value) < 2000 else shortened(value, 2000))))
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         metrics, whole = self.fontMetrics(), self.sizeHint().width()
@@ -174,6 +180,12 @@ class IdField(QWidget):
         """The id as in the file (what the button copies), like a label's text for a reader of the row."""
         return self.value
 
+    def set_value(self, value: str, what: str) -> None:
+        """Show another id in this field (the inspector keeps its header's widgets from step to step)."""
+        self.value = value
+        self.label.set_value(value)
+        self.button.set_value(value, what)
+
 
 def id_field(value: str, what: str) -> IdField:
     return IdField(value, what)
@@ -196,6 +208,13 @@ class IdPair(QWidget):
 
     def text(self) -> str:
         return f"{self.fields[0].text()}  {self.caption.text()} {self.fields[1].text()}"
+
+    def set_values(self, first, second_label: str, second) -> None:
+        self.fields[0].set_value(first.value, first.what)
+        self.caption.setText(second_label)
+        self.fields[1].set_value(second.value, second.what)
+        self.updateGeometry()
+        self._place()
 
     def _widths(self) -> tuple[int, int, int]:
         return (self.fields[0].sizeHint().width(), self.caption.sizeHint().width(), self.fields[1].sizeHint().width())

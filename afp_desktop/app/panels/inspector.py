@@ -111,6 +111,11 @@ def _fmt(value: Any) -> str:
     return value_summary(value) if not isinstance(value, str) else value
 
 
+def _row_kind(value: Any) -> str:
+    """What widget shows a header row's value: two ids, one id, or text."""
+    return "pair" if isinstance(value, tuple) else "id" if isinstance(value, StepId) else "text"
+
+
 def _paired(ids: dict[str, StepId], first: str, second: str) -> tuple[str, Any]:
     """A header row holding two ids (the second with its own caption), or whichever of them the step has."""
     if first in ids and second in ids:
@@ -207,6 +212,8 @@ class InspectorPanel(QWidget):
         self.prices = None  # the user's price table (core/views/cost.py), or None: no cost shown
         self.copy_buttons: list = []  # the header's id copy buttons, in order
         self._header_rows: list | None = None  # the rows the header shows (rebuilt only when they change)
+        self._header_shape: list | None = None  # their names and kinds: another step's rows of the same shape
+        self._header_fields: list = []  # reuse these widgets (one per row), given new values
 
         self.title = plain_label()
         self.title.setStyleSheet("font-weight: bold; font-size: 14px;")
@@ -493,6 +500,18 @@ class InspectorPanel(QWidget):
         if shown == self._header_rows:
             return  # (the cursor moved within the step: its header's widgets, a dozen ids and buttons, stay)
         self._header_rows = shown
+        rows = [(name, value) for name, value in rows if value is not None]
+        shape = [(name, _row_kind(value)) for name, value in rows]
+        if shape == self._header_shape:  # another step with rows of the same names and kinds: new values only
+            for (_name, value), field in zip(rows, self._header_fields):
+                if isinstance(value, tuple):
+                    field.set_values(*value)
+                elif isinstance(value, StepId):
+                    field.set_value(value.value, value.what)
+                else:
+                    field.setText(_fmt(value))
+            return
+        self._header_shape, self._header_fields = shape, []
         while self.fields.rowCount():
             self.fields.removeRow(0)
         self.copy_buttons = []
@@ -500,15 +519,15 @@ class InspectorPanel(QWidget):
             caption = plain_label(name, muted=True)
             caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)  # (a field may wrap)
             if isinstance(value, tuple):  # (StepId, caption, StepId)
-                pair = IdPair(*value)
-                self.copy_buttons += [field.button for field in pair.fields]
-                self.fields.addRow(caption, pair)
+                field = IdPair(*value)
+                self.copy_buttons += [id_field.button for id_field in field.fields]
             elif isinstance(value, StepId):
                 field = id_field(value.value, value.what)
                 self.copy_buttons.append(field.button)
-                self.fields.addRow(caption, field)
-            elif value is not None:
-                self.fields.addRow(caption, plain_label(_fmt(value)))
+            else:
+                field = plain_label(_fmt(value))
+            self.fields.addRow(caption, field)
+            self._header_fields.append(field)
         previous = self.show_end  # Tab walks the header's buttons first, then the tabs (new widgets join at the end)
         for button in self.copy_buttons:
             QWidget.setTabOrder(previous, button)
