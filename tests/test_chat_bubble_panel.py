@@ -342,3 +342,9 @@ def test_lines_after_an_edit_are_listed_a_piece_per_turn_and_opened_on_demand(qt
     assert item.childCount() == 0
     item.setExpanded(True)
     assert item.childCount() == min(int(item.text(1)), editor_module.MAX_OCCURRENCES_SHOWN)
+
+
+def test_a_screen_reader_reads_the_lines_of_the_stop(qtbot):
+    _session, bubble, lines = at_the_first_tool_call_shown_wide(qtbot)
+    view = bubble.seen_lines
+    assert view.accessibleName() and view.accessibleDescription() == "\n".join(f"• {line}" for line in lines)

@@ -101,8 +101,8 @@ class RowsTable(QTableView):
     def resizeColumnsToContents(self) -> None:  # noqa: N802 - Qt's name
         """What QTableView's does for these rows (each column as wide as its widest text among the first
         SIZED_ROWS rows, or as its header), measured here. Qt's asks the model for every role of every cell, one
-        call into Python each: 35 % of the inspector following the cursor onto a tool with hundreds of progress
-        reports. (A test checks the widths are Qt's own.)"""
+        call into Python each: most of filling a tool's progress table, the inspector's heaviest part while the
+        cursor moved through the big run's tool steps. (A test checks the widths are Qt's own.)"""
         metrics = QFontMetricsF(self.font())
         margins = 2 * (self.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self) + 1)
         grid = 1 if self.showGrid() else 0

@@ -34,6 +34,7 @@ class StopLines(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # (its width is the panel's)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
+        self.setAccessibleName("Lines the chat showed during the stop")
         self._fit_height()
 
     def set_colours(self, fill: str, ink: str) -> None:
@@ -50,6 +51,7 @@ class StopLines(QWidget):
         if shown != self._rows:
             self._rows = shown
             self._fit_height()
+            self.setAccessibleDescription(self.text())  # (what a screen reader reads: the widget is painted)
             self.update()
 
     def text(self) -> str:
@@ -72,9 +74,6 @@ class StopLines(QWidget):
             return True
         return super().event(event)
 
-    def copied_text(self) -> str:
-        return self._copied
-
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self._copied)
 
@@ -92,7 +91,7 @@ class StopLines(QWidget):
             self.setFixedHeight(height)  # (only a change of the number of rows asks for a new layout)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        return QSize(200, self.height() if self._rows else 0)
+        return QSize(200, self.minimumHeight())  # (its fixed height)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         return QSize(40, self.sizeHint().height())
