@@ -16,13 +16,13 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QToolButton
 
 from afp_desktop.app.shortcuts import key_sequences
-from afp_desktop.app.plain_text import plain_tooltip
+from afp_desktop.app.plain_text import TooltipWhenAsked, plain_tooltip
 from afp_desktop.core.model.framework_steps import describe_hidden
 
 MARGIN = 10
 
 
-class HiddenChip(QToolButton):
+class HiddenChip(TooltipWhenAsked, QToolButton):
     """"16 framework steps hidden" over the graph's bottom-left corner; a click shows them."""
 
     def __init__(self, canvas):
@@ -57,11 +57,6 @@ class HiddenChip(QToolButton):
                 "The framework's own steps (agentfootprint's injection engine, cache, thinking, route, final…) "
                 f"are hidden. Click to show them (View ▸ Hide framework steps, Ctrl+Shift+H).\n{described}")
         return self._tooltip
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip:
-            self.setToolTip(self.toolTip())  # (made when first asked for)
-        return super().event(event)
 
     def _place(self) -> None:
         viewport = self.canvas.viewport().geometry()

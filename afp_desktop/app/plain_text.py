@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel
 
@@ -24,6 +24,17 @@ def plain_tooltip(text: str) -> str:
     if len(text) > TOOLTIP_CHARS:
         text = f"{text[:TOOLTIP_CHARS]} … (+{len(text) - TOOLTIP_CHARS:,} more characters)"
     return "<p style='white-space:pre-wrap'>" + html.escape(visible_text(text)) + "</p>"
+
+
+class TooltipWhenAsked:
+    """A widget mixin (before the Qt class) for a tooltip made only when it is about to show: the widget overrides
+    `toolTip()` (a long list of steps or lines, costly to make on every change), and the text is handed to Qt as
+    the pointer rests on it."""
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            self.setToolTip(self.toolTip())  # type: ignore[attr-defined]
+        return super().event(event)  # type: ignore[misc]
 
 
 LABEL_CHARS = 10_000  # a label lays out its whole text, ~1 ms per 1,000 characters, at each width it is asked

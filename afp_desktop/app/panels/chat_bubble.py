@@ -291,12 +291,13 @@ class ChatBubblePanel(QWidget):
         long_lines = any(len(line) > SEEN_LINE_CHARS for line in (*head, *tail))
         hint = " (long ones cut in the middle; hover for them whole)" if long_lines else ""
         self.seen_title.setText(f"During {where}, the chat user saw {len(lines)} line(s){hint}:")
-        bullets = [f"• {_cut_middle(line)}" for line in head]
-        whole = [f"• {line}" for line in head]
-        if hidden:
-            bullets += [f"… {hidden:,} more …", *(f"• {_cut_middle(line)}" for line in tail)]
-            whole += [f"… {hidden:,} more …", *(f"• {line}" for line in tail)]
-        self.seen_lines.set_rows(bullets, whole, tip=lambda: plain_tooltip(_joined(lines)), cut=bool(hidden or long_lines))
+
+        def listed(shown) -> list[str]:
+            rows = [f"• {shown(line)}" for line in head]
+            return rows + [f"… {hidden:,} more …", *(f"• {shown(line)}" for line in tail)] if hidden else rows
+
+        self.seen_lines.set_rows(listed(_cut_middle), listed(str), tip=lambda: plain_tooltip(_joined(lines)),
+                                 cut=bool(hidden or long_lines))
 
     @staticmethod
     def _caption(view) -> str:

@@ -111,9 +111,10 @@ def _fmt(value: Any) -> str:
     return value_summary(value) if not isinstance(value, str) else value
 
 
-def _row_kind(value: Any) -> str:
-    """What widget shows a header row's value: two ids, one id, or text."""
-    return "pair" if isinstance(value, tuple) else "id" if isinstance(value, StepId) else "text"
+def _shape(rows: list[tuple[str, Any]]) -> list[tuple[str, str]]:
+    """The header rows' names and the kind of widget each value is shown in (rows with no value are not shown)."""
+    return [(name, "pair" if isinstance(value, tuple) else "id" if isinstance(value, StepId) else "text")
+            for name, value in rows if value is not None]
 
 
 def _paired(ids: dict[str, StepId], first: str, second: str) -> tuple[str, Any]:
@@ -212,8 +213,7 @@ class InspectorPanel(QWidget):
         self.prices = None  # the user's price table (core/views/cost.py), or None: no cost shown
         self.copy_buttons: list = []  # the header's id copy buttons, in order
         self._header_rows: list | None = None  # the rows the header shows (rebuilt only when they change)
-        self._header_shape: list | None = None  # their names and kinds: another step's rows of the same shape
-        self._header_fields: list = []  # reuse these widgets (one per row), given new values
+        self._header_fields: list = []  # their widgets (one per row shown), given new values for the same shape
 
         self.title = plain_label()
         self.title.setStyleSheet("font-weight: bold; font-size: 14px;")
@@ -499,10 +499,9 @@ class InspectorPanel(QWidget):
                  for name, value in rows]
         if shown == self._header_rows:
             return  # (the cursor moved within the step: its header's widgets, a dozen ids and buttons, stay)
-        self._header_rows = shown
+        before, self._header_rows = self._header_rows, shown
         rows = [(name, value) for name, value in rows if value is not None]
-        shape = [(name, _row_kind(value)) for name, value in rows]
-        if shape == self._header_shape:  # another step with rows of the same names and kinds: new values only
+        if before is not None and _shape(before) == _shape(shown):  # rows of the same names and kinds: new values
             for (_name, value), field in zip(rows, self._header_fields):
                 if isinstance(value, tuple):
                     field.set_values(*value)
@@ -511,7 +510,7 @@ class InspectorPanel(QWidget):
                 else:
                     field.setText(_fmt(value))
             return
-        self._header_shape, self._header_fields = shape, []
+        self._header_fields = []
         while self.fields.rowCount():
             self.fields.removeRow(0)
         self.copy_buttons = []

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPainter
-from PySide6.QtWidgets import QMenu, QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
+from afp_desktop.app.plain_text import TooltipWhenAsked
 from afp_desktop.app.visible_text import visible_text
 
 PADDING = 6
@@ -23,7 +24,7 @@ RADIUS = 6
 COPY = "Copy these lines"
 
 
-class StopLines(QWidget):
+class StopLines(TooltipWhenAsked, QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._rows: list[str] = []  # as drawn (before eliding)
@@ -62,17 +63,6 @@ class StopLines(QWidget):
         if self._tip is None or not (self._cut or self.elided_rows() != self._rows):
             return ""
         return self._tip()
-
-    def event(self, event) -> bool:
-        if event.type() == QEvent.Type.ToolTip:
-            tip = self.toolTip()
-            if tip:
-                QToolTip.showText(event.globalPos(), tip, self)
-            else:
-                QToolTip.hideText()
-                event.ignore()
-            return True
-        return super().event(event)
 
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self._copied)
