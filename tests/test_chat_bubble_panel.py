@@ -205,6 +205,7 @@ def test_all_lines_click_moves_the_cursor(qtbot):
     session, _, editor = open_panels(qtbot, "04-tool-progress")
     editor.show()
     qtbot.waitExposed(editor)
+    qtbot.waitUntil(lambda: not editor.listing_lines(), timeout=20_000)  # listed a piece per turn
     items = [editor.lines.topLevelItem(i) for i in range(editor.lines.topLevelItemCount())]
     item = next(i for i in items if i.text(0) == "Indexing 1,204 files")
     assert item.text(1) == "1"
@@ -332,7 +333,7 @@ def test_lines_after_an_edit_are_listed_a_piece_per_turn_and_opened_on_demand(qt
     editor.set_template("idle", "Hmm… {{appName}}")
     editor._apply_edits()
     assert editor.lines_title.text() == "Listing the lines of this run…"
-    qtbot.waitUntil(lambda: editor._lines_work is None, timeout=20_000)
+    qtbot.waitUntil(lambda: not editor.listing_lines(), timeout=20_000)
     in_pieces, title = rows(), editor.lines_title.text()
     editor.refresh_lines()  # the same, at once
     assert in_pieces == rows() and title == editor.lines_title.text()

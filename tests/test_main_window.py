@@ -455,6 +455,7 @@ def test_template_lines_are_listed_when_their_tab_is_shown(qtbot, window):
     assert editor.lines.topLevelItemCount() == 0 or "get_weather" not in editor.lines.topLevelItem(0).text(0)
     window.docks["templates"].raise_()
     qtbot.waitUntil(lambda: not editor.visibleRegion().isEmpty(), timeout=2000)
+    qtbot.waitUntil(lambda: not editor.listing_lines(), timeout=20_000)  # listed a piece per turn
     texts = [editor.lines.topLevelItem(i).text(0) for i in range(editor.lines.topLevelItemCount())]
     assert "Working on `get_weather`…" in texts
 

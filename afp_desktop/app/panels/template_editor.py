@@ -496,6 +496,10 @@ class TemplateEditorPanel(QWidget):
             if key not in self.model.templates:
                 self.add_combo.addItem(key, key)
 
+    def listing_lines(self) -> bool:
+        """True while the lines are being listed a piece per turn (the list shown is not yet whole)."""
+        return self._lines_work is not None or getattr(self, "_lines_stale", False)
+
     def refresh_lines(self) -> None:
         """List the lines now, in one go (flush, tests)."""
         self._list_lines(at_once=True)
