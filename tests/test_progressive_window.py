@@ -283,10 +283,13 @@ def test_the_whole_run_takes_the_part_s_place_on_a_turn_of_its_own(qtbot, window
     monkeypatch.setattr(loader_module, "PREFIX_SETTLE_MS", 10)
     path = tmp_path / name
     path.write_bytes(read_bytes("15-large-run", name))
-    part = first_prefix(qtbot, window, path)
-    thread = window.loader._current
     seen: list[tuple[bool, object]] = []  # on arrival: (still loading, the run shown)
-    thread.loaded.connect(lambda _run: seen.append((window.loader.busy, window.session.run)))
+
+    def record_arrival(_path):  # connected before the thread starts: a slow machine may load the rest at once
+        window.loader._current.loaded.connect(lambda _run: seen.append((window.loader.busy, window.session.run)))
+
+    window.loader.started.connect(record_arrival)
+    part = first_prefix(qtbot, window, path)
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT) as delivered:
         pass
     assert len(seen) == 1 and seen[0][0], "delivered in the same pass as it arrived"
