@@ -4,6 +4,7 @@ in the same scene, keeping the cursor where the user put it."""
 
 from __future__ import annotations
 
+import inspect
 import lzma
 
 import pytest
@@ -283,16 +284,19 @@ def test_the_whole_run_takes_the_part_s_place_on_a_turn_of_its_own(qtbot, window
     monkeypatch.setattr(loader_module, "PREFIX_SETTLE_MS", 10)
     path = tmp_path / name
     path.write_bytes(read_bytes("15-large-run", name))
-    seen: list[tuple[bool, object]] = []  # on arrival: (still loading, the run shown)
+    seen: list[tuple[bool, object]] = []  # at the delivery: (in the arrival's own handler, the run shown)
+    deliver = loader_module.RunLoader._deliver
 
-    def record_arrival(_path):  # connected before the thread starts: a slow machine may load the rest at once
-        window.loader._current.loaded.connect(lambda _run: seen.append((window.loader.busy, window.session.run)))
+    def watched(loader, thread, run) -> None:
+        in_arrival = any(frame.function == "_on_loaded" for frame in inspect.stack(0))
+        seen.append((in_arrival, window.session.run))
+        deliver(loader, thread, run)
 
-    window.loader.started.connect(record_arrival)
+    monkeypatch.setattr(loader_module.RunLoader, "_deliver", watched)
     part = first_prefix(qtbot, window, path)
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT) as delivered:
         pass
-    assert len(seen) == 1 and seen[0][0], "delivered in the same pass as it arrived"
+    assert len(seen) == 1 and not seen[0][0], "delivered in the same pass as it arrived"
     assert seen[0][1] is not delivered.args[0] and seen[0][1] is not None
     assert window.session.run is delivered.args[0] and not window.loader.busy
     assert part.still_reading and not window.session.run.still_reading
