@@ -247,6 +247,11 @@ def test_a_recording_left_untouched_opens_whole_at_its_end(qtbot, window, slow_p
         pass
     whole = window.session.run
     assert window.session.position == len(whole.axis) and window.session.chosen_stop == len(window.session.stops) - 1
+    # a new graph in the part's place: the inspector follows a turn later, not in the turn of the first paint
+    inspector = window.panels["inspector"]
+    assert window.session.settle_pending and inspector.node is None
+    qtbot.waitUntil(lambda: not window.session.settle_pending, timeout=5_000)
+    assert inspector.node is not None and inspector.node_index == window.session.moment.current_node
     window.session.move_to_stop(3)
     window.session.flush()
     left_at = window.session.position

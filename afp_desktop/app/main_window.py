@@ -521,9 +521,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Opened {run.path}", 8000)
 
     def _show_whole(self, run, position: int | None) -> None:
-        """The loaded run, in place of the part of it shown while it was read (if any)."""
+        """The loaded run, in place of the part of it shown while it was read (if any). In place of a part (a
+        recording's whole run is a new graph, not a growth): the heavy panels settle on a later turn, as after
+        a move, not in the same turn as the graph's and the timeline's first paint."""
+        part_shown = self.progressive.showing
         if not self.progressive.finish(run, position):
-            self.session.set_run(run, position=position)
+            self.session.set_run(run, position=position, settle_now=not part_shown)
 
     def opening_position(self, path: str) -> int | None:
         """Where a file being opened is to be shown: the cursor kept by File ▸ Reload, else where the user left
