@@ -173,7 +173,7 @@ def test_a_wait_ends_when_the_window_is_found_not_at_work(qapp, window, monkeypa
     """The wait itself, on a real thread beside the window's thread. Asleep: the window's own processor clock
     stands still (this thread sleeps in join). At work: a clock that moves as fast as the wall's, as a window's
     that has the processor all the time (a real busy thread's clock stalls whenever a loaded machine preempts it,
-    and the wait then rightly ends: CI's machine did so)."""
+    and the wait then rightly ends: it did beside processes spinning on both cores)."""
     activity = window_activity()
     if window == "at work":
         monkeypatch.setattr(activity, "cpu_seconds", time.monotonic)
