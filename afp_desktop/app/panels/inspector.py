@@ -500,7 +500,7 @@ class InspectorPanel(QWidget):
         if shown == self._header_rows:
             return  # (the cursor moved within the step: its header's widgets, a dozen ids and buttons, stay)
         before, self._header_rows = self._header_rows, shown
-        rows = [(name, value) for name, value in rows if value is not None]
+        rows = [(name, value) for name, value in shown if value is not None]  # (text values already formatted)
         if before is not None and _shape(before) == _shape(shown):  # rows of the same names and kinds: new values
             for (_name, value), field in zip(rows, self._header_fields):
                 if isinstance(value, tuple):
@@ -508,7 +508,7 @@ class InspectorPanel(QWidget):
                 elif isinstance(value, StepId):
                     field.set_value(value.value, value.what)
                 else:
-                    field.setText(_fmt(value))
+                    field.setText(value)
             return
         self._header_fields = []
         while self.fields.rowCount():
@@ -524,7 +524,7 @@ class InspectorPanel(QWidget):
                 field = id_field(value.value, value.what)
                 self.copy_buttons.append(field.button)
             else:
-                field = plain_label(_fmt(value))
+                field = plain_label(value)
             self.fields.addRow(caption, field)
             self._header_fields.append(field)
         previous = self.show_end  # Tab walks the header's buttons first, then the tabs (new widgets join at the end)

@@ -284,6 +284,7 @@ class TemplateEditorPanel(QWidget):
         self._apply_timer = QTimer(self, singleShot=True, interval=APPLY_DELAY_MS, timeout=self._apply_edits)
         self._lines_timer = QTimer(self, singleShot=True, interval=LINES_DELAY_MS, timeout=self._list_lines)
         self._lines_work: tuple | None = None  # (run, the walk over its lines, the lines so far) while listing
+        self._lines_stale = False  # a run arrived while the panel was out of sight: its lines are still to list
         self.add_button.clicked.connect(self.add_selected_key)
         self.delete_button.clicked.connect(self.delete_selected_key)
         self.reset_button.clicked.connect(self.reset_to_defaults)
@@ -476,7 +477,7 @@ class TemplateEditorPanel(QWidget):
 
     def ensure_lines(self) -> None:
         """List the lines now if a run arrived while the panel was out of sight (its dock calls this)."""
-        if getattr(self, "_lines_stale", False):
+        if self._lines_stale:
             self._list_lines()
 
     def showEvent(self, event) -> None:
@@ -498,7 +499,7 @@ class TemplateEditorPanel(QWidget):
 
     def listing_lines(self) -> bool:
         """True while the lines are being listed a piece per turn (the list shown is not yet whole)."""
-        return self._lines_work is not None or getattr(self, "_lines_stale", False)
+        return self._lines_work is not None or self._lines_stale
 
     def refresh_lines(self) -> None:
         """List the lines now, in one go (flush, tests)."""
