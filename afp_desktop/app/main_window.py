@@ -50,6 +50,7 @@ from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app import warm_imports
 from afp_desktop.app.load_progress import LoadProgressBar
 from afp_desktop.app.loader import RunLoader
+from afp_desktop.app.paint_later import PaintLater
 from afp_desktop.app.progressive import ProgressiveDisplay
 from afp_desktop.app.notice_words import BannerMessage, failed_open_message, message_for
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
@@ -117,6 +118,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.loader = RunLoader(self)
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
+        self.paint_later = PaintLater(self)
         self.remember_layout = restore_layout  # a --screenshot window must not overwrite the user's layout
         self.theme = "light"
         self._themed = False
@@ -357,6 +359,8 @@ class MainWindow(QMainWindow):
         self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
         self.folding.folding_changed.connect(self.fold_action.setChecked)
         s.moment_changed.connect(lambda _moment: self.minimap.update())
+        # A new moment is painted on the turn after the panels took it (paint_later.py): two short stalls, not one
+        s.moment_changed.connect(lambda _moment: self.paint_later.arm())
         self.summary.error_clicked.connect(self.go_to_first_error)
         templates = self.panels.get("templates")
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward

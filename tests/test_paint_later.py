@@ -1,0 +1,111 @@
+"""A heavy change is painted on the event loop's next turn (app/paint_later.py, pytest-qt, offscreen): input and
+timers are served between the change and its paint, so neither adds to the other's stall; the paint still comes."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtWidgets import QWidget
+
+from afp_desktop.app.paint_later import PaintLater
+from tests.corpus_util import corpus_path
+
+LOAD_TIMEOUT = 30_000
+
+
+class CountedWidget(QWidget):
+    def __init__(self, order: list[str]) -> None:
+        super().__init__()
+        self.order = order
+
+    def paintEvent(self, _event) -> None:  # noqa: N802 (Qt's name)
+        self.order.append("paint")
+
+
+def shown_widget(qtbot, order: list[str]) -> tuple[CountedWidget, PaintLater]:
+    widget = CountedWidget(order)
+    qtbot.addWidget(widget)
+    paint_later = PaintLater(widget)
+    widget.resize(200, 100)
+    widget.show()
+    qtbot.waitExposed(widget)
+    qtbot.waitUntil(lambda: "paint" in order)  # its first paint is over
+    order.clear()
+    return widget, paint_later
+
+
+def an_overdue_timer(order: list[str]) -> QTimer:
+    timer = QTimer(singleShot=True, interval=1)
+    timer.timeout.connect(lambda: order.append("timer"))
+    timer.start()
+    time.sleep(0.005)  # due before the paint is asked for, as a stall meter's tick or a key repeat would be
+    return timer
+
+
+def test_without_arming_the_paint_comes_in_the_same_turn_before_any_timer(qtbot):
+    order: list[str] = []
+    widget, paint_later = shown_widget(qtbot, order)
+    timer = an_overdue_timer(order)
+    widget.update()
+    QCoreApplication.sendPostedEvents()  # the turn's posted events: the paint request among them
+    assert order == ["paint"] and paint_later.held == 0
+    qtbot.waitUntil(lambda: "timer" in order)
+    assert timer is not None
+
+
+def test_armed_the_paint_waits_for_the_next_turn_and_timers_come_first(qtbot):
+    order: list[str] = []
+    widget, paint_later = shown_widget(qtbot, order)
+    timer = an_overdue_timer(order)
+    paint_later.arm()
+    widget.update()
+    QCoreApplication.sendPostedEvents()
+    assert order == [] and paint_later.holding and paint_later.held == 1
+    qtbot.waitUntil(lambda: "paint" in order)
+    assert order == ["timer", "paint"], "the overdue timer ran between the change and its paint"
+    assert not paint_later.holding
+    # disarmed once used: the next paint is not held
+    widget.update()
+    QCoreApplication.sendPostedEvents()
+    assert order[-1] == "paint" and order.count("paint") == 2 and paint_later.held == 1
+    assert timer is not None
+
+
+def test_updates_made_while_held_are_painted_by_the_one_held_request(qtbot):
+    order: list[str] = []
+    widget, paint_later = shown_widget(qtbot, order)
+    paint_later.arm()
+    widget.update()
+    QCoreApplication.sendPostedEvents()
+    widget.update()  # Qt asks no second time while one request is out: the held one must serve this too
+    qtbot.waitUntil(lambda: "paint" in order)
+    qtbot.wait(20)
+    assert order == ["paint"] and not paint_later.holding
+
+
+class ViewportPaints(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, _watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return False
+
+
+def test_a_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window):
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(corpus_path("02-react-two-tools", "trace.json"))
+    qtbot.waitUntil(lambda: not window.canvas.building and not window.paint_later.holding)
+    qtbot.wait(50)
+    paints = ViewportPaints()
+    window.canvas.viewport().installEventFilter(paints)
+    held = window.paint_later.held
+    window.session.move_to_stop(1)
+    window.session.flush()  # the panels take the new moment now
+    QCoreApplication.sendPostedEvents()
+    assert paints.count == 0 and window.paint_later.holding and window.paint_later.held == held + 1
+    qtbot.waitUntil(lambda: paints.count > 0)
+    assert not window.paint_later.holding
