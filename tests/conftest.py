@@ -31,6 +31,27 @@ def scenario(request):
 
 
 @pytest.fixture
+def restore_app_look(qapp):
+    """The application's palette, style, colour scheme and theme notifier put back after a test that switches the
+    theme (the notifier says "changed" only when the theme differs from the one it last applied)."""
+    from PySide6.QtGui import QPalette
+
+    from afp_desktop.app import theme
+
+    palette, style = QPalette(qapp.palette()), qapp.style().name()
+    notifier = theme._notifier
+    chosen = (notifier.mode, notifier.effective) if notifier is not None else ("system", None)
+    yield qapp
+    hints = qapp.styleHints()
+    if hasattr(hints, "unsetColorScheme"):
+        hints.unsetColorScheme()
+    qapp.setStyle(style)
+    qapp.setPalette(palette)
+    if theme._notifier is not None:
+        theme._notifier.mode, theme._notifier.effective = chosen
+
+
+@pytest.fixture
 def window(qtbot):
     """The main window, shown at 1400×900 and exposed; its following and its loader stopped afterwards. (A test file that needs
     another window defines its own `window`.)"""

@@ -109,3 +109,17 @@ def test_a_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qt
     assert paints.count == 0 and window.paint_later.holding and window.paint_later.held == held + 1
     qtbot.waitUntil(lambda: paints.count > 0)
     assert not window.paint_later.holding
+
+
+def test_a_theme_switch_is_painted_on_the_next_turn(qtbot, window, restore_app_look):
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(corpus_path("02-react-two-tools", "trace.json"))
+    qtbot.waitUntil(lambda: not window.canvas.building and not window.paint_later.holding)
+    qtbot.wait(50)
+    paints = ViewportPaints()
+    window.canvas.viewport().installEventFilter(paints)
+    window.apply_theme("dark" if window.theme == "light" else "light")
+    QCoreApplication.sendPostedEvents()
+    assert paints.count == 0 and window.paint_later.holding
+    qtbot.waitUntil(lambda: paints.count > 0)
+    assert not window.paint_later.holding

@@ -181,17 +181,6 @@ def test_text_renders_on_a_system_without_fonts(tmp_path):
 # ── theme ──────────────────────────────────────────────────────────────────────────────────────────────
 
 
-@pytest.fixture
-def restore_app_look(qapp):
-    palette, style = QPalette(qapp.palette()), qapp.style().name()
-    yield qapp
-    hints = qapp.styleHints()
-    if hasattr(hints, "unsetColorScheme"):
-        hints.unsetColorScheme()
-    qapp.setStyle(style)
-    qapp.setPalette(palette)
-
-
 def test_light_and_dark_themes_differ(restore_app_look):
     from afp_desktop.app.theme import apply_theme, build_palette, theme_notifier
 

@@ -433,6 +433,7 @@ class MainWindow(QMainWindow):
 
     def apply_theme(self, mode: str) -> None:
         """'system' | 'light' | 'dark': widget colours via theme.py, graph and timeline via style.py."""
+        self.paint_later.arm()  # the whole window is painted anew: on the next turn, not with the change
         effective = widget_theme.apply_theme(QApplication.instance(), mode)
         if effective != self.theme or not self._themed:  # theme_changed has not already done it
             self._use_theme(effective)
