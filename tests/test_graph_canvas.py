@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QWheelEvent
@@ -206,11 +208,16 @@ def test_a_big_scene_no_longer_shown_is_emptied_a_slice_per_turn(canvas, qtbot, 
     made = len(canvas.node_items) + len(canvas.edge_items) + len(canvas.group_items)
     assert made > 2000
     counts: list[int] = []
+    times: list[float] = []
     canvas._removal_timer.timeout.connect(lambda: counts.append(len(old.items()) if isValid(old) else 0))
+    canvas._removal_timer.timeout.connect(lambda: times.append(time.monotonic()))
     canvas.set_graph(_graph("02-react-two-tools"))
     assert isValid(old) and len(old.items()) > made, "not all at once"
     qtbot.waitUntil(lambda: not isValid(old), timeout=10_000)
     assert len(counts) >= made // 500 and all(a - b <= 500 for a, b in zip(counts, counts[1:]))
+    # a slice at most every REMOVAL_GAP_MS, not on every turn: freeing waits for the work due after a new graph
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert gaps and min(gaps) >= 0.75 * canvas_module.REMOVAL_GAP_MS / 1000
     assert len(canvas.node_items) == len(_graph("02-react-two-tools")["nodes"])
     canvas.clear("Nothing")  # (a cleared graph goes the same way)
     qtbot.waitUntil(lambda: not canvas._retired, timeout=10_000)
