@@ -123,3 +123,33 @@ def test_a_theme_switch_is_painted_on_the_next_turn(qtbot, window, restore_app_l
     assert paints.count == 0 and window.paint_later.holding
     qtbot.waitUntil(lambda: paints.count > 0)
     assert not window.paint_later.holding
+
+
+def test_changes_coming_faster_than_a_turn_do_not_put_the_paint_off_for_ever(qtbot):
+    """Each move arms it again; the held paint still comes, showing the latest change (not held again)."""
+    order: list[str] = []
+    widget, paint_later = shown_widget(qtbot, order)
+    paint_later.arm()
+    widget.update()
+    QCoreApplication.sendPostedEvents()
+    assert paint_later.holding
+    for _ in range(5):  # the next moves, each before the held paint is served
+        paint_later.arm()
+        widget.update()
+        QCoreApplication.sendPostedEvents()
+    qtbot.waitUntil(lambda: "paint" in order, timeout=1000)
+    assert paint_later.held == 1 and not paint_later.holding
+
+
+def test_the_window_keeps_painting_while_the_cursor_is_scrubbed_back_to_back(qtbot, window):
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(corpus_path("02-react-two-tools", "trace.json"))
+    qtbot.waitUntil(lambda: not window.canvas.building and not window.paint_later.holding)
+    paints = ViewportPaints()
+    window.canvas.viewport().installEventFilter(paints)
+    session = window.session
+    for k in range(40):  # a held key or a dragged slider: each move handled as soon as it comes
+        session.move_to_stop(k % len(session.stops))
+        QCoreApplication.processEvents()
+        time.sleep(0.002)
+    assert paints.count >= 20, "the moves are painted as they come, not once they stop"

@@ -46,5 +46,7 @@ class PaintLater(QObject):
         return False
 
     def _paint(self) -> None:
-        self._holding = False
+        # The paint that comes now shows every change made meanwhile: a change armed since (the next move) is not
+        # held again, or moves coming faster than a turn would put the paint off for as long as they came.
+        self._holding = self._armed = False
         QCoreApplication.sendEvent(self._window, QEvent(QEvent.Type.UpdateRequest))
