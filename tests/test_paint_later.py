@@ -153,3 +153,23 @@ def test_the_window_keeps_painting_while_the_cursor_is_scrubbed_back_to_back(qtb
         QCoreApplication.processEvents()
         time.sleep(0.002)
     assert paints.count >= 20, "the moves are painted as they come, not once they stop"
+
+
+def test_a_floating_panel_is_painted_with_the_window_on_the_next_turn(qtbot, window):
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(corpus_path("02-react-two-tools", "trace.json"))
+    dock = window.docks["timeline"]
+    dock.setFloating(True)
+    qtbot.waitExposed(dock)
+    qtbot.waitUntil(lambda: not window.canvas.building and not window.paint_later.holding)
+    qtbot.wait(50)
+    graph, timeline = ViewportPaints(), ViewportPaints()
+    window.canvas.viewport().installEventFilter(graph)
+    window.timeline.panel.plots.viewport().installEventFilter(timeline)
+    window.session.move_to_stop(2)
+    window.session.flush()
+    QCoreApplication.sendPostedEvents()
+    assert (graph.count, timeline.count) == (0, 0), "neither window paints the new moment in the same turn"
+    assert window.paint_later.holding
+    qtbot.waitUntil(lambda: graph.count > 0 and timeline.count > 0)
+    assert not window.paint_later.holding

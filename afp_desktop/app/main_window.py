@@ -192,6 +192,8 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["inspector"], self.docks["templates"])
         self.tabifyDockWidget(self.docks["inspector"], self.docks["bugreport"])
         self.docks["inspector"].raise_()
+        for dock in self.docks.values():  # floated, a panel is a window of its own: painted with this one
+            self.paint_later.watch(dock)
         self._default_dock_sizes()
 
     def _default_dock_sizes(self) -> None:

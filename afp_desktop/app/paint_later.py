@@ -3,7 +3,8 @@
 Qt paints a window in the same turn of its event loop as the change that made it dirty: showing a big run's whole
 graph (~20 ms) and its first paint (~30 ms) froze the window ~60 ms in one piece. `PaintLater.arm()` makes the
 window's next paint request wait for the next turn, so input and timers are served between the two halves. The
-screen keeps the previous frame meanwhile, whole and self-consistent: nothing is painted half-changed.
+screen keeps the previous frame meanwhile, whole and self-consistent: nothing is painted half-changed. A floating
+panel is a window of its own: its paint is held with the main window's, so the two show the same moment.
 """
 
 from __future__ import annotations
@@ -11,42 +12,52 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
-
 NEXT_TURN_MS = 1
 
 
 class PaintLater(QObject):
-    """Holds back a window's next UpdateRequest (the one that repaints its dirty widgets) by one turn."""
+    """Holds back the next UpdateRequest (the one that repaints a window's dirty widgets) of the windows it
+    watches by one turn."""
 
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)
-        self._window = window
+        self._watched: list[QWidget] = []
         self._armed = False
-        self._holding = False
-        self.held = 0  # paints put off so far (tests read it)
-        window.installEventFilter(self)
+        self._held: list[QWidget] = []  # windows whose paint request waits for the next turn
+        self.held = 0  # paint requests put off so far (tests read it)
+        self.watch(window)
+
+    def watch(self, widget: QWidget) -> None:
+        """Also hold `widget`'s paint when it is a window of its own (a floating dock)."""
+        self._watched.append(widget)
+        widget.installEventFilter(self)
 
     @property
     def holding(self) -> bool:
         """A paint request is held back and not served yet."""
-        return self._holding
+        return bool(self._held)
 
     def arm(self) -> None:
         """The next paint of the window comes on a later turn than the change being made now."""
         self._armed = True
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if self._armed and watched is self._window and event.type() == QEvent.Type.UpdateRequest:
-            self._armed, self._holding = False, True
-            self.held += 1
-            # Qt keeps the dirty regions and sends no other request until this one is served: serve it later.
+        if event.type() != QEvent.Type.UpdateRequest or not (self._armed or self._held):
+            return False
+        if not any(watched is widget for widget in self._watched) or any(watched is w for w in self._held):
+            return False
+        if not self._held:
             # (A real timer: a 0 ms single shot is a queued call, served before any timer or input is.)
             QTimer.singleShot(NEXT_TURN_MS, self, self._paint)
-            return True
-        return False
+        self._armed = False
+        self._held.append(watched)  # another window's request while one is held: painted with it
+        self.held += 1
+        # Qt keeps the dirty regions and sends no other request until this one is served: serve it later.
+        return True
 
     def _paint(self) -> None:
         # The paint that comes now shows every change made meanwhile: a change armed since (the next move) is not
         # held again, or moves coming faster than a turn would put the paint off for as long as they came.
-        self._holding = self._armed = False
-        QCoreApplication.sendEvent(self._window, QEvent(QEvent.Type.UpdateRequest))
+        held, self._held, self._armed = self._held, [], False
+        for window in held:
+            QCoreApplication.sendEvent(window, QEvent(QEvent.Type.UpdateRequest))
