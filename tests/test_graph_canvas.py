@@ -215,9 +215,11 @@ def test_a_big_scene_no_longer_shown_is_emptied_a_slice_per_turn(canvas, qtbot, 
     assert isValid(old) and len(old.items()) > made, "not all at once"
     qtbot.waitUntil(lambda: not isValid(old), timeout=10_000)
     assert len(counts) >= made // 500 and all(a - b <= 500 for a, b in zip(counts, counts[1:]))
-    # a slice at most every REMOVAL_GAP_MS, not on every turn: freeing waits for the work due after a new graph
-    gaps = [b - a for a, b in zip(times, times[1:])]
-    assert gaps and min(gaps) >= 0.75 * canvas_module.REMOVAL_GAP_MS / 1000
+    # a slice every REMOVAL_GAP_MS, not on every turn: freeing waits for the work due after a new graph (on
+    # average: Qt keeps a timer's cadence, so a slice that came late is followed by one sooner)
+    assert len(times) > 2
+    average_gap = (times[-1] - times[0]) / (len(times) - 1)
+    assert average_gap >= 0.75 * canvas_module.REMOVAL_GAP_MS / 1000
     assert len(canvas.node_items) == len(_graph("02-react-two-tools")["nodes"])
     canvas.clear("Nothing")  # (a cleared graph goes the same way)
     qtbot.waitUntil(lambda: not canvas._retired, timeout=10_000)
