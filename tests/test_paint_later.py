@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QWidget
 
 from afp_desktop.app.paint_later import PaintLater
 from tests.corpus_util import corpus_path
+from tests.paint_util import PaintCount
 
 LOAD_TIMEOUT = 30_000
 
@@ -43,12 +44,20 @@ def an_overdue_timer(order: list[str]) -> QTimer:
     return timer
 
 
+def change_in_a_turn(widget: QWidget, paint_later: PaintLater | None = None) -> None:
+    """A change (armed, if `paint_later` is given) made, then the turn's posted events served: its paint request
+    among them."""
+    if paint_later is not None:
+        paint_later.arm()
+    widget.update()
+    QCoreApplication.sendPostedEvents()
+
+
 def test_without_arming_the_paint_comes_in_the_same_turn_before_any_timer(qtbot):
     order: list[str] = []
     widget, paint_later = shown_widget(qtbot, order)
     timer = an_overdue_timer(order)
-    widget.update()
-    QCoreApplication.sendPostedEvents()  # the turn's posted events: the paint request among them
+    change_in_a_turn(widget)
     assert order == ["paint"] and paint_later.held == 0
     qtbot.waitUntil(lambda: "timer" in order)
     assert timer is not None
@@ -58,16 +67,13 @@ def test_armed_the_paint_waits_for_the_next_turn_and_timers_come_first(qtbot):
     order: list[str] = []
     widget, paint_later = shown_widget(qtbot, order)
     timer = an_overdue_timer(order)
-    paint_later.arm()
-    widget.update()
-    QCoreApplication.sendPostedEvents()
+    change_in_a_turn(widget, paint_later)
     assert order == [] and paint_later.holding and paint_later.held == 1
     qtbot.waitUntil(lambda: "paint" in order)
     assert order == ["timer", "paint"], "the overdue timer ran between the change and its paint"
     assert not paint_later.holding
     # disarmed once used: the next paint is not held
-    widget.update()
-    QCoreApplication.sendPostedEvents()
+    change_in_a_turn(widget)
     assert order[-1] == "paint" and order.count("paint") == 2 and paint_later.held == 1
     assert timer is not None
 
@@ -75,33 +81,38 @@ def test_armed_the_paint_waits_for_the_next_turn_and_timers_come_first(qtbot):
 def test_updates_made_while_held_are_painted_by_the_one_held_request(qtbot):
     order: list[str] = []
     widget, paint_later = shown_widget(qtbot, order)
-    paint_later.arm()
-    widget.update()
-    QCoreApplication.sendPostedEvents()
+    change_in_a_turn(widget, paint_later)
     widget.update()  # Qt asks no second time while one request is out: the held one must serve this too
     qtbot.waitUntil(lambda: "paint" in order)
     qtbot.wait(20)
     assert order == ["paint"] and not paint_later.holding
 
 
-class ViewportPaints(QObject):
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
+def test_changes_coming_faster_than_a_turn_do_not_put_the_paint_off_for_ever(qtbot):
+    """Each move arms it again; the held paint still comes, showing the latest change (not held again)."""
+    order: list[str] = []
+    widget, paint_later = shown_widget(qtbot, order)
+    change_in_a_turn(widget, paint_later)
+    assert paint_later.holding
+    for _ in range(5):  # the next moves, each before the held paint is served
+        change_in_a_turn(widget, paint_later)
+    qtbot.waitUntil(lambda: "paint" in order, timeout=1000)
+    assert paint_later.held == 1 and not paint_later.holding
 
-    def eventFilter(self, _watched, event) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.Paint:
-            self.count += 1
-        return False
 
+# -- in the window --------------------------------------------------------------------------------------------
 
-def test_a_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window):
+def open_sample(qtbot, window) -> None:
+    """The small sample run, opened and shown, with no paint held."""
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         window.open_file(corpus_path("02-react-two-tools", "trace.json"))
     qtbot.waitUntil(lambda: not window.canvas.building and not window.paint_later.holding)
     qtbot.wait(50)
-    paints = ViewportPaints()
-    window.canvas.viewport().installEventFilter(paints)
+
+
+def test_a_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window):
+    open_sample(qtbot, window)
+    paints = PaintCount(window.canvas.viewport())
     held = window.paint_later.held
     window.session.move_to_stop(1)
     window.session.flush()  # the panels take the new moment now
@@ -112,12 +123,8 @@ def test_a_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qt
 
 
 def test_a_theme_switch_is_painted_on_the_next_turn(qtbot, window, restore_app_look):
-    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
-        window.open_file(corpus_path("02-react-two-tools", "trace.json"))
-    qtbot.waitUntil(lambda: not window.canvas.building and not window.paint_later.holding)
-    qtbot.wait(50)
-    paints = ViewportPaints()
-    window.canvas.viewport().installEventFilter(paints)
+    open_sample(qtbot, window)
+    paints = PaintCount(window.canvas.viewport())
     window.apply_theme("dark" if window.theme == "light" else "light")
     QCoreApplication.sendPostedEvents()
     assert paints.count == 0 and window.paint_later.holding
@@ -125,28 +132,9 @@ def test_a_theme_switch_is_painted_on_the_next_turn(qtbot, window, restore_app_l
     assert not window.paint_later.holding
 
 
-def test_changes_coming_faster_than_a_turn_do_not_put_the_paint_off_for_ever(qtbot):
-    """Each move arms it again; the held paint still comes, showing the latest change (not held again)."""
-    order: list[str] = []
-    widget, paint_later = shown_widget(qtbot, order)
-    paint_later.arm()
-    widget.update()
-    QCoreApplication.sendPostedEvents()
-    assert paint_later.holding
-    for _ in range(5):  # the next moves, each before the held paint is served
-        paint_later.arm()
-        widget.update()
-        QCoreApplication.sendPostedEvents()
-    qtbot.waitUntil(lambda: "paint" in order, timeout=1000)
-    assert paint_later.held == 1 and not paint_later.holding
-
-
 def test_the_window_keeps_painting_while_the_cursor_is_scrubbed_back_to_back(qtbot, window):
-    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
-        window.open_file(corpus_path("02-react-two-tools", "trace.json"))
-    qtbot.waitUntil(lambda: not window.canvas.building and not window.paint_later.holding)
-    paints = ViewportPaints()
-    window.canvas.viewport().installEventFilter(paints)
+    open_sample(qtbot, window)
+    paints = PaintCount(window.canvas.viewport())
     session = window.session
     for k in range(40):  # a held key or a dragged slider: each move handled as soon as it comes
         session.move_to_stop(k % len(session.stops))
@@ -156,16 +144,12 @@ def test_the_window_keeps_painting_while_the_cursor_is_scrubbed_back_to_back(qtb
 
 
 def test_a_floating_panel_is_painted_with_the_window_on_the_next_turn(qtbot, window):
-    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
-        window.open_file(corpus_path("02-react-two-tools", "trace.json"))
     dock = window.docks["timeline"]
     dock.setFloating(True)
     qtbot.waitExposed(dock)
-    qtbot.waitUntil(lambda: not window.canvas.building and not window.paint_later.holding)
-    qtbot.wait(50)
-    graph, timeline = ViewportPaints(), ViewportPaints()
-    window.canvas.viewport().installEventFilter(graph)
-    window.timeline.panel.plots.viewport().installEventFilter(timeline)
+    open_sample(qtbot, window)
+    graph = PaintCount(window.canvas.viewport())
+    timeline = PaintCount(window.timeline.panel.plots.viewport())
     window.session.move_to_stop(2)
     window.session.flush()
     QCoreApplication.sendPostedEvents()

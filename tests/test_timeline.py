@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtTest import QTest
 
@@ -23,6 +23,7 @@ from afp_desktop.core.formats import open_run
 from afp_desktop.core.library.stops import drill
 from afp_desktop.core.model.summary import summarize
 from tests.corpus_util import corpus_path
+from tests.paint_util import PaintCount
 
 
 @pytest.fixture(scope="module")
@@ -367,24 +368,12 @@ def test_a_run_of_thousands_of_stops_gets_them_a_turn_after_the_other_panels(qtb
     assert len(panel.markers) == len(react.stops) and panel.overview.strip.count == len(react.stops)
 
 
-class _Paints(QObject):
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
-
-    def eventFilter(self, _watched, event) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.Paint:
-            self.count += 1
-        return False
-
-
 def test_a_move_that_scrolls_the_timeline_paints_it_once(panel, large, qtbot):
     """pyqtgraph moves its items to a new range during the paint that follows, and that asks for a second paint;
     the panel applies the range at once (_apply_view_now)."""
     panel.session.set_run(large)
     qtbot.wait(100)
-    paints = _Paints()
-    panel.plots.viewport().installEventFilter(paints)
+    paints = PaintCount(panel.plots.viewport())
     count = len(large.stops)
     for index in (0, count // 2, count - 1, count // 3):
         low, high = panel.stop_plot.vb.viewRange()[0]
