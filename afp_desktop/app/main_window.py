@@ -435,13 +435,13 @@ class MainWindow(QMainWindow):
 
     def apply_theme(self, mode: str) -> None:
         """'system' | 'light' | 'dark': widget colours via theme.py, graph and timeline via style.py."""
-        self.paint_later.arm()  # the whole window is painted anew: on the next turn, not with the change
         effective = widget_theme.apply_theme(QApplication.instance(), mode)
         if effective != self.theme or not self._themed:  # theme_changed has not already done it
             self._use_theme(effective)
 
     def _use_theme(self, theme: str) -> None:
         self.theme, self._themed = theme, True
+        self.paint_later.arm()  # the whole window is painted anew: on the next turn, not with the change
         # Widgets with a style sheet keep the colours they were polished with; polish them again. Only this
         # window's own: another window's widgets may be freed by the garbage collector while we loop.
         for widget in [self, *self.findChildren(QWidget)]:

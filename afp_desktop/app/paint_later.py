@@ -21,15 +21,14 @@ class PaintLater(QObject):
 
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)
-        self._watched: list[QWidget] = []
         self._armed = False
         self._held: list[QWidget] = []  # windows whose paint request waits for the next turn
         self.held = 0  # paint requests put off so far (tests read it)
         self.watch(window)
 
     def watch(self, widget: QWidget) -> None:
-        """Also hold `widget`'s paint when it is a window of its own (a floating dock)."""
-        self._watched.append(widget)
+        """Also hold `widget`'s paint when it is a window of its own (a floating dock). (The filter sees only the
+        widgets it is installed on.)"""
         widget.installEventFilter(self)
 
     @property
@@ -44,7 +43,7 @@ class PaintLater(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if event.type() != QEvent.Type.UpdateRequest or not (self._armed or self._held):
             return False
-        if not any(watched is widget for widget in self._watched) or any(watched is w for w in self._held):
+        if any(watched is window for window in self._held):
             return False
         if not self._held:
             # (A real timer: a 0 ms single shot is a queued call, served before any timer or input is.)
