@@ -353,3 +353,54 @@ def test_another_step_of_the_same_shape_is_shown_in_the_same_header_widgets(qtbo
     session.select_node(first(run, "user->llm"))
     assert not any(a is b for a, b in zip(inspector.copy_buttons, buttons))  # (an LLM step: another shape)
     assert header_texts(inspector) == header_texts(fresh)
+
+
+def test_a_shape_of_header_seen_before_is_shown_again_in_its_kept_widgets(qtbot):
+    """Moving between an LLM call and a tool call changes the header's shape at every move: each shape's widgets
+    are kept, hidden, and shown again with the next step's values (making them anew was half of a move's work
+    on the big corpus run). Only the shape shown is visible, its buttons are the ones Tab walks, and what it
+    says is what a new inspector says of that step."""
+    from afp_desktop.app.panels.header_rows import HeaderRows
+
+    run = recording("04-tool-progress")
+    session, inspector = open_inspector(qtbot, run)
+    inspector.show()
+    tools = [i for i, node in enumerate(run.step_fold.nodes) if node["kind"] == "llm->tool"]
+    llm = first(run, "user->llm")
+    session.select_node(tools[0])
+    tool_buttons = list(inspector.copy_buttons)
+    session.select_node(llm)
+    llm_buttons = list(inspector.copy_buttons)
+    built = len(inspector.findChildren(HeaderRows))
+    session.select_node(tools[-1])
+    assert [a is b for a, b in zip(inspector.copy_buttons, tool_buttons)] == [True] * len(tool_buttons)
+    visible = [rows for rows in inspector.findChildren(HeaderRows) if rows.isVisible()]
+    assert visible == [inspector._rows.current] and len(inspector.findChildren(HeaderRows)) == built
+    fresh = inspector.__class__(session)
+    qtbot.addWidget(fresh)
+    assert header_texts(inspector) == header_texts(fresh) and any(run.step_fold.nodes[tools[-1]]["toolName"] in text
+                                                                  for text in header_texts(fresh))
+    session.select_node(llm)
+    assert [a is b for a, b in zip(inspector.copy_buttons, llm_buttons)] == [True] * len(llm_buttons)
+    assert header_texts(inspector) == header_texts(fresh)
+    assert len(inspector.findChildren(HeaderRows)) == built
+
+
+def test_the_header_keeps_a_bounded_number_of_shapes(qtbot):
+    """Shapes beyond MAX_SHAPES are let go of, the one shown longest ago first (a run of many kinds of steps does
+    not keep widgets without end)."""
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from afp_desktop.app.panels import header_rows
+
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    forms = header_rows.HeaderForms(QVBoxLayout(holder))
+    first_rows = forms.show([("row 0", "a")])
+    for n in range(1, header_rows.MAX_SHAPES + 3):
+        forms.show([(f"row {k}", str(k)) for k in range(n + 1)])
+    kept = [w for w in holder.findChildren(header_rows.HeaderRows) if w.parent() is holder]
+    qtbot.waitUntil(lambda: len([w for w in holder.findChildren(header_rows.HeaderRows)]) == header_rows.MAX_SHAPES)
+    assert first_rows not in holder.findChildren(header_rows.HeaderRows) and len(kept) >= header_rows.MAX_SHAPES
+    again = forms.show([(f"row {k}", str(k)) for k in range(header_rows.MAX_SHAPES + 3)])
+    assert again is forms.current and forms.form.rowCount() == header_rows.MAX_SHAPES + 3

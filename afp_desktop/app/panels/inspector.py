@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
     QTabWidget, QVBoxLayout, QWidget,
 )
 
-from afp_desktop.app.copy_id import IdPair, id_field
 from afp_desktop.app.fonts import fixed_font
 from afp_desktop.app.rows_table import RowsTable
 from afp_desktop.app.text_box import TraceTextBox
 from afp_desktop.app.plain_text import plain_label
+from afp_desktop.app.panels.header_rows import HeaderForms
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.app.panels.readable_view import ReadableView, is_dark
 from afp_desktop.app.theme import NOTE_TEXT
@@ -109,12 +109,6 @@ def _compact(value: Any, limit: int = 200) -> str:
 
 def _fmt(value: Any) -> str:
     return value_summary(value) if not isinstance(value, str) else value
-
-
-def _shape(rows: list[tuple[str, Any]]) -> list[tuple[str, str]]:
-    """The header rows' names and the kind of widget each value is shown in (rows with no value are not shown)."""
-    return [(name, "pair" if isinstance(value, tuple) else "id" if isinstance(value, StepId) else "text")
-            for name, value in rows if value is not None]
 
 
 def _paired(ids: dict[str, StepId], first: str, second: str) -> tuple[str, Any]:
@@ -211,9 +205,7 @@ class InspectorPanel(QWidget):
         self._position = 0      # the axis position they correspond to
         self._kind: str | None = None
         self.prices = None  # the user's price table (core/views/cost.py), or None: no cost shown
-        self.copy_buttons: list = []  # the header's id copy buttons, in order
-        self._header_rows: list | None = None  # the rows the header shows (rebuilt only when they change)
-        self._header_fields: list = []  # their widgets (one per row shown), given new values for the same shape
+        self._header_rows: list | None = None  # the rows the header shows (their widgets change only with them)
 
         self.title = plain_label()
         self.title.setStyleSheet("font-weight: bold; font-size: 14px;")
@@ -221,17 +213,16 @@ class InspectorPanel(QWidget):
         self.show_end = QPushButton("Show when it ended")
         self.show_end.setToolTip("Move the cursor to when this step ended: its whole life, result included")
         self.show_end.clicked.connect(self._show_end_clicked)
-        self.fields = QFormLayout()
-        self.fields.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-        self.fields.setHorizontalSpacing(10)
-        self.fields.setVerticalSpacing(2)
         header = QWidget()
         header_layout = QVBoxLayout(header)
         header_layout.setContentsMargins(6, 6, 6, 2)
         header_layout.addWidget(self.title)
         header_layout.addWidget(self.note)
         header_layout.addWidget(self.show_end, 0, Qt.AlignmentFlag.AlignLeft)
-        header_layout.addLayout(self.fields)
+        rows_slot = QVBoxLayout()
+        rows_slot.setContentsMargins(0, 0, 0, 0)
+        header_layout.addLayout(rows_slot)
+        self._rows = HeaderForms(rows_slot)
 
         self.tabs = ModestTabs()
         # Pages with two trees ask for ~260 px; an explicit minimum lets the dock share the column with the chat
@@ -499,38 +490,24 @@ class InspectorPanel(QWidget):
                  for name, value in rows]
         if shown == self._header_rows:
             return  # (the cursor moved within the step: its header's widgets, a dozen ids and buttons, stay)
-        before, self._header_rows = self._header_rows, shown
-        rows = [(name, value) for name, value in shown if value is not None]  # (text values already formatted)
-        if before is not None and _shape(before) == _shape(shown):  # rows of the same names and kinds: new values
-            for (_name, value), field in zip(rows, self._header_fields):
-                if isinstance(value, tuple):
-                    field.set_values(*value)
-                elif isinstance(value, StepId):
-                    field.set_value(value.value, value.what)
-                else:
-                    field.setText(value)
-            return
-        self._header_fields = []
-        while self.fields.rowCount():
-            self.fields.removeRow(0)
-        self.copy_buttons = []
-        for name, value in rows:
-            caption = plain_label(name, muted=True)
-            caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)  # (a field may wrap)
-            if isinstance(value, tuple):  # (StepId, caption, StepId)
-                field = IdPair(*value)
-                self.copy_buttons += [id_field.button for id_field in field.fields]
-            elif isinstance(value, StepId):
-                field = id_field(value.value, value.what)
-                self.copy_buttons.append(field.button)
-            else:
-                field = plain_label(value)
-            self.fields.addRow(caption, field)
-            self._header_fields.append(field)
-        previous = self.show_end  # Tab walks the header's buttons first, then the tabs (new widgets join at the end)
-        for button in self.copy_buttons:
-            QWidget.setTabOrder(previous, button)
-            previous = button
+        self._header_rows = shown
+        before = self._rows.current
+        now = self._rows.show([(name, value) for name, value in shown if value is not None])
+        if now is not before:  # Tab walks the header's buttons first, then the tabs
+            previous = self.show_end
+            for button in now.copy_buttons:
+                QWidget.setTabOrder(previous, button)
+                previous = button
+
+    @property
+    def fields(self) -> QFormLayout:
+        """The header's rows shown (captions and fields)."""
+        return self._rows.form
+
+    @property
+    def copy_buttons(self) -> list:
+        """The header's id copy buttons shown, in order."""
+        return self._rows.current.copy_buttons if self._rows.current is not None else []
 
     def _fill_llm(self, run, index: int, node: dict) -> set[str]:
         shown = {"Injections"}
