@@ -130,3 +130,109 @@ def test_the_injections_tab_has_a_detail_pane_and_long_text_is_monospace(qtbot):
 
 
 
+
+
+def _model(step: int, messages: int, error: str | None = None) -> dict:
+    """A Readable model like an LLM call's: its facts, a system prompt every call repeats, a conversation that
+    grows by a message a call."""
+    sections = [{"title": "Step", "style": "facts", "rows": [{"label": "call", "value": f"#{step}"}]},
+                {"title": "System prompt · 16 characters", "text": "You are helpful."},
+                {"title": f"Messages · {messages}", "style": "conversation",
+                 "rows": [{"role": "user", "label": "user", "text": f"message {i}"} for i in range(messages)]}]
+    if error is not None:
+        sections.append({"title": "Error", "style": "error", "text": error})
+    return {"node": step, "sections": sections}
+
+
+def drawn(view: ReadableView) -> list[str]:
+    """What the view shows, in reading order: each label's and text box's text, walking the layouts."""
+    from PySide6.QtWidgets import QLayout, QWidget
+
+    out: list[str] = []
+
+    def walk(item) -> None:
+        widget = item.widget() if not isinstance(item, QWidget) else item
+        if isinstance(widget, QLabel):
+            out.append(widget.text())
+        elif isinstance(widget, QPlainTextEdit):
+            out.append(widget.toPlainText())
+        layout = widget.layout() if widget is not None else item.layout() if not isinstance(item, QLayout) else item
+        if layout is not None:
+            for i in range(layout.count()):
+                child = layout.itemAt(i)
+                walk(child.widget() or child.layout() or child)
+
+    view.flush()
+    walk(view.widget())
+    return out
+
+
+def test_a_step_like_the_last_keeps_the_sections_and_messages_it_shares_with_it(qtbot):
+    """Stepping from one LLM call to the next, the sections they share (the system prompt) and the messages of the
+    conversation they share are shown in the widgets already made for them (drawing the big run's next call went
+    from ~30 to ~10 ms); what is shown is what a new view draws for that step, every part of it visible."""
+    view = ReadableView()
+    qtbot.addWidget(view)
+    view.resize(500, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_model(_model(1, 3))
+    view.flush()
+    prompt = next(w for w in view.widget().findChildren(QLabel) if w.text() == "You are helpful.")
+    messages = {w.text(): w for w in view.widget().findChildren(QLabel) if w.text().startswith("message ")}
+    for step, count in ((2, 4), (3, 5)):
+        view.show_model(_model(step, count))
+        fresh = ReadableView()
+        qtbot.addWidget(fresh)
+        fresh.show_model(_model(step, count))
+        assert drawn(view) == drawn(fresh)
+        shown = {w.text(): w for w in view.widget().findChildren(QLabel)}
+        assert shown["You are helpful."] is prompt  # kept, not made anew
+        assert all(shown[text] is label for text, label in messages.items())
+        messages = {text: w for text, w in shown.items() if text.startswith("message ")}
+        assert len(messages) == count
+        qtbot.waitUntil(lambda: all(w.isVisibleTo(view) for w in view.widget().findChildren(QLabel)), timeout=2000)
+    view.show_model(_model(1, 3))  # and back: the first call's widgets were let go of or kept, never shown twice
+    fresh = ReadableView()
+    qtbot.addWidget(fresh)
+    fresh.show_model(_model(1, 3))
+    assert drawn(view) == drawn(fresh)
+
+
+def test_the_sections_kept_are_bounded_and_let_go_of_with_the_theme(qtbot, restore_app_look):
+    """At most SPARE_SECTIONS sections and SPARE_MESSAGES messages are kept for later steps; a theme change lets go
+    of them all (an error's colour is per theme), so a step shown again has its error in the new theme's colour."""
+    from PySide6.QtGui import QPalette
+
+    from afp_desktop.app.panels import readable_view
+
+    view = ReadableView()
+    qtbot.addWidget(view)
+    view.show()
+    for step in range(readable_view.SPARE_SECTIONS * 2):
+        view.show_model(_model(step, 3 + step % 5, error=f"failed #{step}"))
+        view.flush()
+        view.show_model({"node": -step, "sections": [
+            {"title": "Conversation", "style": "conversation",
+             "rows": [{"role": "user", "text": f"other {step}.{i}"} for i in range(9)]}]})
+        view.flush()
+    assert len(view._spare) <= readable_view.SPARE_SECTIONS
+    assert len(view._spare_messages) <= readable_view.SPARE_MESSAGES
+    qtbot.waitUntil(lambda: len(view._spare_holder.children()) == len(view._spare) * 2 + len(view._spare_messages))
+    last = readable_view.SPARE_SECTIONS * 2 - 1
+    view.show_model(_model(last, 3, error=f"failed #{last}"))  # (its error section is kept: it was just shown)
+    view.flush()
+    view.show_model({"node": -1, "sections": []})
+    view.flush()
+    from PySide6.QtWidgets import QApplication
+
+    from afp_desktop.app import theme
+
+    theme.apply_theme(QApplication.instance(), "dark" if not readable_view.is_dark(view) else "light")
+    view.set_theme("dark")
+    assert not view._spare and not view._spare_messages
+    view.show_model(_model(last, 3, error=f"failed #{last}"))
+    view.flush()
+    error = next(w for w in view.widget().findChildren(QLabel) if w.text() == f"failed #{last}")
+    assert error.palette().color(QPalette.ColorRole.WindowText).name().lower() == \
+        readable_view.ERROR_COLOURS[readable_view.is_dark(view)].lower()

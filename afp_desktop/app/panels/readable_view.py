@@ -7,6 +7,10 @@ All trace text is plain text (labels with Qt.PlainText, read-only plain-text edi
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from typing import Callable
+
+import orjson
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
@@ -23,6 +27,8 @@ from afp_desktop.app.theme import ERROR_TEXT
 LONG_WORD = 60          # a word this long cannot wrap in a label: such text goes into a text box
 SHORT_TEXT = 24         # text this short shows on one line (a wrapping label is measured again and again)
 FIRST_SECTIONS = 2      # drawn at once; the rest of a step's sections follow one per event-loop turn
+SPARE_SECTIONS = 24     # sections of steps drawn before, kept for a step that shows an equal one
+SPARE_MESSAGES = 64     # and messages of their conversations
 BOX_TEXT = 600          # text longer than this goes into a scrolling text box
 MAX_BOX_LINES = 14
 INJECTION_COLUMNS = (("source", "source"), ("summary", "summary"), ("why", "why"))
@@ -74,9 +80,10 @@ def text_widget(text: str) -> QWidget:
 
 
 class Collapsible(QWidget):
-    """A toggle button over a widget that starts hidden (a tool's schema)."""
+    """A toggle button over a widget that starts hidden (a tool's schema), made when first asked for: an LLM call's
+    tools section made a text box per tool that was rarely opened."""
 
-    def __init__(self, title: str, body: QWidget, parent: QWidget | None = None):
+    def __init__(self, title: str, make_body: Callable[[], QWidget], parent: QWidget | None = None):
         super().__init__(parent)
         self.button = QToolButton()
         self.button.setText(title)
@@ -84,14 +91,21 @@ class Collapsible(QWidget):
         self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.button.setArrowType(Qt.ArrowType.RightArrow)
         self.button.setAutoRaise(True)
-        self.body = body
-        body.setVisible(False)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(self.button)
-        layout.addWidget(body)
+        self._make_body = make_body
+        self._body: QWidget | None = None
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(0)
+        self._layout.addWidget(self.button)
         self.button.toggled.connect(self._toggled)
+
+    @property
+    def body(self) -> QWidget:
+        if self._body is None:
+            self._body = self._make_body()
+            self._body.setVisible(False)
+            self._layout.addWidget(self._body)
+        return self._body
 
     def _toggled(self, open_: bool) -> None:
         self.button.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
@@ -160,22 +174,35 @@ def _facts(rows: list[dict]) -> QWidget:
     return box
 
 
-def _conversation(rows: list[dict]) -> QWidget:
-    box = QWidget()
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(8, 0, 0, 0)
-    layout.setSpacing(4)
-    for row in rows:
-        message = QFrame()
-        message.setObjectName("message")
-        message.setFrameShape(QFrame.Shape.StyledPanel)
-        inner = QVBoxLayout(message)
-        inner.setContentsMargins(6, 3, 6, 4)
-        inner.setSpacing(1)
-        inner.addWidget(bold(label(row.get("label", row.get("role", "")))))
-        inner.addWidget(text_widget(row.get("text", "")))
-        layout.addWidget(message)
-    return box
+class Conversation(QWidget):
+    """Messages, each in a frame under its role. `kept(key)` gives the frame of an equal message drawn before, if
+    one is kept: an LLM call's conversation repeats the one before it and adds a message or two."""
+
+    def __init__(self, rows: list[dict], kept: Callable[[bytes], QFrame | None] = lambda _key: None):
+        super().__init__()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 0, 0, 0)
+        layout.setSpacing(4)
+        self.messages: list[tuple[bytes | None, QFrame]] = []
+        for row in rows:
+            key = _key_of(row)
+            message = kept(key) if key is not None else None
+            if message is None:
+                message = _message(row)
+            layout.addWidget(message)
+            self.messages.append((key, message))
+
+
+def _message(row: dict) -> QFrame:
+    message = QFrame()
+    message.setObjectName("message")
+    message.setFrameShape(QFrame.Shape.StyledPanel)
+    inner = QVBoxLayout(message)
+    inner.setContentsMargins(6, 3, 6, 4)
+    inner.setSpacing(1)
+    inner.addWidget(bold(label(row.get("label", row.get("role", "")))))
+    inner.addWidget(text_widget(row.get("text", "")))
+    return message
 
 
 def _tools(rows: list[dict]) -> QWidget:
@@ -188,7 +215,7 @@ def _tools(rows: list[dict]) -> QWidget:
         if row.get("description"):
             layout.addWidget(text_widget(row["description"]))
         if row.get("schema"):
-            layout.addWidget(Collapsible("schema", text_box(row["schema"], mono=True)))
+            layout.addWidget(Collapsible("schema", lambda schema=row["schema"]: text_box(schema, mono=True)))
     return box
 
 
@@ -196,7 +223,16 @@ def _changes(rows: list[dict]) -> QWidget:
     return _facts([{"label": row.get("change", ""), "value": row.get("what", "")} for row in rows])
 
 
-def section_widget(section: dict, parent: QWidget) -> QWidget:
+def _key_of(value: dict) -> bytes | None:
+    """What makes two sections, or two messages, look the same (their JSON text, the theme aside), or None."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # (a value orjson cannot write: drawn anew each time)
+        return None
+
+
+def section_widget(section: dict, parent: QWidget,
+                   kept_message: Callable[[bytes], QFrame | None] = lambda _key: None) -> QWidget:
     style = section.get("style", "text")
     if "text" in section:
         if style == "note":
@@ -211,7 +247,7 @@ def section_widget(section: dict, parent: QWidget) -> QWidget:
         return widget
     rows = section.get("rows", [])
     if style == "conversation":
-        return _conversation(rows)
+        return Conversation(rows, kept_message)
     if style == "tools":
         return _tools(rows)
     if style == "injections":
@@ -240,6 +276,13 @@ class ReadableView(QScrollArea):
         self._timer.setInterval(0)
         self._timer.timeout.connect(lambda: self._draw(in_pieces=True))
         self._pending: list[dict] = []  # sections still to add to the body shown, one per event-loop turn
+        self._shown: list[tuple[bytes | None, QWidget, QWidget]] = []  # (key, title, widget) of the sections drawn
+        # Sections of steps drawn before, kept for a step that shows the same (SPARE_SECTIONS at most): successive
+        # LLM calls repeat their system prompt, tools and their injections. Kept under a widget never shown.
+        self._spare: OrderedDict[bytes, tuple[QWidget, QWidget]] = OrderedDict()
+        self._spare_messages: OrderedDict[bytes, QFrame] = OrderedDict()  # messages of conversations drawn before
+        self._spare_holder = QWidget(self)
+        self._spare_holder.setVisible(False)
         self._keep_scroll = 0
         self._piece_timer = QTimer(self)
         self._piece_timer.setSingleShot(True)
@@ -249,6 +292,7 @@ class ReadableView(QScrollArea):
     def set_theme(self, _theme: str) -> None:
         """Error text has a colour per theme: draw again."""
         self.drawn = None
+        self._drop_spare()
         self.show_model(self.model)
 
     def show_model(self, model: dict | None) -> None:
@@ -269,6 +313,8 @@ class ReadableView(QScrollArea):
         self._pending = []
         self.model = self.drawn = None
         self.titles = []
+        self._shown = []
+        self._drop_spare()
         old = self.takeWidget()
         if old is not None:
             old.deleteLater()
@@ -297,9 +343,9 @@ class ReadableView(QScrollArea):
         sections = list((model or {}).get("sections", []))
         self.titles = [section["title"] for section in sections]
         first, self._pending = sections[:FIRST_SECTIONS], sections[FIRST_SECTIONS:]
+        self._keep_shown_as_spare()
         for section in first:
-            layout.addWidget(_title(section["title"]))
-            layout.addWidget(section_widget(section, self))
+            self._add_section(layout, layout.count(), section)
         layout.addStretch(1)
         same_step = model is not None and previous is not None and previous.get("node") == model.get("node")
         self._keep_scroll = self.verticalScrollBar().value() if same_step else 0
@@ -318,13 +364,52 @@ class ReadableView(QScrollArea):
             return
         section = self._pending.pop(0)
         layout = self._body.layout()
-        at = layout.count() - 1  # before the stretch
-        layout.insertWidget(at, _title(section["title"]))
-        layout.insertWidget(at + 1, section_widget(section, self))
+        self._add_section(layout, layout.count() - 1, section)  # (before the stretch)
         if self._pending:
             self._piece_timer.start()
         else:
             self.verticalScrollBar().setValue(self._keep_scroll)
+
+    def _add_section(self, layout: QVBoxLayout, at: int, section: dict) -> None:
+        """The section's title and widget at `at` in the body's layout: those of an equal section drawn before
+        when they are kept, else new ones."""
+        # (A conversation is kept a message at a time, not whole: the next call's adds to it.)
+        key = _key_of(section) if section.get("style") != "conversation" else None
+        kept = self._spare.pop(key, None) if key is not None else None
+        title, widget = kept if kept is not None else (
+            _title(section["title"]), section_widget(section, self, lambda message: self._spare_messages.pop(message, None)))
+        layout.insertWidget(at, title)
+        layout.insertWidget(at + 1, widget)
+        self._shown.append((key, title, widget))
+
+    def _keep_shown_as_spare(self) -> None:
+        """The sections drawn, out of the body about to be replaced, kept for the steps that follow."""
+        for key, title, widget in self._shown:
+            for message_key, message in getattr(widget, "messages", ()):
+                if message_key is not None and message_key not in self._spare_messages:
+                    message.setParent(self._spare_holder)
+                    self._spare_messages[message_key] = message
+            if key is None or key in self._spare:
+                continue
+            title.setParent(self._spare_holder)
+            widget.setParent(self._spare_holder)
+            self._spare[key] = (title, widget)
+        self._shown = []
+        while len(self._spare) > SPARE_SECTIONS:
+            _key, (title, widget) = self._spare.popitem(last=False)
+            title.deleteLater()
+            widget.deleteLater()
+        while len(self._spare_messages) > SPARE_MESSAGES:
+            self._spare_messages.popitem(last=False)[1].deleteLater()
+
+    def _drop_spare(self) -> None:
+        for title, widget in self._spare.values():
+            title.deleteLater()
+            widget.deleteLater()
+        for message in self._spare_messages.values():
+            message.deleteLater()
+        self._spare.clear()
+        self._spare_messages.clear()
 
     def _finish(self) -> None:
         """Every section of the model drawn now."""
