@@ -8,8 +8,9 @@ thread records the gap between its ticks; a gap well above 5 ms is a stall (the 
 Each file is opened the way the user opens it (MainWindow.open_file: the loader thread, then the run shown): once
 untouched, then again while the cursor is moved every 40 ms through what has arrived (progressive display; the
 moves arrive as input does, posted from another thread: InputLikeMoves), and then the cursor is scrubbed across
-the whole run. Last, each file is opened over the one before it in the same window, as the user opens one file
-after another (the run replaced is freed meanwhile). Targets: the first frame ≤ 0.5 s; the longest stall ≤ 50 ms.
+the whole run and stepped stop by stop (every 120 ms: each step settles, the inspector draws it). Last, each
+file is opened over the one before it in the same window, as the user opens one file after another (the run
+replaced is freed meanwhile). Targets: the first frame ≤ 0.5 s; the longest stall ≤ 50 ms.
 """
 
 from __future__ import annotations
@@ -243,10 +244,34 @@ def open_and_measure(app, path: Path) -> None:
     print(f"  longest UI stall while scrubbing {meter.longest():7.1f} ms   target ≤ {TARGET_MS:.0f} ms   "
           f"ratio {meter.longest() / TARGET_MS:.2f}×   {'MET' if meter.longest() <= TARGET_MS else 'NOT MET'}"
           f"   ({(time.perf_counter() - scrub_start) / 300 * 1000:.1f} ms per move)")
+    step_through(app, session)
     print(f"  peak resident memory so far     {rss_mb():8.0f} MB")
     window.close()
     window.deleteLater()
     app.processEvents()
+
+
+def step_through(app, session, interval: float = 0.12, seconds: float = 6.0) -> None:
+    """The user steps stop by stop (a key pressed again and again, each move settling: the inspector draws each
+    step) from the middle of the run, as input arrives."""
+    start_stop = len(session.stops) // 2
+    steps = []
+
+    def step() -> None:
+        session.move_to_stop((start_stop + len(steps)) % len(session.stops))
+        steps.append(time.perf_counter())
+
+    meter = StallMeter()
+    stepper = InputLikeMoves(step, interval)
+    meter.start()
+    stepper.start()
+    until = time.perf_counter() + seconds
+    pump_until(app, lambda: time.perf_counter() >= until, seconds + 5)
+    stepper.stop()
+    meter.stop()
+    print(f"  longest UI stall stepping stop by stop every {interval * 1000:.0f} ms {meter.longest():6.1f} ms   "
+          f"target ≤ {TARGET_MS:.0f} ms   {'MET' if meter.longest() <= TARGET_MS else 'NOT MET'}   "
+          f"({len(steps)} steps; worst {meter.worst(3)})")
 
 
 def main() -> None:
