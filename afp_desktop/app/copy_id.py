@@ -40,21 +40,20 @@ def copy_icon(colour, size: int = 12, ratio: float = 1.0) -> QPixmap:
     pixmap = QPixmap(int(size * ratio), int(size * ratio))
     pixmap.setDevicePixelRatio(ratio)
     pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    painter.setPen(QPen(colour, 1.0))
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-    sheet = round(size * 0.62)  # each sheet's side; the front one sits down-left of the back one
-    shift = size - 1 - sheet
-    back = QRectF(shift + 0.5, 0.5, sheet, sheet)
-    front = QRectF(0.5, shift + 0.5, sheet, sheet)
-    painter.drawRoundedRect(back, 1.5, 1.5)
-    # The front sheet hides the back one where they overlap: clear it, then outline it.
-    painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Clear)
-    painter.fillRect(front.adjusted(-1, -1, 1, 1), Qt.GlobalColor.transparent)
-    painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceOver)
-    painter.drawRoundedRect(front, 1.5, 1.5)
-    painter.end()
+    with QPainter(pixmap) as painter:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(QPen(colour, 1.0))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        sheet = round(size * 0.62)  # each sheet's side; the front one sits down-left of the back one
+        shift = size - 1 - sheet
+        back = QRectF(shift + 0.5, 0.5, sheet, sheet)
+        front = QRectF(0.5, shift + 0.5, sheet, sheet)
+        painter.drawRoundedRect(back, 1.5, 1.5)
+        # The front sheet hides the back one where they overlap: clear it, then outline it.
+        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Clear)
+        painter.fillRect(front.adjusted(-1, -1, 1, 1), Qt.GlobalColor.transparent)
+        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceOver)
+        painter.drawRoundedRect(front, 1.5, 1.5)
     return pixmap
 
 
@@ -153,11 +152,11 @@ class IdLabel(QLabel):
         return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideMiddle, width)
 
     def paintEvent(self, _event) -> None:  # noqa: N802 - Qt's name
-        painter = QPainter(self)
-        painter.setPen(self.palette().color(self.foregroundRole()))
-        painter.setFont(self.font())
-        rect = self.contentsRect()
-        painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), self.elided())
+        with QPainter(self) as painter:
+            painter.setPen(self.palette().color(self.foregroundRole()))
+            painter.setFont(self.font())
+            rect = self.contentsRect()
+            painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), self.elided())
 
 
 class IdField(QWidget):

@@ -135,9 +135,8 @@ class HelpOverlay(QWidget):
 
     # ------------------------------------------------------------------------------------------ events
     def paintEvent(self, _event) -> None:
-        painter = QPainter(self)
-        painter.fillRect(self.rect(), QColor(0, 0, 0, 120))  # dims the window in either theme
-        painter.end()
+        with QPainter(self) as painter:
+            painter.fillRect(self.rect(), QColor(0, 0, 0, 120))  # dims the window in either theme
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in _CLOSE_KEYS:

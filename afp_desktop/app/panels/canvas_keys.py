@@ -33,9 +33,9 @@ class FocusRing(QWidget):
         self.hide()
 
     def paintEvent(self, _event) -> None:  # noqa: N802 - Qt's name
-        painter = QPainter(self)
-        painter.setPen(QPen(QColor(FOCUS_RING[is_dark_palette()]), 2))
-        painter.drawRect(self.rect().adjusted(1, 1, -1, -1))
+        with QPainter(self) as painter:
+            painter.setPen(QPen(QColor(FOCUS_RING[is_dark_palette()]), 2))
+            painter.drawRect(self.rect().adjusted(1, 1, -1, -1))
 
 
 class CardKeyboard(QObject):

@@ -90,17 +90,16 @@ class GraphMinimap(QWidget):
             background = QColor(palette.background)
             background.setAlpha(225)
             image.fill(background)
-            painter = QPainter(image)
-            sx, sy = self._sx, self._sy
-            by_colour: dict[str, list[QRectF]] = {}
-            for box in self.canvas.graph_layout.nodes:
-                by_colour.setdefault(palette.kind(box.kind).accent, []).append(
-                    QRectF(1 + box.x * sx, 1 + box.y * sy, max(1.0, box.w * sx), max(1.0, box.h * sy)))
-            painter.setPen(Qt.PenStyle.NoPen)
-            for colour, rects in by_colour.items():
-                painter.setBrush(QColor(colour))
-                painter.drawRects(rects)
-            painter.end()
+            with QPainter(image) as painter:
+                sx, sy = self._sx, self._sy
+                by_colour: dict[str, list[QRectF]] = {}
+                for box in self.canvas.graph_layout.nodes:
+                    by_colour.setdefault(palette.kind(box.kind).accent, []).append(
+                        QRectF(1 + box.x * sx, 1 + box.y * sy, max(1.0, box.w * sx), max(1.0, box.h * sy)))
+                painter.setPen(Qt.PenStyle.NoPen)
+                for colour, rects in by_colour.items():
+                    painter.setBrush(QColor(colour))
+                    painter.drawRects(rects)
             self._image = image
         return self._image
 
@@ -108,30 +107,29 @@ class GraphMinimap(QWidget):
     def paintEvent(self, event) -> None:
         if self.canvas.graph_layout is None:
             return
-        painter = QPainter(self)
-        painter.drawImage(0, 0, self._blocks())
-        palette = self.canvas.palette
-        painter.setPen(QPen(QColor(palette.card_border), 1))
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
-        seen = self.view_rect()
-        painter.setPen(QPen(QColor(palette.selection), 1.5))
-        fill = QColor(palette.selection)
-        fill.setAlpha(40)
-        painter.setBrush(fill)
-        painter.drawRect(seen.adjusted(0, 0, -1, -1) if seen.width() > 2 else seen)
-        current = self.canvas.current
-        if current is not None and current < len(self.canvas.graph_layout.nodes):
-            box = self.canvas.graph_layout.nodes[current]
-            # Below the cursor's row the run has not happened yet: veiled, as the graph dims it.
-            below = self.map_point(0, box.y + box.h).y()
-            veil = QColor(palette.background)
-            veil.setAlpha(150)
-            painter.fillRect(QRectF(1, below, self.width() - 2, self.height() - 1 - below), veil)
-            painter.setPen(QPen(QColor("#ffffff"), 1))
-            painter.setBrush(QColor(palette.cursor))
-            painter.drawEllipse(self.map_point(box.cx, box.cy), 3.5, 3.5)
-        painter.end()
+        with QPainter(self) as painter:
+            painter.drawImage(0, 0, self._blocks())
+            palette = self.canvas.palette
+            painter.setPen(QPen(QColor(palette.card_border), 1))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
+            seen = self.view_rect()
+            painter.setPen(QPen(QColor(palette.selection), 1.5))
+            fill = QColor(palette.selection)
+            fill.setAlpha(40)
+            painter.setBrush(fill)
+            painter.drawRect(seen.adjusted(0, 0, -1, -1) if seen.width() > 2 else seen)
+            current = self.canvas.current
+            if current is not None and current < len(self.canvas.graph_layout.nodes):
+                box = self.canvas.graph_layout.nodes[current]
+                # Below the cursor's row the run has not happened yet: veiled, as the graph dims it.
+                below = self.map_point(0, box.y + box.h).y()
+                veil = QColor(palette.background)
+                veil.setAlpha(150)
+                painter.fillRect(QRectF(1, below, self.width() - 2, self.height() - 1 - below), veil)
+                painter.setPen(QPen(QColor("#ffffff"), 1))
+                painter.setBrush(QColor(palette.cursor))
+                painter.drawEllipse(self.map_point(box.cx, box.cy), 3.5, 3.5)
 
     def map_point(self, x: float, y: float) -> QPointF:
         return QPointF(1 + x * self._sx, 1 + y * self._sy)

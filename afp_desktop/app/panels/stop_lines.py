@@ -99,14 +99,13 @@ class StopLines(TooltipWhenAsked, QWidget):
     def paintEvent(self, _event) -> None:  # noqa: N802
         if not self._rows:
             return
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(self._fill)
-        painter.drawRoundedRect(self.rect(), RADIUS, RADIUS)
-        painter.setPen(self._ink)
-        step, width = self._row_height(), max(1, self.width() - 2 * PADDING)
-        flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine
-        for number, row in enumerate(self.elided_rows()):
-            painter.drawText(QRect(PADDING, PADDING + number * step, width, step), int(flags), row)
-        painter.end()
+        with QPainter(self) as painter:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(self._fill)
+            painter.drawRoundedRect(self.rect(), RADIUS, RADIUS)
+            painter.setPen(self._ink)
+            step, width = self._row_height(), max(1, self.width() - 2 * PADDING)
+            flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine
+            for number, row in enumerate(self.elided_rows()):
+                painter.drawText(QRect(PADDING, PADDING + number * step, width, step), int(flags), row)
