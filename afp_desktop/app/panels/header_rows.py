@@ -39,7 +39,7 @@ class HeaderRows(QWidget):
         self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         self.form.setHorizontalSpacing(10)
         self.form.setVerticalSpacing(2)
-        self.fields: list[QWidget] = []
+        self.fields: list[Any] = []  # IdPair, IdField or a label: each takes new values its own way
         self.copy_buttons: list = []  # in the order Tab walks them
         for name, value in rows:
             caption = plain_label(name, muted=True)
@@ -60,11 +60,11 @@ class HeaderRows(QWidget):
         """New values for rows of this shape."""
         for (_name, value), field in zip(rows, self.fields):
             if isinstance(value, tuple):
-                field.set_values(*value)  # type: ignore[attr-defined]
+                field.set_values(*value)
             elif isinstance(value, StepId):
-                field.set_value(value.value, value.what)  # type: ignore[attr-defined]
+                field.set_value(value.value, value.what)
             else:
-                field.setText(value)  # type: ignore[attr-defined]
+                field.setText(value)
 
 
 class HeaderForms:
