@@ -23,7 +23,7 @@ from afp_desktop.core.formats.bundle import ConversationChoiceNeeded, is_bundle,
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
 from afp_desktop.core.formats.lazy_recording import load_recording_lazily
 from afp_desktop.core.formats.lazy_trace import MIN_BYTES as LAZY_MIN_BYTES, load_trace_lazily
-from afp_desktop.core.formats.recording_part import recording_tail, recording_tail_of_file
+from afp_desktop.core.formats.recording_part import RecordingTail, find_recording_tail, find_recording_tail_of_file
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
 from afp_desktop.core.formats import prefixes as prefixes_module
 from afp_desktop.core.formats.prefixes import Prefixes, ShowFn, trace_head
@@ -56,7 +56,7 @@ def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
               prefixes: Prefixes | None = None) -> Run:
     source_warnings: list[Problem] = []  # (trailing data after a compressed stream)
     if prefixes is not None:  # a big recording's first events, from the end of the file before it is read whole
-        tail = recording_tail_of_file(path, prefixes.next * prefixes.growth, prefixes_module.MIN_BYTES)
+        tail = find_recording_tail_of_file(path, prefixes_module.MIN_BYTES)
         if tail is not None:
             _offer_recording_part(prefixes, tail, str(path))
     data = read_source(path, source_warnings)
@@ -150,7 +150,7 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
                     prefixes.offer(head[0]["events"], head[1], lambda evs: run_from_document(
                         {**head[0], "events": evs}, name))
                 elif not prefixes.shown:  # a recording's typed events, found from its end (its snapshot is first)
-                    tail = recording_tail(stripped, prefixes.next * prefixes.growth)
+                    tail = find_recording_tail(stripped)
                     if tail is not None:
                         _offer_recording_part(prefixes, tail, name)
         with reporting(progress), progress_span(0.0, 0.75):  # (the bar moves while a big document is read)
@@ -182,13 +182,16 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     return run_from_document(doc, name)
 
 
-def _offer_recording_part(prefixes: Prefixes, tail: tuple[list, int], name: str) -> None:
+def _offer_recording_part(prefixes: Prefixes, tail: RecordingTail, name: str) -> None:
     """A recording's first events (recording_part.py), shown; then GROWTH times as many, grown in place (both
-    before the rest of the file is read: its stops need the commit log and the snapshot, read with the rest)."""
-    events, total = tail
-    mark = prefixes_module.mark_as_recording_part(total)
+    before the rest of the file is read: its stops need the commit log and the snapshot, read with the rest).
+    The events of the second part are parsed once the first is shown."""
+    mark = prefixes_module.mark_as_recording_part(tail.total)
     for _ in range(2):
-        prefixes.offer(events[:prefixes.next], 0.0, lambda evs: run_from_recording_events(evs, name), mark)
+        events = tail.first(prefixes.next)
+        if events is None:
+            return  # a damaged event among them: no more of the part (the whole read says where)
+        prefixes.offer(events, 0.0, lambda evs: run_from_recording_events(evs, name), mark)
 
 
 def _lines_before(data: bytes, stripped: bytes) -> int:

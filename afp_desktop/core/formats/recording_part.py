@@ -7,7 +7,8 @@ seconds, so they are found from the end instead. The document must begin with it
 that key alone: a member of the root); just before it, after a comma, is the `]` that ends the events array; its
 `[` follows the last `"events":` key before that. A bracket scan of that array alone (~0.13 s for its 53 MB)
 then checks that this `[` and this `]` are partners — the root's `events`, not a list of the same name inside a
-payload — and gives the elements' spans. Only then are the first events parsed.
+payload — and gives the elements' spans. Only then are the first events parsed, as many as are shown next (the
+first part is shown before the events of the next are parsed).
 
 `recording_tail_of_file` does this on the ends of a file before the file is read whole (its first bytes, and the
 last quarter of it, at least 64 MB: 0.05 s to read where the whole 448 MB takes 0.3 s). Anything else (an
@@ -36,14 +37,51 @@ _KEY_TO_ARRAY = re.compile(rb'"events"[ \t\r\n]*:[ \t\r\n]*\[')
 _SPACE = b" \t\r\n"
 
 
+class RecordingTail:
+    """The root events array found in a recording (or the end of one): how many events it holds, and its first
+    ones parsed on demand — the first part is shown before the events of the next are parsed."""
+
+    def __init__(self, data: bytes, starts, ends):
+        self._data, self._starts, self._ends = data, starts, ends
+        self.total = len(starts)
+        self._parsed: list = []
+        self._damaged = False
+
+    def first(self, count: int) -> list | None:
+        """The first `count` events (fewer if it holds fewer), or None when one of them is not valid JSON (no
+        preview of them: the whole read says where)."""
+        shown = min(count, self.total)
+        try:
+            while not self._damaged and len(self._parsed) < shown:  # (one parse of 16,000 events held Python ~40 ms)
+                breathe()
+                low = len(self._parsed)
+                high = min(low + PARSE_BATCH, shown)
+                self._parsed.extend(jsonio.loads(b"[" + b",".join(
+                    self._data[int(s):int(e)] for s, e in zip(self._starts[low:high], self._ends[low:high])) + b"]"))
+        except jsonio.JSONSyntaxError:
+            self._damaged = True
+        return None if self._damaged else self._parsed[:shown]
+
+
 def recording_tail(data: bytes, count: int) -> tuple[list, int] | None:
     """(the first `count` typed events of the recording `data`, how many it holds), or None (module doc)."""
+    tail = find_recording_tail(data)
+    return _first(tail, count)
+
+
+def find_recording_tail(data: bytes) -> RecordingTail | None:
+    """The events array of the recording `data`, or None (module doc)."""
     if not RECORDING_HEAD.match(data):
         return None  # (a Trace, whose "structure" may also come last but one)
-    return _events_before_structure(data, count)
+    return _events_before_structure(data)
 
 
-def _events_before_structure(data: bytes, count: int) -> tuple[list, int] | None:
+def _first(tail: RecordingTail | None, count: int) -> tuple[list, int] | None:
+    events = tail.first(count) if tail is not None else None
+    return None if events is None or tail is None else (events, tail.total)
+
+
+def _events_before_structure(data: bytes) -> RecordingTail | None:
     """Of `data` (a recording, or the end of one): its events array, which the structure follows."""
     structure = _last_member(data)
     if structure is None:
@@ -57,23 +95,17 @@ def _events_before_structure(data: bytes, count: int) -> tuple[list, int] | None
     spans = _events_array(data, close)
     if spans is None:
         return None
-    starts, ends = spans
-    first: list = []
-    shown = min(count, len(starts))
-    try:
-        for low in range(0, shown, PARSE_BATCH):  # (one parse of 16,000 events held Python ~40 ms)
-            breathe()
-            high = min(low + PARSE_BATCH, shown)
-            first.extend(jsonio.loads(b"[" + b",".join(data[int(s):int(e)] for s, e in zip(starts[low:high],
-                                                                                         ends[low:high])) + b"]"))
-    except jsonio.JSONSyntaxError:
-        return None  # a damaged event among the first: no preview (the whole read says where)
-    return first, len(starts)
+    return RecordingTail(data, *spans)
 
 
 def recording_tail_of_file(path: str | os.PathLike, count: int, min_bytes: int) -> tuple[list, int] | None:
     """`recording_tail` of the end of the file at `path` (a plain file of `min_bytes` or more), read before the
     whole of it."""
+    return _first(find_recording_tail_of_file(path, min_bytes), count)
+
+
+def find_recording_tail_of_file(path: str | os.PathLike, min_bytes: int) -> RecordingTail | None:
+    """`find_recording_tail` of the end of the file at `path` (a plain file of `min_bytes` or more)."""
     try:
         size = os.stat(path).st_size
     except OSError:
@@ -84,7 +116,7 @@ def recording_tail_of_file(path: str | os.PathLike, count: int, min_bytes: int) 
     if ends is None or not RECORDING_HEAD.match(ends[0]) or _last_member(ends[1]) is None:
         return None
     ends = read_ends(path, 0, max(TAIL_AT_LEAST, size // TAIL_FRACTION))
-    return None if ends is None else _events_before_structure(ends[1], count)
+    return None if ends is None else _events_before_structure(ends[1])
 
 
 def _last_member(data: bytes) -> int | None:
