@@ -236,3 +236,27 @@ def test_the_sections_kept_are_bounded_and_let_go_of_with_the_theme(qtbot, resto
     error = next(w for w in view.widget().findChildren(QLabel) if w.text() == f"failed #{last}")
     assert error.palette().color(QPalette.ColorRole.WindowText).name().lower() == \
         readable_view.ERROR_COLOURS[readable_view.is_dark(view)].lower()
+
+
+def test_a_theme_switch_redraws_the_step_shown_in_the_new_theme_s_colours(qtbot, restore_app_look):
+    """The sections on screen when the theme changes are drawn anew, not kept: an error kept from before the switch
+    would keep the old theme's colour."""
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from afp_desktop.app import theme
+    from afp_desktop.app.panels import readable_view
+
+    view = ReadableView()
+    qtbot.addWidget(view)
+    view.show()
+    view.show_model(_model(1, 2, error="failed #1"))
+    view.flush()
+    before = next(w for w in view.widget().findChildren(QLabel) if w.text() == "failed #1")
+    theme.apply_theme(QApplication.instance(), "dark" if not readable_view.is_dark(view) else "light")
+    view.set_theme("dark")
+    view.flush()
+    error = next(w for w in view.widget().findChildren(QLabel) if w.text() == "failed #1")
+    assert error is not before
+    assert error.palette().color(QPalette.ColorRole.WindowText).name().lower() == \
+        readable_view.ERROR_COLOURS[readable_view.is_dark(view)].lower()

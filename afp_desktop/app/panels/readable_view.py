@@ -290,8 +290,10 @@ class ReadableView(QScrollArea):
         self._piece_timer.timeout.connect(self._add_piece)
 
     def set_theme(self, _theme: str) -> None:
-        """Error text has a colour per theme: draw again."""
+        """Error text has a colour per theme: draw again, keeping none of the sections drawn before (those shown
+        now included)."""
         self.drawn = None
+        self._shown = []  # (freed with the body the next drawing replaces)
         self._drop_spare()
         self.show_model(self.model)
 
