@@ -505,5 +505,7 @@ def test_payloads_that_are_not_json_go_to_the_banner(qtbot, window, tmp_path, mo
     path.write_bytes(broken)
     open_and_wait(qtbot, window, path)
     assert window.session.run is not None and window.session.run.stepgraph["nodes"]  # the run is shown
+    # (the payloads are checked beside the window once the run is shown: its line comes then)
+    qtbot.waitUntil(lambda: any("not valid JSON" in t for t in window.banner.texts), timeout=10000)
     text = next(t for t in window.banner.texts if "not valid JSON" in t)
     assert text.startswith(f"1 payload(s) in this file are not valid JSON (the first at {path}, line {line}, column ")

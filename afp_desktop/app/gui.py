@@ -111,6 +111,7 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
                   f"(0 to {len(run.stops) - 1})", file=sys.stderr)
             window.close()
             return 2
+        run.payload_problems  # noqa: B018 - checked before the screenshot: its banner says what was found
         window.session.set_run(run)
         if at is not None:
             from afp_desktop.app.stop_links import apply_at

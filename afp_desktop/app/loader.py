@@ -79,14 +79,15 @@ def load_run(path: str, progress=None, cancelled=None, conversation: str | None 
     report = progress or (lambda _f: None)
 
     def prepared_prefix(run) -> None:
-        run.prepare(cancelled=cancelled, window=True)
+        run.prepare(cancelled=cancelled, window=True, check_payloads=False)
         _read_for_the_window(run)
         show_prefix(run)
 
     with gc_paused():
         run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=cancelled, conversation=conversation,
                        show_prefix=prepared_prefix if show_prefix is not None else None)
-        run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled, window=True)
+        # (A big Trace's payloads are checked once the run is shown: app/payload_check.py.)
+        run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled, window=True, check_payloads=False)
         _read_for_the_window(run)
     report(1.0)
     return run

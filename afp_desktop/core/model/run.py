@@ -238,14 +238,21 @@ class Run:
         """The milestone stops (§5.4); derived from the events when the file has no usable commit log."""
         return self._stops_and_notice[0]
 
-    def all_notices(self) -> list[Notice]:
+    @property
+    def payloads_checked(self) -> bool:
+        """Whether the payloads kept as bytes have been checked (payload_problems is known)."""
+        return "payload_problems" in self.__dict__
+
+    def all_notices(self, check_payloads: bool = True) -> list[Notice]:
         """Everything the banner says about this run, computed from the run (the loader's notices and what the
-        projections found), one per code, in that order. Nothing is appended to the Run by a projection."""
+        projections found), one per code, in that order. Nothing is appended to the Run by a projection.
+        `check_payloads=False`: what the payloads' check found only if it has been made (the window makes it
+        once the run is shown, then asks again)."""
         notices = list(self.notices)
         note = self.stepgraph_note
         if note:
             notices.append(Notice("stepgraph-fallback", note))
-        broken = self.payload_problems
+        broken = self.payload_problems if check_payloads or self.payloads_checked else []
         if broken:
             first = broken[0].problem
             notices.append(Notice("unreadable-payloads", (
@@ -278,11 +285,14 @@ class Run:
         return [runtime_stage_id_of(entry, domain, typed) for entry in breathing_over(self.axis.entries)]
 
     def prepare(self, progress: Callable[[float], None] | None = None,
-                cancelled: Callable[[], bool] | None = None, window: bool = False) -> "Run":
+                cancelled: Callable[[], bool] | None = None, window: bool = False,
+                check_payloads: bool = True) -> "Run":
         """Compute every projection now (a loader thread calls this so the window never waits on one).
         `progress` gets 0..1 as they complete; `cancelled` returning True stops with LoadCancelled.
-        `window`: also what only the window shows (replay facts, layout, summary, stop figures)."""
-        steps = ["axis", "_fold", "_stops_and_notice", "status_states", "payload_problems"]
+        `window`: also what only the window shows (replay facts, layout, summary, stop figures).
+        `check_payloads=False`: the payloads kept as bytes are not checked now (payload_problems)."""
+        steps = ["axis", "_fold", "_stops_and_notice", "status_states"] + (["payload_problems"] if check_payloads
+                                                                             else [])
         if self.typed_events is None:
             steps.append("derived_status_states")
         if window:

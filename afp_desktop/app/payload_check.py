@@ -1,0 +1,61 @@
+"""A big Trace's payloads, kept as bytes until shown, checked beside the window once its run is shown.
+
+Why: checking that each of the 12,016 payloads of the 1,000-iteration corpus Trace is valid JSON means parsing
+them all (~0.25 s), and the run was shown only after that. Nothing on screen needs it: a payload is checked
+again when it is read (the inspector, an export), and what the check finds is a banner line. So the loader
+leaves it out (Run.prepare(check_payloads=False)) and this thread makes it once the whole run is shown, waiting
+while the window is at work (loader.beside_the_window); the banner then says what it found. The command line
+still checks before it prints anything.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QObject, Signal
+
+from afp_desktop.app.loader import beside_the_window
+from afp_desktop.app.window_activity import window_activity
+from afp_desktop.core.breathing import breathing_also
+from afp_desktop.core.formats.errors import LoadCancelled
+
+
+class PayloadCheck(QObject):
+    """One check at a time; `checked(run)` on the window's thread once a run's payloads are known."""
+
+    checked = Signal(object)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._stop = threading.Event()
+        self.thread: threading.Thread | None = None  # the last one started (tests wait for it)
+
+    def start(self, run) -> None:
+        """Check `run`'s payloads unless that is known already; a check of another run still going is stopped."""
+        self.stop()
+        if run is None or getattr(run, "payloads_checked", True):
+            return
+        window_activity()  # (made on the window's thread, which it watches, before the checking thread asks)
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._check, args=(run, self._stop), name="afp-check-payloads",
+                                       daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Another run is shown (or none): the check going on, if any, ends at its next breathing point."""
+        self._stop.set()
+
+    def _check(self, run, stop: threading.Event) -> None:
+        def stop_when_asked() -> None:
+            if stop.is_set():
+                raise LoadCancelled()
+
+        try:
+            with beside_the_window(stop), breathing_also(stop_when_asked):
+                run.payload_problems  # noqa: B018 - computed once, kept by the run
+        except LoadCancelled:
+            return
+        except Exception:  # noqa: BLE001 - a bug here must not take the window down: the check is left undone
+            return
+        if not stop.is_set():
+            self.checked.emit(run)
