@@ -541,7 +541,7 @@ class MainWindow(QMainWindow):
         self.payload_check.start(run)  # (its banner line, if any, comes when the check is done)
 
     def _on_payloads_checked(self, run) -> None:
-        if run is self.session.run:
+        if run is self.session.run and run.payload_problems:  # (none found: the banner already says it all)
             self.banner.set_messages(self._messages_for(run))
 
     def opening_position(self, path: str) -> int | None:

@@ -378,11 +378,15 @@ class ReadableView(QScrollArea):
         # (A conversation is kept a message at a time, not whole: the next call's adds to it.)
         key = _key_of(section) if section.get("style") != "conversation" else None
         kept = self._spare.pop(key, None) if key is not None else None
-        title, widget = kept if kept is not None else (
-            _title(section["title"]), section_widget(section, self, lambda message: self._spare_messages.pop(message, None)))
+        if kept is None:
+            kept = _title(section["title"]), section_widget(section, self, self._kept_message)
+        title, widget = kept
         layout.insertWidget(at, title)
         layout.insertWidget(at + 1, widget)
         self._shown.append((key, title, widget))
+
+    def _kept_message(self, key: bytes) -> QFrame | None:
+        return self._spare_messages.pop(key, None)
 
     def _keep_shown_as_spare(self) -> None:
         """The sections drawn, out of the body about to be replaced, kept for the steps that follow."""
