@@ -180,6 +180,30 @@ def test_selection_and_palette(canvas):
     canvas.grab()
 
 
+def test_a_palette_change_repaints_every_card_already_painted(canvas, qtbot):
+    """Each card is cached as a pixmap once painted: a new palette (a theme switch) must paint each again, or the
+    cards painted before the switch keep the old theme's colours beside new ones (seen on a screenshot)."""
+    canvas.set_graph(_graph("02-react-two-tools"))
+    qtbot.waitUntil(lambda: not canvas.building)
+    painted: list[int] = []
+    paint_node = canvas.art.paint_node
+
+    def recording(painter, index, detailed):
+        painted.append(index)
+        return paint_node(painter, index, detailed)
+
+    canvas.art.paint_node = recording
+    canvas.grab()
+    first = set(painted)
+    assert len(first) > 5
+    painted.clear()
+    canvas.grab()
+    assert not painted  # (cached: a repaint of the view does not paint the cards again)
+    canvas.set_palette(palette_for("dark"))
+    canvas.grab()
+    assert set(painted) >= first
+
+
 def test_canvas_handles_a_synthetic_10k_graph(canvas, qtbot):
     from afp_desktop.core.views.synthetic import synthetic_step_graph
 

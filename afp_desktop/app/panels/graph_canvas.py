@@ -870,6 +870,7 @@ class GraphCanvas(QGraphicsView):
             self.art.set_palette(palette)
         self._apply_background()
         self._apply_opacity(range(self._node_count()))
+        self._refresh(*range(self._node_count()))  # (each card's cached pixmap has the old palette's colours)
         self.viewport().update()
         self.graph_changed.emit()
 
