@@ -204,6 +204,28 @@ def test_a_palette_change_repaints_every_card_already_painted(canvas, qtbot):
     assert set(painted) >= first
 
 
+def test_a_card_painted_before_a_palette_change_and_out_of_view_is_painted_anew_when_seen(canvas, qtbot):
+    canvas.set_graph(_graph("15-large-run"))
+    qtbot.waitUntil(lambda: not canvas.building, timeout=10_000)
+    painted: list[int] = []
+    paint_node = canvas.art.paint_node
+    canvas.art.paint_node = lambda painter, index, detailed: painted.append(index) or paint_node(painter, index,
+                                                                                                 detailed)
+    bar = canvas.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    canvas.grab()
+    below = set(painted)
+    bar.setValue(0)
+    canvas.grab()
+    assert below and below - set(painted[len(below):])  # (cards seen only at the bottom)
+    canvas.set_palette(palette_for("dark"))
+    canvas.grab()
+    painted.clear()
+    bar.setValue(bar.maximum())
+    canvas.grab()
+    assert set(painted) >= below
+
+
 def test_canvas_handles_a_synthetic_10k_graph(canvas, qtbot):
     from afp_desktop.core.views.synthetic import synthetic_step_graph
 
