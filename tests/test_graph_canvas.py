@@ -204,6 +204,19 @@ def test_a_palette_change_repaints_every_card_already_painted(canvas, qtbot):
     assert set(painted) >= first
 
 
+def test_a_palette_change_dims_the_steps_not_happened_yet_with_its_own_opacity(canvas, qtbot):
+    canvas.set_graph(_graph("02-react-two-tools"))
+    qtbot.waitUntil(lambda: not canvas.building)
+    count = len(canvas.node_items)
+    canvas.set_cursor_state([i < count // 2 for i in range(count)], 0)
+    for theme in ("dark", "light"):
+        palette = palette_for(theme)
+        canvas.set_palette(palette)
+        opacities = [item.opacity() for item in canvas.node_items]
+        assert opacities[:count // 2] == [1.0] * (count // 2)
+        assert opacities[count // 2:] == pytest.approx([palette.dim_opacity] * (count - count // 2))
+
+
 def test_a_card_painted_before_a_palette_change_and_out_of_view_is_painted_anew_when_seen(canvas, qtbot):
     canvas.set_graph(_graph("15-large-run"))
     qtbot.waitUntil(lambda: not canvas.building, timeout=10_000)

@@ -871,7 +871,9 @@ class GraphCanvas(QGraphicsView):
         if self.art is not None:
             self.art.set_palette(palette)
         self._apply_background()
-        self._apply_opacity(range(self._node_count()))
+        if self.future_mode == "dim":  # the palette's dimming applies to the steps not happened yet, only those
+            self._apply_opacity([i for i in range(self._node_count())
+                                 if node_opacity(self.happened, i, "dim", 0.5) != 1.0])
         for item in self.node_items:  # a card painted before has the old palette's colours in its cached pixmap
             if item.painted:  # (only those: telling all 8,006 cards of the big run took ~25 ms)
                 item.painted = False
