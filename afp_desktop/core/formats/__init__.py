@@ -59,6 +59,7 @@ def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
         tail = find_recording_tail_of_file(path, prefixes_module.MIN_BYTES)
         if tail is not None:
             _offer_recording_part(prefixes, tail, str(path))
+        del tail  # (the end of the file it holds, a quarter of it, is not kept while the whole is read)
     data = read_source(path, source_warnings)
     if prefixes is not None and len(data) < prefixes_module.MIN_BYTES:
         prefixes = None  # read whole in well under a second: nothing to show early
