@@ -7,10 +7,17 @@ import json
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtTest import QTest
 
-from afp_desktop.app.panels.timeline import LABEL_GAP_PX, StopAxis, TimelinePanel, _nice_step, _tick_font
+from afp_desktop.app.panels.timeline import (
+    LABEL_GAP_PX,
+    VEIL_OFFSET,
+    StopAxis,
+    TimelinePanel,
+    _nice_step,
+    _tick_font,
+)
 from afp_desktop.core.model.timeline import (
     has_usable_stops,
     ordinal_labels,
@@ -383,3 +390,56 @@ def test_a_move_that_scrolls_the_timeline_paints_it_once(panel, large, qtbot):
         paints.count = 0
         qtbot.wait(80)
         assert paints.count == 1, f"the move to stop {index} painted the timeline {paints.count} times"
+
+
+class PaintedRegion(PaintCount):
+    """PaintCount that also keeps the bounding rectangle of everything painted."""
+
+    def __init__(self, widget) -> None:
+        super().__init__(widget)
+        self.rect = None
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == event.Type.Paint:
+            box = event.region().boundingRect()
+            self.rect = box if self.rect is None else self.rect.united(box)
+        return super().eventFilter(watched, event)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_veil_covers_what_has_not_happened_yet(panel, react, theme):
+    panel.set_theme(theme)  # (as the window's timeline host does)
+    panel.session.set_run(react)
+    count = len(react.stops)
+    for index in (0, 5, count - 1):
+        panel.session.move_to_stop(index)
+        panel.session.flush()
+        low, high = panel.stop_plot.vb.viewRange()[0]
+        for veil in (panel.future, panel.bar_future, panel.tool_future):
+            veiled = veil.veiled()
+            assert veiled.left() == pytest.approx(max(low, panel.cursor_x + VEIL_OFFSET))
+            assert veiled.right() == pytest.approx(min(high, count + 1))
+            shade = veil.brush.color()  # the background, translucent: the stops show through it, dimmed
+            assert shade.alpha() == 150 and shade.rgb() == QColor(panel.theme_palette.background).rgb()
+
+
+def test_a_step_of_one_stop_repaints_a_strip_of_the_timeline(panel, react, qtbot):
+    """The veil over the stops to come moves with the cursor without changing its bounds, so a step repaints
+    the few pixels between the old and new cursor, not the whole veiled part (which pyqtgraph's region item
+    repainted at every move)."""
+    panel.session.set_run(react)
+    panel.session.move_to_stop(3)
+    panel.session.flush()
+    qtbot.wait(100)
+    low, high = panel.stop_plot.vb.viewRange()[0]
+    px_per_stop = panel.stop_plot.vb.width() / (high - low)
+    bounds = panel.future.boundingRect()
+    painted = PaintedRegion(panel.plots.viewport())
+    for index in range(4, 10):
+        painted.rect = None
+        panel.session.move_to_stop(index)
+        panel.session.flush()
+        qtbot.wait(60)
+        assert painted.rect is not None, "the move was painted"
+        assert painted.rect.width() < 3 * px_per_stop, (index, painted.rect, px_per_stop)
+    assert panel.future.boundingRect() == bounds

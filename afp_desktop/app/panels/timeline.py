@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.panels.culled_bars import CulledBars
 from afp_desktop.app.panels.timeline_markers import StopMarkers
 from afp_desktop.app.panels.timeline_overview import TimelineOverview
+from afp_desktop.app.panels.timeline_veil import Veil
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.model.timeline import (
     has_usable_stops,
@@ -245,9 +246,9 @@ class TimelinePanel(QWidget):
         self.error_markers.setZValue(5)
         plot.addItem(self.error_markers)
         # Not yet happened: a veil over the stops after the cursor (above the markers, under the cursor line).
-        self.future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
+        self.future = Veil(plot.vb)
         self.future.setZValue(10)
-        plot.addItem(self.future)
+        plot.addItem(self.future, ignoreBounds=True)
         # Search matches (find_panel.py): small amber triangles above the stops they fall in.
         self.search_marks = pg.ScatterPlotItem(pxMode=True, symbol="t", size=8, pen=pg.mkPen("#5c4300"),
                                                brush=pg.mkBrush("#ffb300"))
@@ -294,12 +295,12 @@ class TimelinePanel(QWidget):
         plot.geometryChanged.connect(self._sync_tool_view)
         self.tool_bars = CulledBars(x=[], height=[], width=0.6)
         self.tool_view.addItem(self.tool_bars)
-        self.tool_future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
+        self.tool_future = Veil(self.tool_view)
         self.tool_future.setZValue(10)
-        self.tool_view.addItem(self.tool_future)
-        self.bar_future = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
+        self.tool_view.addItem(self.tool_future, ignoreBounds=True)
+        self.bar_future = Veil(plot.vb)
         self.bar_future.setZValue(10)
-        plot.addItem(self.bar_future)
+        plot.addItem(self.bar_future, ignoreBounds=True)
 
     def _sync_tool_view(self) -> None:
         self.tool_view.setGeometry(self.bar_plot.vb.sceneBoundingRect())
@@ -324,7 +325,7 @@ class TimelinePanel(QWidget):
         shade = QColor(pal.background)
         shade.setAlpha(150)
         for region in (self.future, self.bar_future, self.tool_future):
-            region.setBrush(pg.mkBrush(shade))
+            region.set_brush(pg.mkBrush(shade))
         self.cursor_line.setPen(pg.mkPen(pal.cursor, width=2))
         self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
         self.overview.set_colours(pal.background, pal.selection, pal.cursor)
@@ -492,7 +493,7 @@ class TimelinePanel(QWidget):
             self.cursor_line.blockSignals(False)
         count = len(self.stops)
         for region in (self.future, self.bar_future, self.tool_future):
-            region.setRegion((x + VEIL_OFFSET, count + 1))
+            region.set_region(x + VEIL_OFFSET, count + 1)
         self._keep_in_view(x)
         self._apply_view_now()
         self.overview.set_cursor(x)
