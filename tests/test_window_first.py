@@ -248,6 +248,11 @@ def test_a_readable_view_shown_with_a_long_step_draws_it_in_pieces(qtbot):
 # -- less work per move and per growth ---------------------------------------------------------------------------
 
 def render_bars(qtbot, bars_class, x_range) -> QImage:
+    return bars_plot(qtbot, bars_class, x_range).grab().toImage()
+
+
+def bars_plot(qtbot, bars_class, x_range):
+    """A plot of 3,000 bars of many colours and 750 translucent bands, showing `x_range`."""
     import pyqtgraph as pg
 
     plot = pg.PlotWidget()
@@ -264,7 +269,7 @@ def render_bars(qtbot, bars_class, x_range) -> QImage:
     plot.setYRange(0, 8, padding=0)
     plot.show()
     qtbot.waitExposed(plot)
-    return plot.grab().toImage()
+    return plot
 
 
 @pytest.mark.parametrize("x_range", [(100, 160), (2_900, 3_050), (-50, 3_050)])
@@ -301,6 +306,57 @@ def test_bars_out_of_view_are_not_painted(qtbot, monkeypatch):
     render_bars(qtbot, CulledBars, (100, 160))
     assert not replays, "no replay of every bar"
     assert 0 < len(drawn) < 200, f"{len(drawn)} bars painted for 60 in view"
+
+
+def test_a_strip_repainted_paints_only_its_bars(qtbot, monkeypatch):
+    """A step of the cursor repaints a strip of the timeline a few pixels wide: of the 60 bars in view, only
+    those in the strip are drawn, and the picture is the same as a full paint."""
+    from PySide6.QtCore import QRect
+
+    from afp_desktop.app.panels.culled_bars import CulledBars
+
+    drawn = []
+    original = CulledBars.paint
+
+    def counting(self, painter, *args):
+        real_fill, real_draw = painter.fillRect, painter.drawRect
+        painter.fillRect = lambda *a: (drawn.append(1), real_fill(*a))  # type: ignore[method-assign]
+        painter.drawRect = lambda *a: (drawn.append(1), real_draw(*a))  # type: ignore[method-assign]
+        original(self, painter, *args)
+
+    monkeypatch.setattr(CulledBars, "paint", counting)
+    view = bars_plot(qtbot, CulledBars, (100, 160))
+    qtbot.wait(50)  # (the axes settle their width after the first paint)
+    whole = view.grab().toImage()
+    for left in range(60, 400, 37):
+        strip = QRect(left, 0, 6, view.height())
+        drawn.clear()
+        painted = view.grab(strip).toImage()
+        assert 0 < len(drawn) <= 4, f"{len(drawn)} bars drawn for a strip 6 pixels wide"
+        assert painted == whole.copy(strip)
+
+
+def test_the_bars_bounds_follow_their_data_and_view(qtbot):
+    import pyqtgraph as pg
+
+    from afp_desktop.app.panels.culled_bars import CulledBars
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    bars = CulledBars(x=[0, 1, 2], height=[1, 2, 3], width=0.6, pen=pg.mkPen("k", width=4))
+    plot.addItem(bars)
+    plot.resize(300, 100)
+    plot.show()
+    qtbot.waitExposed(plot)
+    first = bars.boundingRect()
+    assert first.left() < -0.3 and first.right() > 2.3 and first.bottom() > 3
+    bars.setOpts(x=[0, 10], height=[1, 9])
+    grown = bars.boundingRect()
+    assert grown.right() > 10.3 and grown.bottom() > 9
+    plot.setXRange(0, 1000, padding=0)  # zoomed out: the pen's width in data units grows with it
+    qtbot.wait(20)
+    assert bars.boundingRect().right() > grown.right()
+    assert bars.boundingRect() == pg.BarGraphItem.boundingRect(bars)
 
 
 def test_a_grown_folded_graph_uses_the_folds_found_while_loading(qtbot, window, monkeypatch):

@@ -1,4 +1,4 @@
-"""pyqtgraph's bars, painting only the bars in view.
+"""pyqtgraph's bars, painting only the bars in the part of the view being repainted.
 
 A long run has thousands of stops, each with its bars (tokens, tool time, iteration bands). pyqtgraph's
 BarGraphItem records every bar in a QPicture and replays all of them on every paint of the timeline: on a
@@ -16,17 +16,44 @@ MANY = 400  # more bars in view than this (zoomed far out): pyqtgraph's own repl
 
 
 class CulledBars(pg.BarGraphItem):
-    def paint(self, painter, *args) -> None:
+    def __init__(self, **opts) -> None:
+        self._bounds: QRectF | None = None
+        super().__init__(**opts)
+        # Told which part is being repainted (option.exposedRect): a step of the cursor repaints a strip a few
+        # pixels wide, and only the bars in it are drawn.
+        self.setFlag(self.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
+
+    # pyqtgraph works the bounds out anew at each call (in Python, with the view's pixel size), and Qt asks for
+    # them several times per paint: kept until the bars or the view change.
+    def boundingRect(self) -> QRectF:
+        if self._bounds is None:
+            self._bounds = QRectF(super().boundingRect())
+        return QRectF(self._bounds)
+
+    def setOpts(self, **opts) -> None:
+        self._bounds = None
+        super().setOpts(**opts)
+        self._bounds = None
+
+    def viewTransformChanged(self) -> None:
+        self._bounds = None
+        self.prepareGeometryChange()
+        super().viewTransformChanged()
+
+    def paint(self, painter, option=None, *args) -> None:
         view = self.getViewBox()
         memory = self._rectarray.ndarray() if view is not None else None
         if memory is None or len(memory) <= MANY:
-            super().paint(painter, *args)
+            super().paint(painter, option, *args)
             return
         (low, high), _ = view.viewRange()
+        if option is not None and not option.exposedRect.isEmpty():
+            exposed = option.exposedRect
+            low, high = max(low, exposed.left()), min(high, exposed.right())
         left = memory[:, 0]
         shown = np.flatnonzero((left + memory[:, 2] >= low) & (left <= high))
         if len(shown) > MANY:
-            super().paint(painter, *args)
+            super().paint(painter, option, *args)
             return
         pens, brushes = self._pens, self._brushes
         if pens is None:
