@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 from afp_desktop.app.loader import load_run
 from afp_desktop.app.main_window import MainWindow
 from tests.corpus_util import corpus_path
+from tests.paint_util import LayoutRequests
 
 LARGE = "15-large-run"
 
@@ -272,3 +273,24 @@ def test_the_overview_strip_draws_a_tick_in_its_stop_s_colour(qtbot, count):
             want = expected.get(px, QColor("#ffffff"))
             assert QColor(image.pixel(px, y)) == want, (px, y)
         assert QColor(image.pixel(px, 2)) == QColor("#ffffff")  # (above the ticks)
+
+
+def test_stepping_through_a_long_run_never_lays_the_main_window_out(qtbot, window):
+    """The timeline's position and iteration readouts change at every step: before they were steady labels, each
+    step laid out the timeline, its dock and the main window (~4 ms of a 10 ms step on the big run)."""
+    session = window.session
+    session.move_to_stop(1)
+    session.flush()
+    qtbot.wait(50)
+    requests = LayoutRequests(window)
+    timeline = LayoutRequests(window.timeline.panel)
+    labels, readouts = [], []
+    for stop in range(2, 40):  # steps closer together than a pause (the heavy panels follow once they pause)
+        session.move_to_stop(stop)
+        qtbot.wait(5)
+        labels.append(window.timeline.position_label.toolTip())
+        readouts.append(window.iteration_bands.readout.text())
+    assert len(set(labels)) == len(labels), "each step shows its own stop"
+    assert len(set(readouts)) == len(readouts)
+    # (a readout longer than any before grows its label: a layout, now and then)
+    assert requests.count <= 4 and timeline.count <= 4, (requests.count, timeline.count)

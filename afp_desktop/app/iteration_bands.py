@@ -10,9 +10,9 @@ from bisect import bisect_left, bisect_right
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QLabel
 
 from afp_desktop.app.panels.culled_bars import CulledBars
+from afp_desktop.app.steady_label import SteadyLabel
 from afp_desktop.core.views.orientation import IterationBand, iteration_bands, readout, run_iteration_bands
 
 BAND_SHADES = {"light": ("#3d6fd6", 22), "dark": ("#8fb1ff", 30)}
@@ -42,13 +42,13 @@ class BandLabel(pg.TextItem):
             event.accept()
 
 
-class IterationReadout(QLabel):
-    """The readout in the timeline's top row; re-themed with the window's panels, it redraws the bands too."""
+class IterationReadout(SteadyLabel):
+    """The readout in the timeline's top row (it changes at every move: a SteadyLabel); re-themed with the
+    window's panels, it redraws the bands too."""
 
     def __init__(self, bands: "IterationBands"):
         super().__init__()
         self.bands = bands
-        self.setTextFormat(Qt.TextFormat.PlainText)
         self.setObjectName("iterationReadout")
 
     def set_theme(self, theme: str) -> None:
@@ -84,6 +84,7 @@ class IterationBands:
         for label in self.labels:
             label.setVisible(False)
         self.readout.setText("")
+        self.readout.settle_size()  # (not as wide as the last run's widest readout)
 
     def redraw(self) -> None:
         run, stops = self.session.run, self.timeline.stops

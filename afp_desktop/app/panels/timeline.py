@@ -29,6 +29,7 @@ from afp_desktop.app.panels.culled_bars import CulledBars
 from afp_desktop.app.panels.timeline_markers import StopMarkers
 from afp_desktop.app.panels.timeline_overview import TimelineOverview
 from afp_desktop.app.panels.timeline_veil import Veil
+from afp_desktop.app.steady_label import SteadyLabel
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.model.timeline import (
     has_usable_stops,
@@ -213,9 +214,8 @@ class TimelinePanel(QWidget):
         self.slider.setToolTip("One step per event")
         self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the window's keys step; the slider is for the mouse
         self.slider.valueChanged.connect(self._on_slider)
-        self.position_label = QLabel()
-        self.position_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.position_label.setFixedWidth(self.position_label.fontMetrics().horizontalAdvance("M" * 34))
+        # (its text changes at every move: a SteadyLabel's change never lays the window out again)
+        self.position_label = SteadyLabel(width=self.fontMetrics().horizontalAdvance("M" * 34))
         for widget in (self.play_button, self.speed_combo):
             controls.addWidget(widget)
         controls.addWidget(self.slider, 1)
