@@ -4,6 +4,8 @@ the readout "Iteration 2 · stop 9 of 22", and the bands drawn, labelled and cli
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 
 from afp_desktop.core.formats import open_run
@@ -37,6 +39,16 @@ def test_readout():
     assert readout(bands, None, 22) == ""
     derived = iteration_bands(open_run(corpus_path("02-react-two-tools", "events.ndjson")).stops)
     assert [b.label for b in derived] == ["Iteration 1", "Iteration 2", "Iteration 3"]
+
+
+@given(st.lists(st.sampled_from(["iteration", "llm-turn", "tool", None]), max_size=60), st.booleans())
+def test_the_band_of_each_stop_is_the_one_that_holds_it(kinds, ends):
+    """(A binary search over the bands, against a scan of them.)"""
+    stops = [{"kind": "stop", "meta": {"kind": kind}} for kind in kinds] + ([{"kind": "end"}] if ends else [])
+    bands = iteration_bands(stops)
+    for index in [None, -1, *range(len(stops) + 2)]:
+        holding = [band for band in bands if index is not None and band.first <= index <= band.last]
+        assert band_of_stop(bands, index) == (holding[0] if holding else None)
 
 
 def _tall_timeline(qtbot, window) -> None:

@@ -8,6 +8,7 @@ turn starts one. A band runs to the stop before the next iteration (or before th
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from afp_desktop.core.views.per_run import per_run
@@ -51,9 +52,16 @@ def run_iteration_bands(run) -> list[IterationBand]:
 
 
 def band_of_stop(bands: list[IterationBand], stop_index: int | None) -> IterationBand | None:
+    """The band holding stop `stop_index` (bands are in order and apart, as iteration_bands makes them: a
+    binary search, for the readout asks at every move and a long run has a thousand bands)."""
     if stop_index is None:
         return None
-    return next((band for band in bands if band.first <= stop_index <= band.last), None)
+    at = bisect_right(bands, stop_index, key=_first) - 1
+    return bands[at] if at >= 0 and bands[at].first <= stop_index <= bands[at].last else None
+
+
+def _first(band: IterationBand) -> int:
+    return band.first
 
 
 def readout(bands: list[IterationBand], stop_index: int | None, stop_count: int, at_stop: bool = True) -> str:
