@@ -294,3 +294,20 @@ def test_stepping_through_a_long_run_never_lays_the_main_window_out(qtbot, windo
     assert len(set(readouts)) == len(readouts)
     # (a readout longer than any before grows its label: a layout, now and then)
     assert requests.count <= 4 and timeline.count <= 4, (requests.count, timeline.count)
+
+
+def test_stepping_repaints_the_timelines_readouts_not_the_dock_under_them(qtbot, window):
+    """The readouts and the slider fill their own background: a new text repaints them alone, not the timeline
+    panel, its dock (which draws its title bar in Python's style proxy) and the main window beneath them."""
+    from tests.paint_util import PaintCount
+
+    session = window.session
+    session.move_to_stop(1)
+    session.flush()
+    qtbot.wait(50)
+    dock, readout = PaintCount(window.timeline_dock), PaintCount(window.iteration_bands.readout)
+    for stop in range(2, 20):
+        session.move_to_stop(stop)
+        qtbot.wait(5)
+    assert readout.count >= 5, "the readout was repainted with each new text"
+    assert dock.count <= 1, f"the dock under it was repainted {dock.count} times"

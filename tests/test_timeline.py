@@ -416,9 +416,12 @@ def test_the_veil_covers_what_has_not_happened_yet(panel, react, theme):
         panel.session.flush()
         low, high = panel.stop_plot.vb.viewRange()[0]
         for veil in (panel.future, panel.bar_future, panel.tool_future):
-            veiled = veil.veiled()
-            assert veiled.left() == pytest.approx(max(low, panel.cursor_x + VEIL_OFFSET))
-            assert veiled.right() == pytest.approx(min(high, count + 1))
+            box, veiled = veil.boundingRect(), veil.veiled()
+            px = (high - low) / panel.stop_plot.vb.width()
+            assert box.left() <= low + px and box.right() >= high - px  # (the whole view box, to its last pixel)
+            assert box.right() - box.left() <= high - low + 3 * px
+            assert veiled.left() == pytest.approx(max(box.left(), panel.cursor_x + VEIL_OFFSET))
+            assert veiled.right() == pytest.approx(min(box.right(), count + 1))
             shade = veil.brush.color()  # the background, translucent: the stops show through it, dimmed
             assert shade.alpha() == 150 and shade.rgb() == QColor(panel.theme_palette.background).rgb()
 

@@ -50,6 +50,8 @@ class IterationReadout(SteadyLabel):
         super().__init__()
         self.bands = bands
         self.setObjectName("iterationReadout")
+        # (right-aligned: when it keeps the room of a longer text, the text still ends by the buttons after it)
+        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
     def set_theme(self, theme: str) -> None:
         self.bands.set_theme(theme)

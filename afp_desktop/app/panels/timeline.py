@@ -12,7 +12,7 @@ import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -214,6 +214,11 @@ class TimelinePanel(QWidget):
         self.slider.setToolTip("One step per event")
         self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the window's keys step; the slider is for the mouse
         self.slider.valueChanged.connect(self._on_slider)
+        # Opaque, as the readouts (steady_label.py): what a move changes (the slider, a button enabled or not)
+        # repaints alone, not the dock beneath it. (A button fills with the panel's colour, not its own.)
+        for changing in (self.slider, self.drill_button, self.back_button):
+            changing.setBackgroundRole(QPalette.ColorRole.Window)
+            changing.setAutoFillBackground(True)
         # (its text changes at every move: a SteadyLabel's change never lays the window out again)
         self.position_label = SteadyLabel(width=self.fontMetrics().horizontalAdvance("M" * 34))
         for widget in (self.play_button, self.speed_combo):

@@ -27,6 +27,9 @@ class OverviewStrip(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Every stop of the run; the frame is the part in view. Click or drag to go there.")
+        # Opaque: the cursor's line moves at every step, and the panel, the dock and the window under a strip
+        # that let them show through were repainted with it.
+        self.setAutoFillBackground(True)
         self.count = 0
         self._colour_of: Callable[[int], QColor] | None = None
         self.window = (0.0, 0.0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QGraphicsObject
 
@@ -60,7 +60,8 @@ class Veil(QGraphicsObject):
         return QRectF(low, bounds.top(), high - low, bounds.height())
 
     def _follow_view(self, *_args) -> None:
-        rect = self._view.viewRect()
+        view = self._view  # (its whole box in data coordinates, to the last pixel: the range may stop short of it)
+        rect = view.childGroup.mapRectFromParent(view.boundingRect()).normalized()
         if rect != self._bounds:
             self.prepareGeometryChange()
             self._bounds = QRectF(rect)
@@ -70,5 +71,7 @@ class Veil(QGraphicsObject):
 
     def paint(self, painter, option, widget=None) -> None:
         veiled = self.veiled()
-        if not veiled.isEmpty():
-            painter.fillRect(veiled, self._brush)
+        if not veiled.isEmpty():  # (drawn as the region item drew it: a rectangle without a pen, same pixels)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(self._brush)
+            painter.drawRect(veiled)
