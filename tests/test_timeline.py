@@ -446,3 +446,26 @@ def test_a_step_of_one_stop_repaints_a_strip_of_the_timeline(panel, react, qtbot
         assert painted.rect is not None, "the move was painted"
         assert painted.rect.width() < 3 * px_per_stop, (index, painted.rect, px_per_stop)
     assert panel.future.boundingRect() == bounds
+
+
+def test_the_slider_is_repainted_when_its_handle_moves_not_at_every_value(panel, large, qtbot):
+    """Its value is the cursor's position at every move; on a long run the handle moves a pixel only every
+    few events, and only then is it painted again, where the value puts it."""
+    panel.session.set_run(large)
+    panel.session.move_to(10)
+    panel.session.flush()
+    qtbot.wait(50)
+    slider = panel.slider
+    paints = PaintCount(slider)
+    handles = []
+    for position in range(11, 60):
+        panel.session.move_to(position)
+        panel.session.flush()
+        qtbot.wait(5)
+        assert slider.value() == position
+        handles.append(slider.handle_rect().x())
+    moved = sum(1 for a, b in zip(handles, handles[1:]) if a != b)
+    assert 0 < moved < len(handles) - 1, "(the run is long enough for several events to a pixel)"
+    assert paints.count <= moved + 2
+    qtbot.wait(20)
+    assert slider.painted_handle == slider.handle_rect(), "the handle on screen is where the value puts it"

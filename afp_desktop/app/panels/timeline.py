@@ -19,13 +19,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSizePolicy,
-    QSlider,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from afp_desktop.app.panels.culled_bars import CulledBars
+from afp_desktop.app.panels.event_slider import EventSlider
 from afp_desktop.app.panels.timeline_markers import StopMarkers
 from afp_desktop.app.panels.timeline_overview import TimelineOverview
 from afp_desktop.app.panels.timeline_veil import Veil
@@ -210,7 +210,7 @@ class TimelinePanel(QWidget):
             self.speed_combo.addItem(f"{speed:g}×", speed)
         self.speed_combo.setCurrentIndex(SPEEDS.index(1.0))
         self.speed_combo.currentIndexChanged.connect(lambda i: self.session.set_speed(SPEEDS[i]))
-        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider = EventSlider()  # (repainted when its handle moves a pixel, not at every value)
         self.slider.setToolTip("One step per event")
         self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the window's keys step; the slider is for the mouse
         self.slider.valueChanged.connect(self._on_slider)
