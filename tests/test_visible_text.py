@@ -48,3 +48,23 @@ def test_every_plain_label_shows_markers(qtbot):
     qtbot.addWidget(label)
     label.setText("tool \u202eevil\ud83d")  # set later, as the inspector's title is
     assert label.text() == "tool \u2039U+202E\u203aevil\ufffd"
+
+
+def test_a_label_set_to_the_text_it_shows_keeps_its_measured_heights(qtbot, monkeypatch):
+    """The chat bubble sets each of its labels at every move of the cursor; a wrapping label measured its height
+    at each width anew after each of them, though its text had not changed."""
+    from PySide6.QtWidgets import QLabel
+
+    from afp_desktop.app.plain_text import plain_label
+
+    measured = []
+    original = QLabel.heightForWidth
+    monkeypatch.setattr(QLabel, "heightForWidth", lambda self, width: (measured.append(width), original(self, width))[1])
+    label = plain_label("During Tool call 500, the chat showed no status line.")
+    qtbot.addWidget(label)
+    first = label.heightForWidth(120)
+    label.setText("During Tool call 500, the chat showed no status line.")
+    assert label.heightForWidth(120) == first and measured == [120]
+    label.setText("During Tool call 501, the chat user saw 2 line(s):")
+    label.heightForWidth(120)
+    assert measured == [120, 120]

@@ -54,8 +54,11 @@ class PlainLabel(QLabel):
     built (Qt lays the text out anew each time), which made showing one step take ~50 ms."""
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        shown = visible_text(label_part(text))
+        if shown == self.text() and hasattr(self, "_heights"):
+            return  # (the chat bubble sets each of its labels at every move: its heights still hold)
         self._heights: dict[int, int] = {}
-        super().setText(visible_text(label_part(text)))
+        super().setText(shown)
 
     def setFont(self, font) -> None:  # noqa: N802
         self._heights = {}
