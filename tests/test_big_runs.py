@@ -149,6 +149,27 @@ def test_centre_on_the_cursor(qtbot, window):
     assert abs(canvas.visible_scene_rect().center().y() - centre.y()) < 30
 
 
+def test_the_minimap_paints_every_pixel_so_the_graph_under_it_is_not_drawn_again(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    from tests.paint_util import PaintCount
+
+    minimap = window.minimap
+    assert minimap.testAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+    image = minimap.grab().toImage()
+    corners = [image.pixelColor(x, y) for x in (2, image.width() - 3) for y in (2, image.height() - 3)]
+    assert all(colour.alpha() == 255 for colour in corners)
+    window.session.move_to_stop(3)
+    window.session.flush()
+    qtbot.wait(50)
+    graph, painted = PaintCount(window.canvas.viewport()), PaintCount(minimap)
+    for stop in (4, 5, 6):
+        window.session.move_to_stop(stop)
+        qtbot.wait(20)
+    assert painted.count >= 3  # (its cursor moved)
+    assert graph.count <= 3  # the cards that changed, not the map's corner once more for each
+
+
 def test_minimap_shows_where_one_is_and_goes_there(qtbot, window):
     minimap, canvas = window.minimap, window.canvas
     assert minimap.isVisible() and minimap.centre_button.isVisible()
