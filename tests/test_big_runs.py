@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QScrollArea
 
 from afp_desktop.app.loader import load_run
 from afp_desktop.app.main_window import MainWindow
@@ -332,3 +332,23 @@ def test_stepping_repaints_the_timelines_readouts_not_the_dock_under_them(qtbot,
         qtbot.wait(5)
     assert readout.count >= 5, "the readout was repainted with each new text"
     assert dock.count <= 1, f"the dock under it was repainted {dock.count} times"
+
+
+def test_the_chat_bubbles_scroll_bar_changing_does_not_repaint_the_dock_under_it(qtbot, window):
+    """The chat's content grows and shrinks with almost every step; its scroll bar fills its own background, so
+    its change repaints the bar, not the chat's dock and the main window beneath it."""
+    from tests.paint_util import PaintCount
+
+    window.resizeDocks([window.docks["chat"]], [160], Qt.Orientation.Vertical)  # (short: the content scrolls)
+    session = window.session
+    session.move_to_stop(5)
+    session.flush()
+    qtbot.wait(50)
+    bar = window.docks["chat"].findChild(QScrollArea).verticalScrollBar()
+    qtbot.waitUntil(bar.isVisible, timeout=3000)
+    dock, painted = PaintCount(window.docks["chat"]), PaintCount(bar)
+    for stop in range(6, 30):
+        session.move_to_stop(stop)
+        qtbot.wait(5)
+    assert painted.count >= 1, "(the bar changed with the content)"
+    assert dock.count <= 1, f"the chat's dock was repainted {dock.count} times"

@@ -152,6 +152,10 @@ class ChatBubblePanel(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(content)
+        # Opaque scroll bars: the content's height changes with almost every step, and a scroll bar that let the
+        # window show through had the dock and the main window under it repainted each time.
+        for bar in (scroll.verticalScrollBar(), scroll.horizontalScrollBar()):
+            bar.setAutoFillBackground(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)
