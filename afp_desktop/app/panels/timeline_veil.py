@@ -60,8 +60,14 @@ class Veil(QGraphicsObject):
         return QRectF(low, bounds.top(), high - low, bounds.height())
 
     def _follow_view(self, *_args) -> None:
-        view = self._view  # (its whole box in data coordinates, to the last pixel: the range may stop short of it)
-        rect = view.childGroup.mapRectFromParent(view.boundingRect()).normalized()
+        # The view's whole box in data coordinates and a pixel more (the view clips it): a veil that stopped on
+        # the box's edge left its last column of pixels unveiled.
+        view = self._view
+        box = view.boundingRect()
+        rect = view.childGroup.mapRectFromParent(box).normalized()
+        if box.width() > 0 and box.height() > 0:
+            px, py = rect.width() / box.width(), rect.height() / box.height()
+            rect = rect.adjusted(-px, -py, px, py)
         if rect != self._bounds:
             self.prepareGeometryChange()
             self._bounds = QRectF(rect)
