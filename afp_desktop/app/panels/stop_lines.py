@@ -31,6 +31,7 @@ class StopLines(TooltipWhenAsked, QWidget):
         self._copied = ""  # the same rows with every line whole
         self._tip: Callable[[], str] | None = None  # makes the tooltip: every line of the stop, whole
         self._cut = False  # some rows are cut or left out whatever the width
+        self._elided: tuple[int, list[str]] | None = None  # (width, the rows elided to it): a repaint reuses them
         self._fill, self._ink = QColor("#f6f7f9"), QColor("#30384a")
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # (its width is the panel's)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -50,7 +51,7 @@ class StopLines(TooltipWhenAsked, QWidget):
         self._copied = "\n".join(whole if whole is not None else rows)
         self._tip, self._cut = tip, cut
         if shown != self._rows:
-            self._rows = shown
+            self._rows, self._elided = shown, None
             self._fit_height()
             self.setAccessibleDescription(self.text())  # (what a screen reader reads: the widget is painted)
             self.update()
@@ -89,12 +90,15 @@ class StopLines(TooltipWhenAsked, QWidget):
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
         if event.type() == event.Type.FontChange:
+            self._elided = None
             self._fit_height()
 
     def elided_rows(self) -> list[str]:
         """Each row as drawn at the present width."""
         metrics, width = self.fontMetrics(), max(1, self.width() - 2 * PADDING)
-        return [metrics.elidedText(row, Qt.TextElideMode.ElideMiddle, width) for row in self._rows]
+        if self._elided is None or self._elided[0] != width:
+            self._elided = (width, [metrics.elidedText(row, Qt.TextElideMode.ElideMiddle, width) for row in self._rows])
+        return self._elided[1]
 
     def paintEvent(self, _event) -> None:  # noqa: N802
         if not self._rows:
