@@ -286,14 +286,11 @@ def test_bars_in_view_are_painted_as_pyqtgraph_paints_them(qtbot, x_range):
     assert len(columns) <= 4, f"{len(columns)} pixel columns differ"
 
 
-def test_bars_out_of_view_are_not_painted(qtbot, monkeypatch):
-    import pyqtgraph as pg
-
+def bars_drawn(monkeypatch) -> list:
+    """A list that gets an entry for each bar CulledBars draws from now on (a rectangle filled or drawn)."""
     from afp_desktop.app.panels.culled_bars import CulledBars
 
-    replays = []
-    monkeypatch.setattr(pg.BarGraphItem, "paint", lambda self, *a: replays.append(self))
-    drawn = []
+    drawn: list = []
     original = CulledBars.paint
 
     def counting(self, painter, *args):
@@ -303,6 +300,17 @@ def test_bars_out_of_view_are_not_painted(qtbot, monkeypatch):
         original(self, painter, *args)
 
     monkeypatch.setattr(CulledBars, "paint", counting)
+    return drawn
+
+
+def test_bars_out_of_view_are_not_painted(qtbot, monkeypatch):
+    import pyqtgraph as pg
+
+    from afp_desktop.app.panels.culled_bars import CulledBars
+
+    replays = []
+    monkeypatch.setattr(pg.BarGraphItem, "paint", lambda self, *a: replays.append(self))
+    drawn = bars_drawn(monkeypatch)
     render_bars(qtbot, CulledBars, (100, 160))
     assert not replays, "no replay of every bar"
     assert 0 < len(drawn) < 200, f"{len(drawn)} bars painted for 60 in view"
@@ -315,16 +323,7 @@ def test_a_strip_repainted_paints_only_its_bars(qtbot, monkeypatch):
 
     from afp_desktop.app.panels.culled_bars import CulledBars
 
-    drawn = []
-    original = CulledBars.paint
-
-    def counting(self, painter, *args):
-        real_fill, real_draw = painter.fillRect, painter.drawRect
-        painter.fillRect = lambda *a: (drawn.append(1), real_fill(*a))  # type: ignore[method-assign]
-        painter.drawRect = lambda *a: (drawn.append(1), real_draw(*a))  # type: ignore[method-assign]
-        original(self, painter, *args)
-
-    monkeypatch.setattr(CulledBars, "paint", counting)
+    drawn = bars_drawn(monkeypatch)
     view = bars_plot(qtbot, CulledBars, (100, 160))
     qtbot.wait(50)  # (the axes settle their width after the first paint)
     whole = view.grab().toImage()
