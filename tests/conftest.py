@@ -9,7 +9,14 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_QUICK_BACKEND", "software")
 
-import pytest
+import tempfile
+
+# Settings for the whole run, in a folder of its own (each test gets a fresh one besides, below): a timer of a
+# test's widget that fires after the test, as pytest-qt serves the event loop between tests (the template
+# editor applies an edit 0.12 s after it, and remembers the map), wrote to the real user's template map.
+os.environ["AFP_DESKTOP_CONFIG_DIR"] = tempfile.mkdtemp(prefix="afp-tests-settings-")
+
+import pytest  # noqa: E402
 # The app imports pyqtgraph on the window's thread when its timeline is first built (app/warm_imports.py says
 # why not sooner); the tests import it once here, so that no test's timing depends on being the first to build one.
 import pyqtgraph  # noqa: E402,F401
