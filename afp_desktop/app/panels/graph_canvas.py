@@ -134,10 +134,15 @@ def card_lines(node: dict) -> tuple[str, str, str, str]:
     return label, corner, detail, format_tokens(node)
 
 
+def has_happened(happened: Sequence[bool] | None, index: int) -> bool:
+    """Whether step `index` has happened at the moment shown. Missing entries count as happened, so a short list
+    never hides the end of a graph by accident."""
+    return happened is None or index >= len(happened) or happened[index]
+
+
 def node_opacity(happened: Sequence[bool] | None, index: int, future_mode: str, dim_opacity: float) -> float:
-    """1 for a step that has happened, dim_opacity or 0 (hidden) for one that has not. Missing entries count as
-    happened, so a short list never hides the end of a graph by accident."""
-    if happened is None or index >= len(happened) or happened[index]:
+    """1 for a step that has happened, dim_opacity or 0 (hidden) for one that has not (see has_happened)."""
+    if has_happened(happened, index):
         return 1.0
     return 0.0 if future_mode == "hide" else dim_opacity
 
@@ -872,8 +877,7 @@ class GraphCanvas(QGraphicsView):
             self.art.set_palette(palette)
         self._apply_background()
         if self.future_mode == "dim":  # the palette's dimming applies to the steps not happened yet, only those
-            self._apply_opacity([i for i in range(self._node_count())
-                                 if node_opacity(self.happened, i, "dim", 0.5) != 1.0])
+            self._apply_opacity([i for i in range(self._node_count()) if not has_happened(self.happened, i)])
         # A card painted before has the old palette's colours in its cached pixmap: only those are told (telling
         # all 8,006 cards of the big run took ~25 ms).
         painted = [i for i, item in enumerate(self.node_items) if item.painted]
