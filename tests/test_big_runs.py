@@ -335,8 +335,8 @@ def test_stepping_repaints_the_timelines_readouts_not_the_dock_under_them(qtbot,
 
 
 def test_the_chat_bubbles_scroll_bar_changing_does_not_repaint_the_dock_under_it(qtbot, window):
-    """The chat's content grows and shrinks with almost every step; its scroll bar fills its own background, so
-    its change repaints the bar, not the chat's dock and the main window beneath it."""
+    """The chat's scroll bar fills its own background, so its change repaints the bar, not the chat's dock and
+    the main window beneath it."""
     from tests.paint_util import PaintCount
 
     window.resizeDocks([window.docks["chat"]], [160], Qt.Orientation.Vertical)  # (short: the content scrolls)

@@ -349,3 +349,34 @@ def test_a_screen_reader_reads_the_lines_of_the_stop(qtbot):
     _session, bubble, lines = at_the_first_tool_call_shown_wide(qtbot)
     view = bubble.seen_lines
     assert view.accessibleName() and view.accessibleDescription() == "\n".join(f"• {line}" for line in lines)
+
+
+def test_the_chat_keeps_its_height_while_one_scrubs_and_settles_for_a_new_run(qtbot):
+    """A cursor move changes the lines of the stop: a column that grew and shrank brought the scroll bar in and
+    out, rewrapping every row (~4 ms of a step on the big stream). The column only grows within a run, so
+    nothing jumps; every row stays inside it; a new run lets it shrink again."""
+    session, bubble, _editor = open_panels(qtbot, "04-tool-progress")
+    bubble.resize(420, 260)
+    bubble.show()
+    qtbot.waitExposed(bubble)
+    column = bubble._content
+    bar = column.parentWidget().parentWidget().verticalScrollBar()
+    heights, bar_seen = [], []
+    for stop in range(len(session.stops)):
+        session.move_to_stop(stop)
+        session.flush()
+        qtbot.wait(1)
+        heights.append(column.height())
+        bar_seen.append(bar.isVisible())
+        for row in (bubble.user_row, bubble.status_row, bubble.seen_title, bubble.seen_lines):
+            if row.isVisible():
+                assert row.geometry().bottom() < column.height(), (stop, row)
+    assert heights == sorted(heights) and heights[-1] > heights[0]  # it grew, and never shrank
+    assert bar_seen == sorted(bar_seen) and bar_seen[-1]  # the scroll bar came once and stayed
+    bubble.resize(900, 260)  # a wider panel: the rows wrap less, and the column settles to what they need
+    qtbot.waitUntil(lambda: column.height() < heights[-1])
+
+    session.set_run(open_run(str(corpus_path("02-react-two-tools", "recording.json"))), position=0)
+    session.flush()
+    qtbot.wait(1)
+    assert column.height() < heights[-1]
