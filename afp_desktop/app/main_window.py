@@ -364,7 +364,7 @@ class MainWindow(QMainWindow):
         self.folding = GraphFolding(s, self.canvas, self)
         self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
         self.folding.folding_changed.connect(self.fold_action.setChecked)
-        s.moment_changed.connect(lambda _moment: self.minimap.update())
+        s.moment_changed.connect(lambda _moment: self.minimap.follow_cursor())
         # A new moment is painted on the turn after the panels took it (paint_later.py): two short stalls, not one
         s.moment_changed.connect(lambda _moment: self.paint_later.arm())
         self.summary.error_clicked.connect(self.go_to_first_error)

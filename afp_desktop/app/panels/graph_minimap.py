@@ -22,6 +22,7 @@ class GraphMinimap(QWidget):
         super().__init__(canvas)
         self.canvas = canvas
         self._image: QImage | None = None
+        self._cursor_drawn: tuple | None = None  # the cursor's dot and veil as last painted
         self._sx = self._sy = 1.0  # map pixels per scene pixel; a run of hundreds of iterations is squashed
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Minimap of the graph: click or drag to go there")
@@ -107,6 +108,22 @@ class GraphMinimap(QWidget):
         return self._image
 
     # -- painting ----------------------------------------------------------------------------------------
+    def follow_cursor(self) -> None:
+        """The cursor moved: repaint if its dot or veil moved a pixel. (On a long run the map is squashed to
+        ~8 steps a pixel row, so most steps change nothing on it.)"""
+        if self._cursor_marks() != self._cursor_drawn:
+            self.update()
+
+    def _cursor_marks(self) -> tuple[QPointF, int] | None:
+        """Where the cursor's dot is drawn and the row its veil begins at, whole pixels (what follow_cursor
+        compares, so the painting is the same whether or not a step was skipped)."""
+        layout, current = self.canvas.graph_layout, self.canvas.current
+        if layout is None or current is None or current >= len(layout.nodes):
+            return None
+        box = layout.nodes[current]
+        dot = self.map_point(box.cx, box.cy)
+        return QPointF(round(dot.x()), round(dot.y())), round(self.map_point(0, box.y + box.h).y())
+
     def paintEvent(self, event) -> None:
         with QPainter(self) as painter:
             if self.canvas.graph_layout is None:
@@ -123,17 +140,16 @@ class GraphMinimap(QWidget):
             fill.setAlpha(40)
             painter.setBrush(fill)
             painter.drawRect(seen.adjusted(0, 0, -1, -1) if seen.width() > 2 else seen)
-            current = self.canvas.current
-            if current is not None and current < len(self.canvas.graph_layout.nodes):
-                box = self.canvas.graph_layout.nodes[current]
+            marks = self._cursor_drawn = self._cursor_marks()
+            if marks is not None:
+                dot, below = marks
                 # Below the cursor's row the run has not happened yet: veiled, as the graph dims it.
-                below = self.map_point(0, box.y + box.h).y()
                 veil = QColor(palette.background)
                 veil.setAlpha(150)
                 painter.fillRect(QRectF(1, below, self.width() - 2, self.height() - 1 - below), veil)
                 painter.setPen(QPen(QColor("#ffffff"), 1))
                 painter.setBrush(QColor(palette.cursor))
-                painter.drawEllipse(self.map_point(box.cx, box.cy), 3.5, 3.5)
+                painter.drawEllipse(dot, 3.5, 3.5)
 
     def map_point(self, x: float, y: float) -> QPointF:
         return QPointF(1 + x * self._sx, 1 + y * self._sy)
