@@ -469,3 +469,73 @@ def test_the_slider_is_repainted_when_its_handle_moves_not_at_every_value(panel,
     assert paints.count <= moved + 2
     qtbot.wait(20)
     assert slider.painted_handle == slider.handle_rect(), "the handle on screen is where the value puts it"
+
+
+def _pixels(widget):
+    import numpy as np
+    from PySide6.QtGui import QImage
+
+    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_ARGB32)
+    return np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())[
+        :, :image.width() * 4].astype(np.int16).copy()
+
+
+def test_the_cached_items_show_what_drawing_them_afresh_shows(panel, large, react, qtbot):
+    """The markers, bars, bands and axes are drawn from caches of their pixels (plot_cache.py). After moves that
+    scroll, zooms, a new theme and a new run, the timeline must look as it does with no cache at all (but for
+    rounding in the edges of antialiased shapes): no old bars at an old scale, nothing half a pixel off."""
+    import numpy as np
+    from PySide6.QtWidgets import QGraphicsItem
+
+    session, count = panel.session, len(large.stops)
+    session.set_run(large)
+    qtbot.wait(50)
+    cached = [item for item in panel.plots.scene().items()
+              if item.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache]
+    assert {panel.markers, panel.token_in_bars, panel.tool_bars, panel.stop_plot.getAxis("bottom")} <= set(cached)
+
+    def moves(*stops):
+        def act():
+            for stop in stops:
+                session.move_to_stop(stop)
+                session.flush()
+                qtbot.wait(15)
+        return act
+
+    steps = [moves(10, 11, 12), moves(count // 2, count // 2 + 1, 3), moves(count - 1, 40),
+             lambda: panel.show_range(0, count), moves(count // 3, count // 3 + 7),
+             lambda: panel.show_range(100.3, 161.7), moves(130, 131, 400),
+             lambda: panel.set_theme("dark"), moves(401, 900),
+             lambda: session.set_run(react), moves(3, 4), lambda: session.set_run(large), moves(5, count - 2)]
+    for number, step in enumerate(steps):
+        step()
+        qtbot.wait(40)
+        shown = _pixels(panel.plots)
+        for item in cached:
+            item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        fresh = _pixels(panel.plots)
+        for item in cached:
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        off = np.abs(shown - fresh)
+        assert off.max() <= 4, (number, int(off.max()), np.argwhere(off > 4)[:5].tolist())
+
+
+def test_the_markers_cache_is_drawn_with_the_stops_in_view_only(panel, large, qtbot, monkeypatch):
+    """Drawn into its cache, the markers item is told it is exposed whole: it paints the stops that land on the
+    screen (all of a long run's took ~26 ms at each scroll)."""
+    from afp_desktop.app.panels.timeline_markers import StopMarkers
+
+    drawn = []
+    paint_markers = StopMarkers._paint_markers
+    monkeypatch.setattr(StopMarkers, "_paint_markers",
+                        lambda self, painter, transform, first, last, *rest:
+                        drawn.append((first, last)) or paint_markers(self, painter, transform, first, last, *rest))
+    panel.session.set_run(large)
+    for stop in (len(large.stops) // 2, 10):
+        panel.session.move_to_stop(stop)  # (each scrolls the timeline: the cache is drawn again)
+        panel.session.flush()
+        drawn.clear()
+        qtbot.wait(40)
+        low, high = panel.stop_plot.vb.viewRange()[0]
+        slack = (high - low) / 4  # (the cache spans the view's widget, the axes' columns beside the stops too)
+        assert drawn and all(first >= low - slack and last <= high + slack for first, last in drawn), (drawn, low, high)

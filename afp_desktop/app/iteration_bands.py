@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from afp_desktop.app.panels.culled_bars import CulledBars
+from afp_desktop.app.panels.plot_cache import cache_pixels
 from afp_desktop.app.steady_label import SteadyLabel
 from afp_desktop.core.views.orientation import IterationBand, iteration_bands, readout, run_iteration_bands
 
@@ -72,6 +73,7 @@ class IterationBands:
         self.shading = CulledBars(x0=[], x1=[], y0=[], y1=[], pen=pg.mkPen(None))
         self.shading.setZValue(-10)
         plot.addItem(self.shading)
+        cache_pixels(self.shading, plot.vb)
         # after the timeline's own click handler, so a click on a label wins over "the nearest stop"
         plot.scene().sigMouseClicked.connect(self._on_click)
         plot.vb.sigXRangeChanged.connect(lambda *_: self.place_labels())

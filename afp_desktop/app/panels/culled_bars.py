@@ -12,6 +12,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 
+from afp_desktop.app.panels.plot_cache import drop_cache
+
 MANY = 400  # more bars in view than this (zoomed far out): pyqtgraph's own replay is as quick
 
 
@@ -34,6 +36,7 @@ class CulledBars(pg.BarGraphItem):
         self._bounds = None
         super().setOpts(**opts)
         self._bounds = None
+        drop_cache(self)  # (its pixels may be cached: plot_cache.py)
 
     def viewTransformChanged(self) -> None:
         self._bounds = None

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from afp_desktop.app.panels.culled_bars import CulledBars
 from afp_desktop.app.panels.event_slider import EventSlider
+from afp_desktop.app.panels.plot_cache import cache_pixels
 from afp_desktop.app.panels.timeline_markers import StopMarkers
 from afp_desktop.app.panels.timeline_overview import TimelineOverview
 from afp_desktop.app.panels.timeline_veil import Veil
@@ -106,6 +107,11 @@ class StopAxis(pg.AxisItem):
         if step > 1 and px_per_stop >= 5:  # unlabelled ticks for every stop while they are far enough apart
             levels.append((1.0, [float(v) for v in range(first, last + 1) if v not in self._major]))
         return levels
+
+    def boundingRect(self):
+        # A pixel more around: its pixels are cached (plot_cache.py), and the cache is cut to the bounds, which
+        # pyqtgraph draws the axis line's last pixel outside of.
+        return super().boundingRect().adjusted(-1, -1, 1, 1)
 
     def tickStrings(self, values, scale, spacing):
         return [self.labels[int(v)] if int(v) in self._major and 0 <= int(v) < len(self.labels) else ""
@@ -245,6 +251,8 @@ class TimelinePanel(QWidget):
             axis.setFlag(axis.GraphicsItemFlag.ItemHasNoContents, True)
         self.markers = StopMarkers(tooltip=lambda i: plain_tooltip(self._tooltip(i)))
         plot.addItem(self.markers)
+        cache_pixels(self.markers, plot.vb)
+        cache_pixels(plot.getAxis("bottom"))  # (an axis draws itself anew when its range changes)
         # Errors: a red cross above the axis where each became known (the veil covers those still to come).
         self.error_markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: plain_tooltip(data),
                                                 pxMode=True)
@@ -283,6 +291,9 @@ class TimelinePanel(QWidget):
         self.token_out_bars = CulledBars(x=[], height=[], width=0.6)
         plot.addItem(self.token_in_bars)
         plot.addItem(self.token_out_bars)
+        for bars in (self.token_in_bars, self.token_out_bars):
+            cache_pixels(bars, plot.vb)
+        cache_pixels(left)
         # Tool time is in milliseconds, not tokens: it gets its own view box and the right-hand axis.
         self.tool_view = pg.ViewBox()
         self.tool_view.setMouseEnabled(x=False, y=False)
@@ -300,6 +311,8 @@ class TimelinePanel(QWidget):
         plot.geometryChanged.connect(self._sync_tool_view)
         self.tool_bars = CulledBars(x=[], height=[], width=0.6)
         self.tool_view.addItem(self.tool_bars)
+        cache_pixels(self.tool_bars, self.tool_view)
+        cache_pixels(right)
         self.tool_future = Veil(self.tool_view)
         self.tool_future.setZValue(10)
         self.tool_view.addItem(self.tool_future, ignoreBounds=True)

@@ -15,6 +15,8 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QBrush, QColor, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsObject
 
+from afp_desktop.app.panels.plot_cache import drop_cache
+
 FULL_SIZE_PX = 11.0     # a round marker's diameter at full size; drillable squares are a little larger
 SHRINK_BELOW_PX = 16.0  # under this many pixels per stop markers shrink, so neighbours stay apart
 TICK_BELOW_PX = 2.0     # under this, one tick per stop
@@ -41,7 +43,7 @@ class StopMarkers(QGraphicsObject):
         self.prepareGeometryChange()
         self.count, self._style, self.outline = count, style, outline
         self._styles = [None] * count
-        self.update()
+        drop_cache(self)  # (its pixels are cached: plot_cache.py)
 
     def style(self, i: int) -> tuple[QColor, str]:
         style = self._styles[i]
@@ -68,6 +70,11 @@ class StopMarkers(QGraphicsObject):
             return
         transform = painter.transform()
         exposed = option.exposedRect if option is not None else self.boundingRect()
+        # Only what lands on the device: drawn into its cache (plot_cache.py), the item is told it is exposed
+        # whole, and painting all of a long run's stops took ~26 ms for the few dozen in view.
+        inverse, invertible = transform.inverted()
+        if invertible:
+            exposed = exposed & inverse.mapRect(QRectF(painter.viewport()))
         first = max(0, math.floor(exposed.left()) - 1)
         last = min(n - 1, math.ceil(exposed.right()) + 1)
         if last < first:
