@@ -257,7 +257,7 @@ def test_long_seen_lines_are_cut_in_the_middle_and_whole_in_the_tooltip(qtbot):
     shown = bubble.seen_lines.text().split("\n")
     assert all(len(line) <= SEEN_LINE_CHARS + 5 for line in shown)  # "• " and " … "
     assert any(" … " in line and line.endswith(longest[-40:]) for line in shown)
-    assert "long ones cut in the middle" in bubble.seen_title.text()
+    assert "long ones cut in the middle" in bubble.seen_lines.title()
     assert html.escape(longest) in bubble.seen_lines.toolTip()
 
 
@@ -277,21 +277,24 @@ def test_short_seen_lines_are_listed_whole_without_a_tooltip(qtbot):
     _session, bubble, lines = at_the_first_tool_call_shown_wide(qtbot)
     assert lines and bubble.seen_lines.text().split("\n") == [f"• {line}" for line in lines]
     assert bubble.seen_lines.elided_rows() == [f"• {line}" for line in lines]  # (each drawn whole)
-    assert "cut" not in bubble.seen_title.text() and bubble.seen_lines.toolTip() == ""
+    assert "cut" not in bubble.seen_lines.title() and bubble.seen_lines.toolTip() == ""
 
 
 def test_seen_lines_are_one_row_each_cut_to_a_narrow_panel_and_whole_in_the_tooltip_and_the_copy(qtbot):
     """The stop's lines are one row each (a wrapped, selectable label was half of a cursor move's work on a big
     run): a row wider than the panel is cut in the middle, and then the tooltip has it whole; Copy (the context
-    menu) puts the rows on the clipboard with no line cut. The widget's height is its number of rows, so a move
-    that changes only the lines' text asks for no new layout."""
-    from PySide6.QtCore import QEvent, QObject
+    menu) puts the rows on the clipboard with no line cut. The widget's height is its title's and its rows', and
+    it keeps the tallest it has needed: a move that changes the lines and the title asks for no new layout."""
+    from PySide6.QtCore import QEvent, QObject, QRect
     from PySide6.QtGui import QGuiApplication
+
+    from afp_desktop.app.panels.stop_lines import TITLE_FLAGS, TITLE_GAP
 
     _session, bubble, lines = at_the_first_tool_call_shown_wide(qtbot)
     view = bubble.seen_lines
     row_height = view.fontMetrics().lineSpacing()
-    assert view.height() == len(lines) * row_height + 12
+    title = view.fontMetrics().boundingRect(QRect(0, 0, view.width(), 10_000), int(TITLE_FLAGS), view.title())
+    assert view.height() == title.height() + TITLE_GAP + len(lines) * row_height + 12
     bubble.resize(160, 600)
     qtbot.waitUntil(lambda: view.width() < 160)
     drawn = view.elided_rows()
@@ -313,9 +316,11 @@ def test_seen_lines_are_one_row_each_cut_to_a_narrow_panel_and_whole_in_the_tool
     view.parentWidget().installEventFilter(watcher)
     qtbot.wait(20)
     Requests.count = 0  # (the resize's own requests are over)
+    height = view.height()
     view.set_rows([f"• other {k}" for k in range(len(lines))])  # the same number of rows, other text
+    view.set_rows([f"• fewer {k}" for k in range(len(lines) - 1)], title="During another stop, …:")
     qtbot.wait(20)
-    assert Requests.count == 0 and view.text().startswith("• other 0")
+    assert Requests.count == 0 and view.text().startswith("• fewer 0") and view.height() == height
 
 
 def test_lines_after_an_edit_are_listed_a_piece_per_turn_and_opened_on_demand(qtbot, monkeypatch):
@@ -348,7 +353,9 @@ def test_lines_after_an_edit_are_listed_a_piece_per_turn_and_opened_on_demand(qt
 def test_a_screen_reader_reads_the_lines_of_the_stop(qtbot):
     _session, bubble, lines = at_the_first_tool_call_shown_wide(qtbot)
     view = bubble.seen_lines
-    assert view.accessibleName() and view.accessibleDescription() == "\n".join(f"• {line}" for line in lines)
+    assert view.accessibleName()
+    assert view.accessibleDescription() == "\n".join([view.title(), *(f"• {line}" for line in lines)])
+    assert view.title().startswith("During Tool call")
 
 
 def test_the_chat_keeps_its_height_while_one_scrubs_and_settles_for_a_new_run(qtbot):
@@ -368,7 +375,7 @@ def test_the_chat_keeps_its_height_while_one_scrubs_and_settles_for_a_new_run(qt
         qtbot.wait(1)
         heights.append(column.height())
         bar_seen.append(bar.isVisible())
-        for row in (bubble.user_row, bubble.status_row, bubble.seen_title, bubble.seen_lines):
+        for row in (bubble.user_row, bubble.status_row, bubble.seen_lines):
             if row.isVisible():
                 assert row.geometry().bottom() < column.height(), (stop, row)
     assert heights == sorted(heights) and heights[-1] > heights[0]  # it grew, and never shrank

@@ -38,7 +38,7 @@ def test_stepping_stop_by_stop_previews_every_line_the_user_saw(qtbot, window):
         if moment.bubble.stop_lines:
             shown = chat.seen_lines.text().split("\n")
             assert shown == [f"• {line}" for line in moment.bubble.stop_lines]
-            assert chat.seen_lines.isVisibleTo(chat) and moment.stop.label in chat.seen_title.text()
+            assert chat.seen_lines.isVisibleTo(chat) and moment.stop.label in chat.seen_lines.title()
         seen += moment.bubble.stop_lines
     assert {"Thinking…", "Working on `scan_repo`…", "Cloning acme/api…", "Working on `walk_graph`…"} <= set(seen)
 

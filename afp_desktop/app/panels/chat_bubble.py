@@ -173,8 +173,7 @@ class ChatBubblePanel(QWidget):
         self.pause_note = plain_label()  # the question of a pause: the library's line says only its generic reason
         self.pause_note.setObjectName("bubblePause")
         self._pauses: list = []
-        self.seen_title = plain_label(muted=True)
-        self.seen_lines = StopLines()
+        self.seen_lines = StopLines()  # the title "During …, the chat user saw …" and the lines
         self.seen_lines.setObjectName("seenLines")
 
         content = _SteadyColumn()
@@ -183,7 +182,7 @@ class ChatBubblePanel(QWidget):
         column.setContentsMargins(12, 12, 12, 12)
         column.setSpacing(10)
         for widget in (self.trace_note, self.empty_note, self.user_row, self.answer_row, self.status_row,
-                       self.hidden_note, self.pause_note, self.error_note, self.seen_title, self.seen_lines):
+                       self.hidden_note, self.pause_note, self.error_note, self.seen_lines):
             column.addWidget(widget)
         column.addStretch(1)
         scroll = QScrollArea()
@@ -240,11 +239,16 @@ class ChatBubblePanel(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if event.oldSize().width() != self.width():
-            self._content.settle()  # the rows wrap anew: what they need is measured again
+            self._settle()  # the rows wrap anew: what they need is measured again
         widest = max(120, int(self.width() * 0.8))
         for row in (self.user_row, self.answer_row, self.status_row):
             row.bubble.setMaximumWidth(widest)
             row.bubble.fit()
+
+    def _settle(self) -> None:
+        """Let the chat shrink to what it shows (while one scrubs a run, it only grows: nothing jumps)."""
+        self.seen_lines.settle()
+        self._content.settle()
 
     def status_text(self) -> str | None:
         """The status line the bubble shows, or None when no status bubble is shown."""
@@ -253,11 +257,11 @@ class ChatBubblePanel(QWidget):
     # -- following the session --------------------------------------------------------------------------
     def _on_run_loaded(self, run) -> None:
         self.moment = None
-        self._content.settle()
+        self._settle()
 
     def _on_run_closed(self) -> None:
         self.moment = None
-        self._content.settle()
+        self._settle()
         self.refresh()
 
     def show_moment(self, moment) -> None:
@@ -271,7 +275,7 @@ class ChatBubblePanel(QWidget):
         if moment is None or session.run is None:
             self.view = None
             for widget in (self.trace_note, self.user_row, self.answer_row, self.status_row, self.hidden_note,
-                           self.error_note, self.pause_note, self.seen_title, self.seen_lines):
+                           self.error_note, self.pause_note, self.seen_lines):
                 widget.setVisible(False)
             self.empty_note.setVisible(True)
             return
@@ -324,26 +328,25 @@ class ChatBubblePanel(QWidget):
         template the run uses, even where the bubble is gone by the time the stop is reached."""
         lines = moment.bubble.stop_lines
         span = moment.stop
-        self.seen_title.setVisible(span is not None)
-        self.seen_lines.setVisible(bool(lines))
+        self.seen_lines.setVisible(span is not None)
         if span is None:
             return
         if not lines:
-            self.seen_title.setText(f"During {span.label}, the chat showed no status line.")
+            self.seen_lines.set_rows([], title=f"During {span.label}, the chat showed no status line.")
             return
         where = span.label if moment.at_stop else f"{span.label} (so far)"
         hidden = max(0, len(lines) - SEEN_LINES_SHOWN + 1) if len(lines) > SEEN_LINES_SHOWN else 0
         head, tail = (lines[:SEEN_LINES_SHOWN - 3], lines[-2:]) if hidden else (lines, [])
         long_lines = any(len(line) > SEEN_LINE_CHARS for line in (*head, *tail))
         hint = " (long ones cut in the middle; hover for them whole)" if long_lines else ""
-        self.seen_title.setText(f"During {where}, the chat user saw {len(lines)} line(s){hint}:")
 
         def listed(shown) -> list[str]:
             rows = [f"• {shown(line)}" for line in head]
             return rows + [f"… {hidden:,} more …", *(f"• {shown(line)}" for line in tail)] if hidden else rows
 
         self.seen_lines.set_rows(listed(_cut_middle), listed(str), tip=lambda: plain_tooltip(_joined(lines)),
-                                 cut=bool(hidden or long_lines))
+                                 cut=bool(hidden or long_lines),
+                                 title=f"During {where}, the chat user saw {len(lines)} line(s){hint}:")
 
     @staticmethod
     def _caption(view) -> str:
