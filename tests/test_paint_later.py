@@ -110,16 +110,68 @@ def open_sample(qtbot, window) -> None:
     qtbot.wait(50)
 
 
-def test_a_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window):
+def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_next(qtbot, window, monkeypatch):
+    """A step to the next stop that the panels took in less than a step's budget: one short stall, and no turn's
+    wait for its pixels. A jump scrolls the graph and the timeline (a heavy paint): held, as before."""
+    from afp_desktop.app import main_window
+
+    monkeypatch.setattr(main_window, "LIGHT_MOVE_MS", 1000)  # (light on any machine: the test's is not timed)
     open_sample(qtbot, window)
+    session = window.session
+    session.move_to_stop(1)
+    session.flush()
+    qtbot.waitUntil(lambda: not window.paint_later.holding and window.timeline.built)
+    qtbot.wait(150)  # (the step settled: the inspector drew it)
+    paints = PaintCount(window.timeline.panel.plots.viewport())  # (its cursor moves at every stop)
+    held = window.paint_later.held
+    session.move_to_stop(2)
+    session.flush()  # the panels take the new moment now
+    QCoreApplication.sendPostedEvents()
+    assert paints.count > 0 and not window.paint_later.holding and window.paint_later.held == held
+    session.move_to_stop(len(session.stops) - 1)
+    session.flush()
+    QCoreApplication.sendPostedEvents()
+    assert window.paint_later.holding and window.paint_later.held == held + 1
+    qtbot.waitUntil(lambda: not window.paint_later.holding)
+
+
+def test_a_heavy_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window):
+    from afp_desktop.app.main_window import LIGHT_MOVE_MS
+
+    open_sample(qtbot, window)
+    window.session.move_to_stop(0)
+    window.session.flush()
+    qtbot.waitUntil(lambda: not window.paint_later.holding)
+    # a panel slower than a step's budget (the inspector drawing a big step, a long run's graph scrolled)
+    window.session.moment_changed.connect(lambda _moment: time.sleep(LIGHT_MOVE_MS / 1000 + 0.004))
     paints = PaintCount(window.canvas.viewport())
     held = window.paint_later.held
     window.session.move_to_stop(1)
-    window.session.flush()  # the panels take the new moment now
+    window.session.flush()
     QCoreApplication.sendPostedEvents()
     assert paints.count == 0 and window.paint_later.holding and window.paint_later.held == held + 1
     qtbot.waitUntil(lambda: paints.count > 0)
     assert not window.paint_later.holding
+
+
+def test_a_light_arm_holds_the_paint_once_its_time_is_past(qtbot):
+    order: list[str] = []
+    widget, paint_later = shown_widget(qtbot, order)
+    paint_later.arm(light_until=time.perf_counter() + 5.0)
+    widget.update()
+    QCoreApplication.sendPostedEvents()
+    assert order == ["paint"] and paint_later.held == 0
+    paint_later.arm(light_until=time.perf_counter() - 0.001)
+    widget.update()
+    QCoreApplication.sendPostedEvents()
+    assert order == ["paint"] and paint_later.holding
+    qtbot.waitUntil(lambda: order == ["paint", "paint"])
+    paint_later.arm()  # a heavy change, then a light one in the same turn: the paint is held
+    paint_later.arm(light_until=time.perf_counter() + 5.0)
+    widget.update()
+    QCoreApplication.sendPostedEvents()
+    assert order == ["paint", "paint"] and paint_later.holding
+    qtbot.waitUntil(lambda: len(order) == 3)
 
 
 def test_a_theme_switch_is_painted_on_the_next_turn(qtbot, window, restore_app_look):

@@ -69,6 +69,7 @@ log = logging.getLogger(__name__)
 
 TRACE_FILTER = ("Trace files (*.ndjson *.jsonl *.json *.gz *.xz *.1 *.zip);;"
                 "All files (*)")
+LIGHT_MOVE_MS = 8  # a one-stop step the panels took less time for is painted in the same turn (issue 11)
 
 # The right-hand panels are built by another part of the app; until a module exists, a neutral sentence says
 # what the dock is for (the window never shows an unexplained blank).
@@ -366,7 +367,10 @@ class MainWindow(QMainWindow):
         self.folding.folding_changed.connect(self.fold_action.setChecked)
         s.moment_changed.connect(lambda _moment: self.minimap.follow_cursor())
         # A new moment is painted on the turn after the panels took it (paint_later.py): two short stalls, not one
-        s.moment_changed.connect(lambda _moment: self.paint_later.arm())
+        # long one. A step of one stop that the panels took in less than a step's budget is painted at once (a
+        # jump scrolls the graph and the timeline: its paint is heavy, and moves coming faster share a paint).
+        s.moment_changed.connect(lambda _moment: self.paint_later.arm(
+            light_until=s.publish_started + LIGHT_MOVE_MS / 1000 if s.one_stop_step else None))
         self.summary.error_clicked.connect(self.go_to_first_error)
         templates = self.panels.get("templates")
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward

@@ -5,9 +5,14 @@ graph (~20 ms) and its first paint (~30 ms) froze the window ~60 ms in one piece
 window's next paint request wait for the next turn, so input and timers are served between the two halves. The
 screen keeps the previous frame meanwhile, whole and self-consistent: nothing is painted half-changed. A floating
 panel is a window of its own: its paint is held with the main window's, so the two show the same moment.
+
+A light change is not held: a move of the cursor whose panels took less than a step's budget (`arm(light_until=…)`)
+is painted in the same turn, one short stall instead of two and a turn's wait (~1.2 ms of a ~9 ms step).
 """
 
 from __future__ import annotations
+
+import time
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
@@ -22,6 +27,7 @@ class PaintLater(QObject):
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)
         self._armed = False
+        self._light_until: float | None = None  # (time.perf_counter()) a paint asked for before this is not held
         self._held: list[QWidget] = []  # windows whose paint request waits for the next turn
         self.held = 0  # paint requests put off so far (tests read it)
         self.watch(window)
@@ -36,19 +42,25 @@ class PaintLater(QObject):
         """A paint request is held back and not served yet."""
         return bool(self._held)
 
-    def arm(self) -> None:
-        """The next paint of the window comes on a later turn than the change being made now."""
-        self._armed = True
+    def arm(self, light_until: float | None = None) -> None:
+        """The next paint of the window comes on a later turn than the change being made now — unless it is asked
+        for before `light_until` (a time.perf_counter(): the change was light, and is painted at once)."""
+        if self._armed and self._light_until is None:
+            return  # a heavy change made in this turn already: its paint is held, and this one's with it
+        self._armed, self._light_until = True, light_until
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if event.type() != QEvent.Type.UpdateRequest or not (self._armed or self._held):
             return False
         if any(watched is window for window in self._held):
             return False
+        if not self._held and self._light_until is not None and time.perf_counter() < self._light_until:
+            self._armed, self._light_until = False, None
+            return False  # a light change: painted now
         if not self._held:
             # (A real timer: a 0 ms single shot is a queued call, served before any timer or input is.)
             QTimer.singleShot(NEXT_TURN_MS, self, self._paint)
-        self._armed = False
+        self._armed, self._light_until = False, None
         self._held.append(watched)  # another window's request while one is held: painted with it
         self.held += 1
         # Qt keeps the dirty regions and sends no other request until this one is served: serve it later.
@@ -57,6 +69,6 @@ class PaintLater(QObject):
     def _paint(self) -> None:
         # The paint that comes now shows every change made meanwhile: a change armed since (the next move) is not
         # held again, or moves coming faster than a turn would put the paint off for as long as they came.
-        held, self._held, self._armed = self._held, [], False
+        held, self._held, self._armed, self._light_until = self._held, [], False, None
         for window in held:
             QCoreApplication.sendEvent(window, QEvent(QEvent.Type.UpdateRequest))

@@ -10,6 +10,8 @@ Panels implement three calls — run loaded, run closed, moment changed — and 
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from afp_desktop.app.run_disposal import RunDisposal
@@ -45,6 +47,8 @@ class Session(QObject):
         self.selected: int | None = None
         self.speed = 1.0
         self._wanted: tuple[int, int | None] | None = None
+        self.publish_started = 0.0  # when the latest move began to be published (time.perf_counter())
+        self.one_stop_step = False  # the latest move went to the stop next to the one shown, or stayed in it
         self._publish_timer = QTimer(self)
         self._publish_timer.setSingleShot(True)
         self._publish_timer.setInterval(0)
@@ -151,11 +155,15 @@ class Session(QObject):
         if self.replay is None or self._wanted is None:
             return
         (position, stop), self._wanted = self._wanted, None
+        self.publish_started = time.perf_counter()  # (the window paints a light move at once: paint_later.py)
         replay = self.replay
         if position == replay.position and stop == replay.chosen_stop and self.moment is not None:
             return
+        before = self.moment.stop if self.moment is not None else None
         replay.move_to(position, stop)
         self.moment = replay.moment()
+        after = self.moment.stop
+        self.one_stop_step = before is not None and after is not None and abs(after.index - before.index) <= 1
         self._emit_moment()
 
     def _emit_moment(self, settled_now: bool = False) -> None:
