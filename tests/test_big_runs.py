@@ -166,6 +166,8 @@ def test_the_minimap_paints_every_pixel_so_the_graph_under_it_is_not_drawn_again
     for stop in (4, 5, 6):
         window.session.move_to_stop(stop)
         qtbot.wait(20)
+        qtbot.waitUntil(lambda: not window.paint_later.holding)
+        QApplication.processEvents()
         assert minimap._cursor_drawn == minimap._cursor_marks()
     assert graph.count <= 3  # the cards that changed, not the map's corner once more for each
 
@@ -182,7 +184,8 @@ def test_the_minimap_is_repainted_when_its_cursor_moves_a_pixel_and_only_then(qt
         before = minimap._cursor_marks()
         session.move_to_stop(stop)
         session.flush()
-        qtbot.wait(5)
+        qtbot.waitUntil(lambda: not window.paint_later.holding)
+        QApplication.processEvents()  # (every paint asked for is done)
         moved += minimap._cursor_marks() != before
         # What the map shows is what a fresh paint would show: its dot and veil where the cursor is now.
         assert minimap._cursor_drawn == minimap._cursor_marks(), stop
