@@ -6,8 +6,9 @@ window's next paint request wait for the next turn, so input and timers are serv
 screen keeps the previous frame meanwhile, whole and self-consistent: nothing is painted half-changed. A floating
 panel is a window of its own: its paint is held with the main window's, so the two show the same moment.
 
-A light change is not held: a move of the cursor whose panels took less than a step's budget (`arm(light_until=…)`)
-is painted in the same turn, one short stall instead of two and a turn's wait (~1.2 ms of a ~9 ms step).
+A light change is not held: a step of the cursor to the next stop that the panels took less than a step's budget
+for (`arm(light_until=…)`) is painted in the same turn, one short stall instead of two and no turn's wait (~1.2 ms of
+a ~9 ms step). A jump's paint scrolls the graph and the timeline: it is heavy, and is held as before.
 """
 
 from __future__ import annotations
