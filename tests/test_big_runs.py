@@ -39,6 +39,14 @@ def window(qtbot, large_run):
     win.loader.wait()
 
 
+def painted_all(qtbot, window) -> None:
+    """Every paint asked for so far is done: the turn's paint request served (a step's paint may be held for
+    the next turn: app/paint_later.py), and then the held one."""
+    QApplication.processEvents()
+    qtbot.waitUntil(lambda: not window.paint_later.holding)
+    QApplication.processEvents()
+
+
 def _plot_range(window) -> tuple[float, float]:
     low, high = window.timeline.stop_plot.vb.viewRange()[0]
     return low, high
@@ -166,8 +174,7 @@ def test_the_minimap_paints_every_pixel_so_the_graph_under_it_is_not_drawn_again
     for stop in (4, 5, 6):
         window.session.move_to_stop(stop)
         qtbot.wait(20)
-        qtbot.waitUntil(lambda: not window.paint_later.holding)
-        QApplication.processEvents()
+        painted_all(qtbot, window)
         assert minimap._cursor_drawn == minimap._cursor_marks()
     assert graph.count <= 3  # the cards that changed, not the map's corner once more for each
 
@@ -184,8 +191,7 @@ def test_the_minimap_is_repainted_when_its_cursor_moves_a_pixel_and_only_then(qt
         before = minimap._cursor_marks()
         session.move_to_stop(stop)
         session.flush()
-        qtbot.waitUntil(lambda: not window.paint_later.holding)
-        QApplication.processEvents()  # (every paint asked for is done)
+        painted_all(qtbot, window)
         moved += minimap._cursor_marks() != before
         # What the map shows is what a fresh paint would show: its dot and veil where the cursor is now.
         assert minimap._cursor_drawn == minimap._cursor_marks(), stop

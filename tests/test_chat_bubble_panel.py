@@ -285,10 +285,11 @@ def test_seen_lines_are_one_row_each_cut_to_a_narrow_panel_and_whole_in_the_tool
     run): a row wider than the panel is cut in the middle, and then the tooltip has it whole; Copy (the context
     menu) puts the rows on the clipboard with no line cut. The widget's height is its title's and its rows', and
     it keeps the tallest it has needed: a move that changes the lines and the title asks for no new layout."""
-    from PySide6.QtCore import QEvent, QObject, QRect
+    from PySide6.QtCore import QRect
     from PySide6.QtGui import QGuiApplication
 
     from afp_desktop.app.panels.stop_lines import TITLE_FLAGS, TITLE_GAP
+    from tests.paint_util import LayoutRequests
 
     _session, bubble, lines = at_the_first_tool_call_shown_wide(qtbot)
     view = bubble.seen_lines
@@ -304,23 +305,13 @@ def test_seen_lines_are_one_row_each_cut_to_a_narrow_panel_and_whole_in_the_tool
     view.copy()
     assert QGuiApplication.clipboard().text() == "\n".join(f"• {line}" for line in lines)
 
-    class Requests(QObject):
-        count = 0
-
-        def eventFilter(self, _watched, event) -> bool:  # noqa: N802 - Qt's name
-            if event.type() == QEvent.Type.LayoutRequest:
-                Requests.count += 1
-            return False
-
-    watcher = Requests()
-    view.parentWidget().installEventFilter(watcher)
     qtbot.wait(20)
-    Requests.count = 0  # (the resize's own requests are over)
+    requests = LayoutRequests(view.parentWidget())  # (after the resize's own requests)
     height = view.height()
     view.set_rows([f"• other {k}" for k in range(len(lines))])  # the same number of rows, other text
     view.set_rows([f"• fewer {k}" for k in range(len(lines) - 1)], title="During another stop, …:")
     qtbot.wait(20)
-    assert Requests.count == 0 and view.text().startswith("• fewer 0") and view.height() == height
+    assert requests.count == 0 and view.text().startswith("• fewer 0") and view.height() == height
 
 
 def test_lines_after_an_edit_are_listed_a_piece_per_turn_and_opened_on_demand(qtbot, monkeypatch):

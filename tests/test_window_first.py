@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
+from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QProgressBar
 
@@ -17,6 +17,7 @@ from afp_desktop.app.load_progress import LoadProgressBar
 from afp_desktop.app.panels import readable_view
 from afp_desktop.app.panels.readable_view import ReadableView
 from afp_desktop.app.window_activity import Contention, window_activity
+from tests.paint_util import PaintCount
 
 # The loader's allowance in these tests: long, so a busy test machine cannot blur a wait and no wait.
 ALLOWANCE = 1.0
@@ -202,18 +203,6 @@ def test_the_window_says_when_its_event_loop_goes_to_sleep(qapp):
     assert activity.asleep.is_set()
 
 
-class PaintCounter(QObject):
-    def __init__(self, widget) -> None:
-        super().__init__()
-        self.paints = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, _watched, event) -> bool:  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.Paint:
-            self.paints += 1
-        return False
-
-
 @pytest.mark.parametrize("kind", [QProgressBar, LoadProgressBar])
 def test_the_progress_bar_is_painted_with_the_next_paint_not_at_once(qtbot, kind):
     bar = kind()
@@ -222,10 +211,10 @@ def test_the_progress_bar_is_painted_with_the_next_paint_not_at_once(qtbot, kind
     bar.show()
     qtbot.waitExposed(bar)
     qtbot.wait(20)
-    counter = PaintCounter(bar)
+    counter = PaintCount(bar)
     bar.setValue(40)
-    at_once = counter.paints
-    qtbot.waitUntil(lambda: counter.paints >= 1, timeout=2_000)
+    at_once = counter.count
+    qtbot.waitUntil(lambda: counter.count >= 1, timeout=2_000)
     assert bar.value() == 40
     if kind is QProgressBar:
         assert at_once == 1, "(Qt's own bar repaints at once: the reason for LoadProgressBar)"
