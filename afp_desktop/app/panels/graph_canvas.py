@@ -60,6 +60,7 @@ EDGE_LOD = 0.08  # below this a gutter is a few pixels high and edges are noise:
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.002, 4.0, 1.5
 BUILD_SLICE_S = 0.010  # the scene of a big graph is built in slices this long, one per event-loop turn
 REMOVAL_SLICE = 800  # items taken out of a scene no longer shown per event-loop turn (~4 ms; 13,000 at once: 33 ms)
+REMOVAL_SLICE_S = 0.003  # …or fewer: a slice ends once it has taken this long (800 took 9 ms in a slow hour)
 # ...a slice at most this often: freeing is not urgent, and slices on every turn (a 0 ms timer) joined the other
 # work due after a big run is shown (its first paint, the inspector, the timeline's stops): 3 slices, ~12 ms, in
 # one 59 ms stall of the 448 MB recording.
@@ -844,10 +845,13 @@ class GraphCanvas(QGraphicsView):
 
     def _remove_slice(self) -> None:
         scene, items = self._retired[0]
-        for _ in range(min(REMOVAL_SLICE, len(items))):
+        deadline = time.perf_counter() + REMOVAL_SLICE_S
+        for taken in range(1, min(REMOVAL_SLICE, len(items)) + 1):
             item = items.pop()
             if item.scene() is scene:
                 scene.removeItem(item)  # (then ours alone: deleted as the reference goes)
+            if not taken % 64 and time.perf_counter() > deadline:
+                break
         if not items:
             self._retired.pop(0)
             scene.deleteLater()
