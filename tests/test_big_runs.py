@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QScrollArea
 
 from afp_desktop.app.loader import load_run
@@ -60,6 +61,31 @@ def test_the_loader_thread_computes_what_the_window_shows(large_run, window):
     assert window.session.spans is large_run.stop_spans
     assert not window.folding.enabled  # unfolded, the canvas shows the layout the loader thread made
     assert window.canvas.graph_layout is large_run.graph_layout
+
+
+def test_the_overview_shows_each_stop_in_its_marker_s_colour(window):
+    """The strip is drawn from one colour per sampled stop (not from the markers' whole styles): the same colours."""
+    timeline, strip = window.timeline, window.timeline.overview.strip
+    sampled: set[bool] = set()
+    for theme, window_width in (("light", 1400), ("dark", 1400), ("light", 700)):  # (700: fewer columns than stops)
+        window.apply_theme(theme)
+        window.resize(window_width, 900)
+        QApplication.processEvents()
+        image = strip._stops_image()
+        count, width = strip.count, image.width()
+        sampled.add(count >= width)
+        last_in_column: dict[int, int] = {}
+        if count >= width:  # a pixel column per stop sampled
+            for i in range(0, count, max(1, count // width)):
+                last_in_column[min(width - 1, int((i + 0.5) * width / count))] = i
+        else:  # a tick per stop
+            for i in range(count):
+                last_in_column[int(strip.x_to_px(i))] = i
+        kinds = {timeline.markers.style(i)[0].name() for i in last_in_column.values()}
+        assert len(kinds) >= 3, "stops of several kinds, several colours"
+        for px, i in last_in_column.items():
+            assert QColor(image.pixel(px, image.height() // 2)) == timeline.markers.style(i)[0], (theme, px, i)
+    assert sampled == {True, False}, "both ways of drawing the strip"
 
 
 def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
@@ -307,7 +333,7 @@ def test_the_overview_strip_draws_a_tick_in_its_stop_s_colour(qtbot, count):
     strip.resize(1200, strip.height())
     palette = [QColor("#1f77b4"), QColor("#d62728"), QColor("#2ca02c"), QColor("#9467bd"), QColor("#8c564b")]
     strip.set_colours("#ffffff", "#000000", "#ff0000")
-    strip.set_stops(count, lambda i: palette[(i * 7 + i // 3) % len(palette)])
+    strip.set_stops(count, lambda i: palette[(i * 7 + i // 3) % len(palette)].rgba())
     image = strip._stops_image()
     width, height = image.width(), image.height()
     expected: dict[int, QColor] = {}

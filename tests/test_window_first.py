@@ -391,12 +391,12 @@ def test_the_overview_of_a_grown_run_is_drawn_on_a_turn_of_its_own(qtbot):
     def colour_at_middle() -> str:
         return QColor(strip.grab().toImage().pixel(150, 11)).name()
 
-    strip.set_stops(1_000, lambda _i: QColor("#ff0000"))
+    strip.set_stops(1_000, lambda _i: QColor("#ff0000").rgba())
     assert colour_at_middle() == "#ff0000"
-    strip.set_stops(2_000, lambda _i: QColor("#0000ff"), grown=True)
+    strip.set_stops(2_000, lambda _i: QColor("#0000ff").rgba(), grown=True)
     assert colour_at_middle() == "#ff0000", "the last image stands in"
     qtbot.waitUntil(lambda: colour_at_middle() == "#0000ff", timeout=2_000)
-    strip.set_stops(900, lambda _i: QColor("#00ff00"))
+    strip.set_stops(900, lambda _i: QColor("#00ff00").rgba())
     assert colour_at_middle() == "#00ff00", "another run: drawn at once"
 
 

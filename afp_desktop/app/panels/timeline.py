@@ -150,6 +150,7 @@ class TimelinePanel(QWidget):
         self.current_stop: int | None = None
         self.error_positions: list[float] = []  # x of each error marker
         self._drillable: list[bool] = []
+        self._rgba: dict[str, int] = {}  # colour name → ARGB (the overview strip's colours)
         self._build()
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self._on_run_closed)
@@ -348,7 +349,15 @@ class TimelinePanel(QWidget):
         self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
         self.overview.set_colours(pal.background, pal.selection, pal.cursor)
         self._draw_stops()
-        self.overview.set_stops(len(self.stops), lambda i: self.markers.style(i)[0])
+        self.overview.set_stops(len(self.stops), self._overview_rgba)
+
+    def _overview_rgba(self, i: int) -> int:
+        """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style)."""
+        name = self._marker_colour(self.stops[i])
+        rgba = self._rgba.get(name)
+        if rgba is None:
+            rgba = self._rgba[name] = QColor(name).rgba()
+        return rgba
 
     def _marker_colour(self, stop: dict) -> str:
         kind = (stop.get("meta") or {}).get("kind") if isinstance(stop.get("meta"), dict) else None
@@ -397,7 +406,7 @@ class TimelinePanel(QWidget):
         self.error_markers.setData([])
         self.error_positions = []
         if keep_plots and self.plots.isVisibleTo(self):
-            self.overview.set_stops(0, lambda _i: QColor())
+            self.overview.set_stops(0, lambda _i: 0)
             self.markers.set_stops(0, self._marker_style, QColor(self.theme_palette.background))
             self.stop_axis.set_labels([])
             self.search_marks.setData(x=[], y=[])
@@ -466,7 +475,7 @@ class TimelinePanel(QWidget):
         # Only start and end: a stop axis would be two dots. The slider (one step per event) does the work.
         self.plots.setVisible(has_usable_stops(self.stops))
         self.overview.setVisible(self.plots.isVisibleTo(self))
-        self.overview.set_stops(len(self.stops), lambda i: self.markers.style(i)[0], grown=grown)
+        self.overview.set_stops(len(self.stops), self._overview_rgba, grown=grown)
         self.stop_axis.set_labels(self.labels)
         self._draw_stops()
         self._draw_search_marks()
