@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
@@ -47,6 +48,17 @@ def _top_level(event: dict) -> bool:
     return isinstance(depth, (int, float)) and not isinstance(depth, bool) and depth <= 1
 
 
+def _clock(value) -> int | float | None:
+    """A time stamp that can be used as one: a number JSON.parse reads as a finite number. (A 400-digit integer is
+    Infinity to JavaScript, and too large for a float to Python.)"""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return value if math.isfinite(value) else None
+    except OverflowError:
+        return None
+
+
 def _text(value) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -57,8 +69,8 @@ def summarize(run) -> RunSummary:
     times = []
     for event in breathing_over(run.domain_events):
         etype = event.get("type")
-        ts = event.get("ts")
-        if isinstance(ts, (int, float)):
+        ts = _clock(event.get("ts"))
+        if ts is not None:
             times.append(ts)
         if etype == "llm.start":
             s.llm_calls += 1
@@ -82,8 +94,9 @@ def summarize(run) -> RunSummary:
     for event in breathing_over(run.typed_events or []):
         etype = event.get("type")
         meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
-        if isinstance(meta.get("wallClockMs"), (int, float)):
-            times.append(meta["wallClockMs"])
+        ts = _clock(meta.get("wallClockMs"))
+        if ts is not None:
+            times.append(ts)
         if etype == "agentfootprint.agent.run_configured" and s.name is None:
             payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
             s.name = payload.get("agentId") if isinstance(payload.get("agentId"), str) else None
@@ -94,8 +107,9 @@ def summarize(run) -> RunSummary:
             s.name = payload.get("name") if isinstance(payload.get("name"), str) else None
     s.models = list(models)
     if times:
-        s.started_at_ms = int(min(times))
-        s.duration_ms = int(max(times) - min(times))
+        first, span = min(times), max(times) - min(times)
+        s.started_at_ms = int(first)
+        s.duration_ms = int(span) if _clock(span) is not None else None  # (1e308 after -1e308: none to give)
     return s
 
 
