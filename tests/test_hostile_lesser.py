@@ -50,37 +50,61 @@ def test_event_types_are_shared_strings():
     assert first == second and first is second
 
 
-def _recording_with_clocks(clocks: dict[int, str], deep: bool = False) -> bytes:
+PARSERS = ["orjson", "deep", "lone-surrogate"]  # what reads the document: orjson, or the parsers that read what it
+# refuses (deepjson.py, nested deeper than it goes; the standard library's, a lone surrogate escape in a string)
+
+
+def _recording_with_clocks(clocks: dict[int, str], parser: str = "orjson") -> bytes:
     """The single-call recording with event i's wallClockMs written as clocks[i] (JSON numbers Python cannot
-    write), in an envelope whose "run" is nested deeper than orjson goes when `deep` (the reader that takes
-    such documents keeps a 400-digit integer as one; orjson's refuses it)."""
+    write), in an envelope whose "run" only the `parser` reads (PARSERS)."""
     recording = json.loads(read_bytes("01-llmcall-single", "recording.json"))
     for i in clocks:
         recording["events"][i]["meta"]["wallClockMs"] = f"@clock{i}@"
-    text = json.dumps({"format": "agentfootprint.recording.v1", "run": "@deep@" if deep else "x",
-                       "recording": recording})
+    run = {"orjson": "x", "deep": "@deep@", "lone-surrogate": "\ud83d"}[parser]
+    text = json.dumps({"format": "agentfootprint.recording.v1", "run": run, "recording": recording})
     for i, clock in clocks.items():
         text = text.replace(f'"@clock{i}@"', clock)
     return text.replace('"@deep@"', "[" * 1100 + "]" * 1100).encode()
 
 
-def test_a_wall_clock_beyond_a_float_is_no_time_and_says_nothing_false(tmp_path):
-    """A 400-digit wallClockMs (Infinity to JSON.parse) made `info` fail with an internal error (the fuzzer's find):
-    the duration divided it by 1,000. Such a stamp is not used as a time; stamps 1e308 apart give no duration."""
+@pytest.mark.parametrize("parser", PARSERS)
+@pytest.mark.parametrize("number", ["1" + "0" * 400, "-1e400", "1" + "0" * 5000])
+def test_a_number_beyond_a_double_is_refused_by_every_parser(tmp_path, parser, number):
+    """What orjson refuses is read by other parsers: the standard library's kept a 400-digit integer whole, and
+    `info` stopped with an internal error dividing it by 1,000 (the fuzzer's find). Every parser refuses it now,
+    saying why, as orjson does."""
+    from tests.hostile_inputs import run_cli
+
+    data = _recording_with_clocks({3: number}, parser)
+    with pytest.raises(LoadError, match="number is infinity when parsed as double"):
+        load_bytes(data, "r.json")
+    path = tmp_path / "r.json"
+    path.write_bytes(data)
+    code, _out, err = run_cli(["info", str(path)])  # (run_cli fails on an internal error)
+    assert code == 2 and "number is infinity when parsed as double" in err
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_numbers_read_alike_by_every_parser(parser):
+    """Past 64 bits an integer is the double JavaScript holds, whichever parser reads it."""
+    from afp_desktop.core.model.summary import summarize
+
+    big = str(2**64 + 1)
+    run = load_bytes(_recording_with_clocks({3: big, 4: "1.5e3"}, parser), "r.json")
+    clocks = [event["meta"]["wallClockMs"] for event in run.typed_events[3:5]]
+    assert clocks == [float(2**64 + 1), 1500.0] and all(type(clock) is float for clock in clocks)
+    assert summarize(run).duration_ms is not None
+
+
+def test_stamps_too_far_apart_give_no_duration(tmp_path):
+    """Two stamps 1e308 apart: their difference is no number (infinity), so no duration is said."""
     from afp_desktop.core.model.summary import summarize
     from tests.hostile_inputs import run_cli
 
-    usual = summarize(load_bytes(_recording_with_clocks({}, deep=True), "r.json"))
-    assert usual.duration_ms and usual.started_at_ms
-    huge = _recording_with_clocks({3: "1" + "0" * 400}, deep=True)
-    summary = summarize(load_bytes(huge, "r.json"))
-    assert (summary.started_at_ms, summary.duration_ms) == (usual.started_at_ms, usual.duration_ms)
     apart = _recording_with_clocks({0: "-1e308", 3: "1e308"})
     summary = summarize(load_bytes(apart, "r.json"))
     assert summary.duration_ms is None and summary.started_at_ms == int(-1e308)
-    for data in (huge, apart):
-        path = tmp_path / "r.json"
-        path.write_bytes(data)
-        code, out, err = run_cli(["info", str(path)])  # (run_cli fails on an internal error)
-        assert code == 0, err
-        assert (b"Duration" in out) == (data is huge)
+    path = tmp_path / "r.json"
+    path.write_bytes(apart)
+    code, out, err = run_cli(["info", str(path)])  # (run_cli fails on an internal error)
+    assert code == 0 and b"Duration" not in out, err

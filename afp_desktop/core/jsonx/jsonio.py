@@ -127,11 +127,39 @@ def _stdlib_loads(data: str | bytes | memoryview, too_deep: str) -> Any:
         line, column = position_of(data, err.start)
         raise JSONSyntaxError("invalid UTF-8", line, column, err.start) from None
     try:
-        return run_deep(lambda: json.loads(text))
+        return run_deep(lambda: json.loads(text, parse_int=_int_as_orjson_reads_it, parse_float=_float_as_orjson_reads_it,
+                                           parse_constant=_not_json))
     except json.JSONDecodeError as err:
         raise JSONSyntaxError(err.msg, err.lineno, err.colno, err.pos) from None
     except RecursionError:
         raise JSONSyntaxError(too_deep) from None
+
+
+# The standard library's parser reads numbers as orjson does, so that a document is read the same whichever parser
+# reads it: it kept a 400-digit integer whole (Python code that took it for a float failed on it), read 1e400 as
+# infinity and took NaN and Infinity, none of which orjson (or JSON.parse, for the literals) takes.
+_BEYOND_A_DOUBLE = "number is infinity when parsed as double"
+
+
+def _int_as_orjson_reads_it(text: str) -> int | float:
+    if len(text) < 20:  # (fewer digits than 2**64 has: a machine integer, as orjson gives)
+        return int(text)
+    number = float(text)  # (no digit limit, unlike int() on Python 3.11+)
+    if number in (float("inf"), float("-inf")):
+        raise JSONSyntaxError(_BEYOND_A_DOUBLE)
+    exact = int(text)
+    return exact if -(2**63) <= exact < 2**64 else number
+
+
+def _float_as_orjson_reads_it(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise JSONSyntaxError(_BEYOND_A_DOUBLE)
+    return number
+
+
+def _not_json(text: str) -> Any:
+    raise JSONSyntaxError(f"{text} is not JSON")
 
 
 def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes:
