@@ -12,6 +12,7 @@ Numbers the user reads are 1-based (stop 1 is the first stop, event 1 the first 
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -49,21 +50,29 @@ _UNIT_MS = {"ms": 1.0, "s": 1000.0, "sec": 1000.0, "m": 60_000.0, "min": 60_000.
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)\s*h)?\s*(?:(\d+(?:\.\d+)?)\s*(?:m|min)(?!s))?\s*"
                        r"(?:(\d+(?:\.\d+)?)\s*(?:s|sec))?\s*(?:(\d+(?:\.\d+)?)\s*ms)?$")
 _CLOCK = re.compile(r"^(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$")
+MAX_DIGITS = 18  # a stop, event or iteration number longer than this is in no run (10**18 events)
 
 
 def _duration_ms(text: str) -> float | None:
-    """"1m20s", "12.5s", "850ms", "1h2m", "1:20", "1:02:03.5" → milliseconds; None when it is not a duration."""
+    """"1m20s", "12.5s", "850ms", "1h2m", "1:20", "1:02:03.5" → milliseconds; None when it is not a duration;
+    infinity for one too long to be held (hundreds of digits)."""
     clock = _CLOCK.match(text)
-    if clock:
-        hours, minutes, seconds = clock.groups()
-        return ((int(hours or 0) * 60 + int(minutes)) * 60 + float(seconds)) * 1000.0
-    if not text or text[-1].isdigit():  # a bare number is a stop number, never a time
+    if not clock and (not text or text[-1].isdigit()):  # a bare number is a stop number, never a time
         return None
-    match = _DURATION.match(text)
-    if not match or not any(match.groups()):
+    match = None if clock else _DURATION.match(text)
+    if not clock and (not match or not any(match.groups())):
         return None
-    hours, minutes, seconds, millis = (float(g) if g else 0.0 for g in match.groups())
-    return ((hours * 60 + minutes) * 60 + seconds) * 1000.0 + millis
+    try:
+        if clock:
+            hours, minutes, seconds = clock.groups()
+            ms = ((float(hours or 0) * 60 + float(minutes)) * 60 + float(seconds)) * 1000.0
+        else:
+            assert match is not None
+            h, m, s, millis = (float(g) if g else 0.0 for g in match.groups())
+            ms = ((h * 60 + m) * 60 + s) * 1000.0 + millis
+    except OverflowError:
+        return math.inf
+    return ms if math.isfinite(ms) else math.inf
 
 
 def parse_go_to(text: str) -> GoTo:
@@ -75,10 +84,15 @@ def parse_go_to(text: str) -> GoTo:
     for kind, pattern in _FORMS:
         match = pattern.match(lowered)
         if match:
-            return GoTo(kind, int(match.group(1).replace(",", "").replace("_", "")))
+            digits = match.group(1).replace(",", "").replace("_", "")
+            if len(digits) > MAX_DIGITS:  # (and Python's int() stops at 4,300 digits)
+                raise GoToError(f"there is no {kind} {digits[:6]}… ({len(digits):,} digits): no run has that many")
+            return GoTo(kind, int(digits))
     time_text = lowered[1:].strip() if lowered[0] in "t+" and len(lowered) > 1 and not lowered[1].isalpha() \
         else lowered
     milliseconds = _duration_ms(time_text.replace(" ", ""))
+    if milliseconds == math.inf:
+        raise GoToError(f"“{raw[:40]}” is longer than any run could last")
     if milliseconds is not None:
         return GoTo("time", milliseconds)
     return GoTo("step", raw)
