@@ -127,8 +127,8 @@ def _stdlib_loads(data: str | bytes | memoryview, too_deep: str) -> Any:
         line, column = position_of(data, err.start)
         raise JSONSyntaxError("invalid UTF-8", line, column, err.start) from None
     try:
-        return run_deep(lambda: json.loads(text, parse_int=_int_as_orjson_reads_it, parse_float=_float_as_orjson_reads_it,
-                                           parse_constant=_not_json))
+        return run_deep(lambda: json.loads(text, parse_int=_int_as_orjson_reads_it,
+                                           parse_float=_float_as_orjson_reads_it, parse_constant=_not_json))
     except json.JSONDecodeError as err:
         raise JSONSyntaxError(err.msg, err.lineno, err.colno, err.pos) from None
     except RecursionError:
