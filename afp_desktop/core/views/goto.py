@@ -55,23 +55,20 @@ MAX_DIGITS = 18  # a stop, event or iteration number longer than this is in no r
 
 def _duration_ms(text: str) -> float | None:
     """"1m20s", "12.5s", "850ms", "1h2m", "1:20", "1:02:03.5" → milliseconds; None when it is not a duration;
-    infinity for one too long to be held (hundreds of digits)."""
+    infinity for one too long to be held (hundreds of digits: float() gives infinity where int() would fail)."""
     clock = _CLOCK.match(text)
-    if not clock and (not text or text[-1].isdigit()):  # a bare number is a stop number, never a time
-        return None
-    match = None if clock else _DURATION.match(text)
-    if not clock and (not match or not any(match.groups())):
-        return None
-    try:
-        if clock:
-            hours, minutes, seconds = clock.groups()
-            ms = ((float(hours or 0) * 60 + float(minutes)) * 60 + float(seconds)) * 1000.0
-        else:
-            assert match is not None
-            h, m, s, millis = (float(g) if g else 0.0 for g in match.groups())
-            ms = ((h * 60 + m) * 60 + s) * 1000.0 + millis
-    except OverflowError:
-        return math.inf
+    if clock:
+        hours, minutes, seconds = clock.groups()
+        parts: tuple[float, ...] = (float(hours or 0), float(minutes), float(seconds), 0.0)
+    else:
+        if not text or text[-1].isdigit():  # a bare number is a stop number, never a time
+            return None
+        match = _DURATION.match(text)
+        if not match or not any(match.groups()):
+            return None
+        parts = tuple(float(g) if g else 0.0 for g in match.groups())
+    h, m, s, millis = parts
+    ms = ((h * 60 + m) * 60 + s) * 1000.0 + millis
     return ms if math.isfinite(ms) else math.inf
 
 
