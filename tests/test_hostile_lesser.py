@@ -1,5 +1,6 @@
 """Issue 10, point 9: wide encodings named rightly, invalid UTF-8 located, an event line over 1 MB accepted,
-many tiny lines share their type strings; a time stamp beyond a float is no time."""
+many tiny lines share their type strings; numbers read alike by every parser, and stamps too far apart for a
+duration."""
 
 from __future__ import annotations
 
@@ -82,6 +83,14 @@ def test_a_number_beyond_a_double_is_refused_by_every_parser(tmp_path, parser, n
     path.write_bytes(data)
     code, _out, err = run_cli(["info", str(path)])  # (run_cli fails on an internal error)
     assert code == 2 and "number is infinity when parsed as double" in err
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json_to_any_parser(parser, literal):
+    """JSON.parse refuses them, and so does orjson; the standard library's parser took them."""
+    with pytest.raises(LoadError):
+        load_bytes(_recording_with_clocks({3: literal}, parser), "r.json")
 
 
 @pytest.mark.parametrize("parser", PARSERS)
