@@ -150,7 +150,7 @@ class TimelinePanel(QWidget):
         self.current_stop: int | None = None
         self.error_positions: list[float] = []  # x of each error marker
         self._drillable: list[bool] = []
-        self._rgba: dict[str, int] = {}  # colour name → ARGB (the overview strip's colours)
+        self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self._build()
         session.run_loaded.connect(self._on_run_loaded)
         session.run_closed.connect(self._on_run_closed)
@@ -353,11 +353,13 @@ class TimelinePanel(QWidget):
 
     def _overview_rgba(self, i: int) -> int:
         """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style)."""
-        name = self._marker_colour(self.stops[i])
-        rgba = self._rgba.get(name)
-        if rgba is None:
-            rgba = self._rgba[name] = QColor(name).rgba()
-        return rgba
+        return self._colour(self._marker_colour(self.stops[i])).rgba()
+
+    def _colour(self, name: str) -> QColor:
+        colour = self._colours.get(name)
+        if colour is None:
+            colour = self._colours[name] = QColor(name)
+        return colour
 
     def _marker_colour(self, stop: dict) -> str:
         kind = (stop.get("meta") or {}).get("kind") if isinstance(stop.get("meta"), dict) else None
@@ -579,7 +581,6 @@ class TimelinePanel(QWidget):
     # -------------------------------------------------------------------------------------------- drawing
     def _draw_stops(self) -> None:
         # Only the stops in view are painted (timeline_markers), each styled when first painted.
-        self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self.markers.set_stops(len(self.stops), self._marker_style, QColor(self.theme_palette.background))
         self._draw_errors()
 
@@ -594,11 +595,7 @@ class TimelinePanel(QWidget):
     def _marker_style(self, i: int) -> tuple[QColor, str]:
         stop = self.stops[i]
         bookend = stop.get("kind") in ("start", "end")
-        name = self._marker_colour(stop)
-        colour = self._colours.get(name)
-        if colour is None:
-            colour = self._colours[name] = QColor(name)
-        return colour, "s" if self._drillable[i] else ("d" if bookend else "o")
+        return self._colour(self._marker_colour(stop)), "s" if self._drillable[i] else ("d" if bookend else "o")
 
     def _tooltip(self, i: int) -> str:
         stop = self.stops[i]

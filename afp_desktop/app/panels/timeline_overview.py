@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QHBoxLayout, QScrollBar, QSizePolicy, QToolButton, QVBoxLayout, QWidget
@@ -121,8 +122,6 @@ class OverviewStrip(QWidget):
         """A row of `width` pixels: each column the colour of the last stop sampled in it (one per column). Built
         as one array (a setPixel per column and a QColor per stop cost ~8 ms of the turn that drew the 7,008 stops
         of the 1,000-iteration run, in a slow hour)."""
-        import numpy as np  # (imported off the window's thread before the timeline is made: warm_imports.py)
-
         count, rgba_of = self.count, self._rgba_of
         assert rgba_of is not None
         sampled = range(0, count, max(1, count // width))
