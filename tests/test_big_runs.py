@@ -402,10 +402,14 @@ def test_the_chat_bubbles_scroll_bar_changing_does_not_repaint_the_dock_under_it
     bar = window.docks["chat"].findChild(QScrollArea).verticalScrollBar()
     qtbot.waitUntil(bar.isVisible, timeout=3000)
     dock, painted = PaintCount(window.docks["chat"]), PaintCount(bar)
-    column = window.docks["chat"].widget()._content
+    chat = window.docks["chat"].widget()
+    heights = set()
     for stop in range(6, 30):
-        column.settle()  # (the column keeps its tallest height while one scrubs: let it shrink, as a new run does)
         session.move_to_stop(stop)
+        session.flush()
+        chat._settle()  # (the chat keeps its tallest height while one scrubs: let it fit this stop, as a new run does)
         qtbot.wait(5)
+        heights.add(chat._content.height())
+    assert len(heights) > 1, "(the content's height changed from stop to stop)"
     assert painted.count >= 1, "(the bar changed with the content)"
     assert dock.count <= 1, f"the chat's dock was repainted {dock.count} times"
