@@ -7,8 +7,11 @@ from __future__ import annotations
 import threading
 
 import pytest
+from PySide6.QtCore import QObject
+from shiboken6 import isValid
 
 from afp_desktop.app.loader import load_run
+from afp_desktop.app.payload_check import PayloadCheck
 from afp_desktop.core.formats import lazy_trace
 from afp_desktop.core.jsonx import lazyjson
 from tests.corpus_util import read_bytes
@@ -82,3 +85,31 @@ def test_a_check_of_a_run_no_longer_shown_stops_and_is_not_said_of_the_next(qtbo
     qtbot.wait(100)
     assert broken_run not in reported and reported == [clean_run]
     assert not any("not valid JSON" in text for text in window.banner.texts)
+
+
+def test_a_check_that_ends_after_its_window_is_gone_says_nothing_and_raises_nothing(qtbot, lazy, tmp_path,
+                                                                                     monkeypatch):
+    """What CI's warnings showed: a check ending after the window was closed and deleted raised "Signal source
+    has been deleted" in its thread."""
+    started, proceed = threading.Event(), threading.Event()
+    usual = lazyjson.LazyJSON.problem
+
+    def held_problem(self):  # the check is held until its owner is deleted
+        started.set()
+        proceed.wait(10)
+        return usual(self)
+
+    monkeypatch.setattr(lazyjson.LazyJSON, "problem", held_problem)
+    raised: list = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: raised.append(args.exc_value))
+    owner = QObject()
+    check = PayloadCheck(owner)
+    check.start(load_run(str(trace_file(tmp_path, "broken.json", damaged=True))))
+    assert started.wait(10)
+    thread = check.thread
+    del check
+    owner.deleteLater()  # (the window closed: it and the check are deleted, the thread goes on)
+    qtbot.waitUntil(lambda: not isValid(owner), timeout=5_000)
+    proceed.set()
+    thread.join(10)
+    assert not thread.is_alive() and raised == []

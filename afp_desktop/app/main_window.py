@@ -778,6 +778,7 @@ class MainWindow(QMainWindow):
         self.timeline.stop_playing()
         self.follow.stop()
         self.loader.abandon()
+        self.payload_check.stop()
         if self.remember_layout:
             self._save_layout()
             self._remember_position()

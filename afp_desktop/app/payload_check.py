@@ -57,5 +57,9 @@ class PayloadCheck(QObject):
             return
         except Exception:  # noqa: BLE001 - a bug here must not take the window down: the check is left undone
             return
-        if not stop.is_set():
+        if stop.is_set():
+            return
+        try:
             self.checked.emit(run)
+        except RuntimeError:  # the window (this object's parent) was deleted meanwhile: no one is left to tell
+            return
