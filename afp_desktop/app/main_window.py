@@ -779,9 +779,11 @@ class MainWindow(QMainWindow):
         self.follow.stop()
         self.loader.abandon()
         self.payload_check.stop()
+        self.find_panel.stop_indexing()
         if self.remember_layout:
             self._save_layout()
             self._remember_position()
         self._persist()
         self.loader.wait(5000)
+        self.find_panel.wait_for_index(5000)
         super().closeEvent(event)

@@ -9,6 +9,8 @@ painting a rectangle behind it, never by markup.
 
 from __future__ import annotations
 
+import threading
+
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QRectF, QSize, Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
@@ -24,6 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from typing import TYPE_CHECKING
+
+from afp_desktop.core.breathing import breathing_also
+from afp_desktop.core.problems import LoadCancelled
 
 if TYPE_CHECKING:  # (imported when the first index is built: numpy stays off the window's start-up path)
     from afp_desktop.core.views.search import SearchIndex, SearchResult
@@ -44,17 +49,24 @@ class _IndexThread(QThread):
         super().__init__(parent)
         self._args = (run, dict(templates), app_name, base)
         self.generation = generation
+        self.stop_flag = threading.Event()  # set: end at the next breathing point (the window is closing)
 
     def run(self) -> None:
         from afp_desktop.core.views.search import SearchIndex
 
         from afp_desktop.app.loader import beside_the_window
 
+        def stop_when_asked() -> None:
+            if self.stop_flag.is_set():
+                raise LoadCancelled()
+
         run, templates, app_name, base = self._args
         try:
-            with beside_the_window():
+            with beside_the_window(self.stop_flag), breathing_also(stop_when_asked):
                 index = base.with_templates(templates, app_name) if base is not None and base.run is run \
                     else SearchIndex(run, templates, app_name)
+        except LoadCancelled:
+            return
         except Exception as err:  # never take the window down over a search index
             index = err
         self.built.emit(index, self.generation)
@@ -415,6 +427,14 @@ class FindPanel(QWidget):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self._ensure_index()
+
+    def stop_indexing(self) -> None:
+        """The window is closing: every index build ends at its next breathing point (a thread still running
+        when the window is deleted would take the whole program down)."""
+        self._generation += 1
+        self._building = None
+        for thread in self._threads:
+            thread.stop_flag.set()
 
     def wait_for_index(self, msecs: int = 60_000) -> bool:
         """Block until index threads have ended (tests and shutdown)."""
