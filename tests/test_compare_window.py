@@ -167,6 +167,52 @@ def test_open_paths_loads_and_compares_off_the_ui_thread(window, qtbot, tmp_path
     assert window.totals_label.text().startswith("Could not compare")
 
 
+def test_closing_the_window_stops_a_comparison_under_way(window, qtbot, monkeypatch):
+    """Closing waited for the whole alignment of two long runs (2–3 s for the 1,000-iteration ones, more in a
+    slow hour; past 10 s the window was deleted with its thread running, which takes the program down): the
+    comparison now stops at its next breathing point."""
+    import threading
+    import time
+
+    from afp_desktop.app import compare_window as compare_module
+    from afp_desktop.core.breathing import breathe
+
+    started, release = threading.Event(), threading.Event()
+
+    def long_comparison(*_runs):  # breathes, and never asks whether it should stop
+        started.set()
+        give_up = time.monotonic() + 20
+        while not release.is_set() and time.monotonic() < give_up:
+            breathe()
+            time.sleep(0.001)
+        raise AssertionError("never stopped")
+
+    monkeypatch.setattr(compare_module, "compare_runs", long_comparison)
+    window.open_paths(str(corpus_path(REACT, "trace.json")), str(corpus_path(REACT, "trace.redacted.json")))
+    assert qtbot.waitUntil(started.is_set, timeout=15_000) is None
+    began = time.monotonic()
+    try:
+        window.close()
+        assert time.monotonic() - began < 5
+        assert not any(worker.isRunning() for worker in window._workers)
+    finally:
+        release.set()  # (whatever happened, no thread outlives the test's window)
+        for worker in window._workers:
+            worker.wait(20_000)
+
+
+def test_a_long_alignment_breathes(monkeypatch):
+    """compare_runs has breathing points along its alignment: a thread running it can be stopped."""
+    from afp_desktop.core.breathing import breathing
+    from afp_desktop.core.views.compare import compare_runs
+
+    breaths = []
+    a, b = open_corpus(REACT, "trace.json"), run_from_trace(trace_with_extra_tool_call())
+    with breathing(lambda: breaths.append(1)):
+        compare_runs(a, b)
+    assert len(breaths) >= 2
+
+
 def test_dark_theme_reaches_the_graphs_and_the_diff(window):
     from afp_desktop.app.style import palette_for
 

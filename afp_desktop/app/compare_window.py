@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from dataclasses import dataclass
 
 from PySide6.QtCore import QThread, Qt, QTimer, Signal, Slot
@@ -40,6 +41,7 @@ from afp_desktop.app.panels.graph_canvas import GraphCanvas
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.session import Session
 from afp_desktop.app.style import palette_for
+from afp_desktop.core.breathing import breathing_also
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
 from afp_desktop.core.views.compare import (
     FIELD_NAMES,
@@ -52,6 +54,7 @@ from afp_desktop.core.views.compare import (
     payload_text,
     word_diff,
 )
+from afp_desktop.core.problems import LoadCancelled
 
 DIFF_COLOURS = {  # (background, text) of deleted and inserted words; muted notes
     "light": {"delete": ("#ffd7d5", "#86181d"), "insert": ("#ccffd8", "#0f5323"), "muted": "#5f6773"},
@@ -212,15 +215,23 @@ class _CompareThread(QThread):
     def __init__(self, run_a, run_b, parent=None):
         super().__init__(parent)
         self.runs = (run_a, run_b)
+        self.stop_flag = threading.Event()  # set: end at the next breathing point (the window is closing)
 
     def run(self) -> None:
         from afp_desktop.app.loader import beside_the_window
 
+        def stop_when_asked() -> None:
+            if self.stop_flag.is_set():
+                raise LoadCancelled()
+
         try:
-            with beside_the_window():  # (the window stays first while two long runs are aligned)
+            # (the window stays first while two long runs are aligned)
+            with beside_the_window(self.stop_flag), breathing_also(stop_when_asked):
                 comparison = compare_runs(*self.runs)
                 shown = ComparisonShown.of(comparison, *self.runs)
             self.done.emit(shown)
+        except LoadCancelled:
+            return
         except Exception as err:  # a bug or an unforeseen shape: say so in words, never crash the window
             self.failed.emit(f"the runs could not be compared ({type(err).__name__}: {err})")
 
@@ -640,6 +651,7 @@ class CompareWindow(QMainWindow):
             loader.wait(5000)
         for worker in self._workers:
             try:
+                worker.stop_flag.set()
                 worker.wait(10000)
             except RuntimeError:  # already finished and deleted
                 pass

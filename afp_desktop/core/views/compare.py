@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any, cast
 
+from afp_desktop.core.breathing import breathe, breathing_over
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 
@@ -134,6 +135,7 @@ def align(shapes_a: list, shapes_b: list, contents_a: list, contents_b: list) ->
     pairs: list[tuple[int, int]] = []
     i = j = 0
     for block in _blocks(contents_a, contents_b, 0, len(contents_a), 0, len(contents_b)):
+        breathe()  # (a thousand gaps of two long runs took seconds: a window closing need not wait for them all)
         for gi, gj, size in _blocks(shapes_a, shapes_b, i, block.a, j, block.b):
             pairs.extend((gi + k, gj + k) for k in range(size))
         pairs.extend((block.a + k, block.b + k) for k in range(block.size))
@@ -346,8 +348,8 @@ def node_ids(nodes: list) -> list[str]:
 
 def compare_runs(run_a, run_b) -> Comparison:
     nodes_a, nodes_b = run_a.stepgraph["nodes"], run_b.stepgraph["nodes"]
-    values_a = [step_values(run_a, i) for i in range(len(nodes_a))]
-    values_b = [step_values(run_b, i) for i in range(len(nodes_b))]
+    values_a = [step_values(run_a, i) for i in breathing_over(range(len(nodes_a)))]
+    values_b = [step_values(run_b, i) for i in breathing_over(range(len(nodes_b)))]
     shapes_a = [shape_key(n) if isinstance(n, dict) else ("",) for n in nodes_a]
     shapes_b = [shape_key(n) if isinstance(n, dict) else ("",) for n in nodes_b]
     contents_a = [(s, _digest(v)) for s, v in zip(shapes_a, values_a)]
