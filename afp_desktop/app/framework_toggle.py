@@ -126,6 +126,10 @@ def install(window, view_menu) -> QAction:
             count = bisect.bisect_left(known["entries"], n) + sum(1 for i in known["plumbing"] if created[i] < n)
         chip.show_count(count, known["described"] if count else "")
 
+    def closed() -> None:
+        known.update(plumbing=[], entries=[], described="")  # (its description held the run closed)
+        chip.show_count(0)
+
     def moved(_moment) -> None:
         if window.canvas.future_mode == "hide" and folding.hide_framework:
             refresh()
@@ -133,7 +137,7 @@ def install(window, view_menu) -> QAction:
     action.toggled.connect(toggled)
     folding.framework_changed.connect(counted)
     chip.clicked.connect(lambda: action.setChecked(False))
-    window.session.run_closed.connect(lambda: chip.show_count(0))
+    window.session.run_closed.connect(closed)
     window.session.moment_changed.connect(moved)
     for future in getattr(window, "future_actions", {}).values():  # View ▸ Future steps dimmed / hidden
         future.triggered.connect(refresh)

@@ -96,16 +96,18 @@ class GrowthView(QObject):
         """Some panel does not show the latest growth yet."""
         return any(job.behind for job in self.jobs)
 
-    def _loaded(self, run) -> None:
+    def _loaded(self, _run) -> None:
         self._reset()
-        self._laid_out = None
-        self._messages_shown = None
 
     def _reset(self) -> None:
+        """A new run, or none: nothing of the last one is due or kept (a run closed was held here until the next
+        one was opened)."""
         self._timer.stop()
         self._quiet.stop()
         for job in self.jobs:
             job.behind = False
+        self._laid_out = None
+        self._messages_shown = None
 
     @property
     def idle(self) -> bool:
