@@ -1,6 +1,7 @@
 """Random sequences of what a user does in the window, run for a long time: files opened (and opened again
 before the last one has loaded), every menu action, the cursor moved, keys, resizes, Find, the window closed
-and made anew. No exception may reach a Qt slot or a thread, and the process must not abort. Each action is
+and made anew, compare windows closed while they compare, a followed stream written, cut mid-line and
+truncated. No exception may reach a Qt slot or a thread, and the process must not abort. Each action is
 written to the log before it runs, so the trail of a crash of the process itself is kept.
 
     .venv/bin/python bench/fuzz_actions.py [ACTIONS] [SEED] [LOG]
@@ -85,13 +86,45 @@ class Fuzz:
         self.app, self.random, self.log = app, random.Random(seed), log
         self.files = trace_files()
         self.window = self.new_window()
-        self.errors: list[str] = []
+        self.folder = tempfile.mkdtemp()
+        self.growing: str | None = None
+        self.growing_lines: list[bytes] = []
+        self.written = 0
 
     def new_window(self) -> MainWindow:
         window = MainWindow(restore_layout=False)
         window.resize(self.random.choice([(1400, 900), (900, 600), (1920, 1080), (640, 480)])[0], 800)
         window.show()
         return window
+
+    def grow(self) -> None:
+        """A stream written while it is shown: the first time, a part of a corpus stream opened with Follow on;
+        then more of its lines (sometimes cut mid-line), or the file truncated and written anew."""
+        r = self.random
+        if self.growing is None or r.random() < 0.2:
+            source = r.choice([f for f in self.files if f.endswith(".ndjson")])
+            with open(source, "rb") as handle:
+                self.growing_lines = handle.read().splitlines(keepends=True)
+            self.growing = os.path.join(self.folder, f"growing-{r.randrange(1 << 20)}.ndjson")
+            self.written = r.randrange(1, max(2, len(self.growing_lines)))
+            with open(self.growing, "wb") as handle:
+                handle.writelines(self.growing_lines[:self.written])
+            self.note(f"grow: new file {self.growing} from {source}, {self.written} lines, opened to follow")
+            self.window.open_file(self.growing, follow=True)
+            return
+        how = r.choice(["lines", "lines", "half a line", "truncate"])
+        self.note(f"grow: {how}")
+        if how == "truncate":
+            with open(self.growing, "wb") as handle:
+                handle.writelines(self.growing_lines[:r.randrange(0, 3)])
+            return
+        more = self.growing_lines[self.written:self.written + r.randrange(1, 40)]
+        self.written += len(more)
+        data = b"".join(more)
+        if how == "half a line" and data:
+            data = data[:r.randrange(len(data))]
+        with open(self.growing, "ab") as handle:
+            handle.write(data)
 
     def note(self, text: str) -> None:
         self.log.write(text + "\n")
@@ -107,8 +140,8 @@ class Fuzz:
 
     def step(self) -> None:
         w, r = self.window, self.random
-        kind = r.choices(["open", "action", "move", "key", "wait", "resize", "find", "renew", "stop-key"],
-                         [12, 30, 20, 15, 8, 3, 4, 1, 5])[0]
+        kind = r.choices(["open", "action", "move", "key", "wait", "resize", "find", "renew", "stop-key", "compare",
+                          "grow"], [12, 30, 20, 15, 8, 3, 4, 2, 5, 2, 4])[0]
         if kind == "open":
             path = r.choice(self.files)
             self.note(f"open {path}")
@@ -144,6 +177,21 @@ class Fuzz:
 
             show_find(w)
             w.find_panel.search_box.setText(text)
+        elif kind == "compare":
+            a, b = r.choice(self.files), r.choice(self.files)
+            ms = r.choice([0, 10, 200, 1500])
+            self.note(f"compare {a} with {b}, closed after {ms} ms")
+            from afp_desktop.app.compare_window import CompareWindow
+
+            other = CompareWindow()
+            other.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            other.show()
+            other.open_paths(a, b)
+            self.wait(ms)
+            other.close()
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        elif kind == "grow":
+            self.grow()
         elif kind == "renew":
             self.note("close and delete the window, make a new one")
             w.close()
