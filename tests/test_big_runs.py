@@ -88,6 +88,19 @@ def test_the_overview_shows_each_stop_in_its_marker_s_colour(window):
     assert sampled == {True, False}, "both ways of drawing the strip"
 
 
+def test_the_overview_drawn_after_its_run_is_closed_draws_that_run_s_stops(qtbot, window):
+    """What bench/fuzz_actions.py found: a resize asks the strip for a new image on the next turn, and when the
+    run was closed meanwhile, drawing it read stops the timeline no longer had (IndexError in a timer's slot)."""
+    strip = window.timeline.overview.strip
+    window.resize(1100, 900)  # a new width: the new image is drawn a turn later (the last one stands in)
+    strip.repaint()
+    assert strip._redraw.isActive()
+    window.close_run()
+    qtbot.waitUntil(lambda: not strip._redraw.isActive(), timeout=2_000)
+    qtbot.wait(20)  # (pytest-qt fails the test on an exception in the timer's slot)
+    assert strip._image is not None and strip._image.width() == strip.width()
+
+
 def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
     overview, stops = window.timeline.overview, window.session.stops
     assert overview.isVisible() and overview.count == len(stops) > 1000

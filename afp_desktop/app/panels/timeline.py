@@ -9,6 +9,7 @@ axis position, one step per event.
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -349,11 +350,12 @@ class TimelinePanel(QWidget):
         self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
         self.overview.set_colours(pal.background, pal.selection, pal.cursor)
         self._draw_stops()
-        self.overview.set_stops(len(self.stops), self._overview_rgba)
+        self.overview.set_stops(len(self.stops), self._overview_rgba(self.stops))
 
-    def _overview_rgba(self, i: int) -> int:
-        """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style)."""
-        return self._colour(self._marker_colour(self.stops[i])).rgba()
+    def _overview_rgba(self, stops: list[dict]) -> Callable[[int], int]:
+        """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style).
+        Bound to `stops`: the strip draws a turn later, when the timeline may show other stops or none."""
+        return lambda i: self._colour(self._marker_colour(stops[i])).rgba()
 
     def _colour(self, name: str) -> QColor:
         colour = self._colours.get(name)
@@ -477,7 +479,7 @@ class TimelinePanel(QWidget):
         # Only start and end: a stop axis would be two dots. The slider (one step per event) does the work.
         self.plots.setVisible(has_usable_stops(self.stops))
         self.overview.setVisible(self.plots.isVisibleTo(self))
-        self.overview.set_stops(len(self.stops), self._overview_rgba, grown=grown)
+        self.overview.set_stops(len(self.stops), self._overview_rgba(self.stops), grown=grown)
         self.stop_axis.set_labels(self.labels)
         self._draw_stops()
         self._draw_search_marks()
