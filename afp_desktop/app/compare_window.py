@@ -41,7 +41,6 @@ from afp_desktop.app.panels.graph_canvas import GraphCanvas
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.app.session import Session
 from afp_desktop.app.style import palette_for
-from afp_desktop.core.breathing import breathing_also
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
 from afp_desktop.core.views.compare import (
     FIELD_NAMES,
@@ -220,13 +219,8 @@ class _CompareThread(QThread):
     def run(self) -> None:
         from afp_desktop.app.loader import beside_the_window
 
-        def stop_when_asked() -> None:
-            if self.stop_flag.is_set():
-                raise LoadCancelled()
-
         try:
-            # (the window stays first while two long runs are aligned)
-            with beside_the_window(self.stop_flag), breathing_also(stop_when_asked):
+            with beside_the_window(self.stop_flag):  # (the window stays first while two long runs are aligned)
                 comparison = compare_runs(*self.runs)
                 shown = ComparisonShown.of(comparison, *self.runs)
             self.done.emit(shown)

@@ -63,11 +63,19 @@ def beside_the_window(stop: threading.Event | None = None) -> Iterator[None]:
     """Run a long job on this thread (not the window's) as a load runs: Python switching threads often, and the
     job waiting at its breathing points while the window is at work (window_activity.py). Building the search
     index of the 1,000-iteration run without this froze the window ~0.5 s: each Python call of a paint waited
-    up to 5 ms for its turn."""
+    up to 5 ms for its turn. Once `stop` is set, the job ends at its next breathing point (LoadCancelled): a
+    window closing waits for that, and a thread left running when its window is deleted takes the program down."""
     _load_begins()
-    contention = Contention(stop if stop is not None else threading.Event())
+    stop = stop if stop is not None else threading.Event()
+    contention = Contention(stop)
+
+    def breathe_here() -> None:
+        if stop.is_set():
+            raise LoadCancelled()
+        contention.yield_if_shared()
+
     try:
-        with breathing(contention.yield_if_shared):
+        with breathing(breathe_here):
             yield
     finally:
         _load_ends()

@@ -16,7 +16,6 @@ from PySide6.QtCore import QObject, Signal
 
 from afp_desktop.app.loader import beside_the_window
 from afp_desktop.app.window_activity import window_activity
-from afp_desktop.core.breathing import breathing_also
 from afp_desktop.core.formats.errors import LoadCancelled
 
 
@@ -46,12 +45,8 @@ class PayloadCheck(QObject):
         self._stop.set()
 
     def _check(self, run, stop: threading.Event) -> None:
-        def stop_when_asked() -> None:
-            if stop.is_set():
-                raise LoadCancelled()
-
         try:
-            with beside_the_window(stop), breathing_also(stop_when_asked):
+            with beside_the_window(stop):
                 run.payload_problems  # noqa: B018 - computed once, kept by the run
         except LoadCancelled:
             return

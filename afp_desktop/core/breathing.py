@@ -43,19 +43,6 @@ def breathing(hook: Callable[[], None]):
     return _for_this_thread("hook", hook)
 
 
-def breathing_also(first: Callable[[], None]):
-    """At every breathing point on this thread while the block runs: `first()` (it may raise to stop the work),
-    then the hook installed before, if any."""
-    inner = getattr(_local, "hook", None)
-
-    def hook() -> None:
-        first()
-        if inner is not None:
-            inner()
-
-    return _for_this_thread("hook", hook)
-
-
 def breathing_over(items: Iterable[T], every: int = EVERY) -> Iterable[T]:
     """`items`, breathing every `every` of them (fewer for a loop that does more per item). Without a hook on
     this thread: `items` itself (no cost)."""

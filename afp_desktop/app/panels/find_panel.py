@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 
 from typing import TYPE_CHECKING
 
-from afp_desktop.core.breathing import breathing_also
 from afp_desktop.core.problems import LoadCancelled
 
 if TYPE_CHECKING:  # (imported when the first index is built: numpy stays off the window's start-up path)
@@ -56,13 +55,9 @@ class _IndexThread(QThread):
 
         from afp_desktop.app.loader import beside_the_window
 
-        def stop_when_asked() -> None:
-            if self.stop_flag.is_set():
-                raise LoadCancelled()
-
         run, templates, app_name, base = self._args
         try:
-            with beside_the_window(self.stop_flag), breathing_also(stop_when_asked):
+            with beside_the_window(self.stop_flag):
                 index = base.with_templates(templates, app_name) if base is not None and base.run is run \
                     else SearchIndex(run, templates, app_name)
         except LoadCancelled:
