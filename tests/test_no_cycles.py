@@ -42,3 +42,13 @@ def cyclic_garbage_of_a_load(path) -> list[str]:
 @pytest.mark.parametrize("scenario, name", FILES)
 def test_a_load_leaves_no_cyclic_garbage(scenario, name):
     assert cyclic_garbage_of_a_load(corpus_path(scenario, name)) == []
+
+
+def test_a_load_of_a_cut_trace_leaves_no_cyclic_garbage(tmp_path):
+    """A file cut off before its end takes other paths (what is whole in it is shown, and a warning said)."""
+    from tests.corpus_util import read_bytes
+
+    data = read_bytes("02-react-two-tools", "trace.json")
+    cut = tmp_path / "cut.trace.json"
+    cut.write_bytes(data[:len(data) * 2 // 3])
+    assert cyclic_garbage_of_a_load(cut) == []
