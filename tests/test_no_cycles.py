@@ -10,7 +10,7 @@ import gc
 import pytest
 
 from afp_desktop.app.loader import load_run
-from tests.corpus_util import corpus_path
+from tests.corpus_util import corpus_path, read_bytes
 
 FILES = [("02-react-two-tools", "trace.json"), ("02-react-two-tools", "events.ndjson"),
          ("06-pause-resume", "recording.json"), ("07-flow-sequence", "trace.redacted.json"),
@@ -46,8 +46,6 @@ def test_a_load_leaves_no_cyclic_garbage(scenario, name):
 
 def test_a_load_of_a_cut_trace_leaves_no_cyclic_garbage(tmp_path):
     """A file cut off before its end takes other paths (what is whole in it is shown, and a warning said)."""
-    from tests.corpus_util import read_bytes
-
     data = read_bytes("02-react-two-tools", "trace.json")
     cut = tmp_path / "cut.trace.json"
     cut.write_bytes(data[:len(data) * 2 // 3])
