@@ -180,3 +180,27 @@ def test_types_are_listed_only_once_shown(qtbot, panel):
     panel.show()
     qtbot.waitUntil(lambda: panel.types is not None)
     assert panel.type_combo.count() > 5 and panel.type_combo.findData("tool.end") > 0
+
+
+def test_a_list_deleted_before_its_types_are_listed_leaves_no_call_behind(qtbot):
+    """What bench/fuzz_actions.py found: the list's first paint asks for its types on the next turn; when the
+    window was closed and deleted in between, that call reached a deleted combo box (RuntimeError in a timer's
+    slot). The app's timers now go with the widget they call."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
+    from afp_desktop.app.main_window import MainWindow
+
+    window = MainWindow(restore_layout=False)
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
+        window.open_file(corpus_path("02-react-two-tools", "events.ndjson"))
+    window.reset_layout()  # (every dock shown: the list paints for the first time)
+    QApplication.processEvents()
+    assert window.panels["events"].types is None, "(its types are still to be listed)"
+    window.close()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    qtbot.wait(50)  # (pytest-qt fails the test on an exception in the timer's slot)

@@ -213,7 +213,7 @@ class MainWindow(QMainWindow):
         if not getattr(self, "_shown_once", False):
             self._shown_once = True
             if not self._layout_restored:  # sizes asked for before the first show are only partly honoured
-                QTimer.singleShot(0, self._default_dock_sizes)
+                QTimer.singleShot(0, self, self._default_dock_sizes)
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)

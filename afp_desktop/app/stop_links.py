@@ -56,7 +56,7 @@ def apply_at(window, run, stage_id: str) -> str:
         session.move_to_stop(resolved.stop)
         session.flush()
     # after the window's own "Opened …" message
-    QTimer.singleShot(0, lambda: window.statusBar().showMessage(resolved.message, 20000))
+    QTimer.singleShot(0, window, lambda: window.statusBar().showMessage(resolved.message, 20000))
     return resolved.message
 
 

@@ -37,7 +37,7 @@ class CloseOnTerminate(QObject):
             pass
 
     def _on_signal(self, _signum, _frame) -> None:
-        QTimer.singleShot(0, self.window.close)
+        QTimer.singleShot(0, self.window, self.window.close)
 
 
 def close_on_terminate(window) -> CloseOnTerminate | None:

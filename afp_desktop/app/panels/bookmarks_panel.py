@@ -79,7 +79,7 @@ class BookmarksPanel(QWidget):
     def _on_run_loaded(self, run) -> None:
         self.book, warning = load_book(run)
         if warning:  # after the window has shown the new run (which replaces its messages)
-            QTimer.singleShot(0, lambda: self.message.emit(warning))
+            QTimer.singleShot(0, self, lambda: self.message.emit(warning))
         self.refresh()
 
     def _on_run_closed(self) -> None:

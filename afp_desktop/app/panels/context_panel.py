@@ -117,7 +117,7 @@ class ContextPanel(QWidget):
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
         if self._dirty:  # brought forward since the cursor moved: fold now, after this paint
-            QTimer.singleShot(0, self.refresh)
+            QTimer.singleShot(0, self, self.refresh)
 
     # ------------------------------------------------------------------------------------------- the view
     def refresh(self) -> None:

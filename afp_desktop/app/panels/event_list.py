@@ -223,7 +223,7 @@ class EventListPanel(QWidget):
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
         if self.types is None and self.session.run is not None:  # first shown since the run opened
-            QTimer.singleShot(0, self._ensure_types)
+            QTimer.singleShot(0, self, self._ensure_types)  # (never once the list is gone)
 
     def _on_run_closed(self) -> None:
         self.types = None

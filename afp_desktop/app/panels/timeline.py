@@ -384,7 +384,7 @@ class TimelinePanel(QWidget):
             if self.stops:
                 self._clear_stops(keep_plots=True)
             self._stops_pending = run
-            QTimer.singleShot(PENDING_STOPS_MS, self._show_pending_stops)
+            QTimer.singleShot(PENDING_STOPS_MS, self, self._show_pending_stops)
             return
         self._on_stops_changed()
 
