@@ -26,13 +26,22 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("AFP_DESKTOP_CONFIG_DIR", tempfile.mkdtemp())
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt  # noqa: E402
-from PySide6.QtGui import QAction  # noqa: E402
+from PySide6.QtGui import QAction, QKeyEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QInputDialog, QMessageBox  # noqa: E402
+from PySide6.QtWidgets import (  # noqa: E402
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QInputDialog,
+    QMessageBox,
+    QWidget,
+)
 
 from afp_desktop.app.gui import create_application  # noqa: E402
 from afp_desktop.app.main_window import MainWindow  # noqa: E402
 
+TEXTS = ["{{toolName}}", "Running {{toolName", "}}{{", "ß∑😀", "a" * 300, "\t", "{{#if x}}y{{/if}}", "1m20s", "e300",
+         "i5", "stop 7", "(", ".*", "<b>bold</b>", "", "\\", "{{ }}"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOT_FUZZED = {"&Quit"}  # (the window is closed by the fuzz itself, and made anew)
 KEYS = [Qt.Key.Key_Right, Qt.Key.Key_Left, Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_Space, Qt.Key.Key_C,
@@ -63,6 +72,16 @@ def answer_every_dialog_cancel() -> None:
     QInputDialog.getItem = staticmethod(lambda *a, **k: ("", False))
     QInputDialog.getInt = staticmethod(lambda *a, **k: (0, False))
     QInputDialog.getDouble = staticmethod(lambda *a, **k: (0.0, False))
+
+
+def type_text(target, text: str) -> None:
+    """Key presses carrying `text` (QTest.keyClicks takes ASCII only: it asserts on other characters)."""
+    for char in text:
+        if char.isascii():
+            QTest.keyClicks(target, char)
+        else:
+            for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+                QApplication.sendEvent(target, QKeyEvent(kind, 0, Qt.KeyboardModifier.NoModifier, char))
 
 
 def menu_actions(window) -> list[QAction]:
@@ -141,7 +160,7 @@ class Fuzz:
     def step(self) -> None:
         w, r = self.window, self.random
         kind = r.choices(["open", "action", "move", "key", "wait", "resize", "find", "renew", "stop-key", "compare",
-                          "grow"], [12, 30, 20, 15, 8, 3, 4, 2, 5, 2, 4])[0]
+                          "grow", "focus", "type"], [12, 30, 20, 15, 8, 3, 4, 2, 5, 2, 4, 6, 6])[0]
         if kind == "open":
             path = r.choice(self.files)
             self.note(f"open {path}")
@@ -192,6 +211,19 @@ class Fuzz:
             QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         elif kind == "grow":
             self.grow()
+        elif kind == "focus":  # a visible widget that takes the keyboard: the next keys and text go there
+            widgets = [x for x in w.findChildren(QWidget) if x.isVisible() and x.isEnabled()
+                       and x.focusPolicy() != Qt.FocusPolicy.NoFocus]
+            if widgets:
+                target = r.choice(widgets)
+                self.note(f"focus {type(target).__name__} {target.objectName()!r}")
+                target.setFocus()
+        elif kind == "type":
+            target = QApplication.focusWidget()
+            text = r.choice(TEXTS)
+            self.note(f"type {text!r} into {type(target).__name__}")
+            if target is not None:
+                type_text(target, text)
         elif kind == "renew":
             self.note("close and delete the window, make a new one")
             w.close()
