@@ -175,19 +175,10 @@ def test_closing_the_window_stops_a_comparison_under_way(window, qtbot, monkeypa
     import time
 
     from afp_desktop.app import compare_window as compare_module
-    from afp_desktop.core.breathing import breathe
+    from tests.long_job import breathe_until_released
 
     started, release = threading.Event(), threading.Event()
-
-    def long_comparison(*_runs):  # breathes, and never asks whether it should stop
-        started.set()
-        give_up = time.monotonic() + 20
-        while not release.is_set() and time.monotonic() < give_up:
-            breathe()
-            time.sleep(0.001)
-        raise AssertionError("never stopped")
-
-    monkeypatch.setattr(compare_module, "compare_runs", long_comparison)
+    monkeypatch.setattr(compare_module, "compare_runs", lambda *_runs: breathe_until_released(started, release))
     window.open_paths(str(corpus_path(REACT, "trace.json")), str(corpus_path(REACT, "trace.redacted.json")))
     assert qtbot.waitUntil(started.is_set, timeout=15_000) is None
     began = time.monotonic()

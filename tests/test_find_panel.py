@@ -169,23 +169,11 @@ def test_the_index_is_built_off_the_ui_thread_and_follows_the_templates(qtbot, w
 def test_closing_the_window_stops_an_index_build(qtbot, window, monkeypatch):  # noqa: F811
     """An index build still running when the window is deleted took the whole program down ("QThread: Destroyed
     while thread is still running"): closing the window stops it at its next breathing point."""
-    import time
-
-    from afp_desktop.core.breathing import breathe
     from afp_desktop.core.views import search as search_module
+    from tests.long_job import breathe_until_released
 
     started, release = threading.Event(), threading.Event()
-
-    class Long(search_module.SearchIndex):
-        def __init__(self, *args, **kwargs):  # breathes, and never asks whether it should stop
-            started.set()
-            give_up = time.monotonic() + 20
-            while not release.is_set() and time.monotonic() < give_up:
-                breathe()
-                time.sleep(0.001)
-            super().__init__(*args, **kwargs)
-
-    monkeypatch.setattr(search_module, "SearchIndex", Long)
+    monkeypatch.setattr(search_module, "SearchIndex", lambda *_args: breathe_until_released(started, release))
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert started.wait(5)
