@@ -54,6 +54,7 @@ def test_the_loader_leaves_the_check_out_and_the_command_line_makes_it(lazy, tmp
 def test_the_window_shows_the_run_then_checks_its_payloads(qtbot, window, lazy, tmp_path):
     open_and_wait(qtbot, window, trace_file(tmp_path, "clean.json", damaged=False))
     run = window.session.run
+    assert window.payload_check.thread is None, "(begun after the run's first paints, not in the same turn)"
     qtbot.waitUntil(lambda: run.payloads_checked, timeout=10_000)
     assert run.payload_problems == []
     assert not any("not valid JSON" in text for text in window.banner.texts)
@@ -74,7 +75,7 @@ def test_a_check_of_a_run_no_longer_shown_stops_and_is_not_said_of_the_next(qtbo
     window.payload_check.checked.connect(reported.append)
     open_and_wait(qtbot, window, trace_file(tmp_path, "broken.json", damaged=True))
     broken_run = window.session.run
-    assert started.wait(10)
+    qtbot.waitUntil(started.is_set, timeout=10_000)  # (the check begins once the first paints are done)
     check = window.payload_check.thread
     open_and_wait(qtbot, window, trace_file(tmp_path, "clean.json", damaged=False))
     proceed.set()
@@ -105,7 +106,7 @@ def test_a_check_that_ends_after_its_window_is_gone_says_nothing_and_raises_noth
     owner = QObject()
     check = PayloadCheck(owner)
     check.start(load_run(str(trace_file(tmp_path, "broken.json", damaged=True))))
-    assert started.wait(10)
+    qtbot.waitUntil(started.is_set, timeout=10_000)  # (the check begins once the first paints are done)
     thread = check.thread
     del check
     owner.deleteLater()  # (the window closed: it and the check are deleted, the thread goes on)
