@@ -25,8 +25,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("AFP_DESKTOP_CONFIG_DIR", tempfile.mkdtemp())
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt  # noqa: E402
-from PySide6.QtGui import QAction, QKeyEvent  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QAction, QKeyEvent, QWheelEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QApplication,
@@ -160,7 +160,8 @@ class Fuzz:
     def step(self) -> None:
         w, r = self.window, self.random
         kind = r.choices(["open", "action", "move", "key", "wait", "resize", "find", "renew", "stop-key", "compare",
-                          "grow", "focus", "type"], [12, 30, 20, 15, 8, 3, 4, 2, 5, 2, 4, 6, 6])[0]
+                          "grow", "focus", "type", "click", "wheel"],
+                         [12, 30, 20, 15, 8, 3, 4, 2, 5, 2, 4, 6, 6, 10, 3])[0]
         if kind == "open":
             path = r.choice(self.files)
             self.note(f"open {path}")
@@ -218,6 +219,27 @@ class Fuzz:
                 target = r.choice(widgets)
                 self.note(f"focus {type(target).__name__} {target.objectName()!r}")
                 target.setFocus()
+        elif kind in ("click", "wheel"):  # somewhere on a visible widget: cards, markers, rows, buttons, tabs
+            widgets = [x for x in w.findChildren(QWidget) if x.isVisible() and x.width() > 2 and x.height() > 2]
+            if widgets:
+                target = r.choice(widgets)
+                at = QPoint(r.randrange(target.width()), r.randrange(target.height()))
+                how = r.choice(["click", "double", "right"]) if kind == "click" else "wheel"
+                self.note(f"{how} {type(target).__name__} {target.objectName()!r} at {at.x()},{at.y()}")
+                if how == "click":
+                    QTest.mouseClick(target, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at)
+                elif how == "double":
+                    QTest.mouseDClick(target, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at)
+                elif how == "right":  # (a context menu would wait for a choice: the press alone)
+                    QTest.mousePress(target, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, at)
+                    QTest.mouseRelease(target, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, at)
+                else:
+                    delta = r.choice([-480, -120, 120, 480])
+                    event = QWheelEvent(QPointF(at), QPointF(target.mapToGlobal(at)), QPoint(0, 0), QPoint(0, delta),
+                                        Qt.MouseButton.NoButton, r.choice([Qt.KeyboardModifier.NoModifier,
+                                                                           Qt.KeyboardModifier.ControlModifier]),
+                                        Qt.ScrollPhase.NoScrollPhase, False)
+                    QApplication.sendEvent(target, event)
         elif kind == "type":
             target = QApplication.focusWidget()
             text = r.choice(TEXTS)
