@@ -127,3 +127,17 @@ def test_giving_memory_back_asks_the_c_library_where_it_can():
 
     run_disposal.give_memory_back()
     assert bool(run_disposal._trim) == sys.platform.startswith("linux")  # (glibc on the Linux this is built on)
+
+
+def test_what_a_replaced_run_freed_is_left_for_the_next_run(qtbot, window, monkeypatch):
+    """A run replaced by another: the new one reuses what the old one freed, and asking glibc to give it back
+    meanwhile held up the window (its allocations wait for the trim)."""
+    from afp_desktop.app import run_disposal
+
+    asked: list[str] = []
+    monkeypatch.setattr(run_disposal, "give_memory_back", lambda: asked.append(threading.current_thread().name))
+    first = open_and_settle(qtbot, window, corpus_path("06-pause-resume", "events.ndjson"))
+    open_and_settle(qtbot, window, corpus_path("07-flow-sequence", "trace.json"))
+    qtbot.waitUntil(lambda: first() is None, timeout=FREED_TIMEOUT)
+    qtbot.wait(50)
+    assert asked == []
