@@ -3,9 +3,9 @@
 Why: checking that each of the 12,016 payloads of the 1,000-iteration corpus Trace is valid JSON means parsing
 them all (~0.25 s), and the run was shown only after that. Nothing on screen needs it: a payload is checked
 again when it is read (the inspector, an export), and what the check finds is a banner line. So the loader
-leaves it out (Run.prepare(check_payloads=False)) and this thread makes it once the whole run is shown and painted, waiting
-while the window is at work (loader.beside_the_window); the banner then says what it found. The command line
-still checks before it prints anything.
+leaves it out (Run.prepare(check_payloads=False)) and this thread makes it once the whole run is shown and
+painted, waiting while the window is at work (loader.beside_the_window); the banner then says what it found. The
+command line still checks before it prints anything.
 """
 
 from __future__ import annotations
