@@ -20,7 +20,7 @@ from typing import Iterator
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from afp_desktop.app.window_activity import Contention, window_activity
-from afp_desktop.core.breathing import breathing
+from afp_desktop.core.breathing import breathe, breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.views.context_state import key_writes
@@ -125,7 +125,6 @@ class _LoadThread(QThread):
         self._last_emit = 0.0
         self.shown = threading.Event()  # set by the window once a prefix is on screen
         self.prefixes_shown = 0  # (counted on the window's thread)
-        self.contention: Contention | None = None  # (made on the loader's own thread: it times that thread)
 
     def _progress(self, fraction: float) -> None:
         # At most PROGRESS_GAP_S apart: each one repaints the progress bar at once (QProgressBar.setValue), on
@@ -137,18 +136,10 @@ class _LoadThread(QThread):
             self.progress.emit(percent / 100)
 
     def _checkpoint(self) -> bool:
-        """Asked between the steps of a load: stop?"""
-        self._breathe()
+        """Asked between the steps of a load: stop? (A breathing point too: a stop asked for ends the load at any
+        of them, beside_the_window; a bracket scan of a 900 MB recording, between two checkpoints, took seconds.)"""
+        breathe()
         return self.stop_flag.is_set()
-
-    def _breathe(self) -> None:
-        """At every breathing point of the load: stop if asked (a window closing waits for this; a bracket scan
-        of a 900 MB recording, between two checkpoints, took seconds); else the window comes first
-        (window_activity.py)."""
-        if self.stop_flag.is_set():
-            raise LoadCancelled()
-        if self.contention is not None:
-            self.contention.yield_if_shared()
 
     def _show_prefix(self, run) -> None:
         """Hand a prefix to the window and wait (a little) until it is shown: the window's thread needs the GIL
@@ -158,16 +149,8 @@ class _LoadThread(QThread):
         self.shown.wait(PREFIX_WAIT_S)
 
     def run(self) -> None:
-        _load_begins()
         try:
-            self._load()
-        finally:
-            _load_ends()
-
-    def _load(self) -> None:
-        try:
-            self.contention = Contention(self.stop_flag)
-            with breathing(self._breathe):
+            with beside_the_window(self.stop_flag):  # (the window comes first: window_activity.py)
                 run = load_run(self.path, self._progress, self._checkpoint, self.conversation, self._show_prefix)
         except Exception as err:  # noqa: BLE001 - told apart below
             if isinstance(err, LoadCancelled) or self.stop_flag.is_set():

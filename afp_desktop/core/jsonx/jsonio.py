@@ -144,9 +144,7 @@ _BEYOND_A_DOUBLE = "number is infinity when parsed as double"
 def _int_as_orjson_reads_it(text: str) -> int | float:
     if len(text) < 20:  # (fewer digits than 2**64 has: a machine integer, as orjson gives)
         return int(text)
-    number = float(text)  # (no digit limit, unlike int() on Python 3.11+)
-    if number in (float("inf"), float("-inf")):
-        raise JSONSyntaxError(_BEYOND_A_DOUBLE)
+    number = _float_as_orjson_reads_it(text)  # (no digit limit, unlike int() on Python 3.11+)
     exact = int(text)
     return exact if -(2**63) <= exact < 2**64 else number
 
