@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libegl1 libgl1 libfontconfig1 libglib2.0-0 libxkbcommon0 libdbus-1-3 fonts-dejavu-core
+APT_PACKAGES=(gcc libc6-dev libegl1 libgl1 libfontconfig1 libglib2.0-0 libxkbcommon0 libdbus-1-3 fonts-dejavu-core
   xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0
   libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libxcb-randr0 libxcb-xinerama0 libxcb-xfixes0)
 
@@ -38,7 +38,8 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 STAMP=.venv/.afp-installed
-if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
+if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ] || [ setup.py -nt "$STAMP" ] \
+    || [ afp_desktop/core/jsonx/_brackets.c -nt "$STAMP" ]; then
   echo "setup: installing afp-desktop and its dependencies into .venv (log: .venv/install.log)"
   if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e ".[test,package]"; } \
       > .venv/install.log 2>&1; then

@@ -47,6 +47,7 @@ def tiny_steps(monkeypatch):
     """Chunks and batches of a few bytes, so their boundaries fall everywhere."""
     monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
     monkeypatch.setattr(jsonscan, "_CHUNK", 7)
+    monkeypatch.setattr(jsonscan, "_NATIVE_CHUNK", 7)
     monkeypatch.setattr(lazy_trace, "_BATCH", 40)
 
 

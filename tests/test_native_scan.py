@@ -1,0 +1,112 @@
+"""The bracket scan's C loop (core/jsonx/_brackets.c) gives the numpy scan's answer on any bytes, whatever its
+chunks, and lets go of the GIL while it runs. Built when the install had a C compiler; CI sets
+AFP_REQUIRE_NATIVE=1 so that a build that silently fell back to numpy fails here instead of skipping."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from afp_desktop.core.jsonx import jsonscan
+from tests.corpus_util import SCENARIOS, read_bytes
+
+if os.environ.get("AFP_REQUIRE_NATIVE"):
+    assert jsonscan.native is not None, "the C bracket scan was not built (is a C compiler installed?)"
+pytestmark = pytest.mark.skipif(jsonscan.native is None, reason="the C bracket scan is not built")
+jsonscan.numpy()
+
+SPECIALS = st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b"\\", b"a", b",", b"\xfb", b"\x7b"]),
+                    max_size=60).map(b"".join)
+
+
+def by_numpy(data: bytes, **options):
+    saved = jsonscan.native
+    jsonscan.native = None
+    try:
+        return jsonscan.brackets_outside_strings(data, **options)
+    finally:
+        jsonscan.native = saved
+
+
+def same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return all(x.dtype == y.dtype and np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+@settings(max_examples=400)
+@given(data=st.one_of(SPECIALS, st.binary(max_size=60)), chunk=st.integers(1, 9), cut_ok=st.booleans(),
+       start=st.integers(0, 8))
+def test_the_c_loop_gives_the_numpy_scan_s_answer(data, chunk, cut_ok, start):
+    """Escaped quotes, runs of backslashes across a chunk's end, brackets in strings, unbalanced and cut texts."""
+    saved = jsonscan._NATIVE_CHUNK
+    jsonscan._NATIVE_CHUNK = chunk
+    try:
+        native = jsonscan.brackets_outside_strings(data, cut_ok=cut_ok, start=start)
+    finally:
+        jsonscan._NATIVE_CHUNK = saved
+    assert same(native, by_numpy(data, cut_ok=cut_ok, start=start))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS[:6])
+def test_the_c_loop_gives_the_numpy_scan_s_answer_on_real_runs(scenario):
+    for name in ("trace.json", "recording.json"):
+        try:
+            data = read_bytes(scenario, name)
+        except FileNotFoundError:
+            continue
+        assert same(jsonscan.brackets_outside_strings(data), by_numpy(data))
+
+
+def test_the_c_loop_refuses_ranges_and_buffers_it_cannot_hold():
+    positions, opens = np.empty(4, np.int64), np.empty(4, np.uint8)
+    assert jsonscan.native.scan(b"[{}]", 0, 4, 0, positions, opens) == (4, 0)
+    assert positions.tolist() == [0, 1, 2, 3] and opens.tolist() == [1, 1, 0, 0]
+    for start, stop in ((-1, 4), (0, 5), (3, 2)):
+        with pytest.raises(ValueError, match="within the data"):
+            jsonscan.native.scan(b"[{}]", start, stop, 0, positions, opens)
+    with pytest.raises(ValueError, match="too small"):
+        jsonscan.native.scan(b"[{}][]", 0, 6, 0, positions, opens)
+    with pytest.raises(TypeError):
+        jsonscan.native.scan(b"[]", 0, 2, 0, b"read-only", opens)
+
+
+def longest_wait_during(call) -> tuple[float, float]:
+    """(the longest a Python loop on this thread waited between two turns while `call()` ran on another thread,
+    how long the call took)."""
+    started, done, took = threading.Event(), threading.Event(), []
+
+    def work():
+        started.set()
+        time.sleep(0.02)  # (this thread is in its loop by then)
+        begun = time.perf_counter()
+        call()
+        took.append(time.perf_counter() - begun)
+        done.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    started.wait()
+    longest, last = 0.0, time.perf_counter()
+    while not done.is_set():
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
+    worker.join()
+    return longest, took[0]
+
+
+def test_the_c_loop_lets_the_window_s_thread_run_while_it_scans():
+    """numpy's passes held the GIL between every chunk; the C loop lets go of it for a whole chunk, so Python
+    code on another thread (the window's) keeps running while a big file is scanned."""
+    data = b'["' + b"\\\\" * (32 << 20) + b'"]'  # (escapes: the loop's slowest path, ~60 ms)
+    positions, opens = np.empty(len(data), np.int64), np.empty(len(data), np.uint8)  # (untouched but 2 items)
+    waited, took = longest_wait_during(lambda: jsonscan.native.scan(data, 0, len(data), 0, positions, opens))
+    assert waited < took / 2, f"this thread waited {waited * 1000:.0f} ms of the scan's {took * 1000:.0f} ms"
+    waited, took = longest_wait_during(lambda: bytes(data).count(b"x"))  # (a call that holds the GIL)
+    assert waited > took / 2, "the measure sees a held GIL"
