@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from afp_desktop.core.formats import recording_part as tail_module
+from afp_desktop.core.formats import source
 from afp_desktop.core.formats.recording_part import recording_tail, recording_tail_of_file
 from afp_desktop.core.jsonx import jsonio
 from tests.corpus_util import SCENARIOS, corpus_path, read_bytes
@@ -169,3 +170,84 @@ class _FakeRun:
 
     def __init__(self, events):
         self.typed_events, self.axis, self.notices, self.warnings = events, events, [], []
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    return tmp_path_factory.mktemp("file-end") / "recording.json"
+
+
+@settings(max_examples=200, deadline=None)
+@given(events=st.lists(st.one_of(plain_event, tricky_event, values), max_size=8), structure=values,
+       style=st.integers(0, 2), piece=st.integers(1, 40), at=st.integers(-1, 10_000),
+       byte=st.sampled_from(b'{}[]",:\\ aet0'))
+def test_a_file_read_backward_in_pieces_gives_what_its_bytes_give(scratch, events, structure, style, piece, at,
+                                                                 byte):
+    """The end of a file is read backward a piece at a time, as far as the search needs: pieces of a few bytes,
+    so that every look (the structure, the spaces and comma before it, each "events" key and the backslashes
+    before it, the array) meets a piece's edge somewhere."""
+    data = bytearray(encode({"snapshot": {"a": ["\\"]}, "events": events, "structure": structure}, style))
+    if at >= 0:
+        data[at % len(data)] = byte
+    scratch.write_bytes(data)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(source.FileEnd, "PIECE", piece)
+        assert recording_tail_of_file(scratch, 5, 0) == recording_tail(bytes(data), 5)
+
+
+def test_the_end_of_a_big_file_is_read_only_as_far_back_as_its_events(tmp_path, monkeypatch):
+    """The 894 MB recording's preview read the last 224 MB of it; its events array is ~110 MB of that."""
+    events = [{"type": "t", "n": i} for i in range(100_000)]  # (2 MB: more than the last 1 MB read at first)
+    data = orjson.dumps({"snapshot": {"pad": "x" * (4 << 20)}, "events": events, "structure": {"s": 1}})
+    plain = tmp_path / "recording.json"
+    plain.write_bytes(data)
+    opened: list[source.FileEnd] = []
+
+    def keep(path, length):
+        opened.append(source.open_file_end(path, length))
+        return opened[-1]
+
+    monkeypatch.setattr(tail_module, "open_file_end", keep)
+    monkeypatch.setattr(source.FileEnd, "PIECE", 4096)
+    assert recording_tail_of_file(plain, 3, 0) == (events[:3], 100_000)
+    array_and_after = len(data) - data.index(b'"events"')
+    assert opened[0].length == len(data), "(the whole file may be read: it is under the tail's 64 MB)"
+    assert array_and_after <= opened[0].length - opened[0]._floor < array_and_after + 4096
+
+
+def test_a_file_cut_while_its_end_is_read_gives_nothing(tmp_path, monkeypatch):
+    events = [{"type": "t", "n": i} for i in range(3000)]
+    data = orjson.dumps({"snapshot": {"pad": "x" * 100_000}, "events": events, "structure": {"s": 1}})
+    plain = tmp_path / "recording.json"
+    plain.write_bytes(data)
+
+    def cut_after_open(path, length):
+        end = source.open_file_end(path, length)
+        with open(plain, "r+b") as handle:
+            handle.truncate(len(data) // 2)
+        return end
+
+    monkeypatch.setattr(tail_module, "open_file_end", cut_after_open)
+    monkeypatch.setattr(source.FileEnd, "PIECE", 4096)
+    assert recording_tail_of_file(plain, 3, 0) is None
+
+
+def test_each_look_back_reads_the_bytes_it_looks_at_first(tmp_path, monkeypatch):
+    """The spaces and comma before the structure may lie before the last bytes read for it, and the backslashes
+    before an "events" key before the piece it was found in: each is read before it is looked at (unread bytes
+    are zeros)."""
+    data = b'{"snapshot":{},"events":[{"a":1}]   ,    "structure":{}}'
+    plain = tmp_path / "recording.json"
+    plain.write_bytes(data)
+    monkeypatch.setattr(source.FileEnd, "PIECE", 1)
+    monkeypatch.setattr(tail_module, "STRUCTURE_WITHIN", len(data) - data.index(b'"structure"'))
+    monkeypatch.setattr(tail_module, "read_ends", lambda path, head, tail: (data[:head], data))
+    assert recording_tail_of_file(plain, 3, 0) == ([{"a": 1}], 1)
+
+    escaped = b'{"x":"\\\\\\"events'
+    plain.write_bytes(escaped)
+    end = source.open_file_end(plain, len(escaped))
+    quote = escaped.rindex(b'"')
+    end.need(quote)
+    assert tail_module._escaped(end.buffer, quote, end.need)
+    end.close()

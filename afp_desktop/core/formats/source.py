@@ -13,6 +13,7 @@ from typing import Any
 
 import errno
 import lzma
+import mmap
 import os
 import stat
 import zlib
@@ -187,6 +188,63 @@ def read_ends(path: str | os.PathLike, head: int, tail: int) -> tuple[bytes, byt
         return None
     finally:
         os.close(fd)
+
+
+class FileEnd:
+    """The last `length` bytes of a regular file, read backward a piece at a time as they are needed: a search
+    from the end reads only as far back as what it finds (the 894 MB recording's events array: ~110 of the 224 MB
+    of its preview's tail). `buffer` holds them where they belong, in anonymous memory (pages not read cost
+    nothing, and there is no join of pieces); `need(index)` reads buffer[index:] if it is not read yet, and
+    raises OSError when the file changed under it. Never a map of the file itself: a file cut while mapped would
+    kill the process (SIGBUS)."""
+
+    PIECE = 8 << 20  # bytes read at a time (~5 ms)
+
+    def __init__(self, fd: int, size: int, length: int) -> None:
+        self._fd, self._size = fd, size
+        self.length = min(length, size)
+        self.buffer = mmap.mmap(-1, max(self.length, 1))
+        self._floor = self.length  # buffer[_floor:] is read
+
+    def need(self, index: int) -> None:
+        index = max(index, 0)
+        while self._floor > index:
+            start = max(index, self._floor - self.PIECE)
+            piece = memoryview(self.buffer)[start:self._floor]
+            try:
+                done = 0
+                while done < len(piece):
+                    got = os.preadv(self._fd, [piece[done:]], self._size - self.length + start + done)
+                    if got <= 0:
+                        raise OSError(errno.EIO, "the file became shorter while it was read")
+                    done += got
+            finally:
+                piece.release()
+            self._floor = start
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def open_file_end(path: str | os.PathLike, length: int) -> FileEnd | None:
+    """A FileEnd of the last `length` bytes of a regular file that is not compressed (all of it if shorter), or
+    None (a compressed or unreadable file: the whole read says why). Close it when done."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        first = os.pread(fd, 8, 0)
+        if (_kind_of(info.st_mode) or info.st_size > max_bytes() or not info.st_size
+                or first.startswith(GZIP_MAGIC) or first.startswith(XZ_MAGIC)):
+            os.close(fd)
+            return None
+        return FileEnd(fd, info.st_size, length)
+    except (OSError, MemoryError):
+        os.close(fd)
+        return None
 
 
 def read_regular(path: str | os.PathLike, limit: int) -> bytes:
