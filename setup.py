@@ -4,5 +4,5 @@ the core scans with numpy instead (core/jsonx/jsonscan.py), only slower. Everyth
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension(
-    "afp_desktop.core.jsonx._brackets", ["afp_desktop/core/jsonx/_brackets.c"], optional=True,
+    "afp_desktop.core.jsonx.brackets_c", ["afp_desktop/core/jsonx/brackets_c.c"], optional=True,
     extra_compile_args=["-O2"])])

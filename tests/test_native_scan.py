@@ -1,4 +1,4 @@
-"""The bracket scan's C loop (core/jsonx/_brackets.c) gives the numpy scan's answer on any bytes, whatever its
+"""The bracket scan's C loop (core/jsonx/brackets_c.c) gives the numpy scan's answer on any bytes, whatever its
 chunks, and lets go of the GIL while it runs. Built when the install had a C compiler; CI sets
 AFP_REQUIRE_NATIVE=1 so that a build that silently fell back to numpy fails here instead of skipping."""
 

@@ -9,7 +9,7 @@ every bracket at once (one sort: for documents thousands of levels deep); `with_
 text with parts cut out and a number in place of each — how the readers (lazy Trace payloads, lazy recordings,
 deep documents) hand orjson only what it should parse. numpy is imported on first use (`numpy()`), not when this module is.
 
-The scan's loop is in C when the optional `_brackets` module was built (setup.py): 4–5× as fast as numpy's passes,
+The scan's loop is in C when the optional `brackets_c` module was built (setup.py): 4–5× as fast as numpy's passes,
 and it lets go of the GIL, so the window's thread runs while a big file is scanned. Both give the same answer.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 from afp_desktop.core.breathing import breathe, find_breathing, report
 
 try:
-    from afp_desktop.core.jsonx import _brackets as native  # type: ignore[attr-defined]
+    from afp_desktop.core.jsonx import brackets_c as native  # type: ignore[attr-defined]
 except ImportError:  # not built (no C compiler at install): numpy's passes instead
     native = None
 

@@ -69,9 +69,9 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_brackets", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "brackets_c", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__brackets(void) {
+PyMODINIT_FUNC PyInit_brackets_c(void) {
     for (int c = 0; c < 256; c++) {
         plain_in_string[c] = c != '"' && c != '\\';
         plain_outside[c] = plain_in_string[c] && (c & 0xDF) != '[' && (c & 0xDF) != ']';
