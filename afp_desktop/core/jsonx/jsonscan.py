@@ -104,8 +104,9 @@ def _scan_with_numpy(data: bytes, start: int, size: int):
 
 def _scan_natively(data: bytes, start: int, size: int):
     """The same by the C loop, a chunk per call (breathing between two)."""
-    positions = np.empty(_NATIVE_CHUNK, np.int64)
-    opens = np.empty(_NATIVE_CHUNK, np.uint8)
+    room = max(min(_NATIVE_CHUNK, size - start), 0)  # (a small text: small arrays)
+    positions = np.empty(room, np.int64)
+    opens = np.empty(room, np.uint8)
     found_positions, found_opens = [], []
     state, first, steps = 0, start, 0
     while start < size:
