@@ -110,3 +110,59 @@ def test_the_c_loop_lets_the_window_s_thread_run_while_it_scans():
     assert waited < took / 2, f"this thread waited {waited * 1000:.0f} ms of the scan's {took * 1000:.0f} ms"
     waited, took = longest_wait_during(lambda: bytes(data).count(b"x"))  # (a call that holds the GIL)
     assert waited > took / 2, "the measure sees a held GIL"
+
+
+def forward(data: bytes, start: int = 0):
+    positions, opens = np.empty(len(data), np.int64), np.empty(len(data), np.uint8)
+    count, state = jsonscan.native.scan(data, start, len(data), 0, positions, opens)
+    return list(zip(positions[:count].tolist(), opens[:count].tolist())), state & 1
+
+
+def backward(data: bytes, piece: int):
+    """scan_back over `data` a piece at a time from its end, each call seeing only what is "read" (floor)."""
+    positions, opens = np.empty(len(data), np.int64), np.empty(len(data), np.uint8)
+    found, state, low, floor = [], 0, len(data), len(data)
+    while low > 0:
+        floor = max(0, min(floor, low) - piece)
+        count, state, low, zero_at = jsonscan.native.scan_back(data, floor, floor, low, state, positions, opens)
+        found += list(zip(positions[:count].tolist(), opens[:count].tolist()))
+        if zero_at >= 0:
+            return found[::-1], state, zero_at
+    return found[::-1], state, -1
+
+
+@settings(max_examples=600)
+@given(data=SPECIALS, piece=st.integers(1, 70))
+def test_scanned_backward_a_piece_at_a_time_the_brackets_are_those_scanned_forward(data, piece):
+    """Where the quotes counted between two points are even, both directions put the same brackets outside
+    strings; the backward scan stops where its first closing meets its partner, and a quote whose backslashes
+    run past what is read waits for the next piece."""
+    found, state, zero_at = backward(data, piece)
+    assert found == backward(data, len(data) + 1)[0], "the same in pieces as in one call"
+    if state & 1:
+        return  # the text's start is inside a string, seen from its end
+    expected, in_string = forward(data, max(zero_at, 0))
+    if not in_string:
+        assert found == expected
+    counts = np.cumsum([-1 if opening else 1 for _, opening in reversed(found)]).tolist()
+    if zero_at >= 0:  # the count (closings minus openings, going down) first came back to zero there
+        assert found[0][0] == zero_at and counts[-1] == 0 and 0 not in counts[:-1]
+    else:
+        assert 0 not in counts
+
+
+@given(data=st.lists(st.sampled_from([b'"events"', b"events", b'"', b"x", b"\\"]), max_size=12).map(b"".join),
+       start=st.integers(0, 40), stop=st.integers(0, 90))
+def test_find_last_is_rfind(data, start, stop):
+    assert jsonscan.native.find_last(data, b'"events"', start, stop) == data.rfind(b'"events"', start, stop)
+
+
+def test_the_backward_scan_refuses_ranges_and_buffers_it_cannot_hold():
+    positions, opens = np.empty(4, np.int64), np.empty(4, np.uint8)
+    assert jsonscan.native.scan_back(b"[{}]", 0, 0, 4, 0, positions, opens) == (4, 0, 0, 0)
+    assert positions.tolist() == [3, 2, 1, 0] and opens.tolist() == [0, 0, 1, 1]
+    for floor, start, stop in ((-1, 0, 4), (1, 0, 4), (0, 3, 2), (0, 0, 5)):
+        with pytest.raises(ValueError, match="in order"):
+            jsonscan.native.scan_back(b"[{}]", floor, start, stop, 0, positions, opens)
+    with pytest.raises(ValueError, match="too small"):
+        jsonscan.native.scan_back(b"[{}][]", 0, 0, 6, 0, positions, opens)

@@ -24,7 +24,7 @@ import re
 from typing import Callable
 
 from afp_desktop.core.breathing import breathe, rfind_breathing
-from afp_desktop.core.formats import lazy_trace
+from afp_desktop.core.formats import lazy_trace, recording_end
 from afp_desktop.core.formats.documents import RECORDING_HEAD
 from afp_desktop.core.formats.source import FileEnd, open_file_end, read_ends
 from afp_desktop.core.jsonx import jsonio, jsonscan
@@ -88,7 +88,8 @@ def _all_read(index: int) -> None:
     """`need` for data that is all there."""
 
 
-def _events_before_structure(data: bytes, need: Callable[[int], None] = _all_read) -> RecordingTail | None:
+def _events_before_structure(data: bytes, need: Callable[[int], None] = _all_read,
+                             events_array=None) -> RecordingTail | None:
     """Of `data` (a recording, or the end of one): its events array, which the structure follows. `need(index)`
     is called before data[index:] is looked at (a FileEnd's buffer: read backward as far as it is needed)."""
     need(len(data) - STRUCTURE_WITHIN)
@@ -102,7 +103,7 @@ def _events_before_structure(data: bytes, need: Callable[[int], None] = _all_rea
     close = _back_over_space(data, comma)
     if close < 0 or data[close] != ord("]"):
         return None
-    spans = _events_array(data, close, need)
+    spans = (events_array or _events_array)(data, close, need)
     if spans is None:
         return None
     return RecordingTail(data, *spans)
@@ -128,11 +129,21 @@ def find_recording_tail_of_file(path: str | os.PathLike, min_bytes: int) -> Reco
     end = open_file_end(path, max(TAIL_AT_LEAST, size // TAIL_FRACTION))
     if end is None:
         return None
+    reader: list[recording_end.BackwardReader] = []
+
+    def overlapped(data, close: int, need) -> tuple | None:
+        """The events array found while the rest is read on another thread (with the C scan)."""
+        reader.append(recording_end.BackwardReader(end))
+        return recording_end.events_array(data, close, reader[0], CANDIDATES, SCANS, _KEY_TO_ARRAY, _escaped)
+
     try:
-        return _events_before_structure(end.buffer, end.need)  # type: ignore[arg-type]
+        return _events_before_structure(end.buffer, end.need,  # type: ignore[arg-type]
+                                        overlapped if jsonscan.native is not None else _events_array)
     except OSError:
         return None  # the file changed while it was read: the whole read says how
     finally:
+        for each in reader:
+            each.stop()
         end.close()
 
 

@@ -204,13 +204,13 @@ class FileEnd:
         self._fd, self._size = fd, size
         self.length = min(length, size)
         self.buffer = mmap.mmap(-1, max(self.length, 1))
-        self._floor = self.length  # buffer[_floor:] is read
+        self.floor = self.length  # buffer[floor:] is read
 
     def need(self, index: int) -> None:
         index = max(index, 0)
-        while self._floor > index:
-            start = max(index, self._floor - self.PIECE)
-            piece = memoryview(self.buffer)[start:self._floor]
+        while self.floor > index:
+            start = max(index, self.floor - self.PIECE)
+            piece = memoryview(self.buffer)[start:self.floor]
             try:
                 done = 0
                 while done < len(piece):
@@ -220,7 +220,7 @@ class FileEnd:
                     done += got
             finally:
                 piece.release()
-            self._floor = start
+            self.floor = start
 
     def close(self) -> None:
         os.close(self._fd)
