@@ -138,7 +138,8 @@ def find_recording_tail_of_file(path: str | os.PathLike, min_bytes: int) -> Reco
 
     try:
         return _events_before_structure(end.buffer, end.need,  # type: ignore[arg-type]
-                                        overlapped if jsonscan.native is not None else _events_array)
+                                        overlapped if jsonscan.native is not None and jsonscan.numpy() is not None
+                                        else _events_array)
     except OSError:
         return None  # the file changed while it was read: the whole read says how
     finally:
