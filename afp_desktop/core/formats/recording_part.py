@@ -12,7 +12,8 @@ first part is shown before the events of the next are parsed).
 
 `recording_tail_of_file` does this on the ends of a file before the file is read whole: its first bytes, and its
 end read backward only as far as the events array begins (within the last quarter of it, at least 64 MB: ~110 MB
-of the 894 MB recording, ~0.1 s, where reading the whole quarter took 0.15–0.3 s). Anything else (an
+of the 894 MB recording, where reading the whole quarter took 0.15–0.3 s; with the C loop the array is scanned
+from its end down while the pieces below are read: core/formats/recording_end.py). Anything else (an
 envelope, another key order, a structure over a megabyte, a damaged array) gives None: no preview, and the file
 is read as before. The whole file is still read and checked after the preview.
 """
@@ -91,7 +92,8 @@ def _all_read(index: int) -> None:
 def _events_before_structure(data: bytes, need: Callable[[int], None] = _all_read,
                              events_array=None) -> RecordingTail | None:
     """Of `data` (a recording, or the end of one): its events array, which the structure follows. `need(index)`
-    is called before data[index:] is looked at (a FileEnd's buffer: read backward as far as it is needed)."""
+    is called before data[index:] is looked at (a FileEnd's buffer: read backward as far as it is needed);
+    `events_array` finds the array itself (`_events_array`, or recording_end's overlapped way)."""
     need(len(data) - STRUCTURE_WITHIN)
     structure = _last_member(data)
     if structure is None:

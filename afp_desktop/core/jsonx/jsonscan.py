@@ -9,8 +9,9 @@ every bracket at once (one sort: for documents thousands of levels deep); `with_
 text with parts cut out and a number in place of each — how the readers (lazy Trace payloads, lazy recordings,
 deep documents) hand orjson only what it should parse. numpy is imported on first use (`numpy()`), not when this module is.
 
-The scan's loop is in C when the optional `brackets_c` module was built (setup.py): 4–5× as fast as numpy's passes,
-and it lets go of the GIL, so the window's thread runs while a big file is scanned. Both give the same answer.
+The scan's loop is in C when the optional `brackets_c` module was built (setup.py): the loop 4–5× as fast as
+numpy's passes (the whole scan 1.5–2.5×, with the arrays around it), and it lets go of the GIL, so the window's
+thread runs while a big file is scanned. Both give the same answer (tests/test_native_scan.py).
 """
 
 from __future__ import annotations
