@@ -223,6 +223,7 @@ def test_the_end_of_a_big_file_is_read_only_as_far_back_as_its_events(tmp_path, 
     array_and_after = len(data) - data.index(b'"events"')
     assert opened[0].length == len(data), "(the whole file may be read: it is under the tail's 64 MB)"
     ahead = (3 if jsonscan.native is not None else 1) * 4096  # (a reader thread reads two pieces ahead)
+    ahead += tail_module._LOOK_BACK  # (and the key's backslashes are looked for before it)
     assert array_and_after <= opened[0].length - opened[0].floor < array_and_after + ahead
 
 
@@ -261,4 +262,21 @@ def test_each_look_back_reads_the_bytes_it_looks_at_first(tmp_path, monkeypatch)
     quote = escaped.rindex(b'"')
     end.need(quote)
     assert tail_module._escaped(end.buffer, quote, end.need)
+    end.close()
+
+
+@pytest.mark.parametrize("run", [0, 1, 2, 4095, 4096, 4097, 9000, 9001])
+def test_a_run_of_backslashes_before_a_key_is_counted_across_pieces(tmp_path, run):
+    """However long the run (and wherever the pieces read and the 4 KiB looked at end), an odd one escapes."""
+    text = b'{"a":"x' + b"\\" * run + b'"'
+    plain = tmp_path / "run.json"
+    plain.write_bytes(text)
+    end = source.open_file_end(plain, len(text))
+    quote = len(text) - 1
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(source.FileEnd, "PIECE", 1000)
+        end.need(quote)
+        assert tail_module._escaped(end.buffer, quote, end.need) == (run % 2 == 1)
+    assert tail_module._escaped(text, quote, lambda _i: None) == (run % 2 == 1)
+    assert tail_module._escaped(b"\\" * run + b'"', run, lambda _i: None) == (run % 2 == 1), "(from the start)"
     end.close()

@@ -39,6 +39,7 @@ SCANS = 2  # arrays scanned (each up to the whole events array) before giving up
 _KEY_TO_ARRAY = re.compile(rb'"events"[ \t\r\n]*:[ \t\r\n]*\[')
 _SPACE = b" \t\r\n"
 _SPACE_WITHIN = 4096  # white space looked over between the events array, its comma and the structure's key
+_LOOK_BACK = 4096  # bytes looked at a time for the backslashes before a quote
 
 
 class RecordingTail:
@@ -215,11 +216,16 @@ def _rfind(data: bytes, needle: bytes, end: int, need: Callable[[int], None]) ->
 
 
 def _escaped(data: bytes, quote: int, need: Callable[[int], None]) -> bool:
-    """The quote at `quote` is escaped: an odd run of backslashes before it."""
-    run = 0
-    while quote - run - 1 >= 0:
-        need(quote - run - 1)
-        if data[quote - run - 1] != 0x5C:
+    """The quote at `quote` is escaped: an odd run of backslashes before it (looked at 4 KiB at a time, each read
+    first: a hostile run of millions of backslashes took seconds byte by byte)."""
+    run, end = 0, quote
+    while end > 0:
+        start = max(0, end - _LOOK_BACK)
+        need(start)
+        piece = data[start:end]
+        kept = len(piece.rstrip(b"\\"))
+        run += len(piece) - kept
+        if kept:
             break
-        run += 1
+        end = start
     return run % 2 == 1
