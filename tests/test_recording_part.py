@@ -253,7 +253,6 @@ def test_each_look_back_reads_the_bytes_it_looks_at_first(tmp_path, monkeypatch)
     plain.write_bytes(data)
     monkeypatch.setattr(source.FileEnd, "PIECE", 1)
     monkeypatch.setattr(tail_module, "STRUCTURE_WITHIN", len(data) - data.index(b'"structure"'))
-    monkeypatch.setattr(tail_module, "read_ends", lambda path, head, tail: (data[:head], data))
     assert recording_tail_of_file(plain, 3, 0) == ([{"a": 1}], 1)
 
     escaped = b'{"x":"\\\\\\"events'
@@ -280,3 +279,18 @@ def test_a_run_of_backslashes_before_a_key_is_counted_across_pieces(tmp_path, ru
     assert tail_module._escaped(text, quote, lambda _i: None) == (run % 2 == 1)
     assert tail_module._escaped(b"\\" * run + b'"', run, lambda _i: None) == (run % 2 == 1), "(from the start)"
     end.close()
+
+
+@pytest.mark.parametrize("scan", ["C, overlapped with the read", "numpy, after the read"])
+def test_a_list_of_another_name_before_the_structure_is_not_taken_for_the_events(tmp_path, monkeypatch, scan):
+    """The `]` before the structure closes a list whose key is not "events": the "events" key further back opens
+    an array that ends earlier, so nothing is found (from the bytes, or from the file either way)."""
+    if scan.startswith("C") and jsonscan.native is None:
+        pytest.skip("the C bracket scan is not built")
+    if scan.startswith("numpy"):
+        monkeypatch.setattr(jsonscan, "native", None)
+    data = b'{"snapshot":{},"events":[{"a":1}],"other":[{"b":2}],"structure":{}}'
+    plain = tmp_path / "recording.json"
+    plain.write_bytes(data)
+    assert recording_tail(data, 3) is None
+    assert recording_tail_of_file(plain, 3, 0) is None

@@ -4,10 +4,10 @@ recording_part reads a file's end backward as far as the events array's `"events
 forward: for the 894 MB recording ~0.15 s of reading (~110 MB, mostly the first touch of the memory it goes into)
 and then ~0.1 s of scanning. Here a reader thread reads the pieces backward while this thread scans each piece
 already read from its end down (brackets_c.scan_back) and looks for the key in it; both let go of the GIL, so
-the scan costs little more than the read. Used when the C loop is built (recording_part's way otherwise).
+the scan costs little more than the read. Used when the C loop is built (the forward search otherwise).
 
-It tries the same `"events"` keys as recording_part, in the same order and within the same limits, and takes the
-one recording_part takes: a candidate's `[` must be the partner of the array's `]`. Scanned from the `]` down, that
+recording_part's candidate loop drives it as it drives the forward search, so it tries the same `"events"` keys
+and takes the same one: a candidate's `[` must be the partner of the array's `]`. Scanned from the `]` down, that
 is: no string open there, and the count of brackets closed (closings minus openings, going down) first comes back
 to zero at that `[`. Once it comes back to zero anywhere else, no `[` further down can be the partner.
 """
@@ -18,7 +18,6 @@ import threading
 from typing import Any
 
 from afp_desktop.core.breathing import breathe
-from afp_desktop.core.formats import lazy_trace
 from afp_desktop.core.formats.source import FileEnd
 from afp_desktop.core.jsonx import jsonscan
 
@@ -86,62 +85,58 @@ class BackwardReader:
         self._thread.join()  # (before the file is closed: a read of a closed descriptor could read another file)
 
 
-def events_array(data, close: int, reader: BackwardReader, candidates: int, scans: int, key_to_array, escaped):
-    """(starts, ends) of the elements of the root's events array, which ends at `close`, or None: the answer of
-    recording_part's `_events_array` (its limits and its tests for a key passed in)."""
-    global np
-    np = jsonscan.numpy()
-    scan = _BackwardScan(data, close)
-    search_end, tried, scanned = close, 0, 0
-    while tried < candidates:
-        floor = reader.floor
-        key = jsonscan.native.find_last(data, _KEY, floor, search_end)
-        if key < 0:
-            if floor == 0:
-                return None
-            search_end = min(search_end, floor + len(_KEY) - 1)  # (a key across `floor`: in the next piece)
-            scan.down_to(floor, reader)  # what is read, while the next piece is read
-            reader.wait_for(floor - 1)
-            breathe()
-            continue
-        tried += 1
-        search_end = key
-        found = key_to_array.match(data, key)
-        if found is None or escaped(data, key, reader.wait_for):
-            continue  # the string "events" as a value, or inside a string
-        if scanned == scans:
-            return None
-        scanned += 1
-        opening = found.end() - 1
-        scan.down_to(opening, reader)
-        if scan.met_zero_at == opening:
-            positions, opens, depth = scan.brackets(opening)
-            regions = lazy_trace.event_regions(data, positions, opens, depth, 0, len(positions) - 1, 1,
-                                               payloads=False)
-            return None if regions is None else regions[0]
-        if scan.met_zero_at is not None:
-            return None  # the `]` met its partner above this `[`: no `[` further down can be it
-    return None
+class BackwardSearch:
+    """recording_part's search for the events array's `[`, from its `]` down while the reader reads below: the
+    `"events"` keys in what is read (brackets_c.find_last), and the brackets outside strings scanned down to
+    `low` (brackets_c.scan_back, which keeps the count of brackets still open, closings minus openings, and stops
+    where it first comes back to zero: the `]`'s partner)."""
 
-
-class _BackwardScan:
-    """The brackets outside strings from the array's `]` down to `low`, and where the count of brackets still
-    open (closings minus openings, going down) first came back to zero: the `]`'s partner (brackets_c.scan_back
-    keeps the count and stops there)."""
-
-    def __init__(self, data, close: int) -> None:
-        self.data, self.low = data, close + 1
+    def __init__(self, data, close: int, reader: BackwardReader) -> None:
+        global np
+        np = jsonscan.numpy()
+        self.data, self.close, self.reader = data, close, reader
+        self.need = reader.wait_for
+        self.low = close + 1
         self.state = 0  # twice the count, plus 1 inside a string
         self.met_zero_at: int | None = None
         self._positions: list = []
         self._opens: list = []
 
-    def down_to(self, index: int, reader: BackwardReader) -> None:
+    @property
+    def partner_elsewhere(self) -> bool:
+        """The `]` met its partner above the last `[` tried: no `[` further down can be it."""
+        return self.met_zero_at is not None
+
+    def find(self, end: int) -> int:
+        """data.rfind of the last key ending by `end`, searching what is read and scanning it while the next piece
+        is read."""
+        while True:
+            floor = self.reader.floor
+            key = jsonscan.native.find_last(self.data, _KEY, floor, end)
+            if key >= 0 or floor == 0:
+                return key
+            end = min(end, floor + len(_KEY) - 1)  # (a key across `floor`: in the next piece)
+            self._down_to(floor)
+            self.reader.wait_for(floor - 1)
+            breathe()
+
+    def partner_brackets(self, opening: int):
+        """(positions, is-open flags, depth after each) from `opening` to the `]`, in the order of the text, as
+        jsonscan gives them, if the `[` there is the `]`'s partner; else None."""
+        self._down_to(opening)
+        if self.met_zero_at != opening:
+            return None
+        positions = np.concatenate(self._positions)[::-1].copy()
+        opens = np.concatenate(self._opens)[::-1].view(bool).copy()
+        depth = np.cumsum(opens.astype(np.int32) * 2 - 1, dtype=np.int32)
+        return positions, opens, depth
+
+    def _down_to(self, index: int) -> None:
         """Scan data[index:low] (all of it read), unless the partner is already found."""
         while self.low > index and self.met_zero_at is None:
             room = self.low - index
             positions, opens = np.empty(room, np.int64), np.empty(room, np.uint8)
-            floor = reader.floor
+            floor = self.reader.floor
             count, self.state, low, zero_at = jsonscan.native.scan_back(
                 self.data, floor, index, self.low, self.state, positions, opens)
             self._positions.append(positions[:count])  # (views: only what was written is in memory)
@@ -149,15 +144,5 @@ class _BackwardScan:
             if zero_at >= 0:
                 self.met_zero_at = zero_at
             elif low > index:  # a quote whose run of backslashes goes on below what is read
-                reader.wait_for(floor - 1)
+                self.reader.wait_for(floor - 1)
             self.low = low
-
-    def brackets(self, opening: int):
-        """(positions, is-open flags, depth after each) from `opening` to the `]`, in the order of the text, as
-        jsonscan gives them."""
-        positions = np.concatenate(self._positions)[::-1].copy()
-        opens = np.concatenate(self._opens)[::-1].view(bool).copy()
-        if positions[0] != opening:
-            raise AssertionError("the scan stops at the partner it found")
-        depth = np.cumsum(opens.astype(np.int32) * 2 - 1, dtype=np.int32)
-        return positions, opens, depth

@@ -27,7 +27,7 @@ from typing import Callable
 from afp_desktop.core.breathing import breathe, rfind_breathing
 from afp_desktop.core.formats import lazy_trace, recording_end
 from afp_desktop.core.formats.documents import RECORDING_HEAD
-from afp_desktop.core.formats.source import FileEnd, open_file_end, read_ends
+from afp_desktop.core.formats.source import FileEnd, open_file_end
 from afp_desktop.core.jsonx import jsonio, jsonscan
 
 STRUCTURE_WITHIN = 1 << 20  # the structure (the flowchart's shape) is small: a larger tail gets no preview
@@ -91,10 +91,11 @@ def _all_read(index: int) -> None:
 
 
 def _events_before_structure(data: bytes, need: Callable[[int], None] = _all_read,
-                             events_array=None) -> RecordingTail | None:
+                             search_for=None) -> RecordingTail | None:
     """Of `data` (a recording, or the end of one): its events array, which the structure follows. `need(index)`
     is called before data[index:] is looked at (a FileEnd's buffer: read backward as far as it is needed);
-    `events_array` finds the array itself (`_events_array`, or recording_end's overlapped way)."""
+    `search_for(data, close)` gives the search for the array's `[` (`_ForwardSearch`, or recording_end's
+    BackwardSearch, which overlaps the read and the scan)."""
     need(len(data) - STRUCTURE_WITHIN)
     structure = _last_member(data)
     if structure is None:
@@ -106,7 +107,8 @@ def _events_before_structure(data: bytes, need: Callable[[int], None] = _all_rea
     close = _back_over_space(data, comma)
     if close < 0 or data[close] != ord("]"):
         return None
-    spans = (events_array or _events_array)(data, close, need)
+    search = search_for(data, close) if search_for is not None else _ForwardSearch(data, close, need)
+    spans = _events_array(data, search)
     if spans is None:
         return None
     return RecordingTail(data, *spans)
@@ -126,28 +128,27 @@ def find_recording_tail_of_file(path: str | os.PathLike, min_bytes: int) -> Reco
         return None
     if size < min_bytes:
         return None
-    ends = read_ends(path, 64, STRUCTURE_WITHIN)  # (a recording's head, its structure last? then read more)
-    if ends is None or not RECORDING_HEAD.match(ends[0]) or _last_member(ends[1]) is None:
-        return None
     end = open_file_end(path, max(TAIL_AT_LEAST, size // TAIL_FRACTION))
     if end is None:
         return None
-    reader: list[recording_end.BackwardReader] = []
+    readers: list[recording_end.BackwardReader] = []
 
-    def overlapped(data, close: int, need) -> tuple | None:
-        """The events array found while the rest is read on another thread (with the C scan)."""
-        reader.append(recording_end.BackwardReader(end))
-        return recording_end.events_array(data, close, reader[0], CANDIDATES, SCANS, _KEY_TO_ARRAY, _escaped)
+    def backward(data, close: int) -> recording_end.BackwardSearch:
+        """The array's `[` searched while the rest is read on another thread (with the C scan)."""
+        readers.append(recording_end.BackwardReader(end))
+        return recording_end.BackwardSearch(data, close, readers[-1])
 
+    overlapped = jsonscan.native is not None and jsonscan.numpy() is not None
     try:
+        if not RECORDING_HEAD.match(end.head(64)):
+            return None
         return _events_before_structure(end.buffer, end.need,  # type: ignore[arg-type]
-                                        overlapped if jsonscan.native is not None and jsonscan.numpy() is not None
-                                        else _events_array)
+                                        backward if overlapped else None)
     except OSError:
         return None  # the file changed while it was read: the whole read says how
     finally:
-        for each in reader:
-            each.stop()
+        for reader in readers:
+            reader.stop()
         end.close()
 
 
@@ -173,29 +174,52 @@ def _back_over_space(data: bytes, at: int) -> int:
     return at if at > floor else -1
 
 
-def _events_array(data: bytes, close: int, need: Callable[[int], None]):
-    """(starts, ends) of the elements of the root's events array, which ends at `close`; None unless found
-    and every element is an object."""
-    end, scans = close, 0
+def _events_array(data: bytes, search):
+    """(starts, ends) of the elements of the root's events array, whose `]` the search starts from; None unless
+    found and every element is an object. The `"events"` keys before it are tried from the last one back
+    (within CANDIDATES keys and SCANS arrays scanned); `search` finds them, and tells whether the `[` after one is
+    the `]`'s partner (its brackets from there), or that the partner lies elsewhere, so no key further back can
+    be it."""
+    end, scans = search.close, 0
     for _ in range(CANDIDATES):
-        key = _rfind(data, b'"events"', end, need)
+        key = search.find(end)
         if key < 0 or scans == SCANS:
             return None
         end = key
         found = _KEY_TO_ARRAY.match(data, key)
-        if found is None or _escaped(data, key, need):
+        if found is None or _escaped(data, key, search.need):
             continue  # the string "events" as a value, or inside a string
-        opening = found.end() - 1
         scans += 1
-        scan = jsonscan.brackets_outside_strings(data, start=opening, end=close + 1)
-        if scan is None:
-            continue  # unbalanced: a list inside a payload (whose `[` closes early), or a damaged array
-        positions, opens, depth = scan
-        if int(positions[0]) != opening or int(positions[-1]) != close or (depth[:-1] == 0).any():
-            continue
-        regions = lazy_trace.event_regions(data, positions, opens, depth, 0, len(positions) - 1, 1, payloads=False)
-        return None if regions is None else regions[0]
+        brackets = search.partner_brackets(found.end() - 1)
+        if brackets is not None:
+            positions, opens, depth = brackets
+            regions = lazy_trace.event_regions(data, positions, opens, depth, 0, len(positions) - 1, 1,
+                                               payloads=False)
+            return None if regions is None else regions[0]
+        if search.partner_elsewhere:
+            return None
     return None
+
+
+class _ForwardSearch:
+    """The keys found by `_rfind`; each candidate array scanned forward from its `[` to the `]` (jsonscan)."""
+
+    partner_elsewhere = False
+
+    def __init__(self, data: bytes, close: int, need: Callable[[int], None]) -> None:
+        self.data, self.close, self.need = data, close, need
+
+    def find(self, end: int) -> int:
+        return _rfind(self.data, b'"events"', end, self.need)
+
+    def partner_brackets(self, opening: int):
+        scan = jsonscan.brackets_outside_strings(self.data, start=opening, end=self.close + 1)
+        if scan is None:
+            return None  # unbalanced: a list inside a payload (whose `[` closes early), or a damaged array
+        positions, _opens, depth = scan
+        if int(positions[0]) != opening or int(positions[-1]) != self.close or (depth[:-1] == 0).any():
+            return None
+        return scan
 
 
 def _rfind(data: bytes, needle: bytes, end: int, need: Callable[[int], None]) -> int:

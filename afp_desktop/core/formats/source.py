@@ -166,30 +166,6 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
     return data
 
 
-def read_ends(path: str | os.PathLike, head: int, tail: int) -> tuple[bytes, bytes] | None:
-    """The first `head` and the last `tail` bytes of a regular file that is not compressed (all of it if
-    shorter), or None (a compressed or unreadable file: the whole read says why). For a preview read before the
-    whole file."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if _kind_of(info.st_mode) or info.st_size > max_bytes():
-            return None
-        first = os.pread(fd, max(head, 8), 0)
-        if first.startswith(GZIP_MAGIC) or first.startswith(XZ_MAGIC):
-            return None
-        start = max(0, info.st_size - tail)
-        return first[:head], os.pread(fd, info.st_size - start, start)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 class FileEnd:
     """The last `length` bytes of a regular file, read backward a piece at a time as they are needed: a search
     from the end reads only as far back as what it finds (the 894 MB recording's events array: ~110 of the 224 MB
@@ -222,13 +198,18 @@ class FileEnd:
                 piece.release()
             self.floor = start
 
+    def head(self, count: int) -> bytes:
+        """The file's first `count` bytes (read now)."""
+        return os.pread(self._fd, count, 0)
+
     def close(self) -> None:
         os.close(self._fd)
 
 
 def open_file_end(path: str | os.PathLike, length: int) -> FileEnd | None:
-    """A FileEnd of the last `length` bytes of a regular file that is not compressed (all of it if shorter), or
-    None (a compressed or unreadable file: the whole read says why). Close it when done."""
+    """A FileEnd of the last `length` bytes of a regular file that is not compressed (all of it if shorter), for
+    a preview read before the whole file; or None (a compressed or unreadable file: the whole read says why).
+    Close it when done."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
