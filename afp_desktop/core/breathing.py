@@ -12,7 +12,7 @@ from __future__ import annotations
 from array import array
 import threading
 from contextlib import contextmanager
-from itertools import islice
+from itertools import chain, islice, repeat
 from typing import Callable, Iterable, Iterator, TypeVar
 
 EVERY = 1024  # items between breaths in a per-event loop (a few milliseconds of the slowest loop)
@@ -51,18 +51,19 @@ def breathing_over(items: Iterable[T], every: int = EVERY) -> Iterable[T]:
 
 
 def _in_chunks(items: Iterable[T], hook: Callable[[], None], every: int = EVERY) -> Iterator[T]:
-    if isinstance(items, (list, tuple, range, array)):  # (slices: no per-item work but the yield)
-        for start in range(0, len(items), every):
-            hook()
-            yield from items[start:start + every]
-        return
-    iterator = iter(items)
-    while True:
-        chunk = list(islice(iterator, every))
-        if not chunk:
-            return
-        hook()
-        yield from chunk
+    """The items a chunk at a time, the hook called before each chunk. Chained in C (chain, map): a generator
+    yielding each item cost ~50 ns an item, 0.15 s over the 2.9 million items a big stream's load goes through."""
+    if isinstance(items, (list, tuple, range, array)):  # (slices: no per-item work)
+        pieces: Iterable = (items[start:start + every] for start in range(0, len(items), every))
+    else:
+        iterator = iter(items)
+        pieces = iter(lambda: list(islice(iterator, every)), [])
+    return chain.from_iterable(map(_after_breath, repeat(hook), pieces))
+
+
+def _after_breath(hook: Callable[[], None], piece: T) -> T:
+    hook()
+    return piece
 
 
 FIND_PIECE = 1 << 20  # bytes searched between breaths (~0.3 ms): a find over a whole 48 MB file held Python 26 ms

@@ -68,60 +68,74 @@ class TypedToDomain:
         if not isinstance(event, dict):
             return None
         etype = event.get("type")
-        if not isinstance(etype, str) or not etype.startswith(PREFIX):
+        # (one lookup: most of a long run's events are tokens and others that map to nothing)
+        mapping = _MAPPINGS.get(etype) if isinstance(etype, str) else None
+        if mapping is None:
             return None
-        name = etype[len(PREFIX):]
         payload = event.get("payload")
         payload = payload if isinstance(payload, dict) else {}
         meta = event.get("meta")
         meta = meta if isinstance(meta, dict) else {}
+        return mapping(self, payload, meta, commit_idx)
 
-        if name == "stream.llm_start":
-            out = {"type": "llm.start", **_common(meta, commit_idx),
-                   "model": payload.get("model"), "provider": payload.get("provider")}
-            for key in ("systemPromptChars", "messagesCount", "toolsCount"):
-                if key in payload:
-                    out[key] = payload[key]
-            out["actorArrow"] = "tool→llm" if self.prev_llm_end_had_tools else "user→llm"
-            self.prev_llm_end_had_tools = False
-            return out
-        if name == "stream.llm_end":
-            usage = payload.get("usage")
-            usage = usage if isinstance(usage, dict) else {}
-            count = payload.get("toolCallCount")
-            has_tools = isinstance(count, (int, float)) and not isinstance(count, bool) and count > 0
-            out = {"type": "llm.end", **_common(meta, commit_idx),
-                   "content": payload.get("content"), "toolCallCount": count,
-                   "usage": {"input": usage.get("input"), "output": usage.get("output")}}
-            if payload.get("stopReason"):
-                out["stopReason"] = payload["stopReason"]
-            out["actorArrow"] = "llm→tool" if has_tools else "llm→user"
-            self.prev_llm_end_had_tools = has_tools
-            return out
-        if name == "stream.tool_start":
-            out = {"type": "tool.start", **_common(meta, commit_idx),
-                   "toolName": payload.get("toolName"), "toolCallId": payload.get("toolCallId")}
-            if "args" in payload:
-                out["args"] = payload["args"]
-            if payload.get("notDispatched"):
-                out["notDispatched"] = True
-            return out
-        if name == "stream.tool_end":
-            out = {"type": "tool.end", **_common(meta, commit_idx), "toolCallId": payload.get("toolCallId")}
-            for key in ("result", "durationMs", "error"):
-                if key in payload:
-                    out[key] = payload[key]
-            return out
-        if name == "context.injected":
-            return {"type": "context.injected", **_common(meta, commit_idx), **injection_fields(payload)}
-        if name == "composition.enter":
-            return {"type": "composition.start", **_common(meta, commit_idx), "kind": payload.get("kind"),
-                    "compositionId": payload.get("id"), "name": payload.get("name")}
-        if name == "composition.exit":
-            return {"type": "composition.end", **_common(meta, commit_idx), "kind": payload.get("kind"),
-                    "compositionId": payload.get("id"), "name": payload.get("name") or "",
-                    "status": payload.get("status"), "durationMs": payload.get("durationMs")}
-        return None
+    def _llm_start(self, payload: dict, meta: dict, commit_idx: int) -> dict:
+        out = {"type": "llm.start", **_common(meta, commit_idx),
+               "model": payload.get("model"), "provider": payload.get("provider")}
+        for key in ("systemPromptChars", "messagesCount", "toolsCount"):
+            if key in payload:
+                out[key] = payload[key]
+        out["actorArrow"] = "tool→llm" if self.prev_llm_end_had_tools else "user→llm"
+        self.prev_llm_end_had_tools = False
+        return out
+
+    def _llm_end(self, payload: dict, meta: dict, commit_idx: int) -> dict:
+        usage = payload.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        count = payload.get("toolCallCount")
+        has_tools = isinstance(count, (int, float)) and not isinstance(count, bool) and count > 0
+        out = {"type": "llm.end", **_common(meta, commit_idx),
+               "content": payload.get("content"), "toolCallCount": count,
+               "usage": {"input": usage.get("input"), "output": usage.get("output")}}
+        if payload.get("stopReason"):
+            out["stopReason"] = payload["stopReason"]
+        out["actorArrow"] = "llm→tool" if has_tools else "llm→user"
+        self.prev_llm_end_had_tools = has_tools
+        return out
+
+    def _tool_start(self, payload: dict, meta: dict, commit_idx: int) -> dict:
+        out = {"type": "tool.start", **_common(meta, commit_idx),
+               "toolName": payload.get("toolName"), "toolCallId": payload.get("toolCallId")}
+        if "args" in payload:
+            out["args"] = payload["args"]
+        if payload.get("notDispatched"):
+            out["notDispatched"] = True
+        return out
+
+    def _tool_end(self, payload: dict, meta: dict, commit_idx: int) -> dict:
+        out = {"type": "tool.end", **_common(meta, commit_idx), "toolCallId": payload.get("toolCallId")}
+        for key in ("result", "durationMs", "error"):
+            if key in payload:
+                out[key] = payload[key]
+        return out
+
+    def _injected(self, payload: dict, meta: dict, commit_idx: int) -> dict:
+        return {"type": "context.injected", **_common(meta, commit_idx), **injection_fields(payload)}
+
+    def _composition_enter(self, payload: dict, meta: dict, commit_idx: int) -> dict:
+        return {"type": "composition.start", **_common(meta, commit_idx), "kind": payload.get("kind"),
+                "compositionId": payload.get("id"), "name": payload.get("name")}
+
+    def _composition_exit(self, payload: dict, meta: dict, commit_idx: int) -> dict:
+        return {"type": "composition.end", **_common(meta, commit_idx), "kind": payload.get("kind"),
+                "compositionId": payload.get("id"), "name": payload.get("name") or "",
+                "status": payload.get("status"), "durationMs": payload.get("durationMs")}
+
+
+_MAPPINGS = {PREFIX + name: mapping for name, mapping in (
+    ("stream.llm_start", TypedToDomain._llm_start), ("stream.llm_end", TypedToDomain._llm_end),
+    ("stream.tool_start", TypedToDomain._tool_start), ("stream.tool_end", TypedToDomain._tool_end),
+    ("context.injected", TypedToDomain._injected), ("composition.enter", TypedToDomain._composition_enter),
+    ("composition.exit", TypedToDomain._composition_exit))}
 
 
 def domain_events_from_typed(events: Iterable[Any]) -> tuple[list[dict], list[int]]:
