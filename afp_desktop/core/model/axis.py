@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
+from itertools import accumulate, compress, count, repeat
+from operator import ge, not_, sub
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 from afp_desktop.core.breathing import breathing_over
@@ -157,6 +159,10 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
     def flush(until_typed: int) -> None:
         """Merge loose DomainEvents with typed events [next_typed, until_typed) by time, traversal first."""
         nonlocal next_typed, loose_domain
+        if not loose_domain:  # nothing to merge (a stream's DomainEvents are all anchored): in order, in C
+            entries.extend(range(-1 - next_typed, -1 - until_typed, -1))
+            next_typed = max(next_typed, until_typed)
+            return
         d = 0
         for j in range(next_typed, until_typed):
             tts = _sort_key(typed_ts(typed[j]))
@@ -177,34 +183,40 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
         entries.append(i)
     flush(len(typed))
 
+    # Each list keeps its order on the axis: the positions of its entries, in order, are where each event is.
+    is_domain = list(map(ge, entries, repeat(0)))
+    axis.domain_after = array("q", compress(count(1), is_domain))
+    axis.typed_after = array("q", compress(count(1), map(not_, is_domain)))
+    axis.domain_before = domain_before = array("q", accumulate(is_domain, initial=0))
+    axis.typed_before = array("q", map(sub, range(len(domain_before)), domain_before))
+    axis.commit_before, axis.legs = _commits_before(entries, domain, anchors)
+    return axis
+
+
+def _commits_before(entries: array, domain: list, anchors: list[int | None]) -> tuple[list[int], int]:
+    """Per entry, the commits done when it fired (carried from the last event that says), and the legs."""
+    try:
+        said: set | None = {event.get("commitIdxBefore") for event in breathing_over(domain)}
+    except TypeError:  # (a count that is a list or an object: the walk below tells what it means)
+        said = None
+    if said is not None and said <= {0, None}:  # no commit counted, as in any event stream: nothing to carry
+        return [0] * len(entries), 1
     # A typed event mapped to a DomainEvent fired at the same moment: it takes that event's commit count.
     anchored_commit = {anchor: domain[i].get("commitIdxBefore") for i, anchor in enumerate(breathing_over(anchors))
                        if anchor is not None}
-    axis.domain_after = domain_after = _counts(0) * len(domain)
-    axis.typed_after = typed_after = _counts(0) * len(typed)
-    domain_before, typed_before = axis.domain_before, axis.typed_before
-    d_count = t_count = 0
-    carried = 0
-    for position, code in enumerate(breathing_over(entries), start=1):
-        if code >= 0:
-            domain_after[code] = position
-            d_count += 1
-            c = domain[code].get("commitIdxBefore")
-        else:
-            typed_after[-1 - code] = position
-            t_count += 1
-            c = anchored_commit.get(-1 - code)
+    commit_before: list[int] = []
+    carried, legs = 0, 1
+    for code in breathing_over(entries):
+        c = domain[code].get("commitIdxBefore") if code >= 0 else anchored_commit.get(-1 - code)
         if isinstance(c, int) and not isinstance(c, bool):
             if c < carried:
                 # The commit count went back: a new leg (a resume) with its own commit log. A snapshot
                 # covers only the last leg, so everything before it counts as "before the first commit".
-                axis.commit_before[:] = [-1] * len(axis.commit_before)
-                axis.legs += 1
+                commit_before[:] = [-1] * len(commit_before)
+                legs += 1
             carried = c
-        domain_before.append(d_count)
-        typed_before.append(t_count)
-        axis.commit_before.append(carried)
-    return axis
+        commit_before.append(carried)
+    return commit_before, legs
 
 
 def runtime_stage_id_of(entry: tuple[str, int], domain: list, typed: list) -> str:

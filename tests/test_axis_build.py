@@ -1,0 +1,80 @@
+"""The event axis (core/model/axis.py) against a plain reading of its rule, one entry at a time: where each event
+sits, the counts before each position and the commits carried (a count that goes back starts a new leg). The
+axis computes its counts with C iterators and skips the commit walk when no event counts a commit; this holds
+it to the walk it replaced, on any mix of anchored and loose events, times and commit counts."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, build_axis
+
+_COMMITS = st.sampled_from([0, 0, None, False, 0.0, 1, 2, 3, 7, -1, [1], "2", True])
+_TIMES = st.sampled_from([None, 0, 1, 2, 5, 5.5, "x", True, -3])
+_TYPED_TYPES = st.sampled_from([*TYPED_TO_DOMAIN, "agentfootprint.stream.token"])
+
+
+def _plain_walk(entries: list[int], domain: list[dict], anchors: list) -> dict:
+    """Each count and commit computed entry by entry (the axis's walk before it used C iterators)."""
+    anchored_commit = {anchor: domain[i].get("commitIdxBefore") for i, anchor in enumerate(anchors)
+                       if anchor is not None}
+    typed_count = sum(1 for code in entries if code < 0)
+    out: dict = {"domain_after": [0] * len(domain), "typed_after": [0] * typed_count, "domain_before": [0],
+                 "typed_before": [0], "commit_before": [], "legs": 1}
+    d_count = t_count = carried = 0
+    for position, code in enumerate(entries, start=1):
+        if code >= 0:
+            out["domain_after"][code] = position
+            d_count += 1
+            c = domain[code].get("commitIdxBefore")
+        else:
+            out["typed_after"][-1 - code] = position
+            t_count += 1
+            c = anchored_commit.get(-1 - code)
+        if isinstance(c, int) and not isinstance(c, bool):
+            if c < carried:
+                out["commit_before"][:] = [-1] * len(out["commit_before"])
+                out["legs"] += 1
+            carried = c
+        out["domain_before"].append(d_count)
+        out["typed_before"].append(t_count)
+        out["commit_before"].append(carried)
+    return out
+
+
+@st.composite
+def _runs(draw):
+    typed = [{"type": draw(_TYPED_TYPES), "meta": {"wallClockMs": draw(_TIMES)}}
+             for _ in range(draw(st.integers(0, 12)))]
+    domain: list[dict] = []
+    for event in typed:  # the typed half: a DomainEvent mapped from each typed event that maps (§2.5)
+        if event["type"] in TYPED_TO_DOMAIN and draw(st.booleans()):
+            domain.append({"type": TYPED_TO_DOMAIN[event["type"]], "ts": draw(_TIMES),
+                           "commitIdxBefore": draw(_COMMITS)})
+    for _ in range(draw(st.integers(0, 8))):  # the engine's own events, merged by time
+        domain.insert(draw(st.integers(0, len(domain))), {"type": "stage.exec", "ts": draw(_TIMES),
+                                                          "commitIdxBefore": draw(_COMMITS)})
+    return domain, typed
+
+
+@settings(max_examples=400, deadline=None)
+@given(_runs(), st.booleans())
+def test_the_axis_counts_are_those_of_a_walk_over_its_entries(run, typed_too):
+    domain, typed = run
+    axis = build_axis(domain, typed if typed_too else None)
+    entries = list(axis.entries.codes)
+    assert sorted(code for code in entries if code >= 0) == list(range(len(domain)))
+    assert sorted((-1 - code for code in entries if code < 0)) == list(range(len(typed) if typed_too else 0))
+    walked = _plain_walk(entries, domain, axis.anchors)
+    assert {name: list(getattr(axis, name)) if name != "legs" else axis.legs for name in walked} == walked
+
+
+def test_a_stream_without_commit_counts_carries_none_and_a_count_that_goes_back_starts_a_leg():
+    typed = [{"type": "agentfootprint.stream.llm_start", "meta": {"wallClockMs": 1}},
+             {"type": "agentfootprint.stream.token", "meta": {"wallClockMs": 2}}]
+    plain = build_axis([{"type": "llm.start", "ts": 1, "commitIdxBefore": 0}], typed)
+    assert list(plain.entries) == [("t", 0), ("d", 0), ("t", 1)] and plain.commit_before == [0, 0, 0]
+    resumed = build_axis([{"type": "a", "ts": 1, "commitIdxBefore": 4}, {"type": "b", "ts": 2, "commitIdxBefore": 1}],
+                         None)
+    assert resumed.commit_before == [-1, 1] and resumed.legs == 2
