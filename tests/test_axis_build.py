@@ -8,11 +8,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, build_axis
+from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, build_axis, per_entry, runtime_stage_id_of, stage_ids_on_axis
 
 _COMMITS = st.sampled_from([0, 0, None, False, 0.0, 1, 2, 3, 7, -1, [1], "2", True])
 _TIMES = st.sampled_from([None, 0, 1, 2, 5, 5.5, "x", True, -3])
 _TYPED_TYPES = st.sampled_from([*TYPED_TO_DOMAIN, "agentfootprint.stream.token"])
+_STAGE_IDS = st.sampled_from(["call-llm#1", "tools#2", "", None, 3, ["x"]])
 
 
 def _plain_walk(entries: list[int], domain: list[dict], anchors: list) -> dict:
@@ -45,16 +46,17 @@ def _plain_walk(entries: list[int], domain: list[dict], anchors: list) -> dict:
 
 @st.composite
 def _runs(draw):
-    typed = [{"type": draw(_TYPED_TYPES), "meta": {"wallClockMs": draw(_TIMES)}}
+    typed = [{"type": draw(_TYPED_TYPES), "meta": {"wallClockMs": draw(_TIMES), "runtimeStageId": draw(_STAGE_IDS)}}
              for _ in range(draw(st.integers(0, 12)))]
     domain: list[dict] = []
     for event in typed:  # the typed half: a DomainEvent mapped from each typed event that maps (§2.5)
         if event["type"] in TYPED_TO_DOMAIN and draw(st.booleans()):
             domain.append({"type": TYPED_TO_DOMAIN[event["type"]], "ts": draw(_TIMES),
-                           "commitIdxBefore": draw(_COMMITS)})
+                           "commitIdxBefore": draw(_COMMITS), "runtimeStageId": draw(_STAGE_IDS)})
     for _ in range(draw(st.integers(0, 8))):  # the engine's own events, merged by time
         domain.insert(draw(st.integers(0, len(domain))), {"type": "stage.exec", "ts": draw(_TIMES),
-                                                          "commitIdxBefore": draw(_COMMITS)})
+                                                          "commitIdxBefore": draw(_COMMITS),
+                                                          "runtimeStageId": draw(_STAGE_IDS)})
     return domain, typed
 
 
@@ -68,6 +70,12 @@ def test_the_axis_counts_are_those_of_a_walk_over_its_entries(run, typed_too):
     assert sorted((-1 - code for code in entries if code < 0)) == list(range(len(typed) if typed_too else 0))
     walked = _plain_walk(entries, domain, axis.anchors)
     assert {name: list(getattr(axis, name)) if name != "legs" else axis.legs for name in walked} == walked
+    # what is read per entry, merged from the two lists in C, is what reading each entry gives
+    typed_read = typed if typed_too else []
+    assert stage_ids_on_axis(axis, domain, typed_read) == [runtime_stage_id_of(entry, domain, typed_read)
+                                                             for entry in axis.entries]
+    assert per_entry(axis.entries, range(len(domain)), range(100, 100 + len(typed_read))) == [
+        index if kind == "d" else 100 + index for kind, index in axis.entries]
 
 
 def test_a_stream_without_commit_counts_carries_none_and_a_count_that_goes_back_starts_a_leg():

@@ -219,7 +219,25 @@ def _commits_before(entries: array, domain: list, anchors: list[int | None]) -> 
     return commit_before, legs
 
 
+def per_entry(entries, domain_values: Iterable, typed_values: Iterable) -> list:
+    """Per axis entry, the next of `domain_values` for a DomainEvent and of `typed_values` for a typed event:
+    each list keeps its own order on the axis, so the two are merged in C, with no tuple or call per entry."""
+    sources = (iter(typed_values), iter(domain_values))
+    return list(map(next, map(sources.__getitem__, map(ge, entry_codes(entries), repeat(0)))))
+
+
+def stage_ids_on_axis(axis: Axis, domain: list, typed: list) -> list[str]:
+    """Each entry's runtimeStageId ("" when it has none)."""
+    domain_ids = [event.get("runtimeStageId") if isinstance(event, dict) else None
+                  for event in breathing_over(domain)]
+    typed_ids = [meta.get("runtimeStageId") if isinstance(meta := event.get("meta"), dict) else None
+                 for event in breathing_over(typed)]
+    return [rid if isinstance(rid, str) else "" for rid in breathing_over(per_entry(axis.entries, domain_ids,
+                                                                                     typed_ids))]
+
+
 def runtime_stage_id_of(entry: tuple[str, int], domain: list, typed: list) -> str:
+    """One entry's runtimeStageId ("" when it has none)."""
     kind, index = entry
     if kind == "d":
         event = domain[index]

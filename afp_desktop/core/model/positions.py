@@ -8,11 +8,13 @@ Each stop gains `axisStart` (first event of the stop) and `axisEnd` (the cursor 
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import cast
 
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.library.stops import derived_stops_of, milestone_stops
+from afp_desktop.core.model.axis import per_entry
 from afp_desktop.core.breathing import breathing_over
 
 
@@ -65,7 +67,7 @@ def _derived_stops_on_axis(run) -> list[StopDict]:
     axis, total = run.axis, len(run.axis)
     # derived_stops reads each row's runtimeStageId, and its type to tell a subflow mount.
     domain = run.domain_events
-    types = [domain[index].get("type") if kind == "d" else "typed" for kind, index in breathing_over(axis.entries)]
+    types = per_entry(axis.entries, [event.get("type") for event in breathing_over(domain)], repeat("typed"))
     rids = [rid if isinstance(rid, str) else "" for rid in run.stage_ids_on_axis()]
     stops = [cast(StopDict, dict(s)) for s in breathing_over(derived_stops_of(types, rids))]
     for stop in breathing_over(stops):

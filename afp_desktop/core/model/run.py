@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable
 
-from afp_desktop.core.model.axis import Axis, build_axis, runtime_stage_id_of
+from afp_desktop.core.model.axis import Axis, build_axis, stage_ids_on_axis
 from afp_desktop.core.library.events import TRAVERSAL_DOMAIN_TYPES
 from afp_desktop.core.problems import LoadCancelled, LoadError, Notice, Problem
 from afp_desktop.core.shapes import StepGraph, StopDict
@@ -280,9 +280,7 @@ class Run:
         return self
 
     def stage_ids_on_axis(self) -> list[str]:
-        typed = self.typed_events or []
-        domain = self.domain_events
-        return [runtime_stage_id_of(entry, domain, typed) for entry in breathing_over(self.axis.entries)]
+        return stage_ids_on_axis(self.axis, self.domain_events, self.typed_events or [])
 
     def prepare(self, progress: Callable[[float], None] | None = None,
                 cancelled: Callable[[], bool] | None = None, window: bool = False,
