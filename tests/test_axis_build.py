@@ -5,10 +5,13 @@ it to the walk it replaced, on any mix of anchored and loose events, times and c
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, build_axis, per_entry, runtime_stage_id_of, stage_ids_on_axis
+from afp_desktop.core.model.replay import ReplayFacts, _indices_of_kinds
 
 _COMMITS = st.sampled_from([0, 0, None, False, 0.0, 1, 2, 3, 7, -1, [1], "2", True])
 _TIMES = st.sampled_from([None, 0, 1, 2, 5, 5.5, "x", True, -3])
@@ -86,3 +89,33 @@ def test_a_stream_without_commit_counts_carries_none_and_a_count_that_goes_back_
     resumed = build_axis([{"type": "a", "ts": 1, "commitIdxBefore": 4}, {"type": "b", "ts": 2, "commitIdxBefore": 1}],
                          None)
     assert resumed.commit_before == [-1, 1] and resumed.legs == 2
+
+
+def _effective_walk(axis, domain: list, typed: list) -> list[int]:
+    """domain_before, a DomainEvent counted as happened right after the typed event it mirrors (entry by entry)."""
+    counts = list(axis.domain_before)
+    codes = list(axis.entries.codes)
+    for p in range(1, len(codes)):
+        before, code = codes[p - 1], codes[p]
+        if before < 0 <= code and axis.anchors[code] == -1 - before \
+                and TYPED_TO_DOMAIN.get(typed[-1 - before].get("type")) == domain[code].get("type"):
+            counts[p] += 1
+    return counts
+
+
+@settings(max_examples=300, deadline=None)
+@given(_runs())
+def test_replay_counts_a_mirrored_domain_event_with_its_typed_event(run):
+    domain, typed = run
+    axis = build_axis(domain, typed)
+    shaped = SimpleNamespace(axis=axis, typed_events=typed, domain_events=domain)
+    assert ReplayFacts._effective_domain_counts(shaped) == _effective_walk(axis, domain, typed)
+
+
+@given(st.lists(st.one_of(st.fixed_dictionaries({"type": st.sampled_from(["a", "b", "c", None, 3])}),
+                          st.fixed_dictionaries({"type": st.just(["unhashable"])}), st.just({}), st.just(7),
+                          st.just(None))))
+def test_events_of_some_types_are_picked_out_in_order(events):
+    wanted = ("a", "c")
+    assert _indices_of_kinds(events, wanted) == [
+        j for j, event in enumerate(events) if isinstance(event, dict) and event.get("type") in wanted]
