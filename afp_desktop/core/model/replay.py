@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from itertools import compress, count, repeat
 from typing import Any
 
 from afp_desktop.core.jsonx import jsonio
@@ -189,10 +188,10 @@ class ReplayFacts:
         axis = run.axis
         errors: list[RunError] = []
         seen_calls: set = set()
-        typed = run.typed_events or []
-        for j in breathing_over(_indices_of_kinds(typed, (_FATAL, _TOOL_END))):
-            event = typed[j]
-            kind = event.get("type")
+        for j, event in enumerate(breathing_over(run.typed_events or ())):
+            kind = event.get("type") if isinstance(event, dict) else None
+            if kind not in (_FATAL, _TOOL_END):
+                continue
             payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
             position = axis.typed_after[j]
             if kind == _FATAL:
@@ -673,11 +672,3 @@ def node_facts(run, facts: ReplayFacts, index: int, position: int) -> dict:
         out["notKnownYet"] = sorted(set(later))
     return out
 
-
-def _indices_of_kinds(events: list, kinds: tuple[str, ...]) -> list[int]:
-    """Indices of the typed events of these types, picked out in C (a long run has 100,000s of events)."""
-    try:
-        types: Any = map(dict.get, events, repeat("type"))
-        return list(compress(count(), map(kinds.__contains__, types)))  # (by ==: a type may be unhashable)
-    except TypeError:  # an event that is not an object
-        return [j for j, event in enumerate(events) if isinstance(event, dict) and event.get("type") in kinds]
