@@ -1,11 +1,12 @@
 """What the projections read along a long run in C (itertools over the events) against a plain reading, one
 entry or event at a time: the event axis (core/model/axis.py: where each event sits, the counts before each
 position, the commits carried, a count that goes back starting a new leg), each entry's stage id and the
-DomainEvents replay counts with their typed events. Each is checked on any mix of anchored and loose events,
+DomainEvents replay counts with their typed events, and the time stamps a summary reads. Each is checked on any mix of anchored and loose events,
 times, commit counts and odd values."""
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 from hypothesis import given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, build_axis, per_entry, runtime_stage_id_of, stage_ids_on_axis
 from afp_desktop.core.model.replay import ReplayFacts
+from afp_desktop.core.model.summary import summarize
 
 _COMMITS = st.sampled_from([0, 0, None, False, 0.0, 1, 2, 3, 7, -1, [1], "2", True])
 _TIMES = st.sampled_from([None, 0, 1, 2, 5, 5.5, "x", True, -3])
@@ -112,3 +114,23 @@ def test_replay_counts_a_mirrored_domain_event_with_its_typed_event(run):
     shaped = SimpleNamespace(axis=axis, typed_events=typed, domain_events=domain)
     assert ReplayFacts._effective_domain_counts(shaped) == _effective_walk(axis, domain, typed)
 
+
+
+_STAMPS = st.one_of(st.integers(-2**63, 2**63 - 1), st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
+                    st.none(), st.just("12"), st.just([1]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_STAMPS, max_size=6), st.lists(_STAMPS, max_size=6))
+def test_a_summary_times_the_run_from_every_usable_time_stamp(domain_stamps, typed_stamps):
+    """A usable stamp is a finite number, not a bool (summary._clock); the run starts at the first and lasts
+    until the last, whichever list they are in."""
+    domain = [{"type": "stage.exec", "ts": stamp} for stamp in domain_stamps]
+    typed = [{"type": "agentfootprint.stream.token", "meta": {"wallClockMs": stamp}} for stamp in typed_stamps]
+    typed.append({"type": "agentfootprint.stream.token", "meta": "not an object"})
+    usable = [stamp for stamp in domain_stamps + typed_stamps
+              if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) and math.isfinite(stamp)]
+    summary = summarize(SimpleNamespace(domain_events=domain, typed_events=typed))
+    assert summary.started_at_ms == (int(min(usable)) if usable else None)
+    span = max(usable) - min(usable) if usable else None
+    assert summary.duration_ms == (int(span) if span is not None and math.isfinite(span) else None)

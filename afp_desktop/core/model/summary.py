@@ -59,14 +59,18 @@ def _text(value) -> str | None:
     return value if isinstance(value, str) else None
 
 
+_TOLD_BY_TYPED = frozenset({"agentfootprint.agent.run_configured", "agentfootprint.error.fatal",
+                            "agentfootprint.composition.enter"})
+
+
 def summarize(run) -> RunSummary:
     s = RunSummary()
     models: dict[str, None] = {}
     times = []
     for event in breathing_over(run.domain_events):
         etype = event.get("type")
-        ts = _clock(event.get("ts"))
-        if ts is not None:
+        ts = event.get("ts")
+        if ts.__class__ is int or _clock(ts) is not None:  # (an int, not a bool, is always finite)
             times.append(ts)
         if etype == "llm.start":
             s.llm_calls += 1
@@ -89,10 +93,13 @@ def summarize(run) -> RunSummary:
                 s.name = _text(event.get("name"))
     for event in breathing_over(run.typed_events or []):
         etype = event.get("type")
-        meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
-        ts = _clock(meta.get("wallClockMs"))
-        if ts is not None:
-            times.append(ts)
+        meta = event.get("meta")
+        if isinstance(meta, dict):
+            ts = meta.get("wallClockMs")
+            if ts.__class__ is int or _clock(ts) is not None:
+                times.append(ts)
+        if etype.__class__ is not str or etype not in _TOLD_BY_TYPED:
+            continue  # (most of a long run's events: tokens, progress reports, injections)
         if etype == "agentfootprint.agent.run_configured" and s.name is None:
             payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
             s.name = payload.get("agentId") if isinstance(payload.get("agentId"), str) else None
