@@ -1,8 +1,8 @@
 """What the projections read along a long run in C (itertools over the events) against a plain reading, one
 entry or event at a time: the event axis (core/model/axis.py: where each event sits, the counts before each
 position, the commits carried, a count that goes back starting a new leg), each entry's stage id and the
-DomainEvents replay counts with their typed events, and the time stamps a summary reads. Each is checked on any mix of anchored and loose events,
-times, commit counts and odd values."""
+DomainEvents replay counts with their typed events, the time stamps a summary reads and the typed events found by
+type. Each is checked on any mix of anchored and loose events, times, commit counts and odd values."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from afp_desktop.core.library.events import indices_of, typed_indices_by_type
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, build_axis, per_entry, runtime_stage_id_of, stage_ids_on_axis
 from afp_desktop.core.model.replay import ReplayFacts
 from afp_desktop.core.model.summary import summarize
@@ -134,3 +135,15 @@ def test_a_summary_times_the_run_from_every_usable_time_stamp(domain_stamps, typ
     assert summary.started_at_ms == (int(min(usable)) if usable else None)
     span = max(usable) - min(usable) if usable else None
     assert summary.duration_ms == (int(span) if span is not None and math.isfinite(span) else None)
+
+
+_TYPED_ODD = st.one_of(st.fixed_dictionaries({"type": st.sampled_from(["a", "b", "c", 3, None, ["a"]])}),
+                       st.just({}), st.just(7), st.just(None))
+
+
+@given(st.lists(_TYPED_ODD, max_size=30), st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=3))
+def test_the_typed_events_of_some_types_are_found_in_order(events, wanted):
+    """One pass indexes the typed events by type; the projections that want a few types read from it."""
+    found = indices_of(typed_indices_by_type(events), *wanted)
+    assert found == [j for j, event in enumerate(events)
+                     if isinstance(event, dict) and isinstance(event.get("type"), str) and event["type"] in wanted]

@@ -226,11 +226,12 @@ def run_failure(run: Run) -> str | None:
     payload is `{error}`), or None when the run did not end in a failure."""
     from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 
-    for event in breathing_over(reversed(run.typed_events or [])):
-        if isinstance(event, dict) and event.get("type") == "agentfootprint.error.fatal":
-            payload: Any = event.get("payload") if isinstance(event.get("payload"), dict) else {}
-            error = payload.get("error")
-            return error if isinstance(error, str) else "the run ended with a fatal error"
+    fatal = run.typed_by_type.get("agentfootprint.error.fatal")
+    if fatal:  # the last one
+        event = (run.typed_events or [])[fatal[-1]]
+        payload: Any = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+        error = payload.get("error")
+        return error if isinstance(error, str) else "the run ended with a fatal error"
     for event in breathing_over(reversed(run.domain_events)):
         if isinstance(event, dict) and event.get("type") == "run.exit":
             payload = resolve_quietly(event.get("payload"))

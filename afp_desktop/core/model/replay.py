@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.library.events import indices_of
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, entry_codes
 from afp_desktop.core.model.bubble import BubbleModel, status_states_for
 from afp_desktop.core.model.stop_lines import StopLines, stop_lines
@@ -188,10 +189,10 @@ class ReplayFacts:
         axis = run.axis
         errors: list[RunError] = []
         seen_calls: set = set()
-        for j, event in enumerate(breathing_over(run.typed_events or ())):
-            kind = event.get("type") if isinstance(event, dict) else None
-            if kind not in (_FATAL, _TOOL_END):
-                continue
+        typed = run.typed_events or []
+        for j in breathing_over(indices_of(run.typed_by_type, _FATAL, _TOOL_END)):
+            event = typed[j]
+            kind = event.get("type")
             payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
             position = axis.typed_after[j]
             if kind == _FATAL:

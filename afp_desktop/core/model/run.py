@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable
 
 from afp_desktop.core.model.axis import Axis, build_axis, stage_ids_on_axis
-from afp_desktop.core.library.events import TRAVERSAL_DOMAIN_TYPES
+from afp_desktop.core.library.events import TRAVERSAL_DOMAIN_TYPES, typed_indices_by_type
 from afp_desktop.core.problems import LoadCancelled, LoadError, Notice, Problem
 from afp_desktop.core.shapes import StepGraph, StopDict
 from afp_desktop.core.library.stepgraph import StepGraphFold, build_step_graph_safe
@@ -278,6 +278,12 @@ class Run:
                 raise AttributeError(f"Run has no cached projection {name!r}")
             self.__dict__[name] = value
         return self
+
+    @cached_property
+    def typed_by_type(self) -> dict[str, list[int]]:
+        """The indices of the typed events of each type, in order (read-only): the projections that look for
+        a few types of event (pauses, tool progress, errors, tool names, the failure) share one pass."""
+        return typed_indices_by_type(self.typed_events or [])
 
     def stage_ids_on_axis(self) -> list[str]:
         return stage_ids_on_axis(self.axis, self.domain_events, self.typed_events or [])

@@ -35,10 +35,10 @@ def tool_names_called(run) -> list[str]:
     for event in breathing_over(run.domain_events):
         if isinstance(event, dict) and event.get("type") == "tool.start" and isinstance(event.get("toolName"), str):
             names[event["toolName"]] = None
-    for event in breathing_over(run.typed_events or ()):
-        payload = event.get("payload") if isinstance(event, dict) else None
-        if event.get("type") == "agentfootprint.stream.tool_start" and isinstance(payload, dict) \
-                and isinstance(payload.get("toolName"), str):
+    typed = run.typed_events or []
+    for j in breathing_over(run.typed_by_type.get("agentfootprint.stream.tool_start", ())):
+        payload = typed[j].get("payload")
+        if isinstance(payload, dict) and isinstance(payload.get("toolName"), str):
             names[payload["toolName"]] = None
     return list(names)
 

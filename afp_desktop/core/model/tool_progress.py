@@ -11,9 +11,10 @@ PROGRESS_TYPE = "agentfootprint.stream.tool_progress"
 def progress_reports_by_call(run) -> dict[Any, list[int]]:
     """Typed-event indices of every `stream.tool_progress`, grouped by toolCallId (built once per run)."""
     by_call: dict[Any, list[int]] = {}
-    for j, event in enumerate(breathing_over(run.typed_events or [])):
-        payload = event.get("payload") if isinstance(event, dict) else None
-        if event.get("type") == PROGRESS_TYPE and isinstance(payload, dict):
+    typed = run.typed_events or []
+    for j in breathing_over(run.typed_by_type.get(PROGRESS_TYPE, ())):
+        payload = typed[j].get("payload")
+        if isinstance(payload, dict):
             call_id = payload.get("toolCallId")
             if isinstance(call_id, (str, int, float)):
                 by_call.setdefault(call_id, []).append(j)

@@ -32,6 +32,7 @@ from typing import Any
 
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
+from afp_desktop.core.library.events import indices_of
 from afp_desktop.core.model.replay import DONE, LLM_KINDS, NOT_STARTED, ReplayFacts
 from afp_desktop.core.views.cost import PriceTable, cost_text
 from afp_desktop.core.views.per_run import per_run
@@ -413,8 +414,10 @@ def pauses(run) -> list[dict]:
     Read once per run (a big run has 100,000+ typed events); treat the result as read-only."""
     out: list[dict] = []
     open_pause: dict | None = None
-    for j, event in enumerate(breathing_over(run.typed_events or ())):
-        kind = event.get("type") if isinstance(event, dict) else None
+    typed = run.typed_events or []
+    for j in breathing_over(indices_of(run.typed_by_type, _PREFIX + "pause.request", _PREFIX + "pause.resume")):
+        event = typed[j]
+        kind = event.get("type")
         if kind == _PREFIX + "pause.request":
             payload = _dict(event.get("payload"))
             question = _dict(payload.get("questionPayload"))
