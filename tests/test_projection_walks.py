@@ -144,6 +144,6 @@ _TYPED_ODD = st.one_of(st.fixed_dictionaries({"type": st.sampled_from(["a", "b",
 @given(st.lists(_TYPED_ODD, max_size=30), st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=3))
 def test_the_typed_events_of_some_types_are_found_in_order(events, wanted):
     """One pass indexes the typed events by type; the projections that want a few types read from it."""
-    found = indices_of(typed_indices_by_type(events), *wanted)
+    found = list(indices_of(typed_indices_by_type(events), *wanted))
     assert found == [j for j, event in enumerate(events)
                      if isinstance(event, dict) and isinstance(event.get("type"), str) and event["type"] in wanted]

@@ -6,6 +6,7 @@ Positions on the run are axis positions (see axis.py); `Run.at(position)` gives 
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable
@@ -280,7 +281,7 @@ class Run:
         return self
 
     @cached_property
-    def typed_by_type(self) -> dict[str, list[int]]:
+    def typed_by_type(self) -> dict[str, array]:
         """The indices of the typed events of each type, in order (read-only): the projections that look for
         a few types of event (pauses, tool progress, errors, tool names, the failure) share one pass."""
         return typed_indices_by_type(self.typed_events or [])
