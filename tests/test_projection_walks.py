@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from afp_desktop.core.library.events import indices_of, typed_indices_by_type
+from afp_desktop.core.model import axis as axis_module
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, build_axis, per_entry, runtime_stage_id_of, stage_ids_on_axis
 from afp_desktop.core.model.replay import ReplayFacts
 from afp_desktop.core.model.summary import summarize
@@ -68,9 +70,15 @@ def _runs(draw):
 
 
 @settings(max_examples=400, deadline=None)
-@given(_runs(), st.booleans())
-def test_the_axis_counts_are_those_of_a_walk_over_its_entries(run, typed_too):
+@given(_runs(), st.booleans(), st.sampled_from([1, 2, 3, axis_module.PIECE]))
+def test_the_axis_counts_are_those_of_a_walk_over_its_entries(run, typed_too, piece):
+    """(`piece`: the entries counted per C call, so that the pieces' edges fall anywhere.)"""
     domain, typed = run
+    with mock.patch.object(axis_module, "PIECE", piece):
+        _check_axis(domain, typed, typed_too)
+
+
+def _check_axis(domain: list, typed: list, typed_too: bool) -> None:
     axis = build_axis(domain, typed if typed_too else None)
     entries = list(axis.entries.codes)
     assert sorted(code for code in entries if code >= 0) == list(range(len(domain)))

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from itertools import accumulate, compress, count, repeat
+from itertools import accumulate, compress, islice, repeat
 from operator import ge, not_, sub
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
-from afp_desktop.core.breathing import breathing_over
+from afp_desktop.core.breathing import breathe, breathing_over
 
 TYPED_TO_DOMAIN = {
     "agentfootprint.stream.llm_start": "llm.start",
@@ -26,6 +26,7 @@ TYPED_TO_DOMAIN = {
     "agentfootprint.composition.exit": "composition.end",
 }
 TYPED_DOMAIN_TYPES = frozenset(TYPED_TO_DOMAIN.values())
+PIECE = 8_192  # entries per C-iterator call between breaths (~1–2 ms: the window's thread waits no longer)
 
 
 def typed_ts(event: Any) -> Any:
@@ -184,11 +185,19 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
     flush(len(typed))
 
     # Each list keeps its order on the axis: the positions of its entries, in order, are where each event is.
-    is_domain = list(map(ge, entries, repeat(0)))
-    axis.domain_after = array("q", compress(count(1), is_domain))
-    axis.typed_after = array("q", compress(count(1), map(not_, is_domain)))
-    axis.domain_before = domain_before = array("q", accumulate(is_domain, initial=0))
-    axis.typed_before = array("q", map(sub, range(len(domain_before)), domain_before))
+    # (Counted by C iterators a piece at a time: over a whole long run one such call held Python for 30 ms.)
+    domain_after, typed_after = axis.domain_after, axis.typed_after
+    domain_before, typed_before = axis.domain_before, axis.typed_before
+    for start in range(0, len(entries), PIECE):
+        breathe()
+        stop = min(start + PIECE, len(entries))
+        is_domain = list(map(ge, entries[start:stop], repeat(0)))
+        positions = range(start + 1, stop + 1)
+        domain_after.extend(compress(positions, is_domain))
+        typed_after.extend(compress(positions, map(not_, is_domain)))
+        before = array("q", islice(accumulate(is_domain, initial=domain_before[-1]), 1, None))
+        domain_before.extend(before)
+        typed_before.extend(map(sub, positions, before))
     axis.commit_before, axis.legs = _commits_before(entries, domain, anchors)
     return axis
 
@@ -223,7 +232,12 @@ def per_entry(entries, domain_values: Iterable, typed_values: Iterable) -> list:
     """Per axis entry, the next of `domain_values` for a DomainEvent and of `typed_values` for a typed event:
     each list keeps its own order on the axis, so the two are merged in C, with no tuple or call per entry."""
     sources = (iter(typed_values), iter(domain_values))
-    return list(map(next, map(sources.__getitem__, map(ge, entry_codes(entries), repeat(0)))))
+    codes = entry_codes(entries)
+    merged: list = []
+    for start in range(0, len(codes), PIECE):
+        breathe()
+        merged += map(next, map(sources.__getitem__, map(ge, codes[start:start + PIECE], repeat(0))))
+    return merged
 
 
 def stage_ids_on_axis(axis: Axis, domain: list, typed: list) -> list[str]:
