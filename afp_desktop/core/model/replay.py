@@ -672,4 +672,3 @@ def node_facts(run, facts: ReplayFacts, index: int, position: int) -> dict:
     if later:
         out["notKnownYet"] = sorted(set(later))
     return out
-
