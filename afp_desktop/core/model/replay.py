@@ -117,8 +117,9 @@ class ReplayFacts:
             return counts
         codes = entry_codes(axis.entries)  # ("d", i) is i, ("t", j) is -1 - j
         domain, domain_after = run.domain_events, axis.domain_after
-        for i, j in enumerate(breathing_over(anchors)):  # (a DomainEvent right after the typed event it mirrors)
-            p = domain_after[i] - 1
+        # (a DomainEvent right after the typed event it mirrors; zip: never past either list)
+        for i, (j, after) in enumerate(zip(breathing_over(anchors), domain_after)):
+            p = after - 1
             if j is not None and p > 0 and codes[p - 1] == -1 - j \
                     and TYPED_TO_DOMAIN.get(typed[j].get("type")) == domain[i].get("type"):
                 counts[p] += 1
