@@ -39,6 +39,14 @@ static Py_ssize_t last_quote(const unsigned char *bytes, Py_ssize_t start, Py_ss
 #endif
 }
 
+/* The output buffers hold `n` brackets; else a ValueError naming the function. */
+static int outputs_hold(const Py_buffer *positions, const Py_buffer *opens, Py_ssize_t n, const char *name) {
+    if (positions->len >= (Py_ssize_t)(n * sizeof(int64_t)) && opens->len >= n)
+        return 1;
+    PyErr_Format(PyExc_ValueError, "%s: the output buffers are too small", name);
+    return 0;
+}
+
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer data, positions, opens;
     Py_ssize_t start, stop;
@@ -48,9 +56,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     if (start < 0 || stop > data.len || start > stop) {
         PyErr_SetString(PyExc_ValueError, "scan: start and stop must lie within the data");
-    } else if (positions.len < (Py_ssize_t)((stop - start) * sizeof(int64_t)) || opens.len < stop - start) {
-        PyErr_SetString(PyExc_ValueError, "scan: the output buffers are too small");
-    } else {
+    } else if (outputs_hold(&positions, &opens, stop - start, "scan")) {
         const unsigned char *bytes = (const unsigned char *)data.buf;
         int64_t *out = (int64_t *)positions.buf;
         unsigned char *open_out = (unsigned char *)opens.buf;
@@ -98,9 +104,7 @@ static PyObject *scan_back(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     if (floor < 0 || floor > start || start > stop || stop > data.len) {
         PyErr_SetString(PyExc_ValueError, "scan_back: floor, start and stop must lie within the data, in order");
-    } else if (positions.len < (Py_ssize_t)((stop - start) * sizeof(int64_t)) || opens.len < stop - start) {
-        PyErr_SetString(PyExc_ValueError, "scan_back: the output buffers are too small");
-    } else {
+    } else if (outputs_hold(&positions, &opens, stop - start, "scan_back")) {
         const unsigned char *bytes = (const unsigned char *)data.buf;
         int64_t *out = (int64_t *)positions.buf;
         unsigned char *open_out = (unsigned char *)opens.buf;

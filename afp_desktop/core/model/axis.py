@@ -242,12 +242,15 @@ def per_entry(entries, domain_values: Iterable, typed_values: Iterable) -> list:
 
 def stage_ids_on_axis(axis: Axis, domain: list, typed: list) -> list[str]:
     """Each entry's runtimeStageId ("" when it has none)."""
-    domain_ids = [event.get("runtimeStageId") if isinstance(event, dict) else None
+    domain_ids = [_text(event.get("runtimeStageId")) if isinstance(event, dict) else ""
                   for event in breathing_over(domain)]
-    typed_ids = [meta.get("runtimeStageId") if isinstance(meta := event.get("meta"), dict) else None
+    typed_ids = [_text(meta.get("runtimeStageId")) if isinstance(meta := event.get("meta"), dict) else ""
                  for event in breathing_over(typed)]
-    return [rid if isinstance(rid, str) else "" for rid in breathing_over(per_entry(axis.entries, domain_ids,
-                                                                                     typed_ids))]
+    return per_entry(axis.entries, domain_ids, typed_ids)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def runtime_stage_id_of(entry: tuple[str, int], domain: list, typed: list) -> str:

@@ -68,7 +68,7 @@ def _derived_stops_on_axis(run) -> list[StopDict]:
     # derived_stops reads each row's runtimeStageId, and its type to tell a subflow mount.
     domain = run.domain_events
     types = per_entry(axis.entries, [event.get("type") for event in breathing_over(domain)], repeat("typed"))
-    rids = [rid if isinstance(rid, str) else "" for rid in run.stage_ids_on_axis()]
+    rids = run.stage_ids_on_axis()  # ("" for an entry without one)
     stops = [cast(StopDict, dict(s)) for s in breathing_over(derived_stops_of(types, rids))]
     for stop in breathing_over(stops):
         stop["axisStart"] = max(stop["eventIdx"], 0)
