@@ -5,8 +5,8 @@ usable, and the window's projections computed in the loader thread."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, Qt
+from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QScrollArea
 
 from afp_desktop.app.loader import load_run
@@ -250,6 +250,59 @@ def test_minimap_shows_where_one_is_and_goes_there(qtbot, window):
     assert canvas.visible_scene_rect().bottom() > layout.height * 0.95
     assert minimap.view_rect().bottom() > minimap.height() * 0.9
     minimap.grab()
+
+
+class PaintedRegions(QObject):
+    """The regions Qt painted of one widget, paint by paint."""
+
+    def __init__(self, widget) -> None:
+        super().__init__(widget)
+        self.regions: list[list[QRect]] = []
+        widget.installEventFilter(self)
+
+    def eventFilter(self, _watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Paint:
+            self.regions.append(list(event.region()))
+        return False
+
+
+def _on_screen(window) -> QImage:
+    """The window's pixels as Qt last put them on the screen (the offscreen screen's backing store), not a fresh
+    rendering of it as QWidget.grab() would make."""
+    return window.screen().grabWindow(window.winId()).toImage()
+
+
+def test_a_scroll_of_the_graph_moves_its_pixels_and_the_widgets_over_it_stay_in_their_corners(qtbot, window):
+    """The minimap, its button and the hidden-steps chip float over the graph as children of its viewport: a
+    scroll moves the graph's pixels and draws only the strip that came into view (as siblings over the viewport
+    they made Qt draw all of it again at every scroll). What the screen shows is what a whole repaint shows."""
+    canvas, minimap, chip = window.canvas, window.minimap, window.framework_chip
+    chip.show_count(3)
+    bar = canvas.verticalScrollBar()
+    assert bar.maximum() > 400
+    bar.setValue(bar.maximum() // 2)
+    painted_all(qtbot, window)
+    overlays = (minimap, minimap.centre_button, chip)
+    assert all(widget.isVisible() for widget in overlays)
+    placed = [widget.geometry() for widget in overlays]
+    viewport = canvas.viewport()
+    painted = PaintedRegions(viewport)
+    before = _on_screen(window)
+    for step in (40, -90, 25):
+        bar.setValue(bar.value() + step)
+        painted_all(qtbot, window)
+        assert [widget.geometry() for widget in overlays] == placed, step
+        assert painted.regions, step
+        area = sum(r.width() * r.height() for region in painted.regions for r in region)
+        assert area < 0.3 * viewport.width() * viewport.height(), step  # the strip and the overlays' old places
+        shown = _on_screen(window)
+        assert shown != before, step  # (the screen's own pixels are read: the scroll is on them)
+        viewport.repaint()
+        for widget in overlays:
+            widget.repaint()
+        assert _on_screen(window) == shown, step
+        painted.regions.clear()
+        before = shown
 
 
 def test_no_card_is_cut_off_at_the_right_edge(window):

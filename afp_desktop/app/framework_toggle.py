@@ -26,7 +26,7 @@ class HiddenChip(TooltipWhenAsked, QToolButton):
     """"16 framework steps hidden" over the graph's bottom-left corner; a click shows them."""
 
     def __init__(self, canvas):
-        super().__init__(canvas)
+        super().__init__(canvas.viewport())  # (over the view, yet not overlapping it: see GraphCanvas.pin_overlay)
         self.canvas = canvas
         self.count = 0
         self._described: Callable[[], str] | str = ""
@@ -37,6 +37,7 @@ class HiddenChip(TooltipWhenAsked, QToolButton):
         self.setAutoRaise(False)
         self.setVisible(False)
         canvas.viewport().installEventFilter(self)
+        canvas.pin_overlay(self, self._place)
 
     def show_count(self, count: int, described: Callable[[], str] | str = "") -> None:
         """`described`: what is hidden ("Cache ×3, …"), or how to say it: asked only when the tooltip is (listing
@@ -59,7 +60,7 @@ class HiddenChip(TooltipWhenAsked, QToolButton):
         return self._tooltip
 
     def _place(self) -> None:
-        viewport = self.canvas.viewport().geometry()
+        viewport = self.canvas.viewport().rect()
         size = self.sizeHint()
         self.setGeometry(viewport.left() + MARGIN, viewport.bottom() - size.height() - MARGIN,
                          size.width(), size.height())

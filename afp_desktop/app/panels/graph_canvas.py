@@ -12,7 +12,7 @@ All trace text is drawn with QPainter.drawText â€” plain text, never rich text â
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import time
@@ -647,6 +647,7 @@ class GraphCanvas(QGraphicsView):
         self._removal_timer = QTimer(self)
         self._removal_timer.setInterval(REMOVAL_GAP_MS)
         self._removal_timer.timeout.connect(self._remove_slice)
+        self._overlays: list[tuple[QWidget, Callable[[], None]]] = []  # widgets over the graph, and how to place each
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)  # wheel zoom anchors by hand
@@ -1104,6 +1105,20 @@ class GraphCanvas(QGraphicsView):
         x = seen.center().x() if seen.left() <= card.left() and card.right() <= seen.right() else card.center().x()
         self.centerOn(QPointF(x, card.center().y()))
         return True
+
+    def pin_overlay(self, widget: QWidget, place: Callable[[], None]) -> None:
+        """`widget` floats over the graph in a corner (the minimap, its button, the hidden-steps chip): it is a
+        child of the viewport, put back by `place()` after every scroll. (Qt moves the viewport's children with
+        its pixels.) As a sibling over the viewport it made every scroll draw the whole view again: Qt moves the
+        pixels and draws only the strip that came into view only when nothing overlaps the view (the whole view
+        took ~11 ms of a move's paint on the big run while it was read)."""
+        self._overlays.append((widget, place))
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt's name
+        super().scrollContentsBy(dx, dy)
+        for widget, place in self._overlays:
+            if widget.isVisible():
+                place()
 
     def visible_scene_rect(self) -> QRectF:
         return self.mapToScene(self.viewport().rect()).boundingRect().intersected(self.sceneRect())

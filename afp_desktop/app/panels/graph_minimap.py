@@ -19,7 +19,7 @@ class GraphMinimap(QWidget):
     """Child of a GraphCanvas; follows its scrolling and its cursor."""
 
     def __init__(self, canvas):
-        super().__init__(canvas)
+        super().__init__(canvas.viewport())  # (over the view, yet not overlapping it: see GraphCanvas.pin_overlay)
         self.canvas = canvas
         self._image: QImage | None = None
         self._cursor_drawn: tuple | None = None  # the cursor's dot and veil as last painted
@@ -29,7 +29,7 @@ class GraphMinimap(QWidget):
         # Opaque (it paints every pixel): its cursor moves at every step, and a map that let the graph show through
         # made the graph under it be drawn again with it each time (~0.6 ms of a step on the big run).
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
-        self.centre_button = QToolButton(canvas)
+        self.centre_button = QToolButton(canvas.viewport())
         self.centre_button.setText("◎ Cursor")
         self.centre_button.setToolTip("Centre the graph on the step at the cursor (C)")
         self.centre_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -40,6 +40,7 @@ class GraphMinimap(QWidget):
         canvas.graph_changed.connect(self.refresh)
         self._viewport = canvas.viewport()
         self._viewport.installEventFilter(self)  # follow the view's size (resized after the canvas's)
+        canvas.pin_overlay(self, self._place)
         self.refresh()
 
     def eventFilter(self, watched, event) -> bool:
@@ -79,7 +80,7 @@ class GraphMinimap(QWidget):
     def _place(self) -> None:
         width, height = self._size()
         self.canvas.reserved_right = width + MARGIN  # "fit width" leaves the map's column clear of cards
-        viewport = self.canvas.viewport().geometry()
+        viewport = self.canvas.viewport().rect()
         self.setGeometry(viewport.right() - width - MARGIN, viewport.bottom() - height - MARGIN, width, height)
         hint = self.centre_button.sizeHint()
         self.centre_button.setGeometry(viewport.right() - hint.width() - MARGIN, viewport.top() + MARGIN,
