@@ -435,8 +435,48 @@ def test_banner_lines_are_plain_text_and_dismissable(qtbot, window):
     line = window.banner.lines[0]
     assert line.label.textFormat() == Qt.TextFormat.PlainText
     assert line.label.text() == "<b>not bold</b>"
-    line.dismissed.emit()
+    line.dismiss()
     assert window.banner.texts == ["second"]
+
+
+def _line_as_shown(line) -> tuple:
+    return (line.level, line.message, line.label.full_text(), line.label.toolTip(), line.detail.text(),
+            line.details_button.isHidden(), line.detail.isHidden() or not line.details_button.isChecked(),
+            line.more_button.isHidden(), line.more_button.text())
+
+
+def test_banner_words_that_change_are_shown_in_place_as_if_made_anew(qtbot, window):
+    """A run read further changes a line's words ("its first 16,000 events are shown"): the lines are kept
+    and say the new words, as lines made anew would (made anew, they relaid the window out, and the graph
+    was drawn whole again); Details left open stay open; ✕ dismisses what the line says now."""
+    from afp_desktop.app.notice_words import BannerMessage
+    from afp_desktop.app.panels.banner import BannerRow
+
+    def messages(count: str, detail: bool = True):
+        return [BannerMessage("This run did not finish", "no run end event", "warning", "incomplete"),
+                BannerMessage(f"Still reading: its first {count} events are shown",
+                              f"read {count} events of the file" if detail else
+                              f"Still reading: its first {count} events are shown", "info", "reading")]
+
+    banner = window.banner
+    banner.set_messages(messages("2,000"))
+    lines = banner.lines
+    banner.set_expanded(True)
+    lines[1].details_button.setChecked(True)
+    for count, detail in (("16,000", True), ("20,000", False), ("30,000", True)):
+        banner.set_messages(messages(count, detail))
+        assert banner.lines == lines, count  # the same widgets
+        fresh = BannerRow()
+        fresh.set_messages(messages(count, detail))
+        fresh.set_expanded(True)
+        if detail:
+            fresh.lines[1].details_button.setChecked(count == "16,000")  # (open until the line had no details)
+        assert [_line_as_shown(line) for line in banner.lines] == [_line_as_shown(line) for line in fresh.lines]
+        fresh.deleteLater()
+    lines[1].dismiss()
+    assert banner.texts == ["no run end event"]
+    banner.set_messages([*messages("40,000"), BannerMessage("Failed", "boom", "error")])  # another line: made anew
+    assert len(banner.lines) == 3 and banner.lines[1] is not lines[0]
 
 
 def test_f1_shows_the_shortcut_overview(qtbot, window):
