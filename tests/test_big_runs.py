@@ -305,6 +305,23 @@ def test_a_scroll_of_the_graph_moves_its_pixels_and_the_widgets_over_it_stay_in_
         before = shown
 
 
+def test_the_overview_colours_each_stop_by_its_kind_whatever_the_file_puts_there(window):
+    """The strip works a kind's colour out once; a kind the file made a list, a number or nothing is muted."""
+    panel = window.timeline.panel
+    palette = panel.theme_palette
+    stops = [{"meta": {"kind": "llm-turn"}}, {"meta": {"kind": "tool-call"}}, {"meta": {"kind": ["llm-turn"]}},
+             {"meta": {"kind": 3}}, {"meta": {"kind": {"a": 1}}}, {"meta": "llm-turn"}, {},
+             {"meta": {"kind": "llm-turn"}},
+             {"meta": {"kind": "iteration"}}]
+    rgba = panel._overview_rgba(stops)
+    muted = QColor(palette.text_muted).rgba()
+    expected = [QColor(palette.kind("user->llm").accent).rgba(), QColor(palette.kind("llm->tool").accent).rgba(),
+                muted, muted, muted, muted, muted, QColor(palette.kind("user->llm").accent).rgba(),
+                QColor(palette.kind("subflow").accent).rgba()]
+    assert [rgba(i) for i in range(len(stops))] == expected
+    assert [rgba(i) for i in reversed(range(len(stops)))] == expected[::-1]  # (asked again, in any order)
+
+
 def test_no_card_is_cut_off_at_the_right_edge(window):
     canvas = window.canvas
     right = max(box.x + box.w for box in canvas.graph_layout.nodes)

@@ -59,6 +59,12 @@ MILESTONE_COLOUR_KIND = {       # a stop's milestone kind → the graph card kin
 }
 
 
+def _milestone_kind(stop: dict) -> str | None:
+    meta = stop.get("meta")
+    kind = meta.get("kind") if isinstance(meta, dict) else None
+    return kind if isinstance(kind, str) else None  # (from the file: a list for a kind must not break the strip)
+
+
 def _tick_font() -> QFont:
     font = QFont()
     font.setPixelSize(TICK_FONT_PX)
@@ -354,8 +360,18 @@ class TimelinePanel(QWidget):
 
     def _overview_rgba(self, stops: list[dict]) -> Callable[[int], int]:
         """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style).
-        Bound to `stops`: the strip draws a turn later, when the timeline may show other stops or none."""
-        return lambda i: self._colour(self._marker_colour(stops[i])).rgba()
+        Bound to `stops`: the strip draws a turn later, when the timeline may show other stops or none. Each kind's
+        colour is worked out once (stop by stop, the 3,004 stops of the 1,000-iteration stream took ~22 ms)."""
+        by_kind: dict[str | None, int] = {}
+
+        def rgba(i: int) -> int:
+            kind = _milestone_kind(stops[i])
+            value = by_kind.get(kind)
+            if value is None:
+                value = by_kind[kind] = self._colour(self._kind_colour(kind)).rgba()
+            return value
+
+        return rgba
 
     def _colour(self, name: str) -> QColor:
         colour = self._colours.get(name)
@@ -364,7 +380,9 @@ class TimelinePanel(QWidget):
         return colour
 
     def _marker_colour(self, stop: dict) -> str:
-        kind = (stop.get("meta") or {}).get("kind") if isinstance(stop.get("meta"), dict) else None
+        return self._kind_colour(_milestone_kind(stop))
+
+    def _kind_colour(self, kind: str | None) -> str:
         if kind in MILESTONE_COLOUR_KIND:
             return self.theme_palette.kind(MILESTONE_COLOUR_KIND[kind]).accent
         return self.theme_palette.text_muted
