@@ -177,7 +177,7 @@ class BannerRow(QWidget):
         lines, ordered = self.lines, by_severity(self._messages)
         if [(m.level, m.code) for m in ordered] == [(line.level, line.message.code) for line in lines]:
             # Only the words changed (a run read further: "its first 16,000 events are shown"). Made anew, the
-            # lines relaid the window out and the graph was drawn whole again, ~20 ms while a big file loaded.
+            # lines relaid the window out and the graph was drawn whole again: 15–30 ms while a big file loaded.
             for line, message in zip(lines, ordered):
                 line.say(message)
             return

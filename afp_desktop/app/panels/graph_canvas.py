@@ -1108,10 +1108,10 @@ class GraphCanvas(QGraphicsView):
 
     def pin_overlay(self, widget: QWidget, place: Callable[[], None]) -> None:
         """`widget` floats over the graph in a corner (the minimap, its button, the hidden-steps chip): it is a
-        child of the viewport, put back by `place()` after every scroll. (Qt moves the viewport's children with
-        its pixels.) As a sibling over the viewport it made every scroll draw the whole view again: Qt moves the
-        pixels and draws only the strip that came into view only when nothing overlaps the view (the whole view
-        took ~11 ms of a move's paint on the big run while it was read)."""
+        child of the viewport, put back by `place()` after every scroll (Qt moves the viewport's children with its
+        pixels). As a sibling over the viewport it made every scroll draw the whole view again: Qt moves the view's
+        pixels, and draws just the strip that came into view, only when nothing overlaps the view (drawing all of
+        it took ~11 ms of a move's paint on the big run while it was read)."""
         self._overlays.append((widget, place))
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt's name
