@@ -442,13 +442,14 @@ def test_banner_lines_are_plain_text_and_dismissable(qtbot, window):
 def _line_as_shown(line) -> tuple:
     return (line.level, line.message, line.label.full_text(), line.label.toolTip(), line.detail.text(),
             line.details_button.isHidden(), line.detail.isHidden() or not line.details_button.isChecked(),
-            line.more_button.isHidden(), line.more_button.text())
+            line.isHidden(), None if line.more_button.isHidden() else line.more_button.text())
 
 
 def test_banner_words_that_change_are_shown_in_place_as_if_made_anew(qtbot, window):
     """A run read further changes a line's words ("its first 16,000 events are shown"): the lines are kept
     and say the new words, as lines made anew would (made anew, they relaid the window out, and the graph
-    was drawn whole again); Details left open stay open; ✕ dismisses what the line says now."""
+    was drawn whole again); Details left open stay open; ✕ dismisses what the line says now; when lines come
+    and go, the others are kept."""
     from afp_desktop.app.notice_words import BannerMessage
     from afp_desktop.app.panels.banner import BannerRow
 
@@ -474,9 +475,19 @@ def test_banner_words_that_change_are_shown_in_place_as_if_made_anew(qtbot, wind
         assert [_line_as_shown(line) for line in banner.lines] == [_line_as_shown(line) for line in fresh.lines]
         fresh.deleteLater()
     lines[1].dismiss()
-    assert banner.texts == ["no run end event"]
-    banner.set_messages([*messages("40,000"), BannerMessage("Failed", "boom", "error")])  # another line: made anew
-    assert len(banner.lines) == 3 and banner.lines[1] is not lines[0]
+    assert banner.texts == ["no run end event"] and banner.lines == lines[:1]  # (the other line is kept)
+    for shown, expanded in (([*messages("40,000"), BannerMessage("Failed", "boom", "error")], True),
+                            (messages("50,000")[:1], False), (messages("60,000"), True)):
+        # Lines come and go: a line of a level and code shown before is kept (it says the new words), the others
+        # are made; what shows is what lines made anew show, "+N more" on the first line only.
+        banner.set_expanded(expanded)
+        banner.set_messages(shown)
+        assert lines[0] in banner.lines
+        fresh = BannerRow()
+        fresh.set_messages(shown)
+        fresh.set_expanded(expanded)
+        assert [_line_as_shown(line) for line in banner.lines] == [_line_as_shown(line) for line in fresh.lines]
+        fresh.deleteLater()
 
 
 def test_f1_shows_the_shortcut_overview(qtbot, window):
