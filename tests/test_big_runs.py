@@ -305,6 +305,19 @@ def test_a_scroll_of_the_graph_moves_its_pixels_and_the_widgets_over_it_stay_in_
         before = shown
 
 
+def test_the_widgets_over_the_graph_keep_their_corners_when_the_view_is_resized(qtbot, window):
+    canvas, minimap, chip = window.canvas, window.minimap, window.framework_chip
+    chip.show_count(3)
+    for width, height in ((1100, 800), (1500, 950), (900, 700)):
+        window.resize(width, height)
+        QApplication.processEvents()
+        view = canvas.viewport().rect()
+        gap, button = 10, minimap.centre_button  # (the corners' margin)
+        assert minimap.pos() == QPoint(view.right() - minimap.width() - gap, view.bottom() - minimap.height() - gap)
+        assert button.pos() == QPoint(view.right() - button.width() - gap, view.top() + gap), (width, height)
+        assert chip.pos() == QPoint(view.left() + gap, view.bottom() - chip.height() - gap), (width, height)
+
+
 def test_the_overview_colours_each_stop_by_its_kind_whatever_the_file_puts_there(window):
     """The strip works a kind's colour out once; a kind the file made a list, a number or nothing is muted."""
     panel = window.timeline.panel

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 from typing import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QToolButton
 
@@ -36,8 +36,7 @@ class HiddenChip(TooltipWhenAsked, QToolButton):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # (the menu item and Ctrl+Shift+H reach it from the keyboard)
         self.setAutoRaise(False)
         self.setVisible(False)
-        canvas.viewport().installEventFilter(self)
-        canvas.pin_overlay(self, self._place)
+        canvas.pin_overlay(self, self._place)  # (kept in its corner as the view scrolls and is resized)
 
     def show_count(self, count: int, described: Callable[[], str] | str = "") -> None:
         """`described`: what is hidden ("Cache ×3, …"), or how to say it: asked only when the tooltip is (listing
@@ -64,14 +63,6 @@ class HiddenChip(TooltipWhenAsked, QToolButton):
         size = self.sizeHint()
         self.setGeometry(viewport.left() + MARGIN, viewport.bottom() - size.height() - MARGIN,
                          size.width(), size.height())
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize and self.isVisible():
-            try:
-                self._place()
-            except RuntimeError:  # the window is being torn down
-                pass
-        return False
 
 
 def _after(menu, anchor: QAction):

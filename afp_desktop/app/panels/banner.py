@@ -174,13 +174,6 @@ class BannerRow(QWidget):
             return
         self._given = list(messages)
         self._messages = [m if isinstance(m, BannerMessage) else message_for(None, *m) for m in messages]
-        lines, ordered = self.lines, by_severity(self._messages)
-        if [(m.level, m.code) for m in ordered] == [(line.level, line.message.code) for line in lines]:
-            # Only the words changed (a run read further: "its first 16,000 events are shown"). Made anew, the
-            # lines relaid the window out and the graph was drawn whole again: 15–30 ms while a big file loaded.
-            for line, message in zip(lines, ordered):
-                line.say(message)
-            return
         self._rebuild()
 
     def add_message(self, message, level: str = "warning") -> None:
@@ -204,11 +197,18 @@ class BannerRow(QWidget):
         """One line per message, most severe first. A line of the same level and code as one shown is kept and says
         its message's words (`keep`): each line made anew costs a few milliseconds, ~15 ms in all when a big
         file's load ends and its "still reading" line goes."""
+        lines, ordered = self.lines, by_severity(self._messages)
+        if keep and [(m.level, m.code) for m in ordered] == [(line.level, line.message.code) for line in lines]:
+            # Only the words changed (a run read further: "its first 16,000 events are shown"): the layout is left
+            # alone. Made anew, the lines relaid the window out and the graph was drawn whole again: 15–30 ms.
+            for line, message in zip(lines, ordered):
+                line.say(message)
+            return
         spare: dict[tuple, list[BannerLine]] = {}
         while self._layout.count():
             line = self._layout.takeAt(0).widget()
             spare.setdefault((line.level, line.message.code) if keep else None, []).append(line)
-        for message in by_severity(self._messages):
+        for message in ordered:
             kept = spare.get((message.level, message.code))
             if kept:
                 line = kept.pop(0)

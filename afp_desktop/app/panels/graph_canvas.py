@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import time
 
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -1109,16 +1109,27 @@ class GraphCanvas(QGraphicsView):
     def pin_overlay(self, widget: QWidget, place: Callable[[], None]) -> None:
         """`widget` floats over the graph in a corner (the minimap, its button, the hidden-steps chip): it is a
         child of the viewport, put back by `place()` after every scroll (Qt moves the viewport's children with its
-        pixels). As a sibling over the viewport it made every scroll draw the whole view again: Qt moves the view's
+        pixels) and when the viewport is resized. As a sibling over the viewport it made every scroll draw the whole view again: Qt moves the view's
         pixels, and draws just the strip that came into view, only when nothing overlaps the view (drawing all of
         it took ~11 ms of a move's paint on the big run while it was read)."""
         self._overlays.append((widget, place))
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt's name
         super().scrollContentsBy(dx, dy)
-        for widget, place in self._overlays:
-            if widget.isVisible():
-                place()
+        self._place_overlays()
+
+    def viewportEvent(self, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize:  # (after the canvas's own resize, and as its scroll bars come and go)
+            self._place_overlays()
+        return super().viewportEvent(event)
+
+    def _place_overlays(self) -> None:
+        try:
+            for widget, place in self._overlays:
+                if widget.isVisible():
+                    place()
+        except RuntimeError:  # the window is being torn down
+            pass
 
     def visible_scene_rect(self) -> QRectF:
         return self.mapToScene(self.viewport().rect()).boundingRect().intersected(self.sceneRect())

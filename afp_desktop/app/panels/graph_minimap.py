@@ -7,7 +7,7 @@ of iterations the graph is thousands of pixels tall: the map is how one sees whe
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QToolButton, QWidget
 
@@ -38,19 +38,8 @@ class GraphMinimap(QWidget):
             bar.valueChanged.connect(self.update)
             bar.rangeChanged.connect(lambda *_: self.update())
         canvas.graph_changed.connect(self.refresh)
-        self._viewport = canvas.viewport()
-        self._viewport.installEventFilter(self)  # follow the view's size (resized after the canvas's)
-        canvas.pin_overlay(self, self._place)
+        canvas.pin_overlay(self, self._place)  # (kept in its corner as the view scrolls and is resized)
         self.refresh()
-
-    def eventFilter(self, watched, event) -> bool:
-        if watched is self._viewport and event.type() == QEvent.Type.Resize:
-            try:
-                if self.isVisible():
-                    self._place()
-            except RuntimeError:  # the window is being torn down
-                pass
-        return False
 
     # -- content -------------------------------------------------------------------------------------------
     def refresh(self) -> None:
