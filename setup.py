@@ -1,8 +1,13 @@
-"""The one compiled part: the bracket scan's C loop. Optional: without a C compiler the install goes on, and
-the core scans with numpy instead (core/jsonx/jsonscan.py), only slower. Everything else is in pyproject.toml."""
+"""The compiled parts, both optional: without a C compiler the install goes on, and the core does the same work in
+Python and numpy instead, only slower — the bracket scan's loop (core/jsonx/brackets_c.c; numpy's passes in
+core/jsonx/jsonscan.py otherwise) and an event stream's line loop (core/formats/ndjson_c.c; the Python loop of
+core/formats/ndjson.py otherwise). Everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension(
-    "afp_desktop.core.jsonx.brackets_c", ["afp_desktop/core/jsonx/brackets_c.c"], optional=True,
-    extra_compile_args=["-O2"])])
+setup(ext_modules=[
+    Extension("afp_desktop.core.jsonx.brackets_c", ["afp_desktop/core/jsonx/brackets_c.c"], optional=True,
+              extra_compile_args=["-O2"]),
+    Extension("afp_desktop.core.formats.ndjson_c", ["afp_desktop/core/formats/ndjson_c.c"], optional=True,
+              extra_compile_args=["-O2"]),
+])

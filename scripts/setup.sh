@@ -39,7 +39,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 STAMP=.venv/.afp-installed
 if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ] || [ setup.py -nt "$STAMP" ] \
-    || [ afp_desktop/core/jsonx/brackets_c.c -nt "$STAMP" ]; then
+    || [ afp_desktop/core/jsonx/brackets_c.c -nt "$STAMP" ] || [ afp_desktop/core/formats/ndjson_c.c -nt "$STAMP" ]; then
   echo "setup: installing afp-desktop and its dependencies into .venv (log: .venv/install.log)"
   if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e ".[test,package]"; } \
       > .venv/install.log 2>&1; then

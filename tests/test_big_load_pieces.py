@@ -1,5 +1,5 @@
-"""The pieces that keep a big load from freezing the window: NDJSON split a piece at a time (same lines, same
-line numbers and the same cut-last-line rule as one whole split), the GIL switch interval shortened only while a
+"""The pieces that keep a big load from freezing the window: NDJSON read a few hundred lines at a time (same lines,
+same line numbers and the same cut-last-line rule as one whole split), the GIL switch interval shortened only while a
 load runs, and the collector's objects frozen when it is switched back on."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from afp_desktop.core.formats.ndjson import _last_content_offset, _lines, parse_ndjson
+from afp_desktop.core.formats.ndjson import _last_content_offset, parse_ndjson
 from afp_desktop.core.formats.errors import LoadError
 from afp_desktop.core.gcpause import gc_paused
 
@@ -18,13 +18,23 @@ SAMPLES = [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"\n\n\nabc\n\n", b"x" 
 
 
 @pytest.mark.parametrize("data", SAMPLES)
-@pytest.mark.parametrize("chunk", [1, 2, 7, 64, 1 << 20])
-def test_pieces_give_the_lines_of_one_split(data, chunk):
-    pieces = list(_lines(data, chunk))
-    assert [raw for _i, _offset, raw in pieces] == data.split(b"\n")
-    assert [i for i, _offset, _raw in pieces] == list(range(len(pieces)))
-    for _i, offset, raw in pieces:
-        assert data[offset:offset + len(raw)] == raw
+@pytest.mark.parametrize("native", [True, False])
+def test_lines_and_their_numbers_are_those_of_one_split(data, native, monkeypatch):
+    """The first line that is not blank is the one a damaged stream's error names (these lines are no JSON)."""
+    from afp_desktop.core.formats import ndjson
+
+    if native and ndjson.native is None:
+        pytest.skip("the C line loop is not built")
+    if not native:
+        monkeypatch.setattr(ndjson, "native", None)
+    lines = (data + b"\n").split(b"\n")  # (a final newline ended: no line cut off, so every bad line is an error)
+    bad = next((n for n, line in enumerate(lines, start=1) if line.strip()), None)
+    if bad is None:
+        assert parse_ndjson(data + b"\n", "f.ndjson") == ([], [])
+        return
+    with pytest.raises(LoadError) as caught:
+        parse_ndjson(data + b"\n", "f.ndjson")
+    assert caught.value.problem.line == bad
 
 
 @pytest.mark.parametrize("data", SAMPLES)

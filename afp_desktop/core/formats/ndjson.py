@@ -17,6 +17,11 @@ from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, d
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.jsonio import position_of
 
+try:  # the line loop in C (setup.py builds it when there is a C compiler; the Python loop below otherwise)
+    from afp_desktop.core.formats import ndjson_c as native  # type: ignore[attr-defined]
+except ImportError:
+    native = None
+
 ProgressFn = Callable[[float], None]
 NON_SPACE = re.compile(rb"\S")
 EVENT_HEAD = re.compile(rb'\{\s*"type"\s*:\s*"')  # how an event's text starts (the library writes "type" first)
@@ -40,53 +45,79 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
     shared: dict = {}  # one object per distinct meta value (share_meta)
     metas: dict[int, dict] = {}  # one meta object per distinct meta (share_whole_meta)
     strings: dict[str, str] = {}  # one object per distinct short payload string (share_strings)
-    for i, offset, raw in _lines(data):
+    i = offset = 0
+    while offset <= total:  # (a line starts at every offset up to the end: data ending in "\n" has a last, empty one)
         if not i & 255:  # (a thousand lines were 13 ms: the window waited that long for a cursor move)
             breathe()
-        if progress is not None and i % 2000 == 0:
-            if cancelled is not None and cancelled():
-                raise LoadCancelled()
-            progress(offset / max(total, 1))
-        if read_so_far is not None and i % 2000 == 0 and events:
-            read_so_far(events, offset / max(total, 1))
+        if i % 2000 == 0:
+            if progress is not None:
+                if cancelled is not None and cancelled():
+                    raise LoadCancelled()
+                progress(offset / max(total, 1))
+            if read_so_far is not None and events:
+                read_so_far(events, offset / max(total, 1))
+        if native is not None:  # the lines up to the next of the checks above, in C
+            reached, index, missing = native.parse_lines(data, offset, i, _next_check(i), orjson.loads, orjson.dumps,
+                                                         share_meta, types, metas, shared, strings, events)
+            missing_meta += missing
+            if index > i:
+                i, offset = index, reached
+                continue
+        # One line in Python: every line without the C loop; with it, a line the C loop left (what it refuses).
+        end = data.find(b"\n", offset)
+        end = total if end < 0 else end
+        raw = data[offset:end]
         line = raw.strip()
-        if not line:
-            continue
-        line_no = first_line + i
-        try:
-            event = loads_line(line)
-        except (orjson.JSONDecodeError, jsonio.JSONSyntaxError) as err:
-            if offset <= last_content < offset + len(raw) + 1 and not ends_with_newline:
-                warnings.append(Problem(path, "the last line is cut off (the file was probably still being "
-                                              "written); it was left out and everything before it is shown",
-                                        line_no))
-                break
-            pos = getattr(err, "pos", None)
-            column = position_of(raw, pos)[1] if isinstance(pos, int) else None
-            raise LoadError(path, f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})",
-                            line_no, column) from None
-        if not isinstance(event, dict):
-            raise LoadError(path, f"expected an event object {{type, payload, meta}}, found {describe_type(event)}",
-                            line_no, 1)
-        etype = event.get("type")
-        if isinstance(etype, str):
-            event["type"] = types.setdefault(etype, etype)
-        else:
-            raise LoadError(path, "this event has no \"type\" string; is this an agentfootprint event stream?",
-                            line_no, 1)
-        meta = event.get("meta")
-        if type(meta) is dict:
-            event["meta"] = share_whole_meta(meta, metas, shared)
-        elif not isinstance(meta, dict):
-            missing_meta += 1
-        payload = event.get("payload")
-        if payload.__class__ is dict:
-            share_strings(payload, strings)
-        events.append(event)
+        if line:
+            try:
+                event = loads_line(line)
+            except (orjson.JSONDecodeError, jsonio.JSONSyntaxError) as err:
+                if offset <= last_content < offset + len(raw) + 1 and not ends_with_newline:
+                    warnings.append(Problem(path, "the last line is cut off (the file was probably still being "
+                                                  "written); it was left out and everything before it is shown",
+                                            first_line + i))
+                    break
+                pos = getattr(err, "pos", None)
+                column = position_of(raw, pos)[1] if isinstance(pos, int) else None
+                raise LoadError(path, f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})",
+                                first_line + i, column) from None
+            missing_meta += _add_event(event, path, first_line + i, events, types, metas, shared, strings)
+        i, offset = i + 1, end + 1
     if missing_meta:
         warnings.append(Problem(path, f"{missing_meta} event(s) have no \"meta\" object; their time, stage and "
                                       "run id are unknown"))
     return events, warnings
+
+
+def _next_check(index: int) -> int:
+    """The next line after `index` at which the loop breathes (every 256th) or reports (every 2,000th)."""
+    return min((index | 255) + 1, (index // 2000 + 1) * 2000)
+
+
+def _add_event(event, path: str, line_no: int, events: list, types: dict, metas: dict, shared: dict,
+               strings: dict) -> int:
+    """Shares a parsed line's strings and metas and appends it (what ndjson_c.parse_lines does for each line);
+    1 if it has no "meta" object, else 0. Raises LoadError for a value that is no event."""
+    if not isinstance(event, dict):
+        raise LoadError(path, f"expected an event object {{type, payload, meta}}, found {describe_type(event)}",
+                        line_no, 1)
+    etype = event.get("type")
+    if isinstance(etype, str):
+        event["type"] = types.setdefault(etype, etype)
+    else:
+        raise LoadError(path, "this event has no \"type\" string; is this an agentfootprint event stream?",
+                        line_no, 1)
+    missing = 0
+    meta = event.get("meta")
+    if type(meta) is dict:
+        event["meta"] = share_whole_meta(meta, metas, shared)
+    elif not isinstance(meta, dict):
+        missing = 1
+    payload = event.get("payload")
+    if payload.__class__ is dict:
+        share_strings(payload, strings)
+    events.append(event)
+    return missing
 
 
 def share_whole_meta(meta: dict, metas: dict[int, dict], shared: dict) -> dict:
@@ -150,23 +181,6 @@ def _shared_list(value: list, shared: dict) -> list:
         return shared.setdefault(tuple(value), value)
     except TypeError:  # a path holding objects or lists: left as it is
         return value
-
-
-def _lines(data: bytes, chunk: int = 1 << 20):
-    """(index, byte offset, line) of every line, split a megabyte at a time: one split of a 100 MB file holds
-    the GIL for ~100 ms (the window's thread waits that long); a megabyte's split takes ~1 ms."""
-    index, start, size = 0, 0, len(data)
-    while True:
-        end = data.find(b"\n", min(start + chunk, size))
-        end = size if end < 0 else end
-        offset = start
-        for raw in data[start:end].split(b"\n"):
-            yield index, offset, raw
-            index += 1
-            offset += len(raw) + 1
-        if end >= size:
-            return
-        start = end + 1
 
 
 def _last_content_offset(data: bytes) -> int:
