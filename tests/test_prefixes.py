@@ -43,6 +43,7 @@ def small_steps(monkeypatch):
     monkeypatch.setattr(prefixes, "FIRST_EVENTS", 20)
     monkeypatch.setattr(prefixes, "GROWTH", 2)
     monkeypatch.setattr(prefixes, "LAST_FRACTION", 0.95)
+    monkeypatch.setattr(prefixes, "MIN_REST_S", 0.0)  # every part, however soon the rest is read
 
 
 def ndjson_lines(scenario: str) -> list[bytes]:
@@ -230,3 +231,52 @@ def test_the_trace_head_reader_is_strict_and_stops_where_the_head_ends():
     assert prefixes.trace_head(damaged, 5)[0]["events"] == [{"a": 1}, {"b": 2}]
     no_comma = b'{"version": 1, "events": [{"a": 1} {"b": 2}]}'
     assert prefixes.trace_head(no_comma, 5)[0]["events"] == [{"a": 1}]
+
+
+class _Run:
+    """What Prefixes.offer needs of a run (its notices and warnings are marked as a part's)."""
+
+    def __init__(self, events):
+        self.typed_events, self.axis, self.notices, self.warnings = events, events, [], []
+
+
+def test_a_later_part_is_built_only_while_the_rest_takes_a_while_to_read():
+    """After the first part, a part is built only while the rest of the file is expected to take MIN_REST_S or more
+    at the pace read so far; the time spent building and showing parts is not counted in that pace, and a
+    recording's parts (fraction 0: found before the file is read) always are."""
+    now = [0.0]
+    shown: list[int] = []
+
+    def show(run):
+        shown.append(len(run.typed_events))
+        now[0] += 5.0  # (showing a part takes long: not the file's pace)
+
+    parts = prefixes.Prefixes(show, first=10, growth=2, last_fraction=0.9, min_rest_s=1.0, clock=lambda: now[0])
+    parts.reading_begins()
+    events = list(range(100))
+    now[0] = 0.1
+    parts.offer(events[:10], 0.1, _Run)
+    assert shown == [10], "the first part, however soon the rest comes"
+    now[0] = 5.2  # 0.2 s of reading for 20 % of the file: 0.8 s to go
+    parts.offer(events[:20], 0.2, _Run)
+    assert shown == [10], "the rest is read in under a second: no part"
+    now[0] = 5.3  # 0.3 s for 20 %: 1.2 s to go
+    parts.offer(events[:20], 0.2, _Run)
+    assert shown == [10, 20]
+    now[0] = 10.3 + 0.2  # 0.5 s for 30 %: 1.17 s to go
+    parts.offer(events[:40], 0.3, _Run)
+    assert shown == [10, 20, 40]
+    parts.offer(events[:80], 0.0, _Run)
+    assert shown == [10, 20, 40, 80], "no pace to judge by: built"
+
+
+def test_the_big_stream_shows_no_second_part_when_the_rest_is_read_at_once(monkeypatch):
+    """With the usual rule, a file read whole in well under a second after its first part shows just that part."""
+    monkeypatch.setattr(prefixes, "FIRST_EVENTS", 20)
+    monkeypatch.setattr(prefixes, "GROWTH", 2)
+    monkeypatch.setattr(prefixes, "LAST_FRACTION", 0.95)
+    shown, _final = collect(corpus_path("15-large-run", "events.ndjson"))
+    assert len(shown) == 1
+    monkeypatch.setattr(prefixes, "MIN_REST_S", 0.0)
+    shown, _final = collect(corpus_path("15-large-run", "events.ndjson"))
+    assert len(shown) > 1

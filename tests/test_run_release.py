@@ -68,6 +68,7 @@ def show_in_parts(monkeypatch) -> None:
     monkeypatch.setattr(prefixes, "FIRST_EVENTS", 300)
     monkeypatch.setattr(prefixes, "GROWTH", 2)
     monkeypatch.setattr(prefixes, "LAST_FRACTION", 0.95)
+    monkeypatch.setattr(prefixes, "MIN_REST_S", 0.0)  # every part, however soon the rest is read
     monkeypatch.setattr(loader_module, "PREFIX_SETTLE_MS", 10)
 
 

@@ -63,6 +63,8 @@ def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
     data = read_source(path, source_warnings)
     if prefixes is not None and len(data) < prefixes_module.MIN_BYTES:
         prefixes = None  # read whole in well under a second: nothing to show early
+    elif prefixes is not None:
+        prefixes.reading_begins()
     if is_bundle(data) or is_empty_zip(data):
         return run_from_bundle(data, str(path), conversation)
     if conversation is not None:
