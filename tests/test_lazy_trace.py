@@ -273,3 +273,42 @@ def test_a_trace_whose_snapshot_nests_deeper_than_orjson_goes(always_lazy):
     assert lazy is not None and lazies(lazy) == 2
     assert lazy["snapshot"] is not None and same(lazy["snapshot"], doc["snapshot"])  # (1,500 levels: no ==)
     assert plain(lazy["events"]) == doc["events"]
+
+
+_REDACTION_PLACES = ["root", "nested", "value", "in-text", "root-spaced", "after"]
+
+
+def _doc_with_redactions(places: list[str]) -> bytes:
+    """A Trace-like document with `"redaction"` written at each place: as a root key, as a key one level down,
+    as a string value, inside a longer string, as a root key written `"redaction" :`, and one level down in a
+    root key after the events."""
+    parts, extra = [], []
+    for n, place in enumerate(places):
+        if place == "root":
+            parts.append(b'"redaction":%d' % n)
+        elif place == "root-spaced":
+            parts.append(b'"redaction" :%d' % n)
+        elif place == "after":
+            parts.append(b'"after%d":{"redaction":"redaction"}' % n)
+        elif place == "nested":
+            extra.append(b'{"type":"x","payload":{"redaction":%d}}' % n)
+        elif place == "value":
+            extra.append(b'{"type":"x","payload":{"k":"redaction"}}')
+        else:
+            extra.append(b'{"type":"x","payload":{"k":"a \\"redaction\\": b"}}')
+    head = b'{"version":1,"events":[' + b",".join(extra) + b"]"
+    return head + b"".join(b"," + part for part in parts) + b"}"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_root_redaction_key_is_told_from_the_others_wherever_they_stand(seed):
+    """It is looked for from the end of the file (where the library writes it): the answer is that of a parse,
+    whatever stands before or after it."""
+    rng = random.Random(seed)
+    places = [rng.choice(_REDACTION_PLACES) for _ in range(rng.randint(0, 6))]
+    data = _doc_with_redactions(places)
+    jsonscan.numpy()
+    lazy_trace.np = jsonscan.np
+    positions, _opens, depth = jsonscan.brackets_outside_strings(data)
+    expected = "redaction" in orjson.loads(data)
+    assert lazy_trace._has_root_key(data, positions, depth, b"redaction") is expected, places

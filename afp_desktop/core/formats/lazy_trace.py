@@ -28,7 +28,7 @@ from afp_desktop.core.formats.documents import RECORDING_HEAD
 from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
 from afp_desktop.core.jsonx.packed import pack
-from afp_desktop.core.breathing import breathe, find_breathing, progress_span, report
+from afp_desktop.core.breathing import breathe, progress_span, report, rfind_breathing
 
 np: Any = None  # numpy, once jsonscan has imported it
 
@@ -48,8 +48,10 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
     document's other keys)."""
     if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31:
         return None
-    if RECORDING_HEAD.match(data) or find_breathing(data, b'"redaction"') == -1:
+    if RECORDING_HEAD.match(data) or rfind_breathing(data, b'"redaction"', len(data)) == -1:
         return None  # a recording: its snapshot first (no search of its 448 MB), or no "redaction" (a Trace has one)
+    # (Looked for from the end: the library writes a Trace's "redaction" last, so it is found at once; searched
+    # from the start, each of the two searches went through the whole file holding Python, ~30 ms for 48 MB.)
     global np
     np = jsonscan.numpy()  # imported by the first large Trace (~0.1 s): the CLI's start on small files does without
     if np is None:
@@ -93,14 +95,15 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
 
 def _has_root_key(data: bytes, positions, depth, key: bytes) -> bool:
     """Whether `"key":` occurs directly in the root object (at depth 1, between its brackets). (Found a piece at a
-    time: one regex over the file held Python 36 ms when the key stands at the document's end.)"""
+    time, from the end, where the library writes a Trace's "redaction": one regex over the file held Python 36 ms
+    when the key stands at the document's end.)"""
     quoted = b'"' + key + b'"'
-    found = find_breathing(data, quoted)
+    found = rfind_breathing(data, quoted, len(data))
     while found != -1:
         before = int(np.searchsorted(positions, found)) - 1
         if before >= 0 and depth[before] == 1 and _COLON_AFTER_KEY.match(data, found + len(quoted)):
             return True
-        found = find_breathing(data, quoted, found + 1)
+        found = rfind_breathing(data, quoted, found + len(quoted) - 1)  # (the next one down: may not overlap)
     return False
 
 
