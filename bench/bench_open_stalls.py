@@ -214,10 +214,10 @@ def open_and_measure(app, path: Path) -> None:
     # let deferred, incremental work (scene building in slices, panels filling) finish
     settle_until = time.perf_counter() + 1.5
     pump_until(app, lambda: time.perf_counter() >= settle_until, 5)
+    meter.stop()  # (before the grab: it renders the whole window afresh, ~30-60 ms, which no user's window does)
+    scrubber.stop()
     window.grab()
     total = time.perf_counter() - start
-    meter.stop()
-    scrubber.stop()
     size = path.stat().st_size / 1e6
     run = window.session.run
     print(f"{path.name}: {size:.0f} MB, {len(run.axis):,} events on the axis, {len(window.session.stops):,} stops, "
