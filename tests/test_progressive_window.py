@@ -25,7 +25,7 @@ def slow_prefixes(monkeypatch):
     monkeypatch.setattr(prefixes, "GROWTH", 2)
     monkeypatch.setattr(prefixes, "LAST_FRACTION", 0.95)
     monkeypatch.setattr(prefixes, "MIN_REST_S", 0.0)  # every part, however soon the rest is read
-    monkeypatch.setattr(loader_module, "PREFIX_SETTLE_MS", 600)
+    monkeypatch.setattr(loader_module, "PREFIX_HOLD_MS", 600)
 
 
 def first_prefix(qtbot, window, path):
@@ -306,3 +306,22 @@ def test_the_whole_run_takes_the_part_s_place_on_a_turn_of_its_own(qtbot, window
     assert seen[0][1] is not delivered.args[0] and seen[0][1] is not None
     assert window.session.run is delivered.args[0] and not window.loader.busy
     assert part.still_reading and not window.session.run.still_reading
+
+
+def test_the_load_goes_on_once_the_window_has_painted_its_part(qtbot, window, monkeypatch):
+    """After showing a part, the loader waits for the window's paint of it (paint_later's `served`), not for a
+    fixed time: with the fixed wait made 30 s long, the load still ends at once, and each part was painted first."""
+    monkeypatch.setattr(prefixes, "MIN_BYTES", 0)
+    monkeypatch.setattr(prefixes, "FIRST_EVENTS", 300)
+    monkeypatch.setattr(prefixes, "GROWTH", 2)
+    monkeypatch.setattr(prefixes, "LAST_FRACTION", 0.95)
+    monkeypatch.setattr(prefixes, "MIN_REST_S", 0.0)
+    monkeypatch.setattr(loader_module, "PREFIX_SETTLE_MS", 30_000)
+    monkeypatch.setattr(loader_module, "PREFIX_WAIT_S", 30.0)
+    painted, parts = [], []
+    window.paint_later.served.connect(lambda: painted.append(len(parts)))
+    window.loader.prefix.connect(lambda run: parts.append(run))
+    with qtbot.waitSignal(window.loader.loaded, timeout=15_000):
+        window.open_file(corpus_path("15-large-run", "events.ndjson"))
+    assert len(parts) >= 2, "(several parts shown)"
+    assert all(n in painted for n in range(1, len(parts) + 1)), "each part painted before the load went on"

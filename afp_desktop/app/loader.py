@@ -35,7 +35,11 @@ from afp_desktop.core.views.orientation import run_iteration_bands
 LOADING_SWITCH_INTERVAL_S = 0.00002
 PROGRESS_GAP_S = 0.2
 PREFIX_WAIT_S = 1.0
-PREFIX_SETTLE_MS = 30  # after the window has shown a prefix, the load goes on this much later (its first paints)
+# After the window has shown a part, the load goes on once the window has painted it (RunLoader.window_painted),
+# or PREFIX_SETTLE_MS later if no held paint comes; at least PREFIX_HOLD_MS later (tests hold a load to act on a
+# part). A fixed 30 ms wait left both threads idle for most of it: the big Trace's load was ~30 ms longer.
+PREFIX_SETTLE_MS = 30
+PREFIX_HOLD_MS = 0
 _switch_lock = threading.Lock()
 _loads_running = 0
 _usual_interval = sys.getswitchinterval()
@@ -195,6 +199,7 @@ class RunLoader(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._current: _LoadThread | None = None
+        self._painting: _LoadThread | None = None  # a load waiting for its part's paint (window_painted)
         self._threads: set[_LoadThread] = set()  # kept alive until each thread has really finished
         self.path: str | None = None
         self.conversation: str | None = None
@@ -256,7 +261,15 @@ class RunLoader(QObject):
             thread.prefixes_shown += 1
             self.prefix.emit(run)
         if thread is not None:
-            QTimer.singleShot(PREFIX_SETTLE_MS, thread.shown.set)  # after the first paints of it: go on
+            self._painting = thread if not PREFIX_HOLD_MS else None
+            QTimer.singleShot(max(PREFIX_SETTLE_MS, PREFIX_HOLD_MS), thread.shown.set)
+
+    def window_painted(self) -> None:
+        """The window painted what it held back (app/paint_later.py): a part shown just now is on screen, and
+        the load goes on."""
+        thread, self._painting = self._painting, None
+        if thread is not None:
+            thread.shown.set()
 
     @Slot(object)
     def _on_loaded(self, run) -> None:

@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self.payload_check = PayloadCheck(self)  # a big Trace's payloads, checked once its run is shown
         self.payload_check.checked.connect(self._on_payloads_checked)
         self.paint_later = PaintLater(self)
+        self.paint_later.served.connect(self.loader.window_painted)  # (a part shown, then painted: the load goes on)
         self.remember_layout = restore_layout  # a --screenshot window must not overwrite the user's layout
         self.theme = "light"
         self._themed = False

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 NEXT_TURN_MS = 1
@@ -24,6 +24,8 @@ NEXT_TURN_MS = 1
 class PaintLater(QObject):
     """Holds back the next UpdateRequest (the one that repaints a window's dirty widgets) of the windows it
     watches by one turn."""
+
+    served = Signal()  # a held paint was painted
 
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)
@@ -73,3 +75,4 @@ class PaintLater(QObject):
         held, self._held, self._armed, self._light_until = self._held, [], False, None
         for window in held:
             QCoreApplication.sendEvent(window, QEvent(QEvent.Type.UpdateRequest))
+        self.served.emit()
