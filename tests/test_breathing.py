@@ -184,22 +184,24 @@ def test_a_scan_of_part_of_a_text_is_the_scan_of_that_part(text, start, end):
         assert [p.tolist() for p in whole] == [(part[0] + start).tolist(), part[1].tolist(), part[2].tolist()]
 
 
-def test_a_trace_whose_redaction_stands_at_its_end_is_searched_a_piece_at_a_time():
-    """A Trace's root "redaction" may follow its events: finding it scans the whole file. One regex or find over a
-    48 MB file held Python 26–36 ms (the window's thread waited that long); searched in pieces, the loader
-    breathes between them."""
+def test_a_trace_s_root_redaction_is_looked_for_from_the_end_a_piece_at_a_time():
+    """A Trace's root "redaction" follows its events (the library writes it last), so it is looked for from the end
+    of the file: found in the first piece. Where another writer put it first, the search goes through the whole
+    file a piece at a time, and the loader breathes between pieces: one regex or find over a 48 MB file held Python
+    26–36 ms (the window's thread waited that long)."""
     from afp_desktop.core.formats import lazy_trace
 
     events = b",".join(b'{"type":"agentfootprint.x","payload":{"i":%d}}' % i for i in range(4000))
-    data = b'{"version":1,"events":[' + events + b'],"redaction":{"mode":"none"}}'
-    breaths: list[int] = []
-    with mock.patch.object(breathing_module, "FIND_PIECE", 1024), breathing(lambda: breaths.append(1)):
-        found = breathing_module.find_breathing(data, b'"redaction"')
-        assert found == data.find(b'"redaction"')
-        before = len(breaths)
-        lazy_trace.np = jsonscan.numpy()
+    last = b'{"version":1,"events":[' + events + b'],"redaction":{"mode":"none"}}'
+    first = b'{"redaction":{"mode":"none"},"version":1,"events":[' + events + b']}'
+    lazy_trace.np = jsonscan.numpy()
+    for data, most_breaths in ((last, 1), (first, None)):
         positions, _opens, depth = jsonscan.brackets_outside_strings(data)
-        breaths.clear()
-        assert lazy_trace._has_root_key(data, positions, depth, b"redaction")
-    assert before >= len(data) // 1024 - 1
-    assert len(breaths) >= len(data) // 1024 - 1
+        breaths: list[int] = []
+        with mock.patch.object(breathing_module, "FIND_PIECE", 1024), breathing(lambda: breaths.append(1)):
+            assert breathing_module.rfind_breathing(data, b'"redaction"', len(data)) == data.rfind(b'"redaction"')
+            assert lazy_trace._has_root_key(data, positions, depth, b"redaction")
+        if most_breaths is None:
+            assert len(breaths) >= 2 * (len(data) // 1024 - 1), "both searches, a piece at a time"
+        else:
+            assert len(breaths) <= most_breaths

@@ -407,7 +407,7 @@ def test_a_recording_is_not_searched_whole_for_a_trace_s_redaction(monkeypatch):
     a document that begins with its snapshot is a recording, and is passed on at once."""
     searched: list[bytes] = []
     monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
-    monkeypatch.setattr(lazy_trace, "find_breathing", lambda data, needle, start=0: searched.append(needle) or -1)
+    monkeypatch.setattr(lazy_trace, "rfind_breathing", lambda data, needle, end: searched.append(needle) or -1)
     assert lazy_trace.load_trace_lazily(b' {\n "snapshot": {}, "events": [], "structure": {}}', "r.json") is None
     assert searched == []
     lazy_trace.load_trace_lazily(b'{"version": 1, "events": []}', "t.json")
