@@ -92,6 +92,8 @@ def test_the_overview_drawn_after_its_run_is_closed_draws_that_run_s_stops(qtbot
     """What bench/fuzz_actions.py found: a resize asks the strip for a new image on the next turn, and when the
     run was closed meanwhile, drawing it read stops the timeline no longer had (IndexError in a timer's slot)."""
     strip = window.timeline.overview.strip
+    strip.repaint()  # (an image drawn at this width first: under load the window may not have painted it yet)
+    assert strip._image is not None
     window.resize(1100, 900)  # a new width: the new image is drawn a turn later (the last one stands in)
     strip.repaint()
     assert strip._redraw.isActive()
