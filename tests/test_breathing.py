@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from functools import partial
 from unittest import mock
 
 import pytest
@@ -198,7 +199,7 @@ def test_a_trace_s_root_redaction_is_looked_for_from_the_end_a_piece_at_a_time()
     for data, most_breaths in ((last, 1), (first, None)):
         positions, _opens, depth = jsonscan.brackets_outside_strings(data)
         breaths: list[int] = []
-        with mock.patch.object(breathing_module, "FIND_PIECE", 1024), breathing(lambda: breaths.append(1)):
+        with mock.patch.object(breathing_module, "FIND_PIECE", 1024), breathing(partial(breaths.append, 1)):
             assert breathing_module.rfind_breathing(data, b'"redaction"', len(data)) == data.rfind(b'"redaction"')
             assert lazy_trace._has_root_key(data, positions, depth, b"redaction")
         if most_breaths is None:
