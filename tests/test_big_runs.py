@@ -511,3 +511,16 @@ def test_the_chat_bubbles_scroll_bar_changing_does_not_repaint_the_dock_under_it
     assert len(heights) > 1, "(the content's height changed from stop to stop)"
     assert painted.count >= 1, "(the bar changed with the content)"
     assert dock.count <= 1, f"the chat's dock was repainted {dock.count} times"
+
+
+def test_dropping_a_scrolled_graph_does_not_place_the_minimap_of_no_graph(qtbot, window):
+    """What bench/fuzz_actions.py found: the canvas's clear() drops its layout, then gives the view an empty scene;
+    the view scrolls back before graph_changed hides the map, and placing the map then asked the dropped layout for
+    its size (AttributeError in Qt's scrollContentsBy, every time a scrolled big graph was closed)."""
+    canvas = window.canvas
+    qtbot.waitUntil(window.minimap.isVisible, timeout=5_000)
+    canvas.verticalScrollBar().setValue(canvas.verticalScrollBar().maximum())  # scrolled: the new scene scrolls back
+    assert canvas.verticalScrollBar().value() > 0
+    canvas.clear("closed")  # (pytest-qt fails the test on an exception in a Python override of a Qt method)
+    qtbot.wait(20)
+    assert not window.minimap.isVisible()

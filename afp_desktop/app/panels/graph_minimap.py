@@ -67,6 +67,8 @@ class GraphMinimap(QWidget):
         return w, h
 
     def _place(self) -> None:
+        if self.canvas.graph_layout is None:
+            return  # (the graph is being dropped: a scroll of the emptied view comes before graph_changed hides the map)
         width, height = self._size()
         self.canvas.reserved_right = width + MARGIN  # "fit width" leaves the map's column clear of cards
         viewport = self.canvas.viewport().rect()
