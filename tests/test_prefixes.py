@@ -280,3 +280,16 @@ def test_the_big_stream_shows_no_second_part_when_the_rest_is_read_at_once(monke
     monkeypatch.setattr(prefixes, "MIN_REST_S", 0.0)
     shown, _final = collect(corpus_path("15-large-run", "events.ndjson"))
     assert len(shown) > 1
+
+
+def test_the_trace_head_reads_numbers_as_the_whole_file_does():
+    """An integer past 64 bits is the double JavaScript holds, in the head read early as in the whole file (the
+    standard library's decoder kept it whole: the part and the whole run showed two different numbers); a number
+    beyond a double ends the head before its event, as the whole parse refuses it."""
+    whole = (b'{"version":1,"events":[{"type":"run.entry","n":1180591620717411303424},{"type":"run.entry","n":12},'
+             b'{"type":"x","v":1}],"redaction":"none"}')  # (2**70)
+    head, _fraction = prefixes.trace_head(whole, 10)
+    assert head["events"] == jsonio.loads(whole)["events"]
+    assert type(head["events"][0]["n"]) is float and head["events"][1]["n"] == 12
+    beyond = whole.replace(b'"v":1', b'"v":1e400')
+    assert prefixes.trace_head(beyond, 10)[0]["events"] == jsonio.loads(whole)["events"][:2]

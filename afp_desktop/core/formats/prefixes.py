@@ -20,12 +20,12 @@ extends, but shares its fold with what it shows: here the parts are built on ano
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from typing import Callable
 
 from afp_desktop.core.formats.errors import LoadCancelled
+from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.problems import Notice
 
@@ -145,7 +145,7 @@ def trace_head(data: bytes, count: int, max_bytes: int = HEAD_BYTES) -> tuple[di
         return None
     start = found.end()
     text = bytes(data[start:start + max_bytes]).decode("utf-8", "ignore")  # (a cut last character: dropped)
-    decoder = json.JSONDecoder()
+    decoder = jsonio.decoder()  # (numbers read as the whole file's are: an integer past 64 bits as a double)
     events: list = []
     at = 0
     while len(events) < count and at < len(text) and text[at] == "{":

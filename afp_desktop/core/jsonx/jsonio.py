@@ -160,6 +160,13 @@ def _not_json(text: str) -> Any:
     raise JSONSyntaxError(f"{text} is not JSON")
 
 
+def decoder() -> json.JSONDecoder:
+    """The standard library's decoder reading numbers as `loads` does (for reading one value after another,
+    `raw_decode`); what it refuses raises a ValueError (JSONSyntaxError or json.JSONDecodeError)."""
+    return json.JSONDecoder(parse_int=_int_as_orjson_reads_it, parse_float=_float_as_orjson_reads_it,
+                            parse_constant=_not_json)
+
+
 def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes:
     """Serialize to UTF-8 JSON bytes, at any depth."""
     option = 0
