@@ -4,7 +4,7 @@
 
 For each file: a bare parse (orjson.loads of the file; NDJSON: of each line), the loader's whole work off the
 window (`load_run`: parse + every projection the window shows), and the window opening it (offscreen, until the
-run is shown and its graph made), each the fastest of AFP_BENCH_REPEATS runs (3), taken in turn. Peak resident memory is measured above the same process's baseline (imports
+run is shown, its graph made and painted; a grab of the window after that is printed beside it), each the fastest of AFP_BENCH_REPEATS runs (3), taken in turn. Peak resident memory is measured above the same process's baseline (imports
 done; for the window, an empty window shown). Targets from issue 11: complete load in the window ≤ 1.3× the bare
 parse; memory above the empty window ≤ 4× the file for NDJSON, ≤ 3× for a Trace; the whole `afp-desktop stepgraph`
 process ≤ 1.5× a process that only parses the file.
@@ -83,9 +83,12 @@ w.open_file(path)
 # loader waits for it (app/window_activity.py) as it would not in the app, which sleeps until something happens.
 run_until(lambda: w.session.run is not None and not w.loader.busy, w.loader.loaded, w.loader.failed, poll_ms=250)
 shown = time.perf_counter() - t
-run_until(lambda: not w.canvas.building)
-w.grab()
-print(json.dumps({'seconds': time.perf_counter() - t, 'shown': shown, 'peak': hwm() - base}))
+run_until(lambda: not w.canvas.building and not w.paint_later.holding)
+app.processEvents()  # the window's own paint of what it now shows (one held back a turn is served by now)
+complete = time.perf_counter() - t
+w.grab()  # (after the measure: a grab renders the whole window afresh, ~30 ms, a second paint the window never makes)
+grabbed = time.perf_counter() - t
+print(json.dumps({'seconds': complete, 'shown': shown, 'grabbed': grabbed, 'peak': hwm() - base}))
 """
 
 
@@ -151,7 +154,8 @@ def main() -> None:
                   f"({loader['peak'] / size:.1f}×)   {loader['seconds'] / bare['seconds']:.2f}× the bare parse")
             print(f"  window: run shown               {window['shown']:6.2f} s")
             print(f"  window: complete (graph made)   {window['seconds']:6.2f} s   target ≤ 1.3× the bare parse: "
-                  f"{ratio:.2f}×  {'MET' if ratio <= 1.3 else 'NOT MET'}")
+                  f"{ratio:.2f}×  {'MET' if ratio <= 1.3 else 'NOT MET'}   (with a grab after it: "
+                  f"{window['grabbed']:.2f} s, {window['grabbed'] / bare['seconds']:.2f}×)")
             print(f"  window: memory above empty      +{window['peak'] / 1e6:5.0f} MB   target ≤ {memory_target:.0f}× the "
                   f"file: {memory:.1f}×  {'MET' if memory <= memory_target else 'NOT MET'}")
             parse_only = process_seconds(["-c", BARE, str(path)])
