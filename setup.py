@@ -5,9 +5,7 @@ core/formats/ndjson.py otherwise). Everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[
-    Extension("afp_desktop.core.jsonx.brackets_c", ["afp_desktop/core/jsonx/brackets_c.c"], optional=True,
-              extra_compile_args=["-O2"]),
-    Extension("afp_desktop.core.formats.ndjson_c", ["afp_desktop/core/formats/ndjson_c.c"], optional=True,
-              extra_compile_args=["-O2"]),
-])
+COMPILED = (("afp_desktop.core.jsonx.brackets_c", "afp_desktop/core/jsonx/brackets_c.c"),
+            ("afp_desktop.core.formats.ndjson_c", "afp_desktop/core/formats/ndjson_c.c"))
+
+setup(ext_modules=[Extension(name, [source], optional=True, extra_compile_args=["-O2"]) for name, source in COMPILED])

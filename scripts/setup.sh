@@ -38,8 +38,15 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 STAMP=.venv/.afp-installed
-if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ] || [ setup.py -nt "$STAMP" ] \
-    || [ afp_desktop/core/jsonx/brackets_c.c -nt "$STAMP" ] || [ afp_desktop/core/formats/ndjson_c.c -nt "$STAMP" ]; then
+stale() {  # the install is older than what it was made from (the C parts included: setup.py builds them)
+  local made_from
+  [ -f "$STAMP" ] || return 0
+  for made_from in pyproject.toml setup.py afp_desktop/core/*/*.c; do
+    [ "$made_from" -nt "$STAMP" ] && return 0
+  done
+  return 1
+}
+if stale; then
   echo "setup: installing afp-desktop and its dependencies into .venv (log: .venv/install.log)"
   if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e ".[test,package]"; } \
       > .venv/install.log 2>&1; then

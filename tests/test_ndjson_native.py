@@ -142,9 +142,9 @@ def test_the_large_corpus_stream_reads_the_same_both_ways():
 
 def test_its_arguments_are_checked():
     with pytest.raises(ValueError, match="offset"):
-        ndjson.native.parse_lines(b"{}", 9, 0, 1, orjson.loads, orjson.dumps, ndjson.share_meta, {}, {}, {}, {}, [])
+        ndjson.native.parse_lines(b"{}", 9, 0, 1, orjson.loads, orjson.dumps, {}, {}, {}, {}, [])
     with pytest.raises(TypeError):
-        ndjson.native.parse_lines(b"{}", 0, 0, 1, orjson.loads, orjson.dumps, ndjson.share_meta, [], {}, {}, {}, [])
+        ndjson.native.parse_lines(b"{}", 0, 0, 1, orjson.loads, orjson.dumps, [], {}, {}, {}, [])
 
 
 def test_an_error_raised_while_sharing_is_raised_as_the_python_loop_raises_it():
@@ -157,5 +157,4 @@ def test_an_error_raised_while_sharing_is_raised_as_the_python_loop_raises_it():
         raise Boom("no")
 
     with pytest.raises(Boom):
-        ndjson.native.parse_lines(b'{"type":"t","meta":{}}', 0, 0, 1, orjson.loads, dumps, ndjson.share_meta,
-                                  {}, {}, {}, {}, [])
+        ndjson.native.parse_lines(b'{"type":"t","meta":{}}', 0, 0, 1, orjson.loads, dumps, {}, {}, {}, {}, [])

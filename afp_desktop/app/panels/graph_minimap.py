@@ -68,7 +68,7 @@ class GraphMinimap(QWidget):
 
     def _place(self) -> None:
         if self.canvas.graph_layout is None:
-            return  # (the graph is being dropped: a scroll of the emptied view comes before graph_changed hides the map)
+            return  # (the graph is being dropped: the emptied view scrolls before graph_changed hides the map)
         width, height = self._size()
         self.canvas.reserved_right = width + MARGIN  # "fit width" leaves the map's column clear of cards
         viewport = self.canvas.viewport().rect()

@@ -58,7 +58,7 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
                 read_so_far(events, offset / max(total, 1))
         if native is not None:  # the lines up to the next of the checks above, in C
             reached, index, missing = native.parse_lines(data, offset, i, _next_check(i), orjson.loads, orjson.dumps,
-                                                         share_meta, types, metas, shared, strings, events)
+                                                         types, metas, shared, strings, events)
             missing_meta += missing
             if index > i:
                 i, offset = index, reached

@@ -1,6 +1,6 @@
 /* The line loop of core/formats/ndjson.py in C: optional (the Python loop is used when this is not built).
 
-   parse_lines(data, offset, index, stop_index, loads, dumps, share_meta, types, metas, shared, strings, events)
+   parse_lines(data, offset, index, stop_index, loads, dumps, types, metas, shared, strings, events)
        -> (offset, index, missing_meta)
    Reads the lines of `data` (bytes) from byte `offset`, whose line number in the file is `index` (0-based), up
    to line `stop_index`: each line, stripped of ASCII white space, is parsed by `loads` (orjson.loads) and,
@@ -90,18 +90,13 @@ static int share_meta(PyObject *meta, PyObject *shared) {
 }
 
 /* ndjson.share_whole_meta: the meta object kept for metas of the same JSON text (new reference), or NULL. */
-static PyObject *share_whole_meta(PyObject *meta, PyObject *dumps, PyObject *python_share_meta, PyObject *metas,
-                                  PyObject *shared) {
+static PyObject *share_whole_meta(PyObject *meta, PyObject *dumps, PyObject *metas, PyObject *shared) {
     PyObject *text = PyObject_CallOneArg(dumps, meta);
     if (text == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_TypeError))
             return NULL;
-        PyErr_Clear(); /* a value orjson cannot write (an integer beyond 64 bits): kept as it is */
-        PyObject *done = PyObject_CallFunctionObjArgs(python_share_meta, meta, shared, NULL);
-        if (done == NULL)
-            return NULL;
-        Py_DECREF(done);
-        return Py_NewRef(meta);
+        PyErr_Clear(); /* a value orjson cannot write (nested too deep): its values shared, the meta kept as it is */
+        return share_meta(meta, shared) < 0 ? NULL : Py_NewRef(meta);
     }
     Py_hash_t hash = PyObject_Hash(text);
     Py_DECREF(text);
@@ -130,9 +125,9 @@ static PyObject *share_whole_meta(PyObject *meta, PyObject *dumps, PyObject *pyt
 }
 
 /* One stripped line's event, shared and appended: 1 done, 0 left to the Python loop, -1 an error raised. */
-static int read_event(const char *text, Py_ssize_t size, PyObject *loads, PyObject *dumps,
-                      PyObject *python_share_meta, PyObject *types, PyObject *metas, PyObject *shared,
-                      PyObject *strings, PyObject *events, Py_ssize_t *missing_meta) {
+static int read_event(const char *text, Py_ssize_t size, PyObject *loads, PyObject *dumps, PyObject *types,
+                      PyObject *metas, PyObject *shared, PyObject *strings, PyObject *events,
+                      Py_ssize_t *missing_meta) {
     PyObject *line = PyBytes_FromStringAndSize(text, size);
     if (line == NULL)
         return -1;
@@ -153,7 +148,7 @@ static int read_event(const char *text, Py_ssize_t size, PyObject *loads, PyObje
         goto done;
     PyObject *meta = PyDict_GetItemWithError(event, key_meta);
     if (meta != NULL && PyDict_CheckExact(meta)) {
-        PyObject *kept = share_whole_meta(meta, dumps, python_share_meta, metas, shared);
+        PyObject *kept = share_whole_meta(meta, dumps, metas, shared);
         if (kept == NULL)
             goto done;
         int set = kept == meta ? 0 : PyDict_SetItem(event, key_meta, kept);
@@ -181,10 +176,10 @@ done:
 static PyObject *parse_lines(PyObject *self, PyObject *args) {
     Py_buffer data;
     Py_ssize_t offset, index, stop_index, missing_meta = 0;
-    PyObject *loads, *dumps, *python_share_meta, *types, *metas, *shared, *strings, *events;
-    if (!PyArg_ParseTuple(args, "y*nnnOOOO!O!O!O!O!", &data, &offset, &index, &stop_index, &loads, &dumps,
-                          &python_share_meta, &PyDict_Type, &types, &PyDict_Type, &metas, &PyDict_Type, &shared,
-                          &PyDict_Type, &strings, &PyList_Type, &events))
+    PyObject *loads, *dumps, *types, *metas, *shared, *strings, *events;
+    if (!PyArg_ParseTuple(args, "y*nnnOOO!O!O!O!O!", &data, &offset, &index, &stop_index, &loads, &dumps,
+                          &PyDict_Type, &types, &PyDict_Type, &metas, &PyDict_Type, &shared, &PyDict_Type,
+                          &strings, &PyList_Type, &events))
         return NULL;
     if (offset < 0 || offset > data.len + 1) {
         PyBuffer_Release(&data);
@@ -200,8 +195,8 @@ static PyObject *parse_lines(PyObject *self, PyObject *args) {
         while (first < last && is_space((unsigned char)bytes[first])) first++;
         while (last > first && is_space((unsigned char)bytes[last - 1])) last--;
         if (first < last) {
-            int read = read_event(bytes + first, last - first, loads, dumps, python_share_meta, types, metas,
-                                  shared, strings, events, &missing_meta);
+            int read = read_event(bytes + first, last - first, loads, dumps, types, metas, shared, strings, events,
+                                  &missing_meta);
             if (read < 0) { failed = 1; break; }
             if (read == 0) break; /* this line is the Python loop's */
         }

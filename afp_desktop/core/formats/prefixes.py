@@ -14,8 +14,8 @@ after FIRST_EVENTS events) and none is built once most of the file is read, so t
 ~1/(GROWTH-1) of the whole run's. A part after the first is built only while the rest of the file is expected to
 take MIN_REST_S or more to read, at the pace read so far: each part costs the loader and the window ~0.1 s, and
 on the 53 MB corpus stream (read whole ~0.7 s after its first part) a second part made the whole load a fifth
-longer for a picture replaced a moment later. Each part is built anew rather than extended (the follow path's RunGrower
-extends, but shares its fold with what it shows: here the parts are built on another thread).
+longer for a picture replaced a moment later. Each part is built anew rather than extended (the follow path's
+RunGrower extends, but shares its fold with what it shows: here the parts are built on another thread).
 """
 
 from __future__ import annotations
