@@ -325,3 +325,22 @@ def test_the_load_goes_on_once_the_window_has_painted_its_part(qtbot, window, mo
         window.open_file(corpus_path("15-large-run", "events.ndjson"))
     assert len(parts) >= 2, "(several parts shown)"
     assert all(n in painted for n in range(1, len(parts) + 1)), "each part painted before the load went on"
+
+
+def test_a_run_that_grows_into_a_folded_graph_is_not_laid_out_whole_on_the_window_s_thread(qtbot, window,
+                                                                                             slow_prefixes, monkeypatch):
+    """The parts shown unfolded, the whole run folded: the window draws the folded graph's layout, made by the
+    loader; the whole graph's (50–260 ms for the 1,000-iteration run) is left to the thread beside the window."""
+    from afp_desktop.app import graph_folding, left_out
+
+    monkeypatch.setattr(left_out, "START_AFTER_MS", 60_000)  # (not begun within this test)
+    monkeypatch.setattr(graph_folding, "AUTO_FOLD_STEPS", 400)  # (the whole run's 602 steps fold, its parts not)
+    window.folding.choice = None
+    shown = first_prefix(qtbot, window, corpus_path("15-large-run", "events.ndjson"))
+    assert not window.folding.enabled and len(shown.stepgraph["nodes"]) <= 400
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        pass
+    whole = window.session.run
+    qtbot.waitUntil(lambda: not window.canvas.building and window.follow.growth.idle, timeout=LOAD_TIMEOUT)
+    assert window.canvas.graph_layout is whole.folded_graph[3]
+    assert "graph_layout" not in vars(whole)

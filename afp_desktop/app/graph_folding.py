@@ -144,6 +144,15 @@ class GraphFolding(QObject):
     def enabled(self) -> bool:
         return self.choice if self.choice is not None else self._steps > AUTO_FOLD_STEPS
 
+    def would_fold(self, run) -> bool:
+        """Whether `run`'s graph (one that grew, say, not yet shown) is shown folded."""
+        return self.choice if self.choice is not None else len(run.stepgraph.get("nodes") or []) > AUTO_FOLD_STEPS
+
+    @property
+    def fold_above(self) -> int | None:
+        """A graph of more steps than this is shown folded (None: none is), for the loader (Run.prepare)."""
+        return AUTO_FOLD_STEPS if self.choice is None else 0 if self.choice else None
+
     def set_enabled(self, enabled: bool) -> None:
         was, self.choice = self.enabled, enabled
         if enabled != was and self.session.run is not None:

@@ -158,7 +158,7 @@ class GrowthView(QObject):
     def _layout(self, run) -> None:
         """The new graph's layout (the costliest part, a few dozen ms for 600 steps), on its own event-loop turn;
         the graph job shows it on the next."""
-        if run.stepgraph.get("nodes") and not self.window.folding.enabled:
+        if run.stepgraph.get("nodes") and not self.window.folding.would_fold(run):  # (folded: laid out as shown)
             run.graph_layout  # noqa: B018 - computed once, kept by the run
         self._laid_out = run
         self._graph_job.behind = True

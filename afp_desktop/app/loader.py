@@ -85,21 +85,25 @@ def beside_the_window(stop: threading.Event | None = None) -> Iterator[None]:
         _load_ends()
 
 
-def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None, show_prefix=None):
+def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None, show_prefix=None,
+             fold_above: int | None = None):
     """open_run plus every projection the window needs (Run.prepare); raises LoadError / LoadCancelled.
-    `show_prefix(run)` gets the prepared runs of the first events of a big file while the rest is read."""
+    `show_prefix(run)` gets the prepared runs of the first events of a big file while the rest is read.
+    `fold_above`: the window folds graphs of more steps than this (None: never; see Run.prepare)."""
     report = progress or (lambda _f: None)
 
     def prepared_prefix(run) -> None:
-        run.prepare(cancelled=cancelled, window=True, check_payloads=False)
+        run.prepare(cancelled=cancelled, window=True, check_payloads=False, fold_above=fold_above)
         _read_for_the_window(run)
         show_prefix(run)
 
     with gc_paused():
         run = open_run(path, progress=lambda f: report(0.7 * f), cancelled=cancelled, conversation=conversation,
                        show_prefix=prepared_prefix if show_prefix is not None else None)
-        # (A big Trace's payloads are checked once the run is shown: app/payload_check.py.)
-        run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled, window=True, check_payloads=False)
+        # (A big Trace's payloads are checked, and a folded graph's whole layout made, once the run is shown:
+        # app/left_out.py.)
+        run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled, window=True, check_payloads=False,
+                    fold_above=fold_above)
         _read_for_the_window(run)
     report(1.0)
     return run
@@ -121,9 +125,10 @@ class _LoadThread(QThread):
     cancelled = Signal()
     conversation_needed = Signal(str, object)
 
-    def __init__(self, path: str, parent: QObject | None = None, conversation: str | None = None):
+    def __init__(self, path: str, parent: QObject | None = None, conversation: str | None = None,
+                 fold_above: int | None = None):
         super().__init__(parent)
-        self.path, self.conversation = path, conversation
+        self.path, self.conversation, self.fold_above = path, conversation, fold_above
         self.stop_flag = threading.Event()
         self._last_percent = -1
         self._last_emit = 0.0
@@ -155,7 +160,8 @@ class _LoadThread(QThread):
     def run(self) -> None:
         try:
             with beside_the_window(self.stop_flag):  # (the window comes first: window_activity.py)
-                run = load_run(self.path, self._progress, self._checkpoint, self.conversation, self._show_prefix)
+                run = load_run(self.path, self._progress, self._checkpoint, self.conversation, self._show_prefix,
+                               self.fold_above)
         except Exception as err:  # noqa: BLE001 - told apart below
             if isinstance(err, LoadCancelled) or self.stop_flag.is_set():
                 self.cancelled.emit()  # (what stopping raised on the way out is no failure)
@@ -209,10 +215,11 @@ class RunLoader(QObject):
     def busy(self) -> bool:
         return self._current is not None
 
-    def start(self, path: str | Path, conversation: str | None = None) -> None:
+    def start(self, path: str | Path, conversation: str | None = None, fold_above: int | None = None) -> None:
+        """Load `path`; `fold_above`: the window shows graphs of more steps than this folded (None: never)."""
         self.abandon()
         self.path, self.conversation = str(path), conversation
-        thread = _LoadThread(self.path, self, conversation)
+        thread = _LoadThread(self.path, self, conversation, fold_above)
         # Bound slots of this QObject (which lives on the UI thread): the connections are queued, so the
         # thread's signals arrive here on the UI thread. sender() tells a superseded load's signals apart.
         thread.progress.connect(self._on_progress)

@@ -51,7 +51,7 @@ from afp_desktop.app import warm_imports
 from afp_desktop.app.load_progress import LoadProgressBar
 from afp_desktop.app.loader import RunLoader
 from afp_desktop.app.paint_later import PaintLater
-from afp_desktop.app.payload_check import PayloadCheck
+from afp_desktop.app.left_out import LeftOut
 from afp_desktop.app.progressive import ProgressiveDisplay
 from afp_desktop.app.notice_words import BannerMessage, failed_open_message, message_for
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
@@ -120,8 +120,8 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.loader = RunLoader(self)
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
-        self.payload_check = PayloadCheck(self)  # a big Trace's payloads, checked once its run is shown
-        self.payload_check.checked.connect(self._on_payloads_checked)
+        self.left_out = LeftOut(self)  # what the loader left out (a big Trace's payloads check), made once shown
+        self.left_out.checked.connect(self._on_payloads_checked)
         self.paint_later = PaintLater(self)
         self.paint_later.served.connect(self.loader.window_painted)  # (a part shown, then painted: the load goes on)
         self.remember_layout = restore_layout  # a --screenshot window must not overwrite the user's layout
@@ -361,7 +361,7 @@ class MainWindow(QMainWindow):
         s = self.session
         s.run_loaded.connect(self._on_run_loaded)
         s.run_closed.connect(self._show_empty)
-        s.run_closed.connect(self.payload_check.stop)
+        s.run_closed.connect(self.left_out.stop)
         # The canvas shows the graph with similar iterations folded; graph_folding maps the steps both ways.
         self.folding = GraphFolding(s, self.canvas, self)
         self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
@@ -493,7 +493,7 @@ class MainWindow(QMainWindow):
             return
         self._follow_wanted = follow
         self.follow.opening(path)
-        self.loader.start(path, conversation)
+        self.loader.start(path, conversation, self.folding.fold_above)
 
     def _choose_conversation(self, path: str, conversations) -> None:
         from afp_desktop.app.conversation_picker import pick_conversation
@@ -543,7 +543,7 @@ class MainWindow(QMainWindow):
         part_shown = self.progressive.showing
         if not self.progressive.finish(run, position):
             self.session.set_run(run, position=position, settle_now=not part_shown)
-        self.payload_check.start(run)  # (its banner line, if any, comes when the check is done)
+        self.left_out.start(run)  # (its banner line, if any, comes when the check is done)
 
     def _on_payloads_checked(self, run) -> None:
         if run is self.session.run and run.payload_problems:  # (none found: the banner already says it all)
@@ -560,7 +560,7 @@ class MainWindow(QMainWindow):
     def before_new_run(self) -> None:
         """A new run is about to replace the one shown."""
         self.empty.set_error(None)
-        self.payload_check.stop()  # (of the run being replaced: it is let go of sooner)
+        self.left_out.stop()  # (of the run being replaced: it is let go of sooner)
         self._remember_position()  # of the run the new one replaces
 
     def _remember_position(self) -> None:
@@ -616,7 +616,7 @@ class MainWindow(QMainWindow):
     def _messages_for(self, run) -> list[BannerMessage]:
         """The banner: each notice in a plain sentence (notice_words), its exact text as the detail."""
         messages = [message_for(notice.code, notice.text, notice.level)
-                    for notice in run.all_notices(check_payloads=False)]  # (checked beside the window: payload_check)
+                    for notice in run.all_notices(check_payloads=False)]  # (checked beside the window: left_out)
         noticed = " ".join(m.detail for m in messages)
         for problem in run.warnings:
             if str(problem) not in noticed:
@@ -779,7 +779,7 @@ class MainWindow(QMainWindow):
         self.timeline.stop_playing()
         self.follow.stop()
         self.loader.abandon()
-        self.payload_check.stop()
+        self.left_out.stop()
         self.find_panel.stop_indexing()
         if self.remember_layout:
             self._save_layout()

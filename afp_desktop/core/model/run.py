@@ -291,26 +291,35 @@ class Run:
 
     def prepare(self, progress: Callable[[float], None] | None = None,
                 cancelled: Callable[[], bool] | None = None, window: bool = False,
-                check_payloads: bool = True) -> "Run":
+                check_payloads: bool = True, fold_above: int | None = None) -> "Run":
         """Compute every projection now (a loader thread calls this so the window never waits on one).
         `progress` gets 0..1 as they complete; `cancelled` returning True stops with LoadCancelled.
         `window`: also what only the window shows (replay facts, layout, summary, stop figures).
-        `check_payloads=False`: the payloads kept as bytes are not checked now (payload_problems)."""
+        `check_payloads=False`: the payloads kept as bytes are not checked now (payload_problems).
+        `fold_above`: the window shows a graph of more steps than this folded (None: never), and then the whole
+        graph's layout (graph_layout) is not made now: only the folded graph's is drawn."""
         steps = ["axis", "_fold", "_stops_and_notice", "status_states"] + (["payload_problems"] if check_payloads
                                                                              else [])
         if self.typed_events is None:
             steps.append("derived_status_states")
         if window:
-            steps += ["replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures",
-                      "tool_names", "stops_drillable", "progress_by_call", "folded_graph", "framework_steps", "framework_nodes"]
+            steps += ["replay_facts", "stop_spans", "bubble_model", "folded_graph", "graph_layout", "summary",
+                      "stop_figures", "tool_names", "stops_drillable", "progress_by_call", "framework_steps",
+                      "framework_nodes"]
         for done, name in enumerate(steps, start=1):
             if cancelled is not None and cancelled():
                 raise LoadCancelled()
             breathe()
-            getattr(self, name)
+            if name != "graph_layout" or not self.shown_folded(fold_above):
+                getattr(self, name)
             if progress is not None:
                 progress(done / len(steps))
         return self
+
+    def shown_folded(self, fold_above: int | None) -> bool:
+        """Whether a window that folds graphs of more than `fold_above` steps shows this one folded."""
+        steps = len(self.stepgraph.get("nodes") or [])
+        return fold_above is not None and steps > fold_above and self.folded_graph is not None
 
     # -- positions -------------------------------------------------------------------------------------
     def at(self, position: int) -> tuple[int, int]:

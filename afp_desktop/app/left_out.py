@@ -1,11 +1,16 @@
-"""A big Trace's payloads, kept as bytes until shown, checked beside the window once its run is shown.
+"""What the loader leaves out of a run, made beside the window once the run is shown.
 
-Why: checking that each of the 12,016 payloads of the 1,000-iteration corpus Trace is valid JSON means parsing
-them all (~0.25 s), and the run was shown only after that. Nothing on screen needs it: a payload is checked
-again when it is read (the inspector, an export), and what the check finds is a banner line. So the loader
-leaves it out (Run.prepare(check_payloads=False)) and this thread makes it once the whole run is shown and
-painted, waiting while the window is at work (loader.beside_the_window); the banner then says what it found. The
-command line still checks before it prints anything.
+* **A big Trace's payloads**, kept as bytes until shown. Checking that each of the 12,016 payloads of the
+  1,000-iteration corpus Trace is valid JSON means parsing them all (~0.25 s), and the run was shown only after
+  that. Nothing on screen needs it: a payload is checked again when it is read (the inspector, an export), and
+  what the check finds is a banner line (Run.prepare(check_payloads=False)). The command line still checks before
+  it prints anything.
+* **The whole graph's layout when the graph is shown folded** (Run.prepare(fold_above=…)): only the folded
+  graph's layout is drawn; the whole one is needed once the user turns folding off. It took 50–120 ms of the
+  same Trace's load. Turned off before it is made, the window makes it then.
+
+This thread makes them once the whole run is shown and painted, waiting while the window is at work
+(loader.beside_the_window); the banner then says what the check found.
 """
 
 from __future__ import annotations
@@ -23,8 +28,8 @@ from afp_desktop.core.formats.errors import LoadCancelled
 START_AFTER_MS = 400
 
 
-class PayloadCheck(QObject):
-    """One check at a time; `checked(run)` on the window's thread once a run's payloads are known."""
+class LeftOut(QObject):
+    """One run at a time; `checked(run)` on the window's thread once a run's payloads are known."""
 
     checked = Signal(object)
 
@@ -39,10 +44,10 @@ class PayloadCheck(QObject):
         self._later.timeout.connect(self._start_now)
 
     def start(self, run) -> None:
-        """Check `run`'s payloads unless that is known already, once the run's first paints are done; a check of
-        another run still going is stopped."""
+        """Make what `run` was left without, once the run's first paints are done; the work for another run still
+        going is stopped."""
         self.stop()
-        if run is None or getattr(run, "payloads_checked", True):
+        if run is None or not _left_out(run):
             return
         self._pending = run
         self._later.start()
@@ -53,7 +58,7 @@ class PayloadCheck(QObject):
             return
         window_activity()  # (made on the window's thread, which it watches, before the checking thread asks)
         self._stop = threading.Event()
-        self.thread = threading.Thread(target=self._check, args=(run, self._stop), name="afp-check-payloads",
+        self.thread = threading.Thread(target=self._make, args=(run, self._stop), name="afp-left-out",
                                        daemon=True)
         self.thread.start()
 
@@ -64,13 +69,14 @@ class PayloadCheck(QObject):
         self._pending = None
         self._stop.set()
 
-    def _check(self, run, stop: threading.Event) -> None:
+    def _make(self, run, stop: threading.Event) -> None:
         try:
             with beside_the_window(stop):
-                run.payload_problems  # noqa: B018 - computed once, kept by the run
+                for name in _left_out(run):
+                    getattr(run, name)  # computed once, kept by the run
         except LoadCancelled:
             return
-        except Exception:  # noqa: BLE001 - a bug here must not take the window down: the check is left undone
+        except Exception:  # noqa: BLE001 - a bug here must not take the window down: the work is left undone
             return
         if stop.is_set():
             return
@@ -78,3 +84,12 @@ class PayloadCheck(QObject):
             self.checked.emit(run)
         except RuntimeError:  # the window (this object's parent) was deleted meanwhile: no one is left to tell
             return
+
+
+def _left_out(run) -> list[str]:
+    """The projections of `run` the loader left out (none for a run that is not a loaded Run)."""
+    made = getattr(run, "__dict__", {})
+    names = [] if getattr(run, "payloads_checked", True) else ["payload_problems"]
+    if "folded_graph" in made and "graph_layout" not in made:
+        names.append("graph_layout")
+    return names

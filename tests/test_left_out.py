@@ -1,5 +1,5 @@
 """A big Trace's payloads (kept as bytes) are checked beside the window once its run is shown
-(app/payload_check.py): the loader leaves the check out, the banner says what it finds when it is done, and a
+(app/left_out.py): the loader leaves the check out, the banner says what it finds when it is done, and a
 check of a run no longer shown stops and never speaks of the run shown now."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from PySide6.QtCore import QObject
 from shiboken6 import isValid
 
 from afp_desktop.app.loader import load_run
-from afp_desktop.app.payload_check import PayloadCheck
+from afp_desktop.app.left_out import LeftOut
 from afp_desktop.core.formats import lazy_trace
 from afp_desktop.core.jsonx import lazyjson
-from tests.corpus_util import read_bytes
+from tests.corpus_util import corpus_path, read_bytes
 
 SCENARIO = "02-react-two-tools"
 LOAD_TIMEOUT = 30_000
@@ -54,7 +54,7 @@ def test_the_loader_leaves_the_check_out_and_the_command_line_makes_it(lazy, tmp
 def test_the_window_shows_the_run_then_checks_its_payloads(qtbot, window, lazy, tmp_path):
     open_and_wait(qtbot, window, trace_file(tmp_path, "clean.json", damaged=False))
     run = window.session.run
-    assert window.payload_check.thread is None, "(begun after the run's first paints, not in the same turn)"
+    assert window.left_out.thread is None, "(begun after the run's first paints, not in the same turn)"
     qtbot.waitUntil(lambda: run.payloads_checked, timeout=10_000)
     assert run.payload_problems == []
     assert not any("not valid JSON" in text for text in window.banner.texts)
@@ -72,11 +72,11 @@ def test_a_check_of_a_run_no_longer_shown_stops_and_is_not_said_of_the_next(qtbo
 
     monkeypatch.setattr(lazyjson.LazyJSON, "problem", held_problem)
     reported: list = []
-    window.payload_check.checked.connect(reported.append)
+    window.left_out.checked.connect(reported.append)
     open_and_wait(qtbot, window, trace_file(tmp_path, "broken.json", damaged=True))
     broken_run = window.session.run
     qtbot.waitUntil(started.is_set, timeout=10_000)  # (the check begins once the first paints are done)
-    check = window.payload_check.thread
+    check = window.left_out.thread
     open_and_wait(qtbot, window, trace_file(tmp_path, "clean.json", damaged=False))
     proceed.set()
     check.join(10)
@@ -104,7 +104,7 @@ def test_a_check_that_ends_after_its_window_is_gone_says_nothing_and_raises_noth
     raised: list = []
     monkeypatch.setattr(threading, "excepthook", lambda args: raised.append(args.exc_value))
     owner = QObject()
-    check = PayloadCheck(owner)
+    check = LeftOut(owner)
     check.start(load_run(str(trace_file(tmp_path, "broken.json", damaged=True))))
     qtbot.waitUntil(started.is_set, timeout=10_000)  # (the check begins once the first paints are done)
     thread = check.thread
@@ -114,3 +114,44 @@ def test_a_check_that_ends_after_its_window_is_gone_says_nothing_and_raises_noth
     proceed.set()
     thread.join(10)
     assert not thread.is_alive() and raised == []
+
+
+# -- a folded graph's whole layout ---------------------------------------------------------------------------
+
+LARGE = "15-large-run"
+
+
+def test_a_graph_shown_folded_is_loaded_without_its_whole_layout():
+    path = str(corpus_path(LARGE, "trace.json"))
+    steps = len(load_run(path).stepgraph["nodes"])  # (1,056: folded by a window that folds above 1,000)
+    folded = load_run(path, fold_above=steps - 1)
+    assert folded.folded_graph is not None and "graph_layout" not in vars(folded)
+    for unfolded in (load_run(path), load_run(path, fold_above=steps)):  # never folded, or not this graph
+        assert "graph_layout" in vars(unfolded)
+
+
+def open_folded(qtbot, window):
+    """The large run opened by a window whose user asked for folding: its loader leaves the whole layout out."""
+    window.folding.set_enabled(True)
+    open_and_wait(qtbot, window, corpus_path(LARGE, "trace.json"))
+    run = window.session.run
+    assert "graph_layout" not in vars(run)
+    assert window.canvas.graph_layout is run.folded_graph[3]  # (drawn: the folded graph's own layout)
+    return run
+
+
+def test_the_whole_layout_of_a_folded_graph_is_made_once_it_is_shown_and_drawn_when_unfolded(qtbot, window):
+    run = open_folded(qtbot, window)
+    qtbot.waitUntil(lambda: "graph_layout" in vars(run), timeout=10_000)
+    window.fold_action.trigger()  # View ▸ Fold similar iterations, off
+    assert not window.folding.enabled
+    assert window.canvas.graph_layout is run.graph_layout
+    assert len(window.canvas.graph_layout.nodes) == len(run.stepgraph["nodes"])
+
+
+def test_unfolded_before_its_whole_layout_is_made_the_graph_is_laid_out_then(qtbot, window):
+    run = open_folded(qtbot, window)
+    window.fold_action.trigger()  # (at once: the thread beside the window begins 400 ms after the run is shown)
+    assert window.left_out.thread is None
+    assert window.canvas.graph_layout is run.graph_layout
+    assert len(window.canvas.graph_layout.nodes) == len(run.stepgraph["nodes"])
