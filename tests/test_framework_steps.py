@@ -44,6 +44,7 @@ def test_the_corpus_graphs_draw_no_framework_step_but_the_events_hold_them(scena
         if node["kind"] == "subflow" and len(node["subflowPath"]) > 1:
             assert not is_framework_segment(node["subflowPath"][-1]), node
     steps = framework_steps(run.domain_events)
+    assert framework_steps(run.domain_events, run.step_fold.internal_at) == steps  # (the fold's candidates only)
     assert len(steps) == len(internal_events(run))
     assert hidden_count(nodes, steps) == len(steps)
     for step in steps:
@@ -211,6 +212,9 @@ def test_any_event_list_gives_steps_and_a_consistent_graph(events, hide):
     run = Run(path="x.json", format="trace", typed_events=None, domain_events=events, domain_source="trace")
     steps = framework_steps(events)
     graph = run.stepgraph
+    assert framework_steps(events, run.step_fold.internal_at) == steps  # (only the events the fold found internal)
+    for cut in (0, len(events) // 2):  # a fold fed further than the events asked about (a run followed)
+        assert framework_steps(events[:cut], run.step_fold.internal_at) == framework_steps(events[:cut])
     shown, smap = shown_graph(graph, run.step_fold.node_created_at, steps, hide)
     if smap is None:
         assert shown is graph

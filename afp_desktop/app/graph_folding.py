@@ -83,13 +83,14 @@ class GraphFolding(QObject):
         """The run's graph with its framework steps hidden or drawn; counts what is hidden."""
         events = getattr(run, "domain_events", None) or []
         graph = run.stepgraph
+        fold = getattr(run, "step_fold", None)  # (when each node was made: where a framework step goes)
         if run is not self._fw_run or len(events) != self._fw_seen:  # (a run followed grows)
             made = getattr(run, "__dict__", {})  # what the loader thread computed (prepare), for a run just loaded
             fresh = run is not self._fw_run and "framework_steps" in made and "framework_nodes" in made
-            self.fw_steps = run.framework_steps if fresh else framework_steps(events)
+            self.fw_steps = run.framework_steps if fresh else \
+                framework_steps(events, fold.internal_at if fold is not None else None)
             self.fw_nodes = run.framework_nodes if fresh else framework_nodes(graph.get("nodes") or [])
             self._fw_run, self._fw_seen = run, len(events)
-        fold = getattr(run, "step_fold", None)  # (when each node was made: where a framework step goes)
         created = fold.node_created_at if fold is not None else []
         self._base, self.fw_map = shown_graph(graph, created, self.fw_steps, self.hide_framework, self.fw_nodes)
         hidden = hidden_count(graph.get("nodes") or [], self.fw_steps, self.fw_nodes) if self.hide_framework else 0

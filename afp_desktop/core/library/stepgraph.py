@@ -79,6 +79,10 @@ class StepGraphFold:
         self.node_created_at: list[int] = []  # index of the event that appended each node
         self.node_changed_at: list[int] = []  # index of the last event that changed each node
         self.edge_created_at: list[int] = []
+        # Indices of the subflow entries and exits and the decisions marked `isAgentInternal: true`: the
+        # framework's own steps, which the fold drops (model/framework_steps.py reads them from here instead of
+        # looking at every event again).
+        self.internal_at: list[int] = []
         self._iter = 0
         self._pending_injections: list[dict] = []
         self._pending_slots: dict[str, dict] = {}
@@ -165,6 +169,9 @@ class StepGraphFold:
         self._active = None
 
     def _subflow_entry(self, ev: dict, t: Any) -> None:
+        internal = ev.get("isAgentInternal")
+        if internal is True:
+            self.internal_at.append(self._count)
         slot_kind = ev.get("slotKind")
         if _js_truthy(slot_kind):
             boundary = {"runtimeStageId": ev.get("runtimeStageId")}
@@ -172,7 +179,7 @@ class StepGraphFold:
             key = js_string(slot_kind)  # (a JS object key: any value is turned into its string)
             self._pending_slots[SLOT_PROPERTY.get(key, key)] = boundary
             return
-        if ev.get("isAgentInternal"):
+        if internal:
             return
         primitive = ev.get("primitiveKind")
         node = _node(ev, "subflow", ev.get("subflowName"), t, label_present="subflowName" in ev)
@@ -184,6 +191,9 @@ class StepGraphFold:
         self._open_subflow(ev, node)
 
     def _subflow_exit(self, ev: dict, t: Any) -> None:
+        internal = ev.get("isAgentInternal")
+        if internal is True:
+            self.internal_at.append(self._count)
         slot_kind = ev.get("slotKind")
         if _js_truthy(slot_kind):
             key = js_string(slot_kind)
@@ -194,7 +204,7 @@ class StepGraphFold:
                 _copy_present(merged, ev, "payload", "exitPayload")
                 self._pending_slots[key] = merged
             return
-        if ev.get("isAgentInternal"):
+        if internal:
             return
         self._close_subflow(ev, t)
 
@@ -206,7 +216,10 @@ class StepGraphFold:
         self._append_node(node)
 
     def _decision_branch(self, ev: dict, t: Any) -> None:
-        if ev.get("isAgentInternal"):
+        internal = ev.get("isAgentInternal")
+        if internal:
+            if internal is True:
+                self.internal_at.append(self._count)
             return
         chosen = ev.get("chosen")
         node = {"id": f"decision-{_js_field(ev, 'runtimeStageId')}-{_js_field(ev, 'chosen')}", "kind": "decision-branch",

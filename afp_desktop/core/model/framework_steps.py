@@ -125,25 +125,33 @@ def _last(value: object) -> str:
     return value.rsplit("/", 1)[-1] if isinstance(value, str) and value else "?"
 
 
-def framework_steps(domain_events: list) -> list[FrameworkStep]:
-    """The internal subflows and decisions of a run, in the order they began (none for a typed-only stream)."""
-    steps: list[FrameworkStep | None] = []
+def _finite_ts(event: object) -> float | None:
+    ts = event.get("ts") if isinstance(event, dict) else None
+    if not isinstance(ts, (int, float)) or isinstance(ts, bool) or not math.isfinite(ts):
+        return None
+    return float(ts)
+
+
+def framework_steps(domain_events: list, internal_at: list[int] | None = None) -> list[FrameworkStep]:
+    """The internal subflows and decisions of a run, in the order they began (none for a typed-only stream).
+    `internal_at`: the indices of the events that may be one (StepGraphFold.internal_at, of a fold fed these events
+    from the first), so that only those are looked at; None looks at every event."""
+    steps: list[list] = []  # each FrameworkStep's fields, made one once its exit is known
     open_at: dict[str, list[int]] = {}  # runtimeStageId → indices into steps still open
-    start_ts: float | None = None
+    # (the fold's runStartTs: the first event's, whatever its type; no offset before that event)
+    origin, start_ts = next(((k, ts) for k, event in enumerate(domain_events)
+                             if (ts := _finite_ts(event)) is not None), (len(domain_events), 0.0))
 
-    def offset(event: dict) -> float | None:
-        ts = event.get("ts")
-        if start_ts is None or not isinstance(ts, (int, float)) or isinstance(ts, bool) or not math.isfinite(ts):
-            return None
-        return float(ts) - start_ts
+    def offset(k: int, event: dict) -> float | None:
+        ts = _finite_ts(event) if k >= origin else None
+        return None if ts is None else ts - start_ts
 
-    for k, event in enumerate(breathing_over(domain_events)):
-        if not isinstance(event, dict):
-            continue
-        ts = event.get("ts")
-        if start_ts is None and isinstance(ts, (int, float)) and not isinstance(ts, bool) and math.isfinite(ts):
-            start_ts = float(ts)  # (the fold's runStartTs: the first event's, whatever its type)
-        if event.get("isAgentInternal") is not True:
+    count = len(domain_events)
+    if internal_at is not None:  # (ascending; a fold fed further than these events holds later ones too)
+        internal_at = internal_at[:bisect.bisect_left(internal_at, count)]
+    for k in breathing_over(range(count) if internal_at is None else internal_at):
+        event = domain_events[k]
+        if not isinstance(event, dict) or event.get("isAgentInternal") is not True:
             continue
         kind = event.get("type")
         stage = event.get("runtimeStageId")
@@ -154,21 +162,17 @@ def framework_steps(domain_events: list) -> list[FrameworkStep]:
             name = event.get("subflowName")
             label = name if isinstance(name, str) and name.strip() else segment
             open_at.setdefault(rsid, []).append(len(steps))
-            steps.append(FrameworkStep("subflow", label, segment, rsid, _agent_path(path), k, None, offset(event)))
+            steps.append(["subflow", label, segment, rsid, _agent_path(path), k, None, offset(k, event), None])
         elif kind == "subflow.exit":
             waiting = open_at.get(rsid)
             if waiting:
-                j = waiting.pop()
-                step = steps[j]
-                if step is not None:
-                    steps[j] = FrameworkStep(step.kind, step.label, step.segment, step.runtime_stage_id, step.owner,
-                                             step.entry, k, step.start_ms, offset(event))
+                step = steps[waiting.pop()]
+                step[6], step[8] = k, offset(k, event)
         elif kind == "decision.branch":
             label = f"{_last(event.get('decider'))} → {_last(event.get('chosen'))}"
-            at = offset(event)
-            steps.append(FrameworkStep("decision", label, _segment(rsid), rsid, _agent_path(_stage_path(rsid)), k, k,
-                                       at, at))
-    return [s for s in steps if s is not None]
+            at = offset(k, event)
+            steps.append(["decision", label, _segment(rsid), rsid, _agent_path(_stage_path(rsid)), k, k, at, at])
+    return [FrameworkStep(*fields) for fields in steps]
 
 
 def hidden_count(nodes: list, steps: list[FrameworkStep], plumbing: list[int] | None = None) -> int:

@@ -185,7 +185,7 @@ class Run:
         """The framework's own steps the StepGraph fold drops (framework_steps.py), in the order they began."""
         from afp_desktop.core.model.framework_steps import framework_steps
 
-        return framework_steps(self.domain_events)
+        return framework_steps(self.domain_events, self.step_fold.internal_at)
 
     @cached_property
     def framework_nodes(self) -> list[int]:
