@@ -6,6 +6,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from afp_desktop.core.library import stops as S
 from afp_desktop.core.jsonx.jsonio import dumps
@@ -187,6 +189,38 @@ def test_derived_stops_from_domain_events():
     assert all(s["derived"] is True and "commitIdx" not in s for s in stops)
     assert stops[0]["prologue"] is True
     assert stops[3]["meta"] == {"kind": "llm-turn", "label": "LLM turn"} and stops[3]["stageId"] == "call-llm"
+
+
+def _derived_by_composition(rids: list[str], mounts: set[str]) -> list:
+    """What derived_stops_from_ids makes in one pass, made as the library composes it: one stop per stage
+    (_stops_of_ids), filtered by the milestone rule (filter_stops), renamed to event positions."""
+    stages = S._stops_of_ids(rids, lambda _first, rid: rid in mounts,
+                             lambda i: rids[i][:rids[i].rfind("#")] if "#" in rids[i] else rids[i], lambda i: rids[i])
+    kept = S.filter_stops(stages, lambda stop: S._as_milestone_decision(S.milestone_for(stop["runtimeStageId"]))) \
+        if stages else []
+    out = []
+    for stop in kept:
+        row = {key: value for key, value in stop.items() if key not in ("commitIdx", "lastCommitIdx")}
+        row.update(eventIdx=stop["commitIdx"], lastEventIdx=stop["lastCommitIdx"], derived=True)
+        out.append(row)
+    return out
+
+
+_stage_ids = st.sampled_from(["", "call-llm", "tool-calls", "sf-route", "seed", "final", "sf-messages",
+                              "agent/call-llm", "a/b/sf-tools", "x#", "call-llm#7b", "#3"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_stage_ids, st.integers(0, 5)), max_size=30), st.sets(_stage_ids, max_size=3))
+def test_derived_stops_in_one_pass_are_the_library_s_composition_key_for_key(rows, mount_stages):
+    rids = [stage if not stage or "#" in stage else f"{stage}#{n}" for stage, n in rows]
+    mounts = {rid for rid in rids if rid.split("#", 1)[0] in mount_stages}
+    expected = _derived_by_composition(rids, mounts)
+    assert dumps(S.derived_stops_from_ids(rids, mounts)) == dumps(expected)  # (the keys in the same order too)
+    on_axis = S.derived_stops_from_ids(rids, mounts, on_axis=True)
+    for stop, plain in zip(on_axis, expected):
+        assert stop["axisStart"] == max(plain["eventIdx"], 0)
+        assert stop["axisEnd"] == (len(rids) if plain["kind"] == "end" else plain["lastEventIdx"] + 1)
 
 
 def test_derived_stops_on_a_real_trace_find_the_same_milestones_as_the_commit_log():

@@ -22,11 +22,12 @@ from dataclasses import replace
 from typing import Any
 
 from afp_desktop.core.model.axis import Axis
-from afp_desktop.core.library.conventions import milestone_for, parse_runtime_stage_id
+from afp_desktop.core.library.conventions import milestone_for
 from afp_desktop.core.library.events import TypedToDomain
 from afp_desktop.core.model.run import Notice, Run
 from afp_desktop.core.library.status import StatusSelector
 from afp_desktop.core.library.stepgraph import MalformedRunError, StepGraphFold, build_step_graph_safe
+from afp_desktop.core.library.stops import derived_stop_rows
 
 PREFIX = "agentfootprint."
 MID_WAY_ROTATED = "This run starts mid-way: earlier events were rotated out."
@@ -113,34 +114,9 @@ class _DerivedStops:
     def stops(self) -> list[dict]:
         if not self.rows:
             return []
-        last = self.rows - 1
-        kept = [(position, first) for position, first in enumerate(self.firsts) if first[2]]
-        start: dict[str, Any] = {"step": 0, "runtimeStageId": "", "stageId": "", "label": "Run start", "kind": "start"}
-        if (kept and kept[0][0] > 0) or (not kept and self.firsts):
-            start["prologue"] = True
-        start["eventIdx"] = -1
-        start["lastEventIdx"] = kept[0][1][0] - 1 if kept else last
-        start["derived"] = True
-        out: list[dict[str, Any]] = [start]
-        for n, (_position, (index, rid, milestone)) in enumerate(kept):
-            stop: dict[str, Any] = {"step": len(out), "runtimeStageId": rid, "stageId": rid[:rid.rfind("#")] if "#" in rid else rid}
-            subflow_path = parse_runtime_stage_id(rid)[0]
-            if subflow_path is not None:
-                stop["subflowPath"] = subflow_path
-            label = milestone.get("label") if milestone else None  # (kept: every milestone here is set)
-            stop["label"] = label if label is not None else rid
-            stop["kind"] = "mount" if rid in self.mounts else "commit"
-            stop["meta"] = milestone
-            stop["eventIdx"] = index
-            stop["lastEventIdx"] = kept[n + 1][1][0] - 1 if n + 1 < len(kept) else last
-            stop["derived"] = True
-            out.append(stop)
-        out.append({"step": len(out), "runtimeStageId": "", "stageId": "", "label": "Run end", "kind": "end",
-                    "eventIdx": last, "lastEventIdx": last, "derived": True})
-        for stop in out:  # placed on the axis as positions.stops_for_run does
-            stop["axisStart"] = max(stop["eventIdx"], 0)
-            stop["axisEnd"] = self.rows if stop["kind"] == "end" else stop["lastEventIdx"] + 1
-        return out
+        kept = [(index, rid, milestone) for index, rid, milestone in self.firsts if milestone]
+        prologue = (kept[0][0] != self.firsts[0][0]) if kept else bool(self.firsts)
+        return derived_stop_rows(kept, prologue, self.rows, self.mounts, on_axis=True)  # (as positions.py places them)
 
 
 class RunGrower:

@@ -8,13 +8,11 @@ Each stop gains `axisStart` (first event of the stop) and `axisEnd` (the cursor 
 
 from __future__ import annotations
 
-from itertools import repeat
 from typing import cast
 
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.shapes import StopDict
-from afp_desktop.core.library.stops import derived_stops_of, milestone_stops
-from afp_desktop.core.model.axis import per_entry
+from afp_desktop.core.library.stops import derived_stops_from_ids, milestone_stops
 from afp_desktop.core.breathing import breathing_over
 
 
@@ -64,13 +62,9 @@ def _commit_stops_on_axis(run) -> list[StopDict]:
 
 
 def _derived_stops_on_axis(run) -> list[StopDict]:
-    axis, total = run.axis, len(run.axis)
-    # derived_stops reads each row's runtimeStageId, and its type to tell a subflow mount.
-    domain = run.domain_events
-    types = per_entry(axis.entries, [event.get("type") for event in breathing_over(domain)], repeat("typed"))
-    rids = run.stage_ids_on_axis()  # ("" for an entry without one)
-    stops = [cast(StopDict, dict(s)) for s in breathing_over(derived_stops_of(types, rids))]
-    for stop in breathing_over(stops):
-        stop["axisStart"] = max(stop["eventIdx"], 0)
-        stop["axisEnd"] = total if stop["kind"] == "end" else stop["lastEventIdx"] + 1
-    return stops
+    # derived stops read each entry's runtimeStageId, and the ids a subflow.entry carries (its mounts: only a
+    # DomainEvent is one).
+    mounts = {rid for event in breathing_over(run.domain_events)
+              if isinstance(event, dict) and event.get("type") == "subflow.entry"
+              and isinstance(rid := event.get("runtimeStageId"), str)}
+    return cast(list[StopDict], derived_stops_from_ids(run.stage_ids_on_axis(), mounts, on_axis=True))
