@@ -51,11 +51,12 @@ print(json.dumps({'seconds': time.perf_counter() - t, 'peak': hwm() - base}))
 """
 
 LOADER = _COMMON + r"""
+from afp_desktop.app.graph_folding import AUTO_FOLD_STEPS
 from afp_desktop.app.loader import load_run
 import afp_desktop.core.formats, orjson, numpy
 base = rss()
 t = time.perf_counter()
-run = load_run(path)
+run = load_run(path, fold_above=AUTO_FOLD_STEPS)  # (as the window loads it: a graph it shows folded is not laid out whole)
 print(json.dumps({'seconds': time.perf_counter() - t, 'peak': hwm() - base}))
 """
 
