@@ -68,18 +68,24 @@ def _stage_stops(rows: list, is_mount: Callable[[int, str], bool], label_of: Cal
                          lambda i: label_of(rows[i]))
 
 
-def _stops_of_ids(rids: list[str], is_mount: Callable[[int, str], bool], stage_id_at: Callable[[int], Any],
-                  label_at: Callable[[int], str]) -> list[Stop]:
-    """_stage_stops over each row's runtimeStageId ('' when it has none); the stage id and label of a row are
-    asked only of the rows that start a stop."""
-    if not rids:
-        return []
+def _first_rows(rids: list[str]) -> list[int]:
+    """The row of each distinct non-empty runtimeStageId's first appearance, in order."""
     firsts: list[int] = []
     seen: set[str] = set()
     for index, rid in enumerate(breathing_over(rids)):
         if rid and rid not in seen:
             seen.add(rid)
             firsts.append(index)
+    return firsts
+
+
+def _stops_of_ids(rids: list[str], is_mount: Callable[[int, str], bool], stage_id_at: Callable[[int], Any],
+                  label_at: Callable[[int], str]) -> list[Stop]:
+    """_stage_stops over each row's runtimeStageId ('' when it has none); the stage id and label of a row are
+    asked only of the rows that start a stop."""
+    if not rids:
+        return []
+    firsts = _first_rows(rids)
     last_index = len(rids) - 1
     stops: list[Stop] = [{
         "step": 0, "runtimeStageId": "", "commitIdx": -1,
@@ -260,12 +266,7 @@ def derived_stops_from_ids(rids: list[str], mounts: set[str], on_axis: bool = Fa
     entry, and each stop also says ``axisStart`` / ``axisEnd`` (core/model/positions.py)."""
     if not rids:
         return []
-    firsts: list[int] = []
-    seen: set[str] = set()
-    for index, rid in enumerate(breathing_over(rids)):
-        if rid and rid not in seen:
-            seen.add(rid)
-            firsts.append(index)
+    firsts = _first_rows(rids)
     kept: list[tuple[int, str, dict]] = []  # (first row, runtimeStageId, milestone) of each stage kept, in order
     milestone_of: dict[str, tuple[str, str] | None] = {}  # by the id before its '#': a few dozen stage ids
     for first in breathing_over(firsts):
