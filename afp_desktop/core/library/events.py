@@ -18,6 +18,7 @@ from __future__ import annotations
 from array import array
 from typing import Any, Iterable, Sequence
 from afp_desktop.core.breathing import breathing_over
+from afp_desktop.core.jsonx.fields import indices_by_text
 
 PREFIX = "agentfootprint."
 _MISSING = object()
@@ -163,18 +164,10 @@ TRAVERSAL_DOMAIN_TYPES = frozenset({
 
 def typed_indices_by_type(events: list) -> dict[str, array]:
     """The indices of the typed events of each type, in order: one pass over a long run's 100,000s of events
-    that the projections looking for a few types share (each pass waits on memory, ~150 ns an event). Kept as
-    machine integers (8 bytes an event, not 36 for a list's int objects: the run holds them while it is open)."""
-    by_type: dict[str, array] = {}
-    for j, event in enumerate(breathing_over(events)):
-        kind = event.get("type") if isinstance(event, dict) else None
-        if isinstance(kind, str):
-            found = by_type.get(kind)
-            if found is None:
-                by_type[kind] = array("q", (j,))
-            else:
-                found.append(j)
-    return by_type
+    that the projections looking for a few types share (each pass waits on memory, ~150 ns an event; in C when
+    built: core/jsonx/fields.py). Kept as machine integers (8 bytes an event, not 36 for a list's int objects:
+    the run holds them while it is open)."""
+    return indices_by_text(events, "type")
 
 
 def indices_of(by_type: dict[str, array], *types: str) -> Sequence[int]:

@@ -15,6 +15,7 @@ from operator import ge, not_, sub
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 from afp_desktop.core.breathing import breathe, breathing_over
+from afp_desktop.core.jsonx.fields import pick_by_code, texts_of
 
 TYPED_TO_DOMAIN = {
     "agentfootprint.stream.llm_start": "llm.start",
@@ -242,15 +243,9 @@ def per_entry(entries, domain_values: Iterable, typed_values: Iterable) -> list:
 
 def stage_ids_on_axis(axis: Axis, domain: list, typed: list) -> list[str]:
     """Each entry's runtimeStageId ("" when it has none)."""
-    domain_ids = [_text(event.get("runtimeStageId")) if isinstance(event, dict) else ""
-                  for event in breathing_over(domain)]
-    typed_ids = [_text(meta.get("runtimeStageId")) if isinstance(meta := event.get("meta"), dict) else ""
-                 for event in breathing_over(typed)]
-    return per_entry(axis.entries, domain_ids, typed_ids)
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+    domain_ids, typed_ids = texts_of(domain, "runtimeStageId"), texts_of(typed, "meta", "runtimeStageId")
+    picked = pick_by_code(entry_codes(axis.entries), domain_ids, typed_ids)  # (in C, when it was built)
+    return picked if picked is not None else per_entry(axis.entries, domain_ids, typed_ids)
 
 
 def runtime_stage_id_of(entry: tuple[str, int], domain: list, typed: list) -> str:
