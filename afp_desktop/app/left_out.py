@@ -40,7 +40,6 @@ class LeftOut(QObject):
         self._pending = None  # the run whose check starts when the timer fires
         self._later = QTimer(self)
         self._later.setSingleShot(True)
-        self._later.setInterval(START_AFTER_MS)
         self._later.timeout.connect(self._start_now)
 
     def start(self, run) -> None:
@@ -50,7 +49,7 @@ class LeftOut(QObject):
         if run is None or not _left_out(run):
             return
         self._pending = run
-        self._later.start()
+        self._later.start(START_AFTER_MS)  # (read now: a test may change it for a window made already)
 
     def _start_now(self) -> None:
         run, self._pending = self._pending, None
