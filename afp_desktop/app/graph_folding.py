@@ -142,17 +142,22 @@ class GraphFolding(QObject):
         self.set_selected(self.session.selected)
 
     @property
+    def fold_above(self) -> int | None:
+        """A graph of more steps than this is shown folded (None: none is): the user's choice, else more than
+        AUTO_FOLD_STEPS. The one rule, also the loader's (Run.prepare)."""
+        return AUTO_FOLD_STEPS if self.choice is None else -1 if self.choice else None
+
+    def _shows_folded(self, steps: int) -> bool:
+        above = self.fold_above
+        return above is not None and steps > above
+
+    @property
     def enabled(self) -> bool:
-        return self.choice if self.choice is not None else self._steps > AUTO_FOLD_STEPS
+        return self._shows_folded(self._steps)
 
     def would_fold(self, run) -> bool:
         """Whether `run`'s graph (one that grew, say, not yet shown) is shown folded."""
-        return self.choice if self.choice is not None else len(run.stepgraph.get("nodes") or []) > AUTO_FOLD_STEPS
-
-    @property
-    def fold_above(self) -> int | None:
-        """A graph of more steps than this is shown folded (None: none is), for the loader (Run.prepare)."""
-        return AUTO_FOLD_STEPS if self.choice is None else 0 if self.choice else None
+        return self._shows_folded(len(run.stepgraph.get("nodes") or []))
 
     def set_enabled(self, enabled: bool) -> None:
         was, self.choice = self.enabled, enabled

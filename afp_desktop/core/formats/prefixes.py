@@ -11,12 +11,12 @@ the run never reached its end, that its last line was cut off.
 
 Only files of MIN_BYTES or more (decompressed) get prefixes. Cost: prefixes grow by GROWTH times (the first
 after FIRST_EVENTS events) and none is built once most of the file is read, so their total work is at most
-~1/(GROWTH-1) of the whole run's. A part after the first is built only while the rest of the file is expected to
-take MIN_REST_S or more to read, at the pace read so far: a part is built anew (its projections over all its
-events again) and painted, so the 53 MB corpus stream's second part (16,000 of its 136,000 typed events, 0.45 s in)
-made its whole load 0.4–0.5 s longer (2.45–2.54 s with it, 1.80–2.06 s without, alternating runs) for a picture
-replaced a second later. At 1 s it was built whenever that machine read the file slowly. Each part is built anew rather than extended (the follow path's
-RunGrower extends, but shares its fold with what it shows: here the parts are built on another thread).
+~1/(GROWTH-1) of the whole run's. Each part is built anew rather than extended — its projections over all its
+events again (the follow path's RunGrower extends, but shares its fold with what it shows: here the parts are built
+on another thread) — and painted. So a part after the first is built only while the rest of the file is expected
+to take MIN_REST_S or more to read, at the pace read so far: the 53 MB corpus stream's second part (16,000 of its
+136,000 typed events, 0.45 s in) made its whole load 0.4–0.5 s longer (2.45–2.54 s with it, 1.80–2.06 s without,
+alternating runs) for a picture replaced a second later; at 1 s it was built whenever the machine read slowly.
 """
 
 from __future__ import annotations
