@@ -206,3 +206,17 @@ def test_a_trace_s_root_redaction_is_looked_for_from_the_end_a_piece_at_a_time()
             assert len(breaths) >= 2 * (len(data) // 1024 - 1), "both searches, a piece at a time"
         else:
             assert len(breaths) <= most_breaths
+
+
+def test_the_native_scan_breathes_as_c_that_lets_go_of_python():
+    """The bracket scan's breaths come inside a `letting_go` block (the window runs beside its C loop), and
+    every other breath outside one: a loader waits for the window only at the latter."""
+    if jsonscan.native is None:
+        pytest.skip("the C scan is not built")
+    kinds: list[bool] = []
+    data = b'{"a": [' + b'{"b": "x"}, ' * 300_000 + b'1]}'
+    with breathing(lambda: kinds.append(breathing_module.lets_go())):
+        jsonscan.brackets_outside_strings(data)
+        breathe()
+    assert kinds[:-1] and all(kinds[:-1]), "the scan's breaths let go"
+    assert kinds[-1] is False and not breathing_module.lets_go()

@@ -8,6 +8,8 @@ import lzma
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from afp_desktop.core.formats import LoadError, open_run, prefixes
 from afp_desktop.core.jsonx import jsonio
@@ -293,3 +295,47 @@ def test_the_trace_head_reads_numbers_as_the_whole_file_does():
     assert type(head["events"][0]["n"]) is float and head["events"][1]["n"] == 12
     beyond = whole.replace(b'"v":1', b'"v":1e400')
     assert prefixes.trace_head(beyond, 10)[0]["events"] == jsonio.loads(whole)["events"][:2]
+
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.sampled_from('ab"\\{}[],: é\n')),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(events=st.lists(st.dictionaries(st.text(alphabet=st.sampled_from('ab"{]'), max_size=3), _json_values,
+                                       max_size=4), min_size=1, max_size=12),
+       count=st.integers(1, 15), cut=st.integers(1, 2000), indent=st.booleans(), where=st.integers(0, 11),
+       between=st.sampled_from([None, b'{"oops": nope}, ', b"1, ", b'{"a": 1} ', b"[], ", b'"x", ']))
+def test_the_trace_heads_quick_way_reads_what_the_decoder_reads(events, count, cut, indent, where, between):
+    """The head found by the bracket scan and one parse is the decoder's, event for event, wherever the head is
+    cut and whatever comes between two events (a damaged one, a number, a missing comma, a list): or it leaves
+    the head to the decoder."""
+    whole = jsonio.dumps({"version": 1, "events": events, "redaction": "none"}, indent=indent)
+    start = prefixes.TRACE_HEAD.match(whole).end()
+    if between is not None:  # (before the event at `where`, the first after the head that reads as it)
+        at = whole.find(jsonio.dumps(events[min(where, len(events) - 1)]), start) if not indent else -1
+        if at >= start:
+            whole = whole[:at] + between + whole[at:]
+    quick = prefixes._head_by_brackets(whole, start, count, cut)
+    slow = prefixes._head_by_decoder(whole, start, count, cut)
+    if quick is not None:
+        assert slow is not None and quick[0]["events"] == slow[0]["events"]
+    assert prefixes.trace_head(whole, count, max_bytes=cut) == (quick or slow)
+
+
+def test_the_quick_way_reads_a_plain_head_and_one_that_holds_the_whole_list():
+    """(So that the test above compares two ways: a usual Trace's head is read by the scan.)"""
+    events = [{"type": "run.entry", "n": i, "x": [{"y": "}"}]} for i in range(50)]
+    whole = orjson.dumps({"version": 1, "events": events, "redaction": "none"})
+    start = prefixes.TRACE_HEAD.match(whole).end()
+    head = prefixes._head_by_brackets(whole, start, 10, 1 << 20)
+    assert head is not None and head[0]["events"] == events[:10]
+    assert whole[:int(head[1] * len(whole)) + 2].endswith(b"}]},{")
+    head = prefixes._head_by_brackets(whole, start, 1000, 1 << 20)
+    assert head is not None and head[0]["events"] == events
+    assert prefixes._head_by_brackets(whole, start, 10, 200)[0]["events"] == events[:len(
+        prefixes._head_by_brackets(whole, start, 10, 200)[0]["events"])]

@@ -43,6 +43,17 @@ def breathing(hook: Callable[[], None]):
     return _for_this_thread("hook", hook)
 
 
+def letting_go():
+    """Within the block, the work between two breaths is mostly C that lets go of Python (a bracket scan): the
+    window's thread runs meanwhile, so a hook need not wait for it there (`lets_go`). It still stops a load."""
+    return _for_this_thread("letting_go", True)
+
+
+def lets_go() -> bool:
+    """Whether this thread is in a `letting_go` block."""
+    return bool(getattr(_local, "letting_go", False))
+
+
 def breathing_over(items: Iterable[T], every: int = EVERY) -> Iterable[T]:
     """`items`, breathing every `every` of them (fewer for a loop that does more per item). Without a hook on
     this thread: `items` itself (no cost)."""

@@ -26,7 +26,7 @@ import time
 from typing import Callable
 
 from afp_desktop.core.formats.errors import LoadCancelled
-from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.problems import Notice
 
@@ -145,6 +145,11 @@ def trace_head(data: bytes, count: int, max_bytes: int = HEAD_BYTES) -> tuple[di
     if found is None:
         return None
     start = found.end()
+    return _head_by_brackets(data, start, count, max_bytes) or _head_by_decoder(data, start, count, max_bytes)
+
+
+def _head_by_decoder(data: bytes, start: int, count: int, max_bytes: int) -> tuple[dict, float] | None:
+    """trace_head one event at a time: stops before the first event it cannot read."""
     text = bytes(data[start:start + max_bytes]).decode("utf-8", "ignore")  # (a cut last character: dropped)
     decoder = jsonio.decoder()  # (numbers read as the whole file's are: an integer past 64 bits as a double)
     events: list = []
@@ -163,3 +168,21 @@ def trace_head(data: bytes, count: int, max_bytes: int = HEAD_BYTES) -> tuple[di
         return None
     read = len(text[:at].encode("utf-8", "surrogatepass"))
     return {"version": 1, "events": events, "redaction": None}, (start + read) / max(len(data), 1)
+
+
+def _head_by_brackets(data: bytes, start: int, count: int, max_bytes: int) -> tuple[dict, float] | None:
+    """trace_head's quick way: where the first `count` events end, found by the bracket scan (in C where built),
+    then one parse of them all (~10 ms for 2,000 events, against ~60 ms for the decoder's one at a time). None
+    whenever that way cannot tell (the head holds the array's end, a damaged event, anything but objects, no
+    scanner): the decoder's way then says where the head ends."""
+    ends = jsonscan.closings_at_top(data, start, start + max_bytes, count)
+    if ends is None or not len(ends):
+        return None
+    last = int(ends[-1]) + 1
+    try:
+        events = jsonio.loads(b"[" + bytes(data[start:last]) + b"]")
+    except jsonio.JSONSyntaxError:
+        return None
+    if len(events) != len(ends) or not all(type(event) is dict for event in events):
+        return None  # (what lay between two events was not just a comma: the decoder's way looks at it)
+    return {"version": 1, "events": events, "redaction": None}, last / max(len(data), 1)

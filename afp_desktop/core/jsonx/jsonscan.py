@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from afp_desktop.core.breathing import breathe, find_breathing, report
+from afp_desktop.core.breathing import breathe, find_breathing, letting_go, report
 
 try:
     from afp_desktop.core.jsonx import brackets_c as native  # type: ignore[attr-defined]
@@ -68,6 +68,26 @@ def brackets_outside_strings(data: bytes, cut_ok: bool = False, start: int = 0, 
     return positions, opens, depth
 
 
+def closings_at_top(data: bytes, start: int, end: int, count: int):
+    """Where the first `count` values that data[start:end] opens at its own level end: the positions of their
+    closing brackets (an array of ints), up to the first bracket that closes what encloses the span (a list's
+    end). data[start:end] begins outside a string and may end anywhere (a cut: what it cuts is not counted).
+    None without a scanner."""
+    if numpy() is None:
+        return None
+    scan = _scan_natively if native is not None else _scan_with_numpy
+    found_positions, found_opens, _in_string = scan(data, start, min(end, len(data)))
+    if not found_positions:
+        return np.empty(0, np.int64)
+    positions = np.concatenate(found_positions)
+    opens = np.concatenate(found_opens)
+    depth = np.cumsum(opens.astype(np.int32) * 2 - 1, dtype=np.int32)
+    below = np.flatnonzero(depth < 0)
+    if len(below):
+        positions, opens, depth = positions[:below[0]], opens[:below[0]], depth[:below[0]]
+    return positions[(depth == 0) & ~opens][:count]
+
+
 def _scan_with_numpy(data: bytes, start: int, size: int):
     """The brackets of data[start:size] outside strings, by numpy's passes over chunks of it: (positions in
     parts, is-open flags in parts, whether the end is inside a string)."""
@@ -110,16 +130,17 @@ def _scan_natively(data: bytes, start: int, size: int):
     opens = np.empty(room, np.uint8)
     found_positions, found_opens = [], []
     state, first, steps = 0, start, 0
-    while start < size:
-        stop = min(start + _NATIVE_CHUNK, size)
-        count, state = native.scan(data, start, stop, state, positions, opens)
-        found_positions.append(positions[:count].copy())
-        found_opens.append(opens[:count].view(bool).copy())
-        start = stop
-        breathe()
-        steps += 1
-        if not steps % 8:  # (every 8 MB)
-            report((start - first) / max(size - first, 1))
+    with letting_go():  # (the C loop lets go of Python: the window runs beside it)
+        while start < size:
+            stop = min(start + _NATIVE_CHUNK, size)
+            count, state = native.scan(data, start, stop, state, positions, opens)
+            found_positions.append(positions[:count].copy())
+            found_opens.append(opens[:count].view(bool).copy())
+            start = stop
+            breathe()
+            steps += 1
+            if not steps % 8:  # (every 8 MB)
+                report((start - first) / max(size - first, 1))
     return found_positions, found_opens, state & 1
 
 
