@@ -15,12 +15,12 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from afp_desktop.app.window_activity import Contention, window_activity
-from afp_desktop.core.breathing import breathe, breathing
+from afp_desktop.core.breathing import breathe, breathing, lets_go
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.views.context_state import key_writes
@@ -63,12 +63,14 @@ def _load_ends() -> None:
 
 
 @contextmanager
-def beside_the_window(stop: threading.Event | None = None) -> Iterator[None]:
+def beside_the_window(stop: threading.Event | None = None,
+                      before_python: Callable[[], None] | None = None) -> Iterator[None]:
     """Run a long job on this thread (not the window's) as a load runs: Python switching threads often, and the
     job waiting at its breathing points while the window is at work (window_activity.py). Building the search
     index of the 1,000-iteration run without this froze the window ~0.5 s: each Python call of a paint waited
     up to 5 ms for its turn. Once `stop` is set, the job ends at its next breathing point (LoadCancelled): a
-    window closing waits for that, and a thread left running when its window is deleted takes the program down."""
+    window closing waits for that, and a thread left running when its window is deleted takes the program down.
+    `before_python()` is called at each breathing point but those of C that lets go of Python (lets_go)."""
     _load_begins()
     stop = stop if stop is not None else threading.Event()
     contention = Contention(stop)
@@ -76,6 +78,10 @@ def beside_the_window(stop: threading.Event | None = None) -> Iterator[None]:
     def breathe_here() -> None:
         if stop.is_set():
             raise LoadCancelled()
+        if lets_go():
+            return  # (the window's thread runs meanwhile: nothing to wait for)
+        if before_python is not None:
+            before_python()
         contention.yield_if_shared()
 
     try:
@@ -134,6 +140,7 @@ class _LoadThread(QThread):
         self._last_emit = 0.0
         self.shown = threading.Event()  # set by the window once a prefix is on screen
         self.prefixes_shown = 0  # (counted on the window's thread)
+        self._prefix_handed: float | None = None  # when a prefix not yet waited for was handed to the window
 
     def _progress(self, fraction: float) -> None:
         # At most PROGRESS_GAP_S apart: each one repaints the progress bar at once (QProgressBar.setValue), on
@@ -151,17 +158,25 @@ class _LoadThread(QThread):
         return self.stop_flag.is_set()
 
     def _show_prefix(self, run) -> None:
-        """Hand a prefix to the window and wait (a little) until it is shown: the window's thread needs the GIL
-        to show it, and a run being built at the same time would make every step of that take many times longer."""
+        """Hand a prefix to the window, which is then waited for (a little) at the next breathing point where
+        Python runs (`_wait_for_prefix`): the window's thread needs the GIL to show it, and a run being built at
+        the same time would make every step of that take many times longer. C that lets go of Python meanwhile
+        (a big Trace's bracket scan, right after its first part) runs beside the window's work."""
         self.shown.clear()
+        self._prefix_handed = time.monotonic()
         self.prefix.emit(run)
-        self.shown.wait(PREFIX_WAIT_S)
+
+    def _wait_for_prefix(self) -> None:
+        if self._prefix_handed is not None:
+            handed, self._prefix_handed = self._prefix_handed, None
+            self.shown.wait(max(0.0, PREFIX_WAIT_S - (time.monotonic() - handed)))
 
     def run(self) -> None:
         try:
-            with beside_the_window(self.stop_flag):  # (the window comes first: window_activity.py)
+            with beside_the_window(self.stop_flag, self._wait_for_prefix):  # (the window first: window_activity.py)
                 run = load_run(self.path, self._progress, self._checkpoint, self.conversation, self._show_prefix,
                                self.fold_above)
+                self._wait_for_prefix()  # (a last part handed over is shown before the whole run)
         except Exception as err:  # noqa: BLE001 - told apart below
             if isinstance(err, LoadCancelled) or self.stop_flag.is_set():
                 self.cancelled.emit()  # (what stopping raised on the way out is no failure)
