@@ -315,6 +315,23 @@ def status_timeline(events: Iterable) -> "StatusTimeline":
     slots.append(0)
     entries.append(None)
     for event in breathing_over(events):
+        # A token of the active call, no pause and no tool in flight (most of a run's events): the state is the
+        # partial's new length, set here as feed and _recipe would (the walk of select_status is the reference).
+        if type(event) is dict and event.get("type") == _TOKEN and selector._llm_active and not selector._calls \
+                and selector._pause_vars is None:
+            payload = event.get("payload")
+            text = payload.get("content") if type(payload) is dict else None
+            if type(text) is str:
+                selector._index += 1
+                if text:
+                    selector._pending_tokens.append(text)
+                    selector._partial_length += len(text)
+                    slots.append(-1 - len(stream_length))
+                    stream_generation.append(selector._generation)
+                    stream_length.append(selector._partial_length)
+                else:
+                    slots.append(slots[-1])
+                continue
         selector.feed(event)
         if not selector._stale:
             slots.append(slots[-1])
