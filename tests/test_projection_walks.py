@@ -155,3 +155,39 @@ def test_the_typed_events_of_some_types_are_found_in_order(events, wanted):
     found = list(indices_of(typed_indices_by_type(events), *wanted))
     assert found == [j for j, event in enumerate(events)
                      if isinstance(event, dict) and isinstance(event.get("type"), str) and event["type"] in wanted]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_runs(), st.booleans(), st.data())
+def test_the_axis_made_by_numpy_is_the_axis_the_loops_make(run, typed_too, data):
+    """Merging anchored DomainEvents and counting by numpy (long runs) gives the very axis the loops give, with
+    the file's anchors or any others a file can give (missing, going back, -1, True)."""
+    import numpy  # noqa: F401  (the numpy way is taken only once numpy is imported)
+
+    domain, typed = run
+    typed_list = typed if typed_too else None
+    anchored = st.integers(-1, len(typed) - 1) | st.just(True) if typed_too and len(typed) > 1 else st.just(-1)
+    anchor = anchored if data.draw(st.booleans()) else anchored | st.none()  # (all anchored: the numpy way)
+    anchors = data.draw(st.none() | st.lists(anchor, min_size=len(domain), max_size=len(domain)))
+    with mock.patch.object(axis_module, "ANCHORED_AT_ONCE", 10**9):
+        by_loops = build_axis(domain, typed_list, anchors)
+    with mock.patch.object(axis_module, "ANCHORED_AT_ONCE", 0):
+        by_numpy = build_axis(domain, typed_list, anchors)
+    assert by_numpy == by_loops
+    assert list(by_numpy.entries.codes) == list(by_loops.entries.codes)
+
+
+def test_a_long_streams_axis_is_made_by_numpy():
+    """(So that the test above compares two ways: a stream long enough is merged and counted by numpy.)"""
+    import numpy  # noqa: F401
+
+    typed = [{"type": "agentfootprint.stream.llm_start", "meta": {}} for _ in range(axis_module.ANCHORED_AT_ONCE)]
+    domain = [{"type": "llm.start", "commitIdxBefore": 0} for _ in typed]
+    merged, counted = [], []
+    merge, count = axis_module._anchored_entries, axis_module._count_by_numpy
+    with mock.patch.object(axis_module, "_anchored_entries", lambda *a: merged.append(merge(*a)) or merged[-1]), \
+            mock.patch.object(axis_module, "_count_by_numpy", lambda *a: counted.append(count(*a)) or counted[-1]):
+        axis = build_axis(domain, typed, list(range(len(typed))))
+    assert merged[0] is not None and counted == [True]
+    assert list(axis.entries)[:4] == [("t", 0), ("d", 0), ("t", 1), ("d", 1)]
+    assert axis.domain_before[-1] == len(domain) and axis.typed_after[-1] == len(axis.entries) - 1

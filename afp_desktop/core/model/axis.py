@@ -8,6 +8,7 @@ two anchors, the remaining events of both lists are merged by time (traversal fi
 
 from __future__ import annotations
 
+import sys
 from array import array
 from bisect import bisect_right
 from itertools import accumulate, compress, islice, repeat
@@ -27,6 +28,7 @@ TYPED_TO_DOMAIN = {
     "agentfootprint.composition.exit": "composition.end",
 }
 TYPED_DOMAIN_TYPES = frozenset(TYPED_TO_DOMAIN.values())
+ANCHORED_AT_ONCE = 4_096  # DomainEvents (entries) from which build_axis merges and counts by numpy (fewer: the loops)
 PIECE = 8_192  # entries per C-iterator call between breaths (~1–2 ms: the window's thread waits no longer)
 
 
@@ -176,19 +178,26 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
         loose_domain = []
         next_typed = max(next_typed, until_typed)
 
-    for i in breathing_over(range(len(domain))):
-        anchor = anchors[i]
-        if anchor is None:
-            loose_domain.append(i)
-            continue
-        flush(anchor + 1)
-        entries.append(i)
-    flush(len(typed))
+    merged = _anchored_entries(anchors, len(typed)) if len(domain) >= ANCHORED_AT_ONCE else None
+    if merged is not None:
+        entries.extend(merged)
+    else:
+        for i in breathing_over(range(len(domain))):
+            anchor = anchors[i]
+            if anchor is None:
+                loose_domain.append(i)
+                continue
+            flush(anchor + 1)
+            entries.append(i)
+        flush(len(typed))
 
     # Each list keeps its order on the axis: the positions of its entries, in order, are where each event is.
     # (Counted by C iterators a piece at a time: over a whole long run one such call held Python for 30 ms.)
     domain_after, typed_after = axis.domain_after, axis.typed_after
     domain_before, typed_before = axis.domain_before, axis.typed_before
+    if len(entries) >= ANCHORED_AT_ONCE and _count_by_numpy(axis):
+        axis.commit_before, axis.legs = _commits_before(entries, domain, anchors)
+        return axis
     for start in range(0, len(entries), PIECE):
         breathe()
         stop = min(start + PIECE, len(entries))
@@ -201,6 +210,44 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
         typed_before.extend(map(sub, positions, before))
     axis.commit_before, axis.legs = _commits_before(entries, domain, anchors)
     return axis
+
+
+def _anchored_entries(anchors: list, typed_count: int) -> array | None:
+    """The entries the loop of build_axis makes when every DomainEvent is anchored (an event stream's are): the
+    typed events in order, each DomainEvent right after the furthest typed event anchored so far, made by numpy
+    at once (the loop's 27,000 small extends took ~40 ms of the big stream's load). None when numpy is not
+    imported (a short command-line run does without it) or an anchor is missing or not a typed index."""
+    np = sys.modules.get("numpy")
+    if np is None or None in anchors:
+        return None
+    try:
+        at = np.array(anchors, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if len(at) and (int(at.min()) < -1 or int(at.max()) >= typed_count):
+        return None
+    before = np.maximum.accumulate(at + 1) if len(at) else at  # (the loop's next_typed, which never goes back)
+    codes = np.insert(-1 - np.arange(typed_count, dtype=np.int64), before, np.arange(len(at), dtype=np.int64))
+    merged = array("q")
+    merged.frombytes(codes.astype(np.int64).tobytes())
+    return merged
+
+
+def _count_by_numpy(axis: Axis) -> bool:
+    """build_axis's counts (where each event is, how many of each kind came before each position) made by numpy
+    at once, when it is imported: ~1 ms for the big stream's 163,000 entries against ~25 ms by C iterators."""
+    np = sys.modules.get("numpy")
+    if np is None:
+        return False
+    codes = np.frombuffer(axis.entries.codes, dtype=np.int64)
+    is_domain = codes >= 0
+    domain_before = np.cumsum(is_domain, dtype=np.int64)
+    for target, values in ((axis.domain_after, np.flatnonzero(is_domain) + 1),
+                           (axis.typed_after, np.flatnonzero(~is_domain) + 1),
+                           (axis.domain_before, domain_before),
+                           (axis.typed_before, np.arange(1, len(codes) + 1, dtype=np.int64) - domain_before)):
+        target.frombytes(values.astype(np.int64).tobytes())
+    return True
 
 
 def _commits_before(entries: array, domain: list, anchors: list[int | None]) -> tuple[list[int], int]:
