@@ -93,3 +93,46 @@ def test_every_corpus_stream_s_stage_ids_and_types_are_the_same_either_way(scena
     typed = run.typed_events or []
     assert {k: list(v) for k, v in fields.indices_by_text(typed, "type").items()} == \
         {k: list(v) for k, v in in_python(fields.indices_by_text, typed, "type").items()}
+
+
+class Items(list):
+    """A list of another class: neither loop shares it (the Python loop asks `type(value) is list`)."""
+
+
+_path = st.lists(st.sampled_from(["a", "b", Text("a"), 1, 1.0, True, None]), max_size=3) \
+    | st.lists(st.sampled_from([["x"], {"y": 1}, "a"]), min_size=1, max_size=2) \
+    | st.builds(Items, st.lists(st.sampled_from(["a", "b"]), max_size=2)) | st.text(max_size=2) | st.none()
+_events = st.lists(st.one_of(st.dictionaries(st.sampled_from(["subflowPath", "type"]), _path, max_size=2),
+                             st.none(), st.integers()), max_size=40)
+
+
+def _shape(items: list) -> list:
+    """Each item's subflowPath as (its value, the index of the first item holding that very list object)."""
+    first: dict[int, int] = {}
+    out = []
+    for index, item in enumerate(items):
+        value = item.get("subflowPath") if type(item) is dict else None
+        out.append((repr(value), first.setdefault(id(value), index) if type(value) in (list, Items) else None))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(_events)
+def test_equal_lists_are_made_one_list_as_the_python_loop_makes_them(events):
+    import copy
+
+    in_c, by_python = copy.deepcopy(events), copy.deepcopy(events)
+    shared_c: dict = {}
+    shared_python: dict = {}
+    fields.share_lists(in_c, "subflowPath", shared_c)
+    in_python(fields.share_lists, by_python, "subflowPath", shared_python)
+    assert _shape(in_c) == _shape(by_python)
+    assert in_c == events and list(shared_c) == list(shared_python)
+
+
+def test_equal_lists_become_one_and_unhashable_ones_stay():
+    items = [{"subflowPath": ["a", "b"]}, {"subflowPath": ["a", "b"]}, {"subflowPath": [["x"]]},
+             {"subflowPath": [["x"]]}, {"subflowPath": ("a", "b")}]
+    fields.share_lists(items, "subflowPath", {})
+    assert items[0]["subflowPath"] is items[1]["subflowPath"]
+    assert items[2]["subflowPath"] is not items[3]["subflowPath"] and type(items[4]["subflowPath"]) is tuple

@@ -26,6 +26,7 @@ import orjson
 
 from afp_desktop.core.formats.documents import RECORDING_HEAD
 from afp_desktop.core.jsonx import jsonio, jsonscan
+from afp_desktop.core.jsonx.fields import share_lists
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
 from afp_desktop.core.jsonx.packed import pack
 from afp_desktop.core.breathing import breathe, progress_span, report, rfind_breathing
@@ -233,14 +234,8 @@ def _parse_events(data: bytes, name: str, starts, ends, regions, read_so_far=Non
 
 def _share_paths(events: list, paths: dict) -> None:
     """Events at the same place carry equal `subflowPath` lists: keep one list per distinct path (a tenth of
-    the events' memory on a long run). Nothing changes these lists after loading."""
-    for event in events:
-        path = event.get("subflowPath") if type(event) is dict else None
-        if type(path) is list:
-            try:
-                event["subflowPath"] = paths.setdefault(tuple(path), path)
-            except TypeError:  # a path holding objects or lists: left as it is
-                pass
+    the events' memory on a long run; in C where built). Nothing changes these lists after loading."""
+    share_lists(events, "subflowPath", paths)
 
 
 # -- for other documents holding DomainEvents (a recording's BoundaryEvents, core/formats/lazy_recording.py) ----

@@ -71,3 +71,24 @@ def pick_by_code(codes: array, first: list, second: list) -> list | None:
         breathe()
         out += native.pick(codes, start, start + PIECE, first, second)
     return out
+
+
+def share_lists(items: list, key: str, shared: dict) -> None:
+    """Each dict item's `key` that is a list replaced by `shared.setdefault(tuple(it), it)`: equal lists become
+    one (a list holding an object or a list is left as it is). Nothing may change these lists afterwards."""
+    if native is None or type(items) is not list:
+        _share_in_python(items, key, shared)
+        return
+    for start in range(0, len(items), PIECE):
+        breathe()
+        native.share_lists(items, start, start + PIECE, key, shared)
+
+
+def _share_in_python(items: Any, key: str, shared: dict) -> None:
+    for item in breathing_over(items):
+        value = item.get(key) if type(item) is dict else None
+        if type(value) is list:
+            try:
+                item[key] = shared.setdefault(tuple(value), value)
+            except TypeError:  # a list holding objects or lists: left as it is
+                pass

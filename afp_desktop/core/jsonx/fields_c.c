@@ -13,6 +13,11 @@
        second[-1 - code] (the axis's merge of its DomainEvents' and typed events' values, core/model/axis.py);
        IndexError when a code points past its list.
 
+   share_lists(items, start, stop, key, shared) -> None
+       For each of items[start:stop] that is a dict (exactly) whose `key` is a list (exactly): the value replaced
+       by shared.setdefault(tuple(value), value), so that equal lists are one list; a list holding something
+       unhashable is left as it is. (A Trace's subflowPath lists, core/formats/lazy_trace.py.)
+
    Why: a pass over a long run's 136,000 typed events in Python took 35-65 ms, most of it the interpreter's own
    work around two dict lookups; here it is the lookups. The caller breathes between pieces (core/breathing.py).
    Keys are exact strs, so no lookup runs Python code (a JSON object's keys are always strs). */
@@ -128,10 +133,49 @@ static PyObject *pick(PyObject *self, PyObject *args) {
     return out;
 }
 
+static PyObject *share_lists(PyObject *self, PyObject *args) {
+    PyObject *items, *key, *shared;
+    Py_ssize_t start, stop;
+    if (!PyArg_ParseTuple(args, "O!nnUO!", &PyList_Type, &items, &start, &stop, &key, &PyDict_Type, &shared))
+        return NULL;
+    clamp(items, &start, &stop);
+    for (Py_ssize_t i = start; i < stop; i++) {
+        PyObject *item = PyList_GET_ITEM(items, i);
+        if (!PyDict_CheckExact(item)) continue;
+        PyObject *value = PyDict_GetItemWithError(item, key); /* borrowed */
+        if (value == NULL) {
+            if (PyErr_Occurred()) return NULL;
+            continue;
+        }
+        if (!PyList_CheckExact(value)) continue;
+        Py_INCREF(value); /* (held while the item's own reference may be replaced) */
+        PyObject *path = PyList_AsTuple(value);
+        if (path == NULL) {
+            Py_DECREF(value);
+            return NULL;
+        }
+        PyObject *kept = PyDict_SetDefault(shared, path, value); /* borrowed */
+        Py_DECREF(path);
+        if (kept == NULL) {
+            Py_DECREF(value);
+            if (!PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+            PyErr_Clear(); /* unhashable: left as it is */
+            continue;
+        }
+        if (kept != value && PyDict_SetItem(item, key, kept) < 0) {
+            Py_DECREF(value);
+            return NULL;
+        }
+        Py_DECREF(value);
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"texts", texts, METH_VARARGS, "Each item's key (and inner key) when a str, else '' (the file's comment)."},
     {"index_types", index_types, METH_VARARGS, "The index of each item, by its key's str (the file's comment)."},
     {"pick", pick, METH_VARARGS, "first[code] or second[-1 - code] for each code (the file's comment)."},
+    {"share_lists", share_lists, METH_VARARGS, "Equal lists at key made one list (the file's comment)."},
     {NULL, NULL, 0, NULL},
 };
 
