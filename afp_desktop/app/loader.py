@@ -20,7 +20,7 @@ from typing import Callable, Iterator
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from afp_desktop.app.window_activity import Contention, window_activity
-from afp_desktop.core.breathing import breathe, breathing, lets_go
+from afp_desktop.core.breathing import breathe, breathing, lets_go, note_waiting
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.views.context_state import key_writes
@@ -169,7 +169,9 @@ class _LoadThread(QThread):
     def _wait_for_prefix(self) -> None:
         if self._prefix_handed is not None:
             handed, self._prefix_handed = self._prefix_handed, None
-            self.shown.wait(max(0.0, PREFIX_WAIT_S - (time.monotonic() - handed)))
+            began = time.monotonic()
+            self.shown.wait(max(0.0, PREFIX_WAIT_S - (began - handed)))
+            note_waiting(time.monotonic() - began)  # (not the file's reading pace: prefixes.py)
 
     def run(self) -> None:
         try:
