@@ -191,3 +191,23 @@ def test_a_long_streams_axis_is_made_by_numpy():
     assert merged[0] is not None and counted == [True]
     assert list(axis.entries)[:4] == [("t", 0), ("d", 0), ("t", 1), ("d", 1)]
     assert axis.domain_before[-1] == len(domain) and axis.typed_after[-1] == len(axis.entries) - 1
+
+
+_DOMAIN_TYPES = st.sampled_from(["tool.start", "tool.end", "run.exit", "subflow.entry", "subflow.exit", "run.entry",
+                                 "llm.start", ""])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.fixed_dictionaries({"type": _DOMAIN_TYPES}), st.fixed_dictionaries({"type": st.none()}),
+                          st.just({}), st.none(), st.integers(), st.just(["tool.end"])), max_size=30),
+       st.lists(_DOMAIN_TYPES, min_size=1, max_size=3, unique=False), st.booleans())
+def test_the_domain_events_of_some_types_are_those_a_plain_filter_finds(domain, types, indexed):
+    """The projections that visit only some DomainEvents (mounts, tool names, errors, the chat's prompts) visit
+    exactly those a pass over every event keeps: dicts of one of the types, in order, each once."""
+    from afp_desktop.core.library.events import domain_indices_of, typed_indices_by_type
+
+    run = SimpleNamespace(domain_events=domain)
+    if indexed:
+        run.domain_by_type = typed_indices_by_type(domain)
+    assert list(domain_indices_of(run, *types)) == [i for i, event in enumerate(domain)
+                                                    if isinstance(event, dict) and event.get("type") in types]

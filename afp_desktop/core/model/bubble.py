@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from afp_desktop.core.library.conventions import is_agent_internal
+from afp_desktop.core.library.events import domain_indices_of
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.library.status import template_ladder, render_status_line, streaming_pieces  # (§6.5's ladder)
@@ -165,9 +166,9 @@ class BubbleModel:
         domain_pos, typed_pos = event_positions(run)
         prompts: list[tuple[int, str, str]] = []
         answers: list[tuple[int, str, str]] = []
-        for i, event in enumerate(breathing_over(run.domain_events)):
-            if not isinstance(event, dict) or event.get("type") not in ("run.entry", "run.exit") \
-                    or event.get("subflowPath") != ["__root__"]:
+        for i in breathing_over(domain_indices_of(run, "run.entry", "run.exit")):
+            event = run.domain_events[i]
+            if event.get("subflowPath") != ["__root__"]:
                 continue
             payload = resolve_quietly(event.get("payload"))  # (a large Trace's payloads are LazyJSON)
             if event.get("type") == "run.entry" and isinstance(payload, dict) and isinstance(payload.get("message"), str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from afp_desktop.core.library.events import domain_indices_of
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.library.stops import derived_stops_from_ids, milestone_stops
@@ -64,7 +65,7 @@ def _commit_stops_on_axis(run) -> list[StopDict]:
 def _derived_stops_on_axis(run) -> list[StopDict]:
     # derived stops read each entry's runtimeStageId, and the ids a subflow.entry carries (its mounts: only a
     # DomainEvent is one).
-    mounts = {rid for event in breathing_over(run.domain_events)
-              if isinstance(event, dict) and event.get("type") == "subflow.entry"
-              and isinstance(rid := event.get("runtimeStageId"), str)}
+    domain = run.domain_events
+    mounts = {rid for i in breathing_over(domain_indices_of(run, "subflow.entry"))
+              if isinstance(rid := domain[i].get("runtimeStageId"), str)}
     return cast(list[StopDict], derived_stops_from_ids(run.stage_ids_on_axis(), mounts, on_axis=True))

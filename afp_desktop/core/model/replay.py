@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afp_desktop.core.jsonx import jsonio
-from afp_desktop.core.library.events import indices_of
+from afp_desktop.core.library.events import domain_indices_of, indices_of
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, entry_codes
 from afp_desktop.core.model.bubble import BubbleModel, status_states_for
 from afp_desktop.core.model.stop_lines import StopLines, stop_lines
@@ -206,9 +206,8 @@ class ReplayFacts:
                 seen_calls.add(call_id if isinstance(call_id, (str, int, float)) else None)
                 errors.append(RunError(position, _text(payload.get("result", "the tool failed")), "tool", node,
                                        self._node_id(node)))
-        for i, event in enumerate(breathing_over(run.domain_events)):
-            if not isinstance(event, dict):
-                continue
+        for i in breathing_over(domain_indices_of(run, "tool.end", "run.exit", "subflow.exit")):
+            event = run.domain_events[i]
             kind = event.get("type")
             position = axis.domain_after[i]
             if kind == "tool.end" and event.get("error") is True:

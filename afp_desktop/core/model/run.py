@@ -286,6 +286,12 @@ class Run:
         a few types of event (pauses, tool progress, errors, tool names, the failure) share one pass."""
         return typed_indices_by_type(self.typed_events or [])
 
+    @cached_property
+    def domain_by_type(self) -> dict[str, array]:
+        """The indices of the DomainEvents of each type, in order (read-only): the projections that look for a
+        few types (subflow mounts, tool names, errors, the chat's prompts) share one pass, in C where built."""
+        return typed_indices_by_type(self.domain_events)
+
     def stage_ids_on_axis(self) -> list[str]:
         return stage_ids_on_axis(self.axis, self.domain_events, self.typed_events or [])
 

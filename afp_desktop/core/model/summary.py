@@ -6,6 +6,7 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
+from afp_desktop.core.library.events import domain_indices_of
 from afp_desktop.core.breathing import breathing_over
 
 
@@ -32,9 +33,10 @@ def _num(value) -> int:
 def tool_names_called(run) -> list[str]:
     """Names of the tools the run actually called, in first-call order."""
     names: dict[str, None] = {}
-    for event in breathing_over(run.domain_events):
-        if isinstance(event, dict) and event.get("type") == "tool.start" and isinstance(event.get("toolName"), str):
-            names[event["toolName"]] = None
+    domain = run.domain_events
+    for i in breathing_over(domain_indices_of(run, "tool.start")):
+        if isinstance(domain[i].get("toolName"), str):
+            names[domain[i]["toolName"]] = None
     typed = run.typed_events or []
     for j in breathing_over(run.typed_by_type.get("agentfootprint.stream.tool_start", ())):
         payload = typed[j].get("payload")
