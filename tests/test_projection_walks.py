@@ -10,14 +10,17 @@ import math
 from types import SimpleNamespace
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from afp_desktop.core.formats import open_run
 from afp_desktop.core.library.events import indices_of, typed_indices_by_type
 from afp_desktop.core.model import axis as axis_module
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, build_axis, per_entry, runtime_stage_id_of, stage_ids_on_axis
 from afp_desktop.core.model.replay import ReplayFacts
 from afp_desktop.core.model.summary import summarize
+from tests.corpus_util import corpus_path
 
 _COMMITS = st.sampled_from([0, 0, None, False, 0.0, 1, 2, 3, 7, -1, [1], "2", True])
 _TIMES = st.sampled_from([None, 0, 1, 2, 5, 5.5, "x", True, -3])
@@ -211,3 +214,20 @@ def test_the_domain_events_of_some_types_are_those_a_plain_filter_finds(domain, 
         run.domain_by_type = typed_indices_by_type(domain)
     assert list(domain_indices_of(run, *types)) == [i for i, event in enumerate(domain)
                                                     if isinstance(event, dict) and event.get("type") in types]
+
+
+def test_the_spans_made_field_by_field_are_the_spans_init_makes():
+    """spans_for sets each frozen StopSpan's fields at once (not through __init__): the spans are equal, hash
+    alike, print alike and hold the same fields in the same order as those __init__ makes."""
+    from afp_desktop.core.model.replay import StopSpan, spans_for
+
+    for name in ("02-react-two-tools", "07-flow-sequence", "10-flow-loop"):
+        run = open_run(corpus_path(name, "trace.json"))
+        spans = spans_for(run.stops, run.axis, 0)
+        assert spans
+        for span in spans:
+            made = StopSpan(span.index, span.label, span.kind, span.start, span.end, span.typed, span.stop)
+            assert span == made and hash(span) == hash(made) and repr(span) == repr(made)
+            assert list(vars(span).items()) == list(vars(made).items())
+            with pytest.raises(AttributeError):
+                span.end = 0  # type: ignore[misc]  (still frozen)
