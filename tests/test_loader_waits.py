@@ -41,3 +41,24 @@ def test_a_part_handed_over_is_waited_for_at_the_next_python_breath_not_at_once(
     again = time.monotonic()
     thread._wait_for_prefix()
     assert time.monotonic() - again < 0.1, "waited for once"
+
+
+def test_a_load_that_fails_right_after_a_part_waits_for_it_to_be_shown_first(qtbot, monkeypatch):
+    """A file broken after its head fails with no breath between the part handed over and the failure: the part is
+    still shown before the failure is told (the window shows it, then takes it away and says why)."""
+    monkeypatch.setattr(loader_module, "PREFIX_WAIT_S", 5.0)
+    order: list[str] = []
+
+    def failing_load(path, progress, cancelled, conversation, show_prefix, fold_above):
+        show_prefix("a part")
+        raise loader_module.LoadError(path, "broken")
+
+    monkeypatch.setattr(loader_module, "load_run", failing_load)
+    thread = _LoadThread("broken.json")
+    thread.prefix.connect(lambda run: (order.append("part"), threading.Timer(0.3, thread.shown.set).start()))
+    thread.failed.connect(lambda message: order.append("failed"))
+    started = time.monotonic()
+    with qtbot.waitSignal(thread.failed, timeout=10_000):
+        thread.start()
+    thread.wait(5_000)
+    assert order == ["part", "failed"] and time.monotonic() - started >= 0.25

@@ -176,9 +176,11 @@ class _LoadThread(QThread):
     def run(self) -> None:
         try:
             with beside_the_window(self.stop_flag, self._wait_for_prefix):  # (the window first: window_activity.py)
-                run = load_run(self.path, self._progress, self._checkpoint, self.conversation, self._show_prefix,
-                               self.fold_above)
-                self._wait_for_prefix()  # (a last part handed over is shown before the whole run)
+                try:
+                    run = load_run(self.path, self._progress, self._checkpoint, self.conversation,
+                                   self._show_prefix, self.fold_above)
+                finally:  # (a part handed over is shown before the whole run, or before what ended the load)
+                    self._wait_for_prefix()
         except Exception as err:  # noqa: BLE001 - told apart below
             if isinstance(err, LoadCancelled) or self.stop_flag.is_set():
                 self.cancelled.emit()  # (what stopping raised on the way out is no failure)
