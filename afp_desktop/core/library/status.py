@@ -332,6 +332,22 @@ def status_timeline(events: Iterable) -> "StatusTimeline":
                 else:
                     slots.append(slots[-1])
                 continue
+        # A progress report of a call in flight, named by a str id, no pause (the rest of a run's events): that call
+        # reports and is the focus, as _on_tool_progress and _recipe would have it.
+        elif type(event) is dict and event.get("type") == _TOOL_PROGRESS and selector._pause_vars is None:
+            payload = event.get("payload")
+            call_id = payload.get("toolCallId") if type(payload) is dict else None
+            if type(call_id) is str and call_id in selector._calls:
+                selector._index += 1
+                call = selector._calls[call_id]
+                call.progress_count += 1
+                call.last_message = progress_message_of(payload.get("payload"))
+                reported = selector._reported
+                reported.pop(call_id, None)
+                reported[call_id] = None
+                slots.append(len(entries))
+                entries.append(call.recipe())
+                continue
         selector.feed(event)
         if not selector._stale:
             slots.append(slots[-1])
