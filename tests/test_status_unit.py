@@ -412,3 +412,15 @@ def test_a_long_stream_keeps_no_state_object_per_token():
     assert len(timeline._entries) < 5  # None, idle, hidden: the 5,000 streaming states are two numbers each
     # (prefix 2,500: the start and 2,499 tokens)
     assert timeline[2500] == {"state": "streaming", "vars": {"partial": "".join(f"word{i} " for i in range(2499))}}
+
+
+def test_the_timeline_keeps_the_focus_on_the_call_that_reported_last():
+    """Two calls report in turn; after a pause and its resume (taken the long way) the focus is still the call that
+    reported last, in the timeline as in the walk."""
+    events = [tool_start("a", "a"), tool_start("b", "b"), progress({"message": "1"}, toolCallId="a"),
+              progress({"message": "2"}, toolCallId="b"), progress({"message": "3"}, toolCallId="a"),
+              ev("pause.request", reason="?"), ev("pause.resume"), ev("stream.tool_end", toolCallId="b")]
+    timeline = status_timeline(events)
+    walked = [select_status(events[:k]) for k in range(len(events) + 1)]
+    assert [jsonio.dumps(state) for state in timeline] == [jsonio.dumps(state) for state in walked]
+    assert timeline[7]["vars"]["progressMessage"] == "3"
