@@ -141,6 +141,7 @@ def _scan_natively(data: bytes, start: int, size: int):
             steps += 1
             if not steps % 8:  # (every 8 MB)
                 report((start - first) / max(size - first, 1))
+    breathe()  # (a breath where Python runs, before the arrays are joined: a loader waits for the window there)
     return found_positions, found_opens, state & 1
 
 
