@@ -336,8 +336,8 @@ def status_timeline(events: Iterable) -> "StatusTimeline":
         # reports and is the focus, as _on_tool_progress and _recipe would have it.
         elif type(event) is dict and event.get("type") == _TOOL_PROGRESS and selector._pause_vars is None:
             payload = event.get("payload")
-            call_id = payload.get("toolCallId") if type(payload) is dict else None
-            if type(call_id) is str and call_id in selector._calls:
+            call_id = payload.get("toolCallId") if isinstance(payload, dict) and type(payload) is dict else None
+            if isinstance(payload, dict) and type(call_id) is str and call_id in selector._calls:
                 selector._index += 1
                 call = selector._calls[call_id]
                 call.progress_count += 1
