@@ -58,11 +58,9 @@ def brackets_outside_strings(data: bytes, cut_ok: bool = False, start: int = 0, 
         return None  # an unterminated string
     if not found_positions:
         return None  # nothing to scan
-    positions = np.concatenate(found_positions)
-    opens = np.concatenate(found_opens)
+    positions, opens, depth = _joined(found_positions, found_opens)
     if not len(positions):
         return None
-    depth = np.cumsum(opens.astype(np.int32) * 2 - 1, dtype=np.int32)
     if (depth[-1] != 0 and not cut_ok) or depth.min() < 0 or depth[0] != 1:
         return None
     return positions, opens, depth
@@ -79,13 +77,18 @@ def closings_at_top(data: bytes, start: int, end: int, count: int):
     found_positions, found_opens, _in_string = scan(data, start, min(end, len(data)))
     if not found_positions:
         return np.empty(0, np.int64)
-    positions = np.concatenate(found_positions)
-    opens = np.concatenate(found_opens)
-    depth = np.cumsum(opens.astype(np.int32) * 2 - 1, dtype=np.int32)
+    positions, opens, depth = _joined(found_positions, found_opens)
     below = np.flatnonzero(depth < 0)
     if len(below):
         positions, opens, depth = positions[:below[0]], opens[:below[0]], depth[:below[0]]
     return positions[(depth == 0) & ~opens][:count]
+
+
+def _joined(found_positions: list, found_opens: list):
+    """A scan's pieces as one array each (positions, is-open flags) and the nesting depth after each bracket."""
+    positions = np.concatenate(found_positions)
+    opens = np.concatenate(found_opens)
+    return positions, opens, np.cumsum(opens.astype(np.int32) * 2 - 1, dtype=np.int32)
 
 
 def _scan_with_numpy(data: bytes, start: int, size: int):

@@ -174,11 +174,11 @@ def domain_indices_of(run, *types: str) -> Sequence[int]:
     """The indices of the run's DomainEvents of any of these types, in order: from the run's shared index
     (Run.domain_by_type) when it has one, else from a pass made now."""
     by_type = getattr(run, "domain_by_type", None)
-    return indices_of(by_type if by_type is not None else typed_indices_by_type(run.domain_events), *types)
+    return indices_of(by_type if by_type is not None else indices_by_text(run.domain_events, "type"), *types)
 
 
 def indices_of(by_type: dict[str, array], *types: str) -> Sequence[int]:
-    """The indices of the typed events of any of these types, in order (typed_indices_by_type)."""
+    """The indices of the events of any of these types, in order (from an index by type: indices_by_text)."""
     kinds = dict.fromkeys(types)  # (each type once)
     if len(kinds) == 1:
         return by_type.get(types[0], [])

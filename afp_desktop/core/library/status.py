@@ -315,10 +315,10 @@ def status_timeline(events: Iterable) -> "StatusTimeline":
     slots.append(0)
     entries.append(None)
     for event in breathing_over(events):
+        kind = event.get("type") if type(event) is dict else None
         # A token of the active call, no pause and no tool in flight (most of a run's events): the state is the
         # partial's new length, set here as feed and _recipe would (the walk of select_status is the reference).
-        if type(event) is dict and event.get("type") == _TOKEN and selector._llm_active and not selector._calls \
-                and selector._pause_vars is None:
+        if kind == _TOKEN and selector._llm_active and not selector._calls and selector._pause_vars is None:
             payload = event.get("payload")
             text = payload.get("content") if type(payload) is dict else None
             if type(text) is str:
@@ -334,10 +334,9 @@ def status_timeline(events: Iterable) -> "StatusTimeline":
                 continue
         # A progress report of a call in flight, named by a str id, no pause (the rest of a run's events): that call
         # reports and is the focus, as _on_tool_progress and _recipe would have it.
-        elif type(event) is dict and event.get("type") == _TOOL_PROGRESS and selector._pause_vars is None:
-            payload = event.get("payload")
-            call_id = payload.get("toolCallId") if isinstance(payload, dict) and type(payload) is dict else None
-            if isinstance(payload, dict) and type(call_id) is str and call_id in selector._calls:
+        elif kind == _TOOL_PROGRESS and selector._pause_vars is None and type(payload := event.get("payload")) is dict:
+            call_id = payload.get("toolCallId")
+            if type(call_id) is str and call_id in selector._calls:
                 selector._index += 1
                 call = selector._calls[call_id]
                 call.progress_count += 1

@@ -229,7 +229,7 @@ def _anchored_entries(anchors: list, typed_count: int) -> array | None:
     before = np.maximum.accumulate(at + 1) if len(at) else at  # (the loop's next_typed, which never goes back)
     codes = np.insert(-1 - np.arange(typed_count, dtype=np.int64), before, np.arange(len(at), dtype=np.int64))
     merged = array("q")
-    merged.frombytes(codes.astype(np.int64).tobytes())
+    merged.frombytes(codes.tobytes())
     return merged
 
 
@@ -246,7 +246,7 @@ def _count_by_numpy(axis: Axis) -> bool:
                            (axis.typed_after, np.flatnonzero(~is_domain) + 1),
                            (axis.domain_before, domain_before),
                            (axis.typed_before, np.arange(1, len(codes) + 1, dtype=np.int64) - domain_before)):
-        target.frombytes(values.astype(np.int64).tobytes())
+        target.frombytes(values.astype(np.int64, copy=False).tobytes())
     return True
 
 

@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable
 
 from afp_desktop.core.model.axis import Axis, build_axis, stage_ids_on_axis
+from afp_desktop.core.jsonx.fields import indices_by_text
 from afp_desktop.core.library.events import TRAVERSAL_DOMAIN_TYPES, typed_indices_by_type
 from afp_desktop.core.problems import LoadCancelled, LoadError, Notice, Problem
 from afp_desktop.core.shapes import StepGraph, StopDict
@@ -290,7 +291,7 @@ class Run:
     def domain_by_type(self) -> dict[str, array]:
         """The indices of the DomainEvents of each type, in order (read-only): the projections that look for a
         few types (subflow mounts, tool names, errors, the chat's prompts) share one pass, in C where built."""
-        return typed_indices_by_type(self.domain_events)
+        return indices_by_text(self.domain_events, "type")
 
     def stage_ids_on_axis(self) -> list[str]:
         return stage_ids_on_axis(self.axis, self.domain_events, self.typed_events or [])
