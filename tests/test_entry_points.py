@@ -27,3 +27,16 @@ def test_version_names_the_app():
     out = subprocess.run([sys.executable, "-m", "afp_desktop", "--version"], capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0 and out.stdout.startswith("afp-desktop ")
+
+
+def test_numpy_starts_no_spinning_threads_of_its_own():
+    """OpenBLAS's threads spin for ~0.1 s after numpy's import, on a core the window or the loader needs; a
+    thread count the user set is kept."""
+    count = "import afp_desktop, numpy, os; print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))"
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", count], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "1"]  # (without the default: one thread per core, 2 here)
+    out = subprocess.run([sys.executable, "-c", count], capture_output=True, text=True, timeout=60,
+                         env=dict(env, OPENBLAS_NUM_THREADS="2"))
+    assert out.stdout.split()[0] == "2"
