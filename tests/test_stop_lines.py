@@ -70,3 +70,51 @@ def test_a_long_streamed_answer_is_kept_as_lengths_not_texts():
     assert sum(type(item) is _Streaming for item in lines._items) >= 3_000  # not 3,000 copies of the answer
     assert lines[-1].endswith("w2999 ") and lines[:2] == ["Thinking…", "w0 "]
     assert list(lines) == _naive(run, turn, DEFAULT_TEMPLATES, "Agent")
+
+
+def _partial(span, position):
+    from afp_desktop.core.model.replay import StopSpan
+
+    return StopSpan(span.index, span.label, span.kind, span.start, position, span.typed, span.stop)
+
+
+@settings(max_examples=40, deadline=None)
+@given(contents=st.lists(st.sampled_from(["", "a", "bc", "\n", "é"]), min_size=0, max_size=30),
+       streaming=streaming_templates, app_name=st.sampled_from(["Agent", "Ada"]))
+def test_inside_a_span_the_lines_are_those_seen_by_then(contents, streaming, app_name):
+    """At every position inside a stop's span the bubble lists what rendering every state up to it gives: the
+    first lines of the span's one walk (a move inside a long span no longer walks it again)."""
+    run = _run(contents)
+    templates = {**DEFAULT_TEMPLATES, "streaming": streaming}
+    replay = Replay(run, templates, app_name)
+    for span in replay.spans:
+        for position in range(span.start + 1, span.end):
+            seen = replay.moment(position).bubble.stop_lines
+            assert list(seen) == _naive(run, _partial(span, position), templates, app_name), (span, position)
+        assert list(replay.moment(span.end).bubble.stop_lines) == _naive(run, span, templates, app_name)
+
+
+def test_the_loader_walks_long_spans_once_for_the_default_templates(monkeypatch):
+    import afp_desktop.core.model.replay as replay_module
+
+    monkeypatch.setattr(replay_module, "LONG_SPAN_STATES", 50)
+    run = _run([f"w{k} " for k in range(300)])
+    walks = run.long_span_lines  # (what Run.prepare(window=True) computes on the loader thread)
+    turn = next(span for span in run.stop_spans if span.label.startswith("LLM turn"))
+    assert (turn.start, turn.end) in walks
+    replay = Replay(run)
+    assert replay.lines_of(turn) is walks[(turn.start, turn.end)][0]  # taken, not walked again
+    assert list(replay.lines_of(turn)) == _naive(run, turn, DEFAULT_TEMPLATES, "Agent")
+    middle = (turn.start + turn.end) // 2
+    assert list(replay.moment(middle).bubble.stop_lines) == _naive(run, _partial(turn, middle), DEFAULT_TEMPLATES,
+                                                                   "Agent")
+    # Other templates are walked with those templates, never given the default's lines.
+    typing = {**DEFAULT_TEMPLATES, "streaming": "Typing: {{partial}}"}
+    other = Replay(run, typing, "Agent")
+    assert other.lines_of(turn) is not walks[(turn.start, turn.end)][0]
+    assert list(other.lines_of(turn)) == _naive(run, turn, typing, "Agent")
+    named = Replay(run, None, "Ada")
+    assert list(named.lines_of(turn)) == _naive(run, turn, DEFAULT_TEMPLATES, "Ada")
+    loaded = _run([])
+    loaded.prepare(window=True)  # as the window's loader thread does
+    assert "long_span_lines" in loaded.__dict__

@@ -26,7 +26,7 @@ from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.library.events import domain_indices_of, indices_of
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, entry_codes
 from afp_desktop.core.model.bubble import BubbleModel, status_states_for
-from afp_desktop.core.model.stop_lines import StopLines, stop_lines
+from afp_desktop.core.model.stop_lines import StopLines, stop_lines_walk
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 from afp_desktop.core.library.stops import drill, drill_source
@@ -387,10 +387,34 @@ class Moment:
         }
 
 
+DEFAULT_APP_NAME = "Agent"
+LONG_SPAN_STATES = 20_000  # a span of more status states than this has its lines walked by the loader (~40 ms)
+
+
+def span_lines_walk(run, span: StopSpan, templates: dict, app_name: str) -> tuple[StopLines, list[int]]:
+    """The lines seen during `span` and where each was first seen (stop_lines_walk)."""
+    states, _derived, prefix_at = status_states_for(run)
+    return stop_lines_walk(states, (prefix_at[span.start], prefix_at[span.end]), templates, app_name)
+
+
+def long_span_lines(run) -> dict[tuple[int, int], tuple[StopLines, list[int]]]:
+    """The walks of the run's long spans with the default templates (Run.long_span_lines, made by the loader): the
+    chat bubble lists a stop's lines on the window's thread, and a run that goes on long after its last stop
+    (several runs appended to one stream) has a last span of 100,000 states or more: 0.2 s to walk."""
+    states, _derived, prefix_at = status_states_for(run)
+    if states is None:
+        return {}
+    walks = {}
+    for span in run.stop_spans or ():
+        if prefix_at[span.end] - prefix_at[span.start] > LONG_SPAN_STATES:
+            walks[(span.start, span.end)] = span_lines_walk(run, span, DEFAULT_TEMPLATES, DEFAULT_APP_NAME)
+    return walks
+
+
 class Replay:
     """Position, chosen stop, drill stack and play state over one Run; `moment()` describes the position."""
 
-    def __init__(self, run, templates: dict | None = None, app_name: str = "Agent",
+    def __init__(self, run, templates: dict | None = None, app_name: str = DEFAULT_APP_NAME,
                  facts: ReplayFacts | None = None) -> None:
         self.run = run
         # A Run computes these once (its loader thread does); any other run-like object builds its own.
@@ -404,7 +428,7 @@ class Replay:
         self._drill: list[tuple[str, list[StopDict]]] = []
         self._levels: dict[int, list[StopSpan]] = {}
         self._ends: tuple[list[StopSpan], list[int]] | None = None
-        self._lines: dict[tuple[int, int], StopLines] = {}
+        self._lines: dict[tuple[int, int], tuple[StopLines, list[int]]] = {}  # (span start, end): its walk
 
     # -- templates ---------------------------------------------------------------------------------------------
     def set_templates(self, templates: dict, app_name: str | None = None) -> None:
@@ -452,16 +476,27 @@ class Replay:
             kept = self._ends = (spans, [span.end for span in spans])
         return kept[1]
 
-    def lines_of(self, span: StopSpan, cache: bool = True) -> StopLines:
+    def lines_of(self, span: StopSpan) -> StopLines:
         """The lines the chat user saw during `span` with the active templates."""
+        return self._walk(span)[0]
+
+    def lines_until(self, span: StopSpan, position: int) -> StopLines:
+        """The lines the chat user had seen by `position`, inside `span`: the first of the span's own (its walk is
+        kept: a move inside a span of 100,000 states walked it anew each time, 100-160 ms)."""
+        lines, seen_at = self._walk(span)
+        _states, _derived, prefix_at = status_states_for(self.run)
+        return lines.first(bisect_right(seen_at, prefix_at[position]))
+
+    def _walk(self, span: StopSpan) -> tuple[StopLines, list[int]]:
         key = (span.start, span.end)
-        lines = self._lines.get(key)
-        if lines is None:
-            states, _derived, prefix_at = status_states_for(self.run)
-            lines = stop_lines(states, (prefix_at[span.start], prefix_at[span.end]), self.templates, self.app_name)
-            if cache:
-                self._lines[key] = lines
-        return lines
+        walk = self._lines.get(key)
+        if walk is None:
+            if self.templates == DEFAULT_TEMPLATES and self.app_name == DEFAULT_APP_NAME:
+                walk = self.run.__dict__.get("long_span_lines", {}).get(key)  # (the loader's, if it made them)
+            if walk is None:
+                walk = span_lines_walk(self.run, span, self.templates, self.app_name)
+            self._lines[key] = walk
+        return walk
 
     # -- moving -------------------------------------------------------------------------------------------------
     def move_to(self, position: int, stop: int | None = None) -> None:
@@ -590,8 +625,7 @@ class Replay:
         elif position == span.end:
             lines = self.lines_of(span)
         else:  # inside the span: only what the user had seen by now
-            lines = self.lines_of(StopSpan(span.index, span.label, span.kind, span.start, position,
-                                           (span.typed[0], n_typed), span.stop), cache=False)
+            lines = self.lines_until(span, position)
         bubble = Bubble(view.prompt, view.line, view.state, lines, self._bubble_error(errors, span),
                         view.answer, view.answer_source, view.template_key, view.derived)
         return Moment(position, self.length, n_typed, n_domain, span, len(self.spans),

@@ -156,6 +156,14 @@ class Run:
         return spans_for(self.stops, self.axis, 0)
 
     @cached_property
+    def long_span_lines(self) -> dict:
+        """The chat's lines during each very long stop span, with the default templates (replay.long_span_lines):
+        walked here, not on the window's thread when the cursor lands there."""
+        from afp_desktop.core.model.replay import long_span_lines
+
+        return long_span_lines(self)
+
+    @cached_property
     def bubble_model(self):
         from afp_desktop.core.model.bubble import BubbleModel
 
@@ -310,7 +318,7 @@ class Run:
         if self.typed_events is None:
             steps.append("derived_status_states")
         if window:
-            steps += ["replay_facts", "stop_spans", "bubble_model", "folded_graph", "graph_layout", "summary",
+            steps += ["replay_facts", "stop_spans", "long_span_lines", "bubble_model", "folded_graph", "graph_layout", "summary",
                       "stop_figures", "tool_names", "stops_drillable", "progress_by_call", "framework_steps",
                       "framework_nodes"]
         for done, name in enumerate(steps, start=1):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence, overload
 
+from afp_desktop.core.breathing import EVERY, breathe
 from afp_desktop.core.library.status import render_status_line, streaming_pieces
 
 
@@ -82,6 +83,10 @@ class StopLines(Sequence[str]):
     def __repr__(self) -> str:
         return f"StopLines({len(self)} lines)"
 
+    def first(self, count: int) -> "StopLines":
+        """The first `count` lines (what was seen partway through the span walked: stop_lines_walk)."""
+        return StopLines(self._items[:count])
+
 
 def line_of(timeline, k: int, pieces: list[str] | None, app_name: str, templates: dict) -> Item:
     """The line a StatusTimeline's state k renders: a str, None (no line), or a _Streaming rendered when read —
@@ -99,24 +104,36 @@ def line_of(timeline, k: int, pieces: list[str] | None, app_name: str, templates
 def stop_lines(states, prefix_span: tuple[int, int], templates: dict, app_name: str) -> StopLines:
     """The non-empty lines rendered after each event of the span, consecutive repeats merged. Consecutive
     prefixes share one state (one slot of a StatusTimeline), so each distinct state is looked at once."""
+    return stop_lines_walk(states, prefix_span, templates, app_name)[0]
+
+
+def stop_lines_walk(states, prefix_span: tuple[int, int], templates: dict,
+                    app_name: str) -> tuple[StopLines, list[int]]:
+    """stop_lines, and the prefix after which each line was first seen: the lines of the span cut at prefix p are
+    the first `bisect_right(seen_at, p)` of them (the walk to p is the start of the walk to the span's end)."""
     timeline = states if hasattr(states, "stream_of") else None
     pieces = streaming_pieces(app_name, templates) if timeline is not None else None
     items: list[Item] = []
+    seen_at: list[int] = []
     previous: Any = object()
     line: Item = None
-    for k in range(prefix_span[0] + 1, prefix_span[1] + 1):
-        if timeline is not None:
-            slot = timeline.slot(k)
-            if slot == previous:
-                continue
-            previous = slot
-            line = line_of(timeline, k, pieces, app_name, templates)
-        else:
-            state = states[k]
-            if state is previous:
-                continue
-            previous = state
-            line = render_status_line(state, app_name, templates)
-        if line and (not items or not _same(items[-1], line)):
-            items.append(line)
-    return StopLines(items)
+    low, high = prefix_span[0] + 1, prefix_span[1] + 1
+    for chunk in range(low, high, EVERY):  # (a span can hold 100,000 states: a loader walks it, and breathes)
+        breathe()
+        for k in range(chunk, min(chunk + EVERY, high)):
+            if timeline is not None:
+                slot = timeline.slot(k)
+                if slot == previous:
+                    continue
+                previous = slot
+                line = line_of(timeline, k, pieces, app_name, templates)
+            else:
+                state = states[k]
+                if state is previous:
+                    continue
+                previous = state
+                line = render_status_line(state, app_name, templates)
+            if line and (not items or not _same(items[-1], line)):
+                items.append(line)
+                seen_at.append(k)
+    return StopLines(items), seen_at
