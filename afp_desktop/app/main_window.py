@@ -780,6 +780,7 @@ class MainWindow(QMainWindow):
         self.follow.stop()
         self.loader.abandon()
         self.left_out.stop()
+        self.session.span_walks.stop()
         self.find_panel.stop_indexing()
         if self.remember_layout:
             self._save_layout()

@@ -15,6 +15,7 @@ import time
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from afp_desktop.app.run_disposal import RunDisposal
+from afp_desktop.app.span_walks import SpanWalks
 from afp_desktop.core.model.replay import Moment, Replay, StopSpan
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
@@ -61,6 +62,8 @@ class Session(QObject):
         self._play_timer.timeout.connect(self._play_tick)
         self.settle_pending = False  # a run was shown and its settled moment is still to come
         self.disposal = RunDisposal(self)  # runs no longer shown are freed beside the window
+        self.span_walks = SpanWalks(self)  # a long stop's chat lines, walked beside the window
+        self.span_walks.walked.connect(self._on_span_walked)
 
     # -- run ---------------------------------------------------------------------------------------------
     def set_run(self, run: Run, position: int | None = None, settle_now: bool = True) -> None:
@@ -73,6 +76,7 @@ class Session(QObject):
         self.selected = None
         self._wanted = None
         self.replay = Replay(run, self.templates, self.app_name)
+        self.replay.defer_long_walks = True
         if position is None:
             self.replay.end()
         else:
@@ -92,6 +96,7 @@ class Session(QObject):
             self.disposal.retire(self.run, old)
         self.run = run
         replay = Replay(run, self.templates, self.app_name)
+        replay.defer_long_walks = True
         if old is not None:
             replay._drill = list(old._drill)  # a drilled level keeps its stops (cut when drilled in)
             replay.playing = old.playing
@@ -103,11 +108,13 @@ class Session(QObject):
         self.moment = replay.moment()
         self.run_grown.emit(run)
         self.moment_changed.emit(self.moment)
+        self.span_walks.want(replay)
         if not self._settle_timer.isActive():  # growing every 50 ms must not put the settle off for ever;
             self._settle_timer.start(GROWTH_SETTLE_MS)  # heavy panels (the inspector) follow a few times a second
 
     def close_run(self) -> None:
         self.stop_playing()
+        self.span_walks.stop()
         self.disposal.retire(self.run, self.replay)
         self.run = None
         self.replay = None
@@ -168,11 +175,26 @@ class Session(QObject):
 
     def _emit_moment(self, settled_now: bool = False) -> None:
         self.moment_changed.emit(self.moment)
+        self.span_walks.want(self.replay)
         if settled_now:
             self._settle_timer.stop()
             self._settle()
         else:
             self._settle_timer.start(SETTLE_MS)
+
+    def _on_span_walked(self, replay, span, templates: dict, app_name: str, walk) -> None:
+        """A long span's lines are walked (app/span_walks.py): kept if still wanted, and the moment shown again
+        if the cursor is in that span."""
+        if replay is not self.replay or not replay.store_walk(span, templates, app_name, walk):
+            self.span_walks.want(self.replay)  # (stale: what is wanted now, if anything)
+            return
+        shown = self.moment.stop if self.moment is not None else None
+        if shown is not None and (shown.start, shown.end) == (span.start, span.end) \
+                and self.moment.position == replay.position:
+            self.moment = replay.moment()
+            self._emit_moment()
+        else:
+            self.span_walks.want(replay)
 
     def _settle(self) -> None:
         self.settle_pending = False

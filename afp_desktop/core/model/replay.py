@@ -391,6 +391,12 @@ DEFAULT_APP_NAME = "Agent"
 LONG_SPAN_STATES = 20_000  # a span of more status states than this has its lines walked by the loader (~40 ms)
 
 
+def span_states(run, span: StopSpan) -> int:
+    """How many status states a span's walk looks at."""
+    _states, _derived, prefix_at = status_states_for(run)
+    return prefix_at[span.end] - prefix_at[span.start]
+
+
 def span_lines_walk(run, span: StopSpan, templates: dict, app_name: str) -> tuple[StopLines, list[int]]:
     """The lines seen during `span` and where each was first seen (stop_lines_walk)."""
     states, _derived, prefix_at = status_states_for(run)
@@ -429,6 +435,10 @@ class Replay:
         self._levels: dict[int, list[StopSpan]] = {}
         self._ends: tuple[list[StopSpan], list[int]] | None = None
         self._lines: dict[tuple[int, int], tuple[StopLines, list[int]]] = {}  # (span start, end): its walk
+        # True (the window): a long span's lines not walked yet are given as pending, and the span is put in
+        # `walks_wanted` for a thread to walk (store_walk); False (the command line, tests): walked when asked.
+        self.defer_long_walks = False
+        self.walks_wanted: dict[tuple[int, int], StopSpan] = {}
 
     # -- templates ---------------------------------------------------------------------------------------------
     def set_templates(self, templates: dict, app_name: str | None = None) -> None:
@@ -436,6 +446,7 @@ class Replay:
         if app_name is not None:
             self.app_name = app_name
         self._lines.clear()
+        self.walks_wanted.clear()
 
     # -- the stops shown -------------------------------------------------------------------------------------
     @property
@@ -484,6 +495,8 @@ class Replay:
         """The lines the chat user had seen by `position`, inside `span`: the first of the span's own (its walk is
         kept: a move inside a span of 100,000 states walked it anew each time, 100-160 ms)."""
         lines, seen_at = self._walk(span)
+        if lines.pending:
+            return lines
         _states, _derived, prefix_at = status_states_for(self.run)
         return lines.first(bisect_right(seen_at, prefix_at[position]))
 
@@ -493,10 +506,24 @@ class Replay:
         if walk is None:
             if self.templates == DEFAULT_TEMPLATES and self.app_name == DEFAULT_APP_NAME:
                 walk = self.run.__dict__.get("long_span_lines", {}).get(key)  # (the loader's, if it made them)
+            if walk is None and self.defer_long_walks and span_states(self.run, span) > LONG_SPAN_STATES:
+                self.walks_wanted[key] = span
+                return StopLines([], pending=True), []
             if walk is None:
                 walk = span_lines_walk(self.run, span, self.templates, self.app_name)
             self._lines[key] = walk
         return walk
+
+    def store_walk(self, span: StopSpan, templates: dict, app_name: str,
+                   walk: tuple[StopLines, list[int]]) -> bool:
+        """Keep a walk of `span` made elsewhere (span_lines_walk) with `templates` and `app_name`; False (and not
+        kept) when those are no longer the active ones."""
+        key = (span.start, span.end)
+        if templates != self.templates or app_name != self.app_name or self.walks_wanted.get(key) != span:
+            return False
+        del self.walks_wanted[key]
+        self._lines[key] = walk
+        return True
 
     # -- moving -------------------------------------------------------------------------------------------------
     def move_to(self, position: int, stop: int | None = None) -> None:

@@ -51,10 +51,11 @@ def _rendered(item: Item) -> str:
 class StopLines(Sequence[str]):
     """Reads like the tuple of lines: len, index, slice, iteration, == (with a tuple or list too)."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "pending")
 
-    def __init__(self, items: list[Item]) -> None:
+    def __init__(self, items: list[Item], pending: bool = False) -> None:
         self._items = items
+        self.pending = pending  # not walked yet (a long span, walked beside the window: Replay.defer_long_walks)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -85,7 +86,7 @@ class StopLines(Sequence[str]):
 
     def first(self, count: int) -> "StopLines":
         """The first `count` lines (what was seen partway through the span walked: stop_lines_walk)."""
-        return StopLines(self._items[:count])
+        return StopLines(self._items[:count], self.pending)
 
 
 def line_of(timeline, k: int, pieces: list[str] | None, app_name: str, templates: dict) -> Item:
