@@ -77,3 +77,82 @@ def test_the_bubble_lists_a_long_stops_lines_once_walked_beside_the_window(qtbot
     qtbot.waitUntil(lambda: f"saw {len(last)} line(s)" in bubble.seen_lines.title(), timeout=10_000)
     assert any(row.startswith("• B: ") for row in bubble.seen_lines.text().split("\n"))
     session.close_run()
+
+
+def _events(contents: list[str]) -> list[dict]:
+    from tests.test_stop_lines import BASE, TOKEN
+
+    first = next(i for i, e in enumerate(BASE) if e["type"] == TOKEN)
+    template = BASE[first]
+    tokens = [{**template, "payload": {**template["payload"], "tokenIndex": k, "content": text}}
+              for k, text in enumerate(contents)]
+    return BASE[:first] + tokens + [e for e in BASE[first:] if e["type"] != TOKEN]
+
+
+def _run_of(events: list[dict]):
+    import json
+
+    from afp_desktop.core.formats import load_bytes
+
+    return load_bytes(b"".join(json.dumps(e).encode() + b"\n" for e in events), "events.ndjson").prepare()
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(tokens=st.integers(0, 120), cuts=st.lists(st.integers(1, 400), min_size=1, max_size=5),
+       streaming=st.sampled_from(["{{partial}}", "Typing: {{partial}}", "…"]), defer=st.booleans())
+def test_a_growing_run_walks_only_what_it_added_and_lists_what_every_state_gives(tokens, cuts, streaming, defer):
+    """File ▸ Follow: each growth is a new Replay over a run that extends the last (Session.grow); it takes on the
+    walks made, and a span that grew is walked from where its walk ended. At every growth the lines at every stop
+    and inside the growing span are those of rendering every state."""
+    events = _events([f"t{k} " for k in range(tokens)])
+    templates = {**DEFAULT_TEMPLATES, "streaming": streaming}
+    previous = None
+    for cut in sorted({min(cut, len(events)) for cut in cuts} | {len(events)}):
+        run = _run_of(events[:cut])
+        replay = Replay(run, templates)
+        replay.defer_long_walks = defer
+        if previous is not None:
+            replay.inherit_walks(previous)
+        for span in replay.spans:
+            lines = replay.lines_of(span)
+            assert not lines.pending and list(lines) == _naive(run, span, templates, "Agent"), (cut, span)
+            moment = replay.moment(span.end)  # (the stop a position shows: of two ending there, the one chosen)
+            assert list(moment.bubble.stop_lines) == _naive(run, moment.stop, templates, "Agent"), (cut, span)
+        last = replay.spans[-1] if replay.spans else None
+        if last is not None and last.end - last.start > 1:
+            middle = (last.start + last.end) // 2
+            partial = replay_module.StopSpan(last.index, last.label, last.kind, last.start, middle, last.typed,
+                                             last.stop)
+            assert list(replay.moment(middle).bubble.stop_lines) == _naive(run, partial, templates, "Agent")
+        previous = replay
+
+
+def test_a_grown_span_resumes_its_walk_instead_of_walking_it_again(monkeypatch):
+    events = _events([f"t{k} " for k in range(200)])
+    turn_end = next(i for i, e in enumerate(events) if e["type"] == "agentfootprint.stream.llm_end")
+    first, second = _run_of(events[:turn_end - 100]), _run_of(events[:turn_end - 10])
+    old = Replay(first)
+    growing = next(span for span in old.spans if span.label == "LLM turn")  # (its tokens still arriving)
+    old.lines_of(growing)  # walked
+    walked: list[tuple[int, int]] = []
+    real = replay_module.stop_lines_walk
+
+    def counting(states, prefix_span, templates, app_name, resume=None):
+        walked.append((prefix_span[1] - (resume[2] if resume else prefix_span[0])))
+        return real(states, prefix_span, templates, app_name, resume)
+
+    monkeypatch.setattr(replay_module, "stop_lines_walk", counting)
+    new = Replay(second)
+    new.inherit_walks(old)
+    span = next(s for s in new.spans if s.start == growing.start)
+    assert span.end > growing.end
+    assert list(new.lines_of(span)) == _naive(second, span, DEFAULT_TEMPLATES, "Agent")
+    states, _derived, prefix_at = replay_module.status_states_for(second)
+    assert walked == [prefix_at[span.end] - prefix_at[growing.end]]  # only the states added
+    # Other templates than the grown-from replay's: nothing is taken on.
+    other = Replay(second, TYPING)
+    other.inherit_walks(old)
+    assert not other._inherited

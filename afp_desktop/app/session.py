@@ -98,6 +98,7 @@ class Session(QObject):
         replay = Replay(run, self.templates, self.app_name)
         replay.defer_long_walks = True
         if old is not None:
+            replay.inherit_walks(old)  # (the span growing at the end is walked from where it was)
             replay._drill = list(old._drill)  # a drilled level keeps its stops (cut when drilled in)
             replay.playing = old.playing
             was, chosen = wanted if wanted is not None else (old.position, old.chosen_stop)

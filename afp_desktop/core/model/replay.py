@@ -439,6 +439,7 @@ class Replay:
         # `walks_wanted` for a thread to walk (store_walk); False (the command line, tests): walked when asked.
         self.defer_long_walks = False
         self.walks_wanted: dict[tuple[int, int], StopSpan] = {}
+        self._inherited: dict[int, tuple[int, tuple[StopLines, list[int]]]] = {}  # span start: (end, walk)
 
     # -- templates ---------------------------------------------------------------------------------------------
     def set_templates(self, templates: dict, app_name: str | None = None) -> None:
@@ -447,6 +448,7 @@ class Replay:
             self.app_name = app_name
         self._lines.clear()
         self.walks_wanted.clear()
+        self._inherited.clear()
 
     # -- the stops shown -------------------------------------------------------------------------------------
     @property
@@ -506,6 +508,8 @@ class Replay:
         if walk is None:
             if self.templates == DEFAULT_TEMPLATES and self.app_name == DEFAULT_APP_NAME:
                 walk = self.run.__dict__.get("long_span_lines", {}).get(key)  # (the loader's, if it made them)
+            if walk is None:
+                walk = self._resumed(span)
             if walk is None and self.defer_long_walks and span_states(self.run, span) > LONG_SPAN_STATES:
                 self.walks_wanted[key] = span
                 return StopLines([], pending=True), []
@@ -513,6 +517,32 @@ class Replay:
                 walk = span_lines_walk(self.run, span, self.templates, self.app_name)
             self._lines[key] = walk
         return walk
+
+    def inherit_walks(self, grown_from: "Replay") -> None:
+        """This replay's run extends `grown_from`'s (File ▸ Follow, a big file's parts): its walks are taken on,
+        a span that grew (same start, a later end) is walked from where the other's walk ended. (Each growth made
+        a new replay that walked the growing last span anew: with a long one, a freeze or a "listing…" at every
+        growth.)"""
+        if grown_from.templates != self.templates or grown_from.app_name != self.app_name:
+            return
+        inherited = dict(grown_from._inherited)
+        for (start, end), walk in grown_from._lines.items():
+            if not walk[0].pending and (start not in inherited or inherited[start][0] < end):
+                inherited[start] = (end, walk)
+        self._inherited = inherited
+
+    def _resumed(self, span: StopSpan) -> tuple[StopLines, list[int]] | None:
+        earlier = self._inherited.get(span.start)
+        if earlier is None or earlier[0] > span.end:
+            return None
+        end, (lines, seen_at) = earlier
+        if end == span.end:
+            return lines, seen_at
+        states, _derived, prefix_at = status_states_for(self.run)
+        if self.defer_long_walks and prefix_at[span.end] - prefix_at[end] > LONG_SPAN_STATES:
+            return None  # (what was added is itself long: walked beside the window, whole)
+        return stop_lines_walk(states, (prefix_at[span.start], prefix_at[span.end]), self.templates, self.app_name,
+                               resume=(lines, seen_at, prefix_at[end]))
 
     def store_walk(self, span: StopSpan, templates: dict, app_name: str,
                    walk: tuple[StopLines, list[int]]) -> bool:

@@ -108,10 +108,12 @@ def stop_lines(states, prefix_span: tuple[int, int], templates: dict, app_name: 
     return stop_lines_walk(states, prefix_span, templates, app_name)[0]
 
 
-def stop_lines_walk(states, prefix_span: tuple[int, int], templates: dict,
-                    app_name: str) -> tuple[StopLines, list[int]]:
+def stop_lines_walk(states, prefix_span: tuple[int, int], templates: dict, app_name: str,
+                    resume: tuple["StopLines", list[int], int] | None = None) -> tuple[StopLines, list[int]]:
     """stop_lines, and the prefix after which each line was first seen: the lines of the span cut at prefix p are
-    the first `bisect_right(seen_at, p)` of them (the walk to p is the start of the walk to the span's end)."""
+    the first `bisect_right(seen_at, p)` of them (the walk to p is the start of the walk to the span's end).
+    `resume`: (lines, seen_at, p) of a walk of the same span's start up to prefix p, with the same templates, of a
+    run this one extends (File ▸ Follow): only the states after p are looked at."""
     timeline = states if hasattr(states, "stream_of") else None
     pieces = streaming_pieces(app_name, templates) if timeline is not None else None
     items: list[Item] = []
@@ -119,6 +121,11 @@ def stop_lines_walk(states, prefix_span: tuple[int, int], templates: dict,
     previous: Any = object()
     line: Item = None
     low, high = prefix_span[0] + 1, prefix_span[1] + 1
+    if resume is not None and prefix_span[0] < resume[2] <= prefix_span[1]:
+        items, seen_at = list(resume[0]._items), list(resume[1])  # (copies: the lines already shown stay as they were)
+        # After state k the walk's `previous` is always state k's slot (or the state itself).
+        previous = timeline.slot(resume[2]) if timeline is not None else states[resume[2]]
+        low = resume[2] + 1
     for chunk in range(low, high, EVERY):  # (a span can hold 100,000 states: a loader walks it, and breathes)
         breathe()
         for k in range(chunk, min(chunk + EVERY, high)):
