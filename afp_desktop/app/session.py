@@ -75,8 +75,7 @@ class Session(QObject):
         self.run = run
         self.selected = None
         self._wanted = None
-        self.replay = Replay(run, self.templates, self.app_name)
-        self.replay.defer_long_walks = True
+        self.replay = self._replay_of(run)
         if position is None:
             self.replay.end()
         else:
@@ -95,8 +94,7 @@ class Session(QObject):
         if self.run is not run:
             self.disposal.retire(self.run, old)
         self.run = run
-        replay = Replay(run, self.templates, self.app_name)
-        replay.defer_long_walks = True
+        replay = self._replay_of(run)
         if old is not None:
             replay.inherit_walks(old)  # (the span growing at the end is walked from where it was)
             replay._drill = list(old._drill)  # a drilled level keeps its stops (cut when drilled in)
@@ -112,6 +110,10 @@ class Session(QObject):
         self.span_walks.want(replay)
         if not self._settle_timer.isActive():  # growing every 50 ms must not put the settle off for ever;
             self._settle_timer.start(GROWTH_SETTLE_MS)  # heavy panels (the inspector) follow a few times a second
+
+    def _replay_of(self, run: Run) -> Replay:
+        """The window's replay of `run`: a long stop's chat lines are walked beside the window (span_walks)."""
+        return Replay(run, self.templates, self.app_name, defer_long_walks=True)
 
     def close_run(self) -> None:
         self.stop_playing()

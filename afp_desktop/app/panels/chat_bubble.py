@@ -331,7 +331,7 @@ class ChatBubblePanel(QWidget):
         self.seen_lines.setVisible(span is not None)
         if span is None:
             return
-        if getattr(lines, "pending", False):  # (a long stop, its lines listed beside the window: app/span_walks.py)
+        if lines.pending:  # (a long stop, its lines listed beside the window: app/span_walks.py)
             self.seen_lines.set_rows([], title=f"During {span.label}: listing the lines the chat showed (a long "
                                                "stop; they follow in a moment)…")
             return

@@ -421,7 +421,7 @@ class Replay:
     """Position, chosen stop, drill stack and play state over one Run; `moment()` describes the position."""
 
     def __init__(self, run, templates: dict | None = None, app_name: str = DEFAULT_APP_NAME,
-                 facts: ReplayFacts | None = None) -> None:
+                 facts: ReplayFacts | None = None, defer_long_walks: bool = False) -> None:
         self.run = run
         # A Run computes these once (its loader thread does); any other run-like object builds its own.
         self.facts = facts or getattr(run, "replay_facts", None) or ReplayFacts(run)
@@ -437,7 +437,7 @@ class Replay:
         self._lines: dict[tuple[int, int], tuple[StopLines, list[int]]] = {}  # (span start, end): its walk
         # True (the window): a long span's lines not walked yet are given as pending, and the span is put in
         # `walks_wanted` for a thread to walk (store_walk); False (the command line, tests): walked when asked.
-        self.defer_long_walks = False
+        self.defer_long_walks = defer_long_walks
         self.walks_wanted: dict[tuple[int, int], StopSpan] = {}
         self._inherited: dict[int, tuple[int, tuple[StopLines, list[int]]]] = {}  # span start: (end, walk)
 
