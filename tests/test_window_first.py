@@ -4,6 +4,7 @@ bar and a step's readable view are painted with the window's next paint and in p
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -507,3 +508,61 @@ def test_the_qt_types_pyqtgraph_reads_are_made_a_few_per_turn_before_it_is_impor
     assert len(read) == timeline_host.PRIME_NAMES_PER_TURN and not host.built  # one turn's worth, then it yields
     qtbot.waitUntil(lambda: host.built, timeout=5_000)
     assert len(read) == len(names)
+
+
+def test_c_that_lets_go_waits_while_the_window_waits_for_a_processor(qapp, monkeypatch):
+    """A bracket scan in C holds no Python, but it takes a processor: with another program keeping the other one
+    busy, the window's thread waited in the run queue for half of each turn (27 ms of 57). At such a breathing
+    point the loader waits when the window's thread has been queued (yield_if_starved), and only then."""
+    made = Contention(threading.Event())
+    asked = waits_of(made, monkeypatch)
+    queued = [0.0]
+    monkeypatch.setattr(made.activity, "queued_seconds", lambda: queued[0])
+    made._mark()
+    made._resumed = 0.0
+    time.sleep(0.005)
+    made.yield_if_starved()  # never queued: the scan goes on beside the window
+    assert asked == []
+    time.sleep(0.005)
+    queued[0] += 0.003  # queued for 3 of the last 5 ms
+    made.yield_if_starved()
+    assert asked == [activity_module.YIELD_S]
+
+
+def test_a_window_queued_for_a_processor_is_not_taken_for_asleep(qapp, monkeypatch):
+    """Its processor clock stands still while it waits in the run queue: that is a window at work, and the
+    loader keeps waiting (before, the first still probe ended the wait)."""
+    activity = window_activity()
+    monkeypatch.setattr(activity, "cpu_seconds", lambda: 1.0)  # never runs…
+    monkeypatch.setattr(activity, "queued_seconds", time.monotonic)  # …because it is queued all the time
+    monkeypatch.setattr(activity, "clock", 1)
+    started = time.monotonic()
+    activity.wait_until_asleep(0.1)
+    assert time.monotonic() - started >= 0.1
+
+
+def test_the_window_threads_wait_for_a_processor_is_read_from_the_system(qapp):
+    """On Linux the figure comes from the window thread's schedstat: it can be read and never goes back."""
+    activity = window_activity()
+    if not sys.platform.startswith("linux"):
+        pytest.skip("schedstat is Linux's")
+    assert activity._schedstat is not None
+    first = activity.queued_seconds()
+    end = time.monotonic() + 0.02
+    while time.monotonic() < end:
+        sum(range(100))
+    assert 0.0 <= first <= activity.queued_seconds()
+
+
+def test_a_loaders_breathing_point_in_c_that_lets_go_asks_whether_the_window_is_starved(qapp, monkeypatch):
+    from afp_desktop.app.loader import beside_the_window
+    from afp_desktop.core.breathing import breathe, letting_go
+
+    asked: list[str] = []
+    monkeypatch.setattr(Contention, "yield_if_starved", lambda self: asked.append("starved?"))
+    monkeypatch.setattr(Contention, "yield_if_shared", lambda self: asked.append("shared?"))
+    with beside_the_window():
+        with letting_go():
+            breathe()
+        breathe()
+    assert asked == ["starved?", "shared?"]

@@ -78,8 +78,9 @@ def beside_the_window(stop: threading.Event | None = None,
     def breathe_here() -> None:
         if stop.is_set():
             raise LoadCancelled()
-        if lets_go():
-            return  # (the window's thread runs meanwhile: nothing to wait for)
+        if lets_go():  # (the window's thread runs meanwhile, unless a processor is all they share)
+            contention.yield_if_starved()
+            return
         if before_python is not None:
             before_python()
         contention.yield_if_shared()

@@ -10,10 +10,17 @@ to sleep, its work done — or until the window's processor clock stands still: 
 began to listen (a loader that waited for the disk also finds it "shared" the processor).
 (The event loop's own "awake" signal cannot tell that the window is at work: Qt's glib loop sends it after the
 work. "About to block" is sent by every loop once there is nothing left to do.)
+
+C that lets go of Python (a big Trace's bracket scan) does not slow the window's Python, but it takes a processor:
+when another program keeps the other one busy, the window's thread waits in the system's run queue for half of
+each piece of work (measured: 27 ms of a 57 ms turn), and its pieces take twice as long. So at those breathing
+points the loader asks `yield_if_starved`: when the window's thread waited for a processor (Linux's schedstat)
+for more than a tenth of the time since the last point, the loader waits for the window's sleep as above.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -29,6 +36,7 @@ WORK_S = 0.006
 MEASURE_S = 0.001  # the window's and the loader's processor time are compared over at least this long
 IDLE_PROBE_S = 0.001  # while a loader waits, it looks this often whether the window's processor clock still moves
 IDLE_FRACTION = 0.1  # the window's thread used less than this fraction of a probe: it is not at work (asleep)
+STARVED = 0.1  # the window's thread waited for a processor more than this fraction of the time: it is starved
 _activity: "WindowActivity | None" = None
 
 
@@ -42,6 +50,7 @@ class WindowActivity:
             self.clock: int | None = time.pthread_getcpuclockid(threading.get_ident())
         except (AttributeError, OSError):
             self.clock = None
+        self._schedstat = _open_schedstat(threading.get_native_id())
         dispatcher = QAbstractEventDispatcher.instance(QCoreApplication.instance().thread())
         if dispatcher is not None:
             dispatcher.aboutToBlock.connect(self.asleep.set, Qt.ConnectionType.DirectConnection)
@@ -55,20 +64,46 @@ class WindowActivity:
         except OSError:
             return 0.0
 
+    def queued_seconds(self) -> float:
+        """Time the window's thread has spent ready to run but waiting for a processor (0 where the system
+        does not say: Linux's /proc/…/schedstat, its second field)."""
+        if self._schedstat is None:
+            return 0.0
+        try:
+            return int(os.pread(self._schedstat, 128, 0).split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
     def wait_until_asleep(self, seconds: float) -> None:
         """Until the event loop next goes to sleep, or the window's thread is found not at work (asleep before
         this was asked: a loader that read the file had lost the processor to the disk, not to the window, and
-        waited its whole allowance for a sleep that had come already: 1.15 s of the 5.1 s NDJSON load)."""
+        waited its whole allowance for a sleep that had come already: 1.15 s of the 5.1 s NDJSON load). A thread
+        whose clock stands still while it waits for a processor is at work, not asleep."""
         self.asleep.clear()
         deadline = time.monotonic() + seconds
-        before = self.cpu_seconds()
+        before, queued_before = self.cpu_seconds(), self.queued_seconds()
         while (left := deadline - time.monotonic()) > 0:
             if self.asleep.wait(min(IDLE_PROBE_S, left)):
                 return
-            now = self.cpu_seconds()
-            if self.clock is not None and now - before < IDLE_FRACTION * IDLE_PROBE_S:
+            now, queued = self.cpu_seconds(), self.queued_seconds()
+            if self.clock is not None and now - before < IDLE_FRACTION * IDLE_PROBE_S \
+                    and queued - queued_before < IDLE_FRACTION * IDLE_PROBE_S:  # (queued: ready, not asleep)
                 return
-            before = now
+            before, queued_before = now, queued
+
+
+def _open_schedstat(native_id: int) -> int | None:
+    """A descriptor of the thread's scheduler figures, read again with pread (~1.5 µs), or None."""
+    try:
+        descriptor = os.open(f"/proc/self/task/{native_id}/schedstat", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, AttributeError):
+        return None
+    try:
+        int(os.pread(descriptor, 128, 0).split()[1])
+    except (OSError, ValueError, IndexError):
+        os.close(descriptor)
+        return None
+    return descriptor
 
 
 def window_activity() -> WindowActivity:
@@ -93,6 +128,23 @@ class Contention:
 
     def _mark(self) -> None:
         self._wall, self._cpu, self._window_cpu = time.monotonic(), time.thread_time(), self.activity.cpu_seconds()
+        self._window_queued = self.activity.queued_seconds()
+
+    def yield_if_starved(self) -> None:
+        """At a breathing point of C that lets go of Python: wait for the window's sleep when its thread has been
+        waiting for a processor (this one and another program's share the rest)."""
+        wall, queued = time.monotonic(), self.activity.queued_seconds()
+        elapsed = wall - self._wall
+        if elapsed <= MEASURE_S:
+            return
+        starved = queued - self._window_queued > STARVED * elapsed
+        self._wall, self._cpu, self._window_cpu = wall, time.thread_time(), self.activity.cpu_seconds()
+        self._window_queued = queued
+        if not starved or wall - self._resumed < WORK_S or self.stop.is_set() or self.activity.waiting_for_load:
+            return
+        self.activity.wait_until_asleep(YIELD_S)
+        self._mark()
+        self._resumed = self._wall
 
     def yield_if_shared(self) -> None:
         wall, cpu, window_cpu = time.monotonic(), time.thread_time(), self.activity.cpu_seconds()
@@ -102,6 +154,7 @@ class Contention:
             # one, or a loop that breathes often would never find the window at work)
         shared = cpu - self._cpu < SHARED * elapsed or window_cpu - self._window_cpu > WINDOW_AT_WORK * elapsed
         self._wall, self._cpu, self._window_cpu = wall, cpu, window_cpu
+        self._window_queued = self.activity.queued_seconds()
         if not shared or wall - self._resumed < WORK_S or self.stop.is_set() or self.activity.waiting_for_load:
             return
         self.activity.wait_until_asleep(YIELD_S)
