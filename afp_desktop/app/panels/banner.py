@@ -155,7 +155,14 @@ class BannerRow(QWidget):
 
     @property
     def lines(self) -> list[BannerLine]:
-        """Every line, most severe first (the collapsed row shows only the first)."""
+        """Every line, most severe first (the collapsed row shows only the first; the others are made when first
+        asked for, or shown)."""
+        if len(self._made) < len(self._messages):
+            self._rebuild(made_at_least=len(self._messages))
+        return self._made
+
+    @property
+    def _made(self) -> list[BannerLine]:
         return [self._layout.itemAt(i).widget() for i in range(self._layout.count())]
 
     @property
@@ -165,7 +172,7 @@ class BannerRow(QWidget):
 
     @property
     def sentences(self) -> list[str]:
-        return [line.message.sentence for line in self.lines]
+        return [message.sentence for message in by_severity(self._messages)]
 
     def set_messages(self, messages) -> None:
         """messages: BannerMessage, or (text, level) with level 'error' | 'warning' | 'info'. The same list again
@@ -187,22 +194,29 @@ class BannerRow(QWidget):
 
     def set_expanded(self, expanded: bool) -> None:
         self.expanded = expanded
+        if expanded and len(self._made) < len(self._messages):
+            self._rebuild()
         self._show_lines()
 
     def set_dark(self, dark: bool) -> None:
         self.dark = dark
         self._rebuild(keep=False)  # (a line's colours are set when it is made)
 
-    def _rebuild(self, keep: bool = True) -> None:
+    def _rebuild(self, keep: bool = True, made_at_least: int = 0) -> None:
         """One line per message, most severe first. A line of the same level and code as one shown is kept and says
         its message's words (`keep`): each line made anew costs a few milliseconds, ~15 ms in all when a big
-        file's load ends and its "still reading" line goes."""
-        lines, ordered = self.lines, by_severity(self._messages)
+        file's load ends and its "still reading" line goes. Collapsed, only the first line is made (and those
+        made already): the others wait until they are shown (a big file's first part showed three lines, 8-11 ms
+        of the window's turn)."""
+        lines, ordered = self._made, by_severity(self._messages)
+        wanted = len(ordered) if self.expanded else min(len(ordered), 1)
+        ordered = ordered[:max(wanted, made_at_least, min(len(lines), len(ordered)))]
         if keep and [(m.level, m.code) for m in ordered] == [(line.level, line.message.code) for line in lines]:
             # Only the words changed (a run read further: "its first 16,000 events are shown"): the layout is left
             # alone. Made anew, the lines relaid the window out and the graph was drawn whole again: 15–30 ms.
             for line, message in zip(lines, ordered):
                 line.say(message)
+            self._show_lines()  # (the lines not made yet may have changed in number: "+N more")
             return
         spare: dict[tuple, list[BannerLine]] = {}
         while self._layout.count():
@@ -225,12 +239,12 @@ class BannerRow(QWidget):
         self.setVisible(bool(self._messages))
 
     def _show_lines(self) -> None:
-        lines = self.lines
+        lines, count = self._made, len(self._messages)
         for i, line in enumerate(lines):
             line.setVisible(i == 0 or self.expanded)
-            line.more_button.setVisible(i == 0 and len(lines) > 1)
+            line.more_button.setVisible(i == 0 and count > 1)
         if lines:
-            lines[0].more_button.setText("Show less" if self.expanded else f"+{len(lines) - 1} more")
+            lines[0].more_button.setText("Show less" if self.expanded else f"+{count - 1} more")
 
     def _dismiss(self, message: BannerMessage) -> None:
         if message in self._messages:
