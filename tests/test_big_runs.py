@@ -349,7 +349,7 @@ def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run, mo
     build_slice = graph_canvas.GraphCanvas._build_slice
     # Slices of 64 cards, however fast the machine: the scene is surely still being made after the first one.
     monkeypatch.setattr(graph_canvas.GraphCanvas, "_build_slice",
-                        lambda self, budget=0.0: build_slice(self, budget if budget is None else 0.0))
+                        lambda self, budget=0.0, **kw: build_slice(self, budget if budget is None else 0.0, **kw))
     win = MainWindow(restore_layout=False)
     qtbot.addWidget(win)
     win.resize(1400, 900)
@@ -365,6 +365,33 @@ def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run, mo
     started = win.session.moment.nodes_started
     assert [item.isVisible() and item.opacity() == 1.0 for item in canvas.node_items[:started]] == [True] * started
     assert len(canvas.node_items) == len(large_run.step_fold.nodes)
+
+
+def test_a_big_graphs_first_slice_is_the_view_it_starts_on_edges_and_all(qtbot, large_run):
+    """The scene's first slice makes the cards of the rows in view (and a little below), each with the edges and
+    brackets it closes, whatever the machine's speed: what the first paint shows is whole; the rest comes on
+    later turns, cards always the first steps' (node_items[i] is step i's card)."""
+    win = MainWindow(restore_layout=False)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    canvas = win.canvas
+    canvas.set_graph(large_run.stepgraph)
+    layout = canvas.graph_layout
+    view = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    in_view = {box.index for box in layout.nodes if box.y < view.bottom() and box.y + box.h > view.top()
+               and box.x < view.right() and box.right > view.left()}
+    made = len(canvas.node_items)
+    assert in_view and max(in_view) < made < len(layout.nodes) // 4, (made, sorted(in_view)[-3:])
+    assert [item.index for item in canvas.node_items] == list(range(made))
+    joined = [item.route for item in canvas.edge_items]
+    assert joined and all(max(route.source, route.target) < made for route in joined)
+    wanted = [r for r in layout.edges if max(r.source, r.target) < made]
+    assert {id(r) for r in joined} <= {id(r) for r in wanted} and len(joined) >= len({
+        (r.kind, r.source, r.target, tuple(r.points), r.label) for r in wanted})
+    canvas.finish_building()
+    assert [item.index for item in canvas.node_items] == list(range(len(layout.nodes)))
+    assert len(canvas.group_items) == len(layout.groups)
 
 
 def test_similar_iterations_are_folded_and_a_click_expands_them(qtbot, window, large_run):

@@ -26,6 +26,8 @@ import time
 
 from PySide6.QtCore import QObject, QTimer
 
+from afp_desktop.app import one_per_turn
+
 QUIET_MS = 300
 COST_FACTOR = 3.0  # a job waits at least this many times what it took last time
 
@@ -82,7 +84,7 @@ class GrowthView(QObject):
         self._messages_shown: list | None = None
         self._timer = QTimer(self)  # the next job due
         self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._run_due)
+        self._timer.timeout.connect(lambda: one_per_turn.later(self, "job", self._run_due))  # (a turn of its own)
         self._quiet = QTimer(self)  # growth paused: catch every job up
         self._quiet.setSingleShot(True)
         self._quiet.setInterval(QUIET_MS)
@@ -103,6 +105,7 @@ class GrowthView(QObject):
         """A new run, or none: nothing of the last one is due or kept (a run closed was held here until the next
         one was opened)."""
         self._timer.stop()
+        one_per_turn.cancel(self, "job")
         self._quiet.stop()
         for job in self.jobs:
             job.behind = False

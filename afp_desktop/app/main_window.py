@@ -372,6 +372,9 @@ class MainWindow(QMainWindow):
         # jump scrolls the graph and the timeline: its paint is heavy, and moves coming faster share a paint).
         s.moment_changed.connect(lambda _moment: self.paint_later.arm(
             light_until=s.publish_started + LIGHT_MOVE_MS / 1000 if s.one_stop_step else None))
+        # A big run's stops reach the timeline a turn after the other panels: their paint waits a turn more, or
+        # laying them out and painting them with the graph's next paint froze the window ~50 ms in one piece.
+        self.timeline.when_built(lambda panel: panel.stops_shown.connect(lambda: self.paint_later.arm()))
         self.summary.error_clicked.connect(self.go_to_first_error)
         templates = self.panels.get("templates")
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward

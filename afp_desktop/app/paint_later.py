@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-NEXT_TURN_MS = 1
+from afp_desktop.app import one_per_turn
+
 
 
 class PaintLater(QObject):
@@ -60,9 +61,8 @@ class PaintLater(QObject):
         if not self._held and self._light_until is not None and time.perf_counter() < self._light_until:
             self._armed, self._light_until = False, None
             return False  # a light change: painted now
-        if not self._held:
-            # (A real timer: a 0 ms single shot is a queued call, served before any timer or input is.)
-            QTimer.singleShot(NEXT_TURN_MS, self, self._paint)
+        if not self._held:  # (a turn of its own: not with a graph slice or a big run's stops, one_per_turn.py)
+            one_per_turn.later(self, "paint", self._paint, first=True)
         self._armed, self._light_until = False, None
         self._held.append(watched)  # another window's request while one is held: painted with it
         self.held += 1

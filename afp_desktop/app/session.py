@@ -14,6 +14,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from afp_desktop.app import one_per_turn
 from afp_desktop.app.run_disposal import RunDisposal
 from afp_desktop.app.span_walks import SpanWalks
 from afp_desktop.core.model.replay import Moment, Replay, StopSpan
@@ -57,7 +58,8 @@ class Session(QObject):
         self._settle_timer = QTimer(self)
         self._settle_timer.setSingleShot(True)
         self._settle_timer.setInterval(SETTLE_MS)
-        self._settle_timer.timeout.connect(self._settle)
+        # (Due, the heavy panels' turn waits in the window's queue: not with a paint or a graph slice.)
+        self._settle_timer.timeout.connect(lambda: one_per_turn.later(self, "settle", self._settle))
         self._play_timer = QTimer(self)
         self._play_timer.timeout.connect(self._play_tick)
         self.settle_pending = False  # a run was shown and its settled moment is still to come
@@ -146,8 +148,7 @@ class Session(QObject):
         if immediate:  # a deliberate single move: publish and settle now
             self._publish_timer.stop()
             self._publish()
-            if self._settle_timer.isActive():
-                self._settle_timer.stop()
+            if self._settle_due():
                 self._settle()
         elif not self._publish_timer.isActive():
             self._publish_timer.start()
@@ -157,9 +158,15 @@ class Session(QObject):
         if self._wanted is not None:
             self._publish_timer.stop()
             self._publish()
-        if self._settle_timer.isActive():
-            self._settle_timer.stop()
+        if self._settle_due():
             self._settle()
+
+    def _settle_due(self) -> bool:
+        """A settle is waiting (its timer, or its turn in the window's queue): it is taken off to be run now."""
+        due = self._settle_timer.isActive() or one_per_turn.waiting(self, "settle")
+        self._settle_timer.stop()
+        one_per_turn.cancel(self, "settle")
+        return due
 
     def _publish(self) -> None:
         if self.replay is None or self._wanted is None:
@@ -180,9 +187,10 @@ class Session(QObject):
         self.moment_changed.emit(self.moment)
         self.span_walks.want(self.replay)
         if settled_now:
-            self._settle_timer.stop()
+            self._settle_due()
             self._settle()
         else:
+            one_per_turn.cancel(self, "settle")  # (moves keep coming: the settle waits until they pause)
             self._settle_timer.start(SETTLE_MS)
 
     def _on_span_walked(self, replay, span, templates: dict, app_name: str, walk) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from itertools import chain
 
 import time
 
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app import one_per_turn
 from afp_desktop.app.visible_text import visible_text
 from afp_desktop.app.fonts import load_bundled_fonts
 from afp_desktop.core.views.cost import PriceTable, format_spent, subflow_costs
@@ -58,7 +60,8 @@ from afp_desktop.core.model.layout import (
 DETAIL_LOD = 0.4  # below this zoom cards are plain coloured blocks and edges bare lines: text would be unreadable
 EDGE_LOD = 0.08  # below this a gutter is a few pixels high and edges are noise: they are not drawn at all
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.002, 4.0, 1.5
-BUILD_SLICE_S = 0.010  # the scene of a big graph is built in slices this long, one per event-loop turn
+BUILD_SLICE_S = 0.006  # the scene of a big graph is built in slices this long, one per event-loop turn
+FIRST_SLICE_MARGIN = 200.0  # the first slice makes the cards down to this far below the view's first screen
 REMOVAL_SLICE = 800  # items taken out of a scene no longer shown per event-loop turn (~4 ms; 13,000 at once: 33 ms)
 REMOVAL_SLICE_S = 0.003  # …or fewer: a slice ends once it has taken this long (800 took 9 ms in a slow hour)
 # ...a slice at most this often: freeing is not urgent, and slices on every turn (a 0 ms timer) joined the other
@@ -516,13 +519,23 @@ def _route_key(route: EdgeRoute) -> tuple:
 
 
 def _items_to_make(layout: GraphLayout):
-    """What the canvas makes, in order: cards first (they carry the run), then edges, then brackets."""
-    for i in range(len(layout.nodes)):
-        yield "node", i
+    """What the canvas makes, in order: the cards in the order of their steps (the canvas's list of cards is
+    always the first steps' cards), each edge and bracket right after the last card it joins. So the first slice
+    (the run's first rows, where the view starts) is whole, edges and all, however big the graph."""
+    after: list[list] = [[] for _ in layout.nodes]
+    elsewhere: list = []  # (none in a layout of the graph: an edge or bracket of a step it does not have)
+
+    def place(at: int, item: tuple) -> None:
+        (after[at] if 0 <= at < len(after) else elsewhere).append(item)
+
     for route in _distinct_routes(layout.edges):
-        yield "edge", route
+        place(max(route.source, route.target), ("edge", route))
     for group in layout.groups:
-        yield "group", group
+        place(group.index, ("group", group))
+    for i, joined in enumerate(after):
+        yield "node", i
+        yield from joined
+    yield from elsewhere
 
 
 class OverviewItem(QGraphicsItem):
@@ -640,9 +653,6 @@ class GraphCanvas(QGraphicsView):
         self._press_pos: QPoint | None = None
         self._items_of: dict[int, list[QGraphicsItem]] = {}  # step → the edges and bracket drawn with it
         self._pending = None  # a generator of the items still to make: (kind, payload)
-        self._build_timer = QTimer(self)
-        self._build_timer.setInterval(0)
-        self._build_timer.timeout.connect(self._build_slice)
         self._retired: list[tuple[QGraphicsScene, list[QGraphicsItem]]] = []  # scenes no longer shown, emptying
         self._removal_timer = QTimer(self)
         self._removal_timer.setInterval(REMOVAL_GAP_MS)
@@ -690,9 +700,11 @@ class GraphCanvas(QGraphicsView):
         self.setScene(scene)
         self._retire_scene(old, made)
         self.happened, self.current, self.selected = None, None, None
-        self._build_slice()
+        # The first slice: the cards of the rows the view starts on (at the top, unzoomed), their edges with
+        # them. A 10 ms slice made 358 cards of a big file's first part, 17 of them in view.
+        self._build_slice(view_bottom=self.viewport().height() + FIRST_SLICE_MARGIN)
         if self._pending:
-            self._build_timer.start()
+            self._build_later()
         self.resetTransform()
         self._after_zoom()
         # Start at the run's beginning: centring on the corner clamps the view to the top left. (Setting the scroll
@@ -762,7 +774,7 @@ class GraphCanvas(QGraphicsView):
         self._pending = iter(to_make)
         self._build_slice()  # the new items in slices too: a big growth (the whole of a big file) is thousands
         if self._pending:
-            self._build_timer.start()
+            self._build_later()
         self.viewport().update()
         self.graph_changed.emit()
 
@@ -776,16 +788,31 @@ class GraphCanvas(QGraphicsView):
         while self._pending:
             self._build_slice(budget=None)
 
-    def _build_slice(self, budget: float | None = BUILD_SLICE_S) -> None:
+    def _build_later(self) -> None:
+        """The next slice on a later turn (app/one_per_turn.py: not with the paint or the timeline's stops)."""
+        one_per_turn.later(self, "build", self._build_next)
+
+    def _build_next(self) -> None:
+        self._build_slice()
+        if self._pending:
+            self._build_later()
+
+    def _build_slice(self, budget: float | None = BUILD_SLICE_S, view_bottom: float | None = None) -> None:
+        """Make the next items for up to `budget` seconds (None: all); with `view_bottom`, stop before the first
+        card below it (the rest are made on later turns)."""
         pending, art, scene = self._pending, self.art, self.scene()
         if not pending or art is None:
             self._pending = None
-            self._build_timer.stop()
+            one_per_turn.cancel(self, "build")
             return
         dim = self.palette.dim_opacity
         deadline = None if budget is None else time.perf_counter() + budget
+        boxes = art.layout.nodes
         made = 0
         for kind, payload in pending:
+            if view_bottom is not None and kind == "node" and boxes[payload].y > view_bottom:
+                self._pending = chain([(kind, payload)], pending)  # (made on the next turn)
+                return
             if kind == "node":
                 item = NodeItem(art, payload)
                 opacity = node_opacity(self.happened, payload, self.future_mode, dim)
@@ -812,12 +839,12 @@ class GraphCanvas(QGraphicsView):
             if deadline is not None and made % 64 == 0 and time.perf_counter() > deadline:
                 return
         self._pending = None
-        self._build_timer.stop()
+        one_per_turn.cancel(self, "build")
 
     def clear(self, message: str = "") -> None:
         """Drop the graph and show `message` (plain text) centred in the view instead."""
         self._pending = None
-        self._build_timer.stop()
+        one_per_turn.cancel(self, "build")
         self.art, self.graph_layout = None, None
         self._overview = None
         made = self._drop_items()

@@ -12,7 +12,7 @@ import math
 from typing import Callable
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app import one_per_turn
 from afp_desktop.app.panels.culled_bars import CulledBars
 from afp_desktop.app.panels.event_slider import EventSlider
 from afp_desktop.app.panels.plot_cache import cache_pixels
@@ -51,7 +52,6 @@ TICK_FONT_PX = 11
 LABEL_GAP_PX = 16
 # The first part of a big file: its stops are laid out this long after the first paint. A zero timer ran in the
 # same pass as that paint (one 60 ms freeze instead of two short ones).
-PENDING_STOPS_MS = 10
 DEFERRED_STOPS = 2000  # a run shown whole with this many stops gets them a turn later too
 MILESTONE_COLOUR_KIND = {       # a stop's milestone kind → the graph card kind whose hue it borrows
     "llm-turn": "user->llm", "tool-call": "llm->tool", "iteration": "subflow",
@@ -402,7 +402,7 @@ class TimelinePanel(QWidget):
             if self.stops:
                 self._clear_stops(keep_plots=True)
             self._stops_pending = run
-            QTimer.singleShot(PENDING_STOPS_MS, self, self._show_pending_stops)
+            one_per_turn.later(self, "stops", self._show_pending_stops)  # (not with the paint: one_per_turn.py)
             return
         self._on_stops_changed()
 
