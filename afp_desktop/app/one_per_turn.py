@@ -14,7 +14,10 @@ from typing import Callable, Hashable
 
 from PySide6.QtCore import QObject, QTimer
 
-TURN_MS = 0  # (a timer started while Qt fires the due ones is not due until the next pass)
+# 1 ms, not 0: Qt's glib event loop runs a 0 ms timer only when nothing else is pending (idle priority), and with
+# events posted all the time (a paint held, moves) it never ran: the queue stood still, its timer "active" and
+# overdue, for 20 s. (A timer started while Qt fires the due ones is not due until the next pass.)
+TURN_MS = 1
 
 
 class OnePerTurn(QObject):

@@ -62,6 +62,7 @@ EDGE_LOD = 0.08  # below this a gutter is a few pixels high and edges are noise:
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.002, 4.0, 1.5
 BUILD_SLICE_S = 0.006  # the scene of a big graph is built in slices this long, one per event-loop turn
 FIRST_SLICE_MARGIN = 200.0  # the first slice makes the cards down to this far below the view's first screen
+IN_VIEW_BUDGET_S = 0.012  # the cards a scroll to the cursor brings into view are made at once for up to this long
 REMOVAL_SLICE = 800  # items taken out of a scene no longer shown per event-loop turn (~4 ms; 13,000 at once: 33 ms)
 REMOVAL_SLICE_S = 0.003  # …or fewer: a slice ends once it has taken this long (800 took 9 ms in a slow hour)
 # ...a slice at most this often: freeing is not urgent, and slices on every turn (a 0 ms timer) joined the other
@@ -953,6 +954,18 @@ class GraphCanvas(QGraphicsView):
         self._refresh(old, self.current)
         if self.current is not None:
             self.ensureVisible(self.art.node_bounds(self.current), 80, 60)
+            self._build_into_view()
+
+    def _build_into_view(self) -> None:
+        """While the scene is still being made, the cards down to the bottom of the view are made now, up to a
+        slice's budget (the rest follows turn by turn): the view scrolled to the cursor (a file opens at its
+        end) is painted whole, not empty until the slices from the top reach it."""
+        if not self._pending or self.art is None:
+            return
+        boxes, made = self.art.layout.nodes, len(self.node_items)
+        bottom = self.visible_scene_rect().bottom() + FIRST_SLICE_MARGIN
+        if made < len(boxes) and boxes[made].y <= bottom:
+            self._build_slice(budget=IN_VIEW_BUDGET_S, view_bottom=bottom)
 
     def show_moment(self, moment) -> None:
         """Render the moment: steps not started are dimmed (or hidden), steps in progress get a dashed ring,
