@@ -124,17 +124,24 @@ def test_the_window_at_work_makes_the_loader_wait_even_when_it_had_the_processor
     assert asked == [activity_module.YIELD_S]
 
 
+def watched(monkeypatch, figure: str, read) -> tuple[Contention, list[float]]:
+    """A Contention that reads the window's `figure` (cpu_seconds, queued_seconds) from `read`, marked now and free
+    to wait at once; the waits it asks for."""
+    made = Contention(threading.Event())
+    asked = waits_of(made, monkeypatch)
+    monkeypatch.setattr(made.activity, figure, read)
+    made._mark()
+    made._resumed = 0.0
+    return made, asked
+
+
 def test_breathing_points_closer_than_a_millisecond_still_notice_the_window_at_work(qapp, monkeypatch):
     """A loop breathing every 0.2 ms (a recording's lazy payloads) judged each breath over its own 0.2 ms, found
     every one too short to judge, and never waited: during a window's turn it breathed 181 times and took 55 ms of
     processor; moving the cursor while the 448 MB recording loaded stalled 100-130 ms."""
     monkeypatch.setattr(activity_module.time, "thread_time", time.monotonic)  # the loader never lost the processor
-    made = Contention(threading.Event())
-    asked = waits_of(made, monkeypatch)
     window_cpu = [0.0]
-    monkeypatch.setattr(made.activity, "cpu_seconds", lambda: window_cpu[0])
-    made._mark()
-    made._resumed = 0.0
+    made, asked = watched(monkeypatch, "cpu_seconds", lambda: window_cpu[0])
     end = time.monotonic() + 0.02
     while time.monotonic() < end and not asked:
         time.sleep(0.0002)
@@ -514,12 +521,8 @@ def test_c_that_lets_go_waits_while_the_window_waits_for_a_processor(qapp, monke
     """A bracket scan in C holds no Python, but it takes a processor: with another program keeping the other one
     busy, the window's thread waited in the run queue for half of each turn (27 ms of 57). At such a breathing
     point the loader waits when the window's thread has been queued (yield_if_starved), and only then."""
-    made = Contention(threading.Event())
-    asked = waits_of(made, monkeypatch)
     queued = [0.0]
-    monkeypatch.setattr(made.activity, "queued_seconds", lambda: queued[0])
-    made._mark()
-    made._resumed = 0.0
+    made, asked = watched(monkeypatch, "queued_seconds", lambda: queued[0])
     time.sleep(0.005)
     made.yield_if_starved()  # never queued: the scan goes on beside the window
     assert asked == []
