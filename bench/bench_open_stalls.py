@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QEventLoop, QObject, QTimer  # noqa: E402
 
+from afp_desktop.app import one_per_turn  # noqa: E402
 from afp_desktop.app.gui import create_application  # noqa: E402
 from afp_desktop.app.main_window import MainWindow  # noqa: E402
 
@@ -195,9 +196,23 @@ def open_untouched(app, path: Path) -> None:
     meter.stop()
     print(f"{path.name}, opened untouched: whole run shown after {whole * 1000:.0f} ms")
     print_opening_stalls(meter)
+    print_caught_up(app, window)
     window.close()
     window.deleteLater()
     app.processEvents()
+
+
+def print_caught_up(app, window) -> None:
+    """Every piece the window put off (app/one_per_turn.py) has run and every panel shows the whole run (the growth
+    jobs): a queue left standing still kept the big Trace's panels behind for 20 s and more."""
+    queue, growth = one_per_turn.one_per_turn(), window.follow.growth
+    try:
+        waited = pump_until(app, lambda: not len(queue) and growth.idle, 10)
+        print(f"  every panel caught up             {waited * 1000:7.0f} ms after that   MET")
+    except TimeoutError:
+        print(f"  every panel caught up             NOT MET: still waiting after 10 s: "
+              f"{[name for _owner, name in queue._queue]}, growth jobs behind "
+              f"{[job.name for job in growth.jobs if job.behind]}")
 
 
 def open_over(app, first: Path, second: Path) -> None:
