@@ -654,6 +654,7 @@ class GraphCanvas(QGraphicsView):
         self._press_pos: QPoint | None = None
         self._items_of: dict[int, list[QGraphicsItem]] = {}  # step → the edges and bracket drawn with it
         self._pending = None  # a generator of the items still to make: (kind, payload)
+        self._first_view_pending = False  # the next moment is the first of a new graph (_build_into_view)
         self._retired: list[tuple[QGraphicsScene, list[QGraphicsItem]]] = []  # scenes no longer shown, emptying
         self._removal_timer = QTimer(self)
         self._removal_timer.setInterval(REMOVAL_GAP_MS)
@@ -701,6 +702,7 @@ class GraphCanvas(QGraphicsView):
         self.setScene(scene)
         self._retire_scene(old, made)
         self.happened, self.current, self.selected = None, None, None
+        self._first_view_pending = True
         # The first slice: the cards of the rows the view starts on (at the top, unzoomed), their edges with
         # them. A 10 ms slice made 358 cards of a big file's first part, 17 of them in view.
         self._build_slice(view_bottom=self.viewport().height() + FIRST_SLICE_MARGIN)
@@ -954,12 +956,14 @@ class GraphCanvas(QGraphicsView):
         self._refresh(old, self.current)
         if self.current is not None:
             self.ensureVisible(self.art.node_bounds(self.current), 80, 60)
-            self._build_into_view()
+            if self._first_view_pending:  # (the graph's first moment only: later moves leave it to the slices)
+                self._first_view_pending = False
+                self._build_into_view()
 
     def _build_into_view(self) -> None:
         """While the scene is still being made, the cards down to the bottom of the view are made now, up to a
-        slice's budget (the rest follows turn by turn): the view scrolled to the cursor (a file opens at its
-        end) is painted whole, not empty until the slices from the top reach it."""
+        slice's budget (the rest follows turn by turn): the first view, scrolled to the cursor (a file opens at its
+        end), is painted whole, not empty until the slices from the top reach it."""
         if not self._pending or self.art is None:
             return
         boxes, made = self.art.layout.nodes, len(self.node_items)
