@@ -13,7 +13,9 @@ file is opened over the one before it in the same window, as the user opens one 
 replaced is freed meanwhile). Targets: the first frame ≤ 0.5 s; the longest stall ≤ 50 ms; a move of one stop
 (published and painted) ≤ 8 ms median. On a virtual machine the host may run someone else on its processors
 ("steal" in /proc/stat): every thread stands still meanwhile, so each stall says how much the host took during it,
-and when it took any, the longest stall during which it took none is printed too.
+and when it took any, the longest stall during which it took none is printed too. After each untouched open it
+checks that every panel has caught up (nothing left in the window's queue, app/one_per_turn.py, and no growth job
+behind).
 """
 
 from __future__ import annotations
