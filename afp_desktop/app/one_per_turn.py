@@ -14,9 +14,11 @@ from typing import Callable, Hashable
 
 from PySide6.QtCore import QObject, QTimer
 
-# 1 ms, not 0: Qt's glib event loop runs a 0 ms timer only when nothing else is pending (idle priority), and with
-# events posted all the time (a paint held, moves) it never ran: the queue stood still, its timer "active" and
-# overdue, for 20 s. (A timer started while Qt fires the due ones is not due until the next pass.)
+# A repeating timer, stopped when the queue is empty (at most one firing per pass: one piece per turn), of 1 ms.
+# A single-shot one (0 or 1 ms) was seen to stand still: "active" and overdue for 20 s and more after the big
+# Trace's whole run was shown, while the event loop's other, repeating timers fired; its pieces never ran (the
+# growth job, then in a test the settle). (A timer started while Qt fires the due ones is not due until the next
+# pass.)
 TURN_MS = 1
 
 
@@ -27,7 +29,7 @@ class OnePerTurn(QObject):
         super().__init__(parent)
         self._queue: OrderedDict[Hashable, Callable[[], None]] = OrderedDict()
         self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
+        self._timer.setSingleShot(False)  # (repeating, stopped when the queue is empty)
         self._timer.setInterval(TURN_MS)
         self._timer.timeout.connect(self._run_one)
 
@@ -57,12 +59,15 @@ class OnePerTurn(QObject):
 
     def _run_one(self) -> None:
         if not self._queue:
+            self._timer.stop()
             return
         _key, piece = self._queue.popitem(last=False)
         try:
             piece()
         finally:
-            if self._queue and not self._timer.isActive():
+            if not self._queue:
+                self._timer.stop()
+            elif not self._timer.isActive():
                 self._timer.start()
 
 
