@@ -52,11 +52,6 @@ class OnePerTurn(QObject):
     def __len__(self) -> int:
         return len(self._queue)
 
-    def run_all(self) -> None:
-        """Run every piece now, and those they queue (tests, exports)."""
-        while self._queue:
-            self._run_one()
-
     def _run_one(self) -> None:
         if not self._queue:
             self._timer.stop()

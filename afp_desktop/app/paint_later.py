@@ -21,7 +21,6 @@ from PySide6.QtWidgets import QWidget
 from afp_desktop.app import one_per_turn
 
 
-
 class PaintLater(QObject):
     """Holds back the next UpdateRequest (the one that repaints a window's dirty widgets) of the windows it
     watches by one turn."""

@@ -138,13 +138,8 @@ class Contention:
         if elapsed <= MEASURE_S:
             return
         starved = queued - self._window_queued > STARVED * elapsed
-        self._wall, self._cpu, self._window_cpu = wall, time.thread_time(), self.activity.cpu_seconds()
-        self._window_queued = queued
-        if not starved or wall - self._resumed < WORK_S or self.stop.is_set() or self.activity.waiting_for_load:
-            return
-        self.activity.wait_until_asleep(YIELD_S)
         self._mark()
-        self._resumed = self._wall
+        self._wait_for_window_if(starved)
 
     def yield_if_shared(self) -> None:
         wall, cpu, window_cpu = time.monotonic(), time.thread_time(), self.activity.cpu_seconds()
@@ -155,7 +150,12 @@ class Contention:
         shared = cpu - self._cpu < SHARED * elapsed or window_cpu - self._window_cpu > WINDOW_AT_WORK * elapsed
         self._wall, self._cpu, self._window_cpu = wall, cpu, window_cpu
         self._window_queued = self.activity.queued_seconds()
-        if not shared or wall - self._resumed < WORK_S or self.stop.is_set() or self.activity.waiting_for_load:
+        self._wait_for_window_if(shared)
+
+    def _wait_for_window_if(self, needed: bool) -> None:
+        """Wait for the window's sleep when `needed`, unless this thread resumed only just now (it works at least
+        WORK_S between waits), is stopping, or the window itself waits for it."""
+        if not needed or self._wall - self._resumed < WORK_S or self.stop.is_set() or self.activity.waiting_for_load:
             return
         self.activity.wait_until_asleep(YIELD_S)
         self._mark()

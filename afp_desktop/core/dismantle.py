@@ -20,6 +20,7 @@ from itertools import islice
 from typing import Any
 
 from afp_desktop.core.breathing import breathe
+from afp_desktop.core.bytes_memory import BIG_TEXT, let_pages_go  # noqa: F401 (BIG_TEXT: tests read it here)
 
 PIECE_S = 0.001  # each piece of freeing aims at this long (a breath between two pieces)
 MANY = 256  # a list or dict of more than this many items is freed a slice of items at a time, unwalked
@@ -68,51 +69,6 @@ def take_apart(value: Any) -> int:
             del part
             pieces.count(1)
     return emptied
-
-
-BIG_TEXT = 32 << 20  # a bytes object this big has its own mapping (glibc maps chunks over 32 MB by themselves)
-MADV_DONTNEED = 4  # (Linux)
-_madvise: Any = None  # the C library's madvise through ctypes, once looked up (False: none to use)
-
-
-def let_pages_go(text: bytes) -> None:
-    """Give a big bytes object's memory back to the system before it is freed; only for a value nobody else
-    holds (its contents read as zeros after this). Freeing it is one munmap with Python's lock held: 57 ms for the
-    894 MB recording's text, the window frozen meanwhile. madvise through ctypes lets go of the lock while the
-    system takes the pages, and the munmap that follows has nothing left to free. (Whole pages inside its
-    contents only: the object's header and the allocator's stay.)"""
-    global _madvise
-    if type(text) is not bytes or len(text) < BIG_TEXT:
-        return
-    if _madvise is None:
-        _madvise = False
-        if sys.platform.startswith("linux"):
-            try:
-                import ctypes
-
-                found = ctypes.CDLL(None, use_errno=True).madvise
-                found.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-                found.restype = ctypes.c_int
-                _madvise = (found, ctypes)
-            except (OSError, AttributeError):
-                pass
-    if not _madvise:
-        return
-    madvise, ctypes = _madvise
-    pointer = ctypes.c_char_p(text)  # (the bytes' own buffer, not a copy)
-    address = ctypes.cast(pointer, ctypes.c_void_p).value or 0
-    del pointer
-    page = _page_size()
-    start = (address + page - 1) // page * page
-    end = (address + len(text)) // page * page
-    if end > start:
-        madvise(start, end - start, MADV_DONTNEED)
-
-
-def _page_size() -> int:
-    import mmap
-
-    return mmap.PAGESIZE
 
 
 class _Pieces:

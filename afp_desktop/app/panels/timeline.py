@@ -50,9 +50,9 @@ INITIAL_STOPS_SHOWN = 80        # a long run opens on a readable window around t
 VEIL_OFFSET = 0.35              # the veil over "not yet" starts just past the current marker and its bar           # both plots reserve the same side room so their x positions line up
 TICK_FONT_PX = 11
 LABEL_GAP_PX = 16
-# The first part of a big file: its stops are laid out this long after the first paint. A zero timer ran in the
-# same pass as that paint (one 60 ms freeze instead of two short ones).
-DEFERRED_STOPS = 2000  # a run shown whole with this many stops gets them a turn later too
+# The first part of a big file, or a run shown whole with this many stops, gets its stops a turn after the other
+# panels (app/one_per_turn.py: not in the turn of their first paint).
+DEFERRED_STOPS = 2000
 MILESTONE_COLOUR_KIND = {       # a stop's milestone kind → the graph card kind whose hue it borrows
     "llm-turn": "user->llm", "tool-call": "llm->tool", "iteration": "subflow",
     "slot": "fork-branch", "decision": "decision-branch",

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from afp_desktop.core.breathing import breathe
+from afp_desktop.core.bytes_memory import unfilled_bytes, writable_view
 from afp_desktop.core.formats.errors import LoadError, Problem
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -284,15 +285,10 @@ def _read_in_pieces(handle, size: int) -> bytes | None:
     one new bytes object: one read of the 894 MB recording took 0.2 s with no breath, the window's paint of a move
     meanwhile far longer than its 25 ms. The object is made unfilled through the C API and filled before anyone
     else sees it. None where that is not possible (not CPython): the caller reads it in one go."""
-    text = _unfilled_bytes(size)
-    if text is None:
+    text = unfilled_bytes(size)
+    target = writable_view(text) if text is not None else None
+    if text is None or target is None:
         return None
-    import ctypes
-
-    address = ctypes.cast(ctypes.c_char_p(text), ctypes.c_void_p).value
-    if not address:
-        return None
-    target = memoryview((ctypes.c_char * size).from_address(address)).cast("B")
     done = 0
     try:
         while done < size:
@@ -304,21 +300,6 @@ def _read_in_pieces(handle, size: int) -> bytes | None:
     finally:
         target.release()
     return text if done == size else text[:done]
-
-
-def _unfilled_bytes(size: int) -> bytes | None:
-    """A new bytes object of `size` bytes whose contents are not set (PyBytes_FromStringAndSize(NULL, size)): its
-    pages are touched only as the file is read into them. None without CPython's C API."""
-    try:
-        import ctypes
-
-        make = ctypes.pythonapi.PyBytes_FromStringAndSize
-    except (ImportError, AttributeError):
-        return None
-    make.restype = ctypes.py_object
-    make.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t]
-    made = make(None, size)
-    return made if type(made) is bytes and len(made) == size else None
 
 
 class _Decoder:
