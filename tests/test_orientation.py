@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.views.orientation import band_of_stop, iteration_bands, readout
+from afp_desktop.core.views.orientation import band_of_stop, iteration_bands, readout, step_iteration
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path
 
 
@@ -37,6 +37,10 @@ def test_readout():
     assert readout(bands, 0, 22) == "Stop 1 of 22"
     assert readout(bands, 20, 22, at_stop=False) == "Iteration 3 · in stop 21 of 22"
     assert readout(bands, None, 22) == ""
+    # inside a stop's span the run went on to iterations no stop marks: the step's iteration is said
+    assert readout(bands, 20, 22, at_stop=False, step_iteration=5) == "Iteration 5 · in stop 21 of 22"
+    assert readout(bands, 20, 22, at_stop=False, step_iteration=3) == "Iteration 3 · in stop 21 of 22"
+    assert readout(bands, 8, 22, step_iteration=1) == "Iteration 2 · stop 9 of 22"  # (its engine has started it)
     derived = iteration_bands(open_run(corpus_path("02-react-two-tools", "events.ndjson")).stops)
     assert [b.label for b in derived] == ["Iteration 1", "Iteration 2", "Iteration 3"]
 
@@ -149,3 +153,27 @@ def test_a_big_runs_bands_and_pause_marks_follow_its_stops_that_come_a_turn_late
     markers = window.pause_view.markers
     qtbot.waitUntil(lambda: len(markers.data) == 1, timeout=3000)
     assert markers.data["x"][0] == pytest.approx(x_of_position(window.timeline.ends, mark.position))
+
+
+def test_the_readout_and_the_inspector_agree_on_the_iteration_of_a_second_run_in_one_stream(qtbot, window, tmp_path):
+    """Two runs appended in one stream: the second has no stops of its own, its iterations all lie in the first
+    run's last stop. The readout said "Iteration 3" there while the step at the cursor (ringed in the graph,
+    shown by the inspector) was in iteration 4, 5 or 6."""
+    one = corpus_path("02-react-two-tools", "events.ndjson").read_bytes()
+    two = tmp_path / "two-runs.ndjson"
+    two.write_bytes(one + one)
+    with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
+        window.open_file(two)
+    session, run = window.session, window.session.run
+    said = set()
+    for position in range(session.replay.length + 1):
+        session.move_to(position)
+        session.flush()
+        moment = session.moment
+        iteration = step_iteration(run, moment.current_node)
+        text = window.iteration_bands.readout.text()
+        if iteration is not None and text.startswith("Iteration "):
+            number = int(text.split()[1])
+            assert number >= iteration, (position, text, iteration)
+            said.add(number)
+    assert {4, 5, 6} <= said, said

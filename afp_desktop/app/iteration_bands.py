@@ -14,7 +14,8 @@ from PySide6.QtGui import QColor
 from afp_desktop.app.panels.culled_bars import CulledBars
 from afp_desktop.app.panels.plot_cache import cache_pixels
 from afp_desktop.app.steady_label import SteadyLabel
-from afp_desktop.core.views.orientation import IterationBand, iteration_bands, readout, run_iteration_bands
+from afp_desktop.core.views.orientation import (IterationBand, iteration_bands, readout, run_iteration_bands,
+                                                step_iteration)
 
 BAND_SHADES = {"light": ("#3d6fd6", 22), "dark": ("#8fb1ff", 30)}
 LABEL_Y = 0.98
@@ -143,7 +144,10 @@ class IterationBands:
 
     def _on_moment(self, moment) -> None:
         span = moment.stop
-        text = readout(self.bands, span.index if span is not None else None, moment.stop_count, moment.at_stop)
+        run = self.session.run
+        iteration = step_iteration(run, moment.current_node) if run is not None else None
+        text = readout(self.bands, span.index if span is not None else None, moment.stop_count, moment.at_stop,
+                       iteration)
         self.readout.setText(text)
 
     def set_theme(self, theme: str) -> None:

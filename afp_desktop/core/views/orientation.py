@@ -64,10 +64,27 @@ def _first(band: IterationBand) -> int:
     return band.first
 
 
-def readout(bands: list[IterationBand], stop_index: int | None, stop_count: int, at_stop: bool = True) -> str:
-    """"Iteration 2 · stop 9 of 22" at a stop; "Iteration 2 · in stop 9 of 22" between stops."""
+def readout(bands: list[IterationBand], stop_index: int | None, stop_count: int, at_stop: bool = True,
+            step_iteration: int | None = None) -> str:
+    """"Iteration 2 · stop 9 of 22" at a stop; "Iteration 2 · in stop 9 of 22" between stops.
+
+    `step_iteration`: the iterationIndex of the step at the cursor (the one the graph rings and the inspector
+    shows). Inside a stop's span the run can go on for iterations no stop marks (a second run appended to a
+    stream has no stops of its own: its 1,000 iterations all lie in the first run's last stop); there the step's
+    iteration is said, not the band's, or the readout would contradict the inspector."""
     if stop_index is None or not stop_count:
         return ""
     where = f"{'' if at_stop else 'in '}stop {stop_index + 1} of {stop_count}"
     band = band_of_stop(bands, stop_index)
+    if band is not None and step_iteration is not None and step_iteration > band.number:
+        return f"Iteration {step_iteration} · {where}"
     return f"{band.label} · {where}" if band is not None else where[0].upper() + where[1:]
+
+
+def step_iteration(run, node: int | None) -> int | None:
+    """The iterationIndex of StepGraph node `node` of `run`, if it has one."""
+    if node is None:
+        return None
+    nodes = run.stepgraph["nodes"]
+    iteration = nodes[node].get("iterationIndex") if 0 <= node < len(nodes) else None
+    return iteration if isinstance(iteration, int) and not isinstance(iteration, bool) else None
