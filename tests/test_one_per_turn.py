@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
 
 from afp_desktop.app import one_per_turn
@@ -51,6 +51,81 @@ def test_pieces_run_one_per_turn_in_the_order_asked(qapp):
             break
     assert [name for _turn, name in ran] == ["a", "b", "c"]
     assert len({at for at, _name in ran}) == 3, f"one piece per turn: {ran}"
+
+
+def test_the_queue_turns_inside_a_nested_event_loop_that_a_piece_runs(qapp):
+    """A piece that runs an event loop of its own (a modal dialog, a script's or a test's wait) must not stop the
+    queue: Qt does not fire a timer from inside its own timeout, so the queue's timer stood "active" and overdue,
+    and every piece behind it waited until that piece returned (seen as the queue and the settle standing still
+    for 5 s while timers started later fired; a timer started afresh fired at once)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    owner = QObject()
+    ran: list[str] = []
+    inner = QEventLoop()
+
+    def waits_for_the_next_piece() -> None:
+        ran.append("waiting")
+        one_per_turn.later(owner, "next", lambda: (ran.append("next"), inner.quit()))
+        one_per_turn.later(owner, "after", lambda: ran.append("after"))
+        QTimer.singleShot(2_000, inner.quit)
+        inner.exec()
+        ran.append("returned")
+
+    one_per_turn.later(owner, "outer", waits_for_the_next_piece)
+    outer = QEventLoop()
+    check = QTimer()
+    check.setInterval(5)
+    check.timeout.connect(lambda: outer.quit() if "returned" in ran and not len(one_per_turn.one_per_turn()) else None)
+    check.start()
+    QTimer.singleShot(4_000, outer.quit)
+    started = time.perf_counter()
+    outer.exec()
+    check.stop()
+    assert ran[:3] == ["waiting", "next", "returned"], ran
+    assert time.perf_counter() - started < 1.5, "the inner loop waited for its time-out: the queue stood still"
+    assert "after" in ran and not len(one_per_turn.one_per_turn())
+
+
+def test_a_piece_due_in_a_pass_already_busy_waits_for_the_next_pass_once(qapp):
+    """Work of 20 ms done in a pass (a move published, a big file's part shown) and then a queued piece in the same
+    pass made one stall of both; the piece now waits for the next pass, but only once (moves coming every pass
+    must not hold the queue back for ever)."""
+    from PySide6.QtCore import QTimer
+
+    owner = QObject()
+    ran: list[tuple[int, str]] = []
+    passes = [0]
+
+    def busy_for(seconds: float) -> None:
+        until = time.thread_time() + seconds
+        while time.thread_time() < until:
+            pass
+
+    heavy = QTimer()
+    heavy.setInterval(0)
+    heavy.setSingleShot(True)
+    heavy.timeout.connect(lambda: (ran.append((passes[0], "heavy")), busy_for(0.02)))
+    heavy.start()  # (due before the queue's timer: Qt fires due timers in the order of their times)
+    one_per_turn.later(owner, "piece", lambda: ran.append((passes[0], "piece")))
+    time.sleep(0.002)
+    while passes[0] < 50 and len(ran) < 2:
+        passes[0] += 1
+        QApplication.processEvents()
+        time.sleep(0.002)
+    assert [name for _pass, name in ran] == ["heavy", "piece"], ran
+    assert ran[1][0] > ran[0][0], f"the piece ran in the pass of the heavy work: {ran}"
+    # busy on every pass: the piece waits one pass, then runs all the same
+    one_per_turn.later(owner, "second", lambda: ran.append((passes[0], "second")))
+    for _ in range(50):
+        passes[0] += 1
+        heavy.start()
+        one_per_turn.one_per_turn()._timer.start()  # (due after the heavy work, in the same pass)
+        time.sleep(0.002)
+        QApplication.processEvents()
+        if ran[-1][1] == "second":
+            break
+    assert ran[-1][1] == "second", "a piece is put off one pass at most"
 
 
 def test_a_piece_asked_for_first_goes_before_those_waiting_and_a_key_runs_once(qapp):
@@ -100,7 +175,7 @@ def big_window(qtbot):
     window.resize(1400, 900)
     window.show()
     window.timeline.build()
-    qtbot.waitUntil(lambda: window.timeline.built)
+    qtbot.waitUntil(lambda: window.timeline.built and not len(one_per_turn.one_per_turn()))  # (its paint too)
     return window
 
 
@@ -126,12 +201,20 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
     spy(timeline.TimelinePanel, "_show_pending_stops", "stops")
     spy(paint_later.PaintLater, "_paint", "paint")
     spy(session_module.Session, "_settle", "settle")
+
+    class Painted(QObject):  # the graph painted, held for a turn (the "paint" piece) or at once (a light change)
+        def eventFilter(self, _watched, event):  # noqa: N802 (Qt's name)
+            if event.type() == QEvent.Type.Paint:
+                ran.append((pass_number[0], "graph painted"))
+            return False
     monkeypatch.setattr(graph_canvas, "BUILD_SLICE_S", 0.0)  # (several slices, however fast the machine)
     monkeypatch.setattr(graph_canvas, "IN_VIEW_BUDGET_S", 0.0)
     run = open_run(str(corpus_path("15-large-run", "trace.json")))
     run.prepare(window=True)
     run.still_reading = True  # (as a big file's first part: its stops come a turn later)
     window = big_window
+    painted = Painted()
+    window.canvas.viewport().installEventFilter(painted)
     window.session.set_run(run, settle_now=False)
     for pass_number[0] in range(1, 5000):  # (one pass at a time, a millisecond apart: the settle waits 80 ms)
         QApplication.processEvents()
@@ -139,11 +222,13 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
         if not len(one_per_turn.one_per_turn()) and not window.session.settle_pending \
                 and not window.canvas.building and window.timeline.stops:
             break
-    kinds = [label for _at, label in ran]
+    kinds = [label for _at, label in ran if label != "graph painted"]
     assert {"slice", "stops", "paint", "settle"} <= set(kinds), kinds
-    passes = [at for at, _label in ran]
+    passes = [at for at, label in ran if label != "graph painted"]
     assert len(passes) == len(set(passes)), f"two pieces in one pass: {ran}"
-    assert kinds.index("paint") < kinds.index("stops"), "the moment shown is painted before the stops follow"
+    labels = [label for _at, label in ran]
+    assert labels.index("graph painted") < labels.index("stops"), \
+        f"the moment shown is painted before the stops follow: {ran}"
     assert len(window.canvas.node_items) == len(window.canvas.graph_layout.nodes)
     assert window.timeline.stops, "the stops are shown"
 
@@ -154,7 +239,9 @@ def test_the_queue_empties_after_a_big_file_is_shown_part_by_part(qtbot, big_win
     panels up, in a running event loop as the app's. (With a 0 ms timer for the queue's turn, the 1,000-iteration
     corpus Trace left that timer "active" and overdue once the whole run was shown, its growth job waiting 20 s and
     more; this smaller run does not show that, and bench_open_stalls.py checks the big files, but any piece left
-    waiting fails here.)"""
+    waiting fails here.) The wait ends once nothing is queued nor about to be: this test failed about one run in
+    four when it ended on an empty queue alone (quit() lets the pass go on, and the session's settle timer, due in
+    the same pass, queued its piece 0.2 ms before the assertion: seen with a trace of the queue)."""
     from afp_desktop.app import loader as loader_module
     from afp_desktop.core.formats import prefixes
 
@@ -170,12 +257,17 @@ def test_the_queue_empties_after_a_big_file_is_shown_part_by_part(qtbot, big_win
     # at their normal priority: it hid the queue standing still).
     from PySide6.QtCore import QEventLoop, QTimer
 
+    session, queue = window.session, one_per_turn.one_per_turn()
+
+    def caught_up() -> bool:  # (nothing queued, and nothing about to be: quit() lets the pass go on, and the
+        return not len(queue) and growth.idle and not session._settle_timer.isActive()  # settle timer fired in it)
+
     loop, check = QEventLoop(), QTimer()
     check.setInterval(5)
-    check.timeout.connect(lambda: loop.quit() if not len(one_per_turn.one_per_turn()) and growth.idle else None)
+    check.timeout.connect(lambda: loop.quit() if caught_up() else None)
     check.start()
     QTimer.singleShot(5_000, loop.quit)
     loop.exec()
     check.stop()
-    assert not len(one_per_turn.one_per_turn()) and growth.idle, [name for _owner, name in one_per_turn.one_per_turn()._queue]
+    assert caught_up(), ([name for _owner, name in queue._queue], growth.idle, session._settle_timer.isActive())
     assert all(job.costs for job in growth.jobs if job.name in ("summary", "lists", "inspector"))

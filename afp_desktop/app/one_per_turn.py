@@ -5,21 +5,29 @@ paint held back for the next turn (15 ms), each put off "to a later turn" by a t
 together and ran back to back, one ~50 ms freeze. Put off through `later`, they wait in one queue and each
 turn runs the first of them only: input and the window's other timers are served between any two. A paint held
 back goes first: the moment the user looks at is shown before the slices of work that follow it.
+
+Other heavy work shares a pass with them too: a move published (a 0 ms timer: 5-20 ms), a part or the whole of a
+big file shown (a queued signal from the loader: 20-30 ms). A piece due in a pass whose work has already taken the
+window's thread `BUSY_PASS_S` of processor time waits for the next pass, once: the 894 MB recording's stalls of
+57-65 ms while the cursor moved during its load were each two such pieces of work in one pass (the window's
+thread at work all along). `pass_busy` lets the session's publish do the same.
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from typing import Callable, Hashable
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QAbstractEventDispatcher, QCoreApplication, QObject, Qt, QTimer
 
 # A repeating timer, stopped when the queue is empty (at most one firing per pass: one piece per turn), of 1 ms.
 # A single-shot one (0 or 1 ms) was seen to stand still: "active" and overdue for 20 s and more after the big
 # Trace's whole run was shown, while the event loop's other, repeating timers fired; its pieces never ran (the
 # growth job, then in a test the settle). (A timer started while Qt fires the due ones is not due until the next
-# pass.)
+# pass.) It is registered afresh at each turn, before the piece runs: see _run_one.
 TURN_MS = 1
+BUSY_PASS_S = 0.008  # the window's processor time already spent in this pass past which a piece waits a pass
 
 
 class OnePerTurn(QObject):
@@ -32,6 +40,20 @@ class OnePerTurn(QObject):
         self._timer.setSingleShot(False)  # (repeating, stopped when the queue is empty)
         self._timer.setInterval(TURN_MS)
         self._timer.timeout.connect(self._run_one)
+        self._pass_began = time.thread_time()  # the window thread's processor clock when this pass began
+        self._waited = False  # the piece due waited a pass already (it runs on this one, busy or not)
+        app = QCoreApplication.instance()
+        dispatcher = QAbstractEventDispatcher.instance(app.thread()) if app is not None else None
+        if dispatcher is not None:  # (each pass of an event loop begins with one of them, or both)
+            dispatcher.aboutToBlock.connect(self._pass_begins, Qt.ConnectionType.DirectConnection)
+            dispatcher.awake.connect(self._pass_begins, Qt.ConnectionType.DirectConnection)
+
+    def _pass_begins(self) -> None:
+        self._pass_began = time.thread_time()
+
+    def pass_busy(self) -> bool:
+        """This pass of the event loop has already kept the window's thread at work `BUSY_PASS_S`."""
+        return time.thread_time() - self._pass_began > BUSY_PASS_S
 
     def later(self, key: Hashable, piece: Callable[[], None], first: bool = False) -> None:
         """Run `piece` on a later turn, after the pieces asked for before it (`first`: before them). Asked again
@@ -53,10 +75,20 @@ class OnePerTurn(QObject):
         return len(self._queue)
 
     def _run_one(self) -> None:
+        if self._queue and not self._waited and self.pass_busy():
+            self._waited = True  # (the timer, still active, fires again on the next pass)
+            return
+        self._waited = False
+        # The timer is registered afresh before the piece runs: Qt never fires a timer from inside its own
+        # timeout, so a piece that runs an event loop of its own (a modal dialog, a script's wait) left this one
+        # "active" and overdue, and every piece behind it waiting, until it returned. (Started now, it is not due
+        # before the next pass: still one piece per turn.)
+        self._timer.stop()
         if not self._queue:
-            self._timer.stop()
             return
         _key, piece = self._queue.popitem(last=False)
+        if self._queue:
+            self._timer.start()
         try:
             piece()
         finally:
@@ -81,6 +113,11 @@ def later(owner: QObject, name: str, piece: Callable[[], None], first: bool = Fa
     """`piece` of `owner`'s work on a later turn, one piece per turn (not run if `owner` is deleted first);
     `first`: before the pieces waiting (a paint held back: what the user looks at comes before the rest)."""
     one_per_turn().later((owner, name), _while_alive(owner, piece), first)  # (the key holds the owner)
+
+
+def pass_busy() -> bool:
+    """This pass of the window's event loop has done heavy work already (OnePerTurn.pass_busy)."""
+    return one_per_turn().pass_busy()
 
 
 def cancel(owner: QObject, name: str) -> None:

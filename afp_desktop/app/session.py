@@ -54,7 +54,8 @@ class Session(QObject):
         self._publish_timer = QTimer(self)
         self._publish_timer.setSingleShot(True)
         self._publish_timer.setInterval(0)
-        self._publish_timer.timeout.connect(self._publish)
+        self._publish_timer.timeout.connect(self._publish_due)
+        self._publish_waited = False  # the move due waited a pass already (one_per_turn.pass_busy)
         self._settle_timer = QTimer(self)
         self._settle_timer.setSingleShot(True)
         self._settle_timer.setInterval(SETTLE_MS)
@@ -168,7 +169,18 @@ class Session(QObject):
         one_per_turn.cancel(self, "settle")
         return due
 
+    def _publish_due(self) -> None:
+        """The publish timer: a pass of the event loop that has done heavy work already (a piece of the window's
+        queue, a part of a big file shown) publishes the move on the next pass, not on top of it."""
+        if not self._publish_waited and one_per_turn.pass_busy():
+            self._publish_waited = True
+            self._publish_timer.start(1)  # (not due before the next pass)
+            return
+        self._publish_timer.setInterval(0)
+        self._publish()
+
     def _publish(self) -> None:
+        self._publish_waited = False
         if self.replay is None or self._wanted is None:
             return
         (position, stop), self._wanted = self._wanted, None
