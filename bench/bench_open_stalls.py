@@ -13,13 +13,15 @@ file is opened over the one before it in the same window, as the user opens one 
 replaced is freed meanwhile). Targets: the first frame ≤ 0.5 s; the longest stall ≤ 50 ms; a move of one stop
 (published and painted) ≤ 8 ms median. On a virtual machine the host may run someone else on its processors
 ("steal" in /proc/stat): every thread stands still meanwhile, so each stall says how much the host took during it,
-and when it took any, the longest stall during which it took none is printed too. After each untouched open it
+and when it took any, the longest stall during which it took none is printed too. With AFP_STALL_DUMPS=FILE,
+every thread's stack is written to FILE whenever a stall grows past 40 ms (AFP_STALL_DUMP_MS). After each untouched open it
 checks that every panel has caught up (nothing left in the window's queue, app/one_per_turn.py, and no growth job
 behind).
 """
 
 from __future__ import annotations
 
+import faulthandler
 import lzma
 import os
 import sys
@@ -39,6 +41,10 @@ from afp_desktop.app.gui import create_application  # noqa: E402
 from afp_desktop.app.main_window import MainWindow  # noqa: E402
 
 TARGET_MS = 50.0
+# AFP_STALL_DUMPS=FILE: where a stall grows past DUMP_PAST_MS, faulthandler (which needs no lock of Python's) writes
+# every thread's stack to FILE, to see what the window and the loader were doing.
+STALL_DUMPS = open(os.environ["AFP_STALL_DUMPS"], "a") if os.environ.get("AFP_STALL_DUMPS") else None
+DUMP_PAST_MS = float(os.environ.get("AFP_STALL_DUMP_MS", TARGET_MS - 10))  # (AFP_STALL_DUMP_MS: another limit)
 BIG = Path(os.environ.get("AFP_BIG_CORPUS", "/work/shared/corpus/big/react-1000"))
 
 
@@ -54,9 +60,22 @@ def stolen_ms() -> float:
         return 0.0
 
 
+def window_thread_ms() -> tuple[float, float]:
+    """(processor time this thread has run, time it has waited in the run queue for a processor), in ms, from
+    Linux's /proc/thread-self/schedstat ((0, 0) elsewhere). Called on the window's thread."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as stat:
+            ran, queued = stat.read().split()[:2]
+        return int(ran) / 1e6, int(queued) / 1e6
+    except (OSError, ValueError):
+        return 0.0, 0.0
+
+
 class StallMeter:
     """A 5 ms timer on the UI thread: the gaps between its ticks, minus the 5 ms it asked for, are stalls. Each gap
-    also notes the processor time the host took from the machine meanwhile (stolen_ms)."""
+    also notes the processor time the host took from the machine meanwhile (stolen_ms), and how the window's
+    thread spent it: at work, or queued for a processor (window_thread_ms); the rest it waited for something
+    else (Python's lock held by another thread, a page of memory, the disk)."""
 
     def __init__(self) -> None:
         self.clock = QElapsedTimer()
@@ -65,22 +84,33 @@ class StallMeter:
         self.timer.timeout.connect(self._tick)
         self.gaps: list[tuple[float, float]] = []  # (at seconds since start, stall ms)
         self.stolen: list[float] = []  # per gap: ms the host took from the machine's processors during it
+        self.spent: list[tuple[float, float]] = []  # per gap: ms the window's thread ran, and was queued
 
     def start(self) -> None:
         self.gaps.clear()
         self.stolen.clear()
+        self.spent.clear()
         self.clock.start()
         self._last = 0.0
         self._stolen = stolen_ms()
+        self._thread = window_thread_ms()
         self.timer.start()
 
     def _tick(self) -> None:
         now = self.clock.nsecsElapsed() / 1e6
         self.gaps.append((now / 1000, now - self._last - 5))
+        if STALL_DUMPS is not None and now - self._last - 5 > DUMP_PAST_MS:  # (the stall whose stacks are above)
+            STALL_DUMPS.write(f"-- that stall: {now - self._last - 5:.0f} ms, ended {now / 1000:.2f} s in\n")
+            STALL_DUMPS.flush()
         self._last = now
+        if STALL_DUMPS is not None:  # every thread's Python stack if the next tick is a stall past the target
+            faulthandler.dump_traceback_later((DUMP_PAST_MS + 5) / 1000, file=STALL_DUMPS)
         stolen = stolen_ms()
         self.stolen.append(stolen - self._stolen)
         self._stolen = stolen
+        thread = window_thread_ms()
+        self.spent.append((thread[0] - self._thread[0], thread[1] - self._thread[1]))
+        self._thread = thread
 
     def stolen_total(self) -> float:
         return sum(self.stolen)
@@ -92,6 +122,8 @@ class StallMeter:
     def stop(self) -> None:
         self.timer.stop()
         self._tick()
+        if STALL_DUMPS is not None:
+            faulthandler.cancel_dump_traceback_later()
 
     def longest(self) -> float:
         return max((gap for _at, gap in self.gaps), default=0.0)
@@ -100,9 +132,18 @@ class StallMeter:
         return sum(1 for _at, gap in self.gaps if gap > limit)
 
     def worst(self, n: int = 5) -> str:
-        worst = sorted(zip(self.gaps, self.stolen), key=lambda g: -g[0][1])[:n]
-        return ", ".join(f"{gap:.0f} ms @ {at:.2f} s" + (f" (host took {stolen:.0f} ms)" if stolen else "")
-                         for (at, gap), stolen in worst)
+        worst = sorted(zip(self.gaps, self.stolen, self.spent), key=lambda g: -g[0][1])[:n]
+        return ", ".join(f"{gap:.0f} ms @ {at:.2f} s" + self._how(gap, stolen, spent)
+                         for (at, gap), stolen, spent in worst)
+
+    @staticmethod
+    def _how(gap: float, stolen: float, spent: tuple[float, float]) -> str:
+        """How a stall past the target was spent: the window at work, queued for a processor, the host's steal."""
+        if gap <= TARGET_MS:
+            return f" (host took {stolen:.0f} ms)" if stolen else ""
+        ran, queued = spent
+        return (f" (window at work {ran:.0f} ms, queued for a processor {queued:.0f} ms"
+                + (f", host took {stolen:.0f} ms" if stolen else "") + ")")
 
 
 class InputLikeMoves(QObject):
