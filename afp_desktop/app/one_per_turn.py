@@ -9,8 +9,9 @@ back goes first: the moment the user looks at is shown before the slices of work
 Other heavy work shares a pass with them too: a move published (a 0 ms timer: 5-20 ms), a part or the whole of a
 big file shown (a queued signal from the loader: 20-30 ms). A piece due in a pass whose work has already taken the
 window's thread `BUSY_PASS_S` of processor time waits for the next pass, once: the 894 MB recording's stalls of
-57-65 ms while the cursor moved during its load were each two such pieces of work in one pass (the window's
-thread at work all along). `pass_busy` lets the session's publish do the same.
+57-65 ms while the cursor moved during its load were the window's thread at work 47-65 ms between two ticks of a
+5 ms timer (stack dumps: a move's publish, a held paint, the whole run's first paint), where each piece alone
+takes 10-30 ms. `pass_busy` lets the session's publish do the same.
 """
 
 from __future__ import annotations
