@@ -115,6 +115,18 @@ def test_a_piece_due_in_a_pass_already_busy_waits_for_the_next_pass_once(qapp):
         time.sleep(0.002)
     assert [name for _pass, name in ran] == ["heavy", "piece"], ran
     assert ran[1][0] > ran[0][0], f"the piece ran in the pass of the heavy work: {ran}"
+    # due in the pass after a busy one: it waits for the pass after that (a light pass between two heavy ones)
+    one_per_turn.one_per_turn()._timer.stop()
+    heavy.start()
+    QApplication.processEvents()  # (a pass with the heavy work alone)
+    heavy_pass_done = len(ran)
+    one_per_turn.later(owner, "after a busy pass", lambda: ran.append((passes[0], "after a busy pass")))
+    time.sleep(0.002)
+    QApplication.processEvents()  # (the pass after it: the piece is due, and waits)
+    assert len(ran) == heavy_pass_done, f"the piece ran in the pass right after the heavy one: {ran}"
+    time.sleep(0.002)
+    QApplication.processEvents()
+    assert ran[-1][1] == "after a busy pass", ran
     # busy on every pass: the piece waits one pass, then runs all the same
     one_per_turn.later(owner, "second", lambda: ran.append((passes[0], "second")))
     for _ in range(50):

@@ -8,10 +8,12 @@ back goes first: the moment the user looks at is shown before the slices of work
 
 Other heavy work shares a pass with them too: a move published (a 0 ms timer: 5-20 ms), a part or the whole of a
 big file shown (a queued signal from the loader: 20-30 ms). A piece due in a pass whose work has already taken the
-window's thread `BUSY_PASS_S` of processor time waits for the next pass, once: the 894 MB recording's stalls of
-57-65 ms while the cursor moved during its load were the window's thread at work 47-65 ms between two ticks of a
-5 ms timer (stack dumps: a move's publish, a held paint, the whole run's first paint), where each piece alone
-takes 10-30 ms. `pass_busy` lets the session's publish do the same.
+window's thread `BUSY_PASS_S` of processor time, or that follows such a pass, waits for the next pass, once — so
+a light pass comes between two heavy ones, in which the loop reads input and fires its other timers (a piece due
+right after a heavy pass otherwise came first in the next one: its 1 ms timer was due before the others). The
+894 MB recording's stalls of 57-65 ms while the cursor moved during its load were the window's thread at work
+47-65 ms between two ticks of a 5 ms timer (stack dumps: a move's publish, a held paint, the whole run's first
+paint), where each piece alone takes 10-30 ms. `pass_busy` lets the session's publish wait the same way.
 """
 
 from __future__ import annotations
@@ -42,12 +44,18 @@ class OnePerTurn(QObject):
         self._timer.setInterval(TURN_MS)
         self._timer.timeout.connect(self._run_one)
         self._pass_began = time.thread_time()  # the window thread's processor clock when this pass began
+        self._previous_busy = False  # the pass before this one was busy (pass_busy when it ended)
         self._waited = False  # the piece due waited a pass already (it runs on this one, busy or not)
         app = QCoreApplication.instance()
         dispatcher = QAbstractEventDispatcher.instance(app.thread()) if app is not None else None
         if dispatcher is not None:  # (each pass of an event loop begins with one of them, or both)
+            dispatcher.awake.connect(self._awake, Qt.ConnectionType.DirectConnection)
             dispatcher.aboutToBlock.connect(self._pass_begins, Qt.ConnectionType.DirectConnection)
-            dispatcher.awake.connect(self._pass_begins, Qt.ConnectionType.DirectConnection)
+
+    def _awake(self) -> None:
+        """Once a pass (as it begins, or after the last one's work), unlike aboutToBlock: not in processEvents."""
+        self._previous_busy = self.pass_busy()
+        self._pass_began = time.thread_time()
 
     def _pass_begins(self) -> None:
         self._pass_began = time.thread_time()
@@ -76,7 +84,7 @@ class OnePerTurn(QObject):
         return len(self._queue)
 
     def _run_one(self) -> None:
-        if self._queue and not self._waited and self.pass_busy():
+        if self._queue and not self._waited and (self._previous_busy or self.pass_busy()):
             self._waited = True  # (the timer, still active, fires again on the next pass)
             return
         self._waited = False
