@@ -60,9 +60,10 @@ class OnePerTurn(QObject):
     def _pass_begins(self) -> None:
         self._pass_began = time.thread_time()
 
-    def pass_busy(self) -> bool:
-        """This pass of the event loop has already kept the window's thread at work `BUSY_PASS_S`."""
-        return time.thread_time() - self._pass_began > BUSY_PASS_S
+    def pass_busy(self, or_the_last: bool = False) -> bool:
+        """This pass of the event loop has already kept the window's thread at work `BUSY_PASS_S` (`or_the_last`:
+        or the pass before it did)."""
+        return (or_the_last and self._previous_busy) or time.thread_time() - self._pass_began > BUSY_PASS_S
 
     def later(self, key: Hashable, piece: Callable[[], None], first: bool = False) -> None:
         """Run `piece` on a later turn, after the pieces asked for before it (`first`: before them). Asked again
@@ -84,7 +85,7 @@ class OnePerTurn(QObject):
         return len(self._queue)
 
     def _run_one(self) -> None:
-        if self._queue and not self._waited and (self._previous_busy or self.pass_busy()):
+        if self._queue and not self._waited and self.pass_busy(or_the_last=True):
             self._waited = True  # (the timer, still active, fires again on the next pass)
             return
         self._waited = False
@@ -124,9 +125,10 @@ def later(owner: QObject, name: str, piece: Callable[[], None], first: bool = Fa
     one_per_turn().later((owner, name), _while_alive(owner, piece), first)  # (the key holds the owner)
 
 
-def pass_busy() -> bool:
-    """This pass of the window's event loop has done heavy work already (OnePerTurn.pass_busy)."""
-    return one_per_turn().pass_busy()
+def pass_busy(or_the_last: bool = False) -> bool:
+    """This pass of the window's event loop has done heavy work already, or (`or_the_last`) the one before it did
+    (OnePerTurn.pass_busy)."""
+    return one_per_turn().pass_busy(or_the_last)
 
 
 def cancel(owner: QObject, name: str) -> None:
