@@ -39,6 +39,7 @@ from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QEventLoop, 
 from afp_desktop.app import one_per_turn  # noqa: E402
 from afp_desktop.app.gui import create_application  # noqa: E402
 from afp_desktop.app.main_window import MainWindow  # noqa: E402
+from afp_desktop.app.window_activity import window_activity  # noqa: E402
 
 TARGET_MS = 50.0
 # AFP_STALL_DUMPS=FILE: where a stall grows past DUMP_PAST_MS, faulthandler (which needs no lock of Python's) writes
@@ -61,14 +62,10 @@ def stolen_ms() -> float:
 
 
 def window_thread_ms() -> tuple[float, float]:
-    """(processor time this thread has run, time it has waited in the run queue for a processor), in ms, from
-    Linux's /proc/thread-self/schedstat ((0, 0) elsewhere). Called on the window's thread."""
-    try:
-        with open("/proc/thread-self/schedstat", "rb") as stat:
-            ran, queued = stat.read().split()[:2]
-        return int(ran) / 1e6, int(queued) / 1e6
-    except (OSError, ValueError):
-        return 0.0, 0.0
+    """(processor time the window's thread has run, time it has waited in the run queue for a processor), in ms:
+    the app's own readings (app/window_activity.py: its processor clock, Linux's schedstat; 0 elsewhere)."""
+    activity = window_activity()
+    return activity.cpu_seconds() * 1000, activity.queued_seconds() * 1000
 
 
 class StallMeter:

@@ -85,6 +85,6 @@ def step_iteration(run, node: int | None) -> int | None:
     """The iterationIndex of StepGraph node `node` of `run`, if it has one."""
     if node is None:
         return None
-    nodes = run.stepgraph["nodes"]
+    nodes = run.step_fold.nodes  # (run.stepgraph builds a dict around them at each call)
     iteration = nodes[node].get("iterationIndex") if 0 <= node < len(nodes) else None
     return iteration if isinstance(iteration, int) and not isinstance(iteration, bool) else None
