@@ -128,6 +128,11 @@ class StallMeter:
     def over(self, limit: float) -> int:
         return sum(1 for _at, gap in self.gaps if gap > limit)
 
+    def worst_figures(self, n: int = 5) -> list[tuple[float, float, float, float, float]]:
+        """The n longest stalls: (at s, stall ms, the host's steal ms, the window at work ms, queued ms)."""
+        worst = sorted(zip(self.gaps, self.stolen, self.spent), key=lambda g: -g[0][1])[:n]
+        return [(at, gap, stolen, ran, queued) for (at, gap), stolen, (ran, queued) in worst]
+
     def worst(self, n: int = 5) -> str:
         worst = sorted(zip(self.gaps, self.stolen, self.spent), key=lambda g: -g[0][1])[:n]
         return ", ".join(f"{gap:.0f} ms @ {at:.2f} s" + self._how(gap, stolen, spent)
@@ -277,7 +282,10 @@ def open_over(app, first: Path, second: Path) -> None:
     app.processEvents()
 
 
-def open_and_measure(app, path: Path) -> None:
+def open_and_measure(app, path: Path, scrub_after: bool = True) -> dict:
+    """Open `path` while the cursor moves (then, `scrub_after`, scrub and step through it); print the figures and
+    return the opening's: {"first_frame_ms", "longest_ms", "longest_unstolen_ms", "stolen_ms", "worst": [(at s,
+    stall ms, host's steal ms, window at work ms, queued ms) for the five longest stalls]}."""
     window = open_window(app)
     meter = StallMeter()
     first_frame = {}
@@ -317,6 +325,14 @@ def open_and_measure(app, path: Path) -> None:
     print(f"  whole run shown after            {whole * 1000:7.0f} ms   (open incl. 1.5 s idle: {total:.1f} s); "
           f"{len(scrubbed)} cursor moves made while it was read")
     print_opening_stalls(meter)
+    opening = {"first_frame_ms": shown * 1000, "longest_ms": meter.longest(),
+               "longest_unstolen_ms": meter.longest_unstolen(), "stolen_ms": meter.stolen_total(),
+               "worst": meter.worst_figures()}
+    if not scrub_after:
+        window.close()
+        window.deleteLater()
+        app.processEvents()
+        return opening
 
     # Scrubbing: moves requested back to back as when a key is held or the slider dragged.
     session = window.session
@@ -339,6 +355,7 @@ def open_and_measure(app, path: Path) -> None:
     window.close()
     window.deleteLater()
     app.processEvents()
+    return opening
 
 
 def step_through(app, session, interval: float = 0.12, seconds: float = 6.0) -> None:
