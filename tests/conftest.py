@@ -8,6 +8,8 @@ import os
 # Must be set before Qt is imported anywhere (pytest-qt has no ini option for it).
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_QUICK_BACKEND", "software")
+# Paint as the app does (gui.keep_painting_on_the_window_thread): every fill on the window's thread.
+os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")
 
 import tempfile
 

@@ -570,3 +570,54 @@ def test_a_loaders_breathing_point_in_c_that_lets_go_asks_whether_the_window_is_
             breathe()
         breathe()
     assert asked == ["starved?", "shared?"]
+
+
+# A fresh process (the test process's own Qt has made up its mind about the pool): the app's Qt application, a
+# progress bar painted (a fill of Qt's that goes to its pool of threads in pieces), then the threads counted.
+POOL_PROBE = """
+import os
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from afp_desktop.app.gui import create_application
+app = create_application()
+from PySide6.QtWidgets import QProgressBar
+bar = QProgressBar()
+bar.setRange(0, 100)
+bar.setValue(40)
+bar.resize(400, 24)
+bar.show()
+app.processEvents()
+bar.repaint()
+print(sum(open(f"/proc/self/task/{t}/comm").read().startswith("Thread (pooled)") for t in os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads through Linux's /proc")
+@pytest.mark.parametrize("user_setting", [None, "1"])
+def test_the_window_paints_on_its_own_thread_without_qts_pool(user_setting):
+    """Qt's raster engine hands a big fill to a pool of threads and waits for them: with the cores busy (a load
+    beside the window), the window waited for those threads to get a processor (gui.keep_painting_on_the_window_
+    thread). The app's Qt application paints on the window's thread alone; a value the user set is kept."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "QT_NO_GUI_THREADPOOL"}
+    if user_setting is not None:
+        env["QT_NO_GUI_THREADPOOL"] = user_setting
+    done = subprocess.run([sys.executable, "-c", POOL_PROBE], capture_output=True, text=True, env=env, timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "0"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads through Linux's /proc")
+def test_the_pool_probe_sees_qts_pool_where_it_is_left_on():
+    """The probe above can fail: a plain QApplication, left as Qt makes it, paints the same bar with two threads of
+    its pool (else the test above would pass whatever the app did)."""
+    import subprocess
+
+    probe = POOL_PROBE.replace("from afp_desktop.app.gui import create_application\napp = create_application()",
+                               "from PySide6.QtWidgets import QApplication\napp = QApplication([])")
+    env = {k: v for k, v in os.environ.items() if k != "QT_NO_GUI_THREADPOOL"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.split()[-1]) > 0
