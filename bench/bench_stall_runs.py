@@ -1,7 +1,7 @@
 """The longest UI stall while a big file opens and the cursor moves, over many runs, beside what this machine gives
 with the app doing nothing (a script).
 
-    .venv/bin/python bench/bench_stall_runs.py FILE [RUNS]   (RUNS: 10 unless given)
+    .venv/bin/python bench/bench_stall_runs.py [--busy] FILE [RUNS]   (RUNS: 10 unless given)
 
 One run is bench_open_stalls.open_and_measure (the file opened while the cursor moves every 40 ms through what has
 arrived), each in a fresh process, one after another. A single run says little on a shared virtual machine: now
@@ -10,7 +10,8 @@ meanwhile, the window's too. So this prints every run's longest stall with the s
 runs that meet the target (≤ 50 ms) twice: every stall, and only the stalls during which the host took nothing.
 Before the first run and after the last, the machine itself is measured: the same 5 ms timer in an idle window for
 10 s, while another process spins on one core (as the loader keeps one busy): its longest stall is what this
-machine adds to anything the app does.
+machine adds to anything the app does. With --busy, another process spins on one core all along each run (as on
+a laptop busy with something else: the load, the window and that process share two cores).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def child_floor(seconds: float) -> None:
     window = QWidget()
     window.resize(1600, 1000)
     window.show()
-    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    spinning = spinner()
     try:
         meter = bench_open_stalls.StallMeter()
         meter.start()
@@ -57,13 +58,23 @@ def child_floor(seconds: float) -> None:
         bench_open_stalls.pump_until(app, lambda: time.perf_counter() >= until, seconds + 5)
         meter.stop()
     finally:
-        spinner.kill()
+        spinning.kill()
     print(RESULT + json.dumps({"longest_ms": meter.longest(), "stolen_ms": meter.stolen_total(),
                                "longest_unstolen_ms": meter.longest_unstolen()}), flush=True)
 
 
-def in_child(*args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False)
+def spinner() -> subprocess.Popen:
+    """Another program keeping one core busy."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
+def in_child(*args: str, busy: bool = False) -> dict:
+    beside = spinner() if busy else None
+    try:
+        done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False)
+    finally:
+        if beside is not None:
+            beside.kill()
     for line in done.stdout.splitlines():
         if line.startswith(RESULT):
             return json.loads(line[len(RESULT):])
@@ -89,16 +100,20 @@ def main() -> None:
         return child_open(sys.argv[2])
     if len(sys.argv) >= 3 and sys.argv[1] == "--floor":
         return child_floor(float(sys.argv[2]))
-    if len(sys.argv) < 2:
+    arguments = sys.argv[1:]
+    busy = "--busy" in arguments
+    arguments = [a for a in arguments if a != "--busy"]
+    if not arguments:
         sys.exit(__doc__)
-    path, runs = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    path, runs = arguments[0], int(arguments[1]) if len(arguments) > 1 else 10
     target = 50.0
     floors = [floor("before")]
     results = []
-    print(f"{Path(path).name}: {runs} runs, each in a fresh process; the cursor moves every 40 ms while it is read")
+    print(f"{Path(path).name}: {runs} runs, each in a fresh process; the cursor moves every 40 ms while it is read"
+          + ("; another process spins on one core all along" if busy else ""))
     print("  run  first frame  longest stall  the host's steal in it  the window at work in it  longest with no steal")
     for number in range(1, runs + 1):
-        result = in_child("--one", path)
+        result = in_child("--one", path, busy=busy)
         results.append(result)
         _at, gap, stolen, ran, _queued = result["worst"][0]
         print(f"  {number:3d}  {result['first_frame_ms']:8.0f} ms  {gap:10.1f} ms  {stolen:17.0f} ms  "
