@@ -140,6 +140,38 @@ def test_a_piece_due_in_a_pass_already_busy_waits_for_the_next_pass_once(qapp):
     assert ran[-1][1] == "second", "a piece is put off one pass at most"
 
 
+def test_heavy_work_of_its_own_waits_a_pass_after_a_busy_one(qapp):
+    """Heavy work that comes on a timer or signal of its own (a step's readable view laid out in pieces, the whole of
+    a big file shown: 10-26 ms each) runs at once in a light pass, but after a pass of heavy work on the next pass,
+    as the queue's pieces do (not if its owner is gone meanwhile)."""
+    import shiboken6
+
+    owner = QObject()
+    ran: list[str] = []
+
+    def busy_for(seconds: float) -> None:
+        until = time.thread_time() + seconds
+        while time.thread_time() < until:
+            pass
+
+    for _ in range(3):
+        one_turn()  # (light passes: nothing heavy behind)
+    one_per_turn.after_a_busy_pass(owner, lambda: ran.append("light"))
+    assert ran == ["light"]
+    busy_for(0.02)
+    one_per_turn.after_a_busy_pass(owner, lambda: ran.append("after heavy work"))
+    assert ran == ["light"], "it ran in the pass of the heavy work"
+    one_turn()
+    assert ran == ["light", "after heavy work"], "it waits one pass, not more"
+    gone = QObject()
+    busy_for(0.02)
+    one_per_turn.after_a_busy_pass(gone, lambda: ran.append("of an owner deleted"))
+    shiboken6.delete(gone)
+    one_turn()
+    one_turn()
+    assert ran == ["light", "after heavy work"]
+
+
 def test_a_piece_asked_for_first_goes_before_those_waiting_and_a_key_runs_once(qapp):
     owner = QObject()
     ran: list[str] = []

@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
+from afp_desktop.app.one_per_turn import after_a_busy_pass
 from afp_desktop.app.window_activity import Contention, window_activity
 from afp_desktop.core.breathing import breathe, breathing, lets_go, note_waiting
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
@@ -304,7 +305,8 @@ class RunLoader(QObject):
         if thread is not None and thread is self._current and thread.prefixes_shown:
             # The whole run takes a part's place: on a turn of the event loop of its own, not the one in which a
             # move of the cursor was just painted (the two together stalled the window ~100 ms).
-            QTimer.singleShot(0, self, lambda: self._deliver(thread, run))  # (not once the loader is gone)
+            # (and after a pass of heavy work, on the next one: one_per_turn.after_a_busy_pass)
+            QTimer.singleShot(0, self, lambda: after_a_busy_pass(self, lambda: self._deliver(thread, run)))
             return
         self._deliver(thread, run)
 

@@ -13,7 +13,8 @@ a light pass comes between two heavy ones, in which the loop reads input and fir
 right after a heavy pass otherwise came first in the next one: its 1 ms timer was due before the others). The
 894 MB recording's stalls of 57-65 ms while the cursor moved during its load were the window's thread at work
 47-65 ms between two ticks of a 5 ms timer (stack dumps: a move's publish, a held paint, the whole run's first
-paint), where each piece alone takes 10-30 ms. `pass_busy` lets the session's publish wait the same way.
+paint), where each piece alone takes 10-30 ms. `pass_busy` lets the session's publish wait the same way, and
+`after_a_busy_pass` heavy work that comes on a timer or signal of its own.
 """
 
 from __future__ import annotations
@@ -129,6 +130,17 @@ def pass_busy(or_the_last: bool = False) -> bool:
     """This pass of the window's event loop has done heavy work already, or (`or_the_last`) the one before it did
     (OnePerTurn.pass_busy)."""
     return one_per_turn().pass_busy(or_the_last)
+
+
+def after_a_busy_pass(context: QObject, work: Callable[[], None]) -> None:
+    """Run `work` now, unless this pass of the window's event loop or the one before it has done heavy work: then on
+    the next pass (not if `context` is deleted first), whatever that pass holds. For heavy work that comes on a
+    timer or a signal of its own rather than through the queue (a step's readable view laid out in pieces, the
+    whole of a big file shown), as the queue's pieces and a move's publish wait."""
+    if pass_busy(or_the_last=True):
+        QTimer.singleShot(TURN_MS, context, work)  # (started in this pass: not due before the next one)
+    else:
+        work()
 
 
 def cancel(owner: QObject, name: str) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QApplication, QFormLayout, QFrame, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app import one_per_turn
 from afp_desktop.app.copy_id import CopyIdButton, id_field
 from afp_desktop.app.fonts import fixed_font
 from afp_desktop.app.plain_text import plain_label
@@ -274,7 +275,8 @@ class ReadableView(QScrollArea):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
-        self._timer.timeout.connect(lambda: self._draw(in_pieces=True))
+        # (each piece of it waits a pass after a pass of heavy work: one_per_turn.after_a_busy_pass)
+        self._timer.timeout.connect(lambda: one_per_turn.after_a_busy_pass(self, lambda: self._draw(in_pieces=True)))
         self._pending: list[dict] = []  # sections still to add to the body shown, one per event-loop turn
         self._shown: list[tuple[bytes | None, QWidget, QWidget]] = []  # (key, title, widget) of the sections drawn
         # Sections of steps drawn before, kept for a step that shows the same (SPARE_SECTIONS at most): successive
@@ -287,7 +289,7 @@ class ReadableView(QScrollArea):
         self._piece_timer = QTimer(self)
         self._piece_timer.setSingleShot(True)
         self._piece_timer.setInterval(0)
-        self._piece_timer.timeout.connect(self._add_piece)
+        self._piece_timer.timeout.connect(lambda: one_per_turn.after_a_busy_pass(self, self._add_piece))
 
     def set_theme(self, _theme: str) -> None:
         """Error text has a colour per theme: draw again, keeping none of the sections drawn before (those shown
