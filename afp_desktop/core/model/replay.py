@@ -18,7 +18,9 @@ count`), so the graph never lags the bubble by one event.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,10 +109,11 @@ class ReplayFacts:
         return ends
 
     @staticmethod
-    def _effective_domain_counts(run) -> list[int]:
+    def _effective_domain_counts(run) -> MutableSequence[int]:
         """domain_before, counting a DomainEvent as happened once the typed event it mirrors has happened."""
         axis = run.axis
-        counts = list(axis.domain_before)
+        # (a copy as an array: a list of the 894 MB recording's 361,820 counts held Python's lock 12 ms, one C call)
+        counts = array("q", axis.domain_before)
         anchors = getattr(axis, "anchors", None)
         typed = run.typed_events or []
         if not anchors or not typed:
