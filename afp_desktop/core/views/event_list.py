@@ -10,6 +10,7 @@ from bisect import bisect_left
 from collections import Counter
 from typing import Any
 
+from afp_desktop.core.breathing import breathing_over
 from afp_desktop.core.model.axis import runtime_stage_id_of
 
 SUMMARY_CHARS = 200
@@ -84,7 +85,8 @@ def event_types(run) -> list[str]:
 
 def type_counts(run, types: list[str] | None = None) -> list[tuple[str, int]]:
     """Each event type with how many events have it, most frequent first (ties by name)."""
-    counts = Counter(event_types(run) if types is None else types)
+    # (breathing: one Counter over the 894 MB recording's 361,820 types held Python's lock 9 ms beside the window)
+    counts = Counter(breathing_over(event_types(run) if types is None else types))
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
