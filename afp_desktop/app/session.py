@@ -54,8 +54,10 @@ class Session(QObject):
         self._publish_timer = QTimer(self)
         self._publish_timer.setSingleShot(True)
         self._publish_timer.setInterval(0)
-        self._publish_timer.timeout.connect(self._publish_due)
-        self._publish_waited = False  # the move due waited a pass already (one_per_turn.pass_busy)
+        # In a pass of the event loop that has done heavy work already, or right after one (a piece of the window's
+        # queue, a part of a big file shown), the move is published on the next pass, not on top of it (a stall of
+        # 52 ms as the 894 MB recording's first part was shown while the cursor moved: the window at work 38 ms).
+        self._publish_timer.timeout.connect(lambda: one_per_turn.after_a_busy_pass(self, self._publish))
         self._settle_timer = QTimer(self)
         self._settle_timer.setSingleShot(True)
         self._settle_timer.setInterval(SETTLE_MS)
@@ -169,20 +171,7 @@ class Session(QObject):
         one_per_turn.cancel(self, "settle")
         return due
 
-    def _publish_due(self) -> None:
-        """The publish timer: in a pass of the event loop that has done heavy work already, or right after one
-        (a piece of the window's queue, a part of a big file shown), the move is published on the next pass, not on
-        top of it (a stall of 52 ms as the 894 MB recording's first part was shown while the cursor moved: the window
-        at work 38 ms in it)."""
-        if not self._publish_waited and one_per_turn.pass_busy(or_the_last=True):
-            self._publish_waited = True
-            self._publish_timer.start(1)  # (not due before the next pass)
-            return
-        self._publish_timer.setInterval(0)
-        self._publish()
-
     def _publish(self) -> None:
-        self._publish_waited = False
         if self.replay is None or self._wanted is None:
             return
         (position, stop), self._wanted = self._wanted, None
