@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
+import sys
 
 import pytest
 
 from afp_desktop import cli
-from afp_desktop.core.safe_write import UnsafeOutput, check_destination, write_file
+from afp_desktop.core.safe_write import check_destination, write_file
 from tests.corpus_util import corpus_path
 
 
@@ -87,12 +89,62 @@ def test_outputs_that_are_not_regular_files_are_refused(trace, tmp_path, capsys,
     assert not _leftovers(tmp_path)
 
 
-def test_a_device_is_never_replaced():
+def test_a_character_device_is_written_as_a_stream_never_replaced(trace, capsys):
     if not os.path.exists("/dev/null"):
         pytest.skip("no /dev/null")
-    with pytest.raises(UnsafeOutput, match="not a regular file"):
-        check_destination("/dev/null")
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    destination = check_destination("/dev/null")
+    assert destination.is_stream and destination.file is None
+    code, _ = _run(["convert", trace, "-o", "/dev/null"], capsys)
+    assert code == 0 and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def _convert_in_a_child(trace, output: str, stdout, tmp_path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "afp_desktop", "convert", str(trace), "-o", output],
+                          stdout=stdout, stderr=subprocess.PIPE, cwd=tmp_path, timeout=120)
+
+
+@pytest.mark.parametrize("output", ["-", "/dev/stdout", "/proc/self/fd/1", "/dev/fd/1", "link-to-stdout"])
+@pytest.mark.parametrize("stdout_is", ["file", "pipe"])
+def test_standard_output_is_written_as_the_stream(trace, tmp_path, output, stdout_is):
+    """Writing to standard output writes into the open stream: /dev/stdout (a symlink into /proc) stays a
+    symlink, whatever standard output is, and nothing is renamed over a device path."""
+    if output == "link-to-stdout":
+        (tmp_path / output).symlink_to("/dev/stdout")
+    elif output != "-" and not os.path.exists(output):
+        pytest.skip(f"no {output} here")
+    link_before = os.readlink("/dev/stdout") if os.path.islink("/dev/stdout") else None
+    if stdout_is == "file":
+        with open(tmp_path / "captured", "wb") as captured:
+            done = _convert_in_a_child(trace, output, captured, tmp_path)
+        written = (tmp_path / "captured").read_bytes()
+    else:
+        done = _convert_in_a_child(trace, output, subprocess.PIPE, tmp_path)
+        written = done.stdout
+    assert done.returncode == 0, done.stderr
+    assert written.startswith(b'{"format":"afp-desktop.run.v1"') and written.endswith(b"\n")
+    if link_before is not None:
+        assert os.readlink("/dev/stdout") == link_before
+    if output == "link-to-stdout":
+        assert os.path.islink(tmp_path / output)
+    assert not _leftovers(tmp_path) and not [p for p in os.listdir("/dev") if p.endswith(".tmp")]
+
+
+def test_standard_output_redirected_onto_the_input_is_refused(trace, tmp_path):
+    before = trace.read_bytes()
+    with open(trace, "ab") as same_file:
+        done = _convert_in_a_child(trace, "-", same_file, tmp_path)
+    assert done.returncode == 2 and b"refusing to overwrite the input" in done.stderr
+    assert trace.read_bytes() == before
+
+
+def test_a_symlink_to_a_file_stays_a_link_and_its_file_is_replaced(trace, tmp_path, capsys):
+    real = tmp_path / "real.jsonl"
+    real.write_bytes(b"old")
+    link = tmp_path / "out.jsonl"
+    link.symlink_to(real)
+    code, _ = _run(["convert", trace, "-o", link], capsys)
+    assert code == 0 and link.is_symlink()
+    assert real.read_bytes().startswith(b'{"format":"afp-desktop.run.v1"')
 
 
 @pytest.mark.parametrize("command,name", [("export", "x.png"), ("export", "x.svg"), ("convert", "x.jsonl")])
