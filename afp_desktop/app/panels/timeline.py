@@ -34,6 +34,7 @@ from afp_desktop.app.panels.timeline_overview import TimelineOverview
 from afp_desktop.app.panels.timeline_veil import Veil
 from afp_desktop.app.steady_label import SteadyLabel
 from afp_desktop.app.plain_text import plain_tooltip
+from afp_desktop.core.model.plot_scale import axis_top, plotted_all, stacked
 from afp_desktop.core.model.timeline import (
     has_usable_stops,
     ordinal_labels,
@@ -642,9 +643,9 @@ class TimelinePanel(QWidget):
         if not show:
             return
         self._figures, self._bars_drawn = figures, None  # drawn once the view's range is set
-        top_tokens = max((a + b for a, b in zip(figures.tokens_in, figures.tokens_out)), default=0) or 1
-        self.bar_plot.setYRange(0, top_tokens * 1.1, padding=0)
-        self.tool_view.setYRange(0, (max(figures.tool_ms) or 1) * 1.1, padding=0)
+        _, tops, heights = stacked(figures.tokens_in, figures.tokens_out)
+        self.bar_plot.setYRange(0, axis_top(top + height for top, height in zip(tops, heights)), padding=0)
+        self.tool_view.setYRange(0, axis_top(figures.tool_ms), padding=0)
         self.bar_plot.getAxis("right").setVisible(figures.has_tool_time)
 
     def _draw_bars(self) -> None:
@@ -668,11 +669,11 @@ class TimelinePanel(QWidget):
         llm = QColor(pal.kind("user->llm").accent)
         llm_light = QColor(llm)
         llm_light.setAlpha(120)
-        tokens_in = figures.tokens_in[first:last]
+        tokens_in, tokens_out_from, tokens_out = stacked(figures.tokens_in[first:last], figures.tokens_out[first:last])
         self.token_in_bars.setOpts(x=xs, height=tokens_in, width=0.6, brush=llm, pen=pg.mkPen(None))
-        self.token_out_bars.setOpts(x=xs, y0=tokens_in, height=figures.tokens_out[first:last], width=0.6,
+        self.token_out_bars.setOpts(x=xs, y0=tokens_out_from, height=tokens_out, width=0.6,
                                     brush=llm_light, pen=pg.mkPen(None))
-        self.tool_bars.setOpts(x=xs, height=figures.tool_ms[first:last], width=0.6,
+        self.tool_bars.setOpts(x=xs, height=plotted_all(figures.tool_ms[first:last]), width=0.6,
                                brush=pal.kind("llm->tool").accent, pen=pg.mkPen(None))
 
     def _set_crumbs(self) -> None:
