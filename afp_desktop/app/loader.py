@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
+from afp_desktop.app import warm_imports
 from afp_desktop.app.one_per_turn import after_a_busy_pass
 from afp_desktop.app.window_activity import Contention, window_activity
 from afp_desktop.core.breathing import breathe, breathing, lets_go, note_waiting
@@ -71,7 +72,9 @@ def beside_the_window(stop: threading.Event | None = None,
     index of the 1,000-iteration run without this froze the window ~0.5 s: each Python call of a paint waited
     up to 5 ms for its turn. Once `stop` is set, the job ends at its next breathing point (LoadCancelled): a
     window closing waits for that, and a thread left running when its window is deleted takes the program down.
-    `before_python()` is called at each breathing point but those of C that lets go of Python (lets_go)."""
+    `before_python()` is called at each breathing point but those of C that lets go of Python (lets_go). The job
+    starts once the start-up imports are done (warm_imports.py)."""
+    warm_imports.finish()  # one thread imports numpy at a time: two at once leave it "partially initialized"
     _load_begins()
     stop = stop if stop is not None else threading.Event()
     contention = Contention(stop)
