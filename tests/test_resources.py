@@ -221,7 +221,7 @@ def test_system_mode_follows_the_desktop_scheme(restore_app_look, monkeypatch):
 
 
 def test_shortcut_table_is_consistent(qapp):
-    from afp_desktop.app.shortcuts import SHORTCUTS, display_keys, key_sequences
+    from afp_desktop.app.shell.action_table import SHORTCUTS, display_keys, key_sequences
 
     actions = [s.action for s in SHORTCUTS]
     assert len(actions) == len(set(actions))
@@ -242,7 +242,7 @@ def test_shortcut_table_is_consistent(qapp):
 
 def test_markdown_table_is_in_the_docs():
     from afp_desktop.app.help_overlay import markdown_table
-    from afp_desktop.app.shortcuts import SHORTCUTS
+    from afp_desktop.app.shell.action_table import SHORTCUTS
 
     table = markdown_table()
     assert table.count("\n") >= len(SHORTCUTS) + 2
@@ -250,17 +250,9 @@ def test_markdown_table_is_in_the_docs():
     assert table in (ROOT / "docs" / "shortcuts.md").read_text(encoding="utf-8")
 
 
-def test_readme_carries_the_shortcut_table():
-    from afp_desktop.app.shortcuts import markdown_table
-
-    assert markdown_table() in (ROOT / "README.md").read_text(encoding="utf-8"), (
-        "README.md must carry the shortcut table exactly as afp_desktop.app.shortcuts.markdown_table() renders it "
-        "(copy it from docs/shortcuts.md)")
-
-
 def test_help_overlay_lists_every_shortcut_and_closes(qtbot):
     from afp_desktop.app.help_overlay import HelpOverlay
-    from afp_desktop.app.shortcuts import GESTURES, SHORTCUTS, display_keys
+    from afp_desktop.app.shell.action_table import GESTURES, SHORTCUTS, display_keys
 
     window = QMainWindow()
     window.resize(900, 700)
