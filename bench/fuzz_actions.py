@@ -196,7 +196,7 @@ class Fuzz:
             from afp_desktop.app.find_and_bookmarks import show_find
 
             show_find(w)
-            w.find_panel.search_box.setText(text)
+            w.panels["find"].search_box.setText(text)
         elif kind == "compare":
             a, b = r.choice(self.files), r.choice(self.files)
             ms = r.choice([0, 10, 200, 1500])

@@ -84,3 +84,50 @@ def test_no_module_imports_another_modules_private_names():
             if target.startswith("afp_desktop"):
                 offenders += [f"{name} imports {target}.{n}" for n in names if n.startswith("_") and not n.endswith("__")]
     assert not offenders, offenders
+
+
+def _app_sources() -> dict[str, str]:
+    return {str(path.relative_to(ROOT)): path.read_text(encoding="utf-8")
+            for path in (PACKAGE / "app").rglob("*.py")}
+
+
+def test_the_window_is_extended_by_features_not_install_helpers():
+    """Features are classes in one list (main_window.window_features) made with the window, not functions that
+    attach attributes to it."""
+    offenders = [name for name, text in _app_sources().items()
+                 if "def install(window" in text or "._dock(" in text]
+    assert not offenders, offenders
+
+
+def test_no_menu_or_action_is_found_by_its_visible_label():
+    """Menus and actions are found by id (shell/action_table.py), never by the text a person reads."""
+    import re
+
+    label_lookup = re.compile(r"\.text\(\)\s*==\s*[\"']")
+    offenders = [f"{name}:{number}" for name, text in _app_sources().items()
+                 for number, line in enumerate(text.splitlines(), 1) if label_lookup.search(line)]
+    assert not offenders, offenders
+
+
+def test_no_private_attribute_of_another_module_is_reached():
+    """`x._name` is for the module that defines `_name`: in the app, an object's underscored attribute is used
+    only on `self`/`cls` or where the same file defines that name (a class's dispatch table, a module's helpers)."""
+    offenders = []
+    for name, text in _app_sources().items():
+        tree = ast.parse(text)
+        defined = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        defined |= {target.attr for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
+                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                    if isinstance(target, ast.Attribute)}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")):
+                continue
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls", "sys", "os"):
+                continue
+            if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+                continue
+            if node.attr in defined:
+                continue
+            offenders.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    assert not offenders, offenders

@@ -151,7 +151,7 @@ def test_the_cursor_stays_in_view(qtbot, window):
 def test_go_to_box(qtbot, window):
     box, session = window.go_to_box, window.session
     assert not box.isVisible()
-    window.key_actions["go_to"].trigger()
+    window.action("go_to").trigger()
     assert box.isVisible() and QApplication.focusWidget() is box.field
     qtbot.keyClicks(box.field, "stop 700")
     qtbot.keyClick(box.field, Qt.Key.Key_Return)
@@ -160,7 +160,7 @@ def test_go_to_box(qtbot, window):
     assert session.position == session.spans[699].end and session.chosen_stop == 699
     assert "Stop 700" in window.statusBar().currentMessage()
     # A text that leads nowhere is said in the box, which stays open.
-    window.key_actions["go_to"].trigger()
+    window.action("go_to").trigger()
     box.field.setText("stop 999999")
     qtbot.keyClick(box.field, Qt.Key.Key_Return)
     assert box.isVisible() and "stops run from 1 to" in box.message.text()
@@ -278,7 +278,7 @@ def test_a_scroll_of_the_graph_moves_its_pixels_and_the_widgets_over_it_stay_in_
     """The minimap, its button and the hidden-steps chip float over the graph as children of its viewport: a
     scroll moves the graph's pixels and draws only the strip that came into view (as siblings over the viewport
     they made Qt draw all of it again at every scroll). What the screen shows is what a whole repaint shows."""
-    canvas, minimap, chip = window.canvas, window.minimap, window.framework_chip
+    canvas, minimap, chip = window.canvas, window.minimap, window.features["framework"].chip
     chip.show_count(3)
     bar = canvas.verticalScrollBar()
     assert bar.maximum() > 400
@@ -308,7 +308,7 @@ def test_a_scroll_of_the_graph_moves_its_pixels_and_the_widgets_over_it_stay_in_
 
 
 def test_the_widgets_over_the_graph_keep_their_corners_when_the_view_is_resized(qtbot, window):
-    canvas, minimap, chip = window.canvas, window.minimap, window.framework_chip
+    canvas, minimap, chip = window.canvas, window.minimap, window.features["framework"].chip
     chip.show_count(3)
     for width, height in ((1100, 800), (1500, 950), (900, 700)):
         window.resize(width, height)
@@ -396,9 +396,9 @@ def test_a_big_graphs_first_slice_is_the_view_it_starts_on_edges_and_all(qtbot, 
 
 def test_similar_iterations_are_folded_and_a_click_expands_them(qtbot, window, large_run):
     canvas, folding, session = window.canvas, window.folding, window.session
-    assert not folding.enabled and not window.fold_action.isChecked()  # 1,056 steps: folded when asked
-    window.fold_action.trigger()
-    assert folding.enabled and window.fold_action.isChecked()
+    assert not folding.enabled and not window.action("fold").isChecked()  # 1,056 steps: folded when asked
+    window.action("fold").trigger()
+    assert folding.enabled and window.action("fold").isChecked()
     total = len(large_run.step_fold.nodes)
     assert len(canvas.graph_layout.nodes) < 40 < total  # 150 iterations: one chip stands for 147 of them
     fold = folding.folds[0]
@@ -422,8 +422,8 @@ def test_similar_iterations_are_folded_and_a_click_expands_them(qtbot, window, l
     assert folding.fmap is None and len(canvas.graph_layout.nodes) == total
     assert canvas.current == session.moment.current_node
     # Off and on again from the View menu.
-    window.fold_action.trigger()
-    window.fold_action.trigger()
+    window.action("fold").trigger()
+    window.action("fold").trigger()
     assert len(canvas.graph_layout.nodes) == total  # the expanded fold stays expanded for this run
     window.grab()
 
@@ -441,7 +441,7 @@ def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
         graph_layout = None
 
     window.folding.show_run(_Run())
-    assert window.folding.enabled and window.fold_action.isChecked()
+    assert window.folding.enabled and window.action("fold").isChecked()
     assert len(window.canvas.graph_layout.nodes) < len(graph["nodes"]) / 10
 
 
@@ -490,7 +490,7 @@ def test_stepping_through_a_long_run_never_lays_the_main_window_out(qtbot, windo
         session.move_to_stop(stop)
         qtbot.wait(5)
         labels.append(window.timeline.position_label.toolTip())
-        readouts.append(window.iteration_bands.readout.text())
+        readouts.append(window.features["iteration_bands"].bands.readout.text())
     assert len(set(labels)) == len(labels), "each step shows its own stop"
     assert len(set(readouts)) == len(readouts)
     # (a readout longer than any before grows its label: a layout, now and then)
@@ -506,7 +506,7 @@ def test_stepping_repaints_the_timelines_readouts_not_the_dock_under_them(qtbot,
     session.move_to_stop(1)
     session.flush()
     qtbot.wait(50)
-    dock, readout = PaintCount(window.timeline_dock), PaintCount(window.iteration_bands.readout)
+    dock, readout = PaintCount(window.docks["timeline"]), PaintCount(window.features["iteration_bands"].bands.readout)
     for stop in range(2, 20):
         session.move_to_stop(stop)
         qtbot.wait(5)

@@ -119,8 +119,8 @@ def test_ctrl_b_bookmarks_the_stop_at_the_cursor(qtbot, window, notes, tmp_path)
     notes.append("why did it convert?")
     window.canvas.setFocus()
     qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
-    panel = window.bookmarks_panel
-    assert window.bookmarks_dock.isVisible()
+    panel = window.panels["bookmarks"]
+    assert window.docks["bookmarks"].isVisible()
     assert panel.list.count() == 1
     assert panel.list.item(0).text() == f"LLM turn 2 · event {window.session.run.stops[4]['axisEnd']}\n" \
                                         "why did it convert?"
@@ -151,7 +151,7 @@ def test_bookmarks_persist_across_a_new_window(qtbot, window, notes, tmp_path): 
     second.show()
     try:
         open_and_wait(qtbot, second, path)
-        panel = second.bookmarks_panel
+        panel = second.panels["bookmarks"]
         assert panel.list.count() == 1 and "system prompt here" in panel.list.item(0).text()
         assert panel.jump(0) and (second.session.flush() or second.session.stop_index == 2)
         # another file: its own (empty) bookmarks
@@ -178,7 +178,7 @@ def test_a_reload_that_lost_the_stop_shows_it_missing(qtbot, window, notes, tmp_
     path.write_text("".join(lines[:40]), encoding="utf-8")
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.reload()
-    panel = window.bookmarks_panel
+    panel = window.panels["bookmarks"]
     texts = [panel.list.item(i).text() for i in range(panel.list.count())]
     assert texts[0].startswith("LLM turn 1 · event")
     assert texts[1] == "LLM turn 3 — missing from this file\nthe answer"
@@ -200,21 +200,21 @@ def test_export_bookmarks_as_json_and_as_captions(qtbot, window, notes, tmp_path
         notes.append(note)
         add_bookmark(window)
     out = tmp_path / "marks.json"
-    window.bookmarks_panel.export_json(str(out))
+    window.panels["bookmarks"].export_json(str(out))
     rows = json.loads(out.read_text())["bookmarks"]
     assert [(r["stop"]["label"], r["note"]) for r in rows] == [("LLM turn 1", "first <b>turn</b>"),
                                                                ("Tool call 1", "a tool")]
     plain, captioned = tmp_path / "plain.png", tmp_path / "captioned.png"
     export_view(window.canvas, plain, whole_graph=True, include_cursor=False)
     export_view(window.canvas, captioned, whole_graph=True, include_cursor=False,
-                captions=window.bookmarks_panel.captions())
+                captions=window.panels["bookmarks"].captions())
     a, b = QImage(str(plain)), QImage(str(captioned))
     assert b.width() == a.width() and b.height() > a.height() + 30
     # the caption band holds text (dark pixels) under the graph
     band = [b.pixelColor(x, y).lightness() for x in range(0, b.width(), 2) for y in range(a.height() + 4, b.height())]
     assert min(band) < 120
     svg = tmp_path / "captioned.svg"
-    export_view(window.canvas, svg, whole_graph=True, include_cursor=False, captions=window.bookmarks_panel.captions())
+    export_view(window.canvas, svg, whole_graph=True, include_cursor=False, captions=window.panels["bookmarks"].captions())
     text = svg.read_text()
     assert "first &lt;b&gt;turn&lt;/b&gt;" in text and "<b>turn</b>" not in text  # plain text, never markup
 
@@ -226,7 +226,7 @@ def test_a_damaged_bookmarks_file_is_said_and_replaced(qtbot, window, notes, tmp
     book.write_bytes(b"{not json")
     open_and_wait(qtbot, window, path)
     qtbot.waitUntil(lambda: any("is damaged (not valid JSON)" in text for text in window.banner.texts))
-    assert window.bookmarks_panel.list.count() == 0
+    assert window.panels["bookmarks"].list.count() == 0
     notes.append("fresh start")
     add_bookmark(window)
     assert json.loads(book.read_text())["bookmarks"][0]["note"] == "fresh start"

@@ -11,6 +11,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication, QLabel, QTabBar
 
+from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.conversation_picker import ConversationPicker
 from afp_desktop.app.gui import SCREENSHOT_SIZE, run_gui
 from afp_desktop.app.main_window import MainWindow
@@ -161,7 +162,7 @@ def test_drop_and_recent_open_a_bundle(qtbot, window, several):
     assert window.settings.recent_files[:2] == [str(several), str(EXCLUDED)]
     window._fill_recent_menu()
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
-        window.recent_menu.actions()[1].trigger()
+        window.menu(MenuId.RECENT).actions()[1].trigger()
     assert window.session.run.path == str(EXCLUDED)
 
 

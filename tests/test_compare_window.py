@@ -146,7 +146,7 @@ def test_file_menu_compare_with_opens_the_window(qtbot, monkeypatch):
     main.session.set_run(open_corpus(REACT))
     other = str(corpus_path("12-tool-throws", "trace.json"))
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (other, "")))
-    action = next(a for a in main.menuBar().actions()[0].menu().actions() if a.text() == "Compare &with…")
+    action = main.action("compare")
     action.trigger()
     compare = next(w for w in main._compare_windows if isinstance(w, Window))
     qtbot.waitUntil(lambda: compare.comparison is not None, timeout=10000)

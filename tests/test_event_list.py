@@ -187,7 +187,6 @@ def test_a_list_deleted_before_its_types_are_listed_leaves_no_call_behind(qtbot)
     window was closed and deleted in between, that call reached a deleted combo box (RuntimeError in a timer's
     slot). The app's timers now go with the widget they call."""
     from PySide6.QtCore import QCoreApplication, QEvent
-    from PySide6.QtWidgets import QApplication
 
     from afp_desktop.app.main_window import MainWindow
 
@@ -197,9 +196,11 @@ def test_a_list_deleted_before_its_types_are_listed_leaves_no_call_behind(qtbot)
     qtbot.waitExposed(window)
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("02-react-two-tools", "events.ndjson"))
-    window.reset_layout()  # (every dock shown: the list paints for the first time)
-    QApplication.processEvents()
-    assert window.panels["events"].types is None, "(its types are still to be listed)"
+    panel = window.panels["events"]
+    assert panel.types is None  # (hidden until asked for: nothing listed yet)
+    window.docks["events"].show()
+    panel.repaint()  # its first paint, here and now: the types are asked for on the next turn
+    assert panel.types is None, "(its types are still to be listed)"
     window.close()
     window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -12,6 +12,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
+from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.export_dialog import ExportDialog, format_of, with_format
 from afp_desktop.app.file_labels import recent_label, short_folder
 from afp_desktop.app.main_window import MainWindow
@@ -175,7 +176,7 @@ def test_open_recent_menu_tells_two_trace_json_apart(qtbot, window, tmp_path):
         paths.append(path)
         window.settings.add_recent(str(path))
     window._fill_recent_menu()
-    texts = [a.text() for a in window.recent_menu.actions() if a.text().startswith("&")]
+    texts = [a.text() for a in window.menu(MenuId.RECENT).actions() if a.text().startswith("&")]
     assert len(texts) == 2 and texts[0] != texts[1]
     assert "beta" in texts[0] and "alpha" in texts[1] and all("trace.json" in t for t in texts)
 

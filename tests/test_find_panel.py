@@ -23,7 +23,7 @@ SEARCH_TIMEOUT = 60_000
 def find(qtbot, window, query: str):  # noqa: F811
     """Ctrl+Shift+F, type the query, wait until the hits are listed."""
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    panel = window.find_panel
+    panel = window.panels["find"]
     assert QApplication.focusWidget() is panel.search_box
     panel.search_box.clear()
     qtbot.keyClicks(panel.search_box, query)
@@ -38,9 +38,9 @@ def hit_rows(panel):
 
 def test_ctrl_shift_f_finds_a_tool_and_enter_goes_there(qtbot, window):  # noqa: F811
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
-    assert not window.find_dock.isVisible()
+    assert not window.docks["find"].isVisible()
     panel = find(qtbot, window, "convert_units")
-    assert window.find_dock.isVisible()
+    assert window.docks["find"].isVisible()
     hits = hit_rows(panel)
     assert "tool name" in [h.where for h in hits]
     assert panel.count_label.text() == f"{len(hits)} matches"
@@ -127,10 +127,10 @@ def test_matches_are_marked_on_the_timeline_and_the_graph(qtbot, window):  # noq
     xs, _ys = window.timeline.search_marks.getData()
     assert sorted(xs) == sorted({x_of_position(ends, int(p)) for p in result.positions})
     assert window.canvas.art.search_marks == result.node_set() and result.node_set()
-    window.find_dock.close()  # closing the panel takes the marks away, opening it brings them back
+    window.docks["find"].close()  # closing the panel takes the marks away, opening it brings them back
     qtbot.waitUntil(lambda: not window.canvas.art.search_marks)
     assert len(window.timeline.search_marks.getData()[0]) == 0
-    window.find_dock.show()
+    window.docks["find"].show()
     qtbot.waitUntil(lambda: window.canvas.art.search_marks == result.node_set())
     panel.search_box.clear()
     with qtbot.waitSignal(panel.searched):
@@ -177,13 +177,13 @@ def test_closing_the_window_stops_an_index_build(qtbot, window, monkeypatch):  #
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert started.wait(5)
-    threads = list(window.find_panel._threads)
+    threads = list(window.panels["find"]._threads)
     window.close()
     try:
         assert threads and not any(thread.isRunning() for thread in threads)
     finally:
         release.set()  # (whatever happened, no thread outlives the test's window)
-        window.find_panel.wait_for_index(20_000)
+        window.panels["find"].wait_for_index(20_000)
 
 
 def test_a_large_run(qtbot, window):  # noqa: F811
@@ -221,6 +221,6 @@ def test_screenshot_of_the_find_panel(qtbot, window, theme, tmp_path):  # noqa: 
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
     panel = find(qtbot, window, "Oslo")
     qtbot.keyClick(panel.search_box, Qt.Key.Key_Down)
-    image = window.find_dock.grab().toImage()
+    image = window.docks["find"].grab().toImage()
     assert image.width() > 200 and image.height() > 200
     image.save(str(tmp_path / f"find-{theme}.png"))

@@ -49,7 +49,7 @@ def test_growth_keeps_the_scene_and_adds_only_the_new_cards(window, qtbot, lines
     loaded = []
     session.run_loaded.connect(loaded.append)
     canvas.setTransform(QTransform.fromScale(0.7, 0.7))
-    canvas._after_zoom()
+    canvas.show_for_zoom()
     session.select_node(0)
 
     grow(window, qtbot, path, b"".join(lines[30:]), len(lines))
@@ -71,7 +71,7 @@ def test_growth_keeps_the_scene_and_adds_only_the_new_cards(window, qtbot, lines
     # the timeline and the event list show the grown run
     panel = window.timeline.panel
     assert panel.stops == whole.stops and panel.slider.maximum() == len(whole.axis)
-    assert window.event_list.model.rowCount() == len(whole.axis.entries)
+    assert window.panels["events"].model.rowCount() == len(whole.axis.entries)
     assert session.position == len(session.run.axis)  # at the live end it stays at the live end
 
 
@@ -112,11 +112,11 @@ def test_with_folding_on_a_growth_shows_the_graph_anew_keeping_the_zoom(window, 
     path = tmp_path / "events.ndjson"
     path.write_bytes(b"".join(lines[:30]))
     follow(window, qtbot, path, 30)
-    window.fold_action.trigger()  # View ▸ Fold similar iterations: the folds may change as the run grows
+    window.action("fold").trigger()  # View ▸ Fold similar iterations: the folds may change as the run grows
     assert window.folding.enabled
     canvas = window.canvas
     canvas.setTransform(QTransform.fromScale(0.8, 0.8))
-    canvas._after_zoom()
+    canvas.show_for_zoom()
     grow(window, qtbot, path, b"".join(lines[30:]), len(lines))
     canvas.finish_building()
     assert canvas.zoom_factor() == pytest.approx(0.8)

@@ -35,7 +35,7 @@ def test_a_growing_file_is_followed_and_the_cursor_sticks_to_the_live_end(window
     path.write_bytes(b"".join(lines[:20]) + lines[20][:30])  # the sink is mid-batch: a cut last line
     window.open_file(path)
     qtbot.waitUntil(lambda: window.follow.active, timeout=10_000)
-    assert window.follow_action.isChecked()
+    assert window.action("follow").isChecked()
     assert not window.follow.indicator.isHidden() and window.follow.indicator.text() == "● Live"
     assert typed_count(window) == 20
     session = window.session
@@ -67,7 +67,7 @@ def test_a_growing_file_is_followed_and_the_cursor_sticks_to_the_live_end(window
     qtbot.waitUntil(lambda: len(window.canvas.art.nodes) == len(whole.stepgraph["nodes"]), timeout=5_000)
     assert window.session.stops == whole.stops
 
-    window.follow_action.trigger()  # File ▸ Follow off
+    window.action("follow").trigger()  # File ▸ Follow off
     assert not window.follow.active and window.follow.indicator.isHidden()
 
 
@@ -78,11 +78,11 @@ def test_a_finished_file_is_not_followed_unless_asked(window, qtbot, tmp_path):
     qtbot.waitUntil(lambda: window.session.run is not None, timeout=10_000)
     qtbot.wait(1300)  # longer than the "still growing" window
     assert not window.follow.active and window.follow.indicator.isHidden()
-    assert window.follow_action.isEnabled() and not window.follow_action.isChecked()
-    window.follow_action.trigger()
+    assert window.action("follow").isEnabled() and not window.action("follow").isChecked()
+    window.action("follow").trigger()
     assert window.follow.active
     window.close_run()
-    assert not window.follow.active and not window.follow_action.isEnabled()
+    assert not window.follow.active and not window.action("follow").isEnabled()
 
 
 def test_follow_flag_and_a_truncated_file_starting_over(window, qtbot, lines, tmp_path):

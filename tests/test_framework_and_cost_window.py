@@ -44,7 +44,7 @@ def test_the_chip_says_what_is_hidden_only_when_its_tooltip_is_asked_for(qtbot, 
     describe = framework_toggle.describe_hidden
     monkeypatch.setattr(framework_toggle, "describe_hidden", lambda *a: (calls.append(1), describe(*a))[1])
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
-    chip = window.framework_chip
+    chip = window.features["framework"].chip
     assert chip.isVisible() and calls == []
     QApplication.sendEvent(chip, QHelpEvent(QEvent.Type.ToolTip, QPoint(5, 5), chip.mapToGlobal(QPoint(5, 5))))
     assert "sf-injection-engine ×3" in chip.property("toolTip") and calls == [1]
@@ -57,7 +57,7 @@ def test_hidden_by_default_with_a_chip_that_counts_them_and_shows_them_on_click(
     steps = len(run.stepgraph["nodes"])
     assert window.folding.hide_framework and FRAMEWORK_KIND not in drawn_kinds(window)
     assert len(window.canvas.node_items) == steps
-    chip = window.framework_chip
+    chip = window.features["framework"].chip
     assert chip.isVisible() and chip.text() == "⚙ 16 framework steps hidden" and chip.count == 16
     assert "sf-injection-engine ×3" in chip.toolTip()
     # the chip lies over the graph's bottom-left corner, inside the view
@@ -66,7 +66,7 @@ def test_hidden_by_default_with_a_chip_that_counts_them_and_shows_them_on_click(
     window.canvas.finish_building()
     assert not chip.isVisible()
     assert drawn_kinds(window).count(FRAMEWORK_KIND) == 16 and len(window.canvas.node_items) == steps + 16
-    hide = next(a for a in window.view_menu.actions() if a.text() == "Hide &framework steps")
+    hide = window.action("hide_framework")
     assert not hide.isChecked()
     assert Settings().get("hide_framework_steps") is False  # remembered
     # the key brings the chip back
@@ -90,7 +90,7 @@ def test_the_choice_is_read_from_the_settings(qtbot):
     try:
         assert win.folding.hide_framework is False
         open_and_wait(qtbot, win, corpus_path("07-flow-sequence", "trace.json"))
-        assert drawn_kinds(win).count(FRAMEWORK_KIND) == 15 and not win.framework_chip.isVisible()
+        assert drawn_kinds(win).count(FRAMEWORK_KIND) == 15 and not win.features["framework"].chip.isVisible()
     finally:
         win.loader.abandon()
         win.loader.wait()
@@ -98,7 +98,7 @@ def test_the_choice_is_read_from_the_settings(qtbot):
 
 def test_shown_the_cursor_inside_a_framework_step_rings_it_and_a_click_goes_there(qtbot, window):
     window.settings.set("hide_framework_steps", False)
-    next(a for a in window.view_menu.actions() if a.text() == "Hide &framework steps").setChecked(False)
+    window.action("hide_framework").setChecked(False)
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
     run, session, canvas = window.session.run, window.session, window.canvas
     cache = next(s for s in framework_steps(run.domain_events) if s.segment == "sf-cache")
@@ -184,14 +184,14 @@ def test_cost_shows_only_with_a_table_and_only_once_the_calls_ended(qtbot, windo
     session.flush()
     assert "tok" in subflow_status(window, "work") and "$" not in subflow_status(window, "work")
     assert "cost" not in window.summary.text
-    window.cost.set_table(parse_price_table(PRICES))
+    window.features["cost"].set_table(parse_price_table(PRICES))
     assert json.loads(json.dumps(Settings().get("price_table"))) == parse_price_table(PRICES).as_json()  # saved
     status = subflow_status(window, "work")
     # (14 + 20) in × $0.5 + (0 + 7) out × $1.5 per million = $0.0000275: on the box's one line, "<$0.0001"
     assert status.endswith("41 tok · <$0.0001"), status
-    window.cost.set_table(parse_price_table({"models": {"mock": {"input": 15, "output": 75}}}))
+    window.features["cost"].set_table(parse_price_table({"models": {"mock": {"input": 15, "output": 75}}}))
     assert subflow_status(window, "work").endswith("41 tok · $0.0010")  # 34 × 15 + 7 × 75 = 1,035 per million
-    window.cost.set_table(parse_price_table(PRICES))
+    window.features["cost"].set_table(parse_price_table(PRICES))
     assert window.summary.cost.isVisible() and window.summary.cost.text() == "cost so far $0.000057"
     # the LLM card's inspector: a cost row beside its tokens once the call returned
     facts = session.replay.facts
@@ -212,7 +212,7 @@ def test_cost_shows_only_with_a_table_and_only_once_the_calls_ended(qtbot, windo
     assert labels["cost"].startswith("$0.0000") and "mock" in labels["cost"]
     assert facts.ended[call] is not None
     assert window.summary.cost.text().startswith("cost so far $0.00000")
-    window.cost.set_table(None)
+    window.features["cost"].set_table(None)
     assert not window.summary.cost.isVisible() and "$" not in subflow_status(window, "classify")
     assert Settings().get("price_table") is None
 
@@ -242,7 +242,7 @@ def test_framework_steps_shown_and_similar_iterations_folded_together(qtbot, win
     window.folding.set_hide_framework(False)
     open_and_wait(qtbot, window, corpus_path("15-large-run", "trace.json"))
     folding, session, canvas = window.folding, window.session, window.canvas
-    window.fold_action.trigger()  # View ▸ Fold similar iterations
+    window.action("fold").trigger()  # View ▸ Fold similar iterations
     canvas.finish_building()
     kinds = drawn_kinds(window)
     assert "fold" in kinds and FRAMEWORK_KIND in kinds and len(kinds) < 200
@@ -262,7 +262,7 @@ def test_framework_steps_shown_and_similar_iterations_folded_together(qtbot, win
 
 def test_with_future_steps_hidden_the_chip_counts_only_what_has_happened(qtbot, window):
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
-    chip, session = window.framework_chip, window.session
+    chip, session = window.features["framework"].chip, window.session
     window.future_actions["hide"].trigger()  # View ▸ Future steps hidden
     session.home()
     session.flush()
@@ -299,7 +299,7 @@ def test_view_token_prices_opens_the_dialog_with_the_run_s_models(qtbot, window)
     from PySide6.QtCore import QTimer
 
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
-    action = next(a for a in window.view_menu.actions() if a.text() == "Token &prices (cost)…")
+    action = window.action("prices")
     seen: list[str] = []
 
     def fill() -> None:
@@ -313,5 +313,5 @@ def test_view_token_prices_opens_the_dialog_with_the_run_s_models(qtbot, window)
     QTimer.singleShot(200, fill)
     action.trigger()
     assert seen == [DEFAULT_ROW, "mock"]  # the run's model is listed, ready for its prices
-    assert window.cost.table == parse_price_table({"models": {"mock": {"input": 0.5, "output": 1.5}}})
+    assert window.features["cost"].table == parse_price_table({"models": {"mock": {"input": 0.5, "output": 1.5}}})
     assert window.summary.cost.text().startswith("cost so far $")

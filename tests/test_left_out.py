@@ -143,7 +143,7 @@ def open_folded(qtbot, window):
 def test_the_whole_layout_of_a_folded_graph_is_made_once_it_is_shown_and_drawn_when_unfolded(qtbot, window):
     run = open_folded(qtbot, window)
     qtbot.waitUntil(lambda: "graph_layout" in vars(run), timeout=10_000)
-    window.fold_action.trigger()  # View ▸ Fold similar iterations, off
+    window.action("fold").trigger()  # View ▸ Fold similar iterations, off
     assert not window.folding.enabled
     assert window.canvas.graph_layout is run.graph_layout
     assert len(window.canvas.graph_layout.nodes) == len(run.stepgraph["nodes"])
@@ -151,7 +151,7 @@ def test_the_whole_layout_of_a_folded_graph_is_made_once_it_is_shown_and_drawn_w
 
 def test_unfolded_before_its_whole_layout_is_made_the_graph_is_laid_out_then(qtbot, window):
     run = open_folded(qtbot, window)
-    window.fold_action.trigger()  # (at once: the thread beside the window begins 400 ms after the run is shown)
+    window.action("fold").trigger()  # (at once: the thread beside the window begins 400 ms after the run is shown)
     assert window.left_out.thread is None
     assert window.canvas.graph_layout is run.graph_layout
     assert len(window.canvas.graph_layout.nodes) == len(run.stepgraph["nodes"])

@@ -5,12 +5,14 @@ broken files, cancelling, drilling, settings trouble, export and --screenshot.""
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication, QLineEdit
 
+from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.gui import SCREENSHOT_SIZE, run_gui
 from afp_desktop.app.main_window import MainWindow
 from afp_desktop.core.model.timeline import x_of_position
@@ -76,7 +78,7 @@ def test_empty_window_invites_a_file(window):
     assert window.stack.currentWidget() is window.empty
     assert window.empty.open_button.text() == "Open a trace file…"
     assert not window.summary.isVisible()
-    assert not window.export_png_action.isEnabled()
+    assert not window.action("export").isEnabled()
     for key in ("chat", "templates", "inspector"):
         assert window.docks[key].widget() is not None  # a panel or a sentence saying what goes there
 
@@ -242,10 +244,10 @@ def test_recent_files(qtbot, window, tmp_path):
     assert window.settings.recent_files[:2] == [str(second), str(first)]
     assert Settings().recent_files[:2] == [str(second), str(first)]  # saved on disk too
     window._fill_recent_menu()
-    titles = [a.text() for a in window.recent_menu.actions() if a.text()]
+    titles = [a.text() for a in window.menu(MenuId.RECENT).actions() if a.text()]
     assert "events.ndjson   —   " in titles[0] and "trace.redacted.json   —   " in titles[1]  # name, folder
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
-        window.recent_menu.actions()[1].trigger()
+        window.menu(MenuId.RECENT).actions()[1].trigger()
     assert window.settings.recent_files[0] == str(first)
 
 
@@ -521,11 +523,43 @@ def test_f1_shows_the_shortcut_overview(qtbot, window):
     assert not window.help_overlay.isVisible()
 
 
-def test_shortcuts_come_from_the_one_table(window):
-    from afp_desktop.app.shortcuts import key_sequences
+def test_every_action_of_the_table_is_in_its_menu_with_its_keys(window):
+    """The menus are the action table: each entry with a menu is bound once the window is built, stands in the
+    menu of its id, in table order, with the table's keys; nothing else is in a menu but the Panels toggles and
+    the recent files."""
+    from afp_desktop.app.shell.action_table import ACTIONS, MenuId, in_menu, key_sequences
 
-    for shortcut_id, action in window.key_actions.items():
-        assert action.shortcuts() == key_sequences(shortcut_id)
+    for entry in ACTIONS:
+        if entry.menu is None:
+            continue
+        action = window.action(entry.id)
+        assert action in window.menu(entry.menu).actions(), entry.id
+        assert action.shortcuts() == key_sequences(entry.id)
+        if entry.opens is None:
+            assert action.text() == entry.text and action.isCheckable() == entry.checkable
+    for menu_id in MenuId:
+        if menu_id in (MenuId.PANELS, MenuId.RECENT):
+            continue
+        shown = [a for a in window.menu(menu_id).actions() if not a.isSeparator()]
+        assert shown == [window.action(e.id) for e in in_menu(menu_id)], menu_id
+    toggles = window.menu(MenuId.PANELS).actions()
+    assert all(dock.toggleViewAction() in toggles for dock in window.docks.values())
+
+
+def test_a_panel_that_cannot_be_imported_stops_the_window_loudly(qapp, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def broken(name, *args, **kwargs):
+        if name == "afp_desktop.app.panels.inspector":
+            raise ImportError("simulated: the inspector cannot be imported")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "afp_desktop.app.panels.inspector", raising=False)
+    monkeypatch.setattr(builtins, "__import__", broken)
+    with pytest.raises(ImportError, match="simulated"):
+        MainWindow(restore_layout=False)
 
 
 def test_ctrl_f_types_into_the_inspector_search(qtbot, window):

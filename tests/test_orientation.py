@@ -59,7 +59,7 @@ def _tall_timeline(qtbot, window) -> None:
     """Room for band labels above the markers (a short strip shows the shading and the readout only)."""
     from PySide6.QtCore import Qt
 
-    window.resizeDocks([window.timeline_dock], [420], Qt.Orientation.Vertical)
+    window.resizeDocks([window.docks["timeline"]], [420], Qt.Orientation.Vertical)
     qtbot.waitUntil(lambda: window.timeline.stop_plot.vb.height() >= 56, timeout=3000)
 
 
@@ -69,8 +69,8 @@ def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("02-react-two-tools", "recording.json"))
     qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
-    window.resizeDocks([window.timeline_dock], [150], Qt.Orientation.Vertical)
-    timeline, bands = window.timeline, window.iteration_bands
+    window.resizeDocks([window.docks["timeline"]], [150], Qt.Orientation.Vertical)
+    timeline, bands = window.timeline, window.features["iteration_bands"].bands
     qtbot.waitUntil(lambda: timeline.stop_plot.vb.height() < 56, timeout=3000)
     timeline.stop_plot.setXRange(-1, 23, padding=0)
     qtbot.wait(50)
@@ -81,7 +81,7 @@ def test_bands_on_the_timeline(qtbot, window):
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("02-react-two-tools", "recording.json"))
     qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
-    session, timeline, bands = window.session, window.timeline, window.iteration_bands
+    session, timeline, bands = window.session, window.timeline, window.features["iteration_bands"].bands
     session.move_to_stop(9)
     session.flush()
     assert bands.readout.text() == "Iteration 2 · stop 10 of 22"
@@ -111,7 +111,7 @@ def test_no_bands_without_iterations(qtbot, window):
         window.open_file(corpus_path("01-llmcall-single", "events.ndjson"))
     qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     window.session.flush()
-    bands = window.iteration_bands
+    bands = window.features["iteration_bands"].bands
     assert len(bands.bands) == len(iteration_bands(window.session.stops))
     assert bands.readout.text() == readout(bands.bands, window.session.stop_index, len(window.session.stops),
                                            window.session.moment.at_stop)
@@ -122,7 +122,7 @@ def test_a_long_run_labels_only_what_fits(qtbot, window):
         window.open_file(corpus_path("15-large-run", "recording.json"))
     qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     window.session.flush()
-    bands, plot = window.iteration_bands, window.timeline.stop_plot
+    bands, plot = window.features["iteration_bands"].bands, window.timeline.stop_plot
     assert len(bands.bands) == len(iteration_bands(window.session.stops)) > 100
     _tall_timeline(qtbot, window)
     plot.setXRange(300, 340, padding=0)
@@ -143,14 +143,14 @@ def test_a_big_runs_bands_and_pause_marks_follow_its_stops_that_come_a_turn_late
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("02-react-two-tools", "recording.json"))
     qtbot.waitUntil(lambda: window.timeline.built and len(window.timeline.stops) == 22, timeout=10_000)
-    bands = window.iteration_bands
+    bands = window.features["iteration_bands"].bands
     qtbot.waitUntil(lambda: len(bands.bands) == 3, timeout=3000)
     assert list(bands.shading.opts["x0"]) == [0.55, 7.55, 14.55]
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("06-pause-resume", "recording.json"))
     qtbot.waitUntil(lambda: len(window.timeline.stops) == len(window.session.stops), timeout=3000)
-    (mark,) = window.pause_view.marks
-    markers = window.pause_view.markers
+    (mark,) = window.features["pauses"].marks
+    markers = window.features["pauses"].markers
     qtbot.waitUntil(lambda: len(markers.data) == 1, timeout=3000)
     assert markers.data["x"][0] == pytest.approx(x_of_position(window.timeline.ends, mark.position))
 
@@ -171,7 +171,7 @@ def test_the_readout_and_the_inspector_agree_on_the_iteration_of_a_second_run_in
         session.flush()
         moment = session.moment
         iteration = step_iteration(run, moment.current_node)
-        text = window.iteration_bands.readout.text()
+        text = window.features["iteration_bands"].bands.readout.text()
         if iteration is not None and text.startswith("Iteration "):
             number = int(text.split()[1])
             assert number >= iteration, (position, text, iteration)

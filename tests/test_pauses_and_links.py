@@ -129,7 +129,7 @@ def open_and_wait(qtbot, window, path, at=None):
 def test_pause_marked_in_graph_timeline_and_bubble(qtbot, window):
     open_and_wait(qtbot, window, corpus_path("06-pause-resume", "recording.json"))
     session, canvas = window.session, window.canvas
-    (mark,) = window.pause_view.marks
+    (mark,) = window.features["pauses"].marks
     session.move_to(mark.position - 1, immediate=True)
     assert canvas.art.pauses == {}
     bubble = window.panels["chat"]
@@ -139,7 +139,7 @@ def test_pause_marked_in_graph_timeline_and_bubble(qtbot, window):
     assert QUESTION in canvas.node_items[mark.node].toolTip()
     assert bubble.status_text() == "Waiting on you: stage requested pause"  # the library's exact line stays
     assert bubble.pause_note.isVisibleTo(bubble) and QUESTION in bubble.pause_note.text()
-    markers = window.pause_view.markers
+    markers = window.features["pauses"].markers
     (tip,) = markers.data["data"]
     assert "not given yet" in tip
     assert markers.data["x"][0] == pytest.approx(x_of_position(window.timeline.ends, mark.position))
@@ -194,7 +194,7 @@ def test_copy_link_to_this_stop(qtbot, window):
     session.move_to_stop(index)
     session.flush()
     QGuiApplication.clipboard().setText("before")
-    window.copy_link_action.trigger()
+    window.action("copy_link").trigger()
     text = QGuiApplication.clipboard().text()
     assert shlex.split(text) == ["afp-desktop", str(path.resolve()), "--at", "tool-calls#22"]
     session.move_to_stop(0)
@@ -215,7 +215,7 @@ def test_timeline_context_menu_copies_the_stop_under_the_mouse(qtbot, window):
     scene_point = vb.mapViewToScene(QPointF(index, 0))
     pos = timeline.plots.mapFromScene(scene_point)
     timeline.plots.customContextMenuRequested.emit(QPoint(pos.x(), pos.y()))
-    menu = window.timeline_menu
+    menu = window.features["stop_links"].timeline_menu
     (action,) = menu.actions()
     assert action.text() == "Copy link to LLM turn 1" and action.isEnabled()
     action.trigger()

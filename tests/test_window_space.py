@@ -34,7 +34,7 @@ def test_default_size_gives_the_graph_and_the_bubble_room(qtbot):
     win = shown_window(qtbot)
     height = win.height()
     assert (win.width(), height) == (1440, 900)
-    assert win.timeline_dock.height() <= 0.26 * height  # was 310 px of 900 (~40% with its title and margins)
+    assert win.docks["timeline"].height() <= 0.26 * height  # was 310 px of 900 (~40% with its title and margins)
     assert win.canvas.height() >= 0.6 * height
     column = win.docks["chat"].height() + win.docks["inspector"].height()
     assert win.docks["chat"].height() >= 0.35 * column
@@ -45,7 +45,7 @@ def test_a_small_window_stays_usable(qtbot):
     win = shown_window(qtbot, 1024, 640)
     assert (win.width(), win.height()) == (1024, 640)  # the docks' minimums allow it
     assert win.canvas.height() >= 300 and win.canvas.width() >= 560
-    assert win.timeline_dock.height() <= 0.32 * 640
+    assert win.docks["timeline"].height() <= 0.32 * 640
     timeline = win.timeline
     assert timeline.stop_plot.height() >= 40  # the stop markers keep their room in a low dock
     # The header is elided, not cut: what it shows fits and ends in "…"; the whole text is kept.

@@ -1,4 +1,4 @@
-"""Ids shown with a copy button (issue 15): `id_field(value, what)` is a row's value — the id as plain text, elided
+"""Ids shown with a copy button: `id_field(value, what)` is a row's value — the id as plain text, elided
 in the middle when the row is narrow (the full id in its tooltip) — and a small "Copy <what>" tool button that puts
 the exact id on the clipboard as plain text and says so in the window's status bar ("Copied stage id
 call-llm#18").

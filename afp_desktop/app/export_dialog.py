@@ -3,7 +3,7 @@ other: typing `graph.svg` chooses SVG, choosing SVG makes the name end in `.svg`
 extension gets the chosen format's. Also: what to export (whole graph or the current view), at which scale,
 with or without the cursor highlight.
 
-Defaults (issue 15): the cursor highlight is off (an export made at the start would be almost all dimmed) and the
+Defaults: the cursor highlight is off (an export made at the start would be almost all dimmed) and the
 window remembers the box; the folder is the one last exported to, the first time the user's Pictures folder (else
 home) — never the input's folder, which may be read-only or shared; the name is the run file's, minus its
 extensions, plus "-graph"."""

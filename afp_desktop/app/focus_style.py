@@ -1,4 +1,4 @@
-"""A visible keyboard focus ring on every widget (issue 15): Fusion, with a 2 px ring in the focus colour drawn
+"""A visible keyboard focus ring on every widget: Fusion, with a 2 px ring in the focus colour drawn
 around the focused button, tool button, combo box, slider, check box, tab and current item-view cell.
 
 The ring shows only once the keyboard moved the focus (Tab, a shortcut), the way browsers' :focus-visible

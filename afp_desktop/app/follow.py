@@ -124,21 +124,13 @@ class FollowController(QObject):
             widget.setVisible(False)
             self.window.statusBar().addPermanentWidget(widget)
 
-    def install_actions(self, file_menu, before, go_menu):
-        """File ▸ Follow (checkable, placed before `before`) and Go ▸ Jump to live."""
-        from PySide6.QtGui import QAction
-
-        self.action = QAction("&Follow", self.window)
-        self.action.setCheckable(True)
+    def bind_actions(self, window) -> None:
+        """File ▸ Follow (checkable) and Go ▸ Jump to live, from the window's action table."""
+        self.action = window.bind_action("follow")
         self.action.setEnabled(False)
-        self.action.setToolTip("Show the run as it is written: new events appear as the agent writes them")
         self.action.toggled.connect(self._toggled)
-        file_menu.insertAction(before, self.action)
-        self.jump_action = QAction("Jump to &live", self.window)
-        self.jump_action.triggered.connect(self.jump_to_live)
+        self.jump_action = window.bind_action("jump_to_live", self.jump_to_live)
         self.jump_action.setEnabled(False)
-        go_menu.addAction(self.jump_action)
-        return self.action
 
     @property
     def active(self) -> bool:
@@ -328,7 +320,7 @@ class FollowController(QObject):
             session.select_node(selected)
         if self._caught_up:  # the graph was laid out anew: keep the user's zoom, and the place they looked at
             canvas.setTransform(zoom)
-            canvas._after_zoom()  # (overview or detail, by zoom)
+            canvas.show_for_zoom()  # (overview or detail, by zoom)
             current = canvas.current
             if at_end and current is not None and canvas.art is not None:
                 canvas.ensureVisible(canvas.art.node_bounds(current), 80, 60)  # (its item may not be made yet)

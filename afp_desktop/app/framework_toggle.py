@@ -1,4 +1,4 @@
-"""View ▸ Hide framework steps, and the "N framework steps hidden" chip on the graph (issue 15).
+"""View ▸ Hide framework steps, and the "N framework steps hidden" chip on the graph.
 
 agentfootprint-lens hides the framework's own steps by default (its `isFrameworkChartNode` collapse); so does this
 window, remembering the user's choice. While they are hidden, a chip in the graph's bottom-left corner says how
@@ -12,10 +12,8 @@ import bisect
 from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QToolButton
 
-from afp_desktop.app.shortcuts import key_sequences
 from afp_desktop.app.plain_text import TooltipWhenAsked, plain_tooltip
 from afp_desktop.core.model.framework_steps import describe_hidden
 
@@ -65,72 +63,67 @@ class HiddenChip(TooltipWhenAsked, QToolButton):
                          size.width(), size.height())
 
 
-def _after(menu, anchor: QAction):
-    """The action following `anchor` in the menu (None: the end), to insert before."""
-    actions = menu.actions()
-    k = actions.index(anchor) + 1 if anchor in actions else len(actions)
-    return actions[k] if k < len(actions) else None
+class FrameworkToggle:
+    """View ▸ Hide framework steps (checked from the settings), the chip saying how many are hidden, and their
+    wiring."""
 
+    key = "framework"
 
-def install(window, view_menu) -> QAction:
-    """Add the menu item (checked from the settings), the chip, and their wiring; returns the action."""
-    folding, settings = window.folding, window.settings
-    action = QAction("Hide &framework steps", window)
-    action.setCheckable(True)
-    action.setShortcuts(key_sequences("hide_framework"))
-    action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    hide = bool(settings.get("hide_framework_steps"))
-    action.setChecked(hide)
-    folding.hide_framework = hide
-    view_menu.insertAction(_after(view_menu, window.fold_action), action)
-    chip = HiddenChip(window.canvas)
-    window.framework_chip = chip
+    def __init__(self, window) -> None:
+        self.window = window
+        folding, settings = window.folding, window.settings
+        self.action = action = window.bind_action("hide_framework")
+        hide = bool(settings.get("hide_framework_steps"))
+        action.setChecked(hide)
+        folding.hide_framework = hide
+        self.chip = HiddenChip(window.canvas)
+        self._plumbing: list[int] = []  # per graph shown: the drawn plumbing nodes
+        self._entries: list[int] = []  # and the framework steps' entries
+        self._described = ""
+        action.toggled.connect(self._toggled)
+        folding.framework_changed.connect(self._counted)
+        self.chip.clicked.connect(lambda: action.setChecked(False))
+        window.session.run_closed.connect(self._closed)
+        window.session.moment_changed.connect(self._moved)
+        for future in window.future_actions.values():  # View ▸ Future steps dimmed / hidden
+            future.triggered.connect(self.refresh)
 
-    def toggled(on: bool) -> None:
+    def _toggled(self, on: bool) -> None:
+        settings = self.window.settings
         settings.set("hide_framework_steps", bool(on))
         settings.save()
-        folding.set_hide_framework(bool(on))
+        self.window.folding.set_hide_framework(bool(on))
         if not on:
-            chip.show_count(0)
+            self.chip.show_count(0)
 
-    known: dict = {"plumbing": [], "entries": [], "described": ""}  # per graph shown: drawn plumbing nodes, framework step entries
-
-    def counted(count: int) -> None:
-        run = window.session.run
-        known["plumbing"] = list(folding.fw_nodes) if count else []
-        known["entries"] = sorted(s.entry for s in folding.fw_steps) if count else []
+    def _counted(self, count: int) -> None:
+        run, folding = self.window.session.run, self.window.folding
+        self._plumbing = list(folding.fw_nodes) if count else []
+        self._entries = sorted(s.entry for s in folding.fw_steps) if count else []
         steps, plumbing = folding.fw_steps, folding.fw_nodes
-        known["described"] = (lambda: describe_hidden(run.stepgraph.get("nodes") or [], steps, plumbing)) \
+        self._described = (lambda: describe_hidden(run.stepgraph.get("nodes") or [], steps, plumbing)) \
             if count and run is not None else ""
-        refresh()
+        self.refresh()
 
-    def refresh(*_args) -> None:
+    def refresh(self, *_args) -> None:
         """The chip's count: every hidden step (the graph previews the whole run, dimmed); with future steps
         hidden (View ▸ Future steps hidden), only those that have happened at the cursor."""
+        window = self.window
         run, moment = window.session.run, window.session.moment
-        if run is None or not folding.hide_framework:
-            chip.show_count(0)
+        if run is None or not window.folding.hide_framework:
+            self.chip.show_count(0)
             return
-        count = len(known["entries"]) + len(known["plumbing"])
+        count = len(self._entries) + len(self._plumbing)
         if window.canvas.future_mode == "hide" and moment is not None:
             n = moment.n_domain
             created = moment.facts.created
-            count = bisect.bisect_left(known["entries"], n) + sum(1 for i in known["plumbing"] if created[i] < n)
-        chip.show_count(count, known["described"] if count else "")
+            count = bisect.bisect_left(self._entries, n) + sum(1 for i in self._plumbing if created[i] < n)
+        self.chip.show_count(count, self._described if count else "")
 
-    def closed() -> None:
-        known.update(plumbing=[], entries=[], described="")  # (its description held the run closed)
-        chip.show_count(0)
+    def _closed(self) -> None:
+        self._plumbing, self._entries, self._described = [], [], ""  # (its description held the run closed)
+        self.chip.show_count(0)
 
-    def moved(_moment) -> None:
-        if window.canvas.future_mode == "hide" and folding.hide_framework:
-            refresh()
-
-    action.toggled.connect(toggled)
-    folding.framework_changed.connect(counted)
-    chip.clicked.connect(lambda: action.setChecked(False))
-    window.session.run_closed.connect(closed)
-    window.session.moment_changed.connect(moved)
-    for future in getattr(window, "future_actions", {}).values():  # View ▸ Future steps dimmed / hidden
-        future.triggered.connect(refresh)
-    return action
+    def _moved(self, _moment) -> None:
+        if self.window.canvas.future_mode == "hide" and self.window.folding.hide_framework:
+            self.refresh()

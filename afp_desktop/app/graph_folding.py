@@ -133,7 +133,7 @@ class GraphFolding(QObject):
             scroll = canvas.horizontalScrollBar().value(), canvas.verticalScrollBar().value()
             self._show(run, fit=False)
             canvas.setTransform(zoom)
-            canvas._after_zoom()  # (overview or detail, by zoom)
+            canvas.show_for_zoom()  # (overview or detail, by zoom)
             canvas.horizontalScrollBar().setValue(scroll[0])
             canvas.verticalScrollBar().setValue(scroll[1])
         self._domain_seen = len(getattr(run, "domain_events", None) or ())

@@ -46,6 +46,12 @@ def extends(grown, shown) -> bool:
     return shown.format == grown.format and (shown.commit_log is None) == (grown.commit_log is None)
 
 
+# Who is told of growth by which job (each has `run_grown(run)`): features by key, panels by key.
+STOP_FEATURES = ("iteration_bands", "pauses")
+LIST_PANELS = ("events", "context", "find")
+STEP_PANELS = ("inspector", "templates")
+
+
 class _Job:
     def __init__(self, name: str, action, gap_s: float):
         self.name, self.action, self.gap_s = name, action, gap_s
@@ -173,56 +179,26 @@ class GrowthView(QObject):
         if run.stepgraph.get("nodes"):
             window.folding.grow(run)
         elif window.canvas.art is not None or window.canvas.message is None:
-            window.canvas.clear(window._empty_graph_reason(run))
+            window.canvas.clear(window.empty_graph_reason(run))
 
     def _stops(self, run) -> None:
         """What is drawn over the timeline's stops: iteration bands, pause marks."""
-        window = self.window
-        bands = getattr(window, "iteration_bands", None)
-        if bands is not None and len(self.session.breadcrumb) == 1:
-            bands.redraw()
-        pause_view = getattr(window, "pause_view", None)
-        if pause_view is not None:
-            pause_view._on_run_loaded(run)
+        for key in STOP_FEATURES:
+            self.window.features[key].run_grown(run)
 
     def _summary(self, run) -> None:
         window = self.window
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
         window.summary.show_summary(run.summary, run.format_name, os.path.basename(run.path), errors)
-        messages = window._messages_for(run)
+        messages = window.messages_for(run)
         if messages != self._messages_shown:
             self._messages_shown = messages
             window.banner.set_messages(messages)
 
     def _lists(self, run) -> None:
-        window = self.window
-        events = getattr(window, "event_list", None)
-        if events is not None:
-            model = events.model
-            if model.rows is None and model.run is not None:  # unfiltered: add the new rows, keep the scroll
-                old, new = model.rowCount(), len(run.axis.entries)
-                if new > old:
-                    model.beginInsertRows(model.index(0, 0).parent(), old, new - 1)
-                    model.run = run
-                    model.endInsertRows()
-                else:
-                    model.run = run
-            else:
-                model.run = run  # a filtered list keeps its rows (the events it matched are still there)
-            if events.type_combo.currentIndex() <= 0:  # no type chosen: the type counts are listed again
-                events.types = None
-                events._fill_types()
-            events._show_count()
-        for name in ("context_panel", "find_panel"):
-            panel = getattr(window, name, None)
-            if panel is not None:
-                panel._on_run_loaded(run)
+        for key in LIST_PANELS:
+            self.window.panels[key].run_grown(run)
 
     def _inspector(self, run) -> None:
-        window = self.window
-        inspector = window.panels.get("inspector")
-        if hasattr(inspector, "_on_run_loaded"):
-            inspector._on_run_loaded(run)
-        templates = window.panels.get("templates")
-        if hasattr(templates, "_on_run_changed"):
-            templates._on_run_changed()
+        for key in STEP_PANELS:
+            self.window.panels[key].run_grown(run)

@@ -75,7 +75,8 @@ def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = 
     window.show()
     from afp_desktop.app.terminate import close_on_terminate
 
-    window._terminate = close_on_terminate(window)  # SIGTERM/SIGHUP close the window: the layout is saved
+    # SIGTERM/SIGHUP close the window (its layout saved); the handler lives as long as this call.
+    terminate_handler = close_on_terminate(window)  # noqa: F841
     if path and at is not None:
         from afp_desktop.app.stop_links import open_at
 

@@ -1,5 +1,5 @@
 """The keyboard-shortcut overview (F1 or ?): a dimmed layer over the whole window with the one shortcut table
-(afp_desktop.app.shortcuts) in a panel. Esc, F1, ? or a click anywhere closes it.
+(afp_desktop.app.shell.action_table) in a panel. Esc, F1, ? or a click anywhere closes it.
 
 An overlay rather than a dialog so the window stays visible behind it and nothing modal traps the user.
 """
@@ -10,7 +10,7 @@ from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from afp_desktop.app.shortcuts import GESTURES, NOTE, SHORTCUTS, display_keys, markdown_table, plain_rows
+from afp_desktop.app.shell.action_table import GESTURES, NOTE, SHORTCUTS, display_keys, markdown_table, plain_rows
 
 __all__ = ["HelpOverlay", "markdown_table"]
 

@@ -153,8 +153,3 @@ class IterationBands:
     def set_theme(self, theme: str) -> None:
         self.theme = theme
         self.redraw()
-
-
-def install(window, timeline) -> IterationBands:
-    window.iteration_bands = IterationBands(window, timeline)
-    return window.iteration_bands

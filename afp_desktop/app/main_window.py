@@ -8,7 +8,6 @@ the session's cursor and selection to the canvas. Nothing else talks to anything
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 from pathlib import Path
@@ -39,13 +38,9 @@ from afp_desktop.app import theme as widget_theme
 from afp_desktop.app.export_dialog import (ExportChoice, ExportDialog, default_export_folder, format_of,
                                            proposed_file_name)
 from afp_desktop.app.file_labels import recent_label
-from afp_desktop.app.context_and_events import install as install_context_and_events
-from afp_desktop.app.find_and_bookmarks import install as install_find_and_bookmarks
 from afp_desktop.app.follow import FollowController
 from afp_desktop.app.go_to_box import GoToBox
 from afp_desktop.app.graph_folding import GraphFolding
-from afp_desktop.app.framework_toggle import install as install_framework_toggle
-from afp_desktop.app.price_table import install as install_prices
 from afp_desktop.app.help_overlay import HelpOverlay
 from afp_desktop.app import warm_imports
 from afp_desktop.app.load_progress import LoadProgressBar
@@ -54,7 +49,7 @@ from afp_desktop.app.paint_later import PaintLater
 from afp_desktop.app.left_out import LeftOut
 from afp_desktop.app.progressive import ProgressiveDisplay
 from afp_desktop.app.notice_words import BannerMessage, failed_open_message, message_for
-from afp_desktop.app.panels.banner import BannerRow, SummaryStrip, plain_label
+from afp_desktop.app.panels.banner import BannerRow, SummaryStrip
 from afp_desktop.app.panels.empty_state import EmptyState
 from afp_desktop.app.panels.graph_canvas import GraphCanvas
 from afp_desktop.app.panels.graph_minimap import GraphMinimap
@@ -62,27 +57,43 @@ from afp_desktop.app.panels.timeline_host import TimelineHost
 from afp_desktop.app.proportions import default_dock_sizes
 from afp_desktop.app.session import Session
 from afp_desktop.app.settings import Settings
-from afp_desktop.app.shortcuts import key_sequences
+from afp_desktop.app.shell.action_table import MenuId
+from afp_desktop.app.shell.menus import ActionRegistry
 from afp_desktop.app.style import palette_for
 
 log = logging.getLogger(__name__)
 
 TRACE_FILTER = ("Trace files (*.ndjson *.jsonl *.json *.gz *.xz *.1 *.zip);;"
                 "All files (*)")
-LIGHT_MOVE_MS = 8  # a one-stop step the panels took less time for is painted in the same turn (issue 11)
+LIGHT_MOVE_MS = 8  # a one-stop step the panels took less time for is painted in the same turn
 
-# The right-hand panels are built by another part of the app; until a module exists, a neutral sentence says
-# what the dock is for (the window never shows an unexplained blank).
-RIGHT_PANELS = (
-    ("chat", "Chat bubble", "afp_desktop.app.panels.chat_bubble",
-     "The chat bubble shows what the user saw at the cursor: the status line and the conversation so far."),
-    ("templates", "Templates", "afp_desktop.app.panels.template_editor",
-     "The status-line templates used by the chat bubble are edited here."),
-    ("inspector", "Inspector", "afp_desktop.app.panels.inspector",
-     "Select a step to inspect it."),
-    ("bugreport", "Bug report", "afp_desktop.app.panels.bug_report",
-     "A bug-report bundle's statement, manifest, transcript and narrative are shown here."),
-)
+
+def right_panels():
+    """The panels of the right-hand column, in order: (key, title, class). Imported here so that a panel that
+    cannot be imported stops the window loudly, never shows as a blank."""
+    from afp_desktop.app.panels.bug_report import BugReportPanel
+    from afp_desktop.app.panels.chat_bubble import ChatBubblePanel
+    from afp_desktop.app.panels.inspector import InspectorPanel
+    from afp_desktop.app.panels.template_editor import TemplateEditorPanel
+
+    return (("chat", "Chat bubble", ChatBubblePanel), ("templates", "Templates", TemplateEditorPanel),
+            ("inspector", "Inspector", InspectorPanel), ("bugreport", "Bug report", BugReportPanel))
+
+
+def window_features():
+    """What the window is extended with, in the order it is added: each is a class with a `key`, made with the
+    window and using only its public API (add_dock, bind_action, panels, docks, session, settings, timeline)."""
+    from afp_desktop.app.context_and_events import EventsAndContext
+    from afp_desktop.app.find_and_bookmarks import FindAndBookmarks
+    from afp_desktop.app.framework_toggle import FrameworkToggle
+    from afp_desktop.app.iteration_orientation import IterationOrientation
+    from afp_desktop.app.pause_view import PauseView
+    from afp_desktop.app.price_table import CostShown
+    from afp_desktop.app.stop_links import StopLinks
+
+    return (FindAndBookmarks, EventsAndContext, PauseView, IterationOrientation, StopLinks, FrameworkToggle,
+            CostShown)
+
 
 def is_text_field(widget: QWidget | None) -> bool:
     """Widgets where arrow keys, Home/End and Space edit text, so the replay keys must leave them alone."""
@@ -95,21 +106,6 @@ def is_text_field(widget: QWidget | None) -> bool:
     if isinstance(widget, QComboBox):
         return widget.isEditable()
     return False
-
-
-def _panel_class(module_name: str):
-    """The QWidget panel class a module defines (its first `*Panel`, else its first QWidget subclass)."""
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    except Exception:  # a broken panel must not keep the window from opening
-        log.exception("could not import %s", module_name)
-        return None
-    classes = [value for value in vars(module).values()
-               if isinstance(value, type) and issubclass(value, QWidget) and value.__module__ == module_name]
-    panels = [cls for cls in classes if cls.__name__.endswith("Panel")] or classes
-    return panels[0] if panels else None
 
 
 class MainWindow(QMainWindow):
@@ -130,6 +126,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("afp-desktop")
         self.setAcceptDrops(True)
         self.resize(1440, 900)
+        self.panels: dict[str, QWidget] = {}  # every panel, by key: themed together
+        self.docks: dict[str, QDockWidget] = {}
+        self.actions = ActionRegistry(self)  # the menus, from the action table (shell/action_table.py)
         self._build_central()
         self._build_docks()
         self._build_status_bar()
@@ -137,11 +136,9 @@ class MainWindow(QMainWindow):
         self._follow_wanted: bool | None = None
         self.help_overlay = HelpOverlay(self)
         self._build_menus()
-        install_find_and_bookmarks(self)
         self._connect()
-        install_context_and_events(self)  # after _connect: its panels follow a run the window has shown
-        install_framework_toggle(self, self.view_menu)  # View ▸ Hide framework steps + its chip (framework_toggle.py)
-        install_prices(self, self.view_menu)  # View ▸ Token prices…, and cost where tokens show (price_table.py)
+        # After _connect: a feature's panels follow a run the window has shown.
+        self.features = {feature.key: feature(self) for feature in window_features()}
         self._default_state = self.saveState()
         self._apply_settings(restore_layout)
         self._refresh_recent()
@@ -174,31 +171,15 @@ class MainWindow(QMainWindow):
 
     def _build_docks(self) -> None:
         self.timeline = TimelineHost(self.session)  # its plots are built after the first frame
-        self.timeline_dock = self._dock("timeline", "Timeline", self.timeline, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.panels: dict[str, QWidget] = {}
-        self.docks: dict[str, QDockWidget] = {"timeline": self.timeline_dock}
-        for key, title, module_name, placeholder in RIGHT_PANELS:
-            cls = _panel_class(module_name)
-            widget = None
-            if cls is not None:
-                try:
-                    widget = cls(self.session)
-                except Exception as err:
-                    log.exception("could not start the %s panel", title)
-                    placeholder = f"The {title.lower()} panel could not start ({type(err).__name__}: {err})."
-            if widget is None:
-                widget = plain_label(placeholder, wrap=True)
-                widget.setAlignment(Qt.AlignmentFlag.AlignCenter)
-                widget.setMargin(16)
-            self.panels[key] = widget
-            self.docks[key] = self._dock(key, title, widget, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.timeline_dock = self.add_dock("timeline", "Timeline", self.timeline,
+                                           Qt.DockWidgetArea.BottomDockWidgetArea)
+        for key, title, panel_class in right_panels():
+            self.add_dock(key, title, panel_class(self.session), Qt.DockWidgetArea.RightDockWidgetArea)
         # Chat bubble on top; inspector and templates share the space below it as tabs.
         self.splitDockWidget(self.docks["chat"], self.docks["inspector"], Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.docks["inspector"], self.docks["templates"])
         self.tabifyDockWidget(self.docks["inspector"], self.docks["bugreport"])
         self.docks["inspector"].raise_()
-        for dock in self.docks.values():  # floated, a panel is a window of its own: painted with this one
-            self.paint_later.watch(dock)
         self._default_dock_sizes()
 
     def _default_dock_sizes(self) -> None:
@@ -249,13 +230,6 @@ class MainWindow(QMainWindow):
             signal.connect(build_once)
         self.open_file(path, **getattr(self, "_open_how", {}))
 
-    def _dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(f"dock-{key}")  # saveState/restoreState find docks by name
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        return dock
-
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.load_label = QLabel()
@@ -270,89 +244,79 @@ class MainWindow(QMainWindow):
             bar.addPermanentWidget(widget)
         self._set_loading(False)
 
-    def _action(self, menu, text: str, slot, shortcut_id: str | None = None, checkable: bool = False) -> QAction:
-        """A menu action; `shortcut_id` names its keys in the one shortcut table (shortcuts.py)."""
-        action = QAction(text, self)
-        if shortcut_id is not None:
-            action.setShortcuts(key_sequences(shortcut_id))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.setCheckable(checkable)
-        action.triggered.connect(slot)
-        menu.addAction(action)
-        return action
+    # ------------------------------------------------------------------- what features build on (public)
+    def add_dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
+        """A dock for a panel: saved and restored with the layout by `key`, painted with the window, listed in
+        View ▸ Panels."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock-{key}")  # saveState/restoreState find docks by name
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        self.docks[key] = dock
+        self.panels.setdefault(key, widget)
+        self.paint_later.watch(dock)
+        self.actions.append(MenuId.PANELS, dock.toggleViewAction())
+        return dock
+
+    def bind_action(self, action_id: str, handler=None, *, action: QAction | None = None) -> QAction:
+        """Bind a handler to an entry of the action table (shell/action_table.py); it shows where the table says."""
+        return self.actions.bind(action_id, handler, action=action)
+
+    def action(self, action_id: str) -> QAction:
+        return self.actions.action(action_id)
+
+    def menu(self, menu_id: MenuId):
+        return self.actions.menu(menu_id)
+
+    def show_status(self, text: str, milliseconds: int = 8000) -> None:
+        self.statusBar().showMessage(text, milliseconds)
 
     def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        self._action(file_menu, "&Open…", self.choose_file, "open")
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        self._action(file_menu, "Compare &with…", self.compare_with)
-        file_menu.addSeparator()
-        self.export_action = self._action(file_menu, "&Export graph (PNG or SVG)…", lambda: self.ask_export(),
-                                          "export")
-        self.export_png_action = self.export_svg_action = self.export_action  # (the names older code uses)
-        file_menu.addSeparator()
-        self.reload_action = self._action(file_menu, "&Reload", self.reload, "reload")
-        self.close_action = self._action(file_menu, "&Close", self.close_run, "close")
-        self._action(file_menu, "&Quit", self.close, "quit")
-
-        view = self.view_menu = bar.addMenu("&View")
-        self._action(view, "&Find in inspector", self.focus_inspector_search, "find")
-        self._action(view, "Zoom &in", self.canvas.zoom_in, "zoom_in")
-        self._action(view, "Zoom &out", self.canvas.zoom_out, "zoom_out")
-        self._action(view, "&Fit graph to window", self.canvas.fit_to_window, "fit")
-        self._action(view, "&Actual size", self.canvas.reset_zoom, "actual_size")
-        self.fold_action = self._action(view, "Fold similar &iterations", lambda on: self.folding.set_enabled(on),
-                                        checkable=True)
-        view.addSeparator()
-        self.future_actions = self._choice_group(view, "future_mode", (("dim", "Future steps &dimmed"),
-                                                                      ("hide", "Future steps &hidden")))
-        view.addSeparator()
-        theme_menu = view.addMenu("&Theme")
-        self.theme_actions = self._choice_group(theme_menu, "theme", (("system", "&System"), ("light", "&Light"),
-                                                                       ("dark", "&Dark")))
-        view.addSeparator()
-        panels = view.addMenu("&Panels")
-        for dock in self.docks.values():
-            panels.addAction(dock.toggleViewAction())
-        self._action(view, "&Reset layout", self.reset_layout)
-
-        go = bar.addMenu("&Go")
+        bind = self.bind_action
+        self.actions.menu(MenuId.RECENT).aboutToShow.connect(self._fill_recent_menu)
+        bind("open", self.choose_file)
+        bind("compare", self.compare_with)
+        bind("export", lambda: self.ask_export())
+        bind("reload", self.reload)
+        bind("close", self.close_run)
+        bind("quit", self.close)
+        bind("find", self.focus_inspector_search)
+        bind("zoom_in", self.canvas.zoom_in)
+        bind("zoom_out", self.canvas.zoom_out)
+        bind("fit", self.canvas.fit_to_window)
+        bind("actual_size", self.canvas.reset_zoom)
+        bind("fold", lambda on: self.folding.set_enabled(on))
+        self.future_actions = self._choice_group("future_mode", (("dim", "future_dim"), ("hide", "future_hide")))
+        self.theme_actions = self._choice_group("theme", (("system", "theme_system"), ("light", "theme_light"),
+                                                          ("dark", "theme_dark")))
+        bind("reset_layout", self.reset_layout)
         s, key = self.session, Qt.Key
         shift = Qt.KeyboardModifier.ShiftModifier
-        go_items = (  # (shortcut id, menu text, what it does, the key handed back to a focused text field)
-            ("next_stop", "&Next stop", s.next_stop, key.Key_Right, None),
-            ("previous_stop", "&Previous stop", s.previous_stop, key.Key_Left, None),
-            ("next_event", "Next &event", lambda: s.step_events(1), key.Key_Right, shift),
-            ("previous_event", "Previous e&vent", lambda: s.step_events(-1), key.Key_Left, shift),
-            ("home", "&Start of run", s.home, key.Key_Home, None),
-            ("end", "E&nd of run", s.end, key.Key_End, None),
-            ("play", "Play / &pause", self.timeline.toggle_play, key.Key_Space, None),
-            ("back_out", "&Back out of subflow", lambda: self.timeline.back_out(len(s.breadcrumb) - 2),
-             key.Key_Backspace, None),
-            ("centre", "&Centre the graph on the cursor", self.canvas.centre_on_cursor, key.Key_C, None),
+        replay_keys = (  # (action id, what it does, the key handed back to a focused text field)
+            ("next_stop", s.next_stop, key.Key_Right, None),
+            ("previous_stop", s.previous_stop, key.Key_Left, None),
+            ("next_event", lambda: s.step_events(1), key.Key_Right, shift),
+            ("previous_event", lambda: s.step_events(-1), key.Key_Left, shift),
+            ("home", s.home, key.Key_Home, None),
+            ("end", s.end, key.Key_End, None),
+            ("play", self.timeline.toggle_play, key.Key_Space, None),
+            ("back_out", lambda: self.timeline.back_out(len(s.breadcrumb) - 2), key.Key_Backspace, None),
+            ("centre", self.canvas.centre_on_cursor, key.Key_C, None),
         )
-        self.key_actions = {}
-        for shortcut_id, text, slot, typed_key, modifiers in go_items:
-            handler = (lambda _c=False, f=slot, k=typed_key, m=modifiers:
-                       self._replay_key(f, k, m or Qt.KeyboardModifier.NoModifier))
-            self.key_actions[shortcut_id] = self._action(go, text, handler, shortcut_id)
-        go.addSeparator()
-        self.key_actions["go_to"] = self._action(go, "&Go to…", self.go_to_box.open_box, "go_to")
+        for action_id, slot, typed_key, modifiers in replay_keys:
+            bind(action_id, lambda _c=False, f=slot, k=typed_key, m=modifiers:
+                 self._replay_key(f, k, m or Qt.KeyboardModifier.NoModifier))
+        bind("go_to", self.go_to_box.open_box)
+        self.follow.bind_actions(self)
+        bind("help", self.help_overlay.toggle)
+        bind("about", self.show_about)
 
-        self.follow_action = self.follow.install_actions(file_menu, self.close_action, go)
-
-        help_menu = bar.addMenu("&Help")
-        self._action(help_menu, "&Keyboard shortcuts", self.help_overlay.toggle, "help")
-        self._action(help_menu, "&About afp-desktop", self.show_about)
-
-    def _choice_group(self, menu, setting: str, choices) -> dict[str, QAction]:
+    def _choice_group(self, setting: str, choices) -> dict[str, QAction]:
         group = QActionGroup(self)
         group.setExclusive(True)
         actions = {}
-        for value, text in choices:
-            action = self._action(menu, text, lambda _c=False, v=value: self._set_choice(setting, v), checkable=True)
+        for value, action_id in choices:
+            action = self.bind_action(action_id, lambda _c=False, v=value: self._set_choice(setting, v))
             group.addAction(action)
             actions[value] = action
         return actions
@@ -365,7 +329,7 @@ class MainWindow(QMainWindow):
         # The canvas shows the graph with similar iterations folded; graph_folding maps the steps both ways.
         self.folding = GraphFolding(s, self.canvas, self)
         self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
-        self.folding.folding_changed.connect(self.fold_action.setChecked)
+        self.folding.folding_changed.connect(self.action("fold").setChecked)
         s.moment_changed.connect(lambda _moment: self.minimap.follow_cursor())
         # A new moment is painted on the turn after the panels took it (paint_later.py): two short stalls, not one
         # long one. A step of one stop that the panels took in less than a step's budget is painted at once (a
@@ -550,7 +514,7 @@ class MainWindow(QMainWindow):
 
     def _on_payloads_checked(self, run) -> None:
         if run is self.session.run and run.payload_problems:  # (none found: the banner already says it all)
-            self.banner.set_messages(self._messages_for(run))
+            self.banner.set_messages(self.messages_for(run))
 
     def opening_position(self, path: str) -> int | None:
         """Where a file being opened is to be shown: the cursor kept by File ▸ Reload, else where the user left
@@ -607,16 +571,16 @@ class MainWindow(QMainWindow):
         if graph.get("nodes"):
             self.folding.show_run(run)
         else:
-            self.canvas.clear(self._empty_graph_reason(run))
+            self.canvas.clear(self.empty_graph_reason(run))
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
         self.summary.show_summary(run.summary, run.format_name, name, errors)
-        self.banner.set_messages(self._messages_for(run))
+        self.banner.set_messages(self.messages_for(run))
         if run.bundle is not None:  # a bug report: what the reporter said comes first
             self.docks["bugreport"].raise_()
-        for action in (self.export_action, self.reload_action, self.close_action):
-            action.setEnabled(True)
+        for action_id in ("export", "reload", "close"):
+            self.action(action_id).setEnabled(True)
 
-    def _messages_for(self, run) -> list[BannerMessage]:
+    def messages_for(self, run) -> list[BannerMessage]:
         """The banner: each notice in a plain sentence (notice_words), its exact text as the detail."""
         messages = [message_for(notice.code, notice.text, notice.level)
                     for notice in run.all_notices(check_payloads=False)]  # (checked beside the window: left_out)
@@ -639,7 +603,7 @@ class MainWindow(QMainWindow):
         self.session.move_to(first.position)
 
     @staticmethod
-    def _empty_graph_reason(run) -> str:
+    def empty_graph_reason(run) -> str:
         if not run.domain_events:
             return "This file holds no events the step graph is built from (LLM calls, tool calls, subflows)."
         return "None of this file's events makes a step in the graph (no LLM call, tool call or subflow)."
@@ -650,25 +614,25 @@ class MainWindow(QMainWindow):
         self.canvas.clear("")
         self.summary.clear()
         self.banner.set_messages([message_for("settings", self.settings.warning)] if self.settings.warning else [])
-        for action in (self.export_action, self.reload_action, self.close_action):
-            action.setEnabled(False)
+        for action_id in ("export", "reload", "close"):
+            self.action(action_id).setEnabled(False)
 
     def _refresh_recent(self) -> None:
         self.empty.set_recent(self.settings.recent_files)
 
     def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
+        self.menu(MenuId.RECENT).clear()
         recent = self.settings.recent_files
         if not recent:
-            self.recent_menu.addAction("No recent files").setEnabled(False)
+            self.menu(MenuId.RECENT).addAction("No recent files").setEnabled(False)
             return
         for i, path in enumerate(recent):
-            action = self.recent_menu.addAction(f"&{(i + 1) % 10}  {recent_label(path)}")
+            action = self.menu(MenuId.RECENT).addAction(f"&{(i + 1) % 10}  {recent_label(path)}")
             action.setToolTip(plain_tooltip(path))
             action.setStatusTip(path)
             action.triggered.connect(lambda _c=False, p=path: self.open_file(p))
-        self.recent_menu.addSeparator()
-        self.recent_menu.addAction("Clear recent files", self._clear_recent)
+        self.menu(MenuId.RECENT).addSeparator()
+        self.menu(MenuId.RECENT).addAction("Clear recent files", self._clear_recent)
 
     def _clear_recent(self) -> None:
         self.settings.clear_recent()
@@ -724,7 +688,7 @@ class MainWindow(QMainWindow):
             return
         st = self.settings
         fmt = (fmt or st.get("export_format")).lower()
-        folder = default_export_folder(st.get("export_folder"))  # not the input's folder (issue 15)
+        folder = default_export_folder(st.get("export_folder"))  # not the input's folder
         dialog = ExportDialog(self, os.path.join(folder, proposed_file_name(self.session.run.path, fmt)), fmt,
                               include_cursor=st.get("export_cursor"))
         self._export_dialog = dialog  # (tests drive it while it is open)
@@ -784,11 +748,11 @@ class MainWindow(QMainWindow):
         self.loader.abandon()
         self.left_out.stop()
         self.session.span_walks.stop()
-        self.find_panel.stop_indexing()
+        self.panels["find"].stop_indexing()
         if self.remember_layout:
             self._save_layout()
             self._remember_position()
         self._persist()
         self.loader.wait(5000)
-        self.find_panel.wait_for_index(5000)
+        self.panels["find"].wait_for_index(5000)
         super().closeEvent(event)

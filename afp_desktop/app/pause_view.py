@@ -1,6 +1,6 @@
 """Pauses shown where people look: a "⏸ question" chip under the paused tool's card (once the pause has
 happened at the cursor) and a marker on the timeline whose tooltip gives the question, the answer given on
-resume and how long the run waited. The facts are core/pause_marks.py's; one call from MainWindow installs it."""
+resume and how long the run waited. The facts are core/views/pause_marks.py's; a feature of the window's list."""
 
 from __future__ import annotations
 
@@ -22,23 +22,16 @@ def _pause_symbol() -> QPainterPath:
     return path
 
 
-def _when_timeline(window, callback) -> None:
-    """Call `callback(panel)` with the timeline's plots panel once it exists (a TimelineHost builds it late)."""
-    when = getattr(type(window.timeline), "when_built", None)
-    if when is not None:
-        window.timeline.when_built(callback)
-    else:
-        callback(window.timeline)
-
-
 class PauseView:
+    key = "pauses"
+
     def __init__(self, window) -> None:
         self.window = window
         self.session = window.session
         self.marks: list[PauseMark] = []
         self.markers = None  # made with the timeline's plots (pyqtgraph stays off the start-up path)
         self._timeline = None
-        _when_timeline(window, self._attach)
+        window.timeline.when_built(self._attach)
         self.session.run_loaded.connect(self._on_run_loaded)
         self.session.run_closed.connect(self._on_run_closed)
         self.session.moment_changed.connect(self._on_moment)
@@ -52,6 +45,10 @@ class PauseView:
         self.markers.setZValue(6)
         panel.stop_plot.addItem(self.markers)
         self._draw_timeline()
+
+    def run_grown(self, run) -> None:
+        """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
+        self._on_run_loaded(run)
 
     def _on_run_loaded(self, run) -> None:
         replay = self.session.replay
@@ -94,8 +91,3 @@ class PauseView:
             if node < len(canvas.node_items) and node not in errors:
                 canvas.node_items[node].setToolTip(plain_tooltip(mark.tooltip(moment.position)))
         self._draw_timeline()  # the tooltips say the answer only once it is known at the cursor
-
-
-def install(window) -> PauseView:
-    window.pause_view = PauseView(window)
-    return window.pause_view

@@ -1,4 +1,4 @@
-"""View ▸ Token prices…: the price table the user edits, and where cost is shown (issue 15).
+"""View ▸ Token prices…: the price table the user edits, and where cost is shown.
 
 A small dialog: one row per model name (as the LLM events carry it) with its price in US dollars per million input
 and output tokens, and a default row for every other model. It is checked as the core checks it
@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -27,7 +26,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.views.cost import (
     PriceTable,
     PriceTableError,
@@ -210,9 +208,12 @@ def run_models(run) -> list[str]:
 class CostShown:
     """Keeps the table and shows cost where it goes: the canvas's subflow boxes, the inspector, the header."""
 
+    key = "cost"
+
     def __init__(self, window):
         self.window = window
         self.table = _stored_table(window.settings)
+        window.bind_action("prices", self.edit)
         window.session.moment_changed.connect(self.show_moment)
         window.session.run_loaded.connect(lambda _run: self.apply())
         self.apply()
@@ -260,17 +261,3 @@ class CostShown:
         dialog = PriceDialog(self.window, self.table, run_models(self.window.session.run))
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.set_table(dialog.table)
-
-
-def install(window, view_menu) -> CostShown:
-    cost = CostShown(window)
-    action = QAction("Token &prices (cost)…", window)
-    action.setToolTip(plain_tooltip("Prices per model, to show what the LLM calls cost"))
-    action.triggered.connect(cost.edit)
-    actions = view_menu.actions()  # after View ▸ Hide framework steps (or Fold similar iterations)
-    anchor = next((a for a in actions if a.text() == "Hide &framework steps"), getattr(window, "fold_action", None))
-    following = actions[actions.index(anchor) + 1] if anchor in actions and actions.index(anchor) + 1 < len(actions) \
-        else None
-    view_menu.insertAction(following, action)
-    window.cost = cost
-    return cost

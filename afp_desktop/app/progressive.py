@@ -85,7 +85,7 @@ class ProgressiveDisplay(QObject):
             self.session.grow(run, min(position, len(run.axis)))
         # Nothing more is coming: the banner stops saying "still reading" now, and every panel catches up
         # (one per event-loop turn) instead of waiting out the spacing meant for a run that keeps growing.
-        self.window.banner.set_messages(self.window._messages_for(run))
+        self.window.banner.set_messages(self.window.messages_for(run))
         self.window.follow.growth.catch_up()
         return True
 

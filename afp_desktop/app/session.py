@@ -101,9 +101,7 @@ class Session(QObject):
         self.run = run
         replay = self._replay_of(run)
         if old is not None:
-            replay.inherit_walks(old)  # (the span growing at the end is walked from where it was)
-            replay._drill = list(old._drill)  # a drilled level keeps its stops (cut when drilled in)
-            replay.playing = old.playing
+            replay.continue_from(old)  # its walks, drilled levels and play state
             was, chosen = wanted if wanted is not None else (old.position, old.chosen_stop)
             replay.move_to(position, chosen if position == was else None)
         else:

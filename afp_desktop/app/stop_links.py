@@ -10,7 +10,6 @@ from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu
 
-from afp_desktop.app.shortcuts import key_sequences
 from afp_desktop.core.views.links import link_command, resolve_stage, stop_stage_id
 from afp_desktop.core.model.timeline import stop_at_x
 
@@ -38,13 +37,13 @@ def copy_link(window, index: int | None = None) -> str | None:
     command, message = link_for_stop(window.session, index)
     if command is not None:
         QGuiApplication.clipboard().setText(command)
-    window.statusBar().showMessage(message, 10000)
+    window.show_status(message, 10000)
     return command
 
 
 def open_at(window, path: str, stage_id: str, conversation: str | None = None) -> None:
     """Open `path` and, once loaded, move to the stop `stage_id` names."""
-    window.pending_at = (os.path.abspath(path), stage_id)
+    window.features[StopLinks.key].pending_at = (os.path.abspath(path), stage_id)
     window.open_file(path, conversation)
 
 
@@ -56,17 +55,12 @@ def apply_at(window, run, stage_id: str) -> str:
         session.move_to_stop(resolved.stop)
         session.flush()
     # after the window's own "Opened …" message
-    QTimer.singleShot(0, window, lambda: window.statusBar().showMessage(resolved.message, 20000))
+    QTimer.singleShot(0, window, lambda: window.show_status(resolved.message, 20000))
     return resolved.message
 
 
-def _on_run_loaded(window, run) -> None:
-    pending, window.pending_at = getattr(window, "pending_at", None), None
-    if pending is not None and pending[0] == os.path.abspath(run.path):
-        window.at_message = apply_at(window, run, pending[1])
-
-
-def _timeline_menu(window, pos: QPoint) -> None:
+def _timeline_menu(links: StopLinks, pos: QPoint) -> None:
+    window = links.window
     timeline = window.timeline
     index = None
     if timeline.stops:
@@ -79,27 +73,29 @@ def _timeline_menu(window, pos: QPoint) -> None:
     command, _message = link_for_stop(window.session, index)
     action.setEnabled(command is not None)
     action.triggered.connect(lambda: copy_link(window, index))
-    window.timeline_menu = menu  # (tests)
+    links.timeline_menu = menu
     menu.popup(timeline.plots.mapToGlobal(pos))
 
 
-def install(window) -> None:
-    window.pending_at = None
-    window.at_message = None
-    window.session.run_loaded.connect(lambda run: _on_run_loaded(window, run))
-    go = next((a.menu() for a in window.menuBar().actions() if a.text() == "&Go"), None)
-    if go is not None:
-        go.addSeparator()
-        action = go.addAction("Copy &link to this stop")
-        action.setShortcuts(key_sequences("copy_link"))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.triggered.connect(lambda: copy_link(window))
-        window.copy_link_action = action
-    def attach(panel) -> None:
-        panel.plots.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        panel.plots.customContextMenuRequested.connect(lambda pos: _timeline_menu(window, pos))
+class StopLinks:
+    """Go ▸ Copy link to this stop, the timeline's context menu, and a file opened `--at` a stage."""
 
-    if hasattr(type(window.timeline), "when_built"):
-        window.timeline.when_built(attach)
-    else:
-        attach(window.timeline)
+    key = "stop_links"
+
+    def __init__(self, window) -> None:
+        self.window = window
+        self.pending_at: tuple[str, str] | None = None  # (file, stage id) to move to once that file is loaded
+        self.at_message: str | None = None  # what moving there said
+        self.timeline_menu: QMenu | None = None
+        window.session.run_loaded.connect(self._on_run_loaded)
+        window.bind_action("copy_link", lambda: copy_link(window))
+        window.timeline.when_built(self._attach)
+
+    def _on_run_loaded(self, run) -> None:
+        pending, self.pending_at = self.pending_at, None
+        if pending is not None and pending[0] == os.path.abspath(run.path):
+            self.at_message = apply_at(self.window, run, pending[1])
+
+    def _attach(self, panel) -> None:
+        panel.plots.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        panel.plots.customContextMenuRequested.connect(lambda pos: _timeline_menu(self, pos))

@@ -1,5 +1,5 @@
 """Ending the app from outside (SIGTERM from a session logout or `kill`, SIGHUP when the terminal goes) closes
-the window the way the user would, so the window layout and settings are saved (issue 15).
+the window the way the user would, so the window layout and settings are saved.
 
 Python runs signal handlers only when the interpreter gets control, and Qt's event loop can sleep for ever;
 `signal.set_wakeup_fd` makes the signal write a byte to a socket that a QSocketNotifier watches, which wakes

@@ -1,4 +1,4 @@
-"""The step graph from the keyboard (issue 15): arrow keys move the selection to the neighbouring card, Enter
+"""The step graph from the keyboard: arrow keys move the selection to the neighbouring card, Enter
 activates it (as a click does), and a focus ring shows while the canvas has the keyboard.
 
 Left and Right are also the window's previous/next-stop keys. The canvas takes them only once it was reached

@@ -86,6 +86,10 @@ class ContextPanel(QWidget):
         self._on_run_closed()
 
     # ------------------------------------------------------------------------------------------- the run
+    def run_grown(self, run) -> None:
+        """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
+        self._on_run_loaded(run)
+
     def _on_run_loaded(self, run) -> None:
         self.states = ContextStates(run)
         self.view = None

@@ -200,6 +200,25 @@ class EventListPanel(QWidget):
         if self.session.moment is not None:
             self.show_moment(self.session.moment)
 
+    def run_grown(self, run) -> None:
+        """The run shown has grown: an unfiltered list gets the new rows (its scroll kept); a filtered one keeps
+        its rows (the events it matched are still there)."""
+        model = self.model
+        if model.rows is None and model.run is not None:
+            old, new = model.rowCount(), len(run.axis.entries)
+            if new > old:
+                model.beginInsertRows(model.index(0, 0).parent(), old, new - 1)
+                model.run = run
+                model.endInsertRows()
+            else:
+                model.run = run
+        else:
+            model.run = run
+        if self.type_combo.currentIndex() <= 0:  # no type chosen: the type counts are listed again
+            self.types = None
+            self._fill_types()
+        self._show_count()
+
     def _fill_types(self) -> None:
         run = self.session.run
         self.type_combo.blockSignals(True)

@@ -395,6 +395,10 @@ class FindPanel(QWidget):
             self._pending_search = False
             self.search()
 
+    def run_grown(self, run) -> None:
+        """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
+        self._on_run_loaded(run)
+
     def _on_run_loaded(self, _run) -> None:
         self._generation += 1  # drop any build under way
         self._building = None

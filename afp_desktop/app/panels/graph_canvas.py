@@ -355,7 +355,7 @@ class GraphArt:
         opacity = p.opacity()
         if opacity < 1.0:
             # A dimmed (not yet happened) card: its fill fades with the painter's opacity, but faded text would
-            # fall far below 4.5:1 (issue 15). Its text is drawn opaque in the muted colour: readable, still grey.
+            # fall far below 4.5:1. Its text is drawn opaque in the muted colour: readable, still grey.
             p.setOpacity(1.0)
             try:
                 self._paint_texts(p, i, rect, _qcolor(self.palette.text_muted), _qcolor(self.palette.text_muted))
@@ -709,7 +709,7 @@ class GraphCanvas(QGraphicsView):
         if self._pending:
             self._build_later()
         self.resetTransform()
-        self._after_zoom()
+        self.show_for_zoom()
         # Start at the run's beginning: centring on the corner clamps the view to the top left. (Setting the scroll
         # bars does not last: Qt re-centres on the point it remembers when it next lays them out.)
         self.centerOn(QPointF(0, 0))
@@ -1082,13 +1082,14 @@ class GraphCanvas(QGraphicsView):
         moved = self.mapFromScene(fixed) - anchor
         self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + moved.x())
         self.verticalScrollBar().setValue(self.verticalScrollBar().value() + moved.y())
-        self._after_zoom()
+        self.show_for_zoom()
 
     @property
     def overview_mode(self) -> bool:
         return self._overview is not None and self._overview.isVisible()
 
-    def _after_zoom(self) -> None:
+    def show_for_zoom(self) -> None:
+        """Draw the graph as its zoom asks: the overview (edges simplified) when zoomed far out, else in detail."""
         if self._overview is None:
             return
         overview = self.zoom_factor() < EDGE_LOD
@@ -1122,7 +1123,7 @@ class GraphCanvas(QGraphicsView):
         if rect.isEmpty():
             return
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        self._after_zoom()
+        self.show_for_zoom()
         if self.zoom_factor() > MAX_FIT_ZOOM:  # a tiny graph should not be blown up to poster size
             self._zoom_by(MAX_FIT_ZOOM / self.zoom_factor())
         elif self.zoom_factor() < MIN_ZOOM:

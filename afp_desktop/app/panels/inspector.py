@@ -324,6 +324,10 @@ class InspectorPanel(QWidget):
         return True
 
     # -- which node, as of when -------------------------------------------------------------------------
+    def run_grown(self, run) -> None:
+        """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
+        self._on_run_loaded(run)
+
     def _on_run_loaded(self, run) -> None:
         self._positions = event_positions(run)
         self._progress_by_call = progress_reports_by_call(run)
@@ -450,7 +454,7 @@ class InspectorPanel(QWidget):
 
     # -- sections ---------------------------------------------------------------------------------------
     def _fill_header(self, run, index: int, node: dict) -> None:
-        """Kind-specific facts between the step's ids; every id has a copy button (issue 15)."""
+        """Kind-specific facts between the step's ids; every id has a copy button."""
         ids = {step_id.label: step_id for step_id in step_ids(run, index)}
         # Ids that say where the step is sit in pairs, so the header leaves the tabs their room.
         rows: list[tuple[str, Any]] = [("id", ids.get("id")), _paired(ids, "stage id", "event")]

@@ -468,6 +468,10 @@ class TemplateEditorPanel(QWidget):
         self._lines_timer.start()
 
     # -- the run ----------------------------------------------------------------------------------------
+    def run_grown(self, _run) -> None:
+        """The run shown has grown: its tools and lines are listed again."""
+        self._on_run_changed()
+
     def _on_run_changed(self) -> None:
         self._refresh_add_combo()
         if self.isVisible() and not self.visibleRegion().isEmpty():

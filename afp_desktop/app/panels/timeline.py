@@ -160,12 +160,12 @@ class TimelinePanel(QWidget):
         self._drillable: list[bool] = []
         self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self._build()
-        session.run_loaded.connect(self._on_run_loaded)
+        session.run_loaded.connect(self.show_run)
         session.run_closed.connect(self._on_run_closed)
         session.stops_changed.connect(self._on_stops_changed)
         session.moment_changed.connect(self._on_moment)
         session.playing_changed.connect(lambda playing: (self._update_play_button(), self.playing_changed.emit(playing)))
-        session.speed_changed.connect(self._on_speed)
+        session.speed_changed.connect(self.show_speed)
         self._on_run_closed()
 
     # ------------------------------------------------------------------------------------------- building
@@ -314,7 +314,7 @@ class TimelinePanel(QWidget):
         right.linkToView(self.tool_view)
         self.tool_view.setXLink(plot)
         # The tool view lies over the token view: it must follow it when it resizes *and* when it only moves (a
-        # taller panel moves the fixed-height bar plot down without resizing it; issue 15).
+        # taller panel moves the fixed-height bar plot down without resizing it).
         plot.vb.sigResized.connect(self._sync_tool_view)
         plot.vb.geometryChanged.connect(self._sync_tool_view)
         plot.geometryChanged.connect(self._sync_tool_view)
@@ -389,7 +389,7 @@ class TimelinePanel(QWidget):
         return self.theme_palette.text_muted
 
     # ------------------------------------------------------------------------------------ session events
-    def _on_run_loaded(self, run) -> None:
+    def show_run(self, run) -> None:
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(run.axis))
         self.slider.setEnabled(True)
@@ -776,7 +776,7 @@ class TimelinePanel(QWidget):
     def set_speed(self, speed: float) -> None:
         self.session.set_speed(speed)
 
-    def _on_speed(self, speed: float) -> None:
+    def show_speed(self, speed: float) -> None:
         self.speed_combo.blockSignals(True)
         self.speed_combo.setCurrentIndex(SPEEDS.index(speed))
         self.speed_combo.blockSignals(False)

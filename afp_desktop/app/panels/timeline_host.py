@@ -93,9 +93,9 @@ class TimelineHost(QWidget):
         panel = TimelinePanel(self.session, self)  # a child from the start: never a window of its own
         panel.plots.setMinimumHeight(PLOTS_MIN_HEIGHT)
         panel.set_theme(self._theme)
-        panel._on_speed(self.session.speed)
+        panel.show_speed(self.session.speed)
         if self.session.run is not None:  # a run opened before the plots existed
-            panel._on_run_loaded(self.session.run)
+            panel.show_run(self.session.run)
         self._layout.removeWidget(self._waiting)
         self._waiting.deleteLater()
         self._layout.addWidget(panel)

@@ -1,4 +1,4 @@
-"""The framework's own steps: what a person debugging THEIR agent did not write (issue 15). Pure, no Qt.
+"""The framework's own steps: what a person debugging THEIR agent did not write. Pure, no Qt.
 
 agentfootprint runs its own machinery inside every agent — the Injection Engine, the cache and its gate, thinking
 normalization, the ReAct Route, the final branch — and marks it `isAgentInternal` on the boundary events

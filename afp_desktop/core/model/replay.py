@@ -521,6 +521,15 @@ class Replay:
             self._lines[key] = walk
         return walk
 
+    def continue_from(self, grown_from: "Replay") -> None:
+        """This replay's run extends `grown_from`'s: it takes on its walks (inherit_walks), its drilled levels
+        (a drilled level keeps the stops it was cut to when drilled in) and whether it was playing."""
+        self.inherit_walks(grown_from)
+        self._drill = list(grown_from._drill)
+        self._levels.clear()
+        self._ends = None
+        self.playing = grown_from.playing
+
     def inherit_walks(self, grown_from: "Replay") -> None:
         """This replay's run extends `grown_from`'s (File ▸ Follow, a big file's parts): its walks are taken on,
         a span that grew (same start, a later end) is walked from where the other's walk ended. (Each growth made

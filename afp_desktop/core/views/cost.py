@@ -1,4 +1,4 @@
-"""What the LLM calls cost, from their tokens and a price table the user gives (issue 15). Pure, no Qt.
+"""What the LLM calls cost, from their tokens and a price table the user gives. Pure, no Qt.
 
 The price table is JSON, in US dollars per million tokens, per model name as the LLM events carry it
 (`llmModel` on the StepGraph's LLM cards), with an optional default row for every other model:

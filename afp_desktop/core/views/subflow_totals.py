@@ -1,4 +1,4 @@
-"""Token totals per subflow card (issue 15, orientation): the tokens of every LLM call inside each subflow box,
+"""Token totals per subflow card: the tokens of every LLM call inside each subflow box,
 nested boxes counting in their parents too. One pass over the StepGraph nodes, no Qt.
 
 A call is inside a subflow when the subflow's path prefixes the call's path and the subflow had not ended when
