@@ -2,8 +2,9 @@
 
 A node opens after the DomainEvent that created it and closes after the one that ended it (never, if it never
 ended). The open set is kept as a log of openings and closings with a full copy of the set at checkpoints; a
-checkpoint is taken once the log since the last one is at least as long as the set, so the copies together
-are no longer than the log, and a question replays at most that much of the log. (A copy of the set at every
+checkpoint is taken once the log since the last one is at least as long as the last copy, so each copy is at
+most twice the log it follows (the copies together at most twice the log), and a question copies one checkpoint
+and replays less of the log than that checkpoint holds. (A copy of the set at every
 change grows with the square of the events when steps pile up open: a tool call started over and over.)
 
 The innermost open step (the highest open node that is not a subflow) and the innermost open node are kept at
@@ -22,28 +23,6 @@ from afp_desktop.core.breathing import breathing_over
 _MIN_CHECKPOINT_GAP = 32  # log entries between two checkpoints at least (a set of a few nodes is not copied often)
 
 
-class _InnermostOpen:
-    """The highest open index of a set that nodes join and leave (a heap; a left node is dropped when on top)."""
-
-    def __init__(self) -> None:
-        self._heap: list[int] = []
-        self._open: set[int] = set()
-
-    def add(self, index: int) -> None:
-        self._open.add(index)
-        heappush(self._heap, -index)
-
-    def discard(self, index: int) -> None:
-        self._open.discard(index)
-
-    def top(self) -> int:
-        """The highest open index, -1 when none is open."""
-        heap = self._heap
-        while heap and -heap[0] not in self._open:
-            heappop(heap)
-        return -heap[0] if heap else -1
-
-
 class OpenSteps:
     """The open nodes after n DomainEvents, from each node's creating and ending DomainEvent index."""
 
@@ -55,35 +34,40 @@ class OpenSteps:
             changes.setdefault(start + 1, []).append(index)
             if end is not None:
                 changes.setdefault(end + 1, []).append(-1 - index)
-        self._at_n = array("q", [0])  # the n of each change, the first (0) being before any
-        self._log = array("q")  # the changes' openings and closings, one after the other
-        self._log_end = array("q", [0])  # where each change's entries end in the log
-        self._innermost_step = array("q", [-1])  # after each change: the highest open non-subflow node, or -1
-        self._innermost = array("q", [-1])  # after each change: the highest open node, or -1
+        at_n = self._at_n = array("q", [0])  # the n of each change, the first (0) being before any
+        log = self._log = array("q")  # the changes' openings and closings, one after the other
+        log_end = self._log_end = array("q", [0])  # where each change's entries end in the log
+        innermost_step = self._innermost_step = array("q", [-1])  # after each change: the highest open non-subflow
+        innermost = self._innermost = array("q", [-1])  # after each change: the highest open node (-1: none)
         self._checkpoints = array("q", [0])  # the changes after which the set was copied
         self._copies: list[tuple[int, ...]] = [()]
         current: dict[int, None] = {}  # (a dict: the set in the order its nodes opened)
-        steps, every = _InnermostOpen(), _InnermostOpen()
+        # The highest open nodes: heaps of negated indices, a closed node dropped once it comes on top.
+        steps: list[int] = []
+        every: list[int] = []
+        copied_at, copied_size = 0, 0
         for n in breathing_over(sorted(changes)):
             for code in changes[n]:
-                self._log.append(code)
+                log.append(code)
                 if code >= 0:
                     current[code] = None
-                    every.add(code)
+                    heappush(every, -code)
                     if not is_subflow[code]:
-                        steps.add(code)
+                        heappush(steps, -code)
                 else:
                     current.pop(-1 - code, None)
-                    every.discard(-1 - code)
-                    steps.discard(-1 - code)
-            self._at_n.append(n)
-            self._log_end.append(len(self._log))
-            self._innermost_step.append(steps.top())
-            self._innermost.append(every.top())
-            since = len(self._log) - self._log_end[self._checkpoints[-1]]
-            if since >= max(len(current), _MIN_CHECKPOINT_GAP):
-                self._checkpoints.append(len(self._at_n) - 1)
+            while steps and -steps[0] not in current:
+                heappop(steps)
+            while every and -every[0] not in current:
+                heappop(every)
+            at_n.append(n)
+            log_end.append(len(log))
+            innermost_step.append(-steps[0] if steps else -1)
+            innermost.append(-every[0] if every else -1)
+            if len(log) - copied_at >= copied_size and len(log) - copied_at >= _MIN_CHECKPOINT_GAP:
+                self._checkpoints.append(len(at_n) - 1)
                 self._copies.append(tuple(current))
+                copied_at, copied_size = len(log), len(current)
 
     def _change(self, n_domain: int) -> int:
         return bisect_right(self._at_n, n_domain) - 1
