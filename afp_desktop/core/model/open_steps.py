@@ -20,13 +20,14 @@ from heapq import heappop, heappush
 
 from afp_desktop.core.breathing import breathing_over
 
-_MIN_CHECKPOINT_GAP = 32  # log entries between two checkpoints at least (a set of a few nodes is not copied often)
+MIN_CHECKPOINT_GAP = 32  # log entries between two checkpoints at least (a set of a few nodes is not copied often)
 
 
 class OpenSteps:
     """The open nodes after n DomainEvents, from each node's creating and ending DomainEvent index."""
 
-    def __init__(self, created: Sequence[int], ended: Sequence[int | None], is_subflow: Sequence[bool]) -> None:
+    def __init__(self, created: Sequence[int], ended: Sequence[int | None], is_subflow: Sequence[bool],
+                 checkpoint_gap: int = MIN_CHECKPOINT_GAP) -> None:
         changes: dict[int, list[int]] = {}  # n: the nodes opening (i) and closing (-1 - i) once n events happened
         for index, (start, end) in enumerate(breathing_over(zip(created, ended))):
             if end == start:
@@ -64,7 +65,7 @@ class OpenSteps:
             log_end.append(len(log))
             innermost_step.append(-steps[0] if steps else -1)
             innermost.append(-every[0] if every else -1)
-            if len(log) - copied_at >= copied_size and len(log) - copied_at >= _MIN_CHECKPOINT_GAP:
+            if len(log) - copied_at >= copied_size and len(log) - copied_at >= checkpoint_gap:
                 self._checkpoints.append(len(at_n) - 1)
                 self._copies.append(tuple(current))
                 copied_at, copied_size = len(log), len(current)
