@@ -4,8 +4,8 @@ A node opens after the DomainEvent that created it and closes after the one that
 ended). The open set is kept as a log of openings and closings with a full copy of the set at checkpoints; a
 checkpoint is taken once the log since the last one is at least as long as the last copy, so each copy is at
 most twice the log it follows (the copies together at most twice the log), and a question copies one checkpoint
-and replays less of the log than that checkpoint holds. (A copy of the set at every
-change grows with the square of the events when steps pile up open: a tool call started over and over.)
+and replays less of the log than that checkpoint holds. (A copy of the set at every change grows with the square
+of the events when steps pile up open: a tool call started over and over.)
 
 The innermost open step (the highest open node that is not a subflow) and the innermost open node are kept at
 every change, so the step in flight is found without building the set.
