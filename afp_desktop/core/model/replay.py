@@ -28,6 +28,7 @@ from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.library.events import domain_indices_of, indices_of
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, entry_codes
 from afp_desktop.core.model.bubble import BubbleModel, status_states_for
+from afp_desktop.core.model.open_steps import OpenSteps
 from afp_desktop.core.model.stop_lines import StopLines, stop_lines_walk
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
@@ -91,7 +92,7 @@ class ReplayFacts:
         self.created = fold.node_created_at
         self.ended = self._ends(fold)
         self.effective_domain = self._effective_domain_counts(run)
-        self._open_at_n, self._open_sets = self._open_sets_by_count()
+        self._open = OpenSteps(self.created, self.ended, [node.get("kind") == "subflow" for node in self.nodes])
         self.tool_node_by_call = self._tool_nodes(run)
         self.errors = self._errors(run)
         self._error_positions = [error.position for error in self.errors]
@@ -128,30 +129,8 @@ class ReplayFacts:
                 counts[p] += 1
         return counts
 
-    def _open_sets_by_count(self) -> tuple[list[int], list[tuple[int, ...]]]:
-        """Checkpoints (n, open nodes after n DomainEvents), one per change: few nodes are open at once."""
-        changes: dict[int, list[tuple[int, int]]] = {}
-        for index, (created, ended) in enumerate(breathing_over(zip(self.created, self.ended))):
-            if ended == created:
-                continue
-            changes.setdefault(created + 1, []).append((1, index))
-            if ended is not None:
-                changes.setdefault(ended + 1, []).append((0, index))
-        counts: list[int] = [0]
-        sets: list[tuple[int, ...]] = [()]
-        current: dict[int, None] = {}
-        for n in breathing_over(sorted(changes)):
-            for opening, index in changes[n]:
-                if opening:
-                    current[index] = None
-                else:
-                    current.pop(index, None)
-            counts.append(n)
-            sets.append(tuple(current))
-        return counts, sets
-
     def open_nodes(self, n_domain: int) -> tuple[int, ...]:
-        return self._open_sets[bisect_right(self._open_at_n, n_domain) - 1]
+        return self._open.at(n_domain)
 
     def node_state(self, index: int, n_domain: int) -> str:
         if self.created[index] >= n_domain:
@@ -182,12 +161,15 @@ class ReplayFacts:
         node_id = self.nodes[index].get("id")
         return node_id if isinstance(node_id, str) else None
 
+    def step_in_flight(self, n_domain: int) -> int | None:
+        """The LLM call or tool call in flight after n DomainEvents (the innermost open step that is not a
+        subflow), if any."""
+        return self._open.innermost_step(n_domain)
+
     def _working_node(self, n_domain: int) -> int | None:
         """The LLM call or tool call in flight (the innermost open step), else the innermost open subflow."""
-        open_nodes = self.open_nodes(n_domain)
-        steps = [i for i in open_nodes if self.nodes[i].get("kind") != "subflow"]
-        pool = steps or list(open_nodes)
-        return max(pool) if pool else None
+        step = self._open.innermost_step(n_domain)
+        return step if step is not None else self._open.innermost(n_domain)
 
     def _errors(self, run) -> list[RunError]:
         axis = run.axis
@@ -725,10 +707,8 @@ class Replay:
                 node = facts.nodes[index]
                 if node.get("kind") == "fork-branch" and str(node.get("label", "")).lower() == slot:
                     return index
-        working = [i for i in facts.open_nodes(n_domain) if facts.nodes[i].get("kind") != "subflow"]
-        if working:
-            return max(working)
-        return started - 1
+        working = facts.step_in_flight(n_domain)
+        return working if working is not None else started - 1
 
 
 # ── What the inspector may show about a step at a moment ─────────────────────────────────────────────────────
