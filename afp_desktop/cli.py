@@ -268,10 +268,12 @@ def _inputs_of(file: str) -> list[Path]:
 
 
 def _check_output(target: Path, inputs: list[Path]) -> None:
+    from afp_desktop.core.output_names import refuse_rotation_partner
     from afp_desktop.core.safe_write import UnsafeOutput, check_destination
 
     try:
         check_destination(target, inputs)
+        refuse_rotation_partner(target, inputs)
     except UnsafeOutput as err:
         raise CliError(str(err)) from None
 

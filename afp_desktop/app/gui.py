@@ -96,11 +96,13 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     from afp_desktop.app.loader import load_run
     from afp_desktop.app.main_window import MainWindow
     from afp_desktop.core.formats import LoadError
+    from afp_desktop.core.output_names import refuse_rotation_partner
     from afp_desktop.core.safe_write import UnsafeOutput, check_destination, write_file
 
     inputs = [path] if path else []
     try:  # before loading: a refused destination costs nothing
         check_destination(out, inputs)
+        refuse_rotation_partner(out, inputs)
     except UnsafeOutput as err:
         print(f"afp-desktop: {err}", file=sys.stderr)
         return 2
