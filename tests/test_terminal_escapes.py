@@ -109,3 +109,10 @@ def test_text_tail_escapes_a_tool_name(tmp_path, capsysbinary):
     out, err = _printed(capsysbinary)
     assert not CONTROL.search(out) and not CONTROL.search(err)
     assert "Working on `get_weather\\x1b]0;owned\\x07" in out
+
+
+def test_the_windows_screenshot_path_escapes_a_load_error(tmp_path, capsysbinary):
+    path = _hostile_zip(tmp_path)
+    assert main([str(path), "--screenshot", str(tmp_path / "w.png")]) == 2
+    _out, err = _printed(capsysbinary)
+    assert not CONTROL.search(err) and "Label \\x1b]0;owned" in err
