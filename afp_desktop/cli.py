@@ -101,9 +101,11 @@ def cmd_status(args) -> int:
     if run.typed_events is None:
         raise CliError(f"{args.file}: this {run.format_name} has no typed event stream, and the status line is "
                        "computed from it; open the run's NDJSON file or its recording instead")
-    states = status_timeline(run.typed_events)
-    rows = [{"k": k, "state": state, "line": render_status_line(state, args.app_name, templates)}
-            for k, state in enumerate(states)]
+    rows, previous, line = [], object(), None
+    for k, state in enumerate(status_timeline(run.typed_events)):
+        if state is not previous:  # (consecutive prefixes share their state: each is rendered once)
+            previous, line = state, render_status_line(state, args.app_name, templates)
+        rows.append({"k": k, "state": state, "line": line})
     write_json(rows, args.indent)
     return 0
 
