@@ -22,6 +22,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import islice
 import re
+from sys import intern
 
 from afp_desktop.core.library.jsstring import js_string
 
@@ -39,7 +40,7 @@ class Template:
         literals, names, at = [], [], 0
         for match in PLACEHOLDER.finditer(text):
             literals.append(text[at:match.start()])
-            names.append(match.group(1))
+            names.append(intern(match.group(1)))  # (one string per name, however often the template uses it)
             at = match.end()
         literals.append(text[at:])
         self.literals: list[str] = literals
