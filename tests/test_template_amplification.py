@@ -95,7 +95,7 @@ def test_streamed_lines_kept_as_lengths_are_cut_as_rendering_cuts_them():
     assert cut  # (the template repeats the partial far past the allowance)
     seen = [line for span in replay.spans for line in replay.lines_of(span)]
     assert set(seen) <= rendered and set(cut) <= set(seen)
-    assert max(map(len, seen)) <= 20 * 1_000 + app_name.__len__() + LINE_ALLOWANCE + 30
+    assert max(map(len, seen)) <= 20 * 1_000 + len(app_name) + LINE_ALLOWANCE + 30
     assert {use.line for use in all_lines(run, templates, app_name)} <= rendered
 
 
