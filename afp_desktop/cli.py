@@ -59,7 +59,7 @@ def _open(path: str, conversation: str | None = None):
     if run.payload_problems:  # a large Trace's payloads are checked here, not while loading: refuse as a parse would
         raise run.payload_problems[0]
     for warning in run.warnings:
-        print(f"afp-desktop: warning: {warning}", file=sys.stderr)
+        print_readable(f"afp-desktop: warning: {warning}", stderr=True)
     return run
 
 
@@ -88,7 +88,7 @@ def load_templates(path: str) -> dict:
 def cmd_stepgraph(args) -> int:
     run = _open(args.file, args.conversation)
     if run.stepgraph_note:
-        print(f"afp-desktop: note: {run.stepgraph_note}", file=sys.stderr)
+        print_readable(f"afp-desktop: note: {run.stepgraph_note}", stderr=True)
     write_json(run.stepgraph, args.indent)
     return 0
 
@@ -101,9 +101,11 @@ def cmd_status(args) -> int:
     if run.typed_events is None:
         raise CliError(f"{args.file}: this {run.format_name} has no typed event stream, and the status line is "
                        "computed from it; open the run's NDJSON file or its recording instead")
-    states = status_timeline(run.typed_events)
-    rows = [{"k": k, "state": state, "line": render_status_line(state, args.app_name, templates)}
-            for k, state in enumerate(states)]
+    rows, previous, line = [], object(), None
+    for k, state in enumerate(status_timeline(run.typed_events)):
+        if state is not previous:  # (consecutive prefixes share their state: each is rendered once)
+            previous, line = state, render_status_line(state, args.app_name, templates)
+        rows.append({"k": k, "state": state, "line": line})
     write_json(rows, args.indent)
     return 0
 
@@ -115,12 +117,12 @@ def cmd_stops(args) -> int:
     run = _open(args.file, args.conversation)
     if run.commit_log:
         if not commit_alignment_usable(run):
-            print("afp-desktop: note: the events carry no commit counts; the stops cannot be placed among the "
-                  "events, but the commit log's stops are printed", file=sys.stderr)
+            print_readable("afp-desktop: note: the events carry no commit counts; the stops cannot be placed among "
+                           "the events, but the commit log's stops are printed", stderr=True)
         stops = milestone_stops(run.commit_log, run.execution_tree)
     else:
-        print("afp-desktop: note: this file has no commit log; the stops are derived from the events "
-              "(eventIdx/lastEventIdx are positions on the file's event axis)", file=sys.stderr)
+        print_readable("afp-desktop: note: this file has no commit log; the stops are derived from the events "
+                       "(eventIdx/lastEventIdx are positions on the file's event axis)", stderr=True)
         stops = [{k: v for k, v in s.items() if k not in ("axisStart", "axisEnd")} for s in run.stops]
     write_json(stops, args.indent)
     return 0
@@ -154,9 +156,9 @@ def cmd_info(args) -> int:
             write_json({"file": str(args.file), "format": "Bug-report bundle", "bundle": bugreport.as_dict(bundle)},
                         True)
         else:
-            print("\n".join([f"File:        {args.file}", "Format:      Bug-report bundle",
-                             *bugreport.describe_lines(bundle),
-                             "Choose a conversation with --conversation ID to describe its run."]))
+            print_readable(_readable_lines([f"File:        {args.file}", "Format:      Bug-report bundle",
+                                            *bugreport.describe_lines(bundle),
+                                            "Choose a conversation with --conversation ID to describe its run."]))
         return 0
     summary = summarize(run)
     graph = run.stepgraph
@@ -203,21 +205,37 @@ def cmd_info(args) -> int:
     if run.warnings:
         out.append("Warnings:")
         out += [f"  - {w}" for w in run.warnings]
-    _print_text("\n".join(out))
+    print_readable(_readable_lines(out))
     return 0
 
 
-def _print_text(text: str) -> None:
-    """Print to stdout whatever the text holds: a file name's undecodable bytes as they were, a lone surrogate
-    (from trace text) as its escape — never a UnicodeEncodeError."""
-    data = text + "\n"
+def print_readable(text: str, stderr: bool = False) -> None:
+    """Print human-readable text on stdout (stderr with `stderr`), the way every such line of the command line is
+    printed: control characters written as escapes (core/terminal_text: text from a file must not drive the
+    terminal), a file name's undecodable bytes as they were, a lone surrogate (from trace text) as its escape —
+    never a UnicodeEncodeError."""
+    from afp_desktop.core.terminal_text import for_terminal
+
+    data = for_terminal(text) + "\n"
     try:
         raw = data.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         raw = data.encode("utf-8", "backslashreplace")
-    sys.stdout.flush()
-    sys.stdout.buffer.write(raw)
-    sys.stdout.flush()
+    stream = sys.stderr if stderr else sys.stdout
+    stream.flush()
+    binary = getattr(stream, "buffer", None)
+    if binary is None:  # (a text-only stream put in place of the standard one)
+        stream.write(raw.decode("utf-8", "backslashreplace"))
+    else:
+        binary.write(raw)
+    stream.flush()
+
+
+def _readable_lines(lines: list[str]) -> str:
+    """Lines for print_readable, each kept on its own line (a newline inside one is escaped)."""
+    from afp_desktop.core.terminal_text import for_terminal
+
+    return "\n".join(for_terminal(line, keep_newlines=False) for line in lines)
 
 
 def cmd_convert(args) -> int:
@@ -231,7 +249,7 @@ def cmd_convert(args) -> int:
         write_lossless(run, target, inputs)
     except OSError as err:
         raise CliError(f"{_shown(target)}: cannot write ({err.strerror or err})") from None
-    print(f"wrote {_shown(target)}", file=sys.stderr)
+    print_readable(f"wrote {_shown(target)}", stderr=True)
     return 0
 
 
@@ -241,7 +259,7 @@ def cmd_diff(args) -> int:
     runs = [_open(args.file, args.conversation), _open(args.other)]
     for path, run in zip((args.file, args.other), runs):
         if run.stepgraph_note:
-            print(f"afp-desktop: note: {path}: {run.stepgraph_note}", file=sys.stderr)
+            print_readable(f"afp-desktop: note: {path}: {run.stepgraph_note}", stderr=True)
     write_json(diff(*runs), args.indent)
     return 0
 
@@ -268,10 +286,12 @@ def _inputs_of(file: str) -> list[Path]:
 
 
 def _check_output(target: Path, inputs: list[Path]) -> None:
+    from afp_desktop.core.output_names import refuse_rotation_partner
     from afp_desktop.core.safe_write import UnsafeOutput, check_destination
 
     try:
         check_destination(target, inputs)
+        refuse_rotation_partner(target, inputs)
     except UnsafeOutput as err:
         raise CliError(str(err)) from None
 
@@ -334,8 +354,8 @@ def cmd_export(args) -> int:
 
     if folded is not None:
         inside = sum(fold.end - fold.start for fold in folded[0])
-        print(f"{_shown(args.output)}: {len(folded[0])} run(s) of alike iterations folded ({inside:,} of {steps:,} "
-              "steps in fold cards); --no-fold draws every step", file=sys.stderr)
+        print_readable(f"{_shown(args.output)}: {len(folded[0])} run(s) of alike iterations folded ({inside:,} of "
+                       f"{steps:,} steps in fold cards); --no-fold draws every step", stderr=True)
     try:
         out = export_graph(graph, args.output, scale=args.scale, happened=happened, current=current,
                            include_cursor=args.stop is not None, inputs=inputs, layout=layout)
@@ -343,7 +363,7 @@ def cmd_export(args) -> int:
         raise CliError(str(err)) from None
     except OSError as err:
         raise CliError(f"{_shown(args.output)}: cannot write ({err.strerror or err})") from None
-    print(f"wrote {_shown(out)}", file=sys.stderr)
+    print_readable(f"wrote {_shown(out)}", stderr=True)
     return 0
 
 
@@ -563,21 +583,21 @@ def main(argv: list[str] | None = None) -> int:
         return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation,
                        follow=args.follow, at=args.at, **({"size": args.size} if args.size else {}))
     except LoadError as err:
-        print(f"afp-desktop: {err}", file=sys.stderr)
+        print_readable(f"afp-desktop: {err}", stderr=True)
         return 2
     except (CliError, UnsafeOutput) as err:
-        print(f"afp-desktop: {err}", file=sys.stderr)
+        print_readable(f"afp-desktop: {err}", stderr=True)
         return 2
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
     except MemoryError:
-        print("afp-desktop: not enough memory for this file (see --max-bytes)", file=sys.stderr)
+        print_readable("afp-desktop: not enough memory for this file (see --max-bytes)", stderr=True)
         return 2
     except Exception as err:  # a bug: say so in one paragraph rather than a traceback (the tests look for this)
-        print(f"afp-desktop: {INTERNAL_ERROR} ({type(err).__name__}: {str(err)[:300]}); please report it with the "
-              "file and the command (see the README's Security section)", file=sys.stderr)
+        print_readable(f"afp-desktop: {INTERNAL_ERROR} ({type(err).__name__}: {str(err)[:300]}); please report it "
+                       "with the file and the command (see the README's Security section)", stderr=True)
         return 2
 
 

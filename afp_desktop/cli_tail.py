@@ -5,7 +5,6 @@ sink writes FILE (rotation followed). Exits at the run's end, on Ctrl+C (quietly
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -49,7 +48,7 @@ def _refuse_non_stream(path: Path) -> None:
 
 
 def cmd_tail(args) -> int:
-    from afp_desktop.cli import load_templates, write_json
+    from afp_desktop.cli import load_templates, print_readable, write_json
     from afp_desktop.core.formats.follow import FileFollower, parse_lines
     from afp_desktop.core.formats.live_run import is_run_end
     from afp_desktop.core.library.status import StatusSelector, render_status_line
@@ -60,13 +59,13 @@ def cmd_tail(args) -> int:
     interval = max(0.001, args.poll_interval)
 
     def say(text: str) -> None:
-        print(f"afp-desktop: {text}", file=sys.stderr, flush=True)
+        print_readable(f"afp-desktop: {text}", stderr=True)
 
     def emit(k: int, state, line) -> None:
         if args.json:
             write_json({"k": k, "state": state, "line": line}, False)
         else:
-            print("(no status line)" if line is None else line, flush=True)
+            print_readable("(no status line)" if line is None else line)
 
     follower = FileFollower(path)
     selector, k, shown, ended = StatusSelector(), 0, None, False

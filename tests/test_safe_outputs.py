@@ -66,6 +66,46 @@ def test_a_rotated_input_is_not_an_output(trace, capsys):
     assert code == 2 and older.read_bytes() == before
 
 
+@pytest.mark.parametrize("spelled", ["plain", "through ./", "through a linked folder"])
+def test_the_older_half_name_of_the_input_is_refused_before_it_exists(trace, tmp_path, capsys, spelled):
+    older = trace.with_name(trace.name + ".1")
+    if spelled == "plain":
+        out = older
+    elif spelled == "through ./":
+        out = tmp_path / "." / older.name
+    else:
+        (tmp_path / "linked").symlink_to(tmp_path)
+        out = tmp_path / "linked" / older.name
+    code, err = _run(["convert", trace, "-o", out], capsys)
+    assert code == 2 and "rotated older half" in err and str(trace) in err
+    assert not older.exists() and not _leftovers(tmp_path)
+
+
+def test_the_newer_half_name_of_a_dot_1_input_is_refused_before_it_exists(tmp_path, capsys):
+    older = tmp_path / "run.ndjson.1"
+    shutil.copy(corpus_path("02-react-two-tools", "events.ndjson"), older)
+    newer = tmp_path / "run.ndjson"
+    code, err = _run(["convert", older, "-o", newer], capsys)
+    assert code == 2 and "rotated newer half" in err
+    assert not newer.exists()
+
+
+@pytest.mark.parametrize("argv", [["export", "{src}", "-o", "{out}"], ["{src}", "--screenshot", "{out}"]])
+def test_pictures_refuse_the_newer_half_name_of_a_dot_1_input(tmp_path, capsys, argv):
+    older = tmp_path / "graph.png.1"
+    shutil.copy(corpus_path("02-react-two-tools", "events.ndjson"), older)
+    out = tmp_path / "graph.png"
+    code, err = _run([a.format(src=older, out=out) for a in argv], capsys)
+    assert code == 2 and "rotated newer half" in err
+    assert not out.exists()
+
+
+def test_a_name_beside_the_input_that_is_not_its_partner_is_written(trace, capsys):
+    out = trace.with_name(trace.name + ".2")
+    code, _ = _run(["convert", trace, "-o", out], capsys)
+    assert code == 0 and out.is_file()
+
+
 def test_convert_does_not_write_through_a_planted_part_symlink(trace, tmp_path, capsys):
     victim = tmp_path / "victim.txt"
     victim.write_bytes(b"precious")

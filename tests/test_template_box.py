@@ -105,3 +105,15 @@ def test_the_save_dialog_opens_in_the_last_folder(qtbot, tmp_path, monkeypatch):
     editor._load_dialog()
     editor._save_dialog()
     assert seen[1] == str(target.parent) and seen[2] == str(target.parent / "status-templates.json")
+
+
+def test_a_preview_repeating_a_long_app_name_is_cut_as_the_line_is():
+    from afp_desktop.core.library.template_render import LINE_ALLOWANCE
+
+    segments = preview_segments("idle", "Hi {{appName}}" * 20_000, "A" * 1_000)
+    budget = 1_000 + LINE_ALLOWANCE
+    assert sum(len(s.text) for s in segments[:-1]) == budget
+    assert segments[-1] == Segment("text", f"\u2026 (+{20_000 * 1_003 - budget} more)")
+    assert segments[1] == Segment("value", "A" * 1_000, "appName")
+    short = preview_segments("idle", "{{appName}} and {{appName}}", "A" * 1_000)
+    assert "".join(s.text for s in short) == "A" * 1_000 + " and " + "A" * 1_000

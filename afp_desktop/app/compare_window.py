@@ -54,6 +54,7 @@ from afp_desktop.core.views.compare import (
     word_diff,
 )
 from afp_desktop.core.problems import LoadCancelled
+from afp_desktop.core.terminal_text import for_terminal
 
 DIFF_COLOURS = {  # (background, text) of deleted and inserted words; muted notes
     "light": {"delete": ("#ffd7d5", "#86181d"), "insert": ("#ccffd8", "#0f5323"), "muted": "#5f6773"},
@@ -702,10 +703,10 @@ def run_compare_gui(path_a: str, path_b: str, screenshot: str | None = None) -> 
     try:  # (loaded before the window shows: a file that cannot be read leaves nothing open)
         runs = [load_run(path) for path in (path_a, path_b)]
     except LoadError as err:
-        print(f"afp-desktop: {err}", file=sys.stderr)
+        print(for_terminal(f"afp-desktop: {err}"), file=sys.stderr)
         return 2
     except OSError as err:
-        print(f"afp-desktop: {err.filename or ''}: {err.strerror or err}", file=sys.stderr)
+        print(for_terminal(f"afp-desktop: {err.filename or ''}: {err.strerror or err}"), file=sys.stderr)
         return 2
     window.resize(1600, 1000)
     window.show()

@@ -23,6 +23,7 @@ from PySide6.QtSvg import QSvgGenerator
 from afp_desktop.app.panels.graph_canvas import GraphArt, GraphCanvas
 from afp_desktop.app.style import palette_for
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
+from afp_desktop.core.output_names import refuse_rotation_partner
 from afp_desktop.core.safe_write import check_destination, write_file
 
 log = logging.getLogger(__name__)
@@ -140,6 +141,7 @@ def _render(art: GraphArt, out_path: str | Path, scale: float, happened, future_
     if not (math.isfinite(scale) and 0 < scale <= MAX_SCALE):
         raise ValueError(f"the scale must be greater than 0 and at most {MAX_SCALE:g}, not {scale!r}")
     check_destination(path, inputs)  # before drawing: a refused destination costs nothing
+    refuse_rotation_partner(path, inputs)
     ensure_qt_app()
     area = _area(art.layout, view_rect)
     captions = [" ".join(str(c).split()) for c in captions or ()]

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from afp_desktop import __version__
 from afp_desktop.app.fonts import apply_default_font
 from afp_desktop.app.resources import app_icon
+from afp_desktop.core.terminal_text import for_terminal
 
 APP_NAME = "afp-desktop"
 SCREENSHOT_SIZE = (1600, 1000)
@@ -97,13 +98,15 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     from afp_desktop.app.loader import load_run
     from afp_desktop.app.main_window import MainWindow
     from afp_desktop.core.formats import LoadError
+    from afp_desktop.core.output_names import refuse_rotation_partner
     from afp_desktop.core.safe_write import UnsafeOutput, check_destination, write_file
 
     inputs = [path] if path else []
     try:  # before loading: a refused destination costs nothing
         check_destination(out, inputs)
+        refuse_rotation_partner(out, inputs)
     except UnsafeOutput as err:
-        print(f"afp-desktop: {err}", file=sys.stderr)
+        print(for_terminal(f"afp-desktop: {err}"), file=sys.stderr)
         return 2
     window = MainWindow(restore_layout=False)
     window.resize(*size)
@@ -112,11 +115,11 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
         try:
             run = load_run(path, conversation=conversation)
         except LoadError as err:
-            print(f"afp-desktop: {err}", file=sys.stderr)
+            print(for_terminal(f"afp-desktop: {err}"), file=sys.stderr)
             window.close()
             return 2
         except OSError as err:
-            print(f"afp-desktop: {path}: {err.strerror or err}", file=sys.stderr)
+            print(for_terminal(f"afp-desktop: {path}: {err.strerror or err}"), file=sys.stderr)
             window.close()
             return 2
         if stop is not None and not 0 <= stop < len(run.stops):
@@ -129,7 +132,7 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
         if at is not None:
             from afp_desktop.app.stop_links import apply_at
 
-            print(apply_at(window, run, at), file=sys.stderr)
+            print(for_terminal(apply_at(window, run, at)), file=sys.stderr)
         if stop is not None:
             window.session.move_to_stop(stop)
             window.session.flush()

@@ -397,11 +397,17 @@ def decompress(data: bytes, name: str) -> bytes:
     return _decompress_stream(handle.read(8), handle, name, max_bytes(), None)
 
 
+def rotation_partner(path: str | os.PathLike) -> Path:
+    """The other half's name of a rotated pair, whether that file exists or not: `<path>.1` (the older half)
+    for `<path>`, and `<path>` (the newer half) for `<path>.1`. Opening either name reads both halves."""
+    p = Path(path)
+    return p.with_suffix("") if p.suffix == ".1" else p.with_name(p.name + ".1")
+
+
 def rotated_pair(path: str | os.PathLike) -> list[Path]:
     """The file sink rotates `<path>` to `<path>.1`: a whole session is `<path>.1` then `<path>`."""
     p = Path(path)
-    if p.suffix == ".1":
-        newer = p.with_suffix("")
-        return [p, newer] if newer.is_file() else [p]
-    older = p.with_name(p.name + ".1")
-    return [older, p] if older.is_file() else [p]
+    partner = rotation_partner(p)
+    if not partner.is_file():
+        return [p]
+    return [p, partner] if p.suffix == ".1" else [partner, p]

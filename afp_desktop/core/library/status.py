@@ -6,6 +6,7 @@
   select_status(events)                      §6.2 + §6.3 selectStatus (one forward walk)
   status_timeline(events)                    the state after every prefix k = 0..N, linear (scrubbing)
   render_status_line(state, app_name, ...)   §6.5  renderStatusLine (key ladder + {{name}} substitution)
+  streaming_template(app_name, templates)    a streaming state's line from its partial alone
   template_variables, spaced_placeholders,   template-editor helpers built on §6.5 (which variables a
   VARS_BY_STATE, state_for_template_key,     template at a given key can use)
   variables_for_template_key, unknown_variables
@@ -22,6 +23,7 @@ from array import array
 from typing import Any, Iterable, Iterator
 
 from afp_desktop.core.library.jsstring import UNDEFINED, js_length, js_slice_units, js_string, js_trim
+from afp_desktop.core.library.template_render import PLACEHOLDER, compiled
 from afp_desktop.core.breathing import breathing_over
 
 DEFAULT_TEMPLATES: dict[str, str] = {
@@ -436,7 +438,6 @@ class StatusTimeline:
 
 # ── §6.5 ────────────────────────────────────────────────────────────────────────────────────────────────
 
-_PLACEHOLDER = re.compile(r"\{\{([A-Za-z0-9_]+)\}\}")  # JS /\{\{(\w+)\}\}/g: \w is ASCII there
 _SPACED_PLACEHOLDER = re.compile(r"\{\{(\s*)[A-Za-z0-9_]+(\s*)\}\}")
 
 
@@ -460,7 +461,8 @@ def render_status_line(state: dict | None, app_name="Agent", templates: dict | N
     """renderStatusLine: the first template on the state's key ladder, with `{{name}}` substituted once.
 
     A defined empty template renders ""; no template on the ladder renders None. (A non-string template
-    value, which would make the library throw, is passed over like a missing key.)
+    value, which would make the library throw, is passed over like a missing key.) A line longer than its
+    template and values allow is cut, and says so (template_render: a template repeating a long value).
     """
     if state is None:
         return None
@@ -471,34 +473,32 @@ def render_status_line(state: dict | None, app_name="Agent", templates: dict | N
     )
     if template is None:
         return None
-    variables = {"appName": app_name, **(state.get("vars") or {})}
-
-    def substitute(match: re.Match) -> str:
-        value = variables.get(match.group(1))
-        return "" if value is None else js_string(value)
-
-    return _PLACEHOLDER.sub(substitute, template)
+    return compiled(template).render({"appName": app_name, **(state.get("vars") or {})})
 
 
-def streaming_pieces(app_name="Agent", templates: dict | None = None) -> list[str] | None:
-    """The streaming template rendered with every variable but the partial: its line for a partial is
-    `partial.join(pieces)` (what render_status_line gives). None when no streaming template is defined."""
+class StreamingTemplate:
+    """The streaming template with its app name: `line(partial)` is what render_status_line gives the streaming
+    state of that partial, without building the state; `fixed` is the one line of every partial when the
+    template does not use it (else None)."""
+
+    __slots__ = ("template", "app_name", "fixed", "blank")
+
+    def __init__(self, template: str, app_name) -> None:
+        self.template = compiled(template)
+        self.app_name = app_name
+        self.fixed = None if self.template.uses("partial") else self.line("")
+        self.blank = self.line("") == ""  # (the line of an empty partial)
+
+    def line(self, partial: str) -> str:
+        return self.template.render({"appName": self.app_name, "partial": partial})
+
+
+def streaming_template(app_name="Agent", templates: dict | None = None) -> StreamingTemplate | None:
+    """The map's streaming template with the app name; None when no streaming template is defined."""
     template = (templates if templates is not None else DEFAULT_TEMPLATES).get("streaming")
     if not isinstance(template, str):
         return None
-    variables = {"appName": app_name}
-
-    def substitute(match: re.Match) -> str:  # (as render_status_line does)
-        value = variables.get(match.group(1))
-        return "" if value is None else js_string(value)
-
-    pieces, at = [], 0
-    for match in _PLACEHOLDER.finditer(template):
-        if match.group(1) == "partial":
-            pieces.append(_PLACEHOLDER.sub(substitute, template[at:match.start()]))
-            at = match.end()
-    pieces.append(_PLACEHOLDER.sub(substitute, template[at:]))
-    return pieces
+    return StreamingTemplate(template, app_name)
 
 
 # ── Template-editor helpers (built on §6.5) ─────────────────────────────────────────────────────────────
@@ -513,7 +513,7 @@ VARS_BY_STATE: dict[str, list[str]] = {
 
 def template_variables(template: str) -> list[str]:
     """Names the template uses as `{{name}}` (substituted), in order of first use."""
-    return list(dict.fromkeys(_PLACEHOLDER.findall(template)))
+    return list(dict.fromkeys(PLACEHOLDER.findall(template)))
 
 
 def spaced_placeholders(template: str) -> list[str]:

@@ -22,7 +22,7 @@ from afp_desktop.core.library.conventions import is_agent_internal
 from afp_desktop.core.library.events import domain_indices_of
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
-from afp_desktop.core.library.status import template_ladder, render_status_line, streaming_pieces  # (§6.5's ladder)
+from afp_desktop.core.library.status import template_ladder, render_status_line, streaming_template  # (§6.5's ladder)
 from afp_desktop.core.breathing import breathing_over
 from afp_desktop.core.model.stop_lines import line_of, streaming_line
 
@@ -283,7 +283,7 @@ def line_uses(run, templates: dict, app_name: str) -> Iterator[tuple[int, str]]:
         for position, _state, line in line_starts(run, templates, app_name):
             yield position, line
         return
-    pieces = streaming_pieces(app_name, templates)
+    streaming = streaming_template(app_name, templates)
     previous_slot: Any = object()
     previous_line: str | None = None
     stream: Any = None  # the streamed reply's latest line, and where it started, while a reply streams
@@ -294,7 +294,7 @@ def line_uses(run, templates: dict, app_name: str) -> Iterator[tuple[int, str]]:
         if slot == previous_slot:
             continue
         previous_slot = slot
-        item = line_of(states, k, pieces, app_name, templates)
+        item = line_of(states, k, streaming, app_name, templates)
         streamed = streaming_line(item)
         if streamed and stream is not None and stream.text is item.text:
             stream = item

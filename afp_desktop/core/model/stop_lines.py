@@ -3,7 +3,7 @@
 With the default streaming template (`{{partial}}`) every token of an answer is a new line holding the whole
 answer so far: a 20,000-token answer is 20,000 lines and ~1.5 GB of text, which took 3 s to build on every move
 onto that stop (200,000 tokens ran out of memory). So a streaming line is kept as its call's final text, the
-length of it shown and the template's pieces around the partial, and rendered when read; two consecutive ones
+length of it shown and the streaming template, and rendered when read; two consecutive ones
 of the same call differ exactly when their lengths do. The lines read are what rendering every state gives.
 """
 
@@ -12,22 +12,22 @@ from __future__ import annotations
 from typing import Any, Iterator, Sequence, overload
 
 from afp_desktop.core.breathing import EVERY, breathe
-from afp_desktop.core.library.status import render_status_line, streaming_pieces
+from afp_desktop.core.library.status import StreamingTemplate, render_status_line, streaming_template
 
 
 class _Streaming:
-    """A streaming status line: `text[:length]` put between the template's `pieces`."""
+    """A streaming status line: the streaming `template`'s line of the partial `text[:length]`."""
 
-    __slots__ = ("text", "length", "pieces")
+    __slots__ = ("text", "length", "template")
 
-    def __init__(self, text: str, length: int, pieces: list[str]) -> None:
-        self.text, self.length, self.pieces = text, length, pieces
+    def __init__(self, text: str, length: int, template: StreamingTemplate) -> None:
+        self.text, self.length, self.template = text, length, template
 
     def render(self) -> str:
-        return self.text[:self.length].join(self.pieces)
+        return self.template.line(self.text[:self.length])
 
     def __bool__(self) -> bool:  # (non-empty, as the line it renders)
-        return self.length > 0 or any(self.pieces)
+        return self.length > 0 or not self.template.blank
 
 
 Item = Any  # a str, or a _Streaming
@@ -39,7 +39,7 @@ def streaming_line(item: Item) -> bool:
 
 
 def _same(a: Item, b: Item) -> bool:
-    if type(a) is _Streaming and type(b) is _Streaming and a.text is b.text and a.pieces is b.pieces:
+    if type(a) is _Streaming and type(b) is _Streaming and a.text is b.text and a.template is b.template:
         return a.length == b.length
     return _rendered(a) == _rendered(b)  # (a call's first line after another state: once per call)
 
@@ -89,17 +89,17 @@ class StopLines(Sequence[str]):
         return StopLines(self._items[:count], self.pending)
 
 
-def line_of(timeline, k: int, pieces: list[str] | None, app_name: str, templates: dict) -> Item:
+def line_of(timeline, k: int, streaming: StreamingTemplate | None, app_name: str, templates: dict) -> Item:
     """The line a StatusTimeline's state k renders: a str, None (no line), or a _Streaming rendered when read —
-    a streaming state's partial is never copied. `pieces`: streaming_pieces(app_name, templates)."""
+    a streaming state's partial is never copied. `streaming`: streaming_template(app_name, templates)."""
     stream = timeline.stream_of(k)
     if stream is None:
         return render_status_line(timeline[k], app_name, templates)
-    if pieces is None:
+    if streaming is None:
         return None  # (no streaming template: such a state renders no line)
-    if len(pieces) == 1:
-        return pieces[0]  # (a template without the partial: the same line for every token)
-    return _Streaming(stream[0], stream[1], pieces)
+    if streaming.fixed is not None:
+        return streaming.fixed  # (a template without the partial: the same line for every token)
+    return _Streaming(stream[0], stream[1], streaming)
 
 
 def stop_lines(states, prefix_span: tuple[int, int], templates: dict, app_name: str) -> StopLines:
@@ -115,7 +115,7 @@ def stop_lines_walk(states, prefix_span: tuple[int, int], templates: dict, app_n
     `resume`: (lines, seen_at, p) of a walk of the same span's start up to prefix p, with the same templates, of a
     run this one extends (File ▸ Follow): only the states after p are looked at."""
     timeline = states if hasattr(states, "stream_of") else None
-    pieces = streaming_pieces(app_name, templates) if timeline is not None else None
+    streaming = streaming_template(app_name, templates) if timeline is not None else None
     items: list[Item] = []
     seen_at: list[int] = []
     previous: Any = object()
@@ -134,7 +134,7 @@ def stop_lines_walk(states, prefix_span: tuple[int, int], templates: dict, app_n
                 if slot == previous:
                     continue
                 previous = slot
-                line = line_of(timeline, k, pieces, app_name, templates)
+                line = line_of(timeline, k, streaming, app_name, templates)
             else:
                 state = states[k]
                 if state is previous:

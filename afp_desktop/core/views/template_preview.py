@@ -9,9 +9,10 @@ text with formats, so a template is never interpreted as markup.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from afp_desktop.core.library.status import variables_for_template_key
+from afp_desktop.core.library.template_render import LINE_ALLOWANCE
 
 _ANY_PLACEHOLDER = re.compile(r"\{\{(\s*)([A-Za-z0-9_]+)(\s*)\}\}")
 
@@ -51,4 +52,23 @@ def preview_segments(key: str, template: str, app_name: str = "Agent",
         at = match.end()
     if at < len(template):
         segments.append(Segment("text", template[at:]))
-    return segments
+    return _within_budget(segments)
+
+
+def _within_budget(segments: list[Segment]) -> list[Segment]:
+    """The segments cut as a rendered line is (template_render): each value once plus LINE_ALLOWANCE characters,
+    then `… (+N more)`, so that a template repeating a long app name does not preview as gigabytes."""
+    budget = sum(len(text) for text in {s.text for s in segments if s.kind == "value"}) + LINE_ALLOWANCE
+    total = sum(len(s.text) for s in segments)
+    if total <= budget:
+        return segments
+    kept: list[Segment] = []
+    length = 0
+    for segment in segments:
+        if length + len(segment.text) >= budget:
+            kept.append(replace(segment, text=segment.text[:budget - length]))
+            break
+        kept.append(segment)
+        length += len(segment.text)
+    kept.append(Segment("text", f"\u2026 (+{total - budget} more)"))
+    return kept
