@@ -566,7 +566,7 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
     n_typed = run.axis.typed_before[position]
     node = facts.nodes[index]
     kind = node.get("kind")
-    state = facts.node_state(index, n_domain)
+    state = facts.node_state(index, n_domain, position)
     out = {"node": node.get("id"), "index": index, "kind": kind, "label": node.get("label"), "state": state,
            "position": position, "sections": []}
     sections: list[dict] = out["sections"]
@@ -593,7 +593,7 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
     if error is not None and not any(section["style"] == "error" for section in sections):
         text = error.message if error.detail is None else f"{error.message}\n\n{error.detail}"
         sections.append(_text("Error" if error.kind == "tool" else "The run failed here", text, "error"))
-    if error is not None and error.kind in ("fatal", "run") and state != DONE:
+    if error is not None and error.kind in ("fatal", "run") and (state != DONE or facts.ended[index] is None):
         for section in sections:  # it is not "in progress": it failed and will never end
             for row in section.get("rows", ()) if section.get("title") == "Step" else ():
                 if row.get("label") == "state":
