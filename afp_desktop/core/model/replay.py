@@ -195,7 +195,7 @@ class ReplayFacts:
         node_id = self.nodes[index].get("id")
         return node_id if isinstance(node_id, str) else None
 
-    def _working_node(self, n_domain: int) -> int | None:
+    def working_node(self, n_domain: int) -> int | None:
         """The LLM call or tool call in flight (the innermost open step), else the innermost open subflow."""
         open_nodes = self.open_nodes(n_domain)
         steps = [i for i in open_nodes if self.nodes[i].get("kind") != "subflow"]
@@ -213,7 +213,7 @@ class ReplayFacts:
             payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
             position = axis.typed_after[j]
             if kind == _FATAL:
-                node = self._working_node(self.effective_domain[position])
+                node = self.working_node(self.effective_domain[position])
                 errors.append(RunError(position, _text(payload.get("error", "the run failed")), "fatal", node,
                                        self._node_id(node)))
             elif payload.get("error") is True:

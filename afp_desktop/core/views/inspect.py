@@ -589,6 +589,7 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
         sections += _chip_sections(run, facts, index, node, n_domain)
     else:
         sections += _branch_sections(run, index, node, state)
+    sections += _event_sections(run, index, position)
     error = next((e for e in facts.errors if e.node == index and e.position <= position), None)
     if error is not None and not any(section["style"] == "error" for section in sections):
         text = error.message if error.detail is None else f"{error.message}\n\n{error.detail}"
@@ -699,6 +700,22 @@ def _subflow_sections(run, facts, index, node, position, n_domain, n_typed, done
     if is_run:
         for pause in pauses(run):
             out += pause_sections(run, pause, n_typed)
+    return out
+
+
+def _event_sections(run, index: int, position: int) -> list[dict]:
+    """The step's retries, circuit-breaker changes and fallbacks (each attempt's error, wait and reason), and its
+    findings, as known at `position`."""
+    from afp_desktop.core.views.run_facts import facts_of_run  # (run_facts reads the replay, as this does)
+
+    known = facts_of_run(run)
+    out = []
+    wrapped = known.resilience.of_step(index, position)
+    if wrapped:
+        out.append(_facts("Retries, breaker and fallbacks", [(e.label, e.text) for e in wrapped]))
+    found = [f for f in known.findings.known(position) if f.node == index]
+    if found:
+        out.append(_facts("Findings", [(f.kind, f.message) for f in found]))
     return out
 
 
