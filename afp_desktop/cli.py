@@ -392,6 +392,7 @@ def cmd_replay(args) -> int:
 def cmd_view(args) -> int:
     """The moment at one position, as the window shows it."""
     from afp_desktop.core.model.replay import node_facts
+    from afp_desktop.core.views.run_facts import RunFacts
 
     run, replay = _replay_of(args)
     if args.stop is not None:
@@ -413,7 +414,10 @@ def cmd_view(args) -> int:
     inspector = None
     if moment.current_node is not None:
         inspector = node_facts(run, replay.facts, moment.current_node, moment.position)
-    write_json(moment.as_json(inspector), args.indent)
+    view = moment.as_json(inspector)
+    known = RunFacts(run, replay.facts).as_json(moment.position)  # (what had happened by this moment)
+    view["run"] = {key: known[key] for key in ("end", "resilience", "costUsd", "findings")}
+    write_json(view, args.indent)
     return 0
 
 

@@ -8,10 +8,14 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from afp_desktop import cli
+from afp_desktop.core.library.event_homes import PREFIX
+from afp_desktop.core.model.run_end import REASONS
 from afp_desktop.core.model.replay import Replay
-from afp_desktop.core.views.findings import Findings
+from afp_desktop.core.views.findings import FINDING_TYPES, Findings
+from afp_desktop.core.views.resilience import LISTED
 from afp_desktop.core.views.run_facts import RunFacts, cost_usd
 from tests.corpus_util import corpus_path
 from tests.facts_run import Stream, facts_stream, halted_stream, paused_stream, start
@@ -170,3 +174,47 @@ def test_inspect_shows_each_attempt_error_wait_and_the_fallback(capsys, tmp_path
     assert cli.main(["inspect", str(path), "--node", "0", "--position", str(start_of_call)]) == 0
     early = json.loads(capsys.readouterr().out)
     assert not any(s["title"] == "Retries, breaker and fallbacks" for s in early["sections"])
+
+
+def test_view_tells_the_end_and_findings_known_at_its_moment(capsys, tmp_path):
+    stream = facts_stream()
+    path = write(tmp_path, stream)
+    run = stream.run()
+    denied = run.axis.typed_after[next(j for j, e in enumerate(stream.events)
+                                       if e["type"].endswith("permission.check"))]
+    assert cli.main(["view", str(path), "--position", str(denied - 1)]) == 0
+    before = json.loads(capsys.readouterr().out)["run"]
+    assert before["end"]["reason"] == "unknown"
+    assert [f["kind"] for f in before["findings"]] == ["validation.args_invalid"]
+    assert before["resilience"]["fallbacks"] == 1 and before["costUsd"] == pytest.approx(0.0021)
+    assert cli.main(["view", str(path), "--position", str(len(run.axis))]) == 0
+    after = json.loads(capsys.readouterr().out)["run"]
+    assert after["end"]["reason"] == "budget" and len(after["findings"]) == 17
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
+                                                                                        max_size=4), max_leaves=12)
+FIELD_NAMES = st.sampled_from(["toolName", "toolCallId", "result", "target", "reason", "issues", "attempt", "state",
+                               "error", "message", "stage", "path", "action", "kind", "limit", "actual", "allowed",
+                               "subjects", "severity", "cumulative", "questionPayload", "stoppedEarly", "scope"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(picked=st.lists(st.tuples(st.sampled_from(sorted(FINDING_TYPES + tuple(PREFIX + k for k in LISTED)
+                                                           + (PREFIX + "error.fatal", PREFIX + "pause.request",
+                                                              PREFIX + "agent.turn_end", PREFIX + "cost.tick"))),
+                                 st.dictionaries(FIELD_NAMES, json_values, max_size=5) | json_values), max_size=8))
+def test_hostile_payloads_give_plain_one_line_facts(picked):
+    stream = Stream()
+    start(stream)
+    for event_type, payload in picked:
+        stream.add(event_type[len(PREFIX):], "call-llm#1", placeholder=0)
+        stream.events[-1]["payload"] = payload
+    run = stream.run()
+    facts = RunFacts(run).as_json()
+    assert facts["end"]["reason"] in REASONS and isinstance(facts["end"]["message"], str)
+    for finding in facts["findings"]:
+        assert isinstance(finding["message"], str) and "\n" not in finding["message"]
+    assert facts["costUsd"] is None or isinstance(facts["costUsd"], float)
+    assert sum(facts["eventTypes"].values()) == len(stream.events)
