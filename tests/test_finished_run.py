@@ -82,3 +82,34 @@ def test_a_failed_run_says_its_cut_step_failed_not_done():
 
 def nodes_kinds(run, indices) -> set[str]:
     return {run.step_fold.nodes[i]["kind"] for i in indices}
+
+
+def test_a_typed_stream_parallel_closes_each_branch_call_at_its_own_end():
+    from tests.facts_run import Stream
+
+    s = Stream()
+
+    def add(event_type, stage, path, /, **payload):
+        s.add(event_type, stage, **payload)
+        s.events[-1]["meta"].update(subflowPath=path, compositionPath=["Parallel:fan", *path[1:]])
+
+    add("composition.enter", "fan#1", [], kind="Parallel", id="fan", name="fan", childCount=2)
+    s.events[-1]["meta"]["compositionPath"] = ["Parallel:fan"]
+    a, b = ["fan", "Agent:a"], ["fan", "Agent:b"]
+    add("stream.llm_start", "fan/a/call-llm#5", a, iteration=1, provider="mock", model="m")
+    add("stream.llm_start", "fan/b/call-llm#6", b, iteration=1, provider="mock", model="m")
+    add("stream.llm_end", "fan/a/call-llm#5", a, iteration=1, content="A", toolCallCount=1,
+        usage={"input": 1, "output": 1}, stopReason="tool_use", durationMs=1)
+    add("stream.tool_start", "fan/a/tool-calls#7", a, toolName="t", toolCallId="ta", args={})
+    add("stream.llm_end", "fan/b/call-llm#6", b, iteration=1, content="B", toolCallCount=0,
+        usage={"input": 1, "output": 1}, stopReason="stop", durationMs=1)
+    add("stream.tool_end", "fan/a/tool-calls#7", a, toolCallId="ta", result="ok", durationMs=1)
+    add("composition.exit", "fan#1", [], kind="Parallel", id="fan", status="ok", durationMs=9)
+    s.events[-1]["meta"]["compositionPath"] = ["Parallel:fan"]
+    run = s.run()
+    replay = Replay(run)
+    assert run.run_ends.final.reason == "completed"
+    assert replay.moment(replay.length).active_nodes == ()
+    facts = replay.facts
+    llm_a = next(i for i, n in enumerate(facts.nodes) if n.get("runtimeStageId") == "fan/a/call-llm#5")
+    assert run.domain_events[facts.ended[llm_a]]["runtimeStageId"] == "fan/a/call-llm#5"
