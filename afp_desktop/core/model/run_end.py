@@ -26,6 +26,7 @@ from typing import Any
 from afp_desktop.core.breathing import breathing_over
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
+from afp_desktop.core.library.events import indices_of
 
 PREFIX = "agentfootprint."
 REASONS = ("completed", "failed", "budget", "halted", "aborted", "paused", "unknown")
@@ -182,6 +183,13 @@ def question_of(payload: dict) -> str:
     return plain(payload.get("reason", "the run asked a person"))
 
 
+# The types that tell how a run ends (a bare LLMCall's next run starts with an injection: its end is its llm_end).
+_TELLING = tuple(PREFIX + name for name in (
+    "agent.run_configured", "agent.turn_start", "pause.resume", "composition.enter", "agent.turn_end",
+    "composition.exit", "error.fatal", "stream.llm_end", "agent.budget_exhausted", "cost.limit_hit",
+    "permission.halt", "pause.request", "reliability.fail_fast"))
+
+
 class RunEnds:
     """Each change of how the run ended, in axis order; `at(position)` is the end as known there."""
 
@@ -203,12 +211,9 @@ class RunEnds:
         after = run.axis.typed_after
         limit: str | None = None   # what a limit said, until the turn ends
         halted = False
-        for j in breathing_over(range(len(typed))):
+        for j in breathing_over(indices_of(run.typed_by_type, *_TELLING)):  # (not the tokens, the injections…)
             event = typed[j]
-            etype = event.get("type") if isinstance(event, dict) else None
-            if etype.__class__ is not str or not etype.startswith(PREFIX):
-                continue
-            name = etype[len(PREFIX):]
+            name = event["type"][len(PREFIX):]
             payload = _payload(event)
             position = after[j]
             if is_run_start(event):
