@@ -218,3 +218,14 @@ def test_hostile_payloads_give_plain_one_line_facts(picked):
         assert isinstance(finding["message"], str) and "\n" not in finding["message"]
     assert facts["costUsd"] is None or isinstance(facts["costUsd"], float)
     assert sum(facts["eventTypes"].values()) == len(stream.events)
+
+
+def test_an_ordinary_open_of_a_stream_missing_its_start_says_so(tmp_path):
+    from afp_desktop.core.formats import open_run
+
+    lines = corpus_path("02-react-two-tools", "events.ndjson").read_bytes().splitlines(keepends=True)
+    late = tmp_path / "late.ndjson"
+    late.write_bytes(b"".join(lines[20:]))
+    assert "mid-way" in [n.code for n in open_run(late).all_notices()]
+    assert "mid-way" not in [n.code for n in open_run(corpus_path("02-react-two-tools", "events.ndjson"))
+                             .all_notices()]

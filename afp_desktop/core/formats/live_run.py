@@ -25,7 +25,7 @@ from afp_desktop.core.model.axis import Axis
 from afp_desktop.core.library.conventions import milestone_for
 from afp_desktop.core.library.events import TypedToDomain
 from afp_desktop.core.model.run import Notice, Run
-from afp_desktop.core.model.run_end import is_run_end, is_run_start
+from afp_desktop.core.model.run_end import MID_WAY_TEXT, is_run_end, is_run_start
 from afp_desktop.core.library.status import StatusSelector
 from afp_desktop.core.library.stepgraph import MalformedRunError, StepGraphFold, build_step_graph_safe
 from afp_desktop.core.library.stops import derived_stop_rows
@@ -161,9 +161,8 @@ class RunGrower:
                   domain_source="typed-stream", redaction="none", document=typed, anchors=anchors)
         finish(run)
         if self.starts_mid_way:
-            text = MID_WAY_ROTATED if rotated else (
-                "This file starts mid-way through the run: its first event is not the run's start.")
-            run.notices.insert(0, Notice("mid-way", text))
+            run.notices = [n for n in run.notices if n.code != "mid-way"]  # (finish's, without the rotation)
+            run.notices.insert(0, Notice("mid-way", MID_WAY_ROTATED if rotated else MID_WAY_TEXT))
         run.notices[:0] = self.notices
         if self._stops_cache is None:
             self._stops_cache = self._stops.stops()

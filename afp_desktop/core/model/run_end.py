@@ -33,6 +33,7 @@ REASONS = ("completed", "failed", "budget", "halted", "aborted", "paused", "unkn
 FINISHED = frozenset(("completed", "failed", "budget", "halted", "aborted"))
 _ABORTED = re.compile(r"\babort(ed|error)?\b|\bcancell?ed\b", re.IGNORECASE)
 NOT_ENDED = "The run has not ended at this moment."
+MID_WAY_TEXT = "This file starts mid-way through the run: its first event is not the run's start."
 
 
 @dataclass(frozen=True)
