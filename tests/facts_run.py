@@ -151,3 +151,21 @@ def paused_stream() -> Stream:
     s.add("pause.request", "tool-calls#22", reason="stage requested pause",
           questionPayload={"question": "Refund $42.99 for order #123?"})
     return s
+
+
+def thinking_stream() -> Stream:
+    """A reasoning model's call: its thinking streamed (sent with runner.emit, as 9.62 allows) and summarised."""
+    s = Stream()
+    start(s)
+    s.add("stream.llm_start", "call-llm#18", iteration=1, provider="anthropic", model="m1", systemPromptChars=20,
+          messagesCount=1, toolsCount=0)
+    for k, chunk in enumerate(["The user ", "wants a ", "refund."]):
+        s.add("stream.thinking_delta", "consumer-emit#0", iteration=1, tokenIndex=k, content=chunk)
+    s.add("stream.llm_end", "call-llm#18", iteration=1, content="Done.", toolCallCount=0,
+          usage={"input": 12, "output": 4}, stopReason="stop", durationMs=90)
+    s.add("stream.thinking_end", "sf-thinking/normalize#19", iteration=1, blockCount=1, totalChars=26, tokens=7)
+    s.add("cost.tick", "call-llm#18", scope="iteration", model="m1", tokensInput=12, tokensOutput=4,
+          estimatedUsd=0.0021, cumulative={"tokensInput": 12, "tokensOutput": 4, "estimatedUsd": 0.0021})
+    s.add("agent.turn_end", "final#20", turnIndex=0, finalContent="Done.", totalInputTokens=12, totalOutputTokens=4,
+          iterationCount=1, durationMs=100)
+    return s

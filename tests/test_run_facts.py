@@ -229,3 +229,26 @@ def test_an_ordinary_open_of_a_stream_missing_its_start_says_so(tmp_path):
     assert "mid-way" in [n.code for n in open_run(late).all_notices()]
     assert "mid-way" not in [n.code for n in open_run(corpus_path("02-react-two-tools", "events.ndjson"))
                              .all_notices()]
+
+
+def test_inspect_shows_the_reasoning_as_it_streamed_and_the_call_cost():
+    from afp_desktop.core.views.inspect import inspect_node
+    from tests.facts_run import thinking_stream
+
+    stream = thinking_stream()
+    run = stream.run()
+    replay = Replay(run)
+    second_chunk = run.axis.typed_after[next(j for j, e in enumerate(stream.events)
+                                             if e["payload"].get("content") == "wants a ")]
+
+    def sections(position):
+        return {s["title"]: s for s in inspect_node(run, replay.facts, 0, position)["sections"]}
+
+    assert sections(second_chunk)["What the model thought (streamed)"]["text"] == "The user wants a "
+    assert "Cost (the library's estimate)" not in sections(second_chunk)
+    end = sections(replay.length)
+    assert end["What the model thought (streamed)"]["text"] == "The user wants a refund."
+    assert {r["label"]: r["value"] for r in end["Reasoning"]["rows"]} == {"blocks": "1", "characters": "26",
+                                                                          "tokens": "7"}
+    assert {r["label"]: r["value"] for r in end["Cost (the library's estimate)"]["rows"]} == {
+        "this call": "$0.0021", "the run so far": "$0.0021"}

@@ -14,6 +14,8 @@ from typing import Any
 
 CONSUMER_STAGE = "consumer-emit"
 CALL_KINDS = frozenset(("user->llm", "tool->llm", "llm->tool"))
+LLM_CALL_KINDS = frozenset(("user->llm", "tool->llm"))
+STEP_KINDS = CALL_KINDS | {"subflow"}
 LOOK_BACK = 200  # steps looked back at for the latest call (a run's steps between two calls are few)
 
 
@@ -39,7 +41,7 @@ class EventSteps:
             by_stage: dict[str, list[int]] = {}
             for index, node in enumerate(self.facts.nodes):
                 stage = node.get("runtimeStageId")
-                if isinstance(stage, str):
+                if isinstance(stage, str) and node.get("kind") in STEP_KINDS:  # (not the reply an LLM call gave)
                     by_stage.setdefault(stage, []).append(index)
             self._by_stage = by_stage
         return self._by_stage
@@ -70,3 +72,19 @@ class EventSteps:
             if facts.nodes[index].get("kind") in CALL_KINDS:
                 return index
         return facts.working_node(n_domain)
+
+    def llm_step_of(self, j: int) -> int | None:
+        """The LLM call typed event `j` belongs to by its payload's `iteration` (a reasoning chunk a consumer
+        sent carries no stage): the latest call of that iteration started by then, else the latest call."""
+        run, facts = self.run, self.facts
+        iteration = _payload((run.typed_events or [])[j]).get("iteration")
+        started = facts.nodes_started(facts.effective_domain[run.axis.typed_after[j]])
+        latest = None
+        for index in range(started - 1, max(-1, started - LOOK_BACK), -1):
+            node = facts.nodes[index]
+            if node.get("kind") in LLM_CALL_KINDS:
+                if latest is None:
+                    latest = index
+                if node.get("iterationIndex") == iteration:
+                    return index
+        return latest

@@ -710,6 +710,23 @@ def _event_sections(run, index: int, position: int) -> list[dict]:
 
     known = facts_of_run(run)
     out = []
+    ticks = known.of_step(known.costs, index, position)
+    if ticks:
+        spent = [usd for t in ticks if (usd := _usd_of(t.payload.get("estimatedUsd"))) is not None]
+        cumulative = ticks[-1].payload.get("cumulative")
+        so_far = _usd_of(cumulative.get("estimatedUsd")) if isinstance(cumulative, dict) else None
+        out.append(_facts("Cost (the library's estimate)", [
+            ("this call", f"${sum(spent):.6g}" if spent else None),
+            ("the run so far", f"${so_far:.6g}" if so_far is not None else None)]))
+    chunks = known.of_step(known.thinking, index, position)
+    if chunks:  # (streamed: as much as had arrived by then)
+        text = "".join(c.payload["content"] for c in chunks if isinstance(c.payload.get("content"), str))
+        out.append(_text("What the model thought (streamed)", text))
+    for summary in known.of_step(known.thinking_ends, index, position)[-1:]:
+        p = summary.payload
+        out.append(_facts("Reasoning", [("blocks", _compact(p.get("blockCount"))),
+                                        ("characters", _compact(p.get("totalChars"))),
+                                        ("tokens", _compact(p["tokens"]) if "tokens" in p else None)]))
     wrapped = known.resilience.of_step(index, position)
     if wrapped:
         out.append(_facts("Retries, breaker and fallbacks", [(e.label, e.text) for e in wrapped]))
@@ -717,6 +734,11 @@ def _event_sections(run, index: int, position: int) -> list[dict]:
     if found:
         out.append(_facts("Findings", [(f.kind, f.message) for f in found]))
     return out
+
+
+def _usd_of(value: Any) -> float | None:
+    """A cost the library estimated: a finite number, else None."""
+    return float(value) if _number(value) and value == value and abs(value) != float("inf") else None
 
 
 def _chip_sections(run, facts, index, node, n_domain) -> list[dict]:

@@ -5,15 +5,21 @@ start was lost. Pure, no Qt; each part as known at a position (default: the end)
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
+from afp_desktop.core.breathing import breathing_over
+
 from afp_desktop.core.model.replay import ReplayFacts
+from afp_desktop.core.views.event_steps import EventSteps
 from afp_desktop.core.views.findings import Findings
 from afp_desktop.core.views.per_run import per_run
 from afp_desktop.core.views.resilience import Resilience
 
 NO_TYPE = "(no type)"
 _TICK = "agentfootprint.cost.tick"
+_THINKING = "agentfootprint.stream.thinking_delta"
+_THINKING_END = "agentfootprint.stream.thinking_end"
 
 
 def event_type_counts(run, position: int | None = None) -> dict[str, int]:
@@ -57,14 +63,41 @@ def cost_usd(run, position: int | None = None) -> float | None:
     return None
 
 
+@dataclass(frozen=True)
+class StepNote:
+    """A typed event told on its step: a cost tick, a reasoning chunk or a reasoning summary."""
+
+    position: int
+    node: int | None
+    payload: dict
+
+
 class RunFacts:
-    """The facts of one run, computed once: findings, resilience, how it ended."""
+    """The facts of one run, computed once: findings, resilience, how it ended, the steps' costs and reasoning."""
 
     def __init__(self, run, facts: ReplayFacts | None = None) -> None:
         self.run = run
         self.facts = facts or getattr(run, "replay_facts", None) or ReplayFacts(run)
         self.findings = Findings(run, self.facts)
         self.resilience = Resilience(run, self.facts)
+        steps = EventSteps(run, self.facts)
+        self.costs = self._notes(run, _TICK, steps.step_of)
+        self.thinking = self._notes(run, _THINKING, steps.llm_step_of)
+        self.thinking_ends = self._notes(run, _THINKING_END, steps.step_of)
+
+    @staticmethod
+    def _notes(run, event_type: str, step_of) -> list[StepNote]:
+        typed = run.typed_events or []
+        after = run.axis.typed_after
+        out = []
+        for j in breathing_over(run.typed_by_type.get(event_type, ())):
+            payload = typed[j].get("payload")
+            out.append(StepNote(after[j], step_of(j), payload if isinstance(payload, dict) else {}))
+        return out
+
+    @staticmethod
+    def of_step(notes: list[StepNote], node: int, position: int) -> list[StepNote]:
+        return [note for note in notes if note.node == node and note.position <= position]
 
     def as_json(self, position: int | None = None) -> dict:
         """The `info --json` part: end, resilience, costUsd, eventTypes, findings, startLost."""
