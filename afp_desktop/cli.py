@@ -141,6 +141,7 @@ def cmd_info(args) -> int:
     from afp_desktop.core.formats.bundle import read_bundle_file
     from afp_desktop.core.model.summary import summarize
     from afp_desktop.core.views import cost
+    from afp_desktop.core.views.run_facts import RunFacts
 
     prices = None
     if getattr(args, "prices", None):
@@ -162,6 +163,7 @@ def cmd_info(args) -> int:
         return 0
     summary = summarize(run)
     graph = run.stepgraph
+    facts = RunFacts(run)
     info = {
         "file": printable_path(args.file), "format": run.format_name,
         "typedEvents": len(run.typed_events) if run.typed_events is not None else None,
@@ -169,7 +171,7 @@ def cmd_info(args) -> int:
         "commits": len(run.commit_log) if run.commit_log is not None else None,
         "stepGraphNodes": len(graph["nodes"]), "stepGraphEdges": len(graph["edges"]),
         "stops": len(run.stops), "stopsDerived": bool(run.stops and run.stops[0].get("derived")),
-        "redaction": run.redaction, **summary.as_dict(),
+        "redaction": run.redaction, **summary.as_json(), **facts.as_json(),
         "notices": [n.text for n in run.all_notices()], "warnings": [str(w) for w in run.warnings],
     }
     if run.bundle is not None:
@@ -197,8 +199,11 @@ def cmd_info(args) -> int:
     if spent is not None:
         unpriced = f"; {spent.unpriced:,} call(s) of a model without a price" if spent.unpriced else ""
         out.append(f"Cost:        {cost.format_usd(spent.usd)} at the prices of {printable_path(args.prices)}{unpriced}")
+    if info["costUsd"] is not None:
+        out.append(f"Cost:        {cost.format_usd(info['costUsd'])} (the library's own estimate)")
     if summary.duration_ms is not None:
         out.append(f"Duration:    {summary.duration_ms / 1000:.3f} s")
+    out += _end_lines(info)
     if run.all_notices():
         out.append("What this file cannot show / worth knowing:")
         out += [f"  - {n.text}" for n in run.all_notices()]
@@ -207,6 +212,23 @@ def cmd_info(args) -> int:
         out += [f"  - {w}" for w in run.warnings]
     print_readable(_readable_lines(out))
     return 0
+
+
+def _end_lines(info: dict) -> list[str]:
+    """How the run ended, its resilience and its findings, for a person."""
+    end = info["end"]
+    out = [f"Ended:       {end['reason']}: {end['message']}"]
+    if info["startLost"]:
+        out.append("Start:       lost (the stream's beginning was rotated away or dropped)")
+    counts = info["resilience"]
+    if any(counts.values()):
+        out.append(f"Resilience:  {counts['retries']:,} retries, {counts['recoveries']:,} recoveries, "
+                   f"{counts['circuitChanges']:,} circuit-breaker changes, {counts['fallbacks']:,} fallbacks")
+    findings = info["findings"]
+    out.append(f"Findings:    {len(findings):,}" if findings else "Findings:    none")
+    out += [f"  - at {f['position']:,}: {f['kind']}: {f['message']}" + (f"  [{f['node']}]" if f["node"] else "")
+            for f in findings]
+    return out
 
 
 def print_readable(text: str, stderr: bool = False) -> None:
@@ -390,6 +412,7 @@ def cmd_replay(args) -> int:
 def cmd_view(args) -> int:
     """The moment at one position, as the window shows it."""
     from afp_desktop.core.model.replay import node_facts
+    from afp_desktop.core.views.run_facts import RunFacts
 
     run, replay = _replay_of(args)
     if args.stop is not None:
@@ -411,7 +434,10 @@ def cmd_view(args) -> int:
     inspector = None
     if moment.current_node is not None:
         inspector = node_facts(run, replay.facts, moment.current_node, moment.position)
-    write_json(moment.as_json(inspector), args.indent)
+    view = moment.as_json(inspector)
+    known = RunFacts(run, replay.facts).as_json(moment.position)  # (what had happened by this moment)
+    view["run"] = {key: known[key] for key in ("end", "resilience", "costUsd", "findings")}
+    write_json(view, args.indent)
     return 0
 
 

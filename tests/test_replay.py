@@ -70,7 +70,7 @@ def _ref_lines(rows: list, typed: tuple[int, int], key: str) -> list[str]:
     lines: list[str] = []
     for row in rows[typed[0] + 1: typed[1] + 1]:
         line = row[key]
-        if line and (not lines or lines[-1] != line):
+        if line is not None and (not lines or lines[-1] != line):
             lines.append(line)
     return lines
 

@@ -30,12 +30,13 @@ def _run(contents: list[str]):
 
 
 def _naive(run, span, templates, app_name) -> list[str]:
-    """Render the state after every event of the span; keep the non-empty lines, consecutive repeats merged."""
+    """Render the state after every event of the span; keep every line (an empty one too), consecutive repeats
+    merged."""
     states, _derived, prefix_at = status_states_for(run)
     lines: list[str] = []
     for k in range(prefix_at[span.start] + 1, prefix_at[span.end] + 1):
         line = render_status_line(states[k], app_name, templates)
-        if line and (not lines or lines[-1] != line):
+        if line is not None and (not lines or lines[-1] != line):
             lines.append(line)
     return lines
 

@@ -72,7 +72,7 @@ def test_token_totals_past_64_bits_print_as_javascript_would(tmp_path):
         if event.get("type") == "llm.end" and isinstance(event.get("usage"), dict):
             doc = replaced(doc, ("events", i, "usage", "input"), 2**64 - 1)
     code, out, _ = _all_commands(_write(tmp_path, "trace", doc), tmp_path)["info --json"]
-    assert code == 0 and json.loads(out)["tokens_in"] >= 2**64
+    assert code == 0 and json.loads(out)["tokensIn"] >= 2**64
 
 
 @pytest.mark.parametrize("case", ["integer notes", "object notes", "non-event items", "dict storedAs",

@@ -10,6 +10,7 @@ from afp_desktop.core.formats import documents
 from afp_desktop.core.formats.errors import LoadError, Problem, describe_type
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.model.run import Run
+from afp_desktop.core.model.run_end import MID_WAY_TEXT, is_run_start
 from afp_desktop.core.breathing import breathe, breathing_over
 
 CHECKED_AT_ONCE = 16_384  # events checked between two breaths in _domain_list (~4.5 ms on that recording)
@@ -181,6 +182,8 @@ def finish(run: Run) -> None:
         add(Notice("no-typed", NO_TYPED_TEXT))
     if run.domain_source == "typed-stream":
         add(Notice("typed-only", TYPED_ONLY_TEXT))
+    if run.typed_events and not is_run_start(run.typed_events[0]):
+        add(Notice("mid-way", MID_WAY_TEXT))
     if run.commit_log is None:
         add(Notice("no-commit-log", "This file has no commit log, so the timeline's stops are derived from the "
                                     "events (the first event of each stage), not from the engine's commits."))

@@ -25,6 +25,7 @@ from afp_desktop.core.model.axis import Axis
 from afp_desktop.core.library.conventions import milestone_for
 from afp_desktop.core.library.events import TypedToDomain
 from afp_desktop.core.model.run import Notice, Run
+from afp_desktop.core.model.run_end import MID_WAY_TEXT, is_run_end, is_run_start
 from afp_desktop.core.library.status import StatusSelector
 from afp_desktop.core.library.stepgraph import MalformedRunError, StepGraphFold, build_step_graph_safe
 from afp_desktop.core.library.stops import derived_stop_rows
@@ -36,55 +37,6 @@ MID_WAY_ROTATED = "This run starts mid-way: earlier events were rotated out."
 def _meta(event: Any) -> dict:
     meta = event.get("meta") if isinstance(event, dict) else None
     return meta if isinstance(meta, dict) else {}
-
-
-def _root_kind(meta: dict) -> str | None:
-    """"Agent", "Sequence", "LLMCall"… of a root-level event (compositionPath of one entry), else None."""
-    path = meta.get("compositionPath")
-    if isinstance(path, list) and len(path) == 1 and isinstance(path[0], str):
-        return path[0].split(":", 1)[0]
-    return None
-
-
-def is_run_start(event: Any) -> bool:
-    """The first event a run writes: an Agent's `run_configured` / `turn_start`, a composition's root `enter`,
-    a bare LLMCall's first system-prompt injection, or a resumed run's `pause.resume`."""
-    etype = event.get("type") if isinstance(event, dict) else None
-    if not isinstance(etype, str):
-        return False
-    meta = _meta(event)
-    if etype in (PREFIX + "agent.run_configured", PREFIX + "agent.turn_start", PREFIX + "pause.resume"):
-        return True
-    if etype == PREFIX + "composition.enter":
-        return meta.get("subflowPath") in ([], None)
-    rid = meta.get("runtimeStageId")
-    return (etype == PREFIX + "context.injected" and _root_kind(meta) == "LLMCall"
-            and isinstance(rid, str) and rid.startswith("sf-llm-call/sf-system-prompt/"))
-
-
-_END_TYPES = frozenset(PREFIX + name for name in ("agent.turn_end", "composition.exit", "error.fatal",
-                                                   "stream.llm_end"))
-
-
-def is_run_end(event: Any) -> bool:
-    """The event that ends a run (corpus, 9.62): the root Agent's `turn_end`, the root composition's `exit`,
-    a run-scoped `error.fatal`, or the `llm_end` of a bare LLMCall. (A few trailing events, such as the
-    integrity disposition, may still follow it.)"""
-    etype = event.get("type") if isinstance(event, dict) else None
-    if etype not in _END_TYPES:  # (checked first: this runs for every event)
-        return False
-    meta = _meta(event)
-    root = _root_kind(meta)
-    if etype == PREFIX + "agent.turn_end":
-        return root == "Agent"
-    if etype == PREFIX + "composition.exit":
-        return meta.get("subflowPath") in ([], None)
-    if etype == PREFIX + "error.fatal":
-        payload = event.get("payload")
-        return isinstance(payload, dict) and payload.get("scope") == "run"
-    if etype == PREFIX + "stream.llm_end":
-        return root == "LLMCall"
-    return False
 
 
 def _rid(value: Any) -> str:
@@ -209,9 +161,8 @@ class RunGrower:
                   domain_source="typed-stream", redaction="none", document=typed, anchors=anchors)
         finish(run)
         if self.starts_mid_way:
-            text = MID_WAY_ROTATED if rotated else (
-                "This file starts mid-way through the run: its first event is not the run's start.")
-            run.notices.insert(0, Notice("mid-way", text))
+            run.notices = [n for n in run.notices if n.code != "mid-way"]  # (finish's, without the rotation)
+            run.notices.insert(0, Notice("mid-way", MID_WAY_ROTATED if rotated else MID_WAY_TEXT))
         run.notices[:0] = self.notices
         if self._stops_cache is None:
             self._stops_cache = self._stops.stops()

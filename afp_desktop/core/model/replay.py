@@ -29,6 +29,7 @@ from afp_desktop.core.library.events import domain_indices_of, indices_of
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, entry_codes
 from afp_desktop.core.model.bubble import BubbleModel, status_states_for
 from afp_desktop.core.model.open_steps import OpenSteps
+from afp_desktop.core.model.run_end import RunEnds
 from afp_desktop.core.model.stop_lines import StopLines, stop_lines_walk
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
@@ -91,6 +92,10 @@ class ReplayFacts:
         self.nodes = fold.nodes
         self.created = fold.node_created_at
         self.ended = self._ends(fold)
+        close_unclosed_steps(run, self.nodes, self.created, self.ended)
+        ends = getattr(run, "run_ends", None)
+        # The position from which the run is over for good: no step is in progress after it.
+        self.finished_at: int | None = (ends if ends is not None else RunEnds(run)).finished_at
         self.effective_domain = self._effective_domain_counts(run)
         self._open = OpenSteps(self.created, self.ended, [node.get("kind") == "subflow" for node in self.nodes])
         self.tool_node_by_call = self._tool_nodes(run)
@@ -132,11 +137,19 @@ class ReplayFacts:
     def open_nodes(self, n_domain: int) -> tuple[int, ...]:
         return self._open.at(n_domain)
 
-    def node_state(self, index: int, n_domain: int) -> str:
+    def node_state(self, index: int, n_domain: int, position: int | None = None) -> str:
+        """`position` (the axis position n_domain was taken at): at or after the run's finish every started step
+        is done — a step the fold never closed is not still running at the end of a finished run."""
         if self.created[index] >= n_domain:
             return NOT_STARTED
         ended = self.ended[index]
-        return DONE if ended is not None and ended < n_domain else ACTIVE
+        if ended is not None and ended < n_domain:
+            return DONE
+        return DONE if self.over_at(position) else ACTIVE
+
+    def over_at(self, position: int | None) -> bool:
+        """Whether the run has finished for good at axis `position`."""
+        return position is not None and self.finished_at is not None and position >= self.finished_at
 
     def nodes_started(self, n_domain: int) -> int:
         """How many nodes exist after n DomainEvents (nodes are created in order)."""
@@ -166,7 +179,7 @@ class ReplayFacts:
         subflow), if any."""
         return self._open.innermost_step(n_domain)
 
-    def _working_node(self, n_domain: int) -> int | None:
+    def working_node(self, n_domain: int) -> int | None:
         """The LLM call or tool call in flight (the innermost open step), else the innermost open subflow."""
         step = self._open.innermost_step(n_domain)
         return step if step is not None else self._open.innermost(n_domain)
@@ -182,7 +195,7 @@ class ReplayFacts:
             payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
             position = axis.typed_after[j]
             if kind == _FATAL:
-                node = self._working_node(self.effective_domain[position])
+                node = self.working_node(self.effective_domain[position])
                 errors.append(RunError(position, _text(payload.get("error", "the run failed")), "fatal", node,
                                        self._node_id(node)))
             elif payload.get("error") is True:
@@ -230,6 +243,48 @@ class ReplayFacts:
     def failed(self) -> RunError | None:
         """The error that ended the run, if it ended in one."""
         return next((e for e in reversed(self.errors) if e.kind in ("fatal", "run")), None)
+
+
+def close_unclosed_steps(run, nodes: list, created: list, ended: list) -> None:
+    """Give each lasting step the fold never closed the event that did end it, in place: an LLM call its
+    `llm.end` of the same stage id, a tool call its `tool.end` of the same call id, a subflow its exit of the same
+    stage id — a step of an earlier leg (a run paused and resumed) at the latest where the next leg's run begins.
+    (Concurrent branches interleave their events, and the fold pairs a start with the wrong end.)"""
+    unclosed = [i for i, end in enumerate(ended) if end is None and nodes[i].get("kind") in LASTING_KINDS]
+    if not unclosed:
+        return
+    domain = run.domain_events
+    legs = list(domain_indices_of(run, "run.entry"))
+    ends_by_key: dict[tuple[str, Any], list[int]] = {}
+    for i in breathing_over(domain_indices_of(run, "llm.end", "tool.end", "subflow.exit", "run.exit")):
+        key = _end_key(domain[i], domain[i].get("type"))
+        if key is not None:
+            ends_by_key.setdefault(key, []).append(i)
+    for index in unclosed:
+        start = created[index]
+        kind = nodes[index].get("kind")
+        event = domain[start] if 0 <= start < len(domain) else None
+        closing = "tool.end" if kind == "llm->tool" else "llm.end" if kind in LLM_KINDS else "subflow.exit"
+        key = _end_key(event, closing)
+        candidates = ends_by_key.get(key, []) if key is not None else []
+        k = bisect_right(candidates, start)
+        match = candidates[k] if k < len(candidates) else None
+        if kind == "llm->tool":  # (a paused tool's end comes in the resumed leg)
+            ended[index] = match
+            continue
+        k = bisect_right(legs, start)
+        next_leg = legs[k] if k < len(legs) else None
+        ended[index] = match if match is not None and (next_leg is None or match < next_leg) else next_leg
+
+
+def _end_key(event: Any, closing: Any) -> tuple[str, Any] | None:
+    """What pairs a step's start with its end event: (the kind of end, the call id or the stage id)."""
+    if not isinstance(event, dict):
+        return None
+    value = event.get("toolCallId") if closing == "tool.end" else event.get("runtimeStageId")
+    if not isinstance(value, (str, int, float)):
+        return None
+    return ("subflow.exit" if closing == "run.exit" else closing, value)
 
 
 # ── Stops and their spans ──────────────────────────────────────────────────────────────────────────────────
@@ -325,7 +380,7 @@ class Moment:
     facts: ReplayFacts = field(repr=False)
 
     def node_state(self, index: int) -> str:
-        return self.facts.node_state(index, self.n_domain)
+        return self.facts.node_state(index, self.n_domain, self.position)
 
     @property
     def nodes_started(self) -> int:
@@ -333,10 +388,14 @@ class Moment:
 
     @property
     def active_nodes(self) -> tuple[int, ...]:
+        if self.facts.over_at(self.position):
+            return ()
         return tuple(i for i in self.facts.open_nodes(self.n_domain) if self.facts.created[i] < self.n_domain)
 
     def done_nodes(self) -> list[int]:
         n = self.n_domain
+        if self.facts.over_at(self.position):
+            return list(range(self.nodes_started))
         ended = self.facts.ended
         return [i for i in range(self.nodes_started) if (end := ended[i]) is not None and end < n]
 
@@ -722,7 +781,7 @@ def node_facts(run, facts: ReplayFacts, index: int, position: int) -> dict:
     position = max(0, min(position, facts.length))
     n_domain = facts.effective_domain[position]
     node = facts.nodes[index]
-    state = facts.node_state(index, n_domain)
+    state = facts.node_state(index, n_domain, position)
     out: dict[str, Any] = {"node": node.get("id"), "index": index, "kind": node.get("kind"),
                            "label": node.get("label"), "state": state}
     if state == NOT_STARTED:

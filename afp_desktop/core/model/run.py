@@ -210,6 +210,13 @@ class Run:
         return summarize(self)
 
     @cached_property
+    def run_ends(self):
+        """How the run ended, as known at every position (run_end.RunEnds)."""
+        from afp_desktop.core.model.run_end import RunEnds
+
+        return RunEnds(self)
+
+    @cached_property
     def progress_by_call(self) -> dict:
         """Typed-event indices of each tool call's progress reports (tool_progress.py)."""
         from afp_desktop.core.model.tool_progress import progress_reports_by_call

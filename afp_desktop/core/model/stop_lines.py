@@ -103,7 +103,8 @@ def line_of(timeline, k: int, streaming: StreamingTemplate | None, app_name: str
 
 
 def stop_lines(states, prefix_span: tuple[int, int], templates: dict, app_name: str) -> StopLines:
-    """The non-empty lines rendered after each event of the span, consecutive repeats merged. Consecutive
+    """The lines rendered after each event of the span (an empty line too: the chat showed it; None is no
+    bubble), consecutive repeats merged. Consecutive
     prefixes share one state (one slot of a StatusTimeline), so each distinct state is looked at once."""
     return stop_lines_walk(states, prefix_span, templates, app_name)[0]
 
@@ -141,7 +142,7 @@ def stop_lines_walk(states, prefix_span: tuple[int, int], templates: dict, app_n
                     continue
                 previous = state
                 line = render_status_line(state, app_name, templates)
-            if line and (not items or not _same(items[-1], line)):
+            if line is not None and (not items or not _same(items[-1], line)):  # (an empty line was seen too)
                 items.append(line)
                 seen_at.append(k)
     return StopLines(items), seen_at

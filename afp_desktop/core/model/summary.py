@@ -22,8 +22,14 @@ class RunSummary:
     errors: int = 0
     started_at_ms: int | None = None
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+    def as_json(self) -> dict:
+        """The figures with camelCase keys, as the command line gives them."""
+        return {_camel(key): value for key, value in asdict(self).items()}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _num(value) -> int:

@@ -566,7 +566,7 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
     n_typed = run.axis.typed_before[position]
     node = facts.nodes[index]
     kind = node.get("kind")
-    state = facts.node_state(index, n_domain)
+    state = facts.node_state(index, n_domain, position)
     out = {"node": node.get("id"), "index": index, "kind": kind, "label": node.get("label"), "state": state,
            "position": position, "sections": []}
     sections: list[dict] = out["sections"]
@@ -589,11 +589,12 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
         sections += _chip_sections(run, facts, index, node, n_domain)
     else:
         sections += _branch_sections(run, index, node, state)
+    sections += _event_sections(run, index, position)
     error = next((e for e in facts.errors if e.node == index and e.position <= position), None)
     if error is not None and not any(section["style"] == "error" for section in sections):
         text = error.message if error.detail is None else f"{error.message}\n\n{error.detail}"
         sections.append(_text("Error" if error.kind == "tool" else "The run failed here", text, "error"))
-    if error is not None and error.kind in ("fatal", "run") and state != DONE:
+    if error is not None and error.kind in ("fatal", "run") and (state != DONE or facts.ended[index] is None):
         for section in sections:  # it is not "in progress": it failed and will never end
             for row in section.get("rows", ()) if section.get("title") == "Step" else ():
                 if row.get("label") == "state":
@@ -700,6 +701,44 @@ def _subflow_sections(run, facts, index, node, position, n_domain, n_typed, done
         for pause in pauses(run):
             out += pause_sections(run, pause, n_typed)
     return out
+
+
+def _event_sections(run, index: int, position: int) -> list[dict]:
+    """The step's retries, circuit-breaker changes and fallbacks (each attempt's error, wait and reason), and its
+    findings, as known at `position`."""
+    from afp_desktop.core.views.run_facts import facts_of_run  # (run_facts reads the replay, as this does)
+
+    known = facts_of_run(run)
+    out = []
+    ticks = known.of_step(known.costs, index, position)
+    if ticks:
+        spent = [usd for t in ticks if (usd := _usd_of(t.payload.get("estimatedUsd"))) is not None]
+        cumulative = ticks[-1].payload.get("cumulative")
+        so_far = _usd_of(cumulative.get("estimatedUsd")) if isinstance(cumulative, dict) else None
+        out.append(_facts("Cost (the library's estimate)", [
+            ("this call", f"${sum(spent):.6g}" if spent else None),
+            ("the run so far", f"${so_far:.6g}" if so_far is not None else None)]))
+    chunks = known.of_step(known.thinking, index, position)
+    if chunks:  # (streamed: as much as had arrived by then)
+        text = "".join(c.payload["content"] for c in chunks if isinstance(c.payload.get("content"), str))
+        out.append(_text("What the model thought (streamed)", text))
+    for summary in known.of_step(known.thinking_ends, index, position)[-1:]:
+        p = summary.payload
+        out.append(_facts("Reasoning", [("blocks", _compact(p.get("blockCount"))),
+                                        ("characters", _compact(p.get("totalChars"))),
+                                        ("tokens", _compact(p["tokens"]) if "tokens" in p else None)]))
+    wrapped = known.resilience.of_step(index, position)
+    if wrapped:
+        out.append(_facts("Retries, breaker and fallbacks", [(e.label, e.text) for e in wrapped]))
+    found = [f for f in known.findings.known(position) if f.node == index]
+    if found:
+        out.append(_facts("Findings", [(f.kind, f.message) for f in found]))
+    return out
+
+
+def _usd_of(value: Any) -> float | None:
+    """A cost the library estimated: a finite number, else None."""
+    return float(value) if _number(value) and value == value and abs(value) != float("inf") else None
 
 
 def _chip_sections(run, facts, index, node, n_domain) -> list[dict]:
