@@ -336,10 +336,6 @@ def _scale_arg(text: str) -> float:
     return value
 
 
-def _prepare_headless_qt() -> None:
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 
 def cmd_export(args) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # export never needs a screen

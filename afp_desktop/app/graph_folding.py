@@ -70,7 +70,7 @@ class GraphFolding(QObject):
         self.fw_steps, self.fw_nodes = [], []
 
     # -- the graph -------------------------------------------------------------------------------------------
-    def show_run(self, run, empty_reason: str = "") -> None:
+    def show_run(self, run) -> None:
         self._expanded.clear()
         graph = self._make_base(run)
         nodes = graph.get("nodes") or []

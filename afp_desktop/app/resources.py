@@ -52,9 +52,6 @@ def resource_path(*parts: str) -> Path:
     raise FileNotFoundError(f"afp-desktop resource {'/'.join(parts)!r} is missing (looked in: {looked})")
 
 
-def default_templates_path() -> Path:
-    return resource_path("default-templates.json")
-
 
 def app_icon():
     """The application icon at every size we ship (the scalable SVG plus pixel-tuned PNGs).

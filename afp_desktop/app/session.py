@@ -263,9 +263,6 @@ class Session(QObject):
             return index
         return self.replay.span_index()
 
-    def stop_positions(self) -> list[int]:
-        return [span.end for span in self.spans]
-
     def move_to_stop(self, index: int) -> None:
         self._apply(lambda replay: replay.move_to_stop(index))
 

@@ -28,7 +28,6 @@ from afp_desktop.core.views.bookmarks import BookmarkBook, bookmark_at, caption,
 from afp_desktop.core.model.replay import span_index_at
 
 MISSING = QColor("#8a909c")
-INDEX_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def ask_note(parent: QWidget, title: str, label: str, text: str = "") -> str | None:

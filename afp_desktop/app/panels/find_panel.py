@@ -173,11 +173,6 @@ class HitDelegate(QStyledItemDelegate):
             painter.drawText(QRectF(x, rect.y(), rest, rect.height()), Qt.AlignmentFlag.AlignLeft,
                              metrics.elidedText(after, Qt.TextElideMode.ElideRight, rest))
 
-    @staticmethod
-    def match_rect_text(hit) -> str:
-        """What the highlight covers (tests)."""
-        return hit.excerpt[hit.match[0]:hit.match[1]]
-
 
 class _SearchBox(QLineEdit):
     """↑/↓ in the box walk the hits; Enter goes to the next one."""
@@ -274,10 +269,6 @@ class FindPanel(QWidget):
     @property
     def result(self) -> SearchResult | None:
         return self.model.result
-
-    @property
-    def indexing(self) -> bool:
-        return self._building is not None
 
     def search(self) -> None:
         """Run the query in the box now (the index is built first when there is none yet)."""

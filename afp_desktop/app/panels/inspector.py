@@ -200,7 +200,6 @@ class InspectorPanel(QWidget):
         self.node: dict | None = None
         self._key: Any = None
         self._positions: tuple[list[int], list[int]] | None = None
-        self._graph_cache: tuple[int, dict] | None = None
         self._upto = 0          # DomainEvents that count as happened for this node's look-ups
         self._position = 0      # the axis position they correspond to
         self._kind: str | None = None

@@ -705,10 +705,6 @@ class TimelinePanel(QWidget):
         self.crumb_bar.addSpacing(18)
 
     @property
-    def crumb_texts(self) -> list[str]:
-        return list(self.session.breadcrumb) if self.session.run is not None else []
-
-    @property
     def cursor_x(self) -> float:
         return float(self.cursor_line.value())
 

@@ -146,7 +146,6 @@ _SHORTCUT_ORDER = ("open", "export", "reload", "close", "quit", "previous_stop",
 
 ACTION_BY_ID: dict[str, Action] = {entry.id: entry for entry in ACTIONS}
 SHORTCUTS: tuple[Action, ...] = tuple(ACTION_BY_ID[i] for i in _SHORTCUT_ORDER)
-Shortcut = Action  # (an action with keys, as the shortcut list shows it)
 
 # Mouse gestures worth knowing: (gesture, action, where); listed under the keys in the overlay and docs.
 GESTURES: tuple[tuple[str, str, str], ...] = (
@@ -174,7 +173,6 @@ def action_spec(action_id: str) -> Action:
         raise KeyError(f"no action {action_id!r} in the action table") from None
 
 
-shortcut = action_spec
 
 
 def in_menu(menu: MenuId) -> list[Action]:
