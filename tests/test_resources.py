@@ -185,6 +185,7 @@ def test_light_and_dark_themes_differ(restore_app_look):
     from afp_desktop.app.theme import apply_theme, build_palette, theme_notifier
 
     app = restore_app_look
+    apply_theme(app, "light")  # (from a known look: an earlier test may have left the app dark)
     seen = []
     theme_notifier(app).theme_changed.connect(seen.append)
     assert apply_theme(app, "dark") == "dark"
