@@ -347,7 +347,7 @@ def cmd_export(args) -> int:
     inputs = _inputs_of(args.file)
     _check_output(Path(args.output), inputs)
     run = _open(args.file, args.conversation)
-    from afp_desktop.app.graph_folding import AUTO_FOLD_STEPS
+    from afp_desktop.app.features.graph_folding import AUTO_FOLD_STEPS
 
     steps = len(run.stepgraph.get("nodes") or [])
     folded = run.folded_graph if (args.fold if args.fold is not None else steps > AUTO_FOLD_STEPS) else None
@@ -365,7 +365,7 @@ def cmd_export(args) -> int:
             fmap = folded[2]
             started, current = fmap.shown_started(started), None if current is None else fmap.to_shown(current)
         happened = [i < started for i in range(len(graph.get("nodes") or []))]
-    from afp_desktop.app.export import ensure_qt_app, export_graph
+    from afp_desktop.app.export.export import ensure_qt_app, export_graph
 
     ensure_qt_app()
     from afp_desktop.core.safe_write import UnsafeOutput
@@ -596,10 +596,10 @@ def main(argv: list[str] | None = None) -> int:
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         else:
             _check_display()
-        from afp_desktop.app.gui import run_gui
+        from afp_desktop.app.shell.gui import run_gui
 
         if args.compare:
-            from afp_desktop.app.compare_window import run_compare_gui
+            from afp_desktop.app.shell.gui import run_compare_gui
 
             return run_compare_gui(args.file, args.other, screenshot=args.screenshot)
         return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation,

@@ -7,8 +7,8 @@ import pytest
 
 from afp_desktop.app.panels.banner import LEVEL_STYLE
 from afp_desktop.app.panels.chat_bubble import COLOURS
-from afp_desktop.app.style import contrast_ratio, palette_for
-from afp_desktop.app.theme import _COLOURS, _R, ERROR_TEXT, FOCUS_RING, NOTE_TEXT
+from afp_desktop.app.look.style import contrast_ratio, palette_for
+from afp_desktop.app.look.theme import _COLOURS, _R, ERROR_TEXT, FOCUS_RING, NOTE_TEXT
 
 THEMES = ("light", "dark")
 TEXT_ON = (  # (text role, background role) pairs the widgets draw
@@ -75,7 +75,7 @@ def test_dimmed_cards_draw_their_text_opaque(qtbot):
     """The canvas really draws a dimmed card's text at full opacity in the muted colour."""
     from PySide6.QtGui import QColor, QImage, QPainter
 
-    from afp_desktop.app.panels.graph_canvas import GraphArt
+    from afp_desktop.app.panels.graph.graph_canvas import GraphArt
     from afp_desktop.core.model.layout import layout_step_graph
 
     graph = {"nodes": [{"id": "a", "kind": "fork-branch", "label": "WWWWWWWWWW"}], "edges": []}

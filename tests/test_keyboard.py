@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QPushButton, QVBoxLayout, QWidget
 
-from afp_desktop.app import theme
-from afp_desktop.app.panels.graph_canvas import GraphCanvas
+from afp_desktop.app.look import theme
+from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 from afp_desktop.core.model.layout import layout_step_graph
 from afp_desktop.core.views.neighbours import neighbour
 from tests.corpus_util import load_json
@@ -99,7 +99,7 @@ def test_arrow_keys_select_neighbour_cards_and_enter_activates(canvas, qtbot):
 
 
 def test_the_window_keys_stay_replay_keys_after_a_click_and_go_to_cards_after_tab(qtbot):
-    from afp_desktop.app.main_window import MainWindow
+    from afp_desktop.app.shell.main_window import MainWindow
     from afp_desktop.core.formats import open_run
     from tests.corpus_util import corpus_path
 

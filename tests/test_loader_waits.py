@@ -1,4 +1,4 @@
-"""The loader thread's waits (app/loader.py): a part handed to the window is waited for at the next breathing
+"""The loader thread's waits (app/loading/loader.py): a part handed to the window is waited for at the next breathing
 point where Python runs, not while C that lets go of Python runs beside the window's work."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
-from afp_desktop.app import loader as loader_module
-from afp_desktop.app.loader import _LoadThread, beside_the_window
+from afp_desktop.app.loading import loader as loader_module
+from afp_desktop.app.loading.loader import _LoadThread, beside_the_window
 from afp_desktop.core.breathing import breathe, letting_go
 
 

@@ -224,8 +224,8 @@ def test_a_failed_write_leaves_nothing_and_keeps_the_old_file(tmp_path):
 
 
 def test_settings_and_templates_are_not_written_into_a_fifo(tmp_path, monkeypatch):
-    from afp_desktop.app import template_store
-    from afp_desktop.app.settings import Settings
+    from afp_desktop.app.storage import template_store
+    from afp_desktop.app.storage.settings import Settings
 
     monkeypatch.setenv("AFP_DESKTOP_CONFIG_DIR", str(tmp_path))
     os.mkfifo(tmp_path / "settings.json")

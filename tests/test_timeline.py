@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtTest import QTest
 
-from afp_desktop.app.panels.timeline import (
+from afp_desktop.app.panels.timeline.timeline import (
     LABEL_GAP_PX,
     VEIL_OFFSET,
     StopAxis,
@@ -355,7 +355,7 @@ def test_a_run_of_thousands_of_stops_gets_them_a_turn_after_the_other_panels(qtb
     """Laying out and painting 7,008 stops (and the overview's image of them) added ~50 ms to the first paint of
     every other panel: shown whole, such a run's stops come a turn later. Another run's stops are not left there
     meanwhile: they go at once."""
-    from afp_desktop.app.panels import timeline as timeline_module
+    from afp_desktop.app.panels.timeline import timeline as timeline_module
 
     monkeypatch.setattr(timeline_module, "DEFERRED_STOPS", len(react.stops))
     panel.session.set_run(react)
@@ -523,7 +523,7 @@ def test_the_cached_items_show_what_drawing_them_afresh_shows(panel, large, reac
 def test_the_markers_cache_is_drawn_with_the_stops_in_view_only(panel, large, qtbot, monkeypatch):
     """Drawn into its cache, the markers item is told it is exposed whole: it paints the stops that land on the
     screen (all of a long run's took ~26 ms at each scroll)."""
-    from afp_desktop.app.panels.timeline_markers import StopMarkers
+    from afp_desktop.app.panels.timeline.timeline_markers import StopMarkers
 
     drawn = []
     paint_markers = StopMarkers._paint_markers

@@ -14,9 +14,9 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from afp_desktop.app import one_per_turn
-from afp_desktop.app.run_disposal import RunDisposal
-from afp_desktop.app.span_walks import SpanWalks
+from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.loading.run_disposal import RunDisposal
+from afp_desktop.app.pacing.span_walks import SpanWalks
 from afp_desktop.core.model.replay import Moment, Replay, StopSpan
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
@@ -193,7 +193,7 @@ class Session(QObject):
             self._settle_timer.start(SETTLE_MS)
 
     def _on_span_walked(self, replay, span, templates: dict, app_name: str, walk) -> None:
-        """A long span's lines are walked (app/span_walks.py): kept if still wanted, and the moment shown again
+        """A long span's lines are walked (app/pacing/span_walks.py): kept if still wanted, and the moment shown again
         if the cursor is in that span."""
         if replay is not self.replay or not replay.store_walk(span, templates, app_name, walk):
             self.span_walks.want(self.replay)  # (stale: what is wanted now, if anything)

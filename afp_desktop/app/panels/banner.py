@@ -11,9 +11,9 @@ from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
 )
 
-from afp_desktop.app.notice_words import BannerMessage, by_severity, message_for
-from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.app.theme import ERROR_TEXT, is_dark_palette
+from afp_desktop.app.panels.notice_words import BannerMessage, by_severity, message_for
+from afp_desktop.app.widgets.plain_text import plain_tooltip
+from afp_desktop.app.look.theme import ERROR_TEXT, is_dark_palette
 from afp_desktop.core.model.summary import RunSummary
 
 LEVEL_MARK = {"error": "✖", "warning": "⚠", "info": "ℹ"}
@@ -305,7 +305,7 @@ class SummaryStrip(QFrame):
         self.errors.setFlat(True)
         self.errors.setCursor(Qt.CursorShape.PointingHandCursor)
         self.errors.clicked.connect(self.error_clicked)
-        # "cost so far $0.0123": the LLM calls ended at the cursor, at the user's prices (app/price_table.py)
+        # "cost so far $0.0123": the LLM calls ended at the cursor, at the user's prices (app/features/price_table.py)
         self.cost = QLabel()
         self.cost.setTextFormat(Qt.TextFormat.PlainText)
         self.cost.setVisible(False)

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from afp_desktop.app.panels.stop_lines import StopLines
-from afp_desktop.app.plain_text import TOOLTIP_CHARS, plain_label, plain_tooltip
+from afp_desktop.app.widgets.plain_text import TOOLTIP_CHARS, plain_label, plain_tooltip
 
 
 USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
@@ -331,7 +331,7 @@ class ChatBubblePanel(QWidget):
         self.seen_lines.setVisible(span is not None)
         if span is None:
             return
-        if lines.pending:  # (a long stop, its lines listed beside the window: app/span_walks.py)
+        if lines.pending:  # (a long stop, its lines listed beside the window: app/pacing/span_walks.py)
             self.seen_lines.set_rows([], title=f"During {span.label}: listing the lines the chat showed (a long "
                                                "stop; they follow in a moment)…")
             return

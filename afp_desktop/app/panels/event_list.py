@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.app.plain_text import plain_label, plain_tooltip
+from afp_desktop.app.widgets.plain_text import plain_label, plain_tooltip
 from afp_desktop.core.views.event_list import (
     event_stage,
     event_summary,

@@ -53,7 +53,7 @@ class _IndexThread(QThread):
     def run(self) -> None:
         from afp_desktop.core.views.search import SearchIndex
 
-        from afp_desktop.app.loader import beside_the_window
+        from afp_desktop.app.pacing.beside_the_window import beside_the_window
 
         run, templates, app_name, base = self._args
         try:
