@@ -25,74 +25,32 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
-from typing import Any, Iterator
+from typing import Iterator
 
 import numpy as np
 
-from afp_desktop.core.breathing import breathing_over
+from afp_desktop.core.breathing import breathe, breathing_over
 from afp_desktop.core.views.bookmarks import ordinal_labels
 from afp_desktop.core.views.run_texts import NodeFinder, content_texts, status_texts
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
+from afp_desktop.core.views.query import (  # noqa: F401 — QueryError, SearchTooSlow and compile_query: shown here too
+    Query,
+    QueryError,
+    SearchTooSlow,
+    check_deadline,
+    compile_query,
+    deadline_in,
+    too_slow,
+)
+from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
 
 EXCERPT_BEFORE = 50
 EXCERPT_AFTER = 90
+FIRST_RANGE_ROWS = 1 << 16  # rows (a text's length times its documents) the first range of texts scanned can make
+RANGE_ROWS = 1 << 22  # … and any range but one of a single text
+RANGE_CHARS = 1 << 22  # characters of one range: the time limit and the window's breathing are checked between two
 _SEPARATOR = "\n\x00\n"  # between texts in a part's joined string; a match crossing it is re-checked per text
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
-
-
-class QueryError(ValueError):
-    """The query cannot be searched for (an invalid regular expression); the message says why, plainly."""
-
-
-def compile_query(query: str, regex: bool = False, ignore_case: bool = False) -> "Query":
-    if not isinstance(query, str) or query == "":
-        raise QueryError("the search text is empty")
-    flags = re.IGNORECASE if ignore_case else 0
-    if not regex:
-        lowered = query.lower()
-        return Query(re.compile(re.escape(query), flags),
-                     re.escape(lowered) if ignore_case and len(lowered) == len(query) else None)
-    try:
-        pattern = re.compile(query, flags | re.MULTILINE)  # ^ and $: start and end of any line of a text
-    except re.error as err:
-        where = f" at position {err.pos}" if err.pos is not None else ""
-        raise QueryError(f"not a valid regular expression: {err.msg}{where}") from None
-    if pattern.fullmatch("") is not None:
-        raise QueryError("this regular expression matches empty text, so it would match everywhere; make it "
-                         "match at least one character (for example x+ instead of x*)")
-    lowered_source = query.lower() if ignore_case and _lowers_safely(query) else None
-    return Query(pattern, lowered_source, re.MULTILINE)
-
-
-# An escape whose meaning lower-casing would change (\D → \d, \A → \a, \N{…}), one naming a character by its
-# code (\x41 is "A" however it is written), a backreference, or a flag group turning ignore-case off in a part.
-_CASE_SENSITIVE_SYNTAX = re.compile(r"\\[A-Zxu0-9]|\(\?[a-zA-Z]*-[a-zA-Z]*i")
-
-
-def _lowers_safely(source: str) -> bool:
-    """Whether the lower-cased pattern, matched case-sensitively in lower-cased text, finds what the pattern
-    finds ignoring case: yes unless lower-casing changes an escape's meaning or a character's length."""
-    return len(source.lower()) == len(source) and not _CASE_SENSITIVE_SYNTAX.search(source)
-
-
-class Query:
-    """A compiled query. Ignoring case, `lowered` (when set) is the same query for lower-cased text, matched
-    case-sensitively: `re.IGNORECASE` cannot use its fast literal search and is several times slower."""
-
-    def __init__(self, pattern: re.Pattern, lowered_source: str | None, flags: int = 0):
-        self.pattern = pattern
-        self.lowered: re.Pattern | None = None
-        if lowered_source is not None:
-            try:
-                self.lowered = re.compile(lowered_source, flags)
-            except re.error:  # (lower-casing made it invalid: keep to the slower, exact way)
-                self.lowered = None
-
-    def finditer(self, text: str):
-        return self.pattern.finditer(text)
-
-    def search(self, text: str):
-        return self.pattern.search(text)
 
 
 # ── the hits ────────────────────────────────────────────────────────────────────────────────────────────
@@ -213,16 +171,22 @@ class _Part:
     def __len__(self) -> int:
         return len(self.positions)
 
-    def matches(self, pattern: Query) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(text, start, end) of every non-empty match, offsets within the text."""
-        haystack = self.blob
-        finder: Any = pattern
-        if getattr(pattern, "lowered", None) is not None and self.lowered is not None:
+    def matches(self, pattern: Query, first: int = 0, stop: int | None = None, deadline: float | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(text, start, end) of every non-empty match in texts [first, stop), offsets within the text. Raises
+        TimeoutError once `deadline` (time.monotonic()) has passed."""
+        stop = len(self.texts) if stop is None else stop
+        empty = np.zeros(0, dtype=np.int64)
+        if first >= stop:
+            return empty, empty, empty
+        haystack, finder = self.blob, pattern.pattern
+        if pattern.lowered is not None and self.lowered is not None:
             haystack, finder = self.lowered, pattern.lowered
-        # (start, end) pairs straight from the match objects into numpy, with no Python loop in between
-        flat = np.fromiter(chain.from_iterable(map(re.Match.span, finder.finditer(haystack))), dtype=np.int64)
+        # (start, end) pairs straight from the match objects into numpy, with no Python loop in between; the scan
+        # ends at the last text's end, so a match never runs past the texts asked for
+        found = finder.finditer(haystack, int(self.starts[first]), int(self.ends[stop - 1]), deadline)
+        flat = np.fromiter(chain.from_iterable(map(finder.span, found)), dtype=np.int64)
         if not len(flat):
-            empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
         starts, ends = flat[0::2], flat[1::2]
         text = np.searchsorted(self.starts, starts, side="right") - 1
@@ -237,7 +201,8 @@ class _Part:
                 redo.update(range(int(a), int(b) + 1))
             drop = np.isin(t, list(redo))
             extra = [(i, m.start(), m.end()) for i in sorted(redo)
-                     for m in pattern.finditer(haystack[self.starts[i]:self.ends[i]]) if m.end() > m.start()]
+                     for m in pattern.finditer(haystack[self.starts[i]:self.ends[i]], deadline=deadline)
+                     if m.end() > m.start()]
             t, s, e = t[~drop], s[~drop], e[~drop]
             if extra:
                 more = np.array(extra, dtype=np.int64)
@@ -245,15 +210,69 @@ class _Part:
                     np.concatenate([e, more[:, 2]])
         return t, s, e
 
-    def hits(self, pattern: Query) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(document, start, end) of every match, one row per document holding the matched text."""
-        t, s, e = self.matches(pattern)
+    def hits(self, pattern: Query, limit: int | None = None, deadline: float | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(document, start, end) of the matches, one row per document holding the matched text, in document
+        order (then start); all of them, or the first `limit` + 1 when there are more (so a caller cut to `limit`
+        knows the list was cut). The texts are scanned a range at a time and the scan ends as soon as no text
+        left can hold an earlier row: a query matching everywhere costs `limit` rows, not the whole run."""
+        keep = None if limit is None else limit + 1
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        rows = 0
+        for first, stop in self._ranges(keep):
+            breathe()
+            check_deadline(deadline)
+            docs, s, e = self._rows(*self.matches(pattern, first, stop, deadline), keep)
+            found.append((docs, s, e))
+            rows += len(docs)
+            if keep is not None and rows >= keep:
+                docs, s, e = (np.concatenate(column) for column in zip(*found))
+                order = np.lexsort((s, docs))[:keep]
+                found, rows = [(docs[order], s[order], e[order])], keep
+                # every text after `stop` holds only documents after its first one; past the kept rows' last
+                # document, none of them can come earlier
+                if stop >= len(self.texts) or self.docs_of[self.ptr[stop]] > docs[order[-1]]:
+                    break
+        if not found:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty
+        docs, s, e = (np.concatenate(column) for column in zip(*found))
+        order = np.lexsort((s, docs))
+        return docs[order], s[order], e[order]
+
+    def _rows(self, t: np.ndarray, s: np.ndarray, e: np.ndarray, keep: int | None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The matches (text, start, end) as rows (document, start, end): one per document holding the text; with
+        `keep`, only as many of each text's first documents as can give one of the first `keep` rows."""
         counts = self.ptr[t + 1] - self.ptr[t]
+        if keep is not None and len(t):
+            per_text = np.bincount(t, minlength=len(self.texts))[t]  # matches in the same text
+            counts = np.minimum(counts, -(-keep // per_text))
         total = int(counts.sum())
         row = np.repeat(np.arange(len(t)), counts)
         first = np.repeat(np.cumsum(counts) - counts, counts)
         docs = self.docs_of[self.ptr[t][row] + (np.arange(total) - first)]
         return docs, s[row], e[row]
+
+    def _ranges(self, keep: int | None) -> Iterator[tuple[int, int]]:
+        """Ranges [first, stop) of texts to scan one after another: small first (a query matching everywhere
+        stops after one), growing to RANGE_CHARS; sized by the rows their matches can make (a text's length times
+        the documents holding it), so one range never makes more than about RANGE_ROWS rows but for one text."""
+        lengths = self.ends - self.starts + len(_SEPARATOR)
+        docs = np.diff(self.ptr) if keep is None else np.minimum(np.diff(self.ptr), keep)
+        chars = np.cumsum(lengths)
+        weight = np.cumsum(lengths * docs)
+        budget = FIRST_RANGE_ROWS if keep is None else min(FIRST_RANGE_ROWS, 8 * keep + 1024)
+        first = 0
+        while first < len(self.texts):
+            base_weight = weight[first - 1] if first else 0
+            base_chars = chars[first - 1] if first else 0
+            stop = min(int(np.searchsorted(weight, base_weight + budget, side="right")),
+                       int(np.searchsorted(chars, base_chars + RANGE_CHARS, side="right")))
+            stop = max(stop, first + 1)
+            yield first, stop
+            first = stop
+            budget = min(2 * budget, RANGE_ROWS)
 
 
 class SearchIndex:
@@ -283,12 +302,18 @@ class SearchIndex:
         i = bisect_right(self.stop_ends, position - 1)
         return min(i, len(self.stop_ends) - 1)
 
-    def find(self, query: str, *, regex: bool = False, ignore_case: bool = False,
-             limit: int | None = None) -> SearchResult:
-        """Every match of `query` (plain text unless `regex`), in axis order; at most `limit` when given.
-        Raises QueryError for an empty query or an invalid regular expression. Empty matches are skipped."""
+    def find(self, query: str, *, regex: bool = False, ignore_case: bool = False, limit: int | None = None,
+             time_limit: float = DEFAULT_TIME_LIMIT_S) -> SearchResult:
+        """Every match of `query` (plain text unless `regex`), in axis order; at most `limit` when given (the
+        result's `complete` says whether that was all). Raises QueryError for an empty query or an invalid
+        regular expression, and SearchTooSlow (a QueryError) when the search takes longer than `time_limit`
+        seconds. Empty matches are skipped."""
         pattern = compile_query(query, regex, ignore_case)
-        found = [part.hits(pattern) for part in self._parts]
+        deadline = deadline_in(time_limit)
+        try:
+            found = [part.hits(pattern, limit, deadline) for part in self._parts]
+        except TimeoutError:
+            raise too_slow(time_limit, regex) from None
         part = np.concatenate([np.full(len(f[0]), p, dtype=np.int64) for p, f in enumerate(found)])
         doc = np.concatenate([f[0] for f in found])
         start = np.concatenate([f[1] for f in found])
