@@ -248,6 +248,7 @@ def cmd_diff(args) -> int:
 
 
 def cmd_find(args) -> int:
+    from afp_desktop.core.views import search_limits
     from afp_desktop.core.views.search import QueryError, SearchIndex, compile_query
 
     try:
@@ -258,7 +259,8 @@ def cmd_find(args) -> int:
     run = _open(args.file, args.conversation)
     try:
         hits = SearchIndex(run, templates, args.app_name).find(args.query, regex=args.regex,
-                                                               ignore_case=args.ignore_case, limit=args.max_hits)
+                                                               ignore_case=args.ignore_case, limit=args.max_hits,
+                                                               time_limit=search_limits.DEFAULT_TIME_LIMIT_S)
     except QueryError as err:
         raise CliError(f"{_quoted(args.query)}: {err}") from None
     write_json_items((hit.to_json() for hit in hits), args.indent)

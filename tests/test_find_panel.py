@@ -28,7 +28,8 @@ def find(qtbot, window, query: str):  # noqa: F811
     panel.search_box.clear()
     qtbot.keyClicks(panel.search_box, query)
     qtbot.waitUntil(lambda: panel.index is not None and panel.search_box.text() == query
-                    and panel.result is not None and not panel._timer.isActive(), timeout=SEARCH_TIMEOUT)
+                    and not panel._timer.isActive() and not panel.searching and panel.result is not None,
+                    timeout=SEARCH_TIMEOUT)
     return panel
 
 
