@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
@@ -451,3 +453,26 @@ def test_cli_stops_a_search_past_its_time_with_a_sentence(tmp_path, monkeypatch)
     code, out, err = run_cli(["find", path, r"(a|aa)+$", "--regex"])
     assert code == 2 and out == b""
     assert "the search took longer than 0.05 s and was stopped" in err and err.count("\n") == 1, err
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(texts=st.lists(st.text(alphabet="ab \n\x00", min_size=1, max_size=6), min_size=1, max_size=12),
+       picks=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 11)), min_size=1, max_size=60),
+       query=st.sampled_from([("a", False), ("b a", False), ("a+", True), (r"\s", True), ("(?s).", True),
+                              (r"\x00\n?a", True), ("^a|b$", True)]),
+       limit=st.integers(1, 40), first_range=st.integers(1, 64), most=st.integers(1, 256))
+def test_a_limited_scan_keeps_exactly_the_first_rows(texts, picks, query, limit, first_range, most):
+    """Texts shared by many documents, at repeated positions: the scan that stops early keeps the very rows the
+    whole scan puts first (and one more when there are more), whatever the ranges it stopped between."""
+    from afp_desktop.core.views import search as search_module
+
+    part = search_module._Part([(position, texts[which % len(texts)], "where", None) for position, which in picks])
+    pattern = compile_query(query[0], regex=query[1])
+    every = list(zip(*(column.tolist() for column in part.hits(pattern))))
+    sizes = search_module.FIRST_RANGE_ROWS, search_module.RANGE_ROWS
+    search_module.FIRST_RANGE_ROWS, search_module.RANGE_ROWS = first_range, max(first_range, most)  # small ranges
+    try:
+        first = list(zip(*(column.tolist() for column in part.hits(pattern, limit))))
+    finally:
+        search_module.FIRST_RANGE_ROWS, search_module.RANGE_ROWS = sizes
+    assert first == every[:limit + 1]

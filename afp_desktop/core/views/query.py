@@ -36,8 +36,9 @@ class SearchTooSlow(QueryError):
 
 
 def too_slow(seconds: float, regex: bool) -> SearchTooSlow:
-    why = (": it can try the same text in very many ways (nested or overlapping repeats such as (a+)+ or "
-           "(a|aa)+); make it more specific") if regex else "; make it longer or more specific"
+    why = (": a regular expression like this one can try the same text in very many ways (nested or overlapping "
+           "repeats such as (a+)+ or (a|aa)+) or match far too often; make it more specific") if regex \
+        else "; make it longer or more specific"
     return SearchTooSlow(f"the search took longer than {seconds:g} s and was stopped{why}")
 
 

@@ -157,6 +157,7 @@ class _Part:
         self.docs_of = order
         self.ptr = np.zeros(len(self.texts) + 1, dtype=np.int64)
         np.cumsum(np.bincount(self.text_of, minlength=len(self.texts)), out=self.ptr[1:])
+        self.first_doc = self.docs_of[self.ptr[:-1]]  # each text's first document: increasing with the text
         self.blob = _SEPARATOR.join(self.texts)
         lengths = np.fromiter(map(len, self.texts), dtype=np.int64, count=len(self.texts))
         self.starts = np.zeros(len(self.texts), dtype=np.int64)
@@ -190,8 +191,12 @@ class _Part:
             return empty, empty, empty
         starts, ends = flat[0::2], flat[1::2]
         text = np.searchsorted(self.starts, starts, side="right") - 1
-        crossing = ends > self.ends[text]
-        keep = (ends > starts) & ~crossing & (starts < self.ends[text])
+        # a match inside a separator is no match; one reaching into a text from outside the text it starts in is
+        following = np.minimum(text + 1, len(self.starts) - 1)  # the next text's start (the last text: the end)
+        next_start = np.where(text + 1 < len(self.starts), self.starts[following], len(haystack))
+        in_separator = (starts >= self.ends[text]) & (ends <= next_start)
+        crossing = (ends > self.ends[text]) & ~in_separator
+        keep = (ends > starts) & ~crossing & ~in_separator
         t, s, e = text[keep], starts[keep] - self.starts[text[keep]], ends[keep] - self.starts[text[keep]]
         if crossing.any():
             # The match ran over a separator (a pattern like \s+ can): search each text it touched on its own,
@@ -219,7 +224,10 @@ class _Part:
         keep = None if limit is None else limit + 1
         found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         rows = 0
-        for first, stop in self._ranges(keep):
+        ranges = _Ranges(self, keep)
+        first = 0
+        while first < len(self.texts):
+            stop = ranges.end(first)
             breathe()
             check_deadline(deadline)
             docs, s, e = self._rows(*self.matches(pattern, first, stop, deadline), keep)
@@ -229,10 +237,12 @@ class _Part:
                 docs, s, e = (np.concatenate(column) for column in zip(*found))
                 order = np.lexsort((s, docs))[:keep]
                 found, rows = [(docs[order], s[order], e[order])], keep
-                # every text after `stop` holds only documents after its first one; past the kept rows' last
-                # document, none of them can come earlier
-                if stop >= len(self.texts) or self.docs_of[self.ptr[stop]] > docs[order[-1]]:
-                    break
+                # Texts are numbered by their first document: past the kept rows' last document, none can give an
+                # earlier row. Only the texts before that are left to scan.
+                ranges.last_text = int(np.searchsorted(self.first_doc, docs[order[-1]], side="right"))
+            first = min(stop, ranges.last_text)
+            if first == ranges.last_text:
+                break
         if not found:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
@@ -254,25 +264,28 @@ class _Part:
         docs = self.docs_of[self.ptr[t][row] + (np.arange(total) - first)]
         return docs, s[row], e[row]
 
-    def _ranges(self, keep: int | None) -> Iterator[tuple[int, int]]:
-        """Ranges [first, stop) of texts to scan one after another: small first (a query matching everywhere
-        stops after one), growing to RANGE_CHARS; sized by the rows their matches can make (a text's length times
-        the documents holding it), so one range never makes more than about RANGE_ROWS rows but for one text."""
-        lengths = self.ends - self.starts + len(_SEPARATOR)
-        docs = np.diff(self.ptr) if keep is None else np.minimum(np.diff(self.ptr), keep)
-        chars = np.cumsum(lengths)
-        weight = np.cumsum(lengths * docs)
-        budget = FIRST_RANGE_ROWS if keep is None else min(FIRST_RANGE_ROWS, 8 * keep + 1024)
-        first = 0
-        while first < len(self.texts):
-            base_weight = weight[first - 1] if first else 0
-            base_chars = chars[first - 1] if first else 0
-            stop = min(int(np.searchsorted(weight, base_weight + budget, side="right")),
-                       int(np.searchsorted(chars, base_chars + RANGE_CHARS, side="right")))
-            stop = max(stop, first + 1)
-            yield first, stop
-            first = stop
-            budget = min(2 * budget, RANGE_ROWS)
+
+class _Ranges:
+    """Where each range of texts scanned one after another ends: small first (a query matching everywhere stops
+    after one), growing to RANGE_ROWS; sized by the rows their matches can make (a text's length times the
+    documents holding it), so one range never makes more than about that many rows but for one text, nor holds
+    more than RANGE_CHARS characters. `last_text` ends the scan early (no text from there on can give a row)."""
+
+    def __init__(self, part: _Part, keep: int | None):
+        lengths = part.ends - part.starts + len(_SEPARATOR)
+        docs = np.diff(part.ptr) if keep is None else np.minimum(np.diff(part.ptr), keep)
+        self.chars = np.cumsum(lengths)
+        self.weight = np.cumsum(lengths * docs)
+        self.budget = FIRST_RANGE_ROWS if keep is None else min(FIRST_RANGE_ROWS, 8 * keep + 1024)
+        self.last_text = len(part.texts)
+
+    def end(self, first: int) -> int:
+        base_weight = self.weight[first - 1] if first else 0
+        base_chars = self.chars[first - 1] if first else 0
+        stop = min(int(np.searchsorted(self.weight, base_weight + self.budget, side="right")),
+                   int(np.searchsorted(self.chars, base_chars + RANGE_CHARS, side="right")), self.last_text)
+        self.budget = min(2 * self.budget, RANGE_ROWS)
+        return max(stop, first + 1)
 
 
 class SearchIndex:
