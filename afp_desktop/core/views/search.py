@@ -1,10 +1,12 @@
 """Find anything in a run: one index over every text a run holds, searched in milliseconds. Pure, no Qt.
 
   SearchIndex(run, templates, app_name)   built once (seconds on a 50 MB run: do it off the UI thread)
-  index.find(query, regex=, ignore_case=, limit=) -> SearchResult   a lazy, position-ordered list of Hits
+  index.find(query, regex=, ignore_case=, limit=, time_limit=) -> SearchResult   a lazy, position-ordered list
+                                          of Hits; SearchTooSlow (a QueryError) past the time limit
   index.with_templates(templates, app_name)   the same content with the status lines of another template map
   find(run, query, ...)                   build and search in one call (the CLI)
   compile_query(query, regex, ignore_case)   the pattern, or QueryError with a sentence saying what is wrong
+                                          (query.py: what a query is and how a regular expression is bounded)
 
 What is indexed (run_texts.py finds it), each text with the axis position where it became known (right after its
 event, so moving the cursor there shows it), the StepGraph node it belongs to and a `where` for people: step labels; tool names, arguments, results and errors; assistant text; user prompts and final answers; slot
@@ -13,8 +15,9 @@ reports; pause questions; any other typed event's payload strings (route rationa
 status line the chat bubble showed, rendered with the active template map.
 
 Speed: the texts are deduplicated (a conversation repeats in every iteration's slots) and joined into one string
-per part, which `re` scans in one pass; a text shared by many events is matched once and its events listed with
-numpy. A large Trace's payloads (LazyJSON, kept as bytes) are parsed one at a time while building and only
+per part, scanned a range of texts at a time; a text shared by many events is matched once and its events listed
+with numpy. With a limit, the scan ends once no text left can give an earlier hit, so the work is bounded by the
+limit, not by the run. A large Trace's payloads (LazyJSON, kept as bytes) are parsed one at a time while building and only
 their strings are kept, never the parsed payloads. Excerpts are cut only for the hits someone looks at.
 """
 
