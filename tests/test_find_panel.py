@@ -307,7 +307,7 @@ def test_enter_while_a_search_runs_goes_to_its_first_hit(qtbot, window, monkeypa
 
 @pytest.mark.parametrize("pattern", [r"(a|aa)+$", r"(a+)+$", r"(.*a){25}"])
 def test_a_catastrophic_regex_ends_with_hits_or_a_sentence(qtbot, window, monkeypatch, tmp_path, pattern):  # noqa: F811
-    from tests.test_search import write_many_calls
+    from tests.find_util import write_many_calls
 
     monkeypatch.setattr(find_module, "SEARCH_TIME_LIMIT_S", 0.2)  # (the bound, not what is asserted)
     open_and_wait(qtbot, window, write_many_calls(tmp_path / "small.ndjson", 8, lambda i: "a" * 40 + "!"))

@@ -67,7 +67,7 @@ def _find_run():
 
         from afp_desktop.core.formats import open_run
         from afp_desktop.core.views.search import SearchIndex
-        from tests.test_search import write_many_calls
+        from tests.find_util import write_many_calls
 
         folder = Path(tempfile.mkdtemp(prefix="afp-find-fuzz-"))
         path = write_many_calls(folder / "small.ndjson", 6,

@@ -15,6 +15,7 @@ from afp_desktop.core.formats import open_run
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
 from afp_desktop.core.views.search import QueryError, SearchIndex, SearchTooSlow, compile_query, find, make_excerpt
 from tests.corpus_util import CUSTOM_TEMPLATES, corpus_path
+from tests.find_util import write_many_calls
 
 _runs: dict = {}
 
@@ -312,23 +313,6 @@ def test_fuzz_the_joined_search_against_each_text_alone():
 
 
 # ── bounded searches ─────────────────────────────────────────────────────────────────────────────────────
-
-
-def write_many_calls(path, calls: int, result=lambda i: f"result {i}: " + "e" * 40) -> str:
-    """A small synthetic NDJSON stream with many events: one turn of `calls` tool calls."""
-    from afp_desktop.core.jsonx import jsonio
-
-    def event(i, kind, payload):
-        return jsonio.dumps({"type": f"agentfootprint.{kind}", "payload": payload,
-                             "meta": {"wallClockMs": i, "runtimeStageId": f"s#{i}", "subflowPath": [], "runId": "r"}})
-
-    lines = [event(0, "agent.turn_start", {"userPrompt": "probe every shard"})]
-    for i in range(calls):
-        lines.append(event(2 * i + 1, "stream.tool_start", {"toolName": "probe", "toolCallId": f"c{i}",
-                                                             "args": {"shard": i}}))
-        lines.append(event(2 * i + 2, "stream.tool_end", {"toolCallId": f"c{i}", "result": result(i)}))
-    path.write_bytes(b"\n".join(lines) + b"\n")
-    return str(path)
 
 
 @pytest.fixture(scope="module")

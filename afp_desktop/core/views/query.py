@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 from typing import Any, Iterator
 
 import regex as regex_engine
@@ -78,8 +79,10 @@ def compile_query(query: str, regex: bool = False, ignore_case: bool = False) ->
 def _check_syntax(source: str, flags: int) -> None:
     """Refuse, with `re`'s own words, what `re` refuses; and a pattern too deep or too large once unrolled."""
     try:
-        re.compile(source, flags)
-        weight = _weight(re_parser.parse(source, flags))
+        with warnings.catch_warnings():  # ("possible nested set" and the like: notes for programmers, not people)
+            warnings.simplefilter("ignore")
+            re.compile(source, flags)
+            weight = _weight(re_parser.parse(source, flags))
     except re.error as err:
         where = f" at position {err.pos}" if err.pos is not None else ""
         raise QueryError(f"not a valid regular expression: {err.msg}{where}") from None
@@ -100,7 +103,9 @@ def _compile_bounded(source: str, flags: int) -> Any:
     if flags & re.IGNORECASE:
         engine_flags |= regex_engine.IGNORECASE
     try:
-        return regex_engine.compile(source, engine_flags)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return regex_engine.compile(source, engine_flags)
     except RecursionError:
         raise QueryError("this regular expression nests groups too deeply to be searched; use fewer groups "
                          "inside one another") from None
@@ -208,4 +213,8 @@ class Query:
         return self.pattern.finditer(text, pos, endpos, deadline)
 
     def search(self, text: str):
-        return self.pattern.search(text)
+        """The first match in `text`, or None; SearchTooSlow past the default time limit."""
+        try:
+            return self.pattern.search(text)
+        except TimeoutError:
+            raise too_slow(DEFAULT_TIME_LIMIT_S, self.pattern.timed) from None

@@ -3,4 +3,6 @@ reads them before it knows which subcommand runs)."""
 
 DEFAULT_MAX_HITS = 10_000  # hits listed unless asked otherwise; the rest are counted as "more"
 MAX_HITS_LIMIT = 1_000_000  # the most hits one search may be asked to list
-DEFAULT_TIME_LIMIT_S = 5.0  # one search, all told (processor time): a regular expression still running then is stopped
+# One search, all told: checked between ranges of texts, and inside a regular expression's scan by the regex module,
+# which counts processor time (on a machine shared with other work, the wait can be longer than this).
+DEFAULT_TIME_LIMIT_S = 5.0
