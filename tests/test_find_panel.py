@@ -335,3 +335,35 @@ def test_a_pattern_too_complex_is_refused_with_a_sentence(qtbot, window):  # noq
             panel.search()
         assert panel.count_label.text().startswith("Cannot search: ") and says in panel.count_label.text()
         assert panel.model.rowCount() == 0
+
+
+def test_closing_the_window_stops_a_search_under_way(qtbot, window, monkeypatch):  # noqa: F811
+    """A search still running when the window is deleted would take the whole program down, as an index build
+    would: closing the window ends it at its next breathing point."""
+    from tests.long_job import breathe_until_released
+
+    from afp_desktop.core.problems import LoadCancelled
+
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    panel = find(qtbot, window, "Oslo")
+    started, release, stopped = threading.Event(), threading.Event(), threading.Event()
+
+    def long_search(*_args, **_options):
+        try:
+            breathe_until_released(started, release)
+        except LoadCancelled:
+            stopped.set()
+            raise
+
+    monkeypatch.setattr(panel.index, "find", long_search)
+    panel.search_box.setText("convert_units")
+    panel.search()
+    assert started.wait(10)
+    threads = list(panel._threads)
+    window.close()
+    try:
+        assert threads and not any(thread.isRunning() for thread in threads)
+        assert stopped.is_set() and not panel.searching
+    finally:
+        release.set()  # (whatever happened, no thread outlives the test's window)
+        panel.wait_for_index(20_000)
