@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 import time
 import warnings
+from re import _parser as re_parser  # type: ignore[attr-defined]  # (the tree the repeat weight is measured on)
+from re._constants import MAXREPEAT, MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT
 from typing import Any, Iterator
 
 import regex as regex_engine
@@ -112,10 +114,6 @@ def _compile_bounded(source: str, flags: int) -> Any:
     except (regex_engine.error, OverflowError, ValueError, MemoryError) as err:
         raise QueryError(f"this regular expression cannot be searched ({err})") from None
 
-
-# The parser `re` compiles with: its tree is what the repeat weight is measured on.
-from re import _parser as re_parser  # type: ignore[attr-defined]  # noqa: E402
-from re._constants import MAXREPEAT, MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT  # noqa: E402
 
 _REPEATS = {MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT}
 
