@@ -29,11 +29,10 @@ from PySide6.QtWidgets import (
 from typing import TYPE_CHECKING
 
 from afp_desktop.core.problems import LoadCancelled
+from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS
 
 if TYPE_CHECKING:  # (imported when the first index is built: numpy stays off the window's start-up path)
     from afp_desktop.core.views.search import SearchIndex, SearchResult
-
-from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS
 
 MAX_LISTED = DEFAULT_MAX_HITS  # hits listed (and marked); the count says when there are more
 SEARCH_TIME_LIMIT_S = 3.0  # a search still running then is stopped, and the panel says why
