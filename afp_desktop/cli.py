@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from afp_desktop import __version__
+from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS, MAX_HITS_LIMIT
 
 MAX_SCALE = 64.0  # a PNG is capped in pixels anyway; an SVG's stated size must stay a sane integer
 SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view", "diff", "find",
@@ -287,17 +288,59 @@ def cmd_diff(args) -> int:
 
 
 def cmd_find(args) -> int:
+    from afp_desktop.core.views import search_limits
     from afp_desktop.core.views.search import QueryError, SearchIndex, compile_query
 
     try:
         compile_query(args.query, args.regex, args.ignore_case)  # a bad query is refused before the file is read
     except QueryError as err:
-        raise CliError(f"{args.query!r}: {err}") from None
+        raise CliError(f"{_quoted(args.query)}: {err}") from None
     templates = load_templates(args.templates) if args.templates else None
     run = _open(args.file, args.conversation)
-    hits = SearchIndex(run, templates, args.app_name).find(args.query, regex=args.regex, ignore_case=args.ignore_case)
-    write_json([hit.to_json() for hit in hits], args.indent)
+    try:
+        hits = SearchIndex(run, templates, args.app_name).find(args.query, regex=args.regex,
+                                                               ignore_case=args.ignore_case, limit=args.max_hits,
+                                                               time_limit=search_limits.DEFAULT_TIME_LIMIT_S)
+    except QueryError as err:
+        raise CliError(f"{_quoted(args.query)}: {err}") from None
+    write_json_items((hit.to_json() for hit in hits), args.indent)
+    if not hits.complete:
+        print(f"afp-desktop: note: more than {args.max_hits:,} matches; the first {args.max_hits:,} are listed "
+              "(--max-hits sets how many)", file=sys.stderr)
     return 0
+
+
+def write_json_items(items, indent: bool) -> None:
+    """A JSON array written an item at a time (the same bytes as write_json of the whole list)."""
+    from afp_desktop.core.jsonx import jsonio
+
+    out = sys.stdout.buffer
+    count = 0
+    for item in items:
+        text = jsonio.dumps(item, indent=indent)
+        if indent:
+            text = b"\n".join(b"  " + line for line in text.split(b"\n"))
+        out.write((b"[\n" if indent else b"[") if count == 0 else (b",\n" if indent else b","))
+        out.write(text)
+        count += 1
+    out.write(b"[]\n" if count == 0 else (b"\n]\n" if indent else b"]\n"))
+    out.flush()
+
+
+def _quoted(query: str) -> str:
+    """A query as shown in a message: quoted, and cut when long."""
+    return repr(query) if len(query) <= 80 else f"{query[:60]!r}… ({len(query):,} characters)"
+
+
+def _max_hits_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_HITS_LIMIT:
+        raise argparse.ArgumentTypeError(f"--max-hits must be a whole number from 1 to {MAX_HITS_LIMIT:,}, "
+                                         f"not {text!r}")
+    return value
 
 
 def _inputs_of(file: str) -> list[Path]:
@@ -523,6 +566,9 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--ignore-case", action="store_true", help="match upper and lower case alike")
     p.add_argument("--templates", metavar="MAP.json", help="the status-line template map (default: the library's)")
     p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
+    p.add_argument("--max-hits", type=_max_hits_arg, default=DEFAULT_MAX_HITS, metavar="N",
+                   help=f"list at most the first N hits in run order (default {DEFAULT_MAX_HITS:,}); when there are "
+                        "more, a note on standard error says so")
     p.add_argument("--indent", action="store_true", help="pretty-print")
     p = add("inspect", "print what the inspector shows for one StepGraph node, readable, as JSON", cmd_inspect)
     p.add_argument("--node", type=int, required=True, metavar="INDEX", help="the node's index in `stepgraph` order")
