@@ -71,7 +71,7 @@ def parse_size(text: str) -> int:
         factor = 1024 ** ("KMGT".index(text[-1]) + 1)
         text = text[:-1]
     number = float(text)
-    if not number > 0 or number * factor > 1 << 60:  # (also refuses nan)
+    if not 1 <= number * factor <= 1 << 60:  # (also refuses nan)
         raise ValueError(f"not a size: {text!r}")
     return int(number * factor)
 
