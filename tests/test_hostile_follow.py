@@ -1,0 +1,103 @@
+"""`tail` and the follower meet files that are not regular: a FIFO or a link to /dev/zero as FILE, as FILE.1 (the
+rotated older half), or swapped in while tail runs. Each is refused or skipped with a sentence, never read.
+
+Every case runs tail in a child process with a timeout and a memory ceiling: these are hang guards (a blocking
+open of a FIFO, an endless read of a device), not measures of speed; a case that ends in time passes or fails on
+what tail said.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+
+import pytest
+
+from tests.corpus_util import read_bytes
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GUARD_S = 120  # hang guard: far beyond what any of these takes
+MEMORY_CEILING = 2 << 30  # an endless read of a device fails here instead of filling the machine
+SCENARIO = "02-react-two-tools"
+KINDS = ["fifo", "dev-zero"]
+SAID = {"fifo": "named pipe (FIFO)", "dev-zero": "this is a device"}
+
+
+def _ceiling() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CEILING, MEMORY_CEILING))
+
+
+def _tail(*args) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "afp_desktop", "tail", *map(str, args), "--poll-interval", "0.01"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_ceiling)
+
+
+def _ended(proc: subprocess.Popen) -> tuple[int, str, str]:
+    try:
+        out, err = proc.communicate(timeout=GUARD_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("tail never ended (hang guard): it waits on something that is not a regular file")
+    text = err.decode("utf-8", "replace")
+    assert "Traceback" not in text and "internal error" not in text
+    return proc.returncode, out.decode("utf-8", "replace"), text
+
+
+def _make(path, kind: str) -> None:
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        if not os.path.exists("/dev/zero"):
+            pytest.skip("no /dev/zero")
+        os.symlink("/dev/zero", path)
+
+
+@pytest.fixture(autouse=True)
+def _posix_only():
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("FIFOs are a POSIX thing")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tail_refuses_a_file_that_is_not_regular(tmp_path, kind):
+    path = tmp_path / "events.ndjson"
+    _make(path, kind)
+    code, out, err = _ended(_tail(path, "--timeout", "30"))
+    assert code == 2 and out == ""
+    assert f"{path}: " in err and SAID[kind] in err
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tail_leaves_out_a_rotated_half_that_is_not_regular(tmp_path, kind):
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(read_bytes(SCENARIO, "events.ndjson"))  # a whole run: tail ends at its end
+    _make(tmp_path / "events.ndjson.1", kind)
+    code, out, err = _ended(_tail(path, "--timeout", "30"))
+    assert code == 0, err
+    assert f"{path}.1: " in err and SAID[kind] in err and "it was not read" in err
+    assert out.splitlines()[0] == "Thinking…" and out.splitlines()[-1] == "(no status line)"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tail_stops_when_the_file_is_swapped_for_one_that_is_not_regular(tmp_path, kind):
+    path = tmp_path / "events.ndjson"
+    lines = read_bytes(SCENARIO, "events.ndjson").split(b"\n")
+    path.write_bytes(b"\n".join(lines[:20]) + b"\n")  # a run still being written: tail waits for more
+    proc = _tail(path, "--timeout", "60")
+    ready, _, _ = select.select([proc.stdout], [], [], GUARD_S)  # (its first status line: it is following)
+    if not ready:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("tail printed nothing (hang guard)")
+    assert proc.stdout.readline() == "Thinking…\n".encode()
+    swapped = tmp_path / "swapped"
+    _make(swapped, kind)
+    os.replace(swapped, path)
+    code, _out, err = _ended(proc)
+    assert code == 2, err
+    assert f"{path}: " in err and SAID[kind] in err and "the follow stopped" in err
