@@ -1,4 +1,4 @@
-"""`tail` and the follower meet files that are not regular: a FIFO or a link to /dev/zero as FILE, as FILE.1 (the
+"""`tail` and the window's follow meet files that are not regular: a FIFO or a link to /dev/zero as FILE, as FILE.1 (the
 rotated older half), or swapped in while tail runs. Each is refused or skipped with a sentence, never read.
 
 Every case runs tail in a child process with a timeout and a memory ceiling: these are hang guards (a blocking
@@ -42,7 +42,7 @@ def _ended(proc: subprocess.Popen) -> tuple[int, str, str]:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
-        pytest.fail("tail never ended (hang guard): it waits on something that is not a regular file")
+        pytest.fail("never ended (hang guard): it waits on something that is not a regular file")
     text = err.decode("utf-8", "replace")
     assert "Traceback" not in text and "internal error" not in text
     return proc.returncode, out.decode("utf-8", "replace"), text
@@ -101,3 +101,44 @@ def test_tail_stops_when_the_file_is_swapped_for_one_that_is_not_regular(tmp_pat
     code, _out, err = _ended(proc)
     assert code == 2, err
     assert f"{path}: " in err and SAID[kind] in err and "the follow stopped" in err
+
+
+WINDOW_FOLLOWS = """
+import os, sys
+from PySide6.QtCore import QEventLoop
+from afp_desktop.app.gui import create_application
+from afp_desktop.app.main_window import MainWindow
+
+path, swapped = sys.argv[1], sys.argv[2]
+app = create_application()
+window = MainWindow()
+window.show()
+window.open_file(path, follow=True)
+while not (window.follow.active and window.session.run is not None):
+    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+typed = len(window.session.run.typed_events)
+os.replace(swapped, path)
+window.follow.poll()
+app.processEvents()
+print(typed, len(window.session.run.typed_events), window.follow.active)
+print(window.statusBar().currentMessage())
+window.close()
+"""
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_window_stops_following_a_file_swapped_for_one_that_is_not_regular(tmp_path, kind):
+    """What was read stays shown; the follow stops, and the status bar says why."""
+    path = tmp_path / "events.ndjson"
+    lines = read_bytes(SCENARIO, "events.ndjson").split(b"\n")
+    path.write_bytes(b"\n".join(lines[:20]) + b"\n")
+    swapped = tmp_path / "swapped"
+    _make(swapped, kind)
+    proc = subprocess.Popen([sys.executable, "-c", WINDOW_FOLLOWS, str(path), str(swapped)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_ceiling,
+                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    code, out, err = _ended(proc)
+    assert code == 0, err
+    counts, message = out.splitlines()[:2]
+    assert counts == "20 20 False"
+    assert message.startswith(f"{path}: ") and SAID[kind] in message and "the follow stopped" in message
