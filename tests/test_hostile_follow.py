@@ -1,9 +1,10 @@
-"""`tail` and the window's follow meet files that are not regular: a FIFO or a link to /dev/zero as FILE, as FILE.1 (the
-rotated older half), or swapped in while tail runs. Each is refused or skipped with a sentence, never read.
+"""`tail` and the window's follow meet files that are not regular: a FIFO or a link to /dev/zero as FILE, as
+FILE.1 (the rotated older half), or swapped in while they follow. Each is refused or skipped with a sentence,
+never read.
 
-Every case runs tail in a child process with a timeout and a memory ceiling: these are hang guards (a blocking
-open of a FIFO, an endless read of a device), not measures of speed; a case that ends in time passes or fails on
-what tail said.
+Every case runs in a child process with a timeout and a memory ceiling: these are hang guards (a blocking open
+of a FIFO, an endless read of a device), not measures of speed; a case that ends in time passes or fails on what
+was said.
 """
 
 from __future__ import annotations
