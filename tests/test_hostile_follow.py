@@ -143,3 +143,53 @@ def test_the_window_stops_following_a_file_swapped_for_one_that_is_not_regular(t
     counts, message = out.splitlines()[:2]
     assert counts == "20 20 False"
     assert message.startswith(f"{path}: ") and SAID[kind] in message and "the follow stopped" in message
+
+
+def _event(n: int, pad: int = 0) -> bytes:
+    return b'{"type":"agentfootprint.test.tick","payload":{"n":%d,"pad":"%s"},"meta":{}}\n' % (n, b"x" * pad)
+
+
+def _follow_all(follower) -> tuple[list, list]:
+    lines, notices = [], []
+    while True:
+        update = follower.poll()
+        lines += update.lines
+        notices += update.notices
+        if not update.more:
+            return lines, notices
+
+
+def test_the_follower_reads_a_bounded_amount_per_poll_and_leaves_out_a_line_past_the_budget(tmp_path):
+    from afp_desktop.core.formats.follow import FileFollower, parse_lines
+    from afp_desktop.core.formats.source import byte_limit
+
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(_event(0))
+    with byte_limit(4096):
+        follower = FileFollower(path)
+        lines, notices = _follow_all(follower)
+        assert [event["payload"]["n"] for event in parse_lines(lines)[0]] == [0] and notices == []
+        with open(path, "ab") as handle:
+            handle.write(_event(1) + _event(2, pad=3 * 4096) + b"".join(_event(n) for n in range(3, 60)))
+        first = follower.poll()
+        assert first.more and sum(len(line.data) for line in first.lines) <= 4096
+        lines, notices = _follow_all(follower)
+        follower.close()
+    numbers = [event["payload"]["n"] for event in parse_lines(first.lines + lines)[0]]
+    assert numbers == [1, *range(3, 60)]
+    assert [notice.code for notice in notices] == ["long-line"]
+    assert notices[0].text == f"{path}, line 3: the line is longer than the limit (4 KiB); it was left out"
+
+
+def test_the_follower_refuses_a_file_larger_than_the_budget(tmp_path):
+    from afp_desktop.core.formats.follow import FileFollower
+    from afp_desktop.core.formats.source import byte_limit
+
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"".join(_event(n) for n in range(100)))
+    with byte_limit(1024):
+        follower = FileFollower(path)
+        update = follower.poll()
+        assert follower.poll().empty
+    assert update.lines == [] and [notice.code for notice in update.notices] == ["refused"]
+    assert follower.stopped.startswith(f"{path}: the file is ") and "--max-bytes" in follower.stopped
