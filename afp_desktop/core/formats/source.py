@@ -2,9 +2,11 @@
 
 Files come from other people, so reading is bounded: only a regular file is opened (a FIFO, device, socket or
 folder is refused at once, before any read that could block or never end), and neither the file nor what it
-decompresses to may exceed a byte budget (`max_bytes()`, derived from the machine's memory, or
-`AFP_DESKTOP_MAX_BYTES`). Decompression streams in chunks and stops as soon as the budget is passed, so a
-"zip bomb" costs at most the budget in memory, never the bomb's size.
+decompresses to may exceed a byte budget. Every reader of an input (runs, the follower and `tail`, settings,
+template maps, bookmarks, price tables) opens it through `open_regular`, the one place these rules live. The
+budget of a run is `max_bytes()` (--max-bytes, `AFP_DESKTOP_MAX_BYTES`, else derived from the machine's memory);
+smaller kinds of file have their own cap. Decompression streams in chunks and stops as soon as the budget is
+passed, so a "zip bomb" costs at most the budget in memory, never the bomb's size.
 """
 
 from __future__ import annotations
@@ -102,12 +104,12 @@ def _kind_of(mode: int) -> str | None:
     if stat.S_ISDIR(mode):
         return "this is a folder, not a trace file; open one of the files inside it"
     if stat.S_ISFIFO(mode):
-        return "this is a named pipe (FIFO), not a trace file; only regular files are opened"
+        return "this is a named pipe (FIFO), not a regular file; only regular files are read"
     if stat.S_ISSOCK(mode):
-        return "this is a socket, not a trace file; only regular files are opened"
+        return "this is a socket, not a regular file; only regular files are read"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "this is a device, not a trace file; only regular files are opened"
-    return "this is not a regular file; only regular files are opened"
+        return "this is a device, not a regular file; only regular files are read"
+    return "this is not a regular file; only regular files are read"
 
 
 def check_regular(path: str | os.PathLike) -> os.stat_result:
