@@ -17,7 +17,7 @@ Every file is opened as any input is (`source.open_regular`): only a regular fil
 a FIFO or device, whether it is `FILE`, `FILE.1` or swapped in while followed. `FILE` refused stops the follow
 (a "refused" notice, `stopped` set); `FILE.1` refused is left unread (a "skipped" notice). Memory stays bounded
 as the file grows: one poll reads at most `READ_PER_POLL` bytes (`more` says there is more to read now), and a
-line longer than the byte budget is left out, with a notice.
+line longer than the byte budget is always left out, with a notice.
 """
 
 from __future__ import annotations
@@ -132,13 +132,18 @@ class _OpenFile:
         self.partial = pieces.pop()
         for piece in pieces:
             self.line_no += 1
-            if piece.strip():
+            if len(piece) > budget:
+                notices.append(self._too_long(self.line_no, budget))
+            elif piece.strip():
                 out.append(Line(self.name, self.line_no, piece))
-        if len(self.partial) > budget:
+        if len(self.partial) > budget:  # (the rest of it, up to its newline, is not kept either)
             self.partial, self.skipping = b"", True
-            notices.append(FollowNotice("long-line", f"{self.name}, line {self.line_no + 1}: the line is longer "
-                                                     f"than the limit ({describe_size(budget)}); it was left out"))
+            notices.append(self._too_long(self.line_no + 1, budget))
         return more
+
+    def _too_long(self, line_no: int, budget: int) -> FollowNotice:
+        return FollowNotice("long-line", f"{self.name}, line {line_no}: the line is longer than the limit "
+                                         f"({describe_size(budget)}); it was left out")
 
     def rewritten(self) -> bool:
         """True when the file's first bytes are no longer the ones read (rewritten in place)."""
@@ -200,6 +205,11 @@ class FileFollower:
     def has_partial_line(self) -> bool:
         """True while the file ends in a line still being written."""
         return self._current is not None and bool(self._current.partial.strip())
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes of a line still being written, held until its newline comes (never more than the budget)."""
+        return len(self._current.partial) if self._current is not None else 0
 
     @property
     def offset(self) -> int:
