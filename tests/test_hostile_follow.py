@@ -14,7 +14,10 @@ import select
 import subprocess
 import sys
 
+from unittest.mock import patch
+
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.corpus_util import read_bytes
 
@@ -193,3 +196,43 @@ def test_the_follower_refuses_a_file_larger_than_the_budget(tmp_path):
         assert follower.poll().empty
     assert update.lines == [] and [notice.code for notice in update.notices] == ["refused"]
     assert follower.stopped.startswith(f"{path}: the file is ") and "--max-bytes" in follower.stopped
+
+
+BUDGET = 256
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lengths=st.lists(st.integers(0, 3 * BUDGET), max_size=25), cuts=st.lists(st.integers(1, 4 * BUDGET)),
+       per_poll=st.integers(1, 2 * BUDGET))
+def test_a_line_is_kept_exactly_when_it_fits_the_budget_however_the_file_grows(tmp_path, lengths, cuts, per_poll):
+    """Whatever the writes and the amount read per poll: every line within the budget arrives whole, in order,
+    with its number; every longer line is left out with a notice naming it; memory never holds more."""
+    from afp_desktop.core.formats import follow as follow_module
+    from afp_desktop.core.formats.follow import FileFollower
+    from afp_desktop.core.formats.source import byte_limit
+
+    data = b"".join(b"y" * length + b"\n" for length in lengths)
+    path = tmp_path / f"grown-{len(lengths)}-{per_poll}.ndjson"
+    path.write_bytes(b"")
+    got, long_lines = [], []
+    with byte_limit(BUDGET), patch.object(follow_module, "READ_PER_POLL", per_poll):
+        follower = FileFollower(path)
+        assert follower.poll().empty  # (opened empty: all it reads is growth, past the budget too)
+        written = 0
+        for cut in [*cuts, len(data)]:
+            with open(path, "ab") as handle:
+                handle.write(data[written:written + cut])
+            written = min(len(data), written + cut)
+            while True:
+                update = follower.poll()
+                got += [(line.number, len(line.data)) for line in update.lines]
+                long_lines += [n.text for n in update.notices if n.code == "long-line"]
+                assert follower.held_bytes <= BUDGET
+                if not update.more:
+                    break
+            if written == len(data):
+                break
+        follower.close()
+    assert got == [(n, length) for n, length in enumerate(lengths, 1) if 0 < length <= BUDGET]
+    assert long_lines == [f"{path}, line {n}: the line is longer than the limit (256 bytes); it was left out"
+                          for n, length in enumerate(lengths, 1) if length > BUDGET]
