@@ -21,7 +21,9 @@ MAX_TIMEOUT_S = 365 * 24 * 3600.0
 def add_tail_parser(sub, formats_help: str) -> None:
     text = "follow a file the agent is writing and print the status line each time it changes"
     p = sub.add_parser("tail", help=text, description=text + ". Follows rotation (FILE → FILE.1); exits at the "
-                       "run's end, on Ctrl+C, or after --timeout seconds without new events.", epilog=formats_help)
+                       "run's end, on Ctrl+C, or after --timeout seconds without new events; only a regular file is "
+                       "followed (a FIFO or device, at the start or swapped in, ends it with exit 2).",
+                       epilog=formats_help)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--templates", metavar="MAP.json", help="the whole template map (not merged with the defaults)")
     p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
