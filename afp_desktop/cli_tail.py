@@ -97,8 +97,6 @@ def cmd_tail(args) -> int:
             update = follower.poll()
             for notice in update.notices:
                 say(notice.text)
-            if follower.stopped is not None:
-                return 2
             if update.restarted:
                 selector, k, ended = StatusSelector(), 0, False
             events, problems = parse_lines(update.lines)
@@ -114,6 +112,8 @@ def cmd_tail(args) -> int:
                     shown = now_shown
                     emit(k, state, line)
                 ended = ended or is_run_end(event)
+            if follower.stopped is not None:  # (after what it read before stopping is shown)
+                return 2
             now = time.monotonic()
             if update.lines or update.restarted:
                 last_growth = now
