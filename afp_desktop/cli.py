@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from afp_desktop import __version__
+from afp_desktop.cli_numbers import number_arg, size_arg, whole_arg
 from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS, MAX_HITS_LIMIT
 
 MAX_SCALE = 64.0  # a PNG is capped in pixels anyway; an SVG's stated size must stay a sane integer
@@ -368,16 +369,6 @@ def _shown(path) -> str:
     return printable_path(path)
 
 
-def _scale_arg(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (0 < value <= MAX_SCALE):  # (also refuses nan and inf)
-        raise argparse.ArgumentTypeError(f"--scale must be a number greater than 0 and at most {MAX_SCALE:g}, "
-                                         f"not {text!r}")
-    return value
-
 
 
 def cmd_export(args) -> int:
@@ -496,15 +487,6 @@ def cmd_inspect(args) -> int:
     return 0
 
 
-def _size_arg(text: str) -> int:
-    from afp_desktop.core.formats.source import parse_size
-
-    try:
-        return parse_size(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (write e.g. 500M, 4G or a number of bytes)") from None
-
-
 def _subcommand_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="afp-desktop", description="Replay a saved agentfootprint run offline.",
                                      epilog=FORMATS_HELP)
@@ -514,7 +496,7 @@ def _subcommand_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=FORMATS_HELP)
         p.add_argument("file", metavar="FILE")
         _add_conversation_option(p)
-        p.add_argument("--max-bytes", metavar="SIZE", type=_size_arg,
+        p.add_argument("--max-bytes", metavar="SIZE", type=size_arg,
                        help="the largest file (or decompressed content) to read, e.g. 500M or 4G "
                             "(default: from the machine's memory, or $AFP_DESKTOP_MAX_BYTES)")
         p.set_defaults(func=func)
@@ -534,9 +516,10 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--indent", action="store_true", help="pretty-print")
     p = add("view", "print what every panel shows at one moment of the run", cmd_view)
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--position", type=int, metavar="P", help="axis position (0 = before the first event)")
-    where.add_argument("--stop", type=int, metavar="N", help="the top-level stop N (0-based)")
-    where.add_argument("--typed", type=int, metavar="K", help="right after the K-th typed event")
+    where.add_argument("--position", type=whole_arg(), metavar="P",
+                       help="axis position (0 = before the first event)")
+    where.add_argument("--stop", type=whole_arg(), metavar="N", help="the top-level stop N (0-based)")
+    where.add_argument("--typed", type=whole_arg(), metavar="K", help="right after the K-th typed event")
     p.add_argument("--templates", metavar="MAP.json", help="the whole template map (not merged with the defaults)")
     p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
     p.add_argument("--indent", action="store_true", help="pretty-print")
@@ -550,8 +533,9 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
     p = add("export", "render the step graph to PNG or SVG without a display", cmd_export)
     p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg")
-    p.add_argument("--stop", type=int, metavar="N", help="show the run as of stop N (0-based); later steps dimmed")
-    p.add_argument("--scale", type=_scale_arg, default=1.0, metavar="S",
+    p.add_argument("--stop", type=whole_arg(), metavar="N",
+                   help="show the run as of stop N (0-based); later steps dimmed")
+    p.add_argument("--scale", type=number_arg(above=0, most=MAX_SCALE), default=1.0, metavar="S",
                    help=f"scale factor, greater than 0 and at most {MAX_SCALE:g} (default 1)")
     p.add_argument("--fold", action=argparse.BooleanOptionalAction, default=None,
                    help="fold runs of alike iterations into one card each, as the window does (default: when the "
@@ -571,8 +555,10 @@ def _subcommand_parser() -> argparse.ArgumentParser:
                         "more, a note on standard error says so")
     p.add_argument("--indent", action="store_true", help="pretty-print")
     p = add("inspect", "print what the inspector shows for one StepGraph node, readable, as JSON", cmd_inspect)
-    p.add_argument("--node", type=int, required=True, metavar="INDEX", help="the node's index in `stepgraph` order")
-    p.add_argument("--position", type=int, metavar="P", help="as known at axis position P (default: the end)")
+    p.add_argument("--node", type=whole_arg(), required=True, metavar="INDEX",
+                   help="the node's index in `stepgraph` order")
+    p.add_argument("--position", type=whole_arg(), metavar="P",
+                   help="as known at axis position P (default: the end)")
     p.add_argument("--indent", action="store_true", help="pretty-print")
     return parser
 
@@ -594,7 +580,8 @@ def _window_parser() -> argparse.ArgumentParser:
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
-    parser.add_argument("--stop", type=int, metavar="N", help="with --screenshot: move the cursor to stop N first")
+    parser.add_argument("--stop", type=whole_arg(), metavar="N",
+                        help="with --screenshot: move the cursor to stop N first")
     parser.add_argument("--at", metavar="STAGE_ID", help="open at the stop of this runtimeStageId (exact, else the "
                                                         "stop whose span holds it, else the nearest stop)")
     _add_conversation_option(parser)

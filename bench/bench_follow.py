@@ -42,7 +42,12 @@ def core_throughput(data: bytes, tmp: Path) -> None:
     count = data.count(b"\n")
     start = time.perf_counter()
     follower = FileFollower(path)
-    events, _ = parse_lines(follower.poll().lines)
+    update = follower.poll()
+    read = list(update.lines)
+    while update.more:  # (one poll reads at most READ_PER_POLL bytes)
+        update = follower.poll()
+        read += update.lines
+    events, _ = parse_lines(read)
     grower = RunGrower(str(path))
     grower.feed(events)
     grower.snapshot()

@@ -198,7 +198,7 @@ def test_a_missing_folder_is_a_message(trace, tmp_path, capsys, command, name):
 def test_scale_is_validated(trace, tmp_path, capsys, scale, name):
     out = tmp_path / name
     code, err = _run(["export", trace, "-o", out, f"--scale={scale}"], capsys)
-    assert code == 2 and "--scale must be a number greater than 0" in err
+    assert code == 2 and "argument --scale: must be a number greater than 0" in err
     assert not out.exists()
 
 

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import QLabel, QPushButton
 
 from afp_desktop.app.loading.growth import extends
 from afp_desktop.core.formats.follow import FileFollower, parse_lines
-from afp_desktop.core.formats.source import GZIP_MAGIC, XZ_MAGIC
+from afp_desktop.core.formats.errors import LoadError
+from afp_desktop.core.formats.source import GZIP_MAGIC, XZ_MAGIC, open_regular
 from afp_desktop.core.formats.live_run import RunGrower
 
 POLL_MS = 100
@@ -42,13 +43,10 @@ def _stat_key(path: str):
 
 def _ends_mid_line(path: str) -> bool:
     try:
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            if handle.tell() == 0:
-                return False
-            handle.seek(-1, os.SEEK_END)
-            return handle.read(1) != b"\n"
-    except OSError:
+        handle, info = open_regular(path)
+        with handle:
+            return info.st_size > 0 and os.pread(handle.fileno(), 1, info.st_size - 1) != b"\n"
+    except (LoadError, OSError):
         return False
 
 
@@ -57,9 +55,10 @@ def _is_plain_stream(run, path: str) -> bool:
     if run is None or run.format != "ndjson":
         return False
     try:
-        with open(path, "rb") as handle:
+        handle, _info = open_regular(path)
+        with handle:
             head = handle.read(6)
-    except OSError:
+    except (LoadError, OSError):
         return False
     return not (head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC))
 
@@ -97,6 +96,10 @@ class FollowController(QObject):
         self._work_timer.setSingleShot(True)
         self._work_timer.setInterval(0)
         self._work_timer.timeout.connect(self._work)
+        self._again_timer = QTimer(self)
+        self._again_timer.setSingleShot(True)
+        self._again_timer.setInterval(0)
+        self._again_timer.timeout.connect(self.poll)
         self._growth_timer = QTimer(self)  # owned, so it dies with the window (a bare singleShot would not)
         self._growth_timer.setSingleShot(True)
         self._growth_timer.timeout.connect(self._check_growth)
@@ -206,6 +209,7 @@ class FollowController(QObject):
         was = self.active
         self._poll_timer.stop()
         self._work_timer.stop()
+        self._again_timer.stop()
         if self.follower is not None:
             self.follower.close()
         self.follower = self.grower = None
@@ -262,14 +266,23 @@ class FollowController(QObject):
                 if not self.grower.typed and not self._pending:
                     self._rotated_at_start = True
                 self.window.statusBar().showMessage(notice.text, 5000)
-            elif notice.code in ("restarted", "cut-line"):
+            elif notice.code in ("restarted", "cut-line", "long-line"):
                 self.grower.add_notice(notice.code, notice.text)
                 self._dirty = True
+            elif notice.code == "skipped":
+                self.window.statusBar().showMessage(notice.text, 10000)
+        reason = self.follower.stopped
+        if reason is not None:  # the file is no longer one to read: what was read stays shown
+            self.stop()
+            self.window.statusBar().showMessage(reason, 15000)
+            return
         if update.lines:
             self._pending.extend(update.lines)
             self.line_arrivals.append((time.monotonic(), len(update.lines)))
         if (self._pending or self._dirty) and not self._work_timer.isActive():
             self._work_timer.start()
+        if update.more:  # (one poll reads a bounded amount: the rest is read at once, not at the next tick)
+            self._again_timer.start()
 
     def _work(self) -> None:
         """One slice: parse and project pending lines for at most SLICE_S, then show the grown run when the

@@ -28,6 +28,10 @@ SENTENCES: dict[str, str | None] = {
                           "(before and after its pause) has its stops.",
     "mid-way": "This run starts mid-way: earlier events were rotated out of the file before it was read.",
     "cut-line": "A line cut off when the file was rotated was left out.",
+    "long-line": "A line longer than the most a file may hold was left out; everything else is shown.",
+    "skipped": "The older half of a rotated file could not be read (it is not a regular file, or too large), "
+               "so it was left out.",
+    "refused": None,  # (its own words say why the followed file is no longer read)
     "bad-line": "A damaged line in the file was left out; everything else is shown.",
     "generation-read": "The file was rotated twice between two reads; both parts were read.",
     "missing": "The file does not exist yet: the window waits for the agent to write it.",

@@ -2,14 +2,16 @@
 
 Files come from other people, so reading is bounded: only a regular file is opened (a FIFO, device, socket or
 folder is refused at once, before any read that could block or never end), and neither the file nor what it
-decompresses to may exceed a byte budget (`max_bytes()`, derived from the machine's memory, or
-`AFP_DESKTOP_MAX_BYTES`). Decompression streams in chunks and stops as soon as the budget is passed, so a
-"zip bomb" costs at most the budget in memory, never the bomb's size.
+decompresses to may exceed a byte budget. Every reader of an input (runs, the follower and `tail`, settings,
+template maps, bookmarks, price tables) opens it through `open_regular`, the one place these rules live. The
+budget of a run is `max_bytes()` (--max-bytes, `AFP_DESKTOP_MAX_BYTES`, else derived from the machine's memory);
+smaller kinds of file have their own cap. Decompression streams in chunks and stops as soon as the budget is
+passed, so a "zip bomb" costs at most the budget in memory, never the bomb's size.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, BinaryIO
 
 import errno
 import lzma
@@ -71,7 +73,7 @@ def parse_size(text: str) -> int:
         factor = 1024 ** ("KMGT".index(text[-1]) + 1)
         text = text[:-1]
     number = float(text)
-    if not number > 0 or number * factor > 1 << 60:  # (also refuses nan)
+    if not 1 <= number * factor <= 1 << 60:  # (also refuses nan)
         raise ValueError(f"not a size: {text!r}")
     return int(number * factor)
 
@@ -102,12 +104,12 @@ def _kind_of(mode: int) -> str | None:
     if stat.S_ISDIR(mode):
         return "this is a folder, not a trace file; open one of the files inside it"
     if stat.S_ISFIFO(mode):
-        return "this is a named pipe (FIFO), not a trace file; only regular files are opened"
+        return "this is a named pipe (FIFO), not a regular file; only regular files are read"
     if stat.S_ISSOCK(mode):
-        return "this is a socket, not a trace file; only regular files are opened"
+        return "this is a socket, not a regular file; only regular files are read"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "this is a device, not a trace file; only regular files are opened"
-    return "this is not a regular file; only regular files are opened"
+        return "this is a device, not a regular file; only regular files are read"
+    return "this is not a regular file; only regular files are read"
 
 
 def check_regular(path: str | os.PathLike) -> os.stat_result:
@@ -121,6 +123,46 @@ def check_regular(path: str | os.PathLike) -> os.stat_result:
     if reason:
         raise LoadError(name, reason)
     return info
+
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def open_regular(path: str | os.PathLike, limit: int | None = None) -> tuple[BinaryIO, os.stat_result]:
+    """The one way an input file is opened: the path must name a regular file, it is opened read-only and
+    non-blocking (a FIFO swapped in after that check never makes the open wait for a writer), and the opened
+    descriptor itself must be a regular file too (what was swapped in is refused, never read), of at most
+    `limit` bytes: None is the trace budget, `max_bytes()` (its message names --max-bytes); a kind of file with
+    its own cap (settings, templates, bookmarks) passes that cap. Every reader of an input goes through here.
+    Returns an unbuffered handle, to close, and its stat; raises LoadError with a one-line reason."""
+    name = os.fsdecode(path)
+    check_regular(path)  # (a device is not even opened: opening some has effects)
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as err:
+        raise LoadError(name, _os_error_text(err)) from None
+    handle = os.fdopen(fd, "rb", buffering=0)
+    try:
+        info = os.fstat(fd)
+        reason = _kind_of(info.st_mode)
+        if reason:
+            raise LoadError(name, reason)
+        if info.st_size > (max_bytes() if limit is None else limit):
+            raise LoadError(name, _too_large_text(info.st_size, limit))
+    except BaseException:
+        handle.close()
+        raise
+    return handle, info
+
+
+def _too_large_text(size: int | None, limit: int | None) -> str:
+    """Why a file of `size` bytes (None: it grew while read) is refused under `limit` (None: the trace budget)."""
+    if limit is None:
+        limit = max_bytes()
+        if size is None:
+            return f"the file is larger than the limit ({_limit_text(limit)})"
+        return f"the file is {describe_size(size)}, too large to open ({_limit_text(limit)})"
+    return f"the file is larger than {describe_size(limit)}, more than such a file can be"
 
 
 def _os_error_text(err: OSError) -> str:
@@ -141,20 +183,9 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
     """The file's content, decompressed if it is gzip or xz. Opens read-only; raises LoadError. Warnings (such
     as trailing data after a compressed stream) are appended to `warnings` when given."""
     name = os.fsdecode(path)
-    check_regular(path)
     limit = max_bytes()
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)  # non-blocking: a FIFO swapped in after the stat() cannot hang the open
-    except OSError as err:
-        raise LoadError(name, _os_error_text(err)) from None
-    with os.fdopen(fd, "rb", buffering=0) as handle:
-        info = os.fstat(fd)
-        reason = _kind_of(info.st_mode)
-        if reason:
-            raise LoadError(name, reason)
-        if info.st_size > limit:
-            raise LoadError(name, f"the file is {describe_size(info.st_size)}, too large to open ({_limit_text(limit)})")
+    handle, info = open_regular(path)
+    with handle:
         try:
             head = handle.read(8)
             if head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC):
@@ -164,7 +195,7 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
         except OSError as err:
             raise LoadError(name, _os_error_text(err)) from None
     if len(data) > limit:  # it grew while being read
-        raise LoadError(name, f"the file is larger than the limit ({_limit_text(limit)})")
+        raise LoadError(name, _too_large_text(None, None))
     return data
 
 
@@ -178,8 +209,8 @@ class FileEnd:
 
     PIECE = 8 << 20  # bytes read at a time (~5 ms)
 
-    def __init__(self, fd: int, size: int, length: int) -> None:
-        self._fd, self._size = fd, size
+    def __init__(self, handle: BinaryIO, size: int, length: int) -> None:
+        self._handle, self._fd, self._size = handle, handle.fileno(), size
         self.length = min(length, size)
         self.buffer = mmap.mmap(-1, max(self.length, 1))
         self.floor = self.length  # buffer[floor:] is read
@@ -205,51 +236,40 @@ class FileEnd:
         return os.pread(self._fd, count, 0)
 
     def close(self) -> None:
-        os.close(self._fd)
+        self._handle.close()
 
 
 def open_file_end(path: str | os.PathLike, length: int) -> FileEnd | None:
     """A FileEnd of the last `length` bytes of a regular file that is not compressed (all of it if shorter), for
     a preview read before the whole file; or None (a compressed or unreadable file: the whole read says why).
     Close it when done."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags)
-    except OSError:
+        handle, info = open_regular(path)
+    except LoadError:
         return None
     try:
-        info = os.fstat(fd)
-        first = os.pread(fd, 8, 0)
-        if (_kind_of(info.st_mode) or info.st_size > max_bytes() or not info.st_size
-                or first.startswith(GZIP_MAGIC) or first.startswith(XZ_MAGIC)):
-            os.close(fd)
+        first = os.pread(handle.fileno(), 8, 0)
+        if not info.st_size or first.startswith(GZIP_MAGIC) or first.startswith(XZ_MAGIC):
+            handle.close()
             return None
-        return FileEnd(fd, info.st_size, length)
+        return FileEnd(handle, info.st_size, length)
     except (OSError, MemoryError):
-        os.close(fd)
+        handle.close()
         return None
 
 
 def read_regular(path: str | os.PathLike, limit: int) -> bytes:
-    """A small file's bytes as they are (settings, template maps): only a regular file, at most `limit` bytes,
-    never a read that blocks. Raises LoadError with a one-line reason."""
+    """A small file's bytes as they are (settings, template maps, bookmarks): only a regular file, at most
+    `limit` bytes, never a read that blocks. Raises LoadError with a one-line reason."""
     name = os.fsdecode(path)
-    check_regular(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as err:
-        raise LoadError(name, _os_error_text(err)) from None
-    with os.fdopen(fd, "rb", buffering=0) as handle:
-        reason = _kind_of(os.fstat(fd).st_mode)
-        if reason:
-            raise LoadError(name, reason)
+    handle, _info = open_regular(path, limit)
+    with handle:
         try:
             data = _read_capped(handle, limit + 1)
         except OSError as err:
             raise LoadError(name, _os_error_text(err)) from None
     if len(data) > limit:
-        raise LoadError(name, f"the file is larger than {describe_size(limit)}, more than such a file can be")
+        raise LoadError(name, _too_large_text(None, limit))
     return data
 
 
