@@ -1,0 +1,258 @@
+"""The data of a shared replay page: what a browser needs to replay a run without the app, built from the same
+projections the window draws (the StepGraph layout, the stops and their spans, the lines each stop showed, the
+errors, each step's readable sections). Pure, no Qt.
+
+    share_data(run, templates, app_name, fold_above=AUTO_FOLD_STEPS) -> dict   (JSON-ready)
+
+The page holds what the replay needs, not the file: every text longer than its bound is cut, with a marker saying
+how much was left out. Positions are the run's axis positions (axis.py); a step, a line, an error or a text is
+given with the first position at which it is known, so the page shows nothing from after its cursor.
+
+Layout of the value (lists rather than objects where there are thousands of them):
+    stops      [[label, kind, start, end], …]          spans: positions start < p ≤ end belong to stop i
+    stopLines  [[[line, from], …], …]                  per stop: the lines seen during it, each from a position
+    graph      nodes [[x, y, w, h, kind, label, start, end|None, sections, detail], …]   (shown graph: folded
+               when it has more than `fold_above` steps), edges [[kind, [x, y, …], label, lx, ly, source,
+               target], …], groups [[x, y, w, h, node], …]
+    steps      kinds and labels of the run's steps, their start and end positions, and where each is shown
+               (the page finds the step a moment is about from them, as Replay does)
+    status     [[position, line | None] | [position, "+", appended], …]   the bubble's line from each position on
+    prompts, answers   [[position, text], …]
+    errors     [[position, kind, message, shown node | None, detail | None], …]
+    sections   distinct readable sections; a node's `sections` is [[from, [section ids]], …]
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from typing import Any
+
+from afp_desktop import __version__
+from afp_desktop.core.breathing import breathing_over
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.library.events import domain_indices_of
+from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_line
+from afp_desktop.core.model.bubble import status_states_for
+from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS, FOLD_KIND
+from afp_desktop.core.model.replay import DEFAULT_APP_NAME, LLM_KINDS, SLOT_CHIP, Replay, span_lines_walk
+from afp_desktop.core.views.inspect import inspect_node
+
+DATA_FORMAT = 1
+TEXT_BOUND = 6_000       # a readable section's text, a prompt, an answer, an error message
+LINE_BOUND = 1_000       # one status line
+LABEL_BOUND = 160        # a step's label
+STOP_LINES_KEPT = 200    # a stop that showed more lines keeps its first and last ones, half each
+CUT_MARK = "… [{count:,} more characters are not in this page]"
+LINES_CUT_MARK = "… [{count:,} more lines are not in this page]"
+KIND_WORDS = {"user->llm": "LLM call", "tool->llm": "LLM call", "llm->tool": "tool call", "llm->user": "reply",
+              "subflow": "subflow", "fork-branch": "context slot", "decision-branch": "decision",
+              "framework": "framework step", FOLD_KIND: "folded iterations"}
+
+
+def cut(text: str, bound: int) -> str:
+    """`text`, or its first `bound` characters and a marker saying how many were left out."""
+    if len(text) <= bound:
+        return text
+    return text[:bound] + CUT_MARK.format(count=len(text) - bound)
+
+
+def _cut_value(value: Any, bound: int) -> Any:
+    """Every string inside a JSON value cut to `bound` (section rows: labels, values, messages, schemas)."""
+    if isinstance(value, str):
+        return cut(value, bound)
+    if isinstance(value, list):
+        return [_cut_value(item, bound) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _cut_value(item, bound) for key, item in value.items()}
+    return value
+
+
+def _text_or_none(value: Any, bound: int) -> str | None:
+    return cut(value, bound) if isinstance(value, str) else None
+
+
+def _positions_after(counts, values: list[int | None]) -> list[int | None]:
+    """For each count n: the first position whose effective DomainEvent count exceeds n (None stays None)."""
+    return [None if n is None else bisect_right(counts, n) for n in values]
+
+
+class _Sections:
+    """Distinct readable sections, each kept once (a tools list or system prompt repeats at every call)."""
+
+    def __init__(self) -> None:
+        self.items: list[dict] = []
+        self._ids: dict[bytes, int] = {}
+
+    def ids(self, sections: list[dict]) -> list[int]:
+        out = []
+        for section in sections:
+            bounded = _cut_value(section, TEXT_BOUND)
+            key = jsonio.dumps(bounded)
+            index = self._ids.get(key)
+            if index is None:
+                index = self._ids[key] = len(self.items)
+                self.items.append(bounded)
+            out.append(index)
+        return out
+
+
+def _stop_lines(run, replay: Replay, spans) -> list[list]:
+    """Per stop: [line, first position it was seen at], the walk the window's bubble lists (Replay.lines_of)."""
+    _states, _derived, prefix_at = status_states_for(run)
+    out = []
+    for span in breathing_over(spans, every=64):
+        lines, seen_at = span_lines_walk(run, span, replay.templates, replay.app_name)
+        rows = [[cut(line, LINE_BOUND), bisect_left(prefix_at, at)] for line, at in zip(lines, seen_at)]
+        if len(rows) > STOP_LINES_KEPT:
+            half = STOP_LINES_KEPT // 2
+            left_out = len(rows) - 2 * half
+            rows = rows[:half] + [[LINES_CUT_MARK.format(count=left_out), rows[half][1]]] + rows[-half:]
+        out.append(rows)
+    return out
+
+
+def _status_timeline(run, replay: Replay) -> list[list]:
+    """The bubble's status line from each position where it changes ([p, None]: the bubble is hidden). A line
+    that extends the one before (a streamed reply) is given as what was appended."""
+    bubbles = replay.bubbles
+    out: list[list] = []
+    previous_state: Any = object()
+    previous_line: str | None = None
+    for position in breathing_over(range(replay.length + 1)):
+        state = bubbles.state_at(position)
+        if state is previous_state:
+            continue
+        previous_state = state
+        line = None if state is None else render_status_line(state, replay.app_name, replay.templates)
+        if state is not None and line is None:
+            line = ""
+        if out and line == previous_line:
+            continue
+        if line is not None and previous_line and len(previous_line) < LINE_BOUND and line.startswith(previous_line):
+            out.append([position, "+", line[len(previous_line):]])
+        else:
+            out.append([position, None if line is None else cut(line, LINE_BOUND)])
+        previous_line = line
+    return out
+
+
+def _chat_texts(replay: Replay) -> tuple[list[list], list[list]]:
+    """The user's prompt and the answer from each position where they change (BubbleModel.at)."""
+    prompts, answers = replay.bubbles.chat_texts()
+    return ([[position, cut(text, TEXT_BOUND)] for position, text, _source in prompts],
+            [[position, cut(text, TEXT_BOUND)] for position, text, _source in answers])
+
+
+def _ending(run, replay: Replay) -> dict:
+    """How the run ended, said at its last position."""
+    failed = replay.facts.failed
+    if failed is not None:
+        text = f"The run failed: {cut(failed.message, TEXT_BOUND)}"
+        if failed.detail and failed.detail != failed.message:
+            text += f" ({cut(failed.detail, TEXT_BOUND)})"
+        return {"outcome": "failed", "text": text}
+    if domain_indices_of(run, "run.exit") or domain_indices_of(run, "composition.end"):
+        summary = run.summary
+        parts = [f"{summary.llm_calls:,} LLM call{'s' * (summary.llm_calls != 1)}",
+                 f"{summary.tool_calls:,} tool call{'s' * (summary.tool_calls != 1)}"]
+        if summary.tokens_in or summary.tokens_out:
+            parts.append(f"{summary.tokens_in:,} tokens in / {summary.tokens_out:,} out")
+        if summary.duration_ms is not None:
+            parts.append(f"{summary.duration_ms / 1000:.3f} s")
+        errors = len(replay.facts.errors)
+        if errors:
+            parts.append(f"{errors:,} error{'s' * (errors != 1)} on the way")
+        return {"outcome": "completed", "text": "The run completed: " + ", ".join(parts) + "."}
+    return {"outcome": "cut-off", "text": "The file ends before the run did (no run exit): the run was cut off or "
+                                          "still running when the file was written."}
+
+
+def _redaction(run) -> str:
+    if run.redaction in ("pii", "policy"):
+        return "redacted"
+    return "full"
+
+
+def share_data(run, templates: dict | None = None, app_name: str = DEFAULT_APP_NAME,
+               fold_above: int | None = AUTO_FOLD_STEPS, title: str | None = None) -> dict:
+    """Everything the shared page shows of `run` with this template map and app name (module docstring)."""
+    replay = Replay(run, DEFAULT_TEMPLATES if templates is None else templates, app_name)
+    facts = replay.facts
+    spans = replay.spans
+    counts = facts.effective_domain
+    step_starts = _positions_after(counts, list(facts.created))
+    step_ends = _positions_after(counts, list(facts.ended))
+
+    steps = len(facts.nodes)
+    folded = run.folded_graph if fold_above is not None and steps > fold_above else None
+    if folded is not None:
+        folds, graph, fmap, layout = folded
+        shown_of = [fmap.to_shown(i) for i in range(steps)]
+    else:
+        folds, graph, layout = [], run.stepgraph, run.graph_layout
+        shown_of = list(range(steps))
+    shown_nodes = graph.get("nodes") or []
+
+    sections = _Sections()
+    fold_by_shown = {shown_of[fold.start]: fold for fold in folds}
+    nodes = []
+    for k, box in enumerate(breathing_over(layout.nodes, every=256)):
+        node = shown_nodes[k] if isinstance(shown_nodes[k], dict) else {}
+        fold = fold_by_shown.get(k)
+        if fold is not None:
+            start = step_starts[fold.start]
+            ends = step_ends[fold.start:fold.end]
+            end = None if any(e is None for e in ends) else max(ends)
+            detail = str(node.get("detail", ""))
+            known = [[start, sections.ids([{"title": "Folded iterations", "style": "facts", "rows": [
+                {"label": "iterations", "value": fold.label}, {"label": "steps", "value": detail},
+                {"label": "note", "value": "the steps of folded iterations are not in this page"}]}])]]
+        else:
+            full = fmap.to_full(k) if folded is not None else k
+            start, end = step_starts[full], step_ends[full]
+            detail = KIND_WORDS.get(str(node.get("kind", "")), str(node.get("kind", "")))
+            known = [[at, sections.ids(inspect_node(run, facts, full, at)["sections"])]
+                     for at in ((start,) if end is None or end == start else (start, end))]
+        label = node.get("label")
+        nodes.append([round(box.x, 1), round(box.y, 1), round(box.w, 1), round(box.h, 1), box.kind,
+                      cut(label if isinstance(label, str) else jsonio.dumps(label).decode("utf-8", "replace"),
+                          LABEL_BOUND), start, end, known, detail])
+    edges = [[route.kind, [round(c, 1) for point in route.points for c in point], route.label,
+              *(route.label_at if route.label_at else (None, None)), route.source, route.target]
+             for route in breathing_over(layout.edges, every=256)]
+    groups = [[round(g.x, 1), round(g.y, 1), round(g.w, 1), round(g.h, 1), g.index] for g in layout.groups]
+
+    full_kinds = [str(node.get("kind", "")) for node in facts.nodes]
+    chip_labels = {i: str(node.get("label", "")).lower() for i, node in enumerate(facts.nodes)
+                   if node.get("kind") == "fork-branch"}
+    prompts, answers = _chat_texts(replay)
+    errors = [[error.position, error.kind, cut(error.message, TEXT_BOUND),
+               None if error.node is None else shown_of[error.node], _text_or_none(error.detail, TEXT_BOUND)]
+              for error in facts.errors]
+    notices = [notice.text for notice in run.all_notices() if notice.code not in ("unredacted", "redacted")]
+    return {
+        "format": DATA_FORMAT,
+        "generator": f"afp-desktop {__version__}",
+        "title": title or (run.summary.name or "agentfootprint run"),
+        "fileFormat": run.format_name,
+        "redaction": _redaction(run),
+        "derived": run.typed_events is None,
+        "notices": notices,
+        "length": replay.length,
+        "stops": [[cut(span.label, LABEL_BOUND), span.kind, span.start, span.end] for span in spans],
+        "stopLines": _stop_lines(run, replay, spans),
+        "slotStops": {str(i): SLOT_CHIP[span.stop.get("label", "")] for i, span in enumerate(spans)
+                      if span.stop.get("label", "") in SLOT_CHIP},
+        "graph": {"width": round(layout.width, 1), "height": round(layout.height, 1), "nodes": nodes,
+                  "edges": edges, "groups": groups,
+                  "folded": [[fold.label, fold.count, fold.end - fold.start] for fold in folds]},
+        "steps": {"kinds": full_kinds, "starts": step_starts, "ends": step_ends, "shown": shown_of,
+                  "chips": {str(i): label for i, label in chip_labels.items()},
+                  "llmKinds": list(LLM_KINDS)},
+        "status": _status_timeline(run, replay),
+        "prompts": prompts,
+        "answers": answers,
+        "errors": errors,
+        "sections": sections.items,
+        "ending": _ending(run, replay),
+    }
