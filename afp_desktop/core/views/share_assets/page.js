@@ -146,11 +146,10 @@
   var nodeEls = [], edgeEls = [], groupEls = [];
   (function drawGraph() {
     var gNodes = $('nodes'), gEdges = $('edges'), gGroups = $('groups');
-    G.groups.forEach(function (g) {
-      var x = g[0], y = g[1], w = g[2], h = g[3];
-      var path = svg('path', { 'class': 'bracket', d: 'M' + (x + w) + ' ' + y + 'H' + x + 'V' + (y + h) + 'H' + (x + w) });
+    G.groups.forEach(function (g, i) {
+      var path = svg('path', { 'class': 'bracket', d: '' });
       gGroups.appendChild(path);
-      groupEls.push([path, g[4]]);
+      groupEls.push([path, g[4], i]);
     });
     G.edges.forEach(function (e) {
       var pts = e[1], d = '';
@@ -386,7 +385,13 @@
       g.setAttribute('data-state', !started ? 'not-started' : done ? 'done' : 'active');
     });
     edgeEls.forEach(function (e) { e[0].style.display = shownStarted[e[1]] && shownStarted[e[2]] ? '' : 'none'; });
-    groupEls.forEach(function (g) { g[0].style.display = shownStarted[g[1]] ? '' : 'none'; });
+    var bottom = 0;  // a bracket reaches down to the lowest step that has started, never to the future's rows
+    G.nodes.forEach(function (n, k) { if (shownStarted[k]) bottom = Math.max(bottom, n[1] + n[3]); });
+    groupEls.forEach(function (g) {
+      var box = G.groups[g[2]], reach = Math.min(box[3], bottom - box[1]);
+      g[0].style.display = shownStarted[g[1]] && reach > 0 ? '' : 'none';
+      g[0].setAttribute('d', 'M' + (box[0] + box[2]) + ' ' + box[1] + 'H' + box[0] + 'V' + (box[1] + reach) + 'H' + (box[0] + box[2]));
+    });
     // chat
     show($('prompt'), m.prompt !== null); $('prompt').textContent = m.prompt || '';
     var status = $('status');
@@ -418,7 +423,7 @@
       errList.appendChild(row);
     });
     renderInspector(m);
-    if (state.pinned === null && state.playing !== null) reveal(m.current);
+    if (state.pinned === null) reveal(m.current);
     writeHash(m);
   }
 
