@@ -30,7 +30,7 @@ from typing import Any
 from afp_desktop import __version__
 from afp_desktop.core.breathing import breathing_over
 from afp_desktop.core.jsonx import jsonio
-from afp_desktop.core.library.events import domain_indices_of
+from afp_desktop.core.library.events import domain_indices_of, indices_of
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_line
 from afp_desktop.core.model.bubble import status_states_for
 from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS, FOLD_KIND
@@ -44,6 +44,8 @@ LABEL_BOUND = 160        # a step's label
 STOP_LINES_KEPT = 200    # a stop that showed more lines keeps its first and last ones, half each
 CUT_MARK = "… [{count:,} more characters are not in this page]"
 LINES_CUT_MARK = "… [{count:,} more lines are not in this page]"
+ENDING_DOMAIN_TYPES = ("run.exit", "composition.end")  # the run said it ended …
+ENDING_TYPED_TYPES = ("agentfootprint.agent.turn_end", "agentfootprint.composition.exit")  # … or its agent did
 KIND_WORDS = {"user->llm": "LLM call", "tool->llm": "LLM call", "llm->tool": "tool call", "llm->user": "reply",
               "subflow": "subflow", "fork-branch": "context slot", "decision-branch": "decision",
               "framework": "framework step", FOLD_KIND: "folded iterations"}
@@ -151,7 +153,7 @@ def _ending(run, replay: Replay) -> dict:
         if failed.detail and failed.detail != failed.message:
             text += f" ({cut(failed.detail, TEXT_BOUND)})"
         return {"outcome": "failed", "text": text}
-    if domain_indices_of(run, "run.exit") or domain_indices_of(run, "composition.end"):
+    if domain_indices_of(run, *ENDING_DOMAIN_TYPES) or indices_of(run.typed_by_type, *ENDING_TYPED_TYPES):
         summary = run.summary
         parts = [f"{summary.llm_calls:,} LLM call{'s' * (summary.llm_calls != 1)}",
                  f"{summary.tool_calls:,} tool call{'s' * (summary.tool_calls != 1)}"]
