@@ -240,11 +240,13 @@
     if (k === null) return;
     var n = G.nodes[k], r = graphEl.getBoundingClientRect();
     var x = n[0] * view.k + view.x, y = n[1] * view.k + view.y, w = n[2] * view.k, h = n[3] * view.k;
-    if (x < 0 || y < 0 || x + w > r.width || y + h > r.height) {
-      view.x = r.width / 2 - (n[0] + n[2] / 2) * view.k;
-      view.y = r.height / 2 - (n[1] + n[3] / 2) * view.k;
-      applyView();
+    var moved = false;  // only along the axis the step is out of view on, so the rest stays where it was
+    if (x < 0 || x + w > r.width) {
+      view.x += w < r.width ? (x < 0 ? 24 - x : r.width - 24 - (x + w)) : 24 - x;
+      moved = true;
     }
+    if (y < 0 || y + h > r.height) { view.y = r.height / 2 - (n[1] + n[3] / 2) * view.k; moved = true; }
+    if (moved) applyView();
   }
 
   // ── the timeline ─────────────────────────────────────────────────────────────────────────────────
@@ -350,16 +352,26 @@
     writtenHash = hash;
     try { history.replaceState(null, '', hash); } catch (err) { location.hash = hash; }
   }
+  var hashTimer = null;
+  function writeHashSoon(m) {  // once the cursor rests: rewriting the address at every move of a scrub is slow
+    if (hashTimer !== null) clearTimeout(hashTimer);
+    hashTimer = setTimeout(function () { hashTimer = null; writeHash(m); }, 200);
+  }
   window.addEventListener('hashchange', function () { if (location.hash !== writtenHash) readHash(); });
 
   // ── one render per cursor move ───────────────────────────────────────────────────────────────────────
   function show(elem, on) { elem.hidden = !on; }
+  // Each part is written only when what it shows changed: a scrub of a long run moves the cursor many times a
+  // second, and most moves change a few steps and none of the texts.
+  var drawn = { nodes: [], edges: [], bottom: -1, lines: null, errors: -1, inspector: null };
+  function setText(elem, text) { if (elem.textContent !== text) elem.textContent = text; }
   function render() {
     var p = state.position, m = moment(p, state.chosen);
     slider.value = String(p);
-    $('stop-label').textContent = describe(m);
-    $('stop-label').setAttribute('data-stop', m.span === null ? '' : String(m.span));
-    $('stop-label').setAttribute('data-at-stop', m.atStop ? 'true' : 'false');
+    var label = $('stop-label');
+    setText(label, describe(m));
+    label.setAttribute('data-stop', m.span === null ? '' : String(m.span));
+    label.setAttribute('data-at-stop', m.atStop ? 'true' : 'false');
     // timeline
     $('tl-cursor').setAttribute('x', String(Math.max(0, tlX(p) - 1)));
     if (m.span !== null) {
@@ -367,15 +379,17 @@
       $('tl-span').setAttribute('x', String(tlX(s[2])));
       $('tl-span').setAttribute('width', String(Math.max(1.5, tlX(s[3]) - tlX(s[2]))));
     } else $('tl-span').setAttribute('width', '0');
-    var ed = '';
-    m.errors.forEach(function (e) { ed += 'M' + tlX(e[0]).toFixed(2) + ' 0V28'; });
-    $('tl-errors').setAttribute('d', ed);
     // graph: nothing that has not started is shown
-    var shownStarted = {}, errorNodes = {};
-    G.nodes.forEach(function (n, k) { shownStarted[k] = n[6] <= p; });
+    var errorNodes = {};
     m.errors.forEach(function (e) { if (e[3] !== null) errorNodes[e[3]] = true; });
+    var bottom = 0;  // a bracket reaches down to the lowest step that has started, never to the future's rows
     nodeEls.forEach(function (g, k) {
       var n = G.nodes[k], started = n[6] <= p, done = started && n[7] !== null && n[7] <= p;
+      if (started) bottom = Math.max(bottom, n[1] + n[3]);
+      var look = (started ? done ? 'd' : 'a' : 'n') + (k === m.current ? 'c' : '') + (errorNodes[k] ? 'e' : '') +
+        (k === state.pinned ? 's' : '');
+      if (drawn.nodes[k] === look) return;
+      drawn.nodes[k] = look;
       g.style.display = started ? '' : 'none';
       g.classList.toggle('active', started && !done);
       g.classList.toggle('done', done);
@@ -384,51 +398,64 @@
       g.classList.toggle('selected', k === state.pinned);
       g.setAttribute('data-state', !started ? 'not-started' : done ? 'done' : 'active');
     });
-    edgeEls.forEach(function (e) { e[0].style.display = shownStarted[e[1]] && shownStarted[e[2]] ? '' : 'none'; });
-    var bottom = 0;  // a bracket reaches down to the lowest step that has started, never to the future's rows
-    G.nodes.forEach(function (n, k) { if (shownStarted[k]) bottom = Math.max(bottom, n[1] + n[3]); });
-    groupEls.forEach(function (g) {
-      var box = G.groups[g[2]], reach = Math.min(box[3], bottom - box[1]);
-      g[0].style.display = shownStarted[g[1]] && reach > 0 ? '' : 'none';
-      g[0].setAttribute('d', 'M' + (box[0] + box[2]) + ' ' + box[1] + 'H' + box[0] + 'V' + (box[1] + reach) + 'H' + (box[0] + box[2]));
+    edgeEls.forEach(function (e, i) {
+      var on = G.nodes[e[1]][6] <= p && G.nodes[e[2]][6] <= p;
+      if (drawn.edges[i] !== on) { drawn.edges[i] = on; e[0].style.display = on ? '' : 'none'; }
     });
-    // chat
-    show($('prompt'), m.prompt !== null); $('prompt').textContent = m.prompt || '';
-    var status = $('status');
-    if (m.line === null) {
-      status.textContent = 'No status bubble at this moment (the agent is between calls or done).';
-      status.classList.add('hidden-bubble');
-    } else {
-      status.textContent = m.line;
-      status.classList.remove('hidden-bubble');
+    if (bottom !== drawn.bottom) {
+      drawn.bottom = bottom;
+      groupEls.forEach(function (g) {
+        var box = G.groups[g[2]], reach = Math.min(box[3], bottom - box[1]);
+        g[0].style.display = G.nodes[g[1]][6] <= p && reach > 0 ? '' : 'none';
+        g[0].setAttribute('d', 'M' + (box[0] + box[2]) + ' ' + box[1] + 'H' + box[0] + 'V' + (box[1] + reach) + 'H' + (box[0] + box[2]));
+      });
     }
-    var ol = $('stop-lines');
-    clear(ol);
-    m.lines.forEach(function (line) { ol.appendChild(el('li', null, line)); });
-    show($('seen'), m.lines.length > 0);
-    show($('bubble-error'), m.error !== null); $('bubble-error').textContent = m.error || '';
-    show($('answer'), m.answer !== null); $('answer').textContent = m.answer || '';
+    // chat
+    show($('prompt'), m.prompt !== null); setText($('prompt'), m.prompt || '');
+    var status = $('status');
+    setText(status, m.line === null ? 'No status bubble at this moment (the agent is between calls or done).' : m.line);
+    status.classList.toggle('hidden-bubble', m.line === null);
+    var linesKey = m.span + ':' + m.lines.length;
+    if (drawn.lines !== linesKey) {
+      drawn.lines = linesKey;
+      var ol = $('stop-lines');
+      clear(ol);
+      m.lines.forEach(function (line) { ol.appendChild(el('li', null, line)); });
+      show($('seen'), m.lines.length > 0);
+    }
+    show($('bubble-error'), m.error !== null); setText($('bubble-error'), m.error || '');
+    show($('answer'), m.answer !== null); setText($('answer'), m.answer || '');
     var ending = $('ending');
     show(ending, p === length);
-    ending.textContent = D.ending.text;
+    setText(ending, D.ending.text);
     ending.className = 'ending ' + D.ending.outcome;
     // errors
-    $('errors-count').textContent = m.errors.length ? m.errors.length + ' error' + (m.errors.length > 1 ? 's' : '') + ' so far' : '';
-    var errList = $('errors-list');
-    clear(errList);
-    m.errors.forEach(function (e) {
-      var row = el('div', null, '⚠ event ' + fmt(e[0]) + ' · ' + e[1] + ': ' + e[2] + (e[4] ? ' (' + e[4] + ')' : ''));
-      row.title = e[2];
-      row.addEventListener('click', function () { stopPlaying(); moveTo(e[0], null); if (e[3] !== null) { state.pinned = e[3]; render(); reveal(e[3]); } });
-      errList.appendChild(row);
-    });
+    if (drawn.errors !== m.errors.length) {
+      drawn.errors = m.errors.length;
+      var ed = '';
+      m.errors.forEach(function (e) { ed += 'M' + tlX(e[0]).toFixed(2) + ' 0V28'; });
+      $('tl-errors').setAttribute('d', ed);
+      setText($('errors-count'), m.errors.length ? m.errors.length + ' error' + (m.errors.length > 1 ? 's' : '') + ' so far' : '');
+      var errList = $('errors-list');
+      clear(errList);
+      m.errors.forEach(function (e) {
+        var row = el('div', null, '⚠ event ' + fmt(e[0]) + ' · ' + e[1] + ': ' + e[2] + (e[4] ? ' (' + e[4] + ')' : ''));
+        row.title = e[2];
+        row.addEventListener('click', function () { stopPlaying(); moveTo(e[0], null); if (e[3] !== null) { state.pinned = e[3]; render(); reveal(e[3]); } });
+        errList.appendChild(row);
+      });
+    }
     renderInspector(m);
     if (state.pinned === null) reveal(m.current);
-    writeHash(m);
+    writeHashSoon(m);
   }
 
   function renderInspector(m) {
     var k = state.pinned !== null ? state.pinned : m.current;
+    var known = k === null ? null : latest(G.nodes[k][8], m.position);
+    var key = k + ':' + (state.pinned !== null) + ':' + (known === null ? -1 : known[0]);
+    if (drawn.inspector === key) return;
+    drawn.inspector = key;
     var body = $('inspector-body');
     clear(body);
     show($('follow-current'), state.pinned !== null);
@@ -439,7 +466,6 @@
     }
     var n = G.nodes[k];
     $('inspector-title').textContent = (state.pinned !== null ? 'Step: ' : 'The step at the cursor: ') + elide(n[5], 60);
-    var known = latest(n[8], m.position);
     if (n[6] > m.position || known === null) {
       body.appendChild(el('p', 'muted', 'This step has not started at this moment.'));
       return;
@@ -497,6 +523,6 @@
     if (D.startStop !== null && D.startStop !== undefined) moveToStop(D.startStop);
     else moveTo(0, null);
   }
-  window.addEventListener('resize', function () { /* the graph keeps its zoom; the timeline scales itself */ });
   document.body.setAttribute('data-ready', 'true');
+  document.body.setAttribute('data-ready-ms', String(Math.round(performance.now())));  // (bench_share.py reads it)
 })();
