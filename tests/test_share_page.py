@@ -205,3 +205,18 @@ def test_share_never_overwrites_its_input(tmp_path):
     code, _, err = run_cli(["share", str(source), "-o", str(source)])
     assert code == 2 and "refusing to overwrite the input" in err
     assert source.read_bytes() == before
+
+
+def test_the_page_template_ships_with_the_package_and_the_bundle():
+    import fnmatch
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "afp_desktop.core.views" in config["packages"]
+    globs = config["package-data"]["afp_desktop.core.views"]
+    assets = Path(share_html.__file__).parent / share_html.ASSETS
+    files = [path.relative_to(assets.parent).as_posix() for path in assets.iterdir()]
+    assert sorted(files) == sorted(f"{share_html.ASSETS}/page.{suffix}" for suffix in ("html", "js", "css"))
+    assert all(any(fnmatch.fnmatch(name, glob) for glob in globs) for name in files)
+    assert "share_assets" in (root / "packaging" / "afp-desktop.spec").read_text(encoding="utf-8")

@@ -203,8 +203,8 @@ def share_data(run, templates: dict | None = None, app_name: str = DEFAULT_APP_N
         fold = fold_by_shown.get(k)
         if fold is not None:
             start = step_starts[fold.start]
-            ends = step_ends[fold.start:fold.end]
-            end = None if any(e is None for e in ends) else max(ends)
+            ends = [e for e in step_ends[fold.start:fold.end] if e is not None]
+            end = max(ends) if len(ends) == fold.end - fold.start else None  # done once every step in it is
             detail = str(node.get("detail", ""))
             known = [[start, sections.ids([{"title": "Folded iterations", "style": "facts", "rows": [
                 {"label": "iterations", "value": fold.label}, {"label": "steps", "value": detail},
