@@ -426,18 +426,12 @@ def cmd_share(args) -> int:
     if args.stop is not None and not 0 <= args.stop < len(run.stops):
         raise CliError(f"--stop {args.stop}: this run has stops 0 to {len(run.stops) - 1}" if run.stops
                        else f"--stop {args.stop}: this run has no stops")
-    if args.redact:
-        from afp_desktop.core.formats.redacted import redacted_copy
-
-        run = redacted_copy(run)
-        if args.stop is not None and args.stop >= len(run.stops):
-            raise CliError(f"--stop {args.stop}: the redacted run has stops 0 to {len(run.stops) - 1}")
-    page = page_bytes(run, templates, args.app_name, stop=args.stop, title=Path(args.file).name)
+    page = page_bytes(run, templates, args.app_name, stop=args.stop, title=Path(args.file).name, redact=args.redact)
     try:
         write_file(target, page, inputs)
     except OSError as err:
         raise CliError(f"{_shown(target)}: cannot write ({err.strerror or err})") from None
-    note = "redacted" if run.redaction in ("pii", "policy") else "it contains the full conversation"
+    note = "redacted" if args.redact or run.redaction in ("pii", "policy") else "it contains the full conversation"
     print(f"wrote {_shown(target)} ({len(page):,} bytes; {note})", file=sys.stderr)
     return 0
 

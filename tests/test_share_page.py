@@ -154,12 +154,14 @@ def test_redact_matches_the_librarys_redacted_trace(scenario):
 def test_a_redacted_page_says_so_and_holds_none_of_the_content(tmp_path):
     source = corpus_path("02-react-two-tools", "events.ndjson")
     full = page_bytes(open_run(source))
-    redacted = page_bytes(redacted_copy(open_run(source)))
+    redacted = page_bytes(open_run(source), redact=True)
     for secret in ("Oslo: 18°C, light rain", "18°C = 64°F"):
         assert secret.encode("utf-8") in full
         assert secret.encode("utf-8") not in redacted
     assert json.loads(split_page(redacted)[1])["redaction"] == "redacted"
     assert json.loads(split_page(full)[1])["redaction"] == "full"
+    # the redacted copy is a Trace, without the typed events that said the turn ended: the page still knows
+    assert json.loads(split_page(redacted)[1])["ending"]["outcome"] == "completed"
 
 
 def test_share_writes_one_page_that_opens_at_the_stop_asked(tmp_path):

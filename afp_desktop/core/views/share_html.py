@@ -1,7 +1,7 @@
 """One self-contained HTML page that replays a run in a browser: the page's data (share_page.py) inline, with the
 page's own script and style; nothing is fetched (its Content-Security-Policy forbids it). Pure, no Qt.
 
-    page_bytes(run, templates, app_name, stop=None) -> bytes     what File ▸ Share as web page… and `share` write
+    page_bytes(run, templates, app_name, stop=None, redact=False) -> bytes   what `share` (and the window) write
 
 Trace text reaches the page only inside its data block, a JSON document in a <script type="application/json">
 element, with `<`, `>`, `&` and the two JavaScript line separators escaped so the text can never close the
@@ -15,7 +15,8 @@ from importlib import resources
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS
 from afp_desktop.core.model.replay import DEFAULT_APP_NAME
-from afp_desktop.core.views.share_page import share_data
+from afp_desktop.core.formats.redacted import redacted_copy
+from afp_desktop.core.views.share_page import run_outcome, share_data
 
 ASSETS = "share_assets"
 DATA_MARK, SCRIPT_MARK, STYLE_MARK = "/*DATA*/", "/*SCRIPT*/", "/*STYLE*/"
@@ -52,9 +53,14 @@ def render_page(data: dict) -> bytes:
 
 
 def page_bytes(run, templates: dict | None = None, app_name: str = DEFAULT_APP_NAME, stop: int | None = None,
-               fold_above: int | None = AUTO_FOLD_STEPS, title: str | None = None) -> bytes:
+               fold_above: int | None = AUTO_FOLD_STEPS, title: str | None = None, redact: bool = False) -> bytes:
     """The shared page of `run` with this template map and app name, opening at `stop` (0-based; None: the
-    start) unless its link names another moment."""
-    data = share_data(run, templates, app_name, fold_above=fold_above, title=title)
-    data["startStop"] = stop
+    start) unless its link names another moment. `redact`: the run's content redacted as the library's content
+    redactor does (formats/redacted.py); the page says so."""
+    outcome = None
+    if redact:
+        outcome = run_outcome(run)
+        run = redacted_copy(run)
+    data = share_data(run, templates, app_name, fold_above=fold_above, title=title, outcome=outcome)
+    data["startStop"] = None if stop is None or not data["stops"] else max(0, min(stop, len(data["stops"]) - 1))
     return render_page(data)

@@ -145,15 +145,26 @@ def _chat_texts(replay: Replay) -> tuple[list[list], list[list]]:
             [[position, cut(text, TEXT_BOUND)] for position, text, _source in answers])
 
 
-def _ending(run, replay: Replay) -> dict:
-    """How the run ended, said at its last position."""
+def run_outcome(run) -> str:
+    """"failed", "completed" or "cut-off": how the run ended, as far as the file tells."""
+    if run.replay_facts.failed is not None:
+        return "failed"
+    if domain_indices_of(run, *ENDING_DOMAIN_TYPES) or indices_of(run.typed_by_type, *ENDING_TYPED_TYPES):
+        return "completed"
+    return "cut-off"
+
+
+def _ending(run, replay: Replay, outcome: str | None) -> dict:
+    """How the run ended, said at its last position. `outcome`: as another telling of the same run knew it (a
+    redacted copy has lost the typed events that said the agent's turn ended)."""
     failed = replay.facts.failed
     if failed is not None:
         text = f"The run failed: {cut(failed.message, TEXT_BOUND)}"
         if failed.detail and failed.detail != failed.message:
             text += f" ({cut(failed.detail, TEXT_BOUND)})"
         return {"outcome": "failed", "text": text}
-    if domain_indices_of(run, *ENDING_DOMAIN_TYPES) or indices_of(run.typed_by_type, *ENDING_TYPED_TYPES):
+    outcome = outcome or run_outcome(run)
+    if outcome == "completed":
         summary = run.summary
         parts = [f"{summary.llm_calls:,} LLM call{'s' * (summary.llm_calls != 1)}",
                  f"{summary.tool_calls:,} tool call{'s' * (summary.tool_calls != 1)}"]
@@ -165,6 +176,8 @@ def _ending(run, replay: Replay) -> dict:
         if errors:
             parts.append(f"{errors:,} error{'s' * (errors != 1)} on the way")
         return {"outcome": "completed", "text": "The run completed: " + ", ".join(parts) + "."}
+    if outcome == "failed":
+        return {"outcome": "failed", "text": "The run failed (what it said is not in this page)."}
     return {"outcome": "cut-off", "text": "The file ends before the run did (no run exit): the run was cut off or "
                                           "still running when the file was written."}
 
@@ -176,8 +189,9 @@ def _redaction(run) -> str:
 
 
 def share_data(run, templates: dict | None = None, app_name: str = DEFAULT_APP_NAME,
-               fold_above: int | None = AUTO_FOLD_STEPS, title: str | None = None) -> dict:
-    """Everything the shared page shows of `run` with this template map and app name (module docstring)."""
+               fold_above: int | None = AUTO_FOLD_STEPS, title: str | None = None, outcome: str | None = None) -> dict:
+    """Everything the shared page shows of `run` with this template map and app name (module docstring).
+    `outcome`: how the run ended when another telling of it knows better (run_outcome of the unredacted run)."""
     replay = Replay(run, DEFAULT_TEMPLATES if templates is None else templates, app_name)
     facts = replay.facts
     spans = replay.spans
@@ -256,5 +270,5 @@ def share_data(run, templates: dict | None = None, app_name: str = DEFAULT_APP_N
         "answers": answers,
         "errors": errors,
         "sections": sections.items,
-        "ending": _ending(run, replay),
+        "ending": _ending(run, replay, outcome),
     }
