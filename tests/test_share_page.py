@@ -18,7 +18,8 @@ from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.model.replay import Replay
 from afp_desktop.core.views import share_html
 from afp_desktop.core.views.share_html import embedded_json, page_bytes
-from afp_desktop.core.views.share_page import TEXT_BOUND, share_data
+from afp_desktop.core.views.inspect import inspect_node
+from afp_desktop.core.views.share_page import TEXT_BOUND, bounded_value, share_data
 from tests.corpus_util import corpus_path, load_json, read_bytes
 from tests.hostile_inputs import run_cli
 
@@ -126,6 +127,13 @@ def test_the_data_tells_the_stops_lines_steps_and_errors_the_replay_tells(scenar
         active = [i for i in started if steps["ends"][i] is None or steps["ends"][i] > position]
         assert set(active) == set(moment.active_nodes)
     assert [error[:3] for error in data["errors"]] == [[e.position, e.kind, e.message] for e in replay.facts.errors]
+    for span in replay.spans:  # at every stop: each step that has started reads as the inspector reads it there
+        for k, node in enumerate(data["graph"]["nodes"]):
+            if node[6] > span.end:
+                continue
+            known = [ids for at, ids in node[8] if at <= span.end][-1]
+            expected = bounded_value(inspect_node(run, replay.facts, k, span.end)["sections"], TEXT_BOUND)
+            assert [data["sections"][i] for i in known] == expected, (span.index, k)
     if scenario == "21-stream-error":
         assert data["ending"]["outcome"] == "failed"
     else:

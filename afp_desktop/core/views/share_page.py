@@ -35,13 +35,14 @@ from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_lin
 from afp_desktop.core.model.bubble import status_states_for
 from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS, FOLD_KIND
 from afp_desktop.core.model.replay import DEFAULT_APP_NAME, LLM_KINDS, SLOT_CHIP, Replay, span_lines_walk
-from afp_desktop.core.views.inspect import inspect_node
+from afp_desktop.core.views.inspect import chip_boundary, chip_call, chip_slot, inspect_node
 
 DATA_FORMAT = 1
 TEXT_BOUND = 6_000       # a readable section's text, a prompt, an answer, an error message
 LINE_BOUND = 1_000       # one status line
 LABEL_BOUND = 160        # a step's label
-STOP_LINES_KEPT = 200    # a stop that showed more lines keeps its first and last ones, half each
+STOP_LINES_KEPT = 200
+SUBFLOW_EVENTS_LOOKED_AT = 1_000_000  # how many events the counts of one subflow in progress may look at, in all    # a stop that showed more lines keeps its first and last ones, half each
 CUT_MARK = "… [{count:,} more characters are not in this page]"
 LINES_CUT_MARK = "… [{count:,} more lines are not in this page]"
 ENDING_DOMAIN_TYPES = ("run.exit", "composition.end")  # the run said it ended …
@@ -58,24 +59,19 @@ def cut(text: str, bound: int) -> str:
     return text[:bound] + CUT_MARK.format(count=len(text) - bound)
 
 
-def _cut_value(value: Any, bound: int) -> Any:
+def bounded_value(value: Any, bound: int) -> Any:
     """Every string inside a JSON value cut to `bound` (section rows: labels, values, messages, schemas)."""
     if isinstance(value, str):
         return cut(value, bound)
     if isinstance(value, list):
-        return [_cut_value(item, bound) for item in value]
+        return [bounded_value(item, bound) for item in value]
     if isinstance(value, dict):
-        return {str(key): _cut_value(item, bound) for key, item in value.items()}
+        return {str(key): bounded_value(item, bound) for key, item in value.items()}
     return value
 
 
 def _text_or_none(value: Any, bound: int) -> str | None:
     return cut(value, bound) if isinstance(value, str) else None
-
-
-def _positions_after(counts, values: list[int | None]) -> list[int | None]:
-    """For each count n: the first position whose effective DomainEvent count exceeds n (None stays None)."""
-    return [None if n is None else bisect_right(counts, n) for n in values]
 
 
 class _Sections:
@@ -88,7 +84,7 @@ class _Sections:
     def ids(self, sections: list[dict]) -> list[int]:
         out = []
         for section in sections:
-            bounded = _cut_value(section, TEXT_BOUND)
+            bounded = bounded_value(section, TEXT_BOUND)
             key = jsonio.dumps(bounded)
             index = self._ids.get(key)
             if index is None:
@@ -182,6 +178,31 @@ def _ending(run, replay: Replay, outcome: str | None) -> dict:
                                           "still running when the file was written."}
 
 
+def _moments_of_step(run, facts, index: int, start: int, end: int | None, stop_ends: list[int]) -> list[int]:
+    """The positions from which the page shows what the inspector says of step `index`: its start, its end, the
+    stops in between (what is known of a step in progress grows: a subflow's counts, a paused tool's answer), and
+    for a context-slot chip (done the moment it appears) when its slot began and finished composing and when the
+    call it prepared started. Between two of them the page shows the earlier: never what came after the cursor."""
+    counts = facts.effective_domain
+    moments = {start} | ({end} if end is not None else set())
+    inside = stop_ends[bisect_right(stop_ends, start):bisect_left(stop_ends, end if end is not None else len(counts))]
+    node = facts.nodes[index]
+    if node.get("kind") == "subflow" and inside:  # (each look at a subflow counts the events inside it)
+        events = (facts.ended[index] if facts.ended[index] is not None else len(run.domain_events)) \
+            - facts.created[index]
+        room = max(1, SUBFLOW_EVENTS_LOOKED_AT // max(1, events))
+        inside = inside[::-(-len(inside) // room)]
+    moments.update(inside)
+    slot = chip_slot(node) if node.get("kind") == "fork-branch" else None
+    if slot is not None:
+        entry_i, _entry, exit_i, _exit = chip_boundary(run, index, slot)
+        call = chip_call(run, index)
+        for n in (entry_i, exit_i, None if call is None else facts.created[call]):
+            if n is not None:
+                moments.add(bisect_right(counts, n))
+    return sorted(moment for moment in moments if moment >= start)
+
+
 def _redaction(run) -> str:
     if run.redaction in ("pii", "policy"):
         return "redacted"
@@ -196,8 +217,8 @@ def share_data(run, templates: dict | None = None, app_name: str = DEFAULT_APP_N
     facts = replay.facts
     spans = replay.spans
     counts = facts.effective_domain
-    step_starts = _positions_after(counts, list(facts.created))
-    step_ends = _positions_after(counts, list(facts.ended))
+    step_starts = [bisect_right(counts, n) for n in facts.created]
+    step_ends = [None if n is None else bisect_right(counts, n) for n in facts.ended]
 
     steps = len(facts.nodes)
     folded = run.folded_graph if fold_above is not None and steps > fold_above else None
@@ -210,6 +231,7 @@ def share_data(run, templates: dict | None = None, app_name: str = DEFAULT_APP_N
     shown_nodes = graph.get("nodes") or []
 
     sections = _Sections()
+    stop_ends = sorted({span.end for span in spans})
     fold_by_shown = {shown_of[fold.start]: fold for fold in folds}
     nodes = []
     for k, box in enumerate(breathing_over(layout.nodes, every=256)):
@@ -227,8 +249,11 @@ def share_data(run, templates: dict | None = None, app_name: str = DEFAULT_APP_N
             full = fmap.to_full(k) if folded is not None else k
             start, end = step_starts[full], step_ends[full]
             detail = KIND_WORDS.get(str(node.get("kind", "")), str(node.get("kind", "")))
-            known = [[at, sections.ids(inspect_node(run, facts, full, at)["sections"])]
-                     for at in ((start,) if end is None or end == start else (start, end))]
+            known = []
+            for at in _moments_of_step(run, facts, full, start, end, stop_ends):
+                ids = sections.ids(inspect_node(run, facts, full, at)["sections"])
+                if not known or known[-1][1] != ids:
+                    known.append([at, ids])
         label = node.get("label")
         nodes.append([round(box.x, 1), round(box.y, 1), round(box.w, 1), round(box.h, 1), box.kind,
                       cut(label if isinstance(label, str) else jsonio.dumps(label).decode("utf-8", "replace"),

@@ -131,8 +131,8 @@
     $('notices').hidden = false;
   }
   if (D.derived) {
-    $('derived-note').textContent = 'This run comes from a Trace: it has no typed event stream, so tokens, progress ' +
-      'reports and pauses are not in it. The bubble below is derived from LLM and tool starts and ends only.';
+    $('derived-note').textContent = 'From a Trace: no tokens, progress reports or pauses; the bubble is derived from ' +
+      'LLM and tool starts and ends.';
     $('derived-note').hidden = false;
   }
   if (G.folded.length) {
@@ -469,6 +469,9 @@
     if (n[6] > m.position || known === null) {
       body.appendChild(el('p', 'muted', 'This step has not started at this moment.'));
       return;
+    }
+    if (known[0] < m.position && (n[7] === null || n[7] > m.position)) {  // in progress: as last told at a stop
+      body.appendChild(el('p', 'muted', 'In progress: as known at event ' + fmt(known[0]) + '.'));
     }
     known[1].forEach(function (id) { body.appendChild(section(D.sections[id])); });
   }
