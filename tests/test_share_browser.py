@@ -6,6 +6,7 @@ nothing that has not started is shown. Skipped when chromium is not installed (C
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -33,6 +34,7 @@ class PageDom(HTMLParser):
         self.lines: list[str] = []
         self.nodes: dict[int, tuple[str, bool]] = {}  # shown index: (data-state, displayed)
         self._open: list[tuple[str, str | None]] = []  # (tag, id or "li")
+        self.link: str | None = None  # the moment's link the page wrote into its address
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -68,11 +70,16 @@ class PageDom(HTMLParser):
         return "hidden" not in self.attrs[ident]
 
 
-def dump_dom(page: Path, fragment: str) -> PageDom:
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+def dump_dom(page: Path, fragment: str, settle: bool = False) -> PageDom:
+    """The DOM once the page has loaded (`settle`: and its timers have run, on the browser's virtual clock)."""
+    wait = ["--virtual-time-budget=3000"] if settle else []
+    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", *wait, "--dump-dom",
                            f"{page.as_uri()}#{fragment}"], capture_output=True, timeout=120, check=True)
     dom = PageDom()
-    dom.feed(done.stdout.decode("utf-8"))
+    text = done.stdout.decode("utf-8")
+    dom.feed(text)
+    link = re.search(r'<body[^>]*data-link="([^"]*)"', text)
+    dom.link = link.group(1) if link else None
     assert "stop-label" in dom.texts, "the page did not render (no stop label)"
     return dom
 
@@ -137,3 +144,16 @@ def test_the_page_opens_at_the_shared_stop_and_says_how_the_run_ended(tmp_path):
     assert not dom.shown("ending")
     end = dump_dom(page, "position=999999")  # (clamped to the run's end)
     assert end.shown("ending") and end.texts["ending"].startswith("The run failed: ")
+
+
+def test_the_address_follows_the_cursor(tmp_path):
+    source = corpus_path("02-react-two-tools", "events.ndjson")
+    page = tmp_path / "run.html"
+    code, _, err = run_cli(["share", str(source), "-o", str(page)])
+    assert code == 0, err
+    stop_end = view(source, "--stop", "4")["position"]
+    at_stop = dump_dom(page, f"position={stop_end}", settle=True)  # a position where a stop is: its stop's link
+    assert at_stop.link == "#stop=4" and at_stop.attrs["stop-label"]["data-at-stop"] == "true"
+    inside = dump_dom(page, f"position={stop_end - 1}", settle=True)
+    assert inside.link == f"#position={stop_end - 1}"
+    assert dump_dom(page, "", settle=True).link == "#position=0"  # (no link: the start)

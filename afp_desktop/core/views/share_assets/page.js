@@ -348,6 +348,7 @@
   }
   function writeHash(m) {
     var hash = m.atStop ? '#stop=' + m.span : '#position=' + m.position;
+    document.body.setAttribute('data-link', hash);
     if (hash === location.hash) return;
     writtenHash = hash;
     try { history.replaceState(null, '', hash); } catch (err) { location.hash = hash; }
