@@ -115,6 +115,7 @@ def check_moment(dom: PageDom, expected: dict, ids: list[str]) -> None:
     ("02-react-two-tools", "events.ndjson", [0, 5, 9], [40]),
     ("12-tool-throws", "trace.json", [4, 12], []),
     ("21-stream-error", "recording.json", [13], [30]),
+    ("05-streaming-tokens", "events.ndjson", [2], [40, 60]),  # (the status line while the reply streams)
 ])
 def test_the_page_at_a_stop_shows_what_view_says(tmp_path, scenario, name, stops, positions):
     source = tmp_path / Path(name).name

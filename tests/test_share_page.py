@@ -230,3 +230,23 @@ def test_the_page_template_ships_with_the_package_and_the_bundle():
     assert sorted(files) == sorted(f"{share_html.ASSETS}/page.{suffix}" for suffix in ("html", "js", "css"))
     assert all(any(fnmatch.fnmatch(name, glob) for glob in globs) for name in files)
     assert "share_assets" in (root / "packaging" / "afp-desktop.spec").read_text(encoding="utf-8")
+
+
+def test_a_long_streamed_line_is_given_as_what_each_token_added_and_cut_once_long(tmp_path):
+    from afp_desktop.core.views.share_page import LINE_BOUND, LINE_CUT_MARK
+
+    lines = read_bytes("05-streaming-tokens", "events.ndjson").decode("utf-8").splitlines()
+    token = next(line for line in lines if '"agentfootprint.stream.token"' in line)
+    longer = [line for line in lines if line != token]
+    at = lines.index(token)
+    many = [token.replace(json.dumps(json.loads(token)["payload"]["content"]), json.dumps("word" * 20))] * 400
+    path = tmp_path / "long.ndjson"
+    path.write_text("\n".join(longer[:at] + many + longer[at:]) + "\n", encoding="utf-8")
+    run = open_run(path)
+    status = share_data(run)["status"]
+    added = [row for row in status if row[1] == "+"]
+    assert len(added) > 10
+    chain = "".join(row[2] for row in added[:1])
+    assert len(chain) < 200  # an appended piece, not the whole line again
+    assert any(row[2].endswith(LINE_CUT_MARK) for row in added)
+    assert len(jsonio.dumps(status)) < 40 * LINE_BOUND  # not 400 copies of a growing line

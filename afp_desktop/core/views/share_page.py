@@ -45,6 +45,7 @@ STOP_LINES_KEPT = 200    # a stop that showed more lines keeps its first and las
 SUBFLOW_EVENTS_LOOKED_AT = 250_000  # how many events the counts of one subflow in progress may look at, in all
 CUT_MARK = "… [{count:,} more characters are not in this page]"
 LINES_CUT_MARK = "… [{count:,} more lines are not in this page]"
+LINE_CUT_MARK = "… [the rest of this line is not in this page]"
 ENDING_DOMAIN_TYPES = ("run.exit", "composition.end")  # the run said it ended …
 ENDING_TYPED_TYPES = ("agentfootprint.agent.turn_end", "agentfootprint.composition.exit")  # … or its agent did
 KIND_WORDS = {"user->llm": "LLM call", "tool->llm": "LLM call", "llm->tool": "tool call", "llm->user": "reply",
@@ -111,25 +112,32 @@ def _stop_lines(run, replay: Replay, spans) -> list[list]:
 
 def _status_timeline(run, replay: Replay) -> list[list]:
     """The bubble's status line from each position where it changes ([p, None]: the bubble is hidden). A line
-    that extends the one before (a streamed reply) is given as what was appended."""
+    that extends the one before (a streamed reply) is given as what was appended, up to LINE_BOUND characters
+    in all; past them the page keeps the cut line, with a marker."""
     bubbles = replay.bubbles
     out: list[list] = []
     previous_state: Any = object()
     previous_line: str | None = None
+    shown = 0  # characters of the line as the page shows it
+    cut_short = False
     for position in breathing_over(range(replay.length + 1)):
         state = bubbles.state_at(position)
         if state is previous_state:
             continue
         previous_state = state
-        line = None if state is None else render_status_line(state, replay.app_name, replay.templates)
-        if state is not None and line is None:
-            line = ""
+        line = None if state is None else render_status_line(state, replay.app_name, replay.templates) or ""
         if out and line == previous_line:
             continue
-        if line is not None and previous_line and len(previous_line) < LINE_BOUND and line.startswith(previous_line):
-            out.append([position, "+", line[len(previous_line):]])
+        if line is not None and previous_line and line.startswith(previous_line):
+            if not cut_short:
+                added = line[len(previous_line):]
+                if shown + len(added) > LINE_BOUND:
+                    added, cut_short = added[:LINE_BOUND - shown] + LINE_CUT_MARK, True
+                out.append([position, "+", added])
+                shown += len(added)
         else:
             out.append([position, None if line is None else cut(line, LINE_BOUND)])
+            shown, cut_short = len(line or ""), len(line or "") > LINE_BOUND
         previous_line = line
     return out
 
