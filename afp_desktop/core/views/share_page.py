@@ -10,7 +10,8 @@ given with the first position at which it is known, so the page shows nothing fr
 
 Layout of the value (lists rather than objects where there are thousands of them):
     stops      [[label, kind, start, end], …]          spans: positions start < p ≤ end belong to stop i
-    stopLines  [[[line, from], …], …]                  per stop: the lines seen during it, each from a position
+    stopLines  [[[line, from] | [appended, from, 1], …], …]   per stop: the lines seen during it, each from a
+               position (a line that extends the one before is given as what it appended)
     graph      nodes [[x, y, w, h, kind, label, start, end|None, sections, detail], …]   (shown graph: folded
                when it has more than `fold_above` steps), edges [[kind, [x, y, …], label, lx, ly, source,
                target], …], groups [[x, y, w, h, node], …]
@@ -96,16 +97,35 @@ class _Sections:
 
 
 def _stop_lines(run, replay: Replay, spans) -> list[list]:
-    """Per stop: [line, first position it was seen at], the walk the window's bubble lists (Replay.lines_of)."""
+    """Per stop: the lines the window's bubble lists for it (Replay.lines_of), each [line, first position it was
+    seen at], or [what it added to the line before, position, 1] for a line that extends the one before (a
+    streamed reply: each of its lines is the reply so far), up to LINE_BOUND characters, then cut with a marker."""
     _states, _derived, prefix_at = status_states_for(run)
     out = []
     for span in breathing_over(spans, every=64):
         lines, seen_at = span_lines_walk(run, span, replay.templates, replay.app_name)
-        rows = [[cut(line, LINE_BOUND), bisect_left(prefix_at, at)] for line, at in zip(lines, seen_at)]
-        if len(rows) > STOP_LINES_KEPT:
-            half = STOP_LINES_KEPT // 2
-            left_out = len(rows) - 2 * half
-            rows = rows[:half] + [[LINES_CUT_MARK.format(count=left_out), rows[half][1]]] + rows[-half:]
+        count, half = len(lines), STOP_LINES_KEPT // 2
+        kept: list[int | None] = list(range(count)) if count <= STOP_LINES_KEPT else \
+            [*range(half), None, *range(count - half, count)]
+        rows: list[list] = []
+        previous: str | None = None
+        shown, cut_short = 0, False
+        for k in kept:
+            if k is None:  # (only the stop's first and last lines are kept)
+                rows.append([LINES_CUT_MARK.format(count=count - 2 * half), bisect_left(prefix_at, seen_at[half])])
+                previous = None
+                continue
+            line, at = lines[k], bisect_left(prefix_at, seen_at[k])
+            if previous and line.startswith(previous):
+                added = "" if cut_short else line[len(previous):]
+                if shown + len(added) > LINE_BOUND:
+                    added, cut_short = added[:LINE_BOUND - shown] + LINE_CUT_MARK, True
+                rows.append([added, at, 1])
+                shown += len(added)
+            else:
+                rows.append([cut(line, LINE_BOUND), at])
+                shown, cut_short = len(line), len(line) > LINE_BOUND
+            previous = line
         out.append(rows)
     return out
 

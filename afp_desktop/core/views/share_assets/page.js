@@ -95,8 +95,12 @@
   function moment(p, chosen) {
     var span = spanIndex(p, chosen);
     var atStop = span !== null && ends[span] === p;
-    var lines = span === null ? [] : D.stopLines[span].filter(function (row) { return row[1] <= p; })
-      .map(function (row) { return row[0]; });
+    var lines = [], previous = '';
+    if (span !== null) D.stopLines[span].forEach(function (row) {  // [line, from] or [appended, from, 1]
+      if (row[1] > p) return;
+      previous = row[2] ? previous + row[0] : row[0];
+      lines.push(previous);
+    });
     var errors = errorsKnown(p);
     var current = currentStep(p, span);
     var prompt = latest(D.prompts, p), answer = latest(D.answers, p);
