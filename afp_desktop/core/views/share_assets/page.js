@@ -9,7 +9,8 @@
   var stops = D.stops, ends = stops.map(function (s) { return s[3]; });
   var G = D.graph, steps = D.steps;
   var length = D.length;
-  var state = { position: 0, chosen: null, playing: null, pinned: null };
+  var state = { position: 0, chosen: null, playing: null, pinned: null, allLines: false };
+  var SEEN_LINES_SHOWN = 12;  // a long stop lists its first lines and its last two (as the window does)
 
   // ── small helpers ────────────────────────────────────────────────────────────────────────────────
   function el(tag, cls, text) {
@@ -326,6 +327,7 @@
   $('next').addEventListener('click', function () { stopPlaying(); nextStop(); });
   $('play').addEventListener('click', togglePlay);
   $('follow-current').addEventListener('click', function () { state.pinned = null; render(); });
+  $('all-lines').addEventListener('click', function () { state.allLines = !state.allLines; drawn.lines = null; render(); });
   document.addEventListener('keydown', function (ev) {
     if (ev.target && ev.target.tagName === 'INPUT' && ev.target.type !== 'range') return;
     var handled = true;
@@ -425,8 +427,15 @@
       drawn.lines = linesKey;
       var ol = $('stop-lines');
       clear(ol);
-      m.lines.forEach(function (line) { ol.appendChild(el('li', null, line)); });
+      m.lines.forEach(function (line) { var li = el('li', null, line); li.title = line; ol.appendChild(li); });
       show($('seen'), m.lines.length > 0);
+      // as the window lists them: the first lines and the last two, each on one line, unless all are asked for
+      var hiddenCount = Math.max(0, m.lines.length - SEEN_LINES_SHOWN - 2);
+      ol.classList.toggle('folded', hiddenCount > 0 && !state.allLines);
+      ol.classList.toggle('one-line', !state.allLines);
+      show($('all-lines'), hiddenCount > 0 || state.allLines && m.lines.length > SEEN_LINES_SHOWN + 2);
+      setText($('all-lines'), state.allLines ? 'Show fewer lines' : 'Show all ' + fmt(m.lines.length) + ' lines (' +
+        fmt(hiddenCount) + ' more)');
     }
     show($('bubble-error'), m.error !== null); setText($('bubble-error'), m.error || '');
     show($('answer'), m.answer !== null); setText($('answer'), m.answer || '');
