@@ -59,6 +59,8 @@ def hostile_run_file(tmp_path: Path) -> Path:
 def test_hostile_text_in_prompts_tool_names_and_results_stays_inside_the_escaped_data_block(tmp_path):
     page = page_bytes(open_run(hostile_run_file(tmp_path)))
     outside, block = split_page(page)
+    # outside the data block every page is the same template, whatever its run holds
+    assert outside == split_page(page_bytes(open_run(corpus_path("01-llmcall-single", "events.ndjson"))))[0]
     for needle in (b"alert(", b"onerror", b"javascript:", "\u2028".encode(), "\u2029".encode()):
         assert needle not in outside, needle  # no trace text anywhere but the data block
     for char in (b"<", b">", b"&", "\u2028".encode(), "\u2029".encode()):
@@ -259,3 +261,21 @@ def test_a_long_streamed_line_is_given_as_what_each_token_added_and_cut_once_lon
     assert len(chain) < 200  # an appended piece, not the whole line again
     assert any(row[2].endswith(LINE_CUT_MARK) for row in added)
     assert len(jsonio.dumps(status)) < 40 * LINE_BOUND  # not 400 copies of a growing line
+
+
+@settings(max_examples=40, deadline=None)
+@given(prompt=st.text(min_size=1, max_size=40), tool=st.text(min_size=1, max_size=20),
+       result=st.text(max_size=60))
+def test_any_text_in_a_prompt_a_tool_name_or_a_result_stays_in_the_data_block(tmp_path_factory, prompt, tool,
+                                                                               result):
+    text = read_bytes("02-react-two-tools", "events.ndjson").decode("utf-8")
+    text = text.replace('"Weather in Oslo in Fahrenheit?"', json.dumps(prompt))
+    text = text.replace('"get_weather"', json.dumps(tool)).replace('"Oslo: 18°C, light rain"', json.dumps(result))
+    path = tmp_path_factory.mktemp("any") / "run.ndjson"
+    path.write_text(text, encoding="utf-8")
+    page = page_bytes(open_run(path))
+    outside, block = split_page(page)
+    assert outside == split_page(page_bytes(open_run(corpus_path("01-llmcall-single", "events.ndjson"))))[0]
+    assert not set(block.decode("utf-8")) & {"<", ">", "&", "\u2028", "\u2029"}
+    data = jsonio.loads(block)
+    assert [row[1] for row in data["prompts"]] == [prompt]
