@@ -279,3 +279,35 @@ def test_any_text_in_a_prompt_a_tool_name_or_a_result_stays_in_the_data_block(tm
     assert not set(block.decode("utf-8")) & {"<", ">", "&", "\u2028", "\u2029"}
     data = jsonio.loads(block)
     assert [row[1] for row in data["prompts"]] == [prompt]
+
+
+@pytest.mark.parametrize("fmt", ["ndjson", "trace", "recording"])
+def test_share_takes_any_hostile_file_in_its_stride(tmp_path_factory, fmt):
+    """A mangled file of any format: a page (or, for `--redact`, a redacted page) with every trace text inside
+    its data block, or one sentence; never a traceback, never a written input."""
+    from hypothesis import HealthCheck
+
+    from tests.fuzz_cases import file_bytes, hostile_documents, suffix_of
+
+    template = split_page(page_bytes(open_run(corpus_path("01-llmcall-single", "events.ndjson"))))[0]
+
+    @settings(max_examples=25, deadline=None, database=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(hostile_documents(fmt), st.booleans())
+    def run(case, redact):
+        folder = tmp_path_factory.mktemp("hostile")
+        source = folder / ("case" + suffix_of(case[0]))
+        data = file_bytes(*case)
+        source.write_bytes(data)
+        out = folder / "page.html"
+        code, _, err = run_cli(["share", str(source), "-o", str(out), *(["--redact"] if redact else [])])
+        assert code in (0, 2) and "Traceback" not in err, err
+        assert source.read_bytes() == data
+        if code == 0:
+            outside, block = split_page(out.read_bytes())
+            assert outside == template
+            assert jsonio.loads(block)["redaction"] == ("redacted" if redact else jsonio.loads(block)["redaction"])
+        else:
+            assert err.startswith("afp-desktop: ") and not out.exists()
+
+    run()
