@@ -250,7 +250,11 @@
       view.x += w < r.width ? (x < 0 ? 24 - x : r.width - 24 - (x + w)) : 24 - x;
       moved = true;
     }
-    if (y < 0 || y + h > r.height) { view.y = r.height / 2 - (n[1] + n[3] / 2) * view.k; moved = true; }
+    if (y < 0 || y + h > r.height) {  // low in the view: what happened before it is above, the future is not drawn
+      view.y = Math.min(24 - G.nodes.reduce(function (top, b) { return Math.min(top, b[1]); }, Infinity) * view.k,
+                        r.height * 0.72 - (n[1] + n[3] / 2) * view.k);
+      moved = true;
+    }
     if (moved) applyView();
   }
 
@@ -370,7 +374,7 @@
   function show(elem, on) { elem.hidden = !on; }
   // Each part is written only when what it shows changed: a scrub of a long run moves the cursor many times a
   // second, and most moves change a few steps and none of the texts.
-  var drawn = { nodes: [], edges: [], bottom: -1, lines: null, errors: -1, inspector: null };
+  var drawn = { nodes: [], edges: [], bottom: -1, lines: null, errors: -1, inspector: null, current: undefined };
   function setText(elem, text) { if (elem.textContent !== text) elem.textContent = text; }
   function render() {
     var p = state.position, m = moment(p, state.chosen);
@@ -460,14 +464,15 @@
       });
     }
     renderInspector(m);
-    if (state.pinned === null) reveal(m.current);
+    if (state.pinned === null && m.current !== drawn.current) reveal(m.current);  // (a pan stays until the step changes)
+    drawn.current = m.current;
     writeHashSoon(m);
   }
 
   function renderInspector(m) {
     var k = state.pinned !== null ? state.pinned : m.current;
     var known = k === null ? null : latest(G.nodes[k][8], m.position);
-    var key = k + ':' + (state.pinned !== null) + ':' + (known === null ? -1 : known[0]);
+    var key = k + ':' + (state.pinned !== null) + ':' + (known === null ? -1 : known[0]) + ':' + m.atStop;
     if (drawn.inspector === key) return;
     drawn.inspector = key;
     var body = $('inspector-body');
@@ -484,7 +489,8 @@
       body.appendChild(el('p', 'muted', 'This step has not started at this moment.'));
       return;
     }
-    if (known[0] < m.position && (n[7] === null || n[7] > m.position)) {  // in progress: as last told at a stop
+    // between two stops a step in progress reads as it did at the last one
+    if (!m.atStop && known[0] < m.position && (n[7] === null || n[7] > m.position)) {
       body.appendChild(el('p', 'muted', 'In progress: as known at event ' + fmt(known[0]) + '.'));
     }
     known[1].forEach(function (id) { body.appendChild(section(D.sections[id])); });
