@@ -16,6 +16,8 @@
     (every subcommand, and the window, take --conversation ID for a bug-report bundle of several)
     afp-desktop find FILE QUERY [--regex] [--ignore-case] [--templates MAP.json] [--app-name NAME]
     afp-desktop inspect FILE --node INDEX [--position P]    what the inspector shows for one step, as JSON
+    afp-desktop share FILE -o run.html [--stop N] [--redact] [--templates MAP.json] [--app-name NAME]
+                                                            one self-contained web page that replays the run
 
 The JSON subcommands import no Qt; only the window, --screenshot and export do.
 """
@@ -33,7 +35,7 @@ from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS, MAX_HITS_LIMI
 
 MAX_SCALE = 64.0  # a PNG is capped in pixels anyway; an SVG's stated size must stay a sane integer
 SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view", "diff", "find",
-               "inspect", "tail")
+               "inspect", "tail", "share")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
                 ".jsonl, any of these compressed with gzip or xz, and agentfootprint's bug-report bundles (.zip; "
@@ -487,6 +489,29 @@ def cmd_inspect(args) -> int:
     return 0
 
 
+def cmd_share(args) -> int:
+    """One HTML file that replays the run in any browser, offline."""
+    from afp_desktop.core.safe_write import write_file
+    from afp_desktop.core.views.share_html import page_bytes
+
+    target = Path(args.output)
+    inputs = _inputs_of(args.file)
+    _check_output(target, inputs)  # before the work: a refused destination costs nothing
+    templates = load_templates(args.templates) if args.templates else None
+    run = _open(args.file, args.conversation)
+    if args.stop is not None and not 0 <= args.stop < len(run.stops):
+        raise CliError(f"--stop {args.stop}: this run has stops 0 to {len(run.stops) - 1}" if run.stops
+                       else f"--stop {args.stop}: this run has no stops")
+    page = page_bytes(run, templates, args.app_name, stop=args.stop, title=Path(args.file).name, redact=args.redact)
+    try:
+        write_file(target, page, inputs)
+    except OSError as err:
+        raise CliError(f"{_shown(target)}: cannot write ({err.strerror or err})") from None
+    note = "redacted" if args.redact or run.redaction in ("pii", "policy") else "it contains the full conversation"
+    print_readable(f"wrote {_shown(target)} ({len(page):,} bytes; {note})", stderr=True)
+    return 0
+
+
 def _subcommand_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="afp-desktop", description="Replay a saved agentfootprint run offline.",
                                      epilog=FORMATS_HELP)
@@ -560,6 +585,15 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--position", type=whole_arg(), metavar="P",
                    help="as known at axis position P (default: the end)")
     p.add_argument("--indent", action="store_true", help="pretty-print")
+    p = add("share", "write one self-contained HTML file that replays the run in a browser (nothing fetched)",
+            cmd_share)
+    p.add_argument("-o", "--output", required=True, metavar="OUT.html")
+    p.add_argument("--stop", type=whole_arg(), metavar="N",
+                   help="the stop the page opens at (0-based; default: the start)")
+    p.add_argument("--redact", action="store_true", help="redact the content as agentfootprint's ready-made "
+                                                         "content redactor does (the page says so)")
+    p.add_argument("--templates", metavar="MAP.json", help="the whole template map (not merged with the defaults)")
+    p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
     return parser
 
 
@@ -568,7 +602,7 @@ def _window_parser() -> argparse.ArgumentParser:
         prog="afp-desktop", usage="afp-desktop [FILE [--at STAGE_ID]] [--conversation ID] [--follow] [--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop A B --compare [--screenshot OUT.png]\n"
                                   "       afp-desktop diff A B\n"
-                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find,inspect,tail} FILE ...",
+                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find,inspect,tail,share} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
@@ -576,7 +610,8 @@ def _window_parser() -> argparse.ArgumentParser:
                     "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
                     "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless\n  diff       align two "
                     "runs by their steps and print what differs (JSON)\n  find       search the whole run, print "
-                    "the hits as JSON\n  inspect    what one step saw, sent and received (JSON)\n  tail       follow a file being written: the status line as it changes",
+                    "the hits as JSON\n  inspect    what one step saw, sent and received (JSON)\n  tail       follow a file being written: the status line as it changes\n  share      one self-contained "
+                    "HTML file that replays the run in a browser",
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")

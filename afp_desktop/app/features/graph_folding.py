@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from afp_desktop.core.model.fold_iterations import FoldMap, find_folds, fold_graph
+from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS, FoldMap, find_folds, fold_graph
 from afp_desktop.core.model.layout import layout_step_graph
 from afp_desktop.core.model.framework_steps import (
     ShownSteps,
@@ -22,8 +22,6 @@ from afp_desktop.core.model.framework_steps import (
     hidden_count,
     shown_graph,
 )
-
-AUTO_FOLD_STEPS = 2000
 
 
 @dataclass(frozen=True)
