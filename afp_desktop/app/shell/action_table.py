@@ -77,6 +77,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("compare", "Compare &with…", F, "open"),
     Action("export", "&Export graph (PNG or SVG)…", F, "export", ("Ctrl+Shift+E",),
            "Export the step graph (PNG or SVG: the file name's extension decides)"),
+    Action("share", "&Share as web page…", F, "export",
+           tooltip="One HTML file that replays this run in any browser, offline (it carries the conversation)"),
     Action("reload", "&Reload", F, "run", ("F5", "Ctrl+R"), "Reload the file from disk (the cursor stays where it was)"),
     Action("follow", "&Follow", F, "run", checkable=True,
            tooltip="Show the run as it is written: new events appear as the agent writes them"),

@@ -87,10 +87,11 @@ def window_features():
     from afp_desktop.app.features.iteration_orientation import IterationOrientation
     from afp_desktop.app.features.pause_view import PauseView
     from afp_desktop.app.features.price_table import CostShown
+    from afp_desktop.app.features.share_page import SharePage
     from afp_desktop.app.features.stop_links import StopLinks
 
     return (FindAndBookmarks, EventsAndContext, PauseView, IterationOrientation, StopLinks, FrameworkToggle,
-            CostShown)
+            CostShown, SharePage)
 
 
 def is_text_field(widget: QWidget | None) -> bool:
@@ -747,6 +748,7 @@ class MainWindow(QMainWindow):
         self.left_out.stop()
         self.session.span_walks.stop()
         self.panels["find"].stop_indexing()
+        self.features["share"].stop()
         if self.remember_layout:
             self._save_layout()
             self._remember_position()
