@@ -12,7 +12,7 @@ so the window always stays mostly free:
 | graph    | after layout  | new cards and edges added to the scene, moved cards re-placed (graph_folding)     |
 | stops    | 250 ms        | what is drawn over the timeline's stops: iteration bands, pause marks             |
 | summary  | 1 s           | summary strip, banner                                                             |
-| lists    | 1 s           | event list rows (added, the scroll kept), context, find                           |
+| lists    | 1 s           | event list rows (added, the scroll kept), context, find, findings                 |
 | inspector| 1 s           | inspector (it also follows each settled moment), template editor lines            |
 
 When growth pauses (QUIET_MS) every job that is behind runs, so a run at rest is shown exactly as if it had
@@ -48,7 +48,7 @@ def extends(grown, shown) -> bool:
 
 # Who is told of growth by which job (each has `run_grown(run)`): features by key, panels by key.
 STOP_FEATURES = ("iteration_bands", "pauses")
-LIST_PANELS = ("events", "context", "find")
+LIST_PANELS = ("events", "context", "find", "findings")
 STEP_PANELS = ("inspector", "templates")
 
 

@@ -85,6 +85,7 @@ def window_features():
     window and using only its public API (add_dock, bind_action, panels, docks, session, settings, timeline)."""
     from afp_desktop.app.context_and_events import EventsAndContext
     from afp_desktop.app.find_and_bookmarks import FindAndBookmarks
+    from afp_desktop.app.findings_view import FindingsShown
     from afp_desktop.app.framework_toggle import FrameworkToggle
     from afp_desktop.app.iteration_orientation import IterationOrientation
     from afp_desktop.app.pause_view import PauseView
@@ -92,7 +93,7 @@ def window_features():
     from afp_desktop.app.stop_links import StopLinks
 
     return (FindAndBookmarks, EventsAndContext, PauseView, IterationOrientation, StopLinks, FrameworkToggle,
-            CostShown)
+            CostShown, FindingsShown)
 
 
 def is_text_field(widget: QWidget | None) -> bool:
