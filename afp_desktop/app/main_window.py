@@ -90,10 +90,11 @@ def window_features():
     from afp_desktop.app.iteration_orientation import IterationOrientation
     from afp_desktop.app.pause_view import PauseView
     from afp_desktop.app.price_table import CostShown
+    from afp_desktop.app.run_facts_header import RunFactsHeader
     from afp_desktop.app.stop_links import StopLinks
 
     return (FindAndBookmarks, EventsAndContext, PauseView, IterationOrientation, StopLinks, FrameworkToggle,
-            CostShown, FindingsShown)
+            CostShown, FindingsShown, RunFactsHeader)
 
 
 def is_text_field(widget: QWidget | None) -> bool:

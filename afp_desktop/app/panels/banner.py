@@ -309,9 +309,19 @@ class SummaryStrip(QFrame):
         self.cost = QLabel()
         self.cost.setTextFormat(Qt.TextFormat.PlainText)
         self.cost.setVisible(False)
+        # The library's own cost estimate and a limit once hit; how the run ended (app/run_facts_header.py).
+        self.library_cost = QLabel()
+        self.library_cost.setTextFormat(Qt.TextFormat.PlainText)
+        self.library_cost.setVisible(False)
+        self.run_end = QLabel()
+        self.run_end.setObjectName("runEnd")
+        self.run_end.setTextFormat(Qt.TextFormat.PlainText)
+        self.run_end.setVisible(False)
         row.addWidget(self.name)
         row.addWidget(self.figures, 1)
         row.addWidget(self.cost)
+        row.addWidget(self.library_cost)
+        row.addWidget(self.run_end)
         row.addWidget(self.errors)
         self.setVisible(False)
 
@@ -344,7 +354,23 @@ class SummaryStrip(QFrame):
         self.cost.setToolTip(plain_tooltip(tooltip) if tooltip else "")
         self.cost.setVisible(bool(text))
 
+    def show_library_cost(self, text: str, tooltip: str = "") -> None:
+        """The library's cost estimate known at the cursor, and a limit once hit ("" hides it)."""
+        self.library_cost.setText(text)
+        self.library_cost.setToolTip(plain_tooltip(tooltip) if tooltip else "")
+        self.library_cost.setVisible(bool(text))
+
+    def show_end(self, text: str, tooltip: str = "", tone: str = "") -> None:
+        """How the run ended as known at the cursor ("running" until then); `tone` "bad" is red, "done" plain,
+        "note" amber; "" hides it (no run)."""
+        self.run_end.setText(text)
+        self.run_end.setToolTip(plain_tooltip(tooltip) if tooltip else "")
+        colour = {"bad": ERROR_TEXT[is_dark_palette()], "note": "#9a6700" if not is_dark_palette() else "#e0b050"}
+        self.run_end.setStyleSheet(f"QLabel#runEnd {{ color: {colour[tone]}; font-weight: bold; }}" if tone in colour
+                                   else "QLabel#runEnd { font-weight: bold; }" if tone == "done" else "")
+        self.run_end.setVisible(bool(text))
+
     @property
     def text(self) -> str:
-        cost = (self.cost.text(),) if self.cost.text() else ()
-        return " · ".join((self.name.full_text(), self.figures.full_text(), *cost, self.errors.text()))
+        extra = tuple(label.text() for label in (self.cost, self.library_cost, self.run_end) if label.text())
+        return " · ".join((self.name.full_text(), self.figures.full_text(), *extra, self.errors.text()))

@@ -1,0 +1,38 @@
+"""The header's run facts at the cursor: how the run ended (running until it has), and the library's own cost
+estimate with a limit once hit (app/run_end_words.py). A feature of the window's list."""
+
+from __future__ import annotations
+
+from afp_desktop.app.run_end_words import TONE, cost_words, end_at, headline
+
+
+class RunFactsHeader:
+    key = "run_facts"
+
+    def __init__(self, window) -> None:
+        self.window = window
+        self.session = window.session
+        self.session.moment_changed.connect(self.show_moment)
+        self.session.run_closed.connect(self.clear)
+        if self.session.moment is not None:
+            self.show_moment(self.session.moment)
+
+    def clear(self) -> None:
+        self.window.summary.show_end("")
+        self.window.summary.show_library_cost("")
+
+    def show_moment(self, moment) -> None:
+        run = self.session.run
+        if run is None:
+            self.clear()
+            return
+        end = end_at(run, moment.position)
+        if end is None:
+            tip = "The run has not ended at the cursor."
+            self.window.summary.show_end(headline(None), tip, "")
+        else:
+            tip = f"How the run ended (known from event {end.position:,}):\n{end.message}" \
+                if end.position is not None else end.message
+            self.window.summary.show_end(headline(end), tip, TONE.get(end.reason, ""))
+        cost = cost_words(run, moment.position)
+        self.window.summary.show_library_cost(cost.text, cost.tooltip)
