@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from afp_desktop.core.views.run_facts import facts_of_run
-from tests.facts_run import Stream, facts_stream
+from tests.facts_run import Stream, facts_stream, halted_stream, paused_stream, thinking_stream
 
 LOAD_TIMEOUT = 30_000
 
@@ -76,3 +76,77 @@ def test_a_click_on_a_finding_moves_the_cursor_there_and_selects_its_step(qtbot,
     assert window.session.position == denied.position
     assert window.session.selected == denied.node
     assert window.session.run.step_fold.nodes[denied.node]["toolName"] == "scan_repo"
+
+
+# ── how the run ended, and what it cost ───────────────────────────────────────────────────────────────────────
+
+
+def test_the_header_and_the_bubble_say_how_the_run_ended_once_it_has(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
+    run, summary, chat = window.session.run, window.summary, window.panels["chat"]
+    end = run.run_ends.final
+    assert end.reason == "budget"
+    move(window, end.position - 1)
+    assert summary.run_end.text() == "▶ running at the cursor"
+    assert not chat.end_note.isVisibleTo(chat)
+    move(window, end.position)
+    assert summary.run_end.text() == "■ stopped by a budget"
+    assert "2 tool call(s) never ran" in summary.run_end.toolTip()
+    assert chat.end_note.isVisibleTo(chat) and "Stopped by the cost budget of 0.005" in chat.end_note.text()
+    assert chat.answer_row.bubble.label.text() == "(an empty answer)"  # (not an empty green blob)
+    assert "stopped by a budget" in summary.text
+
+
+def test_halted_paused_and_cut_runs_say_so(qtbot, window, tmp_path):
+    chat, summary = window.panels["chat"], window.summary
+    open_and_wait(qtbot, window, write(tmp_path, halted_stream(), "halted.ndjson"))
+    assert summary.run_end.text() == "■ halted by a permission policy"
+    assert "delete_repo" in chat.end_note.text() and "destructive tools" in chat.end_note.text()
+    open_and_wait(qtbot, window, write(tmp_path, paused_stream(), "paused.ndjson"))
+    assert summary.run_end.text() == "⏸ paused for a person"
+    assert "Refund $42.99 for order #123?" in summary.run_end.toolTip()
+    cut = facts_stream()
+    cut.events = cut.events[:20]
+    open_and_wait(qtbot, window, write(tmp_path, cut, "cut.ndjson"))
+    assert summary.run_end.text() == "? how it ended is not in the file"
+    assert "ends before the run does" in chat.end_note.text()
+    move(window, 10)
+    assert summary.run_end.text() == "▶ running at the cursor" and not chat.end_note.isVisibleTo(chat)
+
+
+def test_the_header_shows_the_librarys_cost_and_the_limit_once_hit(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
+    run, summary = window.session.run, window.summary
+    ticks = facts_of_run(run).costs
+    limit = next(f for f in facts_of_run(run).findings.all if f.kind == "cost.limit_hit")
+    move(window, ticks[0].position - 1)
+    assert not summary.library_cost.isVisibleTo(summary)
+    move(window, ticks[0].position)
+    assert summary.library_cost.text() == "cost $0.0021"
+    assert "user → llm (iteration 1): $0.0021" in summary.library_cost.toolTip()
+    move(window, limit.position - 1)
+    assert summary.library_cost.text() == "cost $0.0061"
+    move(window, limit.position)
+    assert summary.library_cost.text() == "cost $0.0061 · cost limit $0.0050 hit"
+    assert "tool → llm (iteration 2): $0.0040" in summary.library_cost.toolTip()
+    assert "The cost limit was reached" in summary.library_cost.toolTip()
+
+
+# ── the thinking stream ───────────────────────────────────────────────────────────────────────────────────────
+
+
+def test_the_thinking_stream_shows_beside_the_answer_as_it_arrived(qtbot, window, tmp_path):
+    stream = thinking_stream()
+    open_and_wait(qtbot, window, write(tmp_path, stream))
+    run, chat = window.session.run, window.panels["chat"]
+    chunks = facts_of_run(run).thinking
+    move(window, chunks[0].position - 1)
+    assert not chat.thinking_row.isVisibleTo(chat)
+    move(window, chunks[0].position)
+    assert chat.thinking_row.isVisibleTo(chat) and chat.thinking_row.bubble.label.text() == "The user "
+    move(window, chunks[1].position)
+    assert chat.thinking_row.bubble.label.text() == "The user wants a "
+    move(window, len(run.axis))
+    assert chat.thinking_row.bubble.label.text() == "The user wants a refund."
+    assert "3 chunks" in chat.thinking_row.caption.text()
+    assert chat.answer_row.bubble.label.text() == "Done."
