@@ -150,3 +150,68 @@ def test_the_thinking_stream_shows_beside_the_answer_as_it_arrived(qtbot, window
     assert chat.thinking_row.bubble.label.text() == "The user wants a refund."
     assert "3 chunks" in chat.thinking_row.caption.text()
     assert chat.answer_row.bubble.label.text() == "Done."
+
+
+# ── the timeline: marks at their moment, nothing drawn before it is known ───────────────────────────────────────
+
+
+def built_timeline(qtbot, window):
+    window.timeline.build_when_ready()
+    qtbot.waitUntil(lambda: window.timeline.built)
+    window.session.flush()
+    return window.timeline.panel
+
+
+def bars(item) -> dict[float, float]:
+    return {float(x): float(h) for x, h in zip(item.opts["x"], item.opts["height"])}
+
+
+def test_resilience_and_findings_are_marked_on_the_timeline_from_their_moment(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
+    built_timeline(qtbot, window)
+    marks, facts = window.features["fact_marks"], facts_of_run(window.session.run)
+    retry = facts.resilience.all[0]
+    move(window, retry.position - 1)
+    assert marks.shown == {"resilience": [], "findings": []}
+    move(window, retry.position)
+    assert marks.shown["resilience"] == [f"retry after attempt 1 of 3 at event {retry.position}: failed: 503 "
+                                         "Service Unavailable; waited 200 ms before the next attempt (transient)"]
+    fallback = next(e for e in facts.resilience.all if e.kind == "fallback.triggered")
+    move(window, fallback.position)
+    tips = "\n".join(marks.shown["resilience"])
+    assert "circuit breaker open" in tips and "anthropic → openai: circuit open" in tips
+    assert marks.shown["findings"] == []
+    move(window, len(window.session.run.axis))
+    listed = "\n".join(marks.shown["findings"])
+    assert all(f.message in listed for f in facts.findings.all)
+    assert "output fallback" in "\n".join(marks.shown["resilience"])
+
+
+def test_an_errors_cross_appears_only_once_the_error_is_known(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, write(tmp_path, halted_stream()))
+    panel = built_timeline(qtbot, window)
+    (error,) = window.session.replay.facts.errors
+    move(window, error.position - 1)
+    assert panel.error_positions == [] and len(panel.error_markers.data) == 0
+    move(window, error.position)
+    assert len(panel.error_positions) == 1 and len(panel.error_markers.data) == 1
+
+
+def test_bars_show_only_what_has_happened_at_the_cursor(qtbot, window, tmp_path):
+    stream = facts_stream()
+    open_and_wait(qtbot, window, write(tmp_path, stream))
+    panel = built_timeline(qtbot, window)
+    run = window.session.run
+    labels = [span.label for span in window.session.spans]
+    tool, llm2 = float(labels.index("Tool call 1")), float(labels.index("LLM turn 2"))
+    figures = run.stop_figures
+    assert figures.tool_ms[int(tool)] > 0 and figures.tokens_in[int(llm2)] > 0
+    tool_start = next(j for j, e in enumerate(run.typed_events) if e["type"].endswith("stream.tool_start"))
+    move(window, run.axis.typed_after[tool_start])  # the tool is running
+    assert bars(panel.tool_bars)[tool] == 0  # not its final height
+    assert tool in panel.running_stops  # drawn as running
+    assert bars(panel.token_in_bars)[llm2] == 0 and bars(panel.token_out_bars)[llm2] == 0  # a later turn: nothing
+    move(window, len(run.axis))
+    assert bars(panel.tool_bars)[tool] == figures.tool_ms[int(tool)]
+    assert bars(panel.token_in_bars)[llm2] == figures.tokens_in[int(llm2)]
+    assert tool not in panel.running_stops

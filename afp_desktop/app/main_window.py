@@ -84,6 +84,7 @@ def window_features():
     """What the window is extended with, in the order it is added: each is a class with a `key`, made with the
     window and using only its public API (add_dock, bind_action, panels, docks, session, settings, timeline)."""
     from afp_desktop.app.context_and_events import EventsAndContext
+    from afp_desktop.app.fact_marks import FactMarks
     from afp_desktop.app.find_and_bookmarks import FindAndBookmarks
     from afp_desktop.app.findings_view import FindingsShown
     from afp_desktop.app.framework_toggle import FrameworkToggle
@@ -94,7 +95,7 @@ def window_features():
     from afp_desktop.app.stop_links import StopLinks
 
     return (FindAndBookmarks, EventsAndContext, PauseView, IterationOrientation, StopLinks, FrameworkToggle,
-            CostShown, FindingsShown, RunFactsHeader)
+            CostShown, FindingsShown, RunFactsHeader, FactMarks)
 
 
 def is_text_field(widget: QWidget | None) -> bool:

@@ -48,6 +48,7 @@ from afp_desktop.app.session import SPEEDS
 AXIS_SIDE_WIDTH = 58
 ERROR_RED = "#d03a3a"
 INITIAL_STOPS_SHOWN = 80        # a long run opens on a readable window around the cursor; zoom out to see all
+RUNNING_STUB = 0.25             # a call running at the cursor: an outlined stub this share of the bars' height
 VEIL_OFFSET = 0.35              # the veil over "not yet" starts just past the current marker and its bar           # both plots reserve the same side room so their x positions line up
 TICK_FONT_PX = 11
 LABEL_GAP_PX = 16
@@ -545,6 +546,8 @@ class TimelinePanel(QWidget):
         for region in (self.future, self.bar_future, self.tool_future):
             region.set_region(x + VEIL_OFFSET, count + 1)
         self._keep_in_view(x)
+        self._draw_known_errors()
+        self._draw_known_bars(moment)
         self._apply_view_now()
         self.overview.set_cursor(x)
         self.drill_button.setEnabled(self.current_stop is not None and self.current_stop < len(self._drillable)
@@ -607,7 +610,19 @@ class TimelinePanel(QWidget):
 
     def _draw_errors(self) -> None:
         replay = self.session.replay
-        errors = replay.facts.errors if replay is not None and self.stops else []
+        self._errors = list(replay.facts.errors) if replay is not None and self.stops else []
+        self._errors_drawn = -1
+        self._draw_known_errors()
+
+    def _draw_known_errors(self) -> None:
+        """A red cross for each error known at the cursor: one still to come is not drawn (not even veiled)."""
+        errors = getattr(self, "_errors", [])
+        known = sum(1 for error in errors if error.position <= self.session.position)
+        if known == getattr(self, "_errors_drawn", -1):
+            return
+        self._errors_drawn = known
+        errors = errors[:known] if all(a.position <= b.position for a, b in zip(errors, errors[1:])) else \
+            [error for error in errors if error.position <= self.session.position]
         self.error_positions = [x_of_position(self.ends, error.position) for error in errors]
         self.error_markers.setData(x=self.error_positions, y=[0.55] * len(errors), size=13, symbol="x",
                                    brush=pg.mkBrush(ERROR_RED), pen=pg.mkPen(ERROR_RED, width=1),
@@ -669,12 +684,74 @@ class TimelinePanel(QWidget):
         llm = QColor(pal.kind("user->llm").accent)
         llm_light = QColor(llm)
         llm_light.setAlpha(120)
-        tokens_in, tokens_out_from, tokens_out = stacked(figures.tokens_in[first:last], figures.tokens_out[first:last])
+        known = self._known_figures(figures, first, last)
+        tokens_in, tokens_out_from, tokens_out = stacked([k.tokens_in for k in known], [k.tokens_out for k in known])
         self.token_in_bars.setOpts(x=xs, height=tokens_in, width=0.6, brush=llm, pen=pg.mkPen(None))
         self.token_out_bars.setOpts(x=xs, y0=tokens_out_from, height=tokens_out, width=0.6,
                                     brush=llm_light, pen=pg.mkPen(None))
-        self.tool_bars.setOpts(x=xs, height=plotted_all(figures.tool_ms[first:last]), width=0.6,
+        self.tool_bars.setOpts(x=xs, height=plotted_all([k.tool_ms for k in known]), width=0.6,
                                brush=pal.kind("llm->tool").accent, pen=pg.mkPen(None))
+        self._draw_running(known, first, llm, QColor(pal.kind("llm->tool").accent))
+
+    # ------------------------------------------------------------------------ what is known at the cursor
+    def _known_figures(self, figures, first: int, last: int) -> list:
+        """Stops first..last-1's figures as known at the cursor: a call's tokens and a tool's time only once it
+        has ended, nothing of a stop still to come (its bar is not drawn at its true height under the veil)."""
+        from afp_desktop.core.model.timeline import KnownFigure
+
+        moment, run = self.session.moment, self.session.run
+        if moment is None or run is None or figures.nodes is None:
+            return [KnownFigure(figures.tokens_in[i], figures.tokens_out[i], figures.tool_ms[i], False, False)
+                    for i in range(first, last)]
+        facts, n_domain = moment.facts, moment.n_domain
+        started = facts.nodes_started(n_domain)
+        ended = facts.ended
+
+        def has_ended(n: int) -> bool:
+            return ended[n] is not None and ended[n] < n_domain
+
+        fold_nodes = run.step_fold.nodes
+        return [figures.known(i, fold_nodes, started, has_ended) for i in range(first, last)]
+
+    def _known_key(self, moment):
+        """What the bars drawn depend on at a moment: the calls started, and those of them still running."""
+        facts = moment.facts
+        return facts.nodes_started(moment.n_domain), facts.open_nodes(moment.n_domain)
+
+    def _draw_known_bars(self, moment) -> None:
+        """The cursor moved: draw the bars anew when what is known of them changed."""
+        if getattr(self, "_figures", None) is None:
+            return
+        key = self._known_key(moment)
+        if key != getattr(self, "_bars_known_at", None):
+            self._bars_known_at = key
+            self._bars_drawn = None
+            self._draw_bars()
+
+    def _draw_running(self, known: list, first: int, llm: QColor, tool: QColor) -> None:
+        """A call running at the cursor: an outlined stub, not a bar of its (unknown yet) height."""
+        if not hasattr(self, "running_bars"):
+            self.running_bars = CulledBars(x=[], height=[], width=0.6)
+            self.running_tool_bars = CulledBars(x=[], height=[], width=0.6)
+            self.bar_plot.addItem(self.running_bars)
+            self.tool_view.addItem(self.running_tool_bars)
+        low, high = self.bar_plot.vb.viewRange()[1]
+        tool_low, tool_high = self.tool_view.viewRange()[1]
+        for bars, colour, running, top in (
+                (self.running_bars, llm, [first + k for k, f in enumerate(known) if f.llm_running], high - low),
+                (self.running_tool_bars, tool, [first + k for k, f in enumerate(known) if f.tool_running],
+                 tool_high - tool_low)):
+            bars.setOpts(x=running, height=[RUNNING_STUB * top] * len(running), width=0.6, brush=pg.mkBrush(None),
+                         pen=pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine))
+
+    @property
+    def running_stops(self) -> list[float]:
+        """x of the stops with a call running at the cursor (drawn as outlined stubs)."""
+        shown = []
+        for bars in (getattr(self, "running_bars", None), getattr(self, "running_tool_bars", None)):
+            if bars is not None and bars.opts.get("x") is not None:
+                shown += list(bars.opts["x"])
+        return sorted(shown)
 
     def _set_crumbs(self) -> None:
         while self.crumb_bar.count():
