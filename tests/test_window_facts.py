@@ -162,10 +162,6 @@ def built_timeline(qtbot, window):
     return window.timeline.panel
 
 
-def bars(item) -> dict[float, float]:
-    return {float(x): float(h) for x, h in zip(item.opts["x"], item.opts["height"])}
-
-
 def test_resilience_and_findings_are_marked_on_the_timeline_from_their_moment(qtbot, window, tmp_path):
     open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
     built_timeline(qtbot, window)
@@ -208,10 +204,11 @@ def test_bars_show_only_what_has_happened_at_the_cursor(qtbot, window, tmp_path)
     assert figures.tool_ms[int(tool)] > 0 and figures.tokens_in[int(llm2)] > 0
     tool_start = next(j for j, e in enumerate(run.typed_events) if e["type"].endswith("stream.tool_start"))
     move(window, run.axis.typed_after[tool_start])  # the tool is running
-    assert bars(panel.tool_bars)[tool] == 0  # not its final height
+    assert panel.shown_figure(int(tool)) == (0, 0, 0)  # not its final height
     assert tool in panel.running_stops  # drawn as running
-    assert bars(panel.token_in_bars)[llm2] == 0 and bars(panel.token_out_bars)[llm2] == 0  # a later turn: nothing
+    assert panel.shown_figure(int(llm2)) is None  # a later turn: hidden, not dimmed
+    assert panel.bar_future.brush.color().alpha() == 255
     move(window, len(run.axis))
-    assert bars(panel.tool_bars)[tool] == figures.tool_ms[int(tool)]
-    assert bars(panel.token_in_bars)[llm2] == figures.tokens_in[int(llm2)]
+    assert panel.shown_figure(int(tool))[2] == figures.tool_ms[int(tool)]
+    assert panel.shown_figure(int(llm2))[0] == figures.tokens_in[int(llm2)]
     assert tool not in panel.running_stops

@@ -48,7 +48,6 @@ from afp_desktop.app.session import SPEEDS
 AXIS_SIDE_WIDTH = 58
 ERROR_RED = "#d03a3a"
 INITIAL_STOPS_SHOWN = 80        # a long run opens on a readable window around the cursor; zoom out to see all
-RUNNING_STUB = 0.25             # a call running at the cursor: an outlined stub this share of the bars' height
 VEIL_OFFSET = 0.35              # the veil over "not yet" starts just past the current marker and its bar           # both plots reserve the same side room so their x positions line up
 TICK_FONT_PX = 11
 LABEL_GAP_PX = 16
@@ -352,13 +351,16 @@ class TimelinePanel(QWidget):
         self.bar_plot.getAxis("right").setLabel("tool ms", color=tool)
         shade = QColor(pal.background)
         shade.setAlpha(150)
-        for region in (self.future, self.bar_future, self.tool_future):
-            region.set_brush(pg.mkBrush(shade))
+        self.future.set_brush(pg.mkBrush(shade))  # the stops to come show through, dimmed
+        for region in (self.bar_future, self.tool_future):  # their figures are not known yet: hidden
+            region.set_brush(pg.mkBrush(QColor(pal.background)))
         self.cursor_line.setPen(pg.mkPen(pal.cursor, width=2))
         self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
         self.overview.set_colours(pal.background, pal.selection, pal.cursor)
         self._draw_stops()
         self.overview.set_stops(len(self.stops), self._overview_rgba(self.stops))
+        if self.session.moment is not None and self.stops:
+            self._draw_known_bars(self.session.moment)
 
     def _overview_rgba(self, stops: list[dict]) -> Callable[[int], int]:
         """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style).
@@ -684,74 +686,96 @@ class TimelinePanel(QWidget):
         llm = QColor(pal.kind("user->llm").accent)
         llm_light = QColor(llm)
         llm_light.setAlpha(120)
-        known = self._known_figures(figures, first, last)
-        tokens_in, tokens_out_from, tokens_out = stacked([k.tokens_in for k in known], [k.tokens_out for k in known])
+        tokens_in, tokens_out_from, tokens_out = stacked(figures.tokens_in[first:last], figures.tokens_out[first:last])
         self.token_in_bars.setOpts(x=xs, height=tokens_in, width=0.6, brush=llm, pen=pg.mkPen(None))
         self.token_out_bars.setOpts(x=xs, y0=tokens_out_from, height=tokens_out, width=0.6,
                                     brush=llm_light, pen=pg.mkPen(None))
-        self.tool_bars.setOpts(x=xs, height=plotted_all([k.tool_ms for k in known]), width=0.6,
+        self.tool_bars.setOpts(x=xs, height=plotted_all(figures.tool_ms[first:last]), width=0.6,
                                brush=pal.kind("llm->tool").accent, pen=pg.mkPen(None))
-        self._draw_running(known, first, llm, QColor(pal.kind("llm->tool").accent))
 
     # ------------------------------------------------------------------------ what is known at the cursor
-    def _known_figures(self, figures, first: int, last: int) -> list:
-        """Stops first..last-1's figures as known at the cursor: a call's tokens and a tool's time only once it
-        has ended, nothing of a stop still to come (its bar is not drawn at its true height under the veil)."""
+    def _partial_stops(self, moment, figures) -> list[int]:
+        """The stops whose bars are not wholly known at the moment: the one the cursor is in, and any whose call
+        is still running."""
+        from bisect import bisect_left
+
+        count = len(self.stops)
+        partial = set()
+        current = bisect_left(self.ends, moment.position)
+        if current < count:
+            partial.add(current)
+        if figures.nodes is not None:
+            if getattr(self, "_stop_of_node", (None,))[0] is not figures:
+                self._stop_of_node = (figures, {n: i for i, nodes in enumerate(figures.nodes) for n in nodes})
+            stop_of = self._stop_of_node[1]
+            partial.update(stop_of[n] for n in moment.facts.open_nodes(moment.n_domain) if n in stop_of)
+        return sorted(i for i in partial if i < count)
+
+    def known_figure(self, i: int):
+        """Stop i's figures as known at the cursor (KnownFigure): what its column shows."""
         from afp_desktop.core.model.timeline import KnownFigure
 
-        moment, run = self.session.moment, self.session.run
-        if moment is None or run is None or figures.nodes is None:
-            return [KnownFigure(figures.tokens_in[i], figures.tokens_out[i], figures.tool_ms[i], False, False)
-                    for i in range(first, last)]
+        figures, moment, run = getattr(self, "_figures", None), self.session.moment, self.session.run
+        if figures is None or moment is None or run is None or figures.nodes is None:
+            return None if figures is None else KnownFigure(figures.tokens_in[i], figures.tokens_out[i],
+                                                            figures.tool_ms[i], False, False)
         facts, n_domain = moment.facts, moment.n_domain
-        started = facts.nodes_started(n_domain)
         ended = facts.ended
-
-        def has_ended(n: int) -> bool:
-            return ended[n] is not None and ended[n] < n_domain
-
-        fold_nodes = run.step_fold.nodes
-        return [figures.known(i, fold_nodes, started, has_ended) for i in range(first, last)]
-
-    def _known_key(self, moment):
-        """What the bars drawn depend on at a moment: the calls started, and those of them still running."""
-        facts = moment.facts
-        return facts.nodes_started(moment.n_domain), facts.open_nodes(moment.n_domain)
+        return figures.known(i, run.step_fold.nodes, facts.nodes_started(n_domain),
+                             lambda n: ended[n] is not None and ended[n] < n_domain)
 
     def _draw_known_bars(self, moment) -> None:
-        """The cursor moved: draw the bars anew when what is known of them changed."""
-        if getattr(self, "_figures", None) is None:
-            return
-        key = self._known_key(moment)
-        if key != getattr(self, "_bars_known_at", None):
-            self._bars_known_at = key
-            self._bars_drawn = None
-            self._draw_bars()
+        """Columns over the stops not wholly known at the cursor, drawn over the veil: only what is known there
+        (timeline_known.py). Tool time is drawn in the token view, scaled to the tool axis: the tool view lies
+        under the token view's veil."""
+        from afp_desktop.app.panels.timeline_known import Column, KnownColumns
 
-    def _draw_running(self, known: list, first: int, llm: QColor, tool: QColor) -> None:
-        """A call running at the cursor: an outlined stub, not a bar of its (unknown yet) height."""
-        if not hasattr(self, "running_bars"):
-            self.running_bars = CulledBars(x=[], height=[], width=0.6)
-            self.running_tool_bars = CulledBars(x=[], height=[], width=0.6)
-            self.bar_plot.addItem(self.running_bars)
-            self.tool_view.addItem(self.running_tool_bars)
+        if not hasattr(self, "known_columns"):
+            self.known_columns = KnownColumns(self.bar_plot.vb)
+        figures = getattr(self, "_figures", None)
+        if figures is None or not self.stops:
+            self.known_columns.clear()
+            return
+        pal = self.theme_palette
+        llm = QColor(pal.kind("user->llm").accent)
+        llm_light = QColor(llm)
+        llm_light.setAlpha(120)
+        tool = QColor(pal.kind("llm->tool").accent)
         low, high = self.bar_plot.vb.viewRange()[1]
         tool_low, tool_high = self.tool_view.viewRange()[1]
-        for bars, colour, running, top in (
-                (self.running_bars, llm, [first + k for k, f in enumerate(known) if f.llm_running], high - low),
-                (self.running_tool_bars, tool, [first + k for k, f in enumerate(known) if f.tool_running],
-                 tool_high - tool_low)):
-            bars.setOpts(x=running, height=[RUNNING_STUB * top] * len(running), width=0.6, brush=pg.mkBrush(None),
-                         pen=pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine))
+        scale = (high - low) / (tool_high - tool_low) if tool_high > tool_low else 0.0
+        argb = QColor.NameFormat.HexArgb
+        columns = []
+        for i in self._partial_stops(moment, figures):
+            known = self.known_figure(i)
+            if not (known.tokens_in or known.tokens_out or known.tool_ms or known.llm_running or known.tool_running
+                    or figures.tokens_in[i] or figures.tokens_out[i] or figures.tool_ms[i]):
+                continue  # (nothing drawn there, known or not)
+            segments = ((0.0, known.tool_ms * scale, tool.name(argb)), (0.0, known.tokens_in, llm.name(argb)),
+                        (known.tokens_in, known.tokens_out, llm_light.name(argb)))
+            columns.append(Column(float(i), segments, known.llm_running or known.tool_running))
+        running = tool if any(self.known_figure(int(c.x)).tool_running for c in columns if c.running) else llm
+        self.known_columns.show(tuple(columns), QColor(pal.background), running)
 
     @property
     def running_stops(self) -> list[float]:
         """x of the stops with a call running at the cursor (drawn as outlined stubs)."""
-        shown = []
-        for bars in (getattr(self, "running_bars", None), getattr(self, "running_tool_bars", None)):
-            if bars is not None and bars.opts.get("x") is not None:
-                shown += list(bars.opts["x"])
-        return sorted(shown)
+        known = getattr(self, "known_columns", None)
+        return sorted(column.x for column in known.columns if column.running) if known is not None else []
+
+    def shown_figure(self, i: int) -> tuple[float, float, float] | None:
+        """What stop i's bars show at the cursor: (tokens in, tokens out, tool ms), or None when the veil over
+        the stops to come hides them."""
+        figures = getattr(self, "_figures", None)
+        if figures is None:
+            return None
+        known = getattr(self, "known_columns", None)
+        if known is not None and any(column.x == i for column in known.columns):  # (drawn over the veil)
+            figure = self.known_figure(i)
+            return figure.tokens_in, figure.tokens_out, figure.tool_ms
+        if i - 0.3 >= self.bar_future.start:
+            return None
+        return figures.tokens_in[i], figures.tokens_out[i], figures.tool_ms[i]
 
     def _set_crumbs(self) -> None:
         while self.crumb_bar.count():
