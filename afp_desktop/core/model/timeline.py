@@ -188,7 +188,9 @@ def node_figure(node: Mapping[str, Any]) -> tuple[str, float, float, float]:
     if kind == "llm->tool":
         start, end = _number(node.get("startOffsetMs")), _number(node.get("endOffsetMs"))
         return kind, 0.0, 0.0, (end - start if start is not None and end is not None and end >= start else 0.0)
-    tokens = node.get("tokens") if isinstance(node.get("tokens"), dict) else {}
+    tokens = node.get("tokens")
+    if not isinstance(tokens, dict):
+        tokens = {}
     return str(kind), _number(tokens.get("in")) or 0.0, _number(tokens.get("out")) or 0.0, 0.0
 
 
