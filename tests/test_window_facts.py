@@ -212,3 +212,14 @@ def test_bars_show_only_what_has_happened_at_the_cursor(qtbot, window, tmp_path)
     assert panel.shown_figure(int(tool))[2] == figures.tool_ms[int(tool)]
     assert panel.shown_figure(int(llm2))[0] == figures.tokens_in[int(llm2)]
     assert tool not in panel.running_stops
+
+
+def test_a_run_of_very_many_findings_lists_the_first_and_counts_them_all(qtbot, window, tmp_path, monkeypatch):
+    from afp_desktop.app.panels import findings_panel
+
+    monkeypatch.setattr(findings_panel, "MAX_LISTED", 5)
+    open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
+    panel = window.panels["findings"]
+    total = len(facts_of_run(window.session.run).findings.all)
+    assert panel.tree.topLevelItemCount() == 5
+    assert f"{total} findings known" in panel.summary.text() and f"the first 5 of {total}" in panel.summary.text()

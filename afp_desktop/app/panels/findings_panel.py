@@ -19,6 +19,7 @@ from afp_desktop.core.views.findings import Finding
 from afp_desktop.core.views.run_facts import facts_of_run
 
 COLUMNS = ("Event", "Finding")
+MAX_LISTED = 2000  # rows made (the first ones, in axis order); the summary says how many more (info --json: all)
 FINDING_ROLE = Qt.ItemDataRole.UserRole + 1
 # Greyed, yet readable: at least 4.5:1 against the panel's background in each theme.
 LATER_TEXT = {"light": "#5f6675", "dark": "#a0a8b8"}
@@ -48,6 +49,7 @@ class FindingsPanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.findings: list[Finding] = []
+        self.total = 0
         self._positions: list[int] = []
         self._known = -1  # how many rows are shown as known
         self.theme = "light"
@@ -83,15 +85,16 @@ class FindingsPanel(QWidget):
 
     # -- the rows ------------------------------------------------------------------------------------------
     def clear(self) -> None:
-        self.findings, self._positions, self._known = [], [], -1
+        self.findings, self._positions, self._known, self.total = [], [], -1, 0
         self.tree.clear()
         self.summary.setText(NO_RUN)
 
     def show_run(self, run) -> None:
         self.tree.clear()
         facts = facts_of_run(run)
-        self.findings = list(facts.findings.all)
-        self._positions = [finding.position for finding in self.findings]
+        self.total = len(facts.findings.all)
+        self.findings = list(facts.findings.all[:MAX_LISTED])
+        self._positions = [finding.position for finding in facts.findings.all]  # (every one: the counts)
         nodes = facts.facts.nodes
         for finding in self.findings:
             where = f"{finding.kind} · {step_name(nodes, finding.node)}"
@@ -125,15 +128,18 @@ class FindingsPanel(QWidget):
 
     def show_known(self, position: int) -> None:
         """Rows of findings that had happened by `position` as known; the rest greyed ("later") or hidden."""
-        known = bisect_right(self._positions, position)
+        known_all = bisect_right(self._positions, position)
+        known = min(known_all, len(self.findings))
         if not self.findings:
             self.summary.setText(NONE_FOUND if self.session.run is not None else NO_RUN)
             return
-        later = len(self.findings) - known
-        text = f"{known:,} finding{'s' if known != 1 else ''} known at the cursor (event {position:,})"
+        later = self.total - known_all
+        text = f"{known_all:,} finding{'s' if known_all != 1 else ''} known at the cursor (event {position:,})"
         if later:
             text += f"; {later:,} more later in the run" + (" (hidden: future steps are hidden)"
                                                           if self.future_mode == "hide" else " (greyed)")
+        if self.total > len(self.findings):
+            text += f"; the first {len(self.findings):,} of {self.total:,} are listed (info --json lists all)"
         self.summary.setText(text + ". Click one to go there.")
         if known == self._known:
             return
