@@ -14,8 +14,8 @@ from afp_desktop.core.views.run_facts import facts_of_run
 
 RESILIENCE_COLOUR = "#c25e00"
 FINDING_COLOUR = "#7b3fb5"
-RESILIENCE_Y = -0.55   # under the stop markers, in the row of the pause marks
-FINDING_Y = 0.55       # above the stop markers, in the row of the error crosses
+RESILIENCE_Y = -0.66   # under the stop markers, in the row of the pause marks
+FINDING_Y = 0.68       # above the stop markers, in the row of the error crosses
 LISTED = 12            # a shared marker's tooltip lists this many, then a count
 
 
@@ -101,7 +101,7 @@ class FactMarks:
         self._drawn_for = key
         xs, tips = grouped([(x_of_position(ends, e.position), f"{e.label} at event {e.position:,}: {e.text}")
                             for e in resilience])
-        self.resilience_markers.setData(x=xs, y=[RESILIENCE_Y] * len(xs), size=12, symbol=_retry_symbol(),
+        self.resilience_markers.setData(x=xs, y=[RESILIENCE_Y] * len(xs), size=10, symbol=_retry_symbol(),
                                         brush=pg.mkBrush(None), pen=pg.mkPen(RESILIENCE_COLOUR, width=2),
                                         data=tips)
         xs, tips = grouped([(x_of_position(ends, f.position), f"Finding at event {f.position:,} ({f.kind}): "
