@@ -223,3 +223,22 @@ def test_a_run_of_very_many_findings_lists_the_first_and_counts_them_all(qtbot, 
     total = len(facts_of_run(window.session.run).findings.all)
     assert panel.tree.topLevelItemCount() == 5
     assert f"{total} findings known" in panel.summary.text() and f"the first 5 of {total}" in panel.summary.text()
+
+
+def test_a_findings_row_is_as_tall_as_its_wrapped_message(qtbot, window, tmp_path):
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QFontMetrics
+
+    open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
+    window.apply_theme("dark")  # (the theme change lays the panel out again)
+    window.action("show_findings").trigger()
+    panel = window.panels["findings"]
+    tree = panel.tree
+    qtbot.waitUntil(lambda: tree.viewport().isVisible() and tree.viewport().width() > 100)
+    width = tree.viewport().width() - tree.columnWidth(0) - 10
+    metrics = QFontMetrics(tree.font())
+    for row in range(tree.topLevelItemCount()):
+        item = tree.topLevelItem(row)
+        needed = metrics.boundingRect(QRect(0, 0, width, 100_000), int(Qt.TextFlag.TextWordWrap), item.text(1))
+        assert tree.visualItemRect(item).height() >= needed.height()  # nothing of the message is cut
+        assert tree.visualItemRect(item).height() <= needed.height() + 4 * metrics.height()  # nor an empty box

@@ -109,9 +109,11 @@ class FindingsPanel(QWidget):
     def _fit_rows(self) -> None:
         """Each row as tall as its message needs, wrapped to the column's width (Qt's own measure of a wrapped
         cell counts its lines, not its wrapping: the end of a long message was cut)."""
-        width = self.tree.columnWidth(1) - 10
-        if width <= 20:
+        width = self.tree.viewport().width() - self.tree.columnWidth(0) - 10
+        if width <= 20 or not self.tree.isVisible():
+            self._fitted_width = None  # (measured when shown)
             return
+        self._fitted_width = width
         metrics = QFontMetrics(self.tree.font())
         flags = int(Qt.TextFlag.TextWordWrap)
         for row in range(self.tree.topLevelItemCount()):
@@ -157,6 +159,19 @@ class FindingsPanel(QWidget):
             for column in range(len(COLUMNS)):
                 item.setForeground(column, plain if happened else grey)
                 item.setFont(column, font)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_if_resized()
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._fit_if_resized()
+
+    def _fit_if_resized(self) -> None:
+        width = self.tree.viewport().width() - self.tree.columnWidth(0) - 10
+        if width != getattr(self, "_fitted_width", None):
+            self._fit_rows()
 
     def rows(self) -> list[tuple[bool, str]]:
         """(known at the cursor, message) of each row shown: for tests and the screenshot checks."""
