@@ -95,6 +95,11 @@ class FactMarks:
         facts = facts_of_run(run)
         position = self.session.position
         resilience, findings = facts.resilience.known(position), facts.findings.known(position)
+        spans = self.session.spans
+        if len(self.session.breadcrumb) > 1 and spans:  # drilled in: the marks of its own stops only
+            low, high = spans[0].start, spans[-1].end
+            resilience = [e for e in resilience if low < e.position <= high]
+            findings = [f for f in findings if low < f.position <= high]
         key = (run, id(ends), len(ends), len(resilience), len(findings))
         if key == self._drawn_for:
             return
