@@ -242,3 +242,14 @@ def test_a_findings_row_is_as_tall_as_its_wrapped_message(qtbot, window, tmp_pat
         needed = metrics.boundingRect(QRect(0, 0, width, 100_000), int(Qt.TextFlag.TextWordWrap), item.text(1))
         assert tree.visualItemRect(item).height() >= needed.height()  # nothing of the message is cut
         assert tree.visualItemRect(item).height() <= needed.height() + 4 * metrics.height()  # nor an empty box
+
+
+def test_no_call_is_drawn_running_at_the_end_of_a_finished_run(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, write(tmp_path, halted_stream()))  # (its tool never returned: the policy halted)
+    panel = built_timeline(qtbot, window)
+    labels = [span.label for span in window.session.spans]
+    tool = labels.index("Tool call")
+    move(window, window.session.run.run_ends.final.position - 1)
+    assert float(tool) in panel.running_stops  # running while the run was
+    move(window, len(window.session.run.axis))
+    assert panel.running_stops == []

@@ -35,6 +35,7 @@ from afp_desktop.app.panels.timeline_veil import Veil
 from afp_desktop.app.steady_label import SteadyLabel
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.model.plot_scale import axis_top, plotted_all, stacked
+from afp_desktop.core.model.replay import ACTIVE
 from afp_desktop.core.model.timeline import (
     has_usable_stops,
     ordinal_labels,
@@ -708,7 +709,8 @@ class TimelinePanel(QWidget):
             if getattr(self, "_stop_of_node", (None,))[0] is not figures:
                 self._stop_of_node = (figures, {n: i for i, nodes in enumerate(figures.nodes) for n in nodes})
             stop_of = self._stop_of_node[1]
-            partial.update(stop_of[n] for n in moment.facts.open_nodes(moment.n_domain) if n in stop_of)
+            if not moment.facts.over_at(moment.position):
+                partial.update(stop_of[n] for n in moment.facts.open_nodes(moment.n_domain) if n in stop_of)
         return sorted(i for i in partial if i < count)
 
     def known_figure(self, i: int):
@@ -719,10 +721,10 @@ class TimelinePanel(QWidget):
         if figures is None or moment is None or run is None or figures.nodes is None:
             return None if figures is None else KnownFigure(figures.tokens_in[i], figures.tokens_out[i],
                                                             figures.tool_ms[i], False, False)
-        facts, n_domain = moment.facts, moment.n_domain
-        ended = facts.ended
+        facts, n_domain, position = moment.facts, moment.n_domain, moment.position
+        # (at the end of a finished run no call is running: one the fold never closed is over, its time unknown)
         return figures.known(i, run.step_fold.nodes, facts.nodes_started(n_domain),
-                             lambda n: ended[n] is not None and ended[n] < n_domain)
+                             lambda n: facts.node_state(n, n_domain, position) != ACTIVE)
 
     def _draw_known_bars(self, moment) -> None:
         """Columns over the stops not wholly known at the cursor, drawn over the veil: only what is known there
