@@ -253,3 +253,12 @@ def test_no_call_is_drawn_running_at_the_end_of_a_finished_run(qtbot, window, tm
     assert float(tool) in panel.running_stops  # running while the run was
     move(window, len(window.session.run.axis))
     assert panel.running_stops == []
+
+
+def test_a_run_without_findings_says_so_without_an_empty_list(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, write(tmp_path, paused_stream()))
+    window.action("show_findings").trigger()
+    panel = window.panels["findings"]
+    assert "No findings in this run" in panel.summary.text() and not panel.tree.isVisibleTo(panel)
+    open_and_wait(qtbot, window, write(tmp_path, facts_stream(), "facts.ndjson"))
+    assert panel.tree.isVisibleTo(panel) and panel.tree.topLevelItemCount() > 0

@@ -75,6 +75,7 @@ class FindingsPanel(QWidget):
         layout.setSpacing(4)
         layout.addWidget(self.summary)
         layout.addWidget(self.tree, 1)
+        layout.addStretch(0)  # (no findings: the sentence alone at the top, no empty list under it)
         session.run_loaded.connect(self.show_run)
         session.run_closed.connect(self.clear)
         session.moment_changed.connect(lambda moment: self.show_known(moment.position))
@@ -87,6 +88,7 @@ class FindingsPanel(QWidget):
     def clear(self) -> None:
         self.findings, self._positions, self._known, self.total = [], [], -1, 0
         self.tree.clear()
+        self.tree.setVisible(False)
         self.summary.setText(NO_RUN)
 
     def show_run(self, run) -> None:
@@ -132,6 +134,9 @@ class FindingsPanel(QWidget):
         """Rows of findings that had happened by `position` as known; the rest greyed ("later") or hidden."""
         known_all = bisect_right(self._positions, position)
         known = min(known_all, len(self.findings))
+        if self.tree.isHidden() == bool(self.findings):
+            self.tree.setVisible(bool(self.findings))
+            self._fit_if_resized()
         if not self.findings:
             self.summary.setText(NONE_FOUND if self.session.run is not None else NO_RUN)
             return
