@@ -262,3 +262,30 @@ def test_a_run_without_findings_says_so_without_an_empty_list(qtbot, window, tmp
     assert "No findings in this run" in panel.summary.text() and not panel.tree.isVisibleTo(panel)
     open_and_wait(qtbot, window, write(tmp_path, facts_stream(), "facts.ndjson"))
     assert panel.tree.isVisibleTo(panel) and panel.tree.topLevelItemCount() > 0
+
+
+def test_a_followed_run_lists_and_marks_its_new_findings_and_its_end(qtbot, window, tmp_path):
+    lines = [line + b"\n" for line in facts_stream().ndjson().split(b"\n") if line.strip()]
+    path = tmp_path / "live.ndjson"
+    path.write_bytes(b"".join(lines[:20]))
+    window.open_file(path, follow=True)
+
+    def typed() -> int:
+        run = window.session.run
+        return len(run.typed_events) if run is not None and run.typed_events is not None else -1
+
+    qtbot.waitUntil(lambda: window.follow.active and typed() == 20 and window.timeline.built, timeout=10_000)
+    panel = window.panels["findings"]
+    before = panel.tree.topLevelItemCount()
+    assert window.summary.run_end.text() == "▶ running at the cursor"
+    with open(path, "ab") as handle:
+        handle.write(b"".join(lines[20:]))
+    qtbot.waitUntil(lambda: typed() == len(lines), timeout=5_000)
+    window.follow.growth.catch_up(now=True)
+    window.session.flush()
+    findings = facts_of_run(window.session.run).findings.all
+    assert panel.tree.topLevelItemCount() == len(findings) > before
+    assert window.session.position == len(window.session.run.axis)  # (the cursor follows the live end)
+    assert all(known for known, _ in panel.rows())
+    assert len("\n".join(window.features["fact_marks"].shown["findings"]).split("Finding at")) - 1 == len(findings)
+    assert window.summary.run_end.text() == "■ stopped by a budget"

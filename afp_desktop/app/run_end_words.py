@@ -24,13 +24,14 @@ TONE = {"completed": "done", "failed": "bad", "aborted": "bad", "budget": "bad",
         "paused": "note", "unknown": "note"}
 
 
-def end_at(run, position: int) -> RunEnd | None:
+def end_at(run, position: int, live: bool = False) -> RunEnd | None:
     """How the run ended as known at `position`; None while it is running there. At the file's last position a
-    run whose end is not in the file is "unknown" (cut off, or its start rotated away)."""
+    run whose end is not in the file is "unknown" (cut off, or its start rotated away) — unless the file is
+    followed as it is written (`live`): then it is still running."""
     ends = run.run_ends
     end = ends.at(position)
     if end.reason == "unknown":
-        if position < len(run.axis):
+        if position < len(run.axis) or live:
             return None
         end = ends.final
     return end

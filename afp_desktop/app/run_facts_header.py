@@ -1,5 +1,6 @@
-"""The header's run facts at the cursor: how the run ended (running until it has), and the library's own cost
-estimate with a limit once hit (app/run_end_words.py). A feature of the window's list."""
+"""The run facts at the cursor: how the run ended (running until it has; a followed file still being written is
+running at its end), in the header and under the chat; and the library's own cost estimate with a limit once hit,
+in the header (app/run_end_words.py). A feature of the window's list."""
 
 from __future__ import annotations
 
@@ -26,7 +27,10 @@ class RunFactsHeader:
         if run is None:
             self.clear()
             return
-        end = end_at(run, moment.position)
+        end = end_at(run, moment.position, live=self.window.follow.active)
+        chat = self.window.panels.get("chat")
+        if hasattr(chat, "show_end"):
+            chat.show_end(end)
         if end is None:
             tip = "The run has not ended at the cursor."
             self.window.summary.show_end(headline(None), tip, "")

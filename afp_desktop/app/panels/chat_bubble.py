@@ -332,17 +332,17 @@ class ChatBubblePanel(QWidget):
         if view.error is not None:
             failed = any(error.kind in ("fatal", "run") for error in moment.errors)
             self.error_note.setText(("⚠ The run failed: " if failed else "⚠ ") + view.error)
-        self._show_end(moment)
         self._show_thinking(moment)
         self._show_seen(moment)
 
-    def _show_end(self, moment) -> None:
-        """At the run's end (as known at the cursor): how it ended, said under the conversation. A failure the
-        error note already tells, and a pause whose question is shown, are not said twice."""
-        from afp_desktop.app.run_end_words import TONE, bubble_words, end_at
+    def show_end(self, end) -> None:
+        """How the run ended as known at the cursor (a RunEnd; None: running), said under the conversation
+        (app/run_facts_header.py tells it after each moment). A failure the error note already tells, and a pause
+        whose question is shown, are not said twice."""
+        from afp_desktop.app.run_end_words import TONE, bubble_words
 
-        end = end_at(self.session.run, moment.position)
-        said = end is not None and not (end.reason == "paused" and self.pause_note.isVisibleTo(self)) \
+        said = end is not None and self.moment is not None \
+            and not (end.reason == "paused" and self.pause_note.isVisibleTo(self)) \
             and not (end.reason == "failed" and self.error_note.isVisibleTo(self))
         self.end_note.setVisible(said)
         if said:
