@@ -289,3 +289,16 @@ def test_a_followed_run_lists_and_marks_its_new_findings_and_its_end(qtbot, wind
     assert all(known for known, _ in panel.rows())
     assert len("\n".join(window.features["fact_marks"].shown["findings"]).split("Finding at")) - 1 == len(findings)
     assert window.summary.run_end.text() == "■ stopped by a budget"
+
+
+def test_the_header_counts_the_findings_known_and_opens_their_panel(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
+    findings = facts_of_run(window.session.run).findings.all
+    summary = window.summary
+    move(window, findings[0].position - 1)
+    assert not summary.findings.isVisibleTo(summary)
+    move(window, findings[1].position)
+    assert summary.findings.text() == "2 findings" and findings[1].message in summary.findings.toolTip()
+    window.docks["inspector"].raise_()
+    qtbot.mouseClick(summary.findings, Qt.MouseButton.LeftButton)
+    assert window.panels["findings"].isVisible()

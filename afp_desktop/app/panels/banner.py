@@ -320,8 +320,14 @@ class SummaryStrip(QFrame):
         row.addWidget(self.name)
         row.addWidget(self.figures, 1)
         row.addWidget(self.cost)
+        self.findings = QPushButton()  # "3 findings" known at the cursor: opens the Findings panel
+        self.findings.setObjectName("findingsCount")
+        self.findings.setFlat(True)
+        self.findings.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.findings.setVisible(False)
         row.addWidget(self.library_cost)
         row.addWidget(self.run_end)
+        row.addWidget(self.findings)
         row.addWidget(self.errors)
         self.setVisible(False)
 
@@ -365,12 +371,21 @@ class SummaryStrip(QFrame):
         "note" amber; "" hides it (no run)."""
         self.run_end.setText(text)
         self.run_end.setToolTip(plain_tooltip(tooltip) if tooltip else "")
-        colour = {"bad": ERROR_TEXT[is_dark_palette()], "note": "#9a6700" if not is_dark_palette() else "#e0b050"}
+        colour = {"bad": ERROR_TEXT[is_dark_palette()], "note": "#8a5a00" if not is_dark_palette() else "#e0b050"}
         self.run_end.setStyleSheet(f"QLabel#runEnd {{ color: {colour[tone]}; font-weight: bold; }}" if tone in colour
                                    else "QLabel#runEnd { font-weight: bold; }" if tone == "done" else "")
         self.run_end.setVisible(bool(text))
 
+    def show_findings(self, known: int, tooltip: str = "") -> None:
+        """How many findings are known at the cursor (0 hides the count)."""
+        self.findings.setText(_count(known, "finding"))
+        self.findings.setToolTip(plain_tooltip(tooltip) if tooltip else "")
+        self.findings.setStyleSheet("QPushButton#findingsCount { color: %s; font-weight: bold; border: none; }"
+                                    % ("#c9a6ff" if is_dark_palette() else "#6a32a8"))
+        self.findings.setVisible(known > 0)
+
     @property
     def text(self) -> str:
-        extra = tuple(label.text() for label in (self.cost, self.library_cost, self.run_end) if label.text())
+        extra = tuple(label.text() for label in (self.cost, self.library_cost, self.run_end, self.findings)
+                      if label.text() and not label.isHidden())
         return " · ".join((self.name.full_text(), self.figures.full_text(), *extra, self.errors.text()))
