@@ -93,3 +93,14 @@ def test_dimmed_cards_draw_their_text_opaque(qtbot):
                  for y in range(int(box.y) + 2, int(box.bottom) - 2)]
     strongest = max(text_area, key=lambda colour: contrast_ratio(colour, faded))
     assert contrast_ratio(strongest, faded) >= 4.5  # the glyphs' cores: not faded with the card
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_run_facts_colours_read_on_the_window(theme):
+    """The header's findings count and the Findings panel's greyed rows (findings still to come)."""
+    from afp_desktop.app.panels.banner import FINDING_TEXT
+    from afp_desktop.app.panels.findings_panel import LATER_TEXT
+
+    for colour in (FINDING_TEXT[theme == "dark"], LATER_TEXT[theme]):
+        for background in (_R.Window, _R.Base, _R.AlternateBase):
+            assert contrast_ratio(colour, role(background, theme)) >= 4.5, (theme, colour, background)

@@ -13,9 +13,10 @@ from PySide6.QtWidgets import (
 
 from afp_desktop.app.notice_words import BannerMessage, by_severity, message_for
 from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.app.theme import ERROR_TEXT, is_dark_palette
+from afp_desktop.app.theme import ERROR_TEXT, NOTE_TEXT, is_dark_palette
 from afp_desktop.core.model.summary import RunSummary
 
+FINDING_TEXT = ("#6a32a8", "#c9a6ff")  # the findings count (light, dark): the findings' purple, readable as text
 LEVEL_MARK = {"error": "✖", "warning": "⚠", "info": "ℹ"}
 LEVEL_STYLE = {  # (light background, light border, dark background, dark border)
     "error": ("#fde7e7", "#d33a3a", "#4a1f1f", "#e06464"),
@@ -371,7 +372,7 @@ class SummaryStrip(QFrame):
         "note" amber; "" hides it (no run)."""
         self.run_end.setText(text)
         self.run_end.setToolTip(plain_tooltip(tooltip) if tooltip else "")
-        colour = {"bad": ERROR_TEXT[is_dark_palette()], "note": "#8a5a00" if not is_dark_palette() else "#e0b050"}
+        colour = {"bad": ERROR_TEXT[is_dark_palette()], "note": NOTE_TEXT[is_dark_palette()]}
         self.run_end.setStyleSheet(f"QLabel#runEnd {{ color: {colour[tone]}; font-weight: bold; }}" if tone in colour
                                    else "QLabel#runEnd { font-weight: bold; }" if tone == "done" else "")
         self.run_end.setVisible(bool(text))
@@ -381,7 +382,7 @@ class SummaryStrip(QFrame):
         self.findings.setText(_count(known, "finding"))
         self.findings.setToolTip(plain_tooltip(tooltip) if tooltip else "")
         self.findings.setStyleSheet("QPushButton#findingsCount { color: %s; font-weight: bold; border: none; }"
-                                    % ("#c9a6ff" if is_dark_palette() else "#6a32a8"))
+                                    % FINDING_TEXT[is_dark_palette()])
         self.findings.setVisible(known > 0)
 
     @property
