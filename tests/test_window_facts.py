@@ -127,7 +127,7 @@ def test_the_header_shows_the_librarys_cost_and_the_limit_once_hit(qtbot, window
     move(window, limit.position - 1)
     assert summary.library_cost.text() == "cost $0.0061"
     move(window, limit.position)
-    assert summary.library_cost.text() == "cost $0.0061 · cost limit $0.0050 hit"
+    assert summary.library_cost.text() == "cost $0.0061 · limit $0.0050 hit"
     assert "tool → llm (iteration 2): $0.0040" in summary.library_cost.toolTip()
     assert "The cost limit was reached" in summary.library_cost.toolTip()
 

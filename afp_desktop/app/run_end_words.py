@@ -97,7 +97,7 @@ def _limit_of(run, limits: list[Finding]) -> str:
         limit = payload.get("limit")
         number = isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit == limit
         if payload.get("kind") == "max_cost" and number:
-            return f"cost limit {usd(limit)}"
+            return f"limit {usd(limit)}"  # (beside the cost: a cost limit)
         kind = payload.get("kind")
         words = {"max_tokens": "token limit", "max_iterations": "iteration limit"}.get(kind) \
             if isinstance(kind, str) else None
