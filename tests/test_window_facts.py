@@ -4,10 +4,13 @@ on the timeline, the thinking stream beside the answer, and a timeline that draw
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 
+from afp_desktop.app.run_end_words import cost_words, end_at, headline
 from afp_desktop.core.views.run_facts import facts_of_run
-from tests.facts_run import Stream, facts_stream, halted_stream, paused_stream, thinking_stream
+from tests.facts_run import Stream, facts_stream, halted_stream, paused_stream, start, thinking_stream
 
 LOAD_TIMEOUT = 30_000
 
@@ -302,3 +305,28 @@ def test_the_header_counts_the_findings_known_and_opens_their_panel(qtbot, windo
     window.docks["inspector"].raise_()
     qtbot.mouseClick(summary.findings, Qt.MouseButton.LeftButton)
     assert window.panels["findings"].isVisible()
+
+
+# ── hostile payloads ──────────────────────────────────────────────────────────────────────────────────────────
+
+ANY_VALUE = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+                      st.text(max_size=20), st.lists(st.integers(), max_size=3),
+                      st.dictionaries(st.text(max_size=5), st.integers(), max_size=2))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(usd=ANY_VALUE, cumulative=ANY_VALUE, kind=ANY_VALUE, limit=ANY_VALUE, content=ANY_VALUE)
+def test_hostile_cost_and_limit_payloads_give_plain_words(usd, cumulative, kind, limit, content):
+    s = Stream()
+    start(s)
+    s.add("stream.llm_start", "call-llm#1", iteration=1, provider="p", model="m")
+    s.add("stream.thinking_delta", "consumer-emit#0", iteration=1, content=content)
+    s.add("stream.llm_end", "call-llm#1", iteration=1, content="ok", toolCallCount=0, usage={"input": 1})
+    s.add("cost.tick", "call-llm#1", estimatedUsd=usd, cumulative={"estimatedUsd": cumulative})
+    s.add("cost.limit_hit", "route#2", kind=kind, limit=limit, actual=usd, action="abort")
+    run = s.run()
+    for position in (0, len(run.axis) // 2, len(run.axis)):
+        words = cost_words(run, position)
+        assert isinstance(words.text, str) and isinstance(words.tooltip, str)
+        assert "inf" not in words.text.replace("info", "") and "nan" not in words.text
+        assert isinstance(headline(end_at(run, position)), str)

@@ -3,6 +3,7 @@ known there (core/model/run_end.py, core/views/run_facts.py). No Qt."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from afp_desktop.core.model.run_end import RunEnd
@@ -52,6 +53,10 @@ def bubble_words(end: RunEnd) -> str:
     return f"{mark} {end.message}"
 
 
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def usd(value: float) -> str:
     return f"${value:,.4f}" if abs(value) < 100 else f"${value:,.2f}"
 
@@ -76,7 +81,7 @@ def cost_words(run, position: int) -> CostWords:
     nodes = facts.facts.nodes
     for tick in (t for t in facts.costs if t.position <= position):
         spent = tick.payload.get("estimatedUsd")
-        priced = isinstance(spent, (int, float)) and not isinstance(spent, bool) and spent == spent
+        priced = _finite(spent)
         name = nodes[tick.node].get("label", "step") if tick.node is not None and tick.node < len(nodes) else "a call"
         iteration = nodes[tick.node].get("iterationIndex") if tick.node is not None and tick.node < len(nodes) else None
         where = f"{name} (iteration {iteration})" if isinstance(iteration, int) else str(name)
@@ -95,7 +100,7 @@ def _limit_of(run, limits: list[Finding]) -> str:
         if finding.kind != "cost.limit_hit" or not isinstance(payload, dict):
             continue
         limit = payload.get("limit")
-        number = isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit == limit
+        number = _finite(limit)
         if payload.get("kind") == "max_cost" and number:
             return f"limit {usd(limit)}"  # (beside the cost: a cost limit)
         kind = payload.get("kind")
