@@ -285,6 +285,7 @@ class ChatBubblePanel(QWidget):
 
     def _on_run_closed(self) -> None:
         self.moment = None
+        self._thinking_of = self._thinking = None  # (nothing of a closed run is kept: it is freed)
         self._settle()
         self.refresh()
 
