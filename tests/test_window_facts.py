@@ -343,3 +343,16 @@ def test_the_facts_kept_per_run_do_not_keep_the_run_alive():
     del run
     gc.collect()
     assert gone() is None
+
+
+def test_a_pause_mark_is_drawn_only_once_the_pause_has_happened(qtbot, window):
+    from tests.corpus_util import corpus_path
+
+    open_and_wait(qtbot, window, corpus_path("06-pause-resume", "events.ndjson"))
+    built_timeline(qtbot, window)
+    pauses = window.features["pauses"]
+    (mark,) = pauses.marks
+    move(window, mark.position - 1)
+    assert len(pauses.markers.data) == 0
+    move(window, mark.position)
+    assert len(pauses.markers.data) == 1
