@@ -9,6 +9,7 @@ axis position, one step per event.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from typing import Callable
 
 import pyqtgraph as pg
@@ -30,6 +31,7 @@ from afp_desktop.app.panels.culled_bars import CulledBars
 from afp_desktop.app.panels.event_slider import EventSlider
 from afp_desktop.app.panels.plot_cache import cache_pixels
 from afp_desktop.app.panels.timeline_markers import StopMarkers
+from afp_desktop.app.panels.timeline_known import Column, KnownColumns
 from afp_desktop.app.panels.timeline_overview import TimelineOverview
 from afp_desktop.app.panels.timeline_veil import Veil
 from afp_desktop.app.steady_label import SteadyLabel
@@ -37,6 +39,7 @@ from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop.core.model.plot_scale import axis_top, plotted_all, stacked
 from afp_desktop.core.model.replay import ACTIVE
 from afp_desktop.core.model.timeline import (
+    KnownFigure,
     has_usable_stops,
     ordinal_labels,
     stop_at_x,
@@ -158,6 +161,9 @@ class TimelinePanel(QWidget):
         self.ends: list[int] = []
         self.current_stop: int | None = None
         self.error_positions: list[float] = []  # x of each error marker
+        self._errors: list = []  # the run's errors (a cross for those known at the cursor)
+        self._errors_drawn = -1
+        self._stop_of_node: tuple = (None, {})  # (figures, node → the stop its figures are summed on)
         self._drillable: list[bool] = []
         self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self._build()
@@ -329,6 +335,8 @@ class TimelinePanel(QWidget):
         self.bar_future = Veil(plot.vb)
         self.bar_future.setZValue(10)
         plot.addItem(self.bar_future, ignoreBounds=True)
+        # Over the stops not wholly known at the cursor (and over the veil): only what is known there.
+        self.known_columns = KnownColumns(plot.vb)
 
     def _sync_tool_view(self) -> None:
         self.tool_view.setGeometry(self.bar_plot.vb.sceneBoundingRect())
@@ -619,13 +627,10 @@ class TimelinePanel(QWidget):
 
     def _draw_known_errors(self) -> None:
         """A red cross for each error known at the cursor: one still to come is not drawn (not even veiled)."""
-        errors = getattr(self, "_errors", [])
-        known = sum(1 for error in errors if error.position <= self.session.position)
-        if known == getattr(self, "_errors_drawn", -1):
+        errors = [error for error in self._errors if error.position <= self.session.position]
+        if len(errors) == self._errors_drawn:
             return
-        self._errors_drawn = known
-        errors = errors[:known] if all(a.position <= b.position for a, b in zip(errors, errors[1:])) else \
-            [error for error in errors if error.position <= self.session.position]
+        self._errors_drawn = len(errors)
         self.error_positions = [x_of_position(self.ends, error.position) for error in errors]
         self.error_markers.setData(x=self.error_positions, y=[0.55] * len(errors), size=13, symbol="x",
                                    brush=pg.mkBrush(ERROR_RED), pen=pg.mkPen(ERROR_RED, width=1),
@@ -698,15 +703,13 @@ class TimelinePanel(QWidget):
     def _partial_stops(self, moment, figures) -> list[int]:
         """The stops whose bars are not wholly known at the moment: the one the cursor is in, and any whose call
         is still running."""
-        from bisect import bisect_left
-
         count = len(self.stops)
         partial = set()
         current = bisect_left(self.ends, moment.position)
         if current < count:
             partial.add(current)
         if figures.nodes is not None:
-            if getattr(self, "_stop_of_node", (None,))[0] is not figures:
+            if self._stop_of_node[0] is not figures:
                 self._stop_of_node = (figures, {n: i for i, nodes in enumerate(figures.nodes) for n in nodes})
             stop_of = self._stop_of_node[1]
             if not moment.facts.over_at(moment.position):
@@ -715,8 +718,6 @@ class TimelinePanel(QWidget):
 
     def known_figure(self, i: int):
         """Stop i's figures as known at the cursor (KnownFigure): what its column shows."""
-        from afp_desktop.core.model.timeline import KnownFigure
-
         figures, moment, run = getattr(self, "_figures", None), self.session.moment, self.session.run
         if figures is None or moment is None or run is None or figures.nodes is None:
             return None if figures is None else KnownFigure(figures.tokens_in[i], figures.tokens_out[i],
@@ -730,10 +731,6 @@ class TimelinePanel(QWidget):
         """Columns over the stops not wholly known at the cursor, drawn over the veil: only what is known there
         (timeline_known.py). Tool time is drawn in the token view, scaled to the tool axis: the tool view lies
         under the token view's veil."""
-        from afp_desktop.app.panels.timeline_known import Column, KnownColumns
-
-        if not hasattr(self, "known_columns"):
-            self.known_columns = KnownColumns(self.bar_plot.vb)
         figures = getattr(self, "_figures", None)
         if figures is None or not self.stops:
             self.known_columns.clear()
@@ -747,7 +744,7 @@ class TimelinePanel(QWidget):
         tool_low, tool_high = self.tool_view.viewRange()[1]
         scale = (high - low) / (tool_high - tool_low) if tool_high > tool_low else 0.0
         argb = QColor.NameFormat.HexArgb
-        columns = []
+        columns, tool_running = [], False
         for i in self._partial_stops(moment, figures):
             known = self.known_figure(i)
             if not (known.tokens_in or known.tokens_out or known.tool_ms or known.llm_running or known.tool_running
@@ -756,14 +753,13 @@ class TimelinePanel(QWidget):
             segments = ((0.0, known.tool_ms * scale, tool.name(argb)), (0.0, known.tokens_in, llm.name(argb)),
                         (known.tokens_in, known.tokens_out, llm_light.name(argb)))
             columns.append(Column(float(i), segments, known.llm_running or known.tool_running))
-        running = tool if any(self.known_figure(int(c.x)).tool_running for c in columns if c.running) else llm
-        self.known_columns.show(tuple(columns), QColor(pal.background), running)
+            tool_running = tool_running or known.tool_running
+        self.known_columns.show(tuple(columns), QColor(pal.background), tool if tool_running else llm)
 
     @property
     def running_stops(self) -> list[float]:
         """x of the stops with a call running at the cursor (drawn as outlined stubs)."""
-        known = getattr(self, "known_columns", None)
-        return sorted(column.x for column in known.columns if column.running) if known is not None else []
+        return sorted(column.x for column in self.known_columns.columns if column.running)
 
     def shown_figure(self, i: int) -> tuple[float, float, float] | None:
         """What stop i's bars show at the cursor: (tokens in, tokens out, tool ms), or None when the veil over
@@ -771,8 +767,7 @@ class TimelinePanel(QWidget):
         figures = getattr(self, "_figures", None)
         if figures is None:
             return None
-        known = getattr(self, "known_columns", None)
-        if known is not None and any(column.x == i for column in known.columns):  # (drawn over the veil)
+        if any(column.x == i for column in self.known_columns.columns):  # (drawn over the veil)
             figure = self.known_figure(i)
             return figure.tokens_in, figure.tokens_out, figure.tool_ms
         if i - 0.3 >= self.bar_future.start:
