@@ -52,6 +52,7 @@ class FindingsPanel(QWidget):
         self.total = 0
         self._positions: list[int] = []
         self._known = -1  # how many rows are shown as known
+        self._fitted_width: int | None = None  # the width the rows were measured at
         self.theme = "light"
         self.future_mode = "dim"
         self.summary = QLabel()
@@ -175,7 +176,7 @@ class FindingsPanel(QWidget):
 
     def _fit_if_resized(self) -> None:
         width = self.tree.viewport().width() - self.tree.columnWidth(0) - 10
-        if width != getattr(self, "_fitted_width", None):
+        if width != self._fitted_width:
             self._fit_rows()
 
     def rows(self) -> list[tuple[bool, str]]:
