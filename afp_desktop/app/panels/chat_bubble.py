@@ -6,12 +6,16 @@ Every piece of trace text goes through plain-text labels: a prompt or answer hol
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from afp_desktop.app.panels.stop_lines import StopLines
 from afp_desktop.app.plain_text import TOOLTIP_CHARS, plain_label, plain_tooltip
+from afp_desktop.app.run_end_words import TONE, bubble_words
+from afp_desktop.core.views.run_facts import facts_of_run
 
 
 USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
@@ -191,7 +195,10 @@ class ChatBubblePanel(QWidget):
         self.end_note = plain_label()  # how the run ended, once it has at the cursor (app/run_end_words.py)
         self.end_note.setObjectName("bubbleEnd")
         self.end_note.setWordWrap(True)
+        self._end_tone: str | None = None
         self.thinking_row = _Row(Bubble(*COLOURS["light"]["thinking"]), right=False)  # the model's reasoning
+        self._thinking_of = None  # the run whose reasoning chunks are kept in _thinking (notes, their positions)
+        self._thinking: tuple | None = None
         self.seen_lines = StopLines()  # the title "During …, the chat user saw …" and the lines
         self.seen_lines.setObjectName("seenLines")
 
@@ -250,7 +257,7 @@ class ChatBubblePanel(QWidget):
         self.trace_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
                                       "padding: 6px;")
         self._end_colours = {"bad": colours["error"], "note": colours["note"], "done": colours["ended"]}
-        if getattr(self, "_end_tone", None) is not None:
+        if self._end_tone is not None:
             self._colour_end(self._end_tone)
         self.pause_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
                                       "padding: 6px;")
@@ -340,8 +347,6 @@ class ChatBubblePanel(QWidget):
         """How the run ended as known at the cursor (a RunEnd; None: running), said under the conversation
         (app/run_facts_header.py tells it after each moment). A failure the error note already tells, and a pause
         whose question is shown, are not said twice."""
-        from afp_desktop.app.run_end_words import TONE, bubble_words
-
         said = end is not None and self.moment is not None \
             and not (end.reason == "paused" and self.pause_note.isVisibleTo(self)) \
             and not (end.reason == "failed" and self.error_note.isVisibleTo(self))
@@ -358,12 +363,8 @@ class ChatBubblePanel(QWidget):
     def _show_thinking(self, moment) -> None:
         """The model's reasoning (stream.thinking_delta) for the latest LLM call started at the cursor, beside
         its answer: as much of it as had arrived by then, as tokens are."""
-        from bisect import bisect_right
-
-        from afp_desktop.core.views.run_facts import facts_of_run
-
         run = self.session.run
-        if getattr(self, "_thinking_of", None) is not run:
+        if self._thinking_of is not run:
             notes = facts_of_run(run).thinking
             self._thinking_of, self._thinking = run, (notes, [note.position for note in notes])
         notes, positions = self._thinking
