@@ -97,9 +97,13 @@ def test_dimmed_cards_draw_their_text_opaque(qtbot):
 
 @pytest.mark.parametrize("theme", THEMES)
 def test_the_run_facts_colours_read_on_the_window(theme):
-    """The header's findings count and the Findings panel's greyed rows (findings still to come)."""
+    """The header's findings count, the Findings panel's greyed rows (findings still to come) and the cards'
+    retries-and-findings pill."""
     from afp_desktop.app.panels.banner import FINDING_TEXT
     from afp_desktop.app.panels.findings_panel import LATER_TEXT
+    from afp_desktop.app.panels.graph_canvas import FACT_BADGE_FILL, FACT_BADGE_TEXT
+
+    assert contrast_ratio(FACT_BADGE_TEXT, FACT_BADGE_FILL) >= 4.5
 
     for colour in (FINDING_TEXT[theme == "dark"], LATER_TEXT[theme]):
         for background in (_R.Window, _R.Base, _R.AlternateBase):

@@ -356,3 +356,21 @@ def test_a_pause_mark_is_drawn_only_once_the_pause_has_happened(qtbot, window):
     assert len(pauses.markers.data) == 0
     move(window, mark.position)
     assert len(pauses.markers.data) == 1
+
+
+def test_a_cards_pill_counts_its_retries_and_findings_known_at_the_cursor(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
+    facts = facts_of_run(window.session.run)
+    canvas, to_shown = window.canvas, window.folding.to_shown
+    llm = to_shown(facts.resilience.all[0].node)
+    move(window, facts.resilience.all[0].position - 1)
+    assert canvas.art.fact_badges == {}
+    move(window, facts.resilience.all[1].position)
+    assert canvas.art.fact_badges == {llm: "↻ 2"}
+    first = facts.findings.all[0]
+    move(window, first.position)
+    assert canvas.art.fact_badges[to_shown(first.node)] == "◆ 1"
+    move(window, len(window.session.run.axis))
+    assert canvas.art.fact_badges[llm] == "↻ 4"
+    assert sum(int(part.split()[-1]) for text in canvas.art.fact_badges.values() for part in text.split(" · ")
+               if part.startswith("◆")) == sum(f.node is not None for f in facts.findings.all)

@@ -54,6 +54,7 @@ class FactMarks:
         self.finding_markers = None
         self._timeline = None
         self._drawn_for: tuple | None = None
+        self._badges_shown: tuple | None = None
         window.timeline.when_built(self._attach)
         self.session.run_loaded.connect(lambda _run: self.redraw())
         self.session.run_closed.connect(self.redraw)
@@ -81,20 +82,24 @@ class FactMarks:
         self._draw()
 
     def _draw(self) -> None:
-        """The marks known at the cursor (drawn anew only when that changes)."""
-        if self._timeline is None:
-            return
-        import pyqtgraph as pg
-
-        run, ends = self.session.run, self._timeline.ends
-        if run is None or not ends or self.session.moment is None:
-            self._drawn_for = None
-            self.resilience_markers.setData([])
-            self.finding_markers.setData([])
+        """The marks known at the cursor, on the cards and on the timeline (drawn anew only when that changes)."""
+        run = self.session.run
+        if run is None or self.session.moment is None:
+            self._show_on_cards([], [])
+            self._clear_timeline()
             return
         facts = facts_of_run(run)
         position = self.session.position
         resilience, findings = facts.resilience.known(position), facts.findings.known(position)
+        self._show_on_cards(resilience, findings)
+        if self._timeline is None:
+            return
+        import pyqtgraph as pg
+
+        ends = self._timeline.ends
+        if not ends:
+            self._clear_timeline()
+            return
         spans = self.session.spans
         if len(self.session.breadcrumb) > 1 and spans:  # drilled in: the marks of its own stops only
             low, high = spans[0].start, spans[-1].end
@@ -114,6 +119,29 @@ class FactMarks:
         self.finding_markers.setData(x=xs, y=[FINDING_Y] * len(xs), size=9, symbol="d",
                                      brush=pg.mkBrush(FINDING_COLOUR), pen=pg.mkPen(FINDING_COLOUR, width=1),
                                      data=tips)
+
+    def _clear_timeline(self) -> None:
+        self._drawn_for = None
+        if self._timeline is not None:
+            self.resilience_markers.setData([])
+            self.finding_markers.setData([])
+
+    def _show_on_cards(self, resilience, findings) -> None:
+        """A pill on each card with retries or findings known at the cursor: "↻ 2 · ◆ 3"."""
+        canvas = self.window.canvas
+        to_shown = self.window.folding.to_shown  # (the run's steps → the cards drawn: folds, framework steps)
+        counts: dict[int, list[int]] = {}
+        for marks, k in ((resilience, 0), (findings, 1)):
+            for mark in marks:
+                card = to_shown(mark.node) if mark.node is not None else None
+                if card is not None:
+                    counts.setdefault(card, [0, 0])[k] += 1
+        badges = {card: " · ".join(part for part in (f"↻ {r}" if r else "", f"◆ {f}" if f else "") if part)
+                  for card, (r, f) in counts.items()}
+        key = (id(canvas.art), badges)
+        if key != self._badges_shown:
+            self._badges_shown = key
+            canvas.set_fact_badges(badges)
 
     @property
     def shown(self) -> dict[str, list[str]]:
