@@ -93,3 +93,18 @@ def test_dimmed_cards_draw_their_text_opaque(qtbot):
                  for y in range(int(box.y) + 2, int(box.bottom) - 2)]
     strongest = max(text_area, key=lambda colour: contrast_ratio(colour, faded))
     assert contrast_ratio(strongest, faded) >= 4.5  # the glyphs' cores: not faded with the card
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_run_facts_colours_read_on_the_window(theme):
+    """The header's findings count, the Findings panel's greyed rows (findings still to come) and the cards'
+    retries-and-findings pill."""
+    from afp_desktop.app.panels.banner import FINDING_TEXT
+    from afp_desktop.app.panels.findings_panel import LATER_TEXT
+    from afp_desktop.app.panels.graph.graph_canvas import FACT_BADGE_FILL, FACT_BADGE_TEXT
+
+    assert contrast_ratio(FACT_BADGE_TEXT, FACT_BADGE_FILL) >= 4.5
+
+    for colour in (FINDING_TEXT[theme == "dark"], LATER_TEXT[theme]):
+        for background in (_R.Window, _R.Base, _R.AlternateBase):
+            assert contrast_ratio(colour, role(background, theme)) >= 4.5, (theme, colour, background)

@@ -422,8 +422,9 @@ def test_the_veil_covers_what_has_not_happened_yet(panel, react, theme):
             assert box.right() - box.left() <= high - low + 3 * px
             assert veiled.left() == pytest.approx(max(box.left(), panel.cursor_x + VEIL_OFFSET))
             assert veiled.right() == pytest.approx(min(box.right(), count + 1))
-            shade = veil.brush.color()  # the background, translucent: the stops show through it, dimmed
-            assert shade.alpha() == 150 and shade.rgb() == QColor(panel.theme_palette.background).rgb()
+            shade = veil.brush.color()  # the background: the stops show through it, dimmed; the bars are hidden
+            assert shade.alpha() == (150 if veil is panel.future else 255)
+            assert shade.rgb() == QColor(panel.theme_palette.background).rgb()
 
 
 def test_a_step_of_one_stop_repaints_a_strip_of_the_timeline(panel, react, qtbot):

@@ -1,5 +1,5 @@
-"""Pauses shown where people look: a "⏸ question" chip under the paused tool's card (once the pause has
-happened at the cursor) and a marker on the timeline whose tooltip gives the question, the answer given on
+"""Pauses shown where people look: a "⏸ question" chip under the paused tool's card and a marker on the timeline
+(each once the pause has happened at the cursor) whose tooltip gives the question, the answer given on
 resume and how long the run waited. The facts are core/views/pause_marks.py's; a feature of the window's list."""
 
 from __future__ import annotations
@@ -68,14 +68,15 @@ class PauseView:
         import pyqtgraph as pg
 
         ends = self._timeline.ends
-        if not self.marks or not ends:
+        position = self.session.position
+        known = [mark for mark in self.marks if mark.position <= position]  # (a pause still to come: not drawn)
+        if not known or not ends:
             self.markers.setData([])
             return
-        position = self.session.position
-        self.markers.setData(x=[x_of_position(ends, mark.position) for mark in self.marks],
-                             y=[MARKER_Y] * len(self.marks), size=14, symbol=_pause_symbol(),
+        self.markers.setData(x=[x_of_position(ends, mark.position) for mark in known],
+                             y=[MARKER_Y] * len(known), size=14, symbol=_pause_symbol(),
                              brush=pg.mkBrush(PAUSE_COLOUR), pen=pg.mkPen(PAUSE_COLOUR, width=1),
-                             data=[mark.tooltip(position) for mark in self.marks])
+                             data=[mark.tooltip(position) for mark in known])
 
     def _on_moment(self, moment) -> None:
         if not self.marks:

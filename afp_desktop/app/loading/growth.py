@@ -10,9 +10,9 @@ so the window always stays mostly free:
 | timeline | each growth   | slider range and stops extended, the range looked at kept (TimelinePanel.grow)   |
 | layout   | 250 ms        | the grown graph laid out (then the graph job runs on the next turn)              |
 | graph    | after layout  | new cards and edges added to the scene, moved cards re-placed (graph_folding)     |
-| stops    | 250 ms        | what is drawn over the timeline's stops: iteration bands, pause marks             |
+| stops    | 250 ms        | what is drawn over the timeline's stops: iteration bands, pause and fact marks    |
 | summary  | 1 s           | summary strip, banner                                                             |
-| lists    | 1 s           | event list rows (added, the scroll kept), context, find                           |
+| lists    | 1 s           | event list rows (added, the scroll kept), context, find, findings                 |
 | inspector| 1 s           | inspector (it also follows each settled moment), template editor lines            |
 
 When growth pauses (QUIET_MS) every job that is behind runs, so a run at rest is shown exactly as if it had
@@ -47,8 +47,8 @@ def extends(grown, shown) -> bool:
 
 
 # Who is told of growth by which job (each has `run_grown(run)`): features by key, panels by key.
-STOP_FEATURES = ("iteration_bands", "pauses")
-LIST_PANELS = ("events", "context", "find")
+STOP_FEATURES = ("iteration_bands", "pauses", "fact_marks")
+LIST_PANELS = ("events", "context", "find", "findings")
 STEP_PANELS = ("inspector", "templates")
 
 

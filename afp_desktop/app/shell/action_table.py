@@ -86,6 +86,9 @@ ACTIONS: tuple[Action, ...] = (
     Action("quit", "&Quit", F, "run", ("Ctrl+Q",), "Quit"),
     # View
     Action("show_events", "&Event list", V, "panels"),
+    Action("show_findings", "Fin&dings", V, "panels",
+           tooltip="What a reviewer must look at: rejected arguments, denied permissions, schema retries, integrity "
+                   "errors, risk flags, budget stops…"),
     Action("find", "&Find in inspector", V, "graph", ("Ctrl+F",), "Search keys and values in the JSON inspector",
            INSPECTOR),
     Action("zoom_in", "Zoom &in", V, "graph", ("Ctrl++", "Ctrl+="), "Zoom the graph in"),

@@ -82,16 +82,19 @@ def window_features():
     """What the window is extended with, in the order it is added: each is a class with a `key`, made with the
     window and using only its public API (add_dock, bind_action, panels, docks, session, settings, timeline)."""
     from afp_desktop.app.features.context_and_events import EventsAndContext
+    from afp_desktop.app.features.fact_marks import FactMarks
     from afp_desktop.app.features.find_and_bookmarks import FindAndBookmarks
+    from afp_desktop.app.features.findings_view import FindingsShown
     from afp_desktop.app.features.framework_toggle import FrameworkToggle
     from afp_desktop.app.features.iteration_orientation import IterationOrientation
     from afp_desktop.app.features.pause_view import PauseView
     from afp_desktop.app.features.price_table import CostShown
+    from afp_desktop.app.features.run_facts_header import RunFactsHeader
     from afp_desktop.app.features.share_page import SharePage
     from afp_desktop.app.features.stop_links import StopLinks
 
     return (FindAndBookmarks, EventsAndContext, PauseView, IterationOrientation, StopLinks, FrameworkToggle,
-            CostShown, SharePage)
+            CostShown, FindingsShown, RunFactsHeader, FactMarks, SharePage)
 
 
 def is_text_field(widget: QWidget | None) -> bool:

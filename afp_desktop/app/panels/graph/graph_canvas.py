@@ -77,6 +77,8 @@ RADIUS = 6.0
 OUTLINE_MARGIN = 5.0  # cursor/selection rings are drawn this far outside a card
 SEARCH_MARK = "#ffb300"
 PAUSE_CHIP_DROP = 22.0  # how far the pause chip reaches below its card
+FACT_BADGE_HEIGHT = 12.0  # the retries-and-findings pill on a card's top edge (reaches OUTLINE_MARGIN + 1 above)
+FACT_BADGE_FILL, FACT_BADGE_BORDER, FACT_BADGE_TEXT = "#f6efff", "#7b3fb5", "#3a1a63"  # 4.5:1+ on its fill
 PAUSE_FILL, PAUSE_BORDER, PAUSE_TEXT = "#fff1c7", "#b07800", "#4a3300"  # dark text on light amber: 4.5:1+ in both themes
 
 
@@ -168,7 +170,8 @@ class GraphArt:
         self.active: frozenset[int] = frozenset()   # steps in progress at the moment shown
         self.errors: dict[int, str] = {}            # node → the error known there at the moment shown
         self.search_marks: frozenset[int] = frozenset()  # cards holding a search match (find_panel.py)
-        self.pauses: dict[int, str] = {}             # node → the question it paused on (app/features/pause_view.py)
+        self.pauses: dict[int, str] = {}             # node → the question it paused on (app/pause_view.py)
+        self.fact_badges: dict[int, str] = {}        # node → "↻ 2 · ◆ 3": its retries and findings (fact_marks.py)
         self.subflow_tokens = subflow_tokens(self.nodes)  # subflow → tokens of the calls inside it
         self.subflow_costs: dict = {}  # subflow → their cost, when the user gave prices (core/views/cost.py)
         self.title_font, self.body_font, self.chip_font = _font(12, bold=True), _font(11), _font(10)
@@ -237,6 +240,21 @@ class GraphArt:
             self.paint_search_mark(p, rect)
         if i in self.pauses:
             self._paint_pause_chip(p, rect, self.pauses[i], detailed)
+        if i in self.fact_badges:
+            self._paint_fact_badge(p, rect, self.fact_badges[i], detailed)
+
+    def _paint_fact_badge(self, p: QPainter, rect: QRectF, text: str, detailed: bool) -> None:
+        """"↻ 2 · ◆ 3" in a small pill on the card's top edge, left of the error badge: the retries, breaker
+        changes and fallbacks that wrapped this step and the findings on it, known at the moment shown."""
+        width = self.chip_metrics.horizontalAdvance(text) + 12 if detailed else 24.0
+        pill = QRectF(rect.right() - 14 - width, rect.top() - FACT_BADGE_HEIGHT / 2, width, FACT_BADGE_HEIGHT)
+        p.setPen(QPen(_qcolor(FACT_BADGE_BORDER), 1))
+        p.setBrush(_qcolor(FACT_BADGE_FILL))
+        p.drawRoundedRect(pill, FACT_BADGE_HEIGHT / 2, FACT_BADGE_HEIGHT / 2)
+        if detailed:
+            p.setFont(self.chip_font)
+            p.setPen(_qcolor(FACT_BADGE_TEXT))
+            p.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_pause_chip(self, p: QPainter, rect: QRectF, question: str, detailed: bool) -> None:
         """"⏸ question" in an amber pill just under the card: this tool paused the run for a person."""
@@ -729,7 +747,7 @@ class GraphCanvas(QGraphicsView):
             return
         art = GraphArt(graph, layout, self.palette)
         art.set_prices(self.prices)
-        for name in ("current", "selected", "active", "errors", "search_marks", "pauses"):
+        for name in ("current", "selected", "active", "errors", "search_marks", "pauses", "fact_badges"):
             setattr(art, name, getattr(old, name))
         scene = self.scene()
         scene.setSceneRect(QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0)))
@@ -1016,6 +1034,15 @@ class GraphCanvas(QGraphicsView):
             bounds = self.art.node_bounds(i)
             item._bounds = bounds.adjusted(0, 0, 0, PAUSE_CHIP_DROP) if i in self.art.pauses else bounds
         self._refresh(*(old | set(self.art.pauses)))
+
+    def set_fact_badges(self, badges: dict[int, str]) -> None:
+        """Retries-and-findings pills: node → its text (an empty dict clears them)."""
+        if self.art is None:
+            return
+        old = self.art.fact_badges
+        self.art.fact_badges = {i: text for i, text in badges.items() if 0 <= i < len(self.node_items)}
+        self._refresh(*(i for i in set(old) | set(self.art.fact_badges)
+                        if old.get(i) != self.art.fact_badges.get(i)))
 
     def set_selected(self, index: int | None) -> None:
         old, self.selected = self.selected, self._valid(index)

@@ -9,6 +9,7 @@ axis position, one step per event.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from typing import Callable
 
 import pyqtgraph as pg
@@ -30,12 +31,15 @@ from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 from afp_desktop.app.panels.timeline.event_slider import EventSlider
 from afp_desktop.app.panels.timeline.plot_cache import cache_pixels
 from afp_desktop.app.panels.timeline.timeline_markers import StopMarkers
+from afp_desktop.app.panels.timeline.timeline_known import Column, KnownColumns
 from afp_desktop.app.panels.timeline.timeline_overview import TimelineOverview
 from afp_desktop.app.panels.timeline.timeline_veil import Veil
 from afp_desktop.app.widgets.steady_label import SteadyLabel
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.model.plot_scale import axis_top, plotted_all, stacked
+from afp_desktop.core.model.replay import ACTIVE
 from afp_desktop.core.model.timeline import (
+    KnownFigure,
     has_usable_stops,
     ordinal_labels,
     stop_at_x,
@@ -157,6 +161,9 @@ class TimelinePanel(QWidget):
         self.ends: list[int] = []
         self.current_stop: int | None = None
         self.error_positions: list[float] = []  # x of each error marker
+        self._errors: list = []  # the run's errors (a cross for those known at the cursor)
+        self._errors_drawn = -1
+        self._stop_of_node: tuple = (None, {})  # (figures, node → the stop its figures are summed on)
         self._drillable: list[bool] = []
         self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self._build()
@@ -328,6 +335,8 @@ class TimelinePanel(QWidget):
         self.bar_future = Veil(plot.vb)
         self.bar_future.setZValue(10)
         plot.addItem(self.bar_future, ignoreBounds=True)
+        # Over the stops not wholly known at the cursor (and over the veil): only what is known there.
+        self.known_columns = KnownColumns(plot.vb)
 
     def _sync_tool_view(self) -> None:
         self.tool_view.setGeometry(self.bar_plot.vb.sceneBoundingRect())
@@ -351,13 +360,16 @@ class TimelinePanel(QWidget):
         self.bar_plot.getAxis("right").setLabel("tool ms", color=tool)
         shade = QColor(pal.background)
         shade.setAlpha(150)
-        for region in (self.future, self.bar_future, self.tool_future):
-            region.set_brush(pg.mkBrush(shade))
+        self.future.set_brush(pg.mkBrush(shade))  # the stops to come show through, dimmed
+        for region in (self.bar_future, self.tool_future):  # their figures are not known yet: hidden
+            region.set_brush(pg.mkBrush(QColor(pal.background)))
         self.cursor_line.setPen(pg.mkPen(pal.cursor, width=2))
         self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
         self.overview.set_colours(pal.background, pal.selection, pal.cursor)
         self._draw_stops()
         self.overview.set_stops(len(self.stops), self._overview_rgba(self.stops))
+        if self.session.moment is not None and self.stops:
+            self._draw_known_bars(self.session.moment)
 
     def _overview_rgba(self, stops: list[dict]) -> Callable[[int], int]:
         """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style).
@@ -545,6 +557,8 @@ class TimelinePanel(QWidget):
         for region in (self.future, self.bar_future, self.tool_future):
             region.set_region(x + VEIL_OFFSET, count + 1)
         self._keep_in_view(x)
+        self._draw_known_errors()
+        self._draw_known_bars(moment)
         self._apply_view_now()
         self.overview.set_cursor(x)
         self.drill_button.setEnabled(self.current_stop is not None and self.current_stop < len(self._drillable)
@@ -607,7 +621,16 @@ class TimelinePanel(QWidget):
 
     def _draw_errors(self) -> None:
         replay = self.session.replay
-        errors = replay.facts.errors if replay is not None and self.stops else []
+        self._errors = list(replay.facts.errors) if replay is not None and self.stops else []
+        self._errors_drawn = -1
+        self._draw_known_errors()
+
+    def _draw_known_errors(self) -> None:
+        """A red cross for each error known at the cursor: one still to come is not drawn (not even veiled)."""
+        errors = [error for error in self._errors if error.position <= self.session.position]
+        if len(errors) == self._errors_drawn:
+            return
+        self._errors_drawn = len(errors)
         self.error_positions = [x_of_position(self.ends, error.position) for error in errors]
         self.error_markers.setData(x=self.error_positions, y=[0.55] * len(errors), size=13, symbol="x",
                                    brush=pg.mkBrush(ERROR_RED), pen=pg.mkPen(ERROR_RED, width=1),
@@ -675,6 +698,81 @@ class TimelinePanel(QWidget):
                                     brush=llm_light, pen=pg.mkPen(None))
         self.tool_bars.setOpts(x=xs, height=plotted_all(figures.tool_ms[first:last]), width=0.6,
                                brush=pal.kind("llm->tool").accent, pen=pg.mkPen(None))
+
+    # ------------------------------------------------------------------------ what is known at the cursor
+    def _partial_stops(self, moment, figures) -> list[int]:
+        """The stops whose bars are not wholly known at the moment: the one the cursor is in, and any whose call
+        is still running."""
+        count = len(self.stops)
+        partial = set()
+        current = bisect_left(self.ends, moment.position)
+        if current < count:
+            partial.add(current)
+        if figures.nodes is not None:
+            if self._stop_of_node[0] is not figures:
+                self._stop_of_node = (figures, {n: i for i, nodes in enumerate(figures.nodes) for n in nodes})
+            stop_of = self._stop_of_node[1]
+            if not moment.facts.over_at(moment.position):
+                partial.update(stop_of[n] for n in moment.facts.open_nodes(moment.n_domain) if n in stop_of)
+        return sorted(i for i in partial if i < count)
+
+    def known_figure(self, i: int):
+        """Stop i's figures as known at the cursor (KnownFigure): what its column shows."""
+        figures, moment, run = getattr(self, "_figures", None), self.session.moment, self.session.run
+        if figures is None or moment is None or run is None or figures.nodes is None:
+            return None if figures is None else KnownFigure(figures.tokens_in[i], figures.tokens_out[i],
+                                                            figures.tool_ms[i], False, False)
+        facts, n_domain, position = moment.facts, moment.n_domain, moment.position
+        # (at the end of a finished run no call is running: one the fold never closed is over, its time unknown)
+        return figures.known(i, run.step_fold.nodes, facts.nodes_started(n_domain),
+                             lambda n: facts.node_state(n, n_domain, position) != ACTIVE)
+
+    def _draw_known_bars(self, moment) -> None:
+        """Columns over the stops not wholly known at the cursor, drawn over the veil: only what is known there
+        (timeline_known.py). Tool time is drawn in the token view, scaled to the tool axis: the tool view lies
+        under the token view's veil."""
+        figures = getattr(self, "_figures", None)
+        if figures is None or not self.stops:
+            self.known_columns.clear()
+            return
+        pal = self.theme_palette
+        llm = QColor(pal.kind("user->llm").accent)
+        llm_light = QColor(llm)
+        llm_light.setAlpha(120)
+        tool = QColor(pal.kind("llm->tool").accent)
+        low, high = self.bar_plot.vb.viewRange()[1]
+        tool_low, tool_high = self.tool_view.viewRange()[1]
+        scale = (high - low) / (tool_high - tool_low) if tool_high > tool_low else 0.0
+        argb = QColor.NameFormat.HexArgb
+        columns, tool_running = [], False
+        for i in self._partial_stops(moment, figures):
+            known = self.known_figure(i)
+            if not (known.tokens_in or known.tokens_out or known.tool_ms or known.llm_running or known.tool_running
+                    or figures.tokens_in[i] or figures.tokens_out[i] or figures.tool_ms[i]):
+                continue  # (nothing drawn there, known or not)
+            segments = ((0.0, known.tool_ms * scale, tool.name(argb)), (0.0, known.tokens_in, llm.name(argb)),
+                        (known.tokens_in, known.tokens_out, llm_light.name(argb)))
+            columns.append(Column(float(i), segments, known.llm_running or known.tool_running))
+            tool_running = tool_running or known.tool_running
+        self.known_columns.show(tuple(columns), QColor(pal.background), tool if tool_running else llm)
+
+    @property
+    def running_stops(self) -> list[float]:
+        """x of the stops with a call running at the cursor (drawn as outlined stubs)."""
+        return sorted(column.x for column in self.known_columns.columns if column.running)
+
+    def shown_figure(self, i: int) -> tuple[float, float, float] | None:
+        """What stop i's bars show at the cursor: (tokens in, tokens out, tool ms), or None when the veil over
+        the stops to come hides them."""
+        figures = getattr(self, "_figures", None)
+        if figures is None:
+            return None
+        if any(column.x == i for column in self.known_columns.columns):  # (drawn over the veil)
+            figure = self.known_figure(i)
+            return figure.tokens_in, figure.tokens_out, figure.tool_ms
+        if i - 0.3 >= self.bar_future.start:
+            return None
+        return figures.tokens_in[i], figures.tokens_out[i], figures.tool_ms[i]
 
     def _set_crumbs(self) -> None:
         while self.crumb_bar.count():
