@@ -1,0 +1,129 @@
+"""Hostile bug-report bundles: how long each command takes on them and how much memory (a script).
+
+    .venv/bin/python bench/bench_hostile_bundles.py [CASE ...] [--commands info,diff,stops]
+
+Each case is a small zip made here that lies about its size or shape: conversation files of exactly the
+compression-ratio floor full of empty recordings, a manifest listing more files than the zip could hold, a
+manifest of tens of MB. Every command runs in a child process under a 4 GB address-space limit and a 120 s
+processor-time limit; the script prints wall time, peak memory (RSS), the exit code, the output's size and its first line.
+Target: every case under 20 s and 1.5 GB, ending in a clear message or a faithful result.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MIB = 2**20
+
+
+def _zip(entries: dict[str, bytes], level: int = 9) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+def _padded(head: bytes, item: bytes, tail: bytes, size: int) -> bytes:
+    """head item,item,… tail, padded with spaces to exactly `size` bytes."""
+    count = (size - len(head) - len(tail)) // (len(item) + 1)
+    body = head + b",".join([item] * count) + tail
+    return body + b" " * (size - len(body))
+
+
+MANIFEST = json.dumps({"manifestVersion": 2, "report": {"title": "hostile"}}).encode()
+
+
+def conversations_at_the_floor(files: int) -> bytes:
+    entry = _padded(b'{"recordings":[', b"{}", b"]}", MIB)
+    return _zip({"manifest.json": MANIFEST, **{f"conversations/c{i}.json": entry for i in range(files)}})
+
+
+def numbers_at_the_floor() -> bytes:
+    return _zip({"manifest.json": MANIFEST, "conversations/c.json": _padded(b'{"recordings":[', b"0", b"]}", MIB)})
+
+
+def listed_files_times_entries(listed: int) -> bytes:
+    manifest = {"manifestVersion": 2, "files": [{"name": f"f{i:07d}"} for i in range(listed)]}
+    entries = {f"e{i}": b"" for i in range(1999)}
+    return _zip({"manifest.json": json.dumps(manifest).encode(), **entries})
+
+
+def big_manifest(megabytes: int) -> bytes:
+    unit = {"id": "u", "kind": "conversation", "label": "x", "files": ["a", "b"]}
+    count = megabytes * MIB // len(json.dumps(unit))
+    return _zip({"manifest.json": json.dumps({"manifestVersion": 2, "units": [unit] * count}).encode()})
+
+
+def big_redacted_keys(megabytes: int) -> bytes:
+    count = megabytes * MIB // 10
+    keys = [f"k{i:06d}" for i in range(count)]
+    return _zip({"manifest.json": json.dumps({"manifestVersion": 2, "redactedKeys": keys}).encode()})
+
+
+CASES = {
+    "conversations-24-files": lambda: conversations_at_the_floor(24),
+    "conversations-1-file": lambda: conversations_at_the_floor(1),
+    "numbers-1-file": numbers_at_the_floor,
+    "listed-files-x-entries": lambda: listed_files_times_entries(400_000),
+    "manifest-93MB-units": lambda: big_manifest(93),
+    "manifest-60MB-redacted-keys": lambda: big_redacted_keys(60),
+}
+COMMANDS = {"info": ["info"], "info-json": ["info", "--json"], "stops": ["stops"],
+            "diff": ["diff"]}
+
+
+def _limit() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    resource.setrlimit(resource.RLIMIT_CPU, (120, 120))
+
+
+def run(path: Path, command: list[str]) -> None:
+    argv = [sys.executable, "-m", "afp_desktop", *command, str(path)]
+    if command == ["diff"]:
+        argv.append(str(path))
+    started = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=err, preexec_fn=_limit)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - started
+        size = out.seek(0, 2) + err.seek(0, 2)
+        err.seek(0)
+        first = err.readline()[:160].decode("utf-8", "replace").strip()
+        if not first:
+            out.seek(0)
+            first = out.readline()[:160].decode("utf-8", "replace").strip()
+    print(f"  {' '.join(command):12} {seconds:7.2f} s {usage.ru_maxrss / 1024:8.0f} MB  exit {proc.returncode}  "
+          f"{size:,} bytes out: {first}", flush=True)
+
+
+def main() -> None:
+    names = [a for a in sys.argv[1:] if not a.startswith("--")] or list(CASES)
+    commands = list(COMMANDS)
+    for arg in sys.argv[1:]:
+        if arg.startswith("--commands="):
+            commands = arg.split("=", 1)[1].split(",")
+    with tempfile.TemporaryDirectory() as folder:
+        for name in names:
+            data = CASES[name]()
+            path = Path(folder) / f"{name}.zip"
+            path.write_bytes(data)
+            print(f"{name}: {len(data):,} bytes", flush=True)
+            for command in commands:
+                run(path, COMMANDS[command])
+            assert path.read_bytes() == data, "the input changed"
+
+
+if __name__ == "__main__":
+    main()
