@@ -23,7 +23,10 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 MIB = 2**20
+
+from tests.corpus_util import read_bytes  # noqa: E402
 
 
 def _zip(entries: dict[str, bytes], level: int = 9) -> bytes:
@@ -42,9 +45,11 @@ def _padded(head: bytes, item: bytes, tail: bytes, size: int) -> bytes:
 
 
 MANIFEST = json.dumps({"manifestVersion": 2, "report": {"title": "hostile"}}).encode()
+RECORDING = read_bytes("01-llmcall-single", "recording.json")
 
 
 def conversations_at_the_floor(files: int) -> bytes:
+    """Each conversation file exactly 1 MiB of empty recordings: ~350,000 of them a file, ~1 KB compressed."""
     entry = _padded(b'{"recordings":[', b"{}", b"]}", MIB)
     return _zip({"manifest.json": MANIFEST, **{f"conversations/c{i}.json": entry for i in range(files)}})
 
@@ -53,31 +58,47 @@ def numbers_at_the_floor() -> bytes:
     return _zip({"manifest.json": MANIFEST, "conversations/c.json": _padded(b'{"recordings":[', b"0", b"]}", MIB)})
 
 
-def listed_files_times_entries(listed: int) -> bytes:
+def conversations_under_the_ratio(count: int) -> bytes:
+    """Recordings that differ, so that the file compresses as JSON does: only the count of them lies."""
+    items = b",".join(b'{"i":"%08x"}' % (i * 2654435761 % 2**32) for i in range(count))
+    return _zip({"manifest.json": MANIFEST, "conversations/c.json": b'{"recordings":[' + items + b"]}"})
+
+
+def listed_files_times_entries(listed: int, entries: int = 1_998) -> bytes:
+    """The manifest lists `listed` files, none in the zip; the zip has `entries` the manifest does not list."""
     manifest = {"manifestVersion": 2, "files": [{"name": f"f{i:07d}"} for i in range(listed)]}
-    entries = {f"e{i}": b"" for i in range(1999)}
-    return _zip({"manifest.json": json.dumps(manifest).encode(), **entries})
+    return _zip({"manifest.json": json.dumps(manifest).encode(), "recording.json": RECORDING,
+                 **{f"e{i}": b"" for i in range(entries)}})
 
 
-def big_manifest(megabytes: int) -> bytes:
-    unit = {"id": "u", "kind": "conversation", "label": "x", "files": ["a", "b"]}
-    count = megabytes * MIB // len(json.dumps(unit))
-    return _zip({"manifest.json": json.dumps({"manifestVersion": 2, "units": [unit] * count}).encode()})
+def big_manifest(megabytes: float, unit: dict) -> bytes:
+    count = int(megabytes * MIB) // (len(json.dumps({**unit, "id": "u1000000"})) + 2)
+    units = [{**unit, "id": f"u{i}"} for i in range(count)]
+    return _zip({"manifest.json": json.dumps({"manifestVersion": 2, "units": units}).encode(),
+                 "recording.json": RECORDING})
 
 
-def big_redacted_keys(megabytes: int) -> bytes:
-    count = megabytes * MIB // 10
+def big_lists(megabytes: float) -> bytes:
+    """The manifest's lists a sentence names: redacted keys, warnings, withheld ids."""
+    count = int(megabytes * MIB) // 45
     keys = [f"k{i:06d}" for i in range(count)]
-    return _zip({"manifest.json": json.dumps({"manifestVersion": 2, "redactedKeys": keys}).encode()})
+    manifest = {"manifestVersion": 2, "redactedKeys": keys, "warnings": keys, "notes": keys,
+                "excluded": {"conversations": count, "unitIds": keys}}
+    return _zip({"manifest.json": json.dumps(manifest).encode(), "recording.json": RECORDING})
 
 
 CASES = {
     "conversations-24-files": lambda: conversations_at_the_floor(24),
     "conversations-1-file": lambda: conversations_at_the_floor(1),
     "numbers-1-file": numbers_at_the_floor,
-    "listed-files-x-entries": lambda: listed_files_times_entries(400_000),
-    "manifest-93MB-units": lambda: big_manifest(93),
-    "manifest-60MB-redacted-keys": lambda: big_redacted_keys(60),
+    "conversations-under-the-ratio": lambda: conversations_under_the_ratio(300_000),
+    "listed-files-x-entries": lambda: listed_files_times_entries(300_000),
+    "manifest-7.9MB-units": lambda: big_manifest(7.9, {"id": "u", "kind": "conversation", "label": "x",
+                                                       "files": ["a", "b"]}),
+    "manifest-7.9MB-empty-units": lambda: big_manifest(7.9, {}),
+    "manifest-7.9MB-lists": lambda: big_lists(7.9),
+    "manifest-93MB-units": lambda: big_manifest(93, {"id": "u", "kind": "conversation", "label": "x",
+                                                     "files": ["a", "b"]}),
 }
 COMMANDS = {"info": ["info"], "info-json": ["info", "--json"], "stops": ["stops"],
             "diff": ["diff"]}
