@@ -227,3 +227,36 @@ def test_a_broken_recording_among_several_is_said_where_it_is_in_the_entry():
     assert "conversations/c.json" in str(caught.value) and "not valid JSON" in problem.message
     assert problem.line == text.count("\n", 0, text.index("[1 2]")) + 1
     assert bundle.open("c.0").bundle.chosen == "c.0"
+
+
+# --- the window ---------------------------------------------------------------------------------------------
+
+def test_the_window_refuses_too_many_conversations_in_a_short_message(qtbot, window, tmp_path, capsys,
+                                                                     monkeypatch):
+    from afp_desktop.app import conversation_picker
+    from afp_desktop.app.gui import run_gui
+
+    asked: list = []  # (a picker would wait for an answer: none is given, the refusal is what is expected)
+    monkeypatch.setattr(conversation_picker, "pick_conversation", lambda *args: asked.append(args))
+    path = tmp_path / "many.zip"
+    path.write_bytes(bundle_of(**{"conversations/c.json": recordings_file(B.MAX_CONVERSATIONS + 1)}))
+    with qtbot.waitSignal(window.loader.failed, timeout=30_000) as failed:
+        window.open_file(path)
+    message = failed.args[0]
+    assert "more than 1,000 conversations" in message and len(message) < SHORT_MESSAGE and not asked
+    shot = tmp_path / "shot.png"
+    assert run_gui(str(path), screenshot=str(shot)) == 2 and not shot.exists()
+    err = capsys.readouterr().err
+    assert "more than 1,000 conversations" in err and len(err) < SHORT_MESSAGE
+
+
+def test_the_window_lists_as_many_conversations_as_the_cap(qtbot, window, tmp_path):
+    from tests.test_bug_report_panel import answer_picker
+
+    path = tmp_path / "at-the-cap.zip"
+    path.write_bytes(bundle_of(**{"conversations/c.json": recordings_file(B.MAX_CONVERSATIONS)}))
+    seen = answer_picker(None)
+    with qtbot.waitSignal(window.loader.conversation_needed, timeout=30_000):
+        window.open_file(path)
+    qtbot.waitUntil(lambda: len(seen) == B.MAX_CONVERSATIONS, timeout=30_000)
+    assert seen[0] == "c.0" and seen[-1] == f"c.{B.MAX_CONVERSATIONS - 1}"
