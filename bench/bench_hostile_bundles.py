@@ -2,9 +2,11 @@
 
     .venv/bin/python bench/bench_hostile_bundles.py [CASE ...] [--commands info,diff,stops]
 
-Each case is a small zip made here that lies about its size or shape: conversation files of exactly the
-compression-ratio floor full of empty recordings, a manifest listing more files than the zip could hold, a
-manifest of tens of MB. Every command runs in a child process under a 4 GB address-space limit and a 120 s
+Each case is a small zip made here that lies about its size or shape: conversation files of exactly 1 MiB full of
+empty recordings (compressed a thousandfold), hundreds of thousands of recordings that compress as JSON does, a
+manifest listing hundreds of thousands of files against 2,000 entries, manifests just under their cap with long
+lists, a manifest of 100 MB. Commands: info, info --json, stops, diff (the file with itself) and the window
+(--screenshot, offscreen). Every command runs in a child process under a 4 GB address-space limit and a 120 s
 processor-time limit; the script prints wall time, peak memory (RSS), the exit code, the output's size and its first line.
 Target: every case under 20 s and 1.5 GB, ending in a clear message or a faithful result.
 """
@@ -22,6 +24,7 @@ import time
 import zipfile
 from pathlib import Path
 
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # (the window case renders without a display)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 MIB = 2**20
@@ -101,7 +104,7 @@ CASES = {
                                                      "files": ["a", "b"]}),
 }
 COMMANDS = {"info": ["info"], "info-json": ["info", "--json"], "stops": ["stops"],
-            "diff": ["diff"]}
+            "diff": ["diff"], "window": ["--screenshot"]}
 
 
 def _limit() -> None:
@@ -113,6 +116,8 @@ def run(path: Path, command: list[str]) -> None:
     argv = [sys.executable, "-m", "afp_desktop", *command, str(path)]
     if command == ["diff"]:
         argv.append(str(path))
+    if command == ["--screenshot"]:  # the window, rendered offscreen: FILE --screenshot OUT.png
+        argv[-2:] = [str(path), "--screenshot", str(path.with_suffix(".png"))]
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=err, preexec_fn=_limit)
