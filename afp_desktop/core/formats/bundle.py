@@ -217,20 +217,16 @@ class Bundle:
             unit = by_file.get(entry)
             base = unit.id if unit else (match.group(1) if match else entry.removesuffix(".json"))
             label, session = (unit.label, unit.session_id) if unit else ("", None)
-            places = []
+            recordings: dict[str, list] = {}
             if match:
                 _data, recordings = self._conversation_file(entry)
-                held = sum(len(recordings.get(key, ())) for key in ("envelopes", "recordings"))
-                if len(found) + max(held, 1) > MAX_CONVERSATIONS:
-                    raise LoadError(self.name, f"this bug-report bundle holds more than {MAX_CONVERSATIONS:,} "
-                                               f"conversations ({_shown(entry)} alone lists {held:,} recordings); "
-                                               "a bundle holds a handful, so it is refused")
-                places = [(key, i) for key in ("envelopes", "recordings")
-                          for i in range(len(recordings.get(key, [])))]
+            held = sum(len(recordings.get(key, ())) for key in ("envelopes", "recordings"))
+            if len(found) + max(held, 1) > MAX_CONVERSATIONS:  # (counted before one object is made per recording)
+                alone = f" ({_shown(entry)} alone lists {held:,} recordings)" if held > 1 else ""
+                raise LoadError(self.name, f"this bug-report bundle holds more than {MAX_CONVERSATIONS:,} "
+                                           f"conversations{alone}; a bundle holds a handful, so it is refused")
+            places = [(key, i) for key in ("envelopes", "recordings") for i in range(len(recordings.get(key, [])))]
             if not places:  # the entry is itself one recording or envelope
-                if len(found) + 1 > MAX_CONVERSATIONS:
-                    raise LoadError(self.name, f"this bug-report bundle holds more than {MAX_CONVERSATIONS:,} "
-                                               "conversations; a bundle holds a handful, so it is refused")
                 found.append((Conversation(base, entry, "", label, session), None))
             for n, (key, i) in enumerate(places):
                 ident = base if len(places) == 1 else f"{base}.{n}"
