@@ -260,3 +260,26 @@ def test_the_window_lists_as_many_conversations_as_the_cap(qtbot, window, tmp_pa
         window.open_file(path)
     qtbot.waitUntil(lambda: len(seen) == B.MAX_CONVERSATIONS, timeout=30_000)
     assert seen[0] == "c.0" and seen[-1] == f"c.{B.MAX_CONVERSATIONS - 1}"
+
+
+# --- names that would be repeated for every conversation ----------------------------------------------------
+
+def test_long_unit_ids_labels_and_entry_names_are_not_repeated_per_conversation(capsysbinary, tmp_path):
+    long = "x" * 100_000
+    units = [{"id": "c", "kind": "conversation", "label": long, "sessionId": long, "files": ["conversations/c.json"]},
+             {"id": long, "kind": "conversation", "label": "L", "files": ["conversations/d.json"]}]
+    data = make_zip({"manifest.json": json.dumps(manifest(units=units, files=[])),
+                     "conversations/c.json": recordings_file(B.MAX_CONVERSATIONS // 2),
+                     "conversations/d.json": recordings_file(B.MAX_CONVERSATIONS // 2)})
+    path = tmp_path / "long.zip"
+    path.write_bytes(data)
+    for json_output in ([], ["--json"]):
+        assert cli.main(["info", str(path), *json_output]) == 0
+        out = capsysbinary.readouterr().out
+        assert len(out) < 4 * B.MAX_CONVERSATIONS * B.MAX_NAME_CHARACTERS
+    info = B.read_bundle(data, "r.zip").info
+    assert {c.id.split(".")[0] for c in info.conversations} == {"c", "d"}  # (d: named by its file)
+    assert any("A unit of the manifest has an id longer than 1,000 characters" in p for p in info.problems)
+    name = "conversations/" + "n" * B.MAX_NAME_CHARACTERS + ".json"
+    message = refused(make_zip({"manifest.json": "{}", name: recordings_file(2)}))
+    assert "characters long" in message and len(message) < SHORT_MESSAGE

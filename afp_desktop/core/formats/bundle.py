@@ -39,6 +39,7 @@ from afp_desktop.core.formats.bugreport import (
     ReporterStatement,
     Unit,
     banner_text,
+    clipped,
     listing,
     transcript_text,
 )
@@ -55,6 +56,7 @@ BOMB_RATIO = 200  # uncompressed / compressed, for every entry: no JSON of a run
 BOMB_ALLOWANCE = 4_096  # bytes any entry may expand beyond BOMB_RATIO (a tiny entry's headers outweigh its data)
 MAX_MANIFEST_BYTES = 8 * 2**20  # manifest.json and environment.json: the library writes a few KB of each
 MAX_READABLE_BYTES = 16 * 2**20  # conversation.json and narrative.txt: text for a person, shown whole
+MAX_NAME_CHARACTERS = 1_000  # of an entry's name, a unit's id, label or session id: the library writes short ones
 READ_CAPS = {"manifest.json": MAX_MANIFEST_BYTES, "environment.json": MAX_MANIFEST_BYTES,
              "conversation.json": MAX_READABLE_BYTES, "narrative.txt": MAX_READABLE_BYTES}
 METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
@@ -367,6 +369,9 @@ def _checked_entries(infos: list[zipfile.ZipInfo], name: str) -> dict[str, zipfi
     for info in infos:
         entry = info.filename
         where = f"{name} › {_shown(entry)}"
+        if len(entry) > MAX_NAME_CHARACTERS:
+            raise LoadError(where, f"the entry's name is {len(entry):,} characters long; the library writes short "
+                                   f"names (this viewer reads names of up to {MAX_NAME_CHARACTERS:,}); refused")
         if _climbs_out(entry):
             raise LoadError(where, "the entry's name is a path outside the bundle (absolute, a drive, a "
                                    "backslash or '..'); exportBugReport never writes one, so the zip is refused")
@@ -434,20 +439,30 @@ def _units(value: Any, problems: list[str]) -> list[Unit]:
         problems.append(f"The manifest's units are {describe_type(value)}, not a list; they were left out.")
         return []
     units = []
-    left_out = 0
+    left_out = long_ids = 0
     for item in value:
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
             left_out += 1
             continue
+        if len(item["id"]) > MAX_NAME_CHARACTERS:  # (it would name every conversation of its file)
+            long_ids += 1
+            continue
         files = item.get("files")
-        units.append(Unit(item["id"], _text(item.get("kind")) or "", _text(item.get("label")) or "",
-                          _count(item, "bytes"),
+        session = _text(item.get("sessionId"))
+        units.append(Unit(item["id"], _text(item.get("kind")) or "",
+                          clipped(_text(item.get("label")) or "", MAX_NAME_CHARACTERS), _count(item, "bytes"),
                           tuple(f for f in files if isinstance(f, str)) if isinstance(files, list) else (),
-                          _text(item.get("sessionId"))))
+                          None if session is None else clipped(session, MAX_NAME_CHARACTERS)))
     if left_out == 1:
         problems.append("A unit of the manifest is not an object with an id; it was left out.")
     elif left_out:
         problems.append(f"{left_out:,} units of the manifest are not objects with an id; they were left out.")
+    if long_ids == 1:
+        problems.append(f"A unit of the manifest has an id longer than {MAX_NAME_CHARACTERS:,} characters; it was "
+                        "left out.")
+    elif long_ids:
+        problems.append(f"{long_ids:,} units of the manifest have ids longer than {MAX_NAME_CHARACTERS:,} "
+                        "characters; they were left out.")
     return units
 
 
