@@ -211,7 +211,7 @@ def test_opening_one_recording_does_not_parse_the_others(monkeypatch):
                      "conversations/c.json": json.dumps(doc)}, zipfile.ZIP_DEFLATED)
     parsed: list[int] = []
     loads = jsonio.loads
-    monkeypatch.setattr(jsonio, "loads", lambda text: parsed.append(len(text)) or loads(text))
+    monkeypatch.setattr(jsonio, "loads", lambda text, **how: parsed.append(len(text)) or loads(text, **how))
     run = B.read_bundle(data, "report.zip").open("c.1")
     assert run.bundle.chosen == "c.1" and run.stepgraph["nodes"]
     assert max(parsed) < len(RECORDING) + 1_000 < len(json.dumps(junk))
@@ -283,3 +283,30 @@ def test_long_unit_ids_labels_and_entry_names_are_not_repeated_per_conversation(
     name = "conversations/" + "n" * B.MAX_NAME_CHARACTERS + ".json"
     message = refused(make_zip({"manifest.json": "{}", name: recordings_file(2)}))
     assert "characters long" in message and len(message) < SHORT_MESSAGE
+
+
+# --- nesting: facts and text are never deep -------------------------------------------------------------------
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def test_a_deep_manifest_is_refused_and_deep_readable_entries_are_left_out():
+    message = refused(make_zip({"manifest.json": nested(5_000), "recording.json": RECORDING}))
+    assert "manifest.json" in message and "levels deep" in message and "not valid JSON" not in message
+    run = load_bytes(make_zip({"manifest.json": "{}", "recording.json": RECORDING,
+                               "conversation.json": nested(5_000), "environment.json": nested(5_000)}),
+                     "report.zip")
+    said = [p for p in run.bundle.problems if "levels deep" in p]
+    assert [p.split()[0] for p in said] == ["environment.json", "conversation.json"]
+    assert run.bundle.transcript is None
+
+
+def test_a_transcript_of_another_shape_is_indented_only_while_that_stays_small():
+    from afp_desktop.core.formats.bugreport import INDENTED_AT_MOST, transcript_text
+
+    small = jsonio.loads(nested(100))
+    assert transcript_text(small).count("\n") >= 198
+    deep = jsonio.loads(nested(1_000))
+    wide = [deep] * (INDENTED_AT_MOST // 1_000)
+    assert len(transcript_text(wide)) < 2 * len(jsonio.dumps(wide)) + 2

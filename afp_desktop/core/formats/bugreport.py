@@ -213,6 +213,9 @@ def environment_text(info: BundleInfo) -> str:
 
 # -- the transcript (conversation.json) as readable text -----------------------------------------------------
 
+INDENTED_AT_MOST = 16 * 2**10  # bytes of compact JSON: a transcript of another shape is indented up to this size
+
+
 def _compact(value: Any, limit: int = 2000) -> str:
     text = jsonio.text_of(value)
     return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more characters)"
@@ -223,7 +226,9 @@ def transcript_text(doc: Any) -> str:
     person reads; any other shape is shown as indented JSON (it is still the file's content, as typed)."""
     conversations = doc.get("conversations") if isinstance(doc, dict) else None
     if not isinstance(conversations, list):
-        return jsonio.dumps(doc, indent=True).decode("utf-8", "replace")
+        compact = jsonio.dumps(doc)
+        indented = len(compact) <= INDENTED_AT_MOST  # (indenting a deep value multiplies its size)
+        return (jsonio.dumps(doc, indent=True) if indented else compact).decode("utf-8", "replace")
     lines: list[str] = []
     for conv in conversations:
         if not isinstance(conv, dict):

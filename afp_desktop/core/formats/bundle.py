@@ -279,8 +279,10 @@ class Bundle:
 
     def _parsed(self, entry: str, data: bytes) -> Any:
         try:
-            return jsonio.loads(data)
+            return jsonio.loads(data, deep=entry not in READ_CAPS)  # (facts and text are never deep)
         except jsonio.JSONSyntaxError as err:
+            if err.message == jsonio.TOO_DEEP:
+                raise LoadError(self._where(entry), f"the entry is {err.message}; refused") from None
             raise LoadError(self._where(entry), f"not valid JSON: {err.message}", err.line, err.column) from None
 
     def _recording(self, entry: str, text: bytes, cut: bool = False) -> Any:
@@ -322,8 +324,11 @@ class Bundle:
             return None
         data = self._bytes(entry)
         try:
-            return jsonio.loads(data)
+            return jsonio.loads(data, deep=False)
         except jsonio.JSONSyntaxError as err:
+            if err.message == jsonio.TOO_DEEP:
+                problems.append(f"{entry} is {err.message}; it was left out.")
+                return None
             where = f", line {err.line}, column {err.column}" if err.line is not None else ""
             problems.append(f"{entry}{where} is not valid JSON ({err.message}); it was left out.")
             return None
