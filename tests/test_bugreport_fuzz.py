@@ -136,6 +136,16 @@ MANIFEST_VALUES = {
 }
 
 
+READABLE_CONTENTS = st.one_of(  # what a person reads: deep, wide, of another shape, repetitive
+    st.integers(1, 3_000).map(lambda depth: b"[" * depth + b"]" * depth),
+    st.integers(0, 2_000).map(lambda n: json.dumps({"conversations": [{"id": "c", "turns": [
+        {"index": i, "user": "u" * (i % 50), "steps": [{"kind": "tool", "name": "t", "args": {"a": [i]}}]}
+        for i in range(n)]}]}).encode()),
+    st.builds(lambda text, n: (text * n).encode(), st.text(min_size=1, max_size=20), st.integers(0, 20_000)),
+    JSON_VALUES.map(lambda v: json.dumps(v).encode()),
+)
+
+
 @st.composite
 def lying_bundles(draw) -> tuple[bytes, int]:
     """A manifest of any shape and length, conversation files claiming any number of recordings, entries the
@@ -158,6 +168,13 @@ def lying_bundles(draw) -> tuple[bytes, int]:
         claimed += 1
     for name in draw(st.lists(TEXTS.filter(lambda n: n and "/" not in n and "\\" not in n), max_size=4)):
         entries.setdefault(f"extra/{abs(hash(name))}.txt", name.encode())
+    for name in draw(st.lists(st.sampled_from(["conversation.json", "environment.json", "narrative.txt"]),
+                              unique=True, max_size=3)):
+        entries[name] = draw(READABLE_CONTENTS)
+    if draw(st.booleans()):  # a name as long as a zip allows, or just at the cap
+        entries["conversations/" + "n" * draw(st.sampled_from([B.MAX_NAME_CHARACTERS - 19, 60_000])) + ".json"] = \
+            b'{"recordings": [{}]}'
+        claimed += 1
     return make_zip(entries, draw(st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED]))), claimed
 
 
@@ -177,6 +194,8 @@ def test_lying_manifests_and_conversation_counts_give_bounded_words(case):
     lines = statements(bundle.info)
     assert len(lines) < STATEMENTS_MOST and all(len(line) < MESSAGE_MOST for line in lines)
     assert len(describe_lines(bundle.info)) < STATEMENTS_MOST + len(bundle.info.entries) + claimed + 20
+    written = {e.name: e.size for e in bundle.info.entries}
+    assert len(bundle.info.transcript or "") <= 4 * written.get("conversation.json", 0) + 2**16
     try:
         bundle.open(None)
     except ConversationChoiceNeeded as err:
