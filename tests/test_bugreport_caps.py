@@ -310,3 +310,28 @@ def test_a_transcript_of_another_shape_is_indented_only_while_that_stays_small()
     deep = jsonio.loads(nested(1_000))
     wide = [deep] * (INDENTED_AT_MOST // 1_000)
     assert len(transcript_text(wide)) < 2 * len(jsonio.dumps(wide)) + 2
+
+
+# --- what reading a conversation file costs ----------------------------------------------------------------------
+
+def test_an_entry_holding_more_json_containers_than_the_budget_allows_is_refused():
+    with byte_limit(2**16):
+        most = 2**16 // B.CONTAINER_BYTES
+        dense = json.dumps({"recordings": [{"events": [[]] * most}]})
+        message = refused(bundle_of(**{"conversations/c.json": dense}))
+        assert "conversations/c.json" in message and "JSON objects and lists" in message and "--max-bytes" in message
+        within = json.dumps({"recordings": [{"events": [[]] * (most // 2)}]})
+        assert B.read_bundle(bundle_of(**{"conversations/c.json": within}), "r.zip").conversations
+
+
+def test_a_conversation_file_is_read_one_level_below_its_lists():
+    from afp_desktop.core.jsonx.shallow import Span, TooManyItems, two_levels
+
+    data = b'{"id": "c", "x": [[], {}, [[]]], "recordings": [{"a": [1]}, 2, []]}'
+    doc = two_levels(data, ("recordings",))
+    assert isinstance(doc["x"], Span) and doc["x"].bytes_of(data) == b"[[], {}, [[]]]"  # (one span, not three)
+    assert [item.bytes_of(data) if isinstance(item, Span) else item for item in doc["recordings"]] == \
+        [b'{"a": [1]}', 2, b"[]"]
+    with pytest.raises(TooManyItems) as caught:
+        two_levels(data, ("recordings",), most=1)
+    assert caught.value.count == 2  # (containers: counted before anything is made for them)

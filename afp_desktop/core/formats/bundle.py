@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import Any
 
 from afp_desktop.core.jsonx import jsonio
-from afp_desktop.core.jsonx.shallow import Span, two_levels
+from afp_desktop.core.jsonx.shallow import Span, TooManyItems, two_levels
 from afp_desktop.core.formats.bugreport import (
     BundleInfo,
     Conversation,
@@ -56,6 +56,7 @@ BOMB_RATIO = 200  # uncompressed / compressed, for every entry: no JSON of a run
 BOMB_ALLOWANCE = 4_096  # bytes any entry may expand beyond BOMB_RATIO (a tiny entry's headers outweigh its data)
 MAX_MANIFEST_BYTES = 8 * 2**20  # manifest.json and environment.json: the library writes a few KB of each
 MAX_READABLE_BYTES = 16 * 2**20  # conversation.json and narrative.txt: text for a person, shown whole
+CONTAINER_BYTES = 64  # a recording's text per JSON object or list: a recording holds one per ~75 bytes
 MAX_NAME_CHARACTERS = 1_000  # of an entry's name, a unit's id, label or session id: the library writes short ones
 READ_CAPS = {"manifest.json": MAX_MANIFEST_BYTES, "environment.json": MAX_MANIFEST_BYTES,
              "conversation.json": MAX_READABLE_BYTES, "narrative.txt": MAX_READABLE_BYTES}
@@ -63,6 +64,7 @@ METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.
 ARCHIVE_SUFFIXES = (".zip", ".jar", ".7z", ".rar", ".tar", ".tgz", ".gz", ".xz", ".bz2", ".zst")
 ARCHIVE_MAGICS = (ZIP_MAGIC, EMPTY_ZIP_MAGIC, b"\x1f\x8b", b"\xfd7zXZ\x00", b"7z\xbc\xaf\x27\x1c", b"Rar!",
                   b"BZh", b"\x28\xb5\x2f\xfd")
+RECORDING_LISTS = ("envelopes", "recordings")  # a conversation file's lists of recordings
 CONVERSATION_ENTRY = re.compile(r"conversations/([^/]+)\.json")
 SINGLE_RECORDING_ENTRIES = ("envelope.json", "recording.json")
 KNOWN_MANIFEST_VERSION = 2
@@ -199,7 +201,7 @@ class Bundle:
     def _recording_document(self, chosen: Conversation) -> Any:
         place = self._places.get(chosen.id)
         if place is None:  # envelope.json, recording.json, or a conversation file that is one recording
-            return self._recording(chosen.entry, self._bytes(chosen.entry))
+            return self._recording(chosen.entry, self._recording_bytes(chosen.entry))
         key, index = place
         data, recordings = self._conversation_file(chosen.entry)
         item = recordings[key][index]
@@ -222,12 +224,10 @@ class Bundle:
             recordings: dict[str, list] = {}
             if match:
                 _data, recordings = self._conversation_file(entry)
-            held = sum(len(recordings.get(key, ())) for key in ("envelopes", "recordings"))
+            held = sum(len(recordings.get(key, ())) for key in RECORDING_LISTS)
             if len(found) + max(held, 1) > MAX_CONVERSATIONS:  # (counted before one object is made per recording)
-                alone = f" ({_shown(entry)} alone lists {held:,} recordings)" if held > 1 else ""
-                raise LoadError(self.name, f"this bug-report bundle holds more than {MAX_CONVERSATIONS:,} "
-                                           f"conversations{alone}; a bundle holds a handful, so it is refused")
-            places = [(key, i) for key in ("envelopes", "recordings") for i in range(len(recordings.get(key, [])))]
+                raise LoadError(self.name, _too_many_conversations(entry, held))
+            places = [(key, i) for key in RECORDING_LISTS for i in range(len(recordings.get(key, [])))]
             if not places:  # the entry is itself one recording or envelope
                 found.append((Conversation(base, entry, "", label, session), None))
             for n, (key, i) in enumerate(places):
@@ -304,9 +304,23 @@ class Bundle:
     def _conversation_file(self, entry: str) -> tuple[bytes, dict[str, list]]:
         """A conversation file's bytes and its recording lists ({} when it is itself one recording), each
         recording a Span of the bytes (jsonx/shallow.py: none of them parsed yet) when the scan finds them."""
-        data = self._bytes(entry)
-        doc = two_levels(data)
+        data = self._recording_bytes(entry)
+        try:
+            doc = two_levels(data, RECORDING_LISTS, most=MAX_CONVERSATIONS)
+        except TooManyItems as err:
+            raise LoadError(self.name, _too_many_conversations(entry, err.count)) from None
         return data, _recordings_of(self._parsed(entry, data) if doc is None else doc, self._where(entry))
+
+    def _recording_bytes(self, entry: str) -> bytes:
+        """The bytes of an entry holding recordings, refused when it holds more JSON objects and lists than the
+        byte budget allows a recording (reading JSON costs in proportion to them, whichever way it is read)."""
+        data = self._bytes(entry)
+        containers, most = data.count(b"{") + data.count(b"["), max_bytes() // CONTAINER_BYTES
+        if containers > most:
+            raise LoadError(self._where(entry), f"the entry holds {containers:,} JSON objects and lists, more than "
+                                                f"the {most:,} a recording within the byte budget holds "
+                                                f"({_budget_hint()}); refused")
+        return data
 
     def _too_big_to_read(self, entry: str, problems: list[str]) -> bool:
         """An entry the runs do not need, larger than the library ever writes it: said, and left out."""
@@ -405,6 +419,12 @@ def _checked_entries(infos: list[zipfile.ZipInfo], name: str) -> dict[str, zipfi
     return entries
 
 
+def _too_many_conversations(entry: str, held: int) -> str:
+    alone = f" ({_shown(entry)} alone lists {held:,} recordings)" if held > 1 else ""
+    return (f"this bug-report bundle holds more than {MAX_CONVERSATIONS:,} conversations{alone}; a bundle holds "
+            "a handful, so it is refused")
+
+
 def _budget_hint() -> str:
     return f"to raise the limit, set {MAX_BYTES_ENV} (for example {MAX_BYTES_ENV}=4G) or pass --max-bytes 4G"
 
@@ -423,11 +443,12 @@ def _recordings_of(doc: Any, where: str) -> dict[str, list]:
     if not isinstance(doc, dict):
         raise LoadError(where, f"a conversation file must be a JSON object, found {describe_type(doc)}")
     found = {}
-    for key in ("envelopes", "recordings"):
+    for key in RECORDING_LISTS:
         if key in doc:
             value = doc[key]
             if not isinstance(value, list):
-                raise LoadError(where, f"\"{key}\" must be a list of recordings, found {describe_type(value)}")
+                found_type = "an object" if isinstance(value, Span) else describe_type(value)  # (read shallowly)
+                raise LoadError(where, f"\"{key}\" must be a list of recordings, found {found_type}")
             found[key] = value
     if not found and not ("format" in doc or "snapshot" in doc or "events" in doc):
         keys = ", ".join(_shown(str(k)) for k in list(doc)[:6]) or "none"
