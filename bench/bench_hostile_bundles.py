@@ -5,7 +5,8 @@
 Each case is a small zip made here that lies about its size or shape: conversation files of exactly 1 MiB full of
 empty recordings (compressed a thousandfold), hundreds of thousands of recordings that compress as JSON does, a
 manifest listing hundreds of thousands of files against 2,000 entries, manifests just under their cap with long
-lists, a manifest of 100 MB. Commands: info, info --json, stops, diff (the file with itself) and the window
+lists, millions of small JSON containers (beside the recordings, or as them), readable entries nested 200,000
+deep, a manifest of 100 MB. Commands: info, info --json, stops, diff (the file with itself) and the window
 (--screenshot, offscreen). Every command runs in a child process under a 4 GB address-space limit and a 120 s
 processor-time limit; the script prints wall time, peak memory (RSS), the exit code, the output's size and its first line.
 Target: every case under 20 s and 1.5 GB, ending in a clear message or a faithful result.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import resource
 import subprocess
 import sys
@@ -90,6 +92,26 @@ def big_lists(megabytes: float) -> bytes:
     return _zip({"manifest.json": json.dumps(manifest).encode(), "recording.json": RECORDING})
 
 
+def dense_containers(count: int, key: bytes) -> bytes:
+    """`count` small lists and objects in a random mix (compressing about tenfold, under the ratio), as the
+    member `key` of a conversation file holding one recording."""
+    rng = random.Random(1)
+    tokens = [b"[]", b"[[]]", b"{}", b"[{}]"]
+    body = b",".join(rng.choice(tokens) for _ in range(count))
+    if key == b"recordings":
+        doc = b'{"recordings":[' + body + b"]}"
+    else:
+        doc = b'{"recordings":[{"events":[]}],"' + key + b'":[' + body + b"]}"
+    return _zip({"manifest.json": MANIFEST, "conversations/c.json": doc}, level=6)
+
+
+def deep_entries(depth: int) -> bytes:
+    rng = random.Random(1)
+    nested = "".join("[" + rng.choice(" \n\t") for _ in range(depth)) + "]" * depth
+    return _zip({"manifest.json": MANIFEST, "recording.json": RECORDING, "conversation.json": nested,
+                 "environment.json": nested})
+
+
 CASES = {
     "conversations-24-files": lambda: conversations_at_the_floor(24),
     "conversations-1-file": lambda: conversations_at_the_floor(1),
@@ -100,6 +122,10 @@ CASES = {
                                                        "files": ["a", "b"]}),
     "manifest-7.9MB-empty-units": lambda: big_manifest(7.9, {}),
     "manifest-7.9MB-lists": lambda: big_lists(7.9),
+    "dense-containers-10M": lambda: dense_containers(10_500_000, b"x"),
+    "dense-containers-15M": lambda: dense_containers(15_000_000, b"x"),
+    "dense-recordings-list": lambda: dense_containers(10_500_000, b"recordings"),
+    "deep-readable-entries": lambda: deep_entries(200_000),
     "manifest-93MB-units": lambda: big_manifest(93, {"id": "u", "kind": "conversation", "label": "x",
                                                      "files": ["a", "b"]}),
 }
