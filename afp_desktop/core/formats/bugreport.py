@@ -217,13 +217,13 @@ INDENTED_AT_MOST = 16 * 2**10  # bytes of compact JSON: a transcript of another 
 
 
 def _compact(value: Any, limit: int = 2000) -> str:
-    text = jsonio.text_of(value)
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more characters)"
+    return clipped(jsonio.text_of(value), limit)
 
 
 def transcript_text(doc: Any) -> str:
     """conversation.json `{conversations: [{id, sessionId, turns: [{index, user, steps, final}]}]}` as lines a
-    person reads; any other shape is shown as indented JSON (it is still the file's content, as typed)."""
+    person reads; any other shape is shown as JSON, indented while it is small (it is still the file's content, as
+    typed)."""
     conversations = doc.get("conversations") if isinstance(doc, dict) else None
     if not isinstance(conversations, list):
         compact = jsonio.dumps(doc)
