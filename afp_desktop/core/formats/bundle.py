@@ -38,10 +38,9 @@ from afp_desktop.core.formats.bugreport import (
     transcript_text,
 )
 from afp_desktop.core.formats.errors import LoadError, describe_type
+from afp_desktop.core.formats.source import EMPTY_ZIP_MAGIC, ZIP_MAGIC
 from afp_desktop.core.model.run import Notice, Run
 
-ZIP_MAGIC = b"PK\x03\x04"
-EMPTY_ZIP_MAGIC = b"PK\x05\x06"
 MAX_ENTRIES = 2_000
 MAX_ENTRY_BYTES = 512 * 2**20  # one entry, uncompressed
 MAX_TOTAL_BYTES = 1024 * 2**20  # all entries, uncompressed, as the central directory declares them

@@ -2,9 +2,10 @@
 
 Files come from other people, so reading is bounded: only a regular file is opened (a FIFO, device, socket or
 folder is refused at once, before any read that could block or never end), and neither the file nor what it
-decompresses to may exceed a byte budget (`max_bytes()`, derived from the machine's memory, or
-`AFP_DESKTOP_MAX_BYTES`). Decompression streams in chunks and stops as soon as the budget is passed, so a
-"zip bomb" costs at most the budget in memory, never the bomb's size.
+decompresses to may exceed a byte budget (`budget_for(kind)`: --max-bytes, `AFP_DESKTOP_MAX_BYTES`, else the
+machine's available memory over what opening the file's format takes, size_limit.py). Decompression streams in
+chunks and stops as soon as the budget is passed, so a "zip bomb" costs at most the budget in memory, never the
+bomb's size.
 """
 
 from __future__ import annotations
@@ -18,17 +19,21 @@ import os
 import stat
 import zlib
 from contextlib import contextmanager
+from dataclasses import dataclass
+from math import ceil
 from pathlib import Path
 
 from afp_desktop.core.breathing import breathe
 from afp_desktop.core.bytes_memory import unfilled_bytes, writable_view
 from afp_desktop.core.formats.errors import LoadError, Problem
+from afp_desktop.core.formats.size_limit import (EXPANSION, HEAD_BYTES, KIND_NAMES, MEMORY_SHARE, available_memory,
+                                                 kind_of_head, size_limit)
 
 GZIP_MAGIC = b"\x1f\x8b"
 XZ_MAGIC = b"\xfd7zXZ\x00"
+ZIP_MAGIC = b"PK\x03\x04"  # a bug-report bundle (bundle.py)
+EMPTY_ZIP_MAGIC = b"PK\x05\x06"  # a zip that holds nothing
 MAX_BYTES_ENV = "AFP_DESKTOP_MAX_BYTES"
-_MIN_DEFAULT = 64 << 20
-_MAX_DEFAULT = 1 << 30  # parsing takes several times the text: past 1 GiB a run would not fit most machines
 _CHUNK = 1 << 20
 
 
@@ -47,11 +52,38 @@ def byte_limit(limit: int | None):
         _override = previous
 
 
-def max_bytes() -> int:
-    """The most bytes a trace may hold (on disk, and once decompressed): --max-bytes, `$AFP_DESKTOP_MAX_BYTES`,
-    else a sixteenth of the machine's memory, between 64 MiB and 1 GiB."""
+@dataclass(frozen=True)
+class ByteBudget:
+    """The most bytes a file of one format may hold (on disk, and once decompressed), and where that comes from:
+    `memory` is the memory available it was derived from, None when it was set (`set_by`)."""
+
+    limit: int
+    kind: str
+    memory: int | None = None
+    set_by: str | None = None
+
+    def explained(self) -> str:
+        """Why the limit is what it is, and what to pass to raise it (for a refusal's message)."""
+        if self.memory is None:
+            why = f"the limit is {describe_size(self.limit)}, set by {self.set_by}"
+        else:
+            why = (f"the limit for {KIND_NAMES[self.kind]} is {describe_size(self.limit)}, because opening one "
+                   f"takes about {EXPANSION[self.kind]:g}× its size in memory and {describe_size(self.memory)} of "
+                   f"memory is available ({MEMORY_SHARE:.0%} of it for a run)")
+        return why
+
+    def refusal(self, what: str, needed: int) -> str:
+        """`what` (the file is …), the limit and why, and what to pass to open it anyway: at least `needed`."""
+        size = suggested_size(needed)
+        return (f"{what}; {self.explained()}. To open it anyway, pass --max-bytes {size} (or set "
+                f"{MAX_BYTES_ENV}={size})")
+
+
+def budget_for(kind: str = "unknown") -> ByteBudget:
+    """The byte budget for a file of this format (size_limit.py's names): --max-bytes, `$AFP_DESKTOP_MAX_BYTES`,
+    else the size limit of the memory available now."""
     if _override is not None:
-        return _override
+        return ByteBudget(_override, kind, set_by="--max-bytes")
     override = os.environ.get(MAX_BYTES_ENV, "").strip()
     if override:
         try:
@@ -59,8 +91,14 @@ def max_bytes() -> int:
         except ValueError:
             value = None
         if value is not None and value > 0:
-            return value
-    return min(max(_physical_memory() // 16, _MIN_DEFAULT), _MAX_DEFAULT)
+            return ByteBudget(value, kind, set_by=MAX_BYTES_ENV)
+    memory = available_memory()
+    return ByteBudget(size_limit(memory, kind), kind, memory)
+
+
+def max_bytes(kind: str = "unknown") -> int:
+    """The most bytes a file of this format may hold (on disk, and once decompressed): `budget_for(kind)`."""
+    return budget_for(kind).limit
 
 
 def parse_size(text: str) -> int:
@@ -83,16 +121,14 @@ def describe_size(n: int) -> str:
     return f"{n} bytes"
 
 
-def _physical_memory() -> int:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # not on every platform
-        return 8 << 30
-
-
-def _limit_text(limit: int) -> str:
-    return (f"the limit is {describe_size(limit)}; to raise it, set {MAX_BYTES_ENV} (for example "
-            f"{MAX_BYTES_ENV}=4G) or pass --max-bytes 4G")
+def suggested_size(n: int) -> str:
+    """A size to write on the command line (parse_size's form) of at least `n` bytes: '1.3G', '640M', '2K'."""
+    for suffix, unit, tenths in (("G", 1 << 30, True), ("M", 1 << 20, False), ("K", 1 << 10, False)):
+        if n >= unit:
+            if tenths:
+                return f"{ceil(n * 10 / unit) / 10:g}{suffix}"
+            return f"{ceil(n / unit)}{suffix}"
+    return str(max(n, 1))
 
 
 def _kind_of(mode: int) -> str | None:
@@ -108,6 +144,11 @@ def _kind_of(mode: int) -> str | None:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "this is a device, not a trace file; only regular files are opened"
     return "this is not a regular file; only regular files are opened"
+
+
+def is_zip(data: bytes) -> bool:
+    """Whether `data` is a zip archive (a bug-report bundle, or an empty zip)."""
+    return data[:4] in (ZIP_MAGIC, EMPTY_ZIP_MAGIC)
 
 
 def check_regular(path: str | os.PathLike) -> os.stat_result:
@@ -142,7 +183,6 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
     as trailing data after a compressed stream) are appended to `warnings` when given."""
     name = os.fsdecode(path)
     check_regular(path)
-    limit = max_bytes()
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)  # non-blocking: a FIFO swapped in after the stat() cannot hang the open
@@ -153,18 +193,21 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
         reason = _kind_of(info.st_mode)
         if reason:
             raise LoadError(name, reason)
-        if info.st_size > limit:
-            raise LoadError(name, f"the file is {describe_size(info.st_size)}, too large to open ({_limit_text(limit)})")
         try:
-            head = handle.read(8)
-            if head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC):
-                return _decompress_stream(head, handle, name, limit, warnings)
+            head = handle.read(HEAD_BYTES)
+            if head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC):  # (the limit: of what it expands to)
+                return _decompress_stream(head, handle, name, None, warnings)
+            budget = budget_for(kind_of_head(head))
+            if info.st_size > budget.limit:
+                raise LoadError(name, budget.refusal(f"the file is {describe_size(info.st_size)}, too large to open",
+                                                     info.st_size))
             handle.seek(0)  # (read whole, not head + rest: one copy of a large file in memory, not two)
-            data = _read_capped(handle, limit + 1, info.st_size)
+            data = _read_capped(handle, budget.limit + 1, info.st_size)
         except OSError as err:
             raise LoadError(name, _os_error_text(err)) from None
-    if len(data) > limit:  # it grew while being read
-        raise LoadError(name, f"the file is larger than the limit ({_limit_text(limit)})")
+    if len(data) > budget.limit:  # it grew while being read
+        raise LoadError(name, budget.refusal("the file is larger than the limit (it grew while it was read)",
+                                             len(data)))
     return data
 
 
@@ -219,8 +262,8 @@ def open_file_end(path: str | os.PathLike, length: int) -> FileEnd | None:
         return None
     try:
         info = os.fstat(fd)
-        first = os.pread(fd, 8, 0)
-        if (_kind_of(info.st_mode) or info.st_size > max_bytes() or not info.st_size
+        first = os.pread(fd, HEAD_BYTES, 0)
+        if (_kind_of(info.st_mode) or info.st_size > max_bytes(kind_of_head(first)) or not info.st_size
                 or first.startswith(GZIP_MAGIC) or first.startswith(XZ_MAGIC)):
             os.close(fd)
             return None
@@ -327,7 +370,10 @@ class _Decoder:
         return self.decoder.eof
 
 
-def _decompress_stream(head: bytes, handle, name: str, limit: int, warnings: list[Problem] | None) -> bytes:
+def _decompress_stream(head: bytes, handle, name: str, budget: ByteBudget | None,
+                       warnings: list[Problem] | None) -> bytes:
+    """The content of a gzip or xz stream, refused as soon as it passes the budget (None: the budget of the format
+    its first HEAD_BYTES decompressed name)."""
     magic = GZIP_MAGIC if head.startswith(GZIP_MAGIC) else XZ_MAGIC
     decoder = _Decoder(magic)
     parts: list[bytes] = []
@@ -345,10 +391,12 @@ def _decompress_stream(head: bytes, handle, name: str, limit: int, warnings: lis
             out = decoder.decompress(data)
             if out:
                 total += len(out)
-                if total > limit:
-                    raise LoadError(name, f"the compressed file expands to more than the limit; it was not "
-                                          f"loaded ({_limit_text(limit)})")
                 parts.append(out)
+                if budget is None and total >= HEAD_BYTES:
+                    budget = budget_for(kind_of_head(b"".join(parts)[:HEAD_BYTES]))
+                if budget is not None and total > budget.limit:
+                    raise LoadError(name, budget.refusal("the compressed file expands to more than the limit; it "
+                                                         "was not loaded", 2 * budget.limit))
             if decoder.eof:
                 ended = True
                 rest = decoder.decoder.unused_data.lstrip(b"\x00")  # (xz pads streams with zero bytes)
@@ -380,7 +428,7 @@ def _decompress_stream(head: bytes, handle, name: str, limit: int, warnings: lis
         warnings.append(Problem(name, "the compressed file is cut off (its end is missing): what it holds up to "
                                       "the cut is shown"))
     if trailing and warnings is not None:
-        extra = len(trailing) + len(_read_capped(handle, limit))
+        extra = len(trailing) + len(_read_capped(handle, budget.limit if budget is not None else max_bytes()))
         kind = "gzip" if magic == GZIP_MAGIC else "xz"
         warnings.append(Problem(name, f"{describe_size(extra)} of data after the end of the {kind} stream "
                                       "were ignored (they are not part of the compressed file)"))
@@ -394,7 +442,7 @@ def decompress(data: bytes, name: str) -> bytes:
     import io
 
     handle = io.BytesIO(data)
-    return _decompress_stream(handle.read(8), handle, name, max_bytes(), None)
+    return _decompress_stream(handle.read(8), handle, name, None, None)
 
 
 def rotation_partner(path: str | os.PathLike) -> Path:

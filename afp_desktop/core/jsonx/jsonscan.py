@@ -151,7 +151,8 @@ def _scan_natively(data: bytes, start: int, size: int):
 def closing_brackets(depth, open_indices):
     """The index of each opening's closing bracket: the next bracket back at the depth before it opened."""
     closes = np.empty_like(open_indices)
-    for level in np.unique(depth[open_indices]):
+    levels = np.flatnonzero(np.bincount(depth[open_indices]))  # (in order; np.unique would import numpy.ma)
+    for level in levels:
         chosen = depth[open_indices] == level
         back = np.flatnonzero(depth == level - 1)
         closes[chosen] = back[np.searchsorted(back, open_indices[chosen], side="right")]
