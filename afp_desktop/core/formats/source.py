@@ -123,11 +123,12 @@ def describe_size(n: int) -> str:
 
 def suggested_size(n: int) -> str:
     """A size to write on the command line (parse_size's form) of at least `n` bytes: '1.3G', '640M', '2K'."""
-    for suffix, unit, tenths in (("G", 1 << 30, True), ("M", 1 << 20, False), ("K", 1 << 10, False)):
+    for suffix, unit in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
         if n >= unit:
-            if tenths:
-                return f"{ceil(n * 10 / unit) / 10:g}{suffix}"
-            return f"{ceil(n / unit)}{suffix}"
+            tenths = ceil(n * 10 / unit)
+            while parse_size(f"{tenths / 10:g}{suffix}") < n:  # (a tenth's rounding)
+                tenths += 1
+            return f"{tenths / 10:g}{suffix}"
     return str(max(n, 1))
 
 
@@ -420,6 +421,11 @@ def _decompress_stream(head: bytes, handle, name: str, budget: ByteBudget | None
                 break
     except (zlib.error, lzma.LZMAError, EOFError) as err:
         raise LoadError(name, f"the compressed file is damaged ({err})") from None
+    if budget is None:  # (it ended within its head)
+        budget = budget_for(kind_of_head(b"".join(parts)[:HEAD_BYTES]))
+        if total > budget.limit:
+            raise LoadError(name, budget.refusal("the compressed file expands to more than the limit; it was not "
+                                                 "loaded", 2 * budget.limit))
     if not ended:
         if warnings is None or not total:
             raise LoadError(name, "the compressed file is cut off (its end is missing); decompress what there is "
