@@ -64,11 +64,12 @@ def slowest_imports(argv: list[str], count: int = 12) -> tuple[list[tuple[int, s
     for line in err.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
             continue
-        _self, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|"))
-        rows.append((int(cumulative), name))
+        _self, cumulative, shown = line[len("import time:"):].split("|")
+        name = shown.strip()
         names.add(name)
-    top_level = [row for row in rows if not row[1].startswith(("encodings", "_"))]
-    return sorted(top_level, reverse=True)[:count], names
+        if len(shown) - len(shown.lstrip()) <= 1:  # (imported at the top: not by another module)
+            rows.append((int(cumulative), name))
+    return sorted(rows, reverse=True)[:count], names
 
 
 def main() -> None:
@@ -102,7 +103,7 @@ def main() -> None:
                   f"ratio {ours / floor:.2f} (target <= {TARGET_RATIO})")
         print(f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after, {os.cpu_count()} cores")
         top, names = slowest_imports(cli)
-        print("slowest imports (cumulative):")
+        print("slowest imports at the top level (cumulative, one run):")
         for micros, name in top:
             print(f"  {micros / 1000:7.1f} ms  {name}")
         imported = [w for w in WATCHED if any(n == w or n.startswith(w + ".") for n in names)]

@@ -19,7 +19,6 @@ else in the run still shows.
 from __future__ import annotations
 
 import re
-import secrets
 from typing import Any
 
 import orjson
@@ -203,7 +202,7 @@ def _parse_events(data: bytes, name: str, starts, ends, regions, read_so_far=Non
     cuts = cuts[np.concatenate(([True], cuts[1:] != cuts[:-1]))]  # (sorted already: each once)
     region_cuts = np.searchsorted(region_starts, ends[cuts - 1])
     view = memoryview(data)
-    salt = secrets.randbits(52)  # placeholders a file cannot guess
+    salt = jsonscan.unguessable_number()  # placeholders a file cannot guess
     events: list = []
     paths: dict = {}
     first_event = first_region = 0

@@ -24,7 +24,6 @@ from math import ceil
 from pathlib import Path
 
 from afp_desktop.core.breathing import breathe
-from afp_desktop.core.bytes_memory import unfilled_bytes, writable_view
 from afp_desktop.core.formats.errors import LoadError, Problem
 from afp_desktop.core.formats.size_limit import (EXPANSION, HEAD_BYTES, KIND_NAMES, MEMORY_SHARE, available_memory,
                                                  kind_of_head, size_limit)
@@ -329,6 +328,8 @@ def _read_in_pieces(handle, size: int) -> bytes | None:
     one new bytes object: one read of the 894 MB recording took 0.2 s with no breath, the window's paint of a move
     meanwhile far longer than its 25 ms. The object is made unfilled through the C API and filled before anyone
     else sees it. None where that is not possible (not CPython): the caller reads it in one go."""
+    from afp_desktop.core.bytes_memory import unfilled_bytes, writable_view  # (ctypes: for a big file only)
+
     text = unfilled_bytes(size)
     target = writable_view(text) if text is not None else None
     if text is None or target is None:

@@ -16,6 +16,7 @@ thread runs while a big file is scanned. Both give the same answer (tests/test_n
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from afp_desktop.core.breathing import breathe, find_breathing, letting_go, report
@@ -30,6 +31,11 @@ np: Any = None  # numpy, once imported
 _CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
 _NATIVE_CHUNK = 1 << 20  # bytes per call of the C loop (~1 ms): the output arrays are sized by it
 _QUOTE, _BACKSLASH, _OPEN_SQUARE = 0x22, 0x5C, 0x5B
+
+
+def unguessable_number(bits: int = 52) -> int:
+    """A random number of `bits` bits that a file cannot guess (a placeholder's salt), from the system's source."""
+    return int.from_bytes(os.urandom((bits + 7) // 8), "big") >> (-bits % 8)
 
 
 def numpy():
