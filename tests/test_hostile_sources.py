@@ -185,7 +185,7 @@ def test_limit_from_environment_and_option(monkeypatch, tmp_path, capsys):
     assert max_bytes() == 2048
     monkeypatch.setenv("AFP_DESKTOP_MAX_BYTES", "nonsense")
     monkeypatch.setattr(source, "available_memory", lambda: 24 << 30)
-    assert max_bytes("recording") == size_limit(24 << 30, "recording") > 4 << 30
+    assert max_bytes("recording") == size_limit(24 << 30, "recording") > 1 << 30
     assert parse_size("1.5G") == 3 << 29
     path = tmp_path / "events.ndjson"
     path.write_bytes(read_bytes("02-react-two-tools", "events.ndjson"))

@@ -12,15 +12,15 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from afp_desktop import cli
 from afp_desktop.core.formats import LoadError, open_run, source
-from afp_desktop.core.formats.size_limit import (EXPANSION, HEAD_BYTES, MEMORY_SHARE, available_memory,
-                                                 kind_of_head, size_limit)
+from afp_desktop.core.formats.size_limit import (EXPANSION, HEAD_BYTES, MEMORY_SHARE, WHOLE_EXPANSION, WHOLE_FROM,
+                                                 available_memory, expansion_at, kind_of_head, size_limit)
 from afp_desktop.core.formats.source import parse_size, read_source, suggested_size
 from tests.corpus_util import CORPUS, corpus_path, read_bytes
 
 KINDS = sorted(EXPANSION)
 MEMORY = st.integers(min_value=0, max_value=1 << 44)
 HEADS = {"trace": b'{"version":1,"events":[', "recording": b'{"snapshot":{', "stream": b'{"type":"a"}\n',
-         "unknown": b"\x00\x00"}
+         "unknown": b'[{"type":"a"}'}
 
 
 @given(MEMORY, MEMORY, st.sampled_from(KINDS))
@@ -29,11 +29,20 @@ def test_more_memory_never_lowers_the_limit(a, b, kind):
     assert size_limit(low, kind) <= size_limit(high, kind)
 
 
-@given(MEMORY, st.sampled_from(KINDS))
-def test_a_file_at_the_limit_fits_in_the_memory_available(memory, kind):
+@given(MEMORY, st.sampled_from(KINDS), st.floats(min_value=0, max_value=1))
+def test_every_file_up_to_the_limit_fits_in_the_memory_available(memory, kind, fraction):
     limit = size_limit(memory, kind)
-    assert 0 <= limit * EXPANSION[kind] <= memory * MEMORY_SHARE + EXPANSION[kind]
+    size = int(limit * fraction)
+    for bytes_ in (size, limit):
+        assert 0 <= bytes_ * expansion_at(kind, bytes_) <= memory * MEMORY_SHARE + WHOLE_EXPANSION
     assert limit <= memory
+
+
+@given(MEMORY)
+def test_a_document_too_large_to_read_by_its_parts_is_limited_by_parsing_it_whole(memory):
+    for kind in ("recording", "trace"):
+        limit = size_limit(memory, kind)
+        assert limit < WHOLE_FROM or limit * WHOLE_EXPANSION <= memory * MEMORY_SHARE
 
 
 @given(MEMORY, st.sampled_from(KINDS))
@@ -41,9 +50,12 @@ def test_an_unknown_format_gets_the_least_room(memory, kind):
     assert size_limit(memory, "unknown") <= size_limit(memory, kind)
 
 
-def test_a_recording_of_a_third_of_the_memory_opens():
-    """What opening a recording takes (about twice its size) leaves room for one a third of the memory."""
-    assert size_limit(24 << 30, "recording") >= 8 << 30 > 1400 * 10**6
+def test_a_recording_of_a_tenth_of_the_memory_opens():
+    """What opening a recording takes (about twice its size) leaves room for one a tenth of the memory (up to
+    the size from which it is parsed whole)."""
+    assert size_limit(14 << 30, "recording") >= 1400 * 10**6
+    assert size_limit(24 << 30, "recording") == WHOLE_FROM - 1
+    assert size_limit(64 << 30, "recording") > WHOLE_FROM
 
 
 def test_available_memory_reads_memavailable_else_the_physical_memory():
@@ -62,6 +74,11 @@ def test_available_memory_reads_memavailable_else_the_physical_memory():
     ("02-react-two-tools", "events.ndjson", "stream"), ("15-large-run", "trace.redacted.json", "trace")])
 def test_the_head_names_the_format(scenario, name, kind):
     assert kind_of_head(read_bytes(scenario, name)[:HEAD_BYTES]) == kind
+
+
+@pytest.mark.parametrize("head", [b"\x00\x00", b'[{"type":"a"}]', b'{"events":[]}', b"", b"x"])
+def test_any_other_head_is_read_whole(head):
+    assert kind_of_head(head) == "unknown" and EXPANSION["unknown"] == max(EXPANSION.values())
 
 
 def test_the_head_of_a_lossless_file_and_of_a_bundle(tmp_path):

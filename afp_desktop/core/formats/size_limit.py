@@ -21,26 +21,31 @@ from typing import Callable
 MEMORY_SHARE = 0.75  # of the memory available, what one run may take (the rest: the window, other programs)
 HEAD_BYTES = 64 << 10  # the first bytes that name a file's format
 
+WHOLE_FROM = 1 << 31  # a Trace or recording this large is parsed whole, not by its parts (lazy_trace, lazy_recording)
+WHOLE_EXPANSION = 9.5  # ... and then takes this much (parsed whole, the 448 MB recording took 9.0×, a Trace 6.8×)
+
 # Peak memory to open a file over its size, per format (bench/bench_memory_expansion.py, rounded up).
 EXPANSION = {
     "recording": 2.25,  # {snapshot, events, structure} (plain, envelope, packed): read by its parts
     "trace": 2.75,  # Trace v1: its events parsed, their payloads kept packed until shown
     "stream": 3.5,  # NDJSON (or one JSON object after another): every event parsed
     "lossless": 7.0,  # afp-desktop's lossless .jsonl: every line parsed
-    "bundle": 7.0,  # a bug-report bundle (zip): its members decompressed, then parsed; not measured: the largest
-    "unknown": 7.0,  # a head that names no format: the largest
+    "bundle": WHOLE_EXPANSION,  # a bug-report bundle (zip): its members decompressed and parsed whole
+    "unknown": WHOLE_EXPANSION,  # any other head (a list, another document): parsed whole, if at all
 }
+_READ_BY_PARTS = ("recording", "trace")
 
 KIND_NAMES = {"recording": "a recording", "trace": "a Trace", "stream": "an event stream",
               "lossless": "a lossless .jsonl file", "bundle": "a bug-report bundle",
-              "unknown": "a file whose first bytes name no format"}
+              "unknown": "a file read whole"}
 
 _SPACE = rb"[ \t\r\n]*"
 _RECORDING = re.compile(_SPACE + rb"\{" + _SPACE + rb'"(snapshot|format"' + _SPACE + rb":" + _SPACE +
                         rb'"agentfootprint\.recording\.)')
 _EVENT_FIRST = re.compile(_SPACE + rb'\{' + _SPACE + rb'"type"' + _SPACE + rb":")
 _LOSSLESS = re.compile(_SPACE + rb'\{' + _SPACE + rb'"format"' + _SPACE + rb":" + _SPACE + rb'"afp-desktop\.run\.')
-_DOCUMENT = re.compile(_SPACE + rb"[{\[]")
+_TRACE = re.compile(_SPACE + rb'\{' + _SPACE + rb'"version"' + _SPACE + rb":" + _SPACE + rb"1" + _SPACE + rb"," +
+                    _SPACE + rb'"events"' + _SPACE + rb":")
 
 
 def kind_of_head(head: bytes) -> str:
@@ -54,17 +59,28 @@ def kind_of_head(head: bytes) -> str:
         return "recording"
     if _EVENT_FIRST.match(head):
         return "stream"
-    if _DOCUMENT.match(head):
+    if _TRACE.match(head):
         return "trace"
     return "unknown"
 
 
+def expansion_at(kind: str, size: int) -> float:
+    """What opening a file of this format and size takes in memory, over its size."""
+    if kind in _READ_BY_PARTS and size >= WHOLE_FROM:
+        return WHOLE_EXPANSION
+    return EXPANSION.get(kind, EXPANSION["unknown"])
+
+
 def size_limit(memory_available: int, kind: str) -> int:
     """The most bytes a file of this format may hold (decompressed) to open within `memory_available` bytes:
-    MEMORY_SHARE of it over the format's expansion (an unknown format: the largest). Never more than the memory
-    allows (the limit times the expansion is within the memory), and more memory never lowers it."""
-    expansion = EXPANSION.get(kind, EXPANSION["unknown"])
-    return max(int(max(memory_available, 0) * MEMORY_SHARE / expansion), 0)
+    MEMORY_SHARE of it over the format's expansion (an unknown format: the largest; a Trace or recording of
+    WHOLE_FROM bytes or more: WHOLE_EXPANSION). Every file up to the limit fits (its size times its expansion is
+    within the memory), and more memory never lowers the limit."""
+    room = max(memory_available, 0) * MEMORY_SHARE
+    limit = int(room / expansion_at(kind, 0))
+    if limit >= WHOLE_FROM and kind in _READ_BY_PARTS:
+        limit = max(WHOLE_FROM - 1, int(room / WHOLE_EXPANSION))
+    return limit
 
 
 def _read_meminfo() -> str:

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from afp_desktop.core.breathing import breathe
 from afp_desktop.core.formats.errors import LoadError, Problem
-from afp_desktop.core.formats.size_limit import (EXPANSION, HEAD_BYTES, KIND_NAMES, MEMORY_SHARE, available_memory,
-                                                 kind_of_head, size_limit)
+from afp_desktop.core.formats.size_limit import (HEAD_BYTES, KIND_NAMES, MEMORY_SHARE, available_memory,
+                                                 expansion_at, kind_of_head, size_limit)
 
 GZIP_MAGIC = b"\x1f\x8b"
 XZ_MAGIC = b"\xfd7zXZ\x00"
@@ -61,20 +61,18 @@ class ByteBudget:
     memory: int | None = None
     set_by: str | None = None
 
-    def explained(self) -> str:
-        """Why the limit is what it is, and what to pass to raise it (for a refusal's message)."""
+    def explained(self, size: int) -> str:
+        """Why the limit is what it is, for a file of `size` bytes (for a refusal's message)."""
         if self.memory is None:
-            why = f"the limit is {describe_size(self.limit)}, set by {self.set_by}"
-        else:
-            why = (f"the limit for {KIND_NAMES[self.kind]} is {describe_size(self.limit)}, because opening one "
-                   f"takes about {EXPANSION[self.kind]:g}× its size in memory and {describe_size(self.memory)} of "
-                   f"memory is available ({MEMORY_SHARE:.0%} of it for a run)")
-        return why
+            return f"the limit is {describe_size(self.limit)}, set by {self.set_by}"
+        return (f"the limit for {KIND_NAMES[self.kind]} is {describe_size(self.limit)}, because opening one this "
+                f"large takes about {expansion_at(self.kind, size):g}× its size in memory and "
+                f"{describe_size(self.memory)} of memory is available ({MEMORY_SHARE:.0%} of it for a run)")
 
     def refusal(self, what: str, needed: int) -> str:
         """`what` (the file is …), the limit and why, and what to pass to open it anyway: at least `needed`."""
         size = suggested_size(needed)
-        return (f"{what}; {self.explained()}. To open it anyway, pass --max-bytes {size} (or set "
+        return (f"{what}; {self.explained(needed)}. To open it anyway, pass --max-bytes {size} (or set "
                 f"{MAX_BYTES_ENV}={size})")
 
 
