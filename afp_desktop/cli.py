@@ -57,7 +57,7 @@ def write_json(value, indent: bool) -> None:
 
 
 def _open(path: str, conversation: str | None = None):
-    from afp_desktop.core.formats import open_run
+    from afp_desktop.core import open_run
 
     run = open_run(path, conversation=conversation)  # (open_run pauses the garbage collector while it builds it)
     if run.payload_problems:  # a large Trace's payloads are checked here, not while loading: refuse as a parse would
@@ -512,18 +512,37 @@ def cmd_share(args) -> int:
     return 0
 
 
-def _subcommand_parser() -> argparse.ArgumentParser:
+class _NotBuilt:
+    """Takes the options of a subcommand that is not built, building nothing."""
+
+    def add_argument(self, *args, **kwargs) -> None:
+        return None
+
+    def add_mutually_exclusive_group(self, **kwargs) -> _NotBuilt:
+        return self
+
+
+def _add_max_bytes_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-bytes", metavar="SIZE", type=size_arg,
+                        help="the largest file (or decompressed content) to read, e.g. 500M or 4G (default: "
+                             "$AFP_DESKTOP_MAX_BYTES, else the memory available over what opening the file's "
+                             "format takes)")
+
+
+def _subcommand_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of the subcommands; with `only`, of that one alone (the others' options are not built)."""
     parser = argparse.ArgumentParser(prog="afp-desktop", description="Replay a saved agentfootprint run offline.",
                                      epilog=FORMATS_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
+    skipped = _NotBuilt()
 
     def add(name, help_text, func):
+        if only is not None and name != only:
+            return skipped
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=FORMATS_HELP)
         p.add_argument("file", metavar="FILE")
         _add_conversation_option(p)
-        p.add_argument("--max-bytes", metavar="SIZE", type=size_arg,
-                       help="the largest file (or decompressed content) to read, e.g. 500M or 4G "
-                            "(default: from the machine's memory, or $AFP_DESKTOP_MAX_BYTES)")
+        _add_max_bytes_option(p)
         p.set_defaults(func=func)
         return p
 
@@ -551,9 +570,10 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p = add("info", "describe the file for a person: format, counts, tokens, what it lacks", cmd_info)
     p.add_argument("--json", action="store_true", help="print the same as JSON")
     p.add_argument("--prices", metavar="PRICES.json", help="a price table (USD per million tokens): add the cost")
-    from afp_desktop.cli_tail import add_tail_parser
+    if only in (None, "tail"):
+        from afp_desktop.cli_tail import add_tail_parser
 
-    add_tail_parser(sub, FORMATS_HELP)
+        add_tail_parser(sub, FORMATS_HELP)
     p = add("convert", "write afp-desktop's lossless line-oriented .jsonl form of any supported file", cmd_convert)
     p.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
     p = add("export", "render the step graph to PNG or SVG without a display", cmd_export)
@@ -599,7 +619,7 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="afp-desktop", usage="afp-desktop [FILE [--at STAGE_ID]] [--conversation ID] [--follow] [--screenshot OUT.png [--stop N]]\n"
+        prog="afp-desktop", usage="afp-desktop [FILE [--at STAGE_ID]] [--conversation ID] [--follow] [--max-bytes SIZE] [--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop A B --compare [--screenshot OUT.png]\n"
                                   "       afp-desktop diff A B\n"
                                   "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find,inspect,tail,share} FILE ...",
@@ -625,6 +645,7 @@ def _window_parser() -> argparse.ArgumentParser:
     parser.add_argument("--follow", action="store_true", help="follow FILE while it is written (File ▸ Follow)")
     parser.add_argument("--size", metavar="WxH", type=_window_size, help="with --screenshot: the window's size "
                         "(default 1600x1000)")
+    _add_max_bytes_option(parser)
     parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
     return parser
 
@@ -639,12 +660,12 @@ def _window_size(text: str) -> tuple[int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from afp_desktop.core.formats.errors import LoadError
+    from afp_desktop.core.problems import LoadError
     from afp_desktop.core.safe_write import UnsafeOutput
 
     try:
         if argv and argv[0] in SUBCOMMANDS:
-            args = _subcommand_parser().parse_args(argv)
+            args = _subcommand_parser(only=argv[0]).parse_args(argv)
             from afp_desktop.core.formats.source import byte_limit
 
             with byte_limit(getattr(args, "max_bytes", None)):  # (tail reads as the file grows)
@@ -665,13 +686,15 @@ def main(argv: list[str] | None = None) -> int:
         else:
             _check_display()
         from afp_desktop.app.shell.gui import run_gui
+        from afp_desktop.core.formats.source import byte_limit
 
-        if args.compare:
-            from afp_desktop.app.shell.gui import run_compare_gui
+        with byte_limit(args.max_bytes):  # (for every file the window opens)
+            if args.compare:
+                from afp_desktop.app.shell.gui import run_compare_gui
 
-            return run_compare_gui(args.file, args.other, screenshot=args.screenshot)
-        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation,
-                       follow=args.follow, at=args.at, **({"size": args.size} if args.size else {}))
+                return run_compare_gui(args.file, args.other, screenshot=args.screenshot)
+            return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation,
+                           follow=args.follow, at=args.at, **({"size": args.size} if args.size else {}))
     except LoadError as err:
         print_readable(f"afp-desktop: {err}", stderr=True)
         return 2

@@ -233,8 +233,8 @@ def test_a_broken_recording_among_several_is_said_where_it_is_in_the_entry():
 
 def test_the_window_refuses_too_many_conversations_in_a_short_message(qtbot, window, tmp_path, capsys,
                                                                      monkeypatch):
-    from afp_desktop.app import conversation_picker
-    from afp_desktop.app.gui import run_gui
+    from afp_desktop.app.shell import conversation_picker
+    from afp_desktop.app.shell.gui import run_gui
 
     asked: list = []  # (a picker would wait for an answer: none is given, the refusal is what is expected)
     monkeypatch.setattr(conversation_picker, "pick_conversation", lambda *args: asked.append(args))

@@ -16,6 +16,8 @@ import pytest
 
 from afp_desktop import cli
 from afp_desktop.core.formats import LoadError, open_run
+from afp_desktop.core.formats import source
+from afp_desktop.core.formats.size_limit import size_limit
 from afp_desktop.core.formats.source import byte_limit, max_bytes, parse_size, read_source
 from tests.corpus_util import read_bytes
 
@@ -125,14 +127,18 @@ def test_a_gz_of_valid_ndjson_past_the_limit_is_refused(tmp_path):
             open_run(path)
 
 
-def test_the_xz_bomb_with_the_default_limit_ends_in_seconds_under_1_5_gb(tmp_path):
-    """In a child process, so its peak memory is the load's own: VmHWM (reset by exec), not ru_maxrss, which a
-    forked child inherits from the parent — late in a long test run, pytest's own 1.6 GB."""
+def test_the_xz_bomb_with_the_default_limit_costs_at_most_the_limit(tmp_path):
+    """The default limit (from the memory available: 4 GiB here) stops a 6 GiB bomb with at most the limit in
+    memory. In a child process, so its peak memory is the load's own: VmHWM (reset by exec), not ru_maxrss, which
+    a forked child inherits from the parent — late in a long test run, pytest's own 1.6 GB."""
     path = tmp_path / "bomb.json.xz"
     _bomb(path, lambda d: lzma.compress(d, preset=0), 96)
+    limit = size_limit(4 << 30, "unknown")  # (the head of zeros names no format)
     script = textwrap.dedent(f"""
         import resource, sys, time
         from afp_desktop import cli
+        from afp_desktop.core.formats import source
+        source.available_memory = lambda: 4 << 30
         started = time.monotonic()
         code = cli.main(["info", {str(path)!r}])
         try:
@@ -147,7 +153,8 @@ def test_the_xz_bomb_with_the_default_limit_ends_in_seconds_under_1_5_gb(tmp_pat
     code, peak, seconds = done.stdout.split()
     assert code == "2", done.stderr
     assert "expands to more than the limit" in done.stderr and "Traceback" not in done.stderr
-    assert int(peak) < 1.5e9 and float(seconds) < 30, (peak, seconds)
+    assert "4 GiB of memory is available" in done.stderr
+    assert int(peak) < limit + (300 << 20) and float(seconds) < 30, (peak, limit, seconds)
 
 
 def test_trailing_garbage_after_a_compressed_stream_is_a_warning(tmp_path):
@@ -177,7 +184,8 @@ def test_limit_from_environment_and_option(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("AFP_DESKTOP_MAX_BYTES", "2K")
     assert max_bytes() == 2048
     monkeypatch.setenv("AFP_DESKTOP_MAX_BYTES", "nonsense")
-    assert 64 << 20 <= max_bytes() <= 1 << 30
+    monkeypatch.setattr(source, "available_memory", lambda: 24 << 30)
+    assert max_bytes("recording") == size_limit(24 << 30, "recording") > 1 << 30
     assert parse_size("1.5G") == 3 << 29
     path = tmp_path / "events.ndjson"
     path.write_bytes(read_bytes("02-react-two-tools", "events.ndjson"))

@@ -45,11 +45,9 @@ from afp_desktop.core.formats.bugreport import (
 )
 from afp_desktop.core.formats.errors import LoadError, describe_type
 from afp_desktop.core.formats.lazy_recording import load_recording_lazily
-from afp_desktop.core.formats.source import MAX_BYTES_ENV, describe_size, max_bytes
+from afp_desktop.core.formats.source import EMPTY_ZIP_MAGIC, MAX_BYTES_ENV, ZIP_MAGIC, describe_size, max_bytes
 from afp_desktop.core.model.run import Notice, Run
 
-ZIP_MAGIC = b"PK\x03\x04"
-EMPTY_ZIP_MAGIC = b"PK\x05\x06"
 MAX_ENTRIES = 2_000
 MAX_CONVERSATIONS = 1_000  # recordings in all the conversation files: a bundle holds a handful
 BOMB_RATIO = 200  # uncompressed / compressed, for every entry: no JSON of a run packs this tight
