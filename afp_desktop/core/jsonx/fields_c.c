@@ -29,6 +29,11 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#ifndef SOURCE_SHA256 /* the sha256 of this file, given by setup.py: core/compiled.py refuses a module built from
+                         another version of its source */
+#define SOURCE_SHA256 ""
+#endif
+
 static PyObject *empty; /* "" */
 
 /* The value at `key` of `d` if it is a dict (a new reference), NULL if none; 1 in *failed on an error. */
@@ -223,5 +228,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "fields_c", NULL, -1,
 PyMODINIT_FUNC PyInit_fields_c(void) {
     empty = PyUnicode_FromString("");
     if (empty == NULL) return NULL;
-    return PyModule_Create(&module);
+    PyObject *made = PyModule_Create(&module);
+    if (made != NULL && PyModule_AddStringConstant(made, "source_sha256", SOURCE_SHA256) < 0) Py_CLEAR(made);
+    return made;
 }
