@@ -25,7 +25,7 @@ BUILD_TIMEOUT_S = 600
 # built: with or without debug info, stripped or not). ~153 MiB today; 166 MiB in all.
 MAX_BUNDLE_MIB = 175
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(BUILD_TIMEOUT_S + 300)]  # (the build is the first test's)
 
 
 @pytest.fixture(scope="module")
