@@ -68,7 +68,7 @@ def test_the_queue_turns_inside_a_nested_event_loop_that_a_piece_runs(qapp):
         ran.append("waiting")
         one_per_turn.later(owner, "next", lambda: (ran.append("next"), inner.quit()))
         one_per_turn.later(owner, "after", lambda: ran.append("after"))
-        QTimer.singleShot(2_000, inner.quit)
+        QTimer.singleShot(30_000, lambda: (ran.append("gave up"), inner.quit()))  # (a guard against a hang only)
         inner.exec()
         ran.append("returned")
 
@@ -78,13 +78,11 @@ def test_the_queue_turns_inside_a_nested_event_loop_that_a_piece_runs(qapp):
     check.setInterval(5)
     check.timeout.connect(lambda: outer.quit() if "returned" in ran and not len(one_per_turn.one_per_turn()) else None)
     check.start()
-    QTimer.singleShot(4_000, outer.quit)
-    started = time.perf_counter()
+    QTimer.singleShot(60_000, outer.quit)  # (a guard against a hang only)
     outer.exec()
     check.stop()
-    assert ran[:3] == ["waiting", "next", "returned"], ran
-    assert time.perf_counter() - started < 1.5, "the inner loop waited for its time-out: the queue stood still"
-    assert "after" in ran and not len(one_per_turn.one_per_turn())
+    assert ran[:3] == ["waiting", "next", "returned"], f"the queue stood still inside the piece's own loop: {ran}"
+    assert "after" in ran and "gave up" not in ran and not len(one_per_turn.one_per_turn())
 
 
 def test_a_piece_due_in_a_pass_already_busy_waits_for_the_next_pass_once(qapp):

@@ -309,6 +309,7 @@ def test_spec_and_build_script_are_present():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("builds in the repository")  # (build/, beside the bundle's: one worker builds at a time)
 def test_wheel_contains_the_resources(tmp_path, request):
     if not slow_enabled(request.config):
         pytest.skip("builds a wheel (~10 s): set AFP_RUN_SLOW=1 or run with -m slow")

@@ -19,12 +19,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from afp_desktop.core import compiled
 from afp_desktop.core.breathing import breathe, find_breathing, letting_go, report
 
-try:
-    from afp_desktop.core.jsonx import brackets_c as native  # type: ignore[attr-defined]
-except ImportError:  # not built (no C compiler at install): numpy's passes instead
-    native = None
+native: Any = compiled.load("afp_desktop.core.jsonx.brackets_c")  # None: numpy's passes
 
 np: Any = None  # numpy, once imported
 
