@@ -28,7 +28,8 @@ has_compiler() { command -v gcc >/dev/null 2>&1 || command -v cc >/dev/null 2>&1
 
 APT_PACKAGES=(gcc libc6-dev libegl1 libgl1 libfontconfig1 libglib2.0-0 libxkbcommon0 libdbus-1-3 fonts-dejavu-core
   xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0
-  libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libxcb-randr0 libxcb-xinerama0 libxcb-xfixes0)
+  libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libxcb-randr0 libxcb-xinerama0 libxcb-xfixes0
+  chromium)  # (chromium: the shared web page is tested in a real browser, headless)
 has_headers || APT_PACKAGES+=("$HEADERS_PACKAGE")
 
 missing_apt() {
