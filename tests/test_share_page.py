@@ -92,7 +92,7 @@ def test_the_page_forbids_fetching_anything():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.recursive(st.text() | st.integers() | st.none() | st.booleans(),
+@given(st.recursive(st.text() | st.integers(-(2 ** 63), 2 ** 63 - 1) | st.none() | st.booleans(),  # (past 64 bits: a double)
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
                     max_leaves=12))
 def test_embedded_json_is_safe_in_a_script_element_and_reads_back_as_the_value(value):

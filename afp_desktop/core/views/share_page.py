@@ -246,7 +246,11 @@ def share_data(run, templates: dict | None = None, app_name: str = DEFAULT_APP_N
     spans = replay.spans
     counts = facts.effective_domain
     step_starts = [bisect_right(counts, n) for n in facts.created]
-    step_ends = [None if n is None else bisect_right(counts, n) for n in facts.ended]
+    # Every step is over once the run has finished for good (facts.over_at), as the window shows it: one never
+    # closed, or one whose end event comes after the finish.
+    finished = facts.finished_at
+    step_ends = [finished if n is None else bisect_right(counts, n) if finished is None
+                 else min(bisect_right(counts, n), finished) for n in facts.ended]
 
     steps = len(facts.nodes)
     folded = run.folded_graph if fold_above is not None and steps > fold_above else None
