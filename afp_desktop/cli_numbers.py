@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from typing import Callable
 
 MAX_WHOLE_DIGITS = 18  # an index or a count: more digits than that is no position in any run
@@ -36,8 +37,8 @@ def whole_arg(least: int = 0) -> Callable[[str], int]:
     """A whole number of at least `least` (a position, an index, a count)."""
 
     def parse(text: str) -> int:
-        digits = text.strip().lstrip("+-")
-        value = int(text) if digits.isdigit() and digits.isascii() and len(digits) <= MAX_WHOLE_DIGITS else None
+        written = text.strip(" \t")
+        value = int(written) if re.fullmatch(rf"[+-]?[0-9]{{1,{MAX_WHOLE_DIGITS}}}", written) else None
         if value is None or value < least:
             raise argparse.ArgumentTypeError(f"must be a whole number of at least {least}, not {text!r}")
         return value
