@@ -325,7 +325,9 @@ def spans_for(stops: list[StopDict], axis, low: int = 0) -> list[StopSpan]:
 
 def span_index_at(ends: list[int], low: int, position: int, chosen: int | None = None) -> int | None:
     """The stop whose span holds `position` (the first of those ending there; `chosen` wins if it ends there).
-    None outside the level's range (a drilled mount's stops cover only the mount)."""
+    The level's very end is its last stop ("Run end", a drilled mount's "End") however many stops end there: a
+    cursor put there by a position alone (the live end of a followed file, a reload, a drag) is where the run
+    ended. None outside the level's range (a drilled mount's stops cover only the mount)."""
     if not ends:
         return None
     if chosen is not None and 0 <= chosen < len(ends) and ends[chosen] == position:
@@ -334,6 +336,8 @@ def span_index_at(ends: list[int], low: int, position: int, chosen: int | None =
         return None
     if position == low:
         return 0
+    if position == ends[-1]:
+        return len(ends) - 1
     return bisect_left(ends, position)
 
 
