@@ -296,3 +296,14 @@ def test_cli_inspect_imports_no_qt():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stderr.rsplit("QT:", 1)[1] == ""
+
+
+def test_a_tool_call_took_what_its_card_says():
+    from afp_desktop.app.panels.graph_canvas import format_duration
+
+    run = open_run(str(corpus_path("14-context-injections", "trace.json")))
+    nodes = run.stepgraph["nodes"]
+    index = next(i for i, n in enumerate(nodes) if n["kind"] == "llm->tool" and n["id"].endswith("-c2"))
+    took = fact(inspect_node(run, ReplayFacts(run), index), "Step", "took")
+    assert format_duration(nodes[index]) == "1 ms"  # the card: between the call's start and end events
+    assert took == "1 ms (the tool measured 0 ms)"  # the same, and the tool's own rounder measure beside it

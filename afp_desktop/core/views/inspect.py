@@ -548,6 +548,18 @@ def _timing(node: dict, done: bool) -> str | None:
     return f"started at +{start:g} ms" + ("" if done else ", not ended at this moment")
 
 
+def _took(node: dict, end: dict) -> str | None:
+    """How long a returned tool call took: the time between its start and end, as its card says; the tool's own
+    measure (`durationMs`, its clock's ms, rounded apart from the events') is added when it differs."""
+    start, stop, measured = node.get("startOffsetMs"), node.get("endOffsetMs"), end.get("durationMs")
+    if not (_number(start) and _number(stop)):
+        return _ms(measured)
+    took = f"{max(0, stop - start):g} ms"
+    if _number(measured) and measured != stop - start:
+        took += f" (the tool measured {measured:g} ms)"
+    return took
+
+
 def _step_facts(node: dict, state: str, extra: list[tuple[str, Any]]) -> dict:
     path = node.get("subflowPath")
     return _facts("Step", [("state", STATE_WORDS.get(state, state)), *extra,
@@ -645,7 +657,7 @@ def _tool_sections(run, facts, index, node, n_domain, n_typed, done) -> list[dic
     end = _end_event(run, facts, index, n_domain)
     shown_call = _id(call_id, "tool call id") or (None if call_id is None else _compact(call_id, 80))
     rows: list[tuple[str, Any]] = [("tool", _str(node.get("toolName"))), ("call id", shown_call),
-                                   ("took", _ms(end.get("durationMs")) if end else None)]
+                                   ("took", _took(node, end) if end else None)]
     out = [_step_facts(node, DONE if done else "active", rows)]
     for pause in pauses(run):  # first: while paused it is what matters
         if pause["toolCallId"] is not None and jsonio.same_id(pause["toolCallId"], call_id):
