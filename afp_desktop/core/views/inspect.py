@@ -33,6 +33,7 @@ from typing import Any
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.library.events import indices_of
+from afp_desktop.core.model.pause_question import question_in
 from afp_desktop.core.model.replay import DONE, LLM_KINDS, NOT_STARTED, ReplayFacts
 from afp_desktop.core.views.cost import PriceTable, cost_text
 from afp_desktop.core.views.per_run import per_run
@@ -422,7 +423,7 @@ def pauses(run) -> list[dict]:
             payload = _dict(event.get("payload"))
             question = _dict(payload.get("questionPayload"))
             open_pause = {"request": j, "resume": None, "reason": payload.get("reason"),
-                          "question": question.get("question", payload.get("questionPayload")),
+                          "question": question_in(payload.get("questionPayload")),
                           "toolCallId": question.get("toolCallId", payload.get("toolCallId")),
                           "toolName": question.get("toolName"), "severity": question.get("severity"),
                           "answer": None, "waitedMs": None}
