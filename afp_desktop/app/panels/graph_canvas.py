@@ -494,12 +494,23 @@ class NodeItem(QGraphicsItem):
         # cards, each a few antialiased paths and texts in Python. update() (a ring, a badge) paints it again.
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.painted = False  # painted since made or last told to forget its colours (it has a cached pixmap)
+        # How visible the card is (a step not yet happened is dimmed). Not the item's opacity: a cached card is
+        # painted into its pixmap at full opacity and the pixmap faded whole, its text too (below 4.5:1). The
+        # card fades its own fill and draws its text opaque (GraphArt._paint_text), into the pixmap.
+        self.fade = 1.0
+
+    def set_fade(self, fade: float) -> None:
+        if fade != self.fade:
+            self.fade = fade
+            self.update()
 
     def boundingRect(self) -> QRectF:
         return self._bounds
 
     def paint(self, painter, option, widget=None) -> None:
         self.painted = True
+        if self.fade < 1.0:
+            painter.setOpacity(painter.opacity() * self.fade)
         self.art.paint_node(painter, self.index, _detailed(painter))
 
 
@@ -836,7 +847,10 @@ class GraphCanvas(QGraphicsView):
                 self.group_items.append(item)
                 self._items_of.setdefault(payload.index, []).append(item)
             item.setVisible(opacity > 0 and self._detailed_shown)
-            item.setOpacity(opacity if opacity > 0 else 1.0)
+            if isinstance(item, NodeItem):
+                item.set_fade(opacity if opacity > 0 else 1.0)
+            else:
+                item.setOpacity(opacity if opacity > 0 else 1.0)
             scene.addItem(item)
             made += 1
             if deadline is not None and made % 64 == 0 and time.perf_counter() > deadline:
@@ -1044,7 +1058,10 @@ class GraphCanvas(QGraphicsView):
 
         def show(item: QGraphicsItem, opacity: float) -> None:
             item.setVisible(opacity > 0 and self._detailed_shown)
-            item.setOpacity(opacity if opacity > 0 else 1.0)
+            if isinstance(item, NodeItem):
+                item.set_fade(opacity if opacity > 0 else 1.0)
+            else:
+                item.setOpacity(opacity if opacity > 0 else 1.0)
 
         touched = set(indices)
         if not touched:
