@@ -537,7 +537,8 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="afp-desktop", usage="afp-desktop [FILE [--at STAGE_ID]] [--conversation ID] [--follow] [--screenshot OUT.png [--stop N]]\n"
+        prog="afp-desktop", usage="afp-desktop [FILE [--at STAGE_ID]] [--conversation ID] [--follow] [--max-bytes SIZE] "
+                                  "[--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop A B --compare [--screenshot OUT.png]\n"
                                   "       afp-desktop diff A B\n"
                                   "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find,inspect,tail} FILE ...",
@@ -561,6 +562,9 @@ def _window_parser() -> argparse.ArgumentParser:
     parser.add_argument("--follow", action="store_true", help="follow FILE while it is written (File ▸ Follow)")
     parser.add_argument("--size", metavar="WxH", type=_window_size, help="with --screenshot: the window's size "
                         "(default 1600x1000)")
+    parser.add_argument("--max-bytes", metavar="SIZE", type=_size_arg,
+                        help="the largest file (or decompressed content) to read, e.g. 500M or 4G "
+                             "(default: from the machine's memory, or $AFP_DESKTOP_MAX_BYTES)")
     parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
     return parser
 
@@ -601,13 +605,15 @@ def main(argv: list[str] | None = None) -> int:
         else:
             _check_display()
         from afp_desktop.app.gui import run_gui
+        from afp_desktop.core.formats.source import byte_limit
 
-        if args.compare:
-            from afp_desktop.app.compare_window import run_compare_gui
+        with byte_limit(args.max_bytes):  # (every file the window opens while it runs)
+            if args.compare:
+                from afp_desktop.app.compare_window import run_compare_gui
 
-            return run_compare_gui(args.file, args.other, screenshot=args.screenshot)
-        return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation,
-                       follow=args.follow, at=args.at, **({"size": args.size} if args.size else {}))
+                return run_compare_gui(args.file, args.other, screenshot=args.screenshot)
+            return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation,
+                           follow=args.follow, at=args.at, **({"size": args.size} if args.size else {}))
     except LoadError as err:
         print_readable(f"afp-desktop: {err}", stderr=True)
         return 2

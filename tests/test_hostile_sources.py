@@ -186,6 +186,18 @@ def test_limit_from_environment_and_option(monkeypatch, tmp_path, capsys):
     assert cli.main(["info", str(path)]) == 0
 
 
+def test_the_window_accepts_the_max_bytes_its_refusal_names(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("AFP_DESKTOP_MAX_BYTES", raising=False)
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(read_bytes("02-react-two-tools", "events.ndjson"))
+    out = tmp_path / "shot.png"
+    assert cli.main([str(path), "--max-bytes", "1K", "--screenshot", str(out)]) == 2
+    refusal = capsys.readouterr().err
+    assert "1 KiB" in refusal and "--max-bytes 4G" in refusal and not out.exists()
+    assert cli.main([str(path), "--max-bytes", "4G", "--screenshot", str(out)]) == 0  # what it says works
+    assert out.exists()
+
+
 def test_cli_fifo_and_dev_zero_are_one_line_refusals(tmp_path, capsys):
     fifo = tmp_path / "pipe.ndjson"
     os.mkfifo(fifo)
