@@ -17,6 +17,7 @@ on the light theme falls short of the 3:1 that a control's edge needs.
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QObject, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import (
@@ -128,28 +129,32 @@ class KeyboardFocusFrame(QObject):
         self.frame: QFocusFrame | None = None
         app.focusChanged.connect(self._focus_changed)
 
+    def _live_frame(self) -> QFocusFrame | None:
+        """The frame, unless it went with its window (a frame is a child of the window it is in)."""
+        if self.frame is not None and not shiboken6.isValid(self.frame):
+            self.frame = None
+        return self.frame
+
     def framed(self) -> QWidget | None:
         """The widget the frame is around now (None: none)."""
-        return self.frame.widget() if self.frame is not None else None
+        frame = self._live_frame()
+        return frame.widget() if frame is not None else None
 
     def _focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
         window = new.window() if new is not None else None
         wanted = (new is not None and window is not None and not isinstance(new, RINGED_BY_THE_STYLE)
                   and window.testAttribute(Qt.WidgetAttribute.WA_KeyboardFocusChange))
+        frame = self._live_frame()
         if not wanted:
-            if self.frame is not None:
-                self.frame.setWidget(None)
+            if frame is not None:
+                frame.setWidget(None)
             return
-        if self.frame is None or self.frame.window() is not window:
-            if self.frame is not None:
-                self.frame.deleteLater()
-            self.frame = QFocusFrame(window)  # (a frame lives in one window: made again in another)
-            self.frame.destroyed.connect(self._frame_gone)
-        self.frame.setWidget(new)
-
-    def _frame_gone(self, gone: QObject) -> None:
-        if gone is self.frame:
-            self.frame = None
+        if frame is None or frame.window() is not window:
+            if frame is not None:
+                frame.setWidget(None)
+                frame.deleteLater()
+            frame = self.frame = QFocusFrame(window)  # (a frame lives in one window: made again in another)
+        frame.setWidget(new)
 
 
 def follow_keyboard_focus(app: QApplication) -> KeyboardFocusFrame:
