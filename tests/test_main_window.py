@@ -641,11 +641,10 @@ def test_payloads_that_are_not_json_go_to_the_banner(qtbot, window, tmp_path, mo
 def test_the_window_opens_within_its_screen(qtbot):
     """Its default size is cut to the screen's free area, its minimum too when the panels ask for more than the
     screen has (a small or scaled-up screen: QT_SCALE_FACTOR=2 halves the room)."""
-    from afp_desktop.app.main_window import MainWindow
+    from afp_desktop.app.gui import show_main_window
 
-    win = MainWindow()
+    win = show_main_window()  # (as run_gui opens it)
     qtbot.addWidget(win)
-    win.show()
     qtbot.waitExposed(win)
     room = win.screen().availableGeometry()
     assert win.width() <= room.width() and win.height() <= room.height(), (win.size(), room)

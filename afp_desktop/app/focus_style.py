@@ -94,10 +94,11 @@ class FocusRingStyle(QProxyStyle):
         if element == _S.PrimitiveElement.PE_PanelLineEdit and focus_visible(option, widget):
             paint_ring(painter, option.rect, _dark(option))  # (Fusion's own 1 px highlight is faint)
 
-    def polish(self, target) -> None:  # noqa: D102 - Qt's name; a widget, palette or application
-        super().polish(target)
+    def polish(self, target):  # noqa: ANN201 - Qt's name; a widget, a palette (returned polished) or the app
+        polished = super().polish(target)
         if isinstance(target, QAbstractItemView):
             target.setTabKeyNavigation(False)  # (Tab leaves a list or table; arrows move within it)
+        return polished
 
     def drawControl(self, element, option, painter, widget=None) -> None:  # noqa: N802
         if element == _S.ControlElement.CE_FocusFrame:

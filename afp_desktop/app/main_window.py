@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.app.fit_screen import fit_on_screen
 from afp_desktop.app.plain_text import plain_tooltip
 from afp_desktop import __version__
 from afp_desktop.app import theme as widget_theme
@@ -142,8 +141,6 @@ class MainWindow(QMainWindow):
         self.features = {feature.key: feature(self) for feature in window_features()}
         self._default_state = self.saveState()
         self._apply_settings(restore_layout)
-        if restore_layout:  # (a --screenshot window is drawn off screen at the size asked for)
-            fit_on_screen(self)  # a restored or default size larger than the screen's room is cut to it
         self._refresh_recent()
         self._show_empty()
 
@@ -197,8 +194,6 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not getattr(self, "_shown_once", False):
             self._shown_once = True
-            if self.remember_layout:  # (again: the panels' minimums are known once the window is laid out)
-                fit_on_screen(self)
             if not self._layout_restored:  # sizes asked for before the first show are only partly honoured
                 QTimer.singleShot(0, self, self._default_dock_sizes)
 

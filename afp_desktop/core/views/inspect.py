@@ -552,7 +552,9 @@ def _timing(node: dict, done: bool) -> str | None:
 def _took(node: dict, end: dict) -> str | None:
     """How long a returned tool call took: the time between its start and end, as its card says; the tool's own
     measure (`durationMs`, its clock's ms, rounded apart from the events') is added when it differs."""
-    start, stop, measured = node.get("startOffsetMs"), node.get("endOffsetMs"), end.get("durationMs")
+    start: Any = node.get("startOffsetMs")
+    stop: Any = node.get("endOffsetMs")
+    measured = end.get("durationMs")
     if not (_number(start) and _number(stop)):
         return _ms(measured)
     took = f"{max(0, stop - start):g} ms"
