@@ -307,3 +307,17 @@ def test_a_tool_call_took_what_its_card_says():
     took = fact(inspect_node(run, ReplayFacts(run), index), "Step", "took")
     assert format_duration(nodes[index]) == "1 ms"  # the card: between the call's start and end events
     assert took == "1 ms (the tool measured 0 ms)"  # the same, and the tool's own rounder measure beside it
+
+
+def test_a_redacted_prompt_is_said_as_long_as_it_was_sent():
+    run = open_run(str(corpus_path("02-react-two-tools", "trace.redacted.json")))
+    facts = ReplayFacts(run)
+    call = next(i for i, n in enumerate(run.stepgraph["nodes"]) if n["kind"] == "user->llm")
+    begin = run.domain_events[run.step_fold.node_created_at[call]]
+    model = inspect_node(run, facts, call)
+    prompt = section(model, "System prompt")
+    assert prompt["title"].startswith(f"System prompt · {begin['systemPromptChars']:,} characters sent")
+    assert "this file holds 10 of them" in prompt["title"]  # the header's "system-prompt chars" agrees
+    plain = open_run(str(corpus_path("02-react-two-tools", "trace.json")))
+    title = section(inspect_node(plain, ReplayFacts(plain), call), "System prompt")["title"]
+    assert title == f"System prompt · {begin['systemPromptChars']:,} characters"  # whole: said once
