@@ -16,6 +16,8 @@
     (every subcommand, and the window, take --conversation ID for a bug-report bundle of several)
     afp-desktop find FILE QUERY [--regex] [--ignore-case] [--templates MAP.json] [--app-name NAME]
     afp-desktop inspect FILE --node INDEX [--position P]    what the inspector shows for one step, as JSON
+    afp-desktop share FILE -o run.html [--stop N] [--redact] [--templates MAP.json] [--app-name NAME]
+                                                            one self-contained web page that replays the run
 
 The JSON subcommands import no Qt; only the window, --screenshot and export do.
 """
@@ -28,10 +30,12 @@ import sys
 from pathlib import Path
 
 from afp_desktop import __version__
+from afp_desktop.cli_numbers import number_arg, size_arg, whole_arg
+from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS, MAX_HITS_LIMIT
 
 MAX_SCALE = 64.0  # a PNG is capped in pixels anyway; an SVG's stated size must stay a sane integer
 SUBCOMMANDS = ("stepgraph", "status", "stops", "info", "convert", "export", "replay", "view", "diff", "find",
-               "inspect", "tail")
+               "inspect", "tail", "share")
 FORMATS_HELP = ("Opens: NDJSON/.jsonl event streams (with a rotated <file>.1), Trace v1 JSON (plain or redacted), "
                 "recordings {snapshot, events, structure} (plain, envelope v1, packed v1), afp-desktop's lossless "
                 ".jsonl, any of these compressed with gzip or xz, and agentfootprint's bug-report bundles (.zip; "
@@ -53,7 +57,7 @@ def write_json(value, indent: bool) -> None:
 
 
 def _open(path: str, conversation: str | None = None):
-    from afp_desktop.core.formats import open_run
+    from afp_desktop.core import open_run
 
     run = open_run(path, conversation=conversation)  # (open_run pauses the garbage collector while it builds it)
     if run.payload_problems:  # a large Trace's payloads are checked here, not while loading: refuse as a parse would
@@ -287,17 +291,59 @@ def cmd_diff(args) -> int:
 
 
 def cmd_find(args) -> int:
+    from afp_desktop.core.views import search_limits
     from afp_desktop.core.views.search import QueryError, SearchIndex, compile_query
 
     try:
         compile_query(args.query, args.regex, args.ignore_case)  # a bad query is refused before the file is read
     except QueryError as err:
-        raise CliError(f"{args.query!r}: {err}") from None
+        raise CliError(f"{_quoted(args.query)}: {err}") from None
     templates = load_templates(args.templates) if args.templates else None
     run = _open(args.file, args.conversation)
-    hits = SearchIndex(run, templates, args.app_name).find(args.query, regex=args.regex, ignore_case=args.ignore_case)
-    write_json([hit.to_json() for hit in hits], args.indent)
+    try:
+        hits = SearchIndex(run, templates, args.app_name).find(args.query, regex=args.regex,
+                                                               ignore_case=args.ignore_case, limit=args.max_hits,
+                                                               time_limit=search_limits.DEFAULT_TIME_LIMIT_S)
+    except QueryError as err:
+        raise CliError(f"{_quoted(args.query)}: {err}") from None
+    write_json_items((hit.to_json() for hit in hits), args.indent)
+    if not hits.complete:
+        print(f"afp-desktop: note: more than {args.max_hits:,} matches; the first {args.max_hits:,} are listed "
+              "(--max-hits sets how many)", file=sys.stderr)
     return 0
+
+
+def write_json_items(items, indent: bool) -> None:
+    """A JSON array written an item at a time (the same bytes as write_json of the whole list)."""
+    from afp_desktop.core.jsonx import jsonio
+
+    out = sys.stdout.buffer
+    count = 0
+    for item in items:
+        text = jsonio.dumps(item, indent=indent)
+        if indent:
+            text = b"\n".join(b"  " + line for line in text.split(b"\n"))
+        out.write((b"[\n" if indent else b"[") if count == 0 else (b",\n" if indent else b","))
+        out.write(text)
+        count += 1
+    out.write(b"[]\n" if count == 0 else (b"\n]\n" if indent else b"]\n"))
+    out.flush()
+
+
+def _quoted(query: str) -> str:
+    """A query as shown in a message: quoted, and cut when long."""
+    return repr(query) if len(query) <= 80 else f"{query[:60]!r}… ({len(query):,} characters)"
+
+
+def _max_hits_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_HITS_LIMIT:
+        raise argparse.ArgumentTypeError(f"--max-hits must be a whole number from 1 to {MAX_HITS_LIMIT:,}, "
+                                         f"not {text!r}")
+    return value
 
 
 def _inputs_of(file: str) -> list[Path]:
@@ -325,20 +371,6 @@ def _shown(path) -> str:
     return printable_path(path)
 
 
-def _scale_arg(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (0 < value <= MAX_SCALE):  # (also refuses nan and inf)
-        raise argparse.ArgumentTypeError(f"--scale must be a number greater than 0 and at most {MAX_SCALE:g}, "
-                                         f"not {text!r}")
-    return value
-
-
-def _prepare_headless_qt() -> None:
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 def cmd_export(args) -> int:
@@ -351,7 +383,7 @@ def cmd_export(args) -> int:
     inputs = _inputs_of(args.file)
     _check_output(Path(args.output), inputs)
     run = _open(args.file, args.conversation)
-    from afp_desktop.app.graph_folding import AUTO_FOLD_STEPS
+    from afp_desktop.app.features.graph_folding import AUTO_FOLD_STEPS
 
     steps = len(run.stepgraph.get("nodes") or [])
     folded = run.folded_graph if (args.fold if args.fold is not None else steps > AUTO_FOLD_STEPS) else None
@@ -369,7 +401,7 @@ def cmd_export(args) -> int:
             fmap = folded[2]
             started, current = fmap.shown_started(started), None if current is None else fmap.to_shown(current)
         happened = [i < started for i in range(len(graph.get("nodes") or []))]
-    from afp_desktop.app.export import ensure_qt_app, export_graph
+    from afp_desktop.app.export.export import ensure_qt_app, export_graph
 
     ensure_qt_app()
     from afp_desktop.core.safe_write import UnsafeOutput
@@ -457,27 +489,60 @@ def cmd_inspect(args) -> int:
     return 0
 
 
-def _size_arg(text: str) -> int:
-    from afp_desktop.core.formats.source import parse_size
+def cmd_share(args) -> int:
+    """One HTML file that replays the run in any browser, offline."""
+    from afp_desktop.core.safe_write import write_file
+    from afp_desktop.core.views.share_html import page_bytes
 
+    target = Path(args.output)
+    inputs = _inputs_of(args.file)
+    _check_output(target, inputs)  # before the work: a refused destination costs nothing
+    templates = load_templates(args.templates) if args.templates else None
+    run = _open(args.file, args.conversation)
+    if args.stop is not None and not 0 <= args.stop < len(run.stops):
+        raise CliError(f"--stop {args.stop}: this run has stops 0 to {len(run.stops) - 1}" if run.stops
+                       else f"--stop {args.stop}: this run has no stops")
+    page = page_bytes(run, templates, args.app_name, stop=args.stop, title=Path(args.file).name, redact=args.redact)
     try:
-        return parse_size(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (write e.g. 500M, 4G or a number of bytes)") from None
+        write_file(target, page, inputs)
+    except OSError as err:
+        raise CliError(f"{_shown(target)}: cannot write ({err.strerror or err})") from None
+    note = "redacted" if args.redact or run.redaction in ("pii", "policy") else "it contains the full conversation"
+    print_readable(f"wrote {_shown(target)} ({len(page):,} bytes; {note})", stderr=True)
+    return 0
 
 
-def _subcommand_parser() -> argparse.ArgumentParser:
+class _NotBuilt:
+    """Takes the options of a subcommand that is not built, building nothing."""
+
+    def add_argument(self, *args, **kwargs) -> None:
+        return None
+
+    def add_mutually_exclusive_group(self, **kwargs) -> _NotBuilt:
+        return self
+
+
+def _add_max_bytes_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-bytes", metavar="SIZE", type=size_arg,
+                        help="the largest file (or decompressed content) to read, e.g. 500M or 4G (default: "
+                             "$AFP_DESKTOP_MAX_BYTES, else the memory available over what opening the file's "
+                             "format takes)")
+
+
+def _subcommand_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of the subcommands; with `only`, of that one alone (the others' options are not built)."""
     parser = argparse.ArgumentParser(prog="afp-desktop", description="Replay a saved agentfootprint run offline.",
                                      epilog=FORMATS_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
+    skipped = _NotBuilt()
 
     def add(name, help_text, func):
+        if only is not None and name != only:
+            return skipped
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=FORMATS_HELP)
         p.add_argument("file", metavar="FILE")
         _add_conversation_option(p)
-        p.add_argument("--max-bytes", metavar="SIZE", type=_size_arg,
-                       help="the largest file (or decompressed content) to read, e.g. 500M or 4G "
-                            "(default: from the machine's memory, or $AFP_DESKTOP_MAX_BYTES)")
+        _add_max_bytes_option(p)
         p.set_defaults(func=func)
         return p
 
@@ -495,24 +560,27 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--indent", action="store_true", help="pretty-print")
     p = add("view", "print what every panel shows at one moment of the run", cmd_view)
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--position", type=int, metavar="P", help="axis position (0 = before the first event)")
-    where.add_argument("--stop", type=int, metavar="N", help="the top-level stop N (0-based)")
-    where.add_argument("--typed", type=int, metavar="K", help="right after the K-th typed event")
+    where.add_argument("--position", type=whole_arg(), metavar="P",
+                       help="axis position (0 = before the first event)")
+    where.add_argument("--stop", type=whole_arg(), metavar="N", help="the top-level stop N (0-based)")
+    where.add_argument("--typed", type=whole_arg(), metavar="K", help="right after the K-th typed event")
     p.add_argument("--templates", metavar="MAP.json", help="the whole template map (not merged with the defaults)")
     p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
     p.add_argument("--indent", action="store_true", help="pretty-print")
     p = add("info", "describe the file for a person: format, counts, tokens, what it lacks", cmd_info)
     p.add_argument("--json", action="store_true", help="print the same as JSON")
     p.add_argument("--prices", metavar="PRICES.json", help="a price table (USD per million tokens): add the cost")
-    from afp_desktop.cli_tail import add_tail_parser
+    if only in (None, "tail"):
+        from afp_desktop.cli_tail import add_tail_parser
 
-    add_tail_parser(sub, FORMATS_HELP)
+        add_tail_parser(sub, FORMATS_HELP)
     p = add("convert", "write afp-desktop's lossless line-oriented .jsonl form of any supported file", cmd_convert)
     p.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
     p = add("export", "render the step graph to PNG or SVG without a display", cmd_export)
     p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg")
-    p.add_argument("--stop", type=int, metavar="N", help="show the run as of stop N (0-based); later steps dimmed")
-    p.add_argument("--scale", type=_scale_arg, default=1.0, metavar="S",
+    p.add_argument("--stop", type=whole_arg(), metavar="N",
+                   help="show the run as of stop N (0-based); later steps dimmed")
+    p.add_argument("--scale", type=number_arg(above=0, most=MAX_SCALE), default=1.0, metavar="S",
                    help=f"scale factor, greater than 0 and at most {MAX_SCALE:g} (default 1)")
     p.add_argument("--fold", action=argparse.BooleanOptionalAction, default=None,
                    help="fold runs of alike iterations into one card each, as the window does (default: when the "
@@ -527,21 +595,34 @@ def _subcommand_parser() -> argparse.ArgumentParser:
     p.add_argument("--ignore-case", action="store_true", help="match upper and lower case alike")
     p.add_argument("--templates", metavar="MAP.json", help="the status-line template map (default: the library's)")
     p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
+    p.add_argument("--max-hits", type=_max_hits_arg, default=DEFAULT_MAX_HITS, metavar="N",
+                   help=f"list at most the first N hits in run order (default {DEFAULT_MAX_HITS:,}); when there are "
+                        "more, a note on standard error says so")
     p.add_argument("--indent", action="store_true", help="pretty-print")
     p = add("inspect", "print what the inspector shows for one StepGraph node, readable, as JSON", cmd_inspect)
-    p.add_argument("--node", type=int, required=True, metavar="INDEX", help="the node's index in `stepgraph` order")
-    p.add_argument("--position", type=int, metavar="P", help="as known at axis position P (default: the end)")
+    p.add_argument("--node", type=whole_arg(), required=True, metavar="INDEX",
+                   help="the node's index in `stepgraph` order")
+    p.add_argument("--position", type=whole_arg(), metavar="P",
+                   help="as known at axis position P (default: the end)")
     p.add_argument("--indent", action="store_true", help="pretty-print")
+    p = add("share", "write one self-contained HTML file that replays the run in a browser (nothing fetched)",
+            cmd_share)
+    p.add_argument("-o", "--output", required=True, metavar="OUT.html")
+    p.add_argument("--stop", type=whole_arg(), metavar="N",
+                   help="the stop the page opens at (0-based; default: the start)")
+    p.add_argument("--redact", action="store_true", help="redact the content as agentfootprint's ready-made "
+                                                         "content redactor does (the page says so)")
+    p.add_argument("--templates", metavar="MAP.json", help="the whole template map (not merged with the defaults)")
+    p.add_argument("--app-name", default="Agent", metavar="NAME", help="{{appName}} (default: Agent)")
     return parser
 
 
 def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="afp-desktop", usage="afp-desktop [FILE [--at STAGE_ID]] [--conversation ID] [--follow] [--max-bytes SIZE] "
-                                  "[--screenshot OUT.png [--stop N]]\n"
+        prog="afp-desktop", usage="afp-desktop [FILE [--at STAGE_ID]] [--conversation ID] [--follow] [--max-bytes SIZE] [--screenshot OUT.png [--stop N]]\n"
                                   "       afp-desktop A B --compare [--screenshot OUT.png]\n"
                                   "       afp-desktop diff A B\n"
-                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find,inspect,tail} FILE ...",
+                                  "       afp-desktop {stepgraph,status,stops,info,convert,export,replay,view,find,inspect,tail,share} FILE ...",
         description="Replay a saved agentfootprint run offline: step graph, milestone timeline, chat-bubble "
                     "preview and inspectors. Nothing re-runs and nothing touches the network.\n\nSubcommands "
                     "(see 'afp-desktop SUBCOMMAND --help'):\n  stepgraph  print the StepGraph JSON\n  status     "
@@ -549,11 +630,13 @@ def _window_parser() -> argparse.ArgumentParser:
                     "stops JSON\n  info       describe the file: format, counts, what it lacks\n  convert    write "
                     "the lossless .jsonl form\n  export     render the step graph to PNG/SVG headless\n  diff       align two "
                     "runs by their steps and print what differs (JSON)\n  find       search the whole run, print "
-                    "the hits as JSON\n  inspect    what one step saw, sent and received (JSON)\n  tail       follow a file being written: the status line as it changes",
+                    "the hits as JSON\n  inspect    what one step saw, sent and received (JSON)\n  tail       follow a file being written: the status line as it changes\n  share      one self-contained "
+                    "HTML file that replays the run in a browser",
         epilog=FORMATS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="trace file to open")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render the window after loading, save, exit")
-    parser.add_argument("--stop", type=int, metavar="N", help="with --screenshot: move the cursor to stop N first")
+    parser.add_argument("--stop", type=whole_arg(), metavar="N",
+                        help="with --screenshot: move the cursor to stop N first")
     parser.add_argument("--at", metavar="STAGE_ID", help="open at the stop of this runtimeStageId (exact, else the "
                                                         "stop whose span holds it, else the nearest stop)")
     _add_conversation_option(parser)
@@ -562,9 +645,7 @@ def _window_parser() -> argparse.ArgumentParser:
     parser.add_argument("--follow", action="store_true", help="follow FILE while it is written (File ▸ Follow)")
     parser.add_argument("--size", metavar="WxH", type=_window_size, help="with --screenshot: the window's size "
                         "(default 1600x1000)")
-    parser.add_argument("--max-bytes", metavar="SIZE", type=_size_arg,
-                        help="the largest file (or decompressed content) to read, e.g. 500M or 4G "
-                             "(default: from the machine's memory, or $AFP_DESKTOP_MAX_BYTES)")
+    _add_max_bytes_option(parser)
     parser.add_argument("--version", action="version", version=f"afp-desktop {__version__}")
     return parser
 
@@ -579,12 +660,12 @@ def _window_size(text: str) -> tuple[int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from afp_desktop.core.formats.errors import LoadError
+    from afp_desktop.core.problems import LoadError
     from afp_desktop.core.safe_write import UnsafeOutput
 
     try:
         if argv and argv[0] in SUBCOMMANDS:
-            args = _subcommand_parser().parse_args(argv)
+            args = _subcommand_parser(only=argv[0]).parse_args(argv)
             from afp_desktop.core.formats.source import byte_limit
 
             with byte_limit(getattr(args, "max_bytes", None)):  # (tail reads as the file grows)
@@ -604,12 +685,12 @@ def main(argv: list[str] | None = None) -> int:
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         else:
             _check_display()
-        from afp_desktop.app.gui import run_gui
+        from afp_desktop.app.shell.gui import run_gui
         from afp_desktop.core.formats.source import byte_limit
 
-        with byte_limit(args.max_bytes):  # (every file the window opens while it runs)
+        with byte_limit(args.max_bytes):  # (for every file the window opens)
             if args.compare:
-                from afp_desktop.app.compare_window import run_compare_gui
+                from afp_desktop.app.shell.gui import run_compare_gui
 
                 return run_compare_gui(args.file, args.other, screenshot=args.screenshot)
             return run_gui(args.file, screenshot=args.screenshot, stop=args.stop, conversation=args.conversation,

@@ -18,7 +18,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from afp_desktop.app.export import ensure_qt_app, export_graph  # noqa: E402
+from afp_desktop.app.export.export import ensure_qt_app, export_graph  # noqa: E402
 from afp_desktop.core.model.layout import layout_step_graph  # noqa: E402
 from afp_desktop.core.views.synthetic import synthetic_step_graph  # noqa: E402
 from tests.corpus_util import load_json  # noqa: E402

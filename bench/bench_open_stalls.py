@@ -15,7 +15,7 @@ replaced is freed meanwhile). Targets: the first frame ≤ 0.5 s; the longest st
 ("steal" in /proc/stat): every thread stands still meanwhile, so each stall says how much the host took during it,
 and when it took any, the longest stall during which it took none is printed too. With AFP_STALL_DUMPS=FILE,
 every thread's stack is written to FILE whenever a stall grows past 40 ms (AFP_STALL_DUMP_MS). After each untouched open it
-checks that every panel has caught up (nothing left in the window's queue, app/one_per_turn.py, and no growth job
+checks that every panel has caught up (nothing left in the window's queue, app/pacing/one_per_turn.py, and no growth job
 behind).
 """
 
@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QEventLoop, QObject, QTimer  # noqa: E402
 
-from afp_desktop.app import one_per_turn  # noqa: E402
-from afp_desktop.app.gui import create_application  # noqa: E402
-from afp_desktop.app.main_window import MainWindow  # noqa: E402
-from afp_desktop.app.window_activity import window_activity  # noqa: E402
+from afp_desktop.app.pacing import one_per_turn  # noqa: E402
+from afp_desktop.app.shell.gui import create_application  # noqa: E402
+from afp_desktop.app.shell.main_window import MainWindow  # noqa: E402
+from afp_desktop.app.pacing.window_activity import window_activity  # noqa: E402
 
 TARGET_MS = 50.0
 # AFP_STALL_DUMPS=FILE: where a stall grows past DUMP_PAST_MS, faulthandler (which needs no lock of Python's) writes
@@ -63,7 +63,7 @@ def stolen_ms() -> float:
 
 def window_thread_ms() -> tuple[float, float]:
     """(processor time the window's thread has run, time it has waited in the run queue for a processor), in ms:
-    the app's own readings (app/window_activity.py: its processor clock, Linux's schedstat; 0 elsewhere)."""
+    the app's own readings (app/pacing/window_activity.py: its processor clock, Linux's schedstat; 0 elsewhere)."""
     activity = window_activity()
     return activity.cpu_seconds() * 1000, activity.queued_seconds() * 1000
 
@@ -248,7 +248,7 @@ def open_untouched(app, path: Path) -> None:
 
 
 def print_caught_up(app, window) -> None:
-    """Every piece the window put off (app/one_per_turn.py) has run and every panel shows the whole run (the growth
+    """Every piece the window put off (app/pacing/one_per_turn.py) has run and every panel shows the whole run (the growth
     jobs): a queue left standing still kept the big Trace's panels behind for 20 s and more."""
     queue, growth = one_per_turn.one_per_turn(), window.follow.growth
     try:

@@ -18,8 +18,8 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from afp_desktop.app.gui import create_application  # noqa: E402
-from afp_desktop.app.main_window import MainWindow  # noqa: E402
+from afp_desktop.app.shell.gui import create_application  # noqa: E402
+from afp_desktop.app.shell.main_window import MainWindow  # noqa: E402
 
 SETTLE_S = 2.0  # after each open: the graph built, the run replaced freed beside the window
 

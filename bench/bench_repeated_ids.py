@@ -29,7 +29,7 @@ start = time.perf_counter()
 argv = sys.argv[1:]
 with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
     if argv[0] == "--window":
-        from afp_desktop.app.gui import run_gui
+        from afp_desktop.app.shell.gui import run_gui
         run_gui(argv[1], screenshot=argv[2])
     else:
         from afp_desktop.cli import main

@@ -28,7 +28,7 @@ TARGET_S = 1.0
 # Runs inside the child: wraps gui.create_application so the first paints are noted, then runs the real CLI.
 DRIVER = r"""
 import sys, time
-from afp_desktop.app import gui
+from afp_desktop.app.shell import gui
 
 _make = gui.create_application
 
@@ -99,9 +99,9 @@ def slowest_imports(file: Path, count: int = 12) -> list[tuple[int, str]]:
         _self, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|"))
         rows.append((int(cumulative), name))
     top = [row for row in rows if row[1] in {"PySide6.QtWidgets", "PySide6.QtGui", "PySide6.QtCore", "pyqtgraph",
-                                             "numpy", "afp_desktop.app.main_window", "afp_desktop.app.gui",
-                                             "afp_desktop.app.panels.timeline", "afp_desktop.app.panels.inspector",
-                                             "afp_desktop.app.panels.graph_canvas", "afp_desktop.cli",
+                                             "numpy", "afp_desktop.app.shell.main_window", "afp_desktop.app.shell.gui",
+                                             "afp_desktop.app.panels.timeline.timeline", "afp_desktop.app.panels.inspector",
+                                             "afp_desktop.app.panels.graph.graph_canvas", "afp_desktop.cli",
                                              "afp_desktop.app.panels.chat_bubble",
                                              "afp_desktop.app.panels.template_editor", "orjson"}]
     return sorted(top, reverse=True)[:count]

@@ -24,12 +24,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from afp_desktop.app.gui import create_application  # noqa: E402
+from afp_desktop.app.shell.gui import create_application  # noqa: E402
 
-from afp_desktop.app.export import export_graph  # noqa: E402
-from afp_desktop.app.loader import load_run  # noqa: E402
-from afp_desktop.app.main_window import MainWindow  # noqa: E402
-from afp_desktop.app.panels.graph_canvas import GraphCanvas  # noqa: E402
+from afp_desktop.app.export.export import export_graph  # noqa: E402
+from afp_desktop.app.loading.loader import load_run  # noqa: E402
+from afp_desktop.app.shell.main_window import MainWindow  # noqa: E402
+from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas  # noqa: E402
 from afp_desktop.core.model.layout import layout_step_graph  # noqa: E402
 from afp_desktop.core.views.synthetic import synthetic_step_graph  # noqa: E402
 

@@ -37,8 +37,8 @@ from PySide6.QtWidgets import (  # noqa: E402
     QWidget,
 )
 
-from afp_desktop.app.gui import create_application  # noqa: E402
-from afp_desktop.app.main_window import MainWindow  # noqa: E402
+from afp_desktop.app.shell.gui import create_application  # noqa: E402
+from afp_desktop.app.shell.main_window import MainWindow  # noqa: E402
 
 TEXTS = ["{{toolName}}", "Running {{toolName", "}}{{", "ß∑😀", "a" * 300, "\t", "{{#if x}}y{{/if}}", "1m20s", "e300",
          "i5", "stop 7", "(", ".*", "<b>bold</b>", "", "\\", "{{ }}"]
@@ -193,7 +193,7 @@ class Fuzz:
         elif kind == "find":
             text = r.choice(["tool", "LLM", "weather", "ß", "(", ".*", "", "zzzz"])
             self.note(f"find {text!r}")
-            from afp_desktop.app.find_and_bookmarks import show_find
+            from afp_desktop.app.features.find_and_bookmarks import show_find
 
             show_find(w)
             w.panels["find"].search_box.setText(text)
@@ -201,7 +201,7 @@ class Fuzz:
             a, b = r.choice(self.files), r.choice(self.files)
             ms = r.choice([0, 10, 200, 1500])
             self.note(f"compare {a} with {b}, closed after {ms} ms")
-            from afp_desktop.app.compare_window import CompareWindow
+            from afp_desktop.app.compare.compare_window import CompareWindow
 
             other = CompareWindow()
             other.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -17,7 +17,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from tests.fuzz_cases import FORMATS, check_file, file_bytes, hostile_documents, suffix_of  # noqa: E402
+from tests.fuzz_cases import (  # noqa: E402
+    FORMATS,
+    SECONDS_PER_COMMAND,
+    check_file,
+    file_bytes,
+    hostile_documents,
+    suffix_of,
+)
 
 
 def main() -> int:
@@ -35,7 +42,7 @@ def main() -> int:
             if last_case:  # kept on disk first: a crash of the process itself leaves the input behind
                 with open(last_case, "wb") as handle:
                     handle.write(data)
-            check_file(data, suffix_of(case[0]))
+            check_file(data, suffix_of(case[0]), max_seconds=SECONDS_PER_COMMAND)
 
         run()
         print(f"{fmt:15} {examples:6,} examples  {time.perf_counter() - started:7.1f} s  ok", flush=True)

@@ -19,8 +19,8 @@ os.environ.setdefault("AFP_DESKTOP_CONFIG_DIR", tempfile.mkdtemp())
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from afp_desktop.app.gui import create_application  # noqa: E402
-from afp_desktop.app.main_window import MainWindow  # noqa: E402
+from afp_desktop.app.shell.gui import create_application  # noqa: E402
+from afp_desktop.app.shell.main_window import MainWindow  # noqa: E402
 from tests.fuzz_cases import hostile_documents  # noqa: E402
 from tests.hostile_inputs import FORMATS  # noqa: E402
 from tests.test_window_fuzz import hostile_file_in_the_window  # noqa: E402

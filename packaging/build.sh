@@ -12,7 +12,9 @@ if [ ! -x "$PY" ]; then
 fi
 if ! "$PY" -c "import PyInstaller" 2>/dev/null; then
   echo "build: installing PyInstaller into the venv"
-  "$PY" -m pip install -q 'pyinstaller>=6.10,<7'
+  mapfile -t PACKAGE_EXTRA < <("$PY" -c 'import tomllib
+print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["package"], sep="\n")')
+  "$PY" -m pip install -q "${PACKAGE_EXTRA[@]}"  # (the pyproject's `package` extra)
 fi
 
 start=$(date +%s)

@@ -14,7 +14,7 @@ from PySide6.QtSvg import QSvgRenderer
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from afp_desktop.app.resources import ICON_SIZES  # noqa: E402
+from afp_desktop.app.look.resources import ICON_SIZES  # noqa: E402
 
 ICONS = ROOT / "resources" / "icons"
 

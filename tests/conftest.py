@@ -19,7 +19,7 @@ import tempfile
 os.environ["AFP_DESKTOP_CONFIG_DIR"] = tempfile.mkdtemp(prefix="afp-tests-settings-")
 
 import pytest  # noqa: E402
-# The app imports pyqtgraph on the window's thread when its timeline is first built (app/warm_imports.py says
+# The app imports pyqtgraph on the window's thread when its timeline is first built (app/pacing/warm_imports.py says
 # why not sooner); the tests import it once here, so that no test's timing depends on being the first to build one.
 import pyqtgraph  # noqa: E402,F401
 
@@ -45,7 +45,7 @@ def restore_app_look(qapp):
     theme (the notifier says "changed" only when the theme differs from the one it last applied)."""
     from PySide6.QtGui import QPalette
 
-    from afp_desktop.app import theme
+    from afp_desktop.app.look import theme
 
     palette, style = QPalette(qapp.palette()), qapp.style().name()
     notifier = theme._notifier
@@ -64,7 +64,7 @@ def restore_app_look(qapp):
 def window(qtbot):
     """The main window, shown at 1400×900 and exposed; its following and its loader stopped afterwards. (A test file that needs
     another window defines its own `window`.)"""
-    from afp_desktop.app.main_window import MainWindow
+    from afp_desktop.app.shell.main_window import MainWindow
 
     win = MainWindow()
     qtbot.addWidget(win)

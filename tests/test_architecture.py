@@ -131,3 +131,13 @@ def test_no_private_attribute_of_another_module_is_reached():
                 continue
             offenders.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
     assert not offenders, offenders
+
+
+def test_every_package_is_installed():
+    """pyproject lists the packages to install by name: a folder of modules left out would be missing from
+    `pip install .` and the bundle."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    packages = {_module_name(init) for init in PACKAGE.rglob("__init__.py") if "__pycache__" not in init.parts}
+    assert packages <= listed, sorted(packages - listed)

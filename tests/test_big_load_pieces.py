@@ -61,7 +61,7 @@ def test_a_cut_last_line_is_a_warning_and_a_bad_middle_line_an_error():
 
 
 def test_the_switch_interval_is_short_only_while_loading():
-    from afp_desktop.app import loader
+    from afp_desktop.app.pacing import beside_the_window as loader
 
     usual = sys.getswitchinterval()
     loader._load_begins()

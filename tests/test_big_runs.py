@@ -9,8 +9,8 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QScrollArea
 
-from afp_desktop.app.loader import load_run
-from afp_desktop.app.main_window import MainWindow
+from afp_desktop.app.loading.loader import load_run
+from afp_desktop.app.shell.main_window import MainWindow
 from tests.corpus_util import corpus_path
 from tests.paint_util import LayoutRequests
 
@@ -42,7 +42,7 @@ def window(qtbot, large_run):
 
 def painted_all(qtbot, window) -> None:
     """Every paint asked for so far is done: the turn's paint request served (a step's paint may be held for
-    the next turn: app/paint_later.py), and then the held one."""
+    the next turn: app/pacing/paint_later.py), and then the held one."""
     QApplication.processEvents()
     qtbot.waitUntil(lambda: not window.paint_later.holding)
     QApplication.processEvents()
@@ -344,7 +344,7 @@ def test_no_card_is_cut_off_at_the_right_edge(window):
 
 
 def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run, monkeypatch):
-    from afp_desktop.app.panels import graph_canvas
+    from afp_desktop.app.panels.graph import graph_canvas
 
     build_slice = graph_canvas.GraphCanvas._build_slice
     # Slices of 64 cards, however fast the machine: the scene is surely still being made after the first one.
@@ -429,7 +429,7 @@ def test_similar_iterations_are_folded_and_a_click_expands_them(qtbot, window, l
 
 
 def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
-    from afp_desktop.app.graph_folding import AUTO_FOLD_STEPS
+    from afp_desktop.app.features.graph_folding import AUTO_FOLD_STEPS
     from afp_desktop.core.views.synthetic import synthetic_step_graph
 
     window.folding.choice = None
@@ -451,7 +451,7 @@ def test_the_overview_strip_draws_a_tick_in_its_stop_s_colour(qtbot, count):
     as one row of pixels stretched: a rectangle per column cost ~8 ms of the pass that first painted the run)."""
     from PySide6.QtGui import QColor
 
-    from afp_desktop.app.panels.timeline_overview import OverviewStrip
+    from afp_desktop.app.panels.timeline.timeline_overview import OverviewStrip
 
     strip = OverviewStrip()
     qtbot.addWidget(strip)

@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from afp_desktop.app import bookmark_store
-from afp_desktop.app.find_and_bookmarks import add_bookmark
-from afp_desktop.app.main_window import MainWindow
+from afp_desktop.app.storage import bookmark_store
+from afp_desktop.app.features.find_and_bookmarks import add_bookmark
+from afp_desktop.app.shell.main_window import MainWindow
 from afp_desktop.app.panels import bookmarks_panel
 from afp_desktop.core.views.bookmarks import (
     Bookmark,
@@ -191,7 +191,7 @@ def test_a_reload_that_lost_the_stop_shows_it_missing(qtbot, window, notes, tmp_
 
 
 def test_export_bookmarks_as_json_and_as_captions(qtbot, window, notes, tmp_path):  # noqa: F811
-    from afp_desktop.app.export import export_view
+    from afp_desktop.app.export.export import export_view
 
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
     for stop, note in ((1, "first <b>turn</b>"), (3, "a tool")):
@@ -236,7 +236,7 @@ def test_the_note_dialog_is_confirmed_with_enter(qtbot):
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QDialog
 
-    from afp_desktop.app.note_dialog import NoteDialog
+    from afp_desktop.app.widgets.note_dialog import NoteDialog
 
     dialog = NoteDialog(None, "Bookmark", "Note:", "first")
     qtbot.addWidget(dialog)

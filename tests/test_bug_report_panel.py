@@ -12,9 +12,9 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication, QLabel, QTabBar
 
 from afp_desktop.app.shell.action_table import MenuId
-from afp_desktop.app.conversation_picker import ConversationPicker
-from afp_desktop.app.gui import SCREENSHOT_SIZE, run_gui
-from afp_desktop.app.main_window import MainWindow
+from afp_desktop.app.shell.conversation_picker import ConversationPicker
+from afp_desktop.app.shell.gui import SCREENSHOT_SIZE, run_gui
+from afp_desktop.app.shell.main_window import MainWindow
 from afp_desktop.app.panels.bug_report import NOT_A_BUNDLE, BugReportPanel
 from afp_desktop.core.formats import open_run
 from tests.bundle_util import BUNDLES, CHOICE_SCENARIOS, make_zip, manifest, several_conversations_zip
@@ -167,7 +167,7 @@ def test_drop_and_recent_open_a_bundle(qtbot, window, several):
 
 
 def test_the_open_dialog_offers_zips():
-    from afp_desktop.app.main_window import TRACE_FILTER
+    from afp_desktop.app.storage.file_labels import TRACE_FILTER
 
     assert "*.zip" in TRACE_FILTER.split(";;")[0]
 

@@ -25,7 +25,9 @@ BUILD_TIMEOUT_S = 600
 # built: with or without debug info, stripped or not). ~153 MiB today; 166 MiB in all.
 MAX_BUNDLE_MIB = 175
 
-pytestmark = pytest.mark.slow
+# The build is the first test's (the timeout); one worker builds it, in the repository's dist/ and build/.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(BUILD_TIMEOUT_S + 300),
+              pytest.mark.xdist_group("builds in the repository")]
 
 
 @pytest.fixture(scope="module")

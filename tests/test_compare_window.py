@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from afp_desktop.app.compare_window import CompareWindow
+from afp_desktop.app.compare.compare_window import CompareWindow
 from tests.compare_util import REACT, load_json, open_corpus, run_from_trace, trace_with_extra_tool_call
 from tests.corpus_util import corpus_path
 
@@ -138,8 +138,8 @@ def test_clicking_a_card_selects_its_partner(window, qtbot):
 def test_file_menu_compare_with_opens_the_window(qtbot, monkeypatch):
     from PySide6.QtWidgets import QFileDialog
 
-    from afp_desktop.app.compare_window import CompareWindow as Window
-    from afp_desktop.app.main_window import MainWindow
+    from afp_desktop.app.compare.compare_window import CompareWindow as Window
+    from afp_desktop.app.shell.main_window import MainWindow
 
     main = MainWindow(restore_layout=False)
     qtbot.addWidget(main)
@@ -174,7 +174,7 @@ def test_closing_the_window_stops_a_comparison_under_way(window, qtbot, monkeypa
     import threading
     import time
 
-    from afp_desktop.app import compare_window as compare_module
+    from afp_desktop.app.compare import compare_window as compare_module
     from tests.long_job import breathe_until_released
 
     started, release = threading.Event(), threading.Event()
@@ -205,7 +205,7 @@ def test_a_long_alignment_breathes(monkeypatch):
 
 
 def test_dark_theme_reaches_the_graphs_and_the_diff(window):
-    from afp_desktop.app.style import palette_for
+    from afp_desktop.app.look.style import palette_for
 
     window.set_runs(open_corpus(REACT), open_corpus("12-tool-throws"))
     window.diff_list.setCurrentItem(window.diff_list.topLevelItem(0))
@@ -298,7 +298,7 @@ def test_either_run_can_be_unlinked_alone(window):
 def test_a_long_difference_list_is_filled_a_piece_per_turn(window, qtbot, monkeypatch):
     """Two long runs differ in thousands of rows: the first are listed at once, the rest a turn at a time, and
     the list ends the same as one filled at once."""
-    import afp_desktop.app.compare_window as compare_module
+    import afp_desktop.app.compare.compare_window as compare_module
 
     redacted = run_from_trace(load_json("15-large-run", "trace.redacted.json"))
     monkeypatch.setattr(compare_module, "LIST_FIRST_ROWS", 10**9)  # all at once

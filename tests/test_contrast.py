@@ -7,8 +7,8 @@ import pytest
 
 from afp_desktop.app.panels.banner import LEVEL_STYLE
 from afp_desktop.app.panels.chat_bubble import COLOURS
-from afp_desktop.app.style import contrast_ratio, palette_for
-from afp_desktop.app.theme import _COLOURS, _R, ERROR_TEXT, FOCUS_RING, NOTE_TEXT
+from afp_desktop.app.look.style import contrast_ratio, palette_for
+from afp_desktop.app.look.theme import _COLOURS, _R, ERROR_TEXT, FOCUS_RING, NOTE_TEXT
 
 THEMES = ("light", "dark")
 TEXT_ON = (  # (text role, background role) pairs the widgets draw
@@ -75,7 +75,7 @@ def test_dimmed_cards_draw_their_text_opaque(qtbot):
     """The canvas really draws a dimmed card's text at full opacity in the muted colour."""
     from PySide6.QtGui import QColor, QImage, QPainter
 
-    from afp_desktop.app.panels.graph_canvas import GraphArt
+    from afp_desktop.app.panels.graph.graph_canvas import GraphArt
     from afp_desktop.core.model.layout import layout_step_graph
 
     graph = {"nodes": [{"id": "a", "kind": "fork-branch", "label": "WWWWWWWWWW"}], "edges": []}
@@ -101,7 +101,7 @@ def test_a_dimmed_card_on_the_canvas_keeps_its_text_readable(qtbot, theme):
     from PySide6.QtCore import QRect
     from PySide6.QtGui import QColor
 
-    from afp_desktop.app.panels.graph_canvas import GraphCanvas
+    from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 
     graph = {"nodes": [{"id": "a", "kind": "llm->user", "label": "WWWWWWWWWWWWWW", "startOffsetMs": 0,
                         "assistantText": "WWWWWWWWWWWWWWWWWWWW"}], "edges": []}
@@ -125,3 +125,18 @@ def test_a_dimmed_card_on_the_canvas_keeps_its_text_readable(qtbot, theme):
                for y in range(rect.top() + 4, rect.bottom() - 4)}
     strongest = max(colours, key=lambda colour: contrast_ratio(colour, faded))
     assert contrast_ratio(strongest, faded) >= 4.5, (theme, strongest, faded)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_run_facts_colours_read_on_the_window(theme):
+    """The header's findings count, the Findings panel's greyed rows (findings still to come) and the cards'
+    retries-and-findings pill."""
+    from afp_desktop.app.panels.banner import FINDING_TEXT
+    from afp_desktop.app.panels.findings_panel import LATER_TEXT
+    from afp_desktop.app.panels.graph.graph_canvas import FACT_BADGE_FILL, FACT_BADGE_TEXT
+
+    assert contrast_ratio(FACT_BADGE_TEXT, FACT_BADGE_FILL) >= 4.5
+
+    for colour in (FINDING_TEXT[theme == "dark"], LATER_TEXT[theme]):
+        for background in (_R.Window, _R.Base, _R.AlternateBase):
+            assert contrast_ratio(colour, role(background, theme)) >= 4.5, (theme, colour, background)

@@ -11,7 +11,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QLabel
 
 from afp_desktop.core.formats import open_run  # before the session: formats must initialise first
-from afp_desktop.app.copy_id import CopyIdButton, IdLabel, shortened
+from afp_desktop.app.widgets.copy_id import CopyIdButton, IdLabel, shortened
 from afp_desktop.app.panels.inspector import InspectorPanel
 from afp_desktop.app.session import Session
 from afp_desktop.core.views.inspect import inspect_node
@@ -199,7 +199,7 @@ def test_the_card_menu_copies_the_step_id(qtbot, window, hostile_run):
 
 
 def test_buttons_follow_the_theme(qtbot, hostile_run):
-    from afp_desktop.app import theme
+    from afp_desktop.app.look import theme
 
     _session, inspector = shown_inspector(qtbot, hostile_run, tool_node(hostile_run))
     button: CopyIdButton = inspector.copy_buttons[0]
@@ -213,7 +213,7 @@ def test_buttons_follow_the_theme(qtbot, hostile_run):
 
 
 def test_two_ids_on_a_row_take_a_second_line_rather_than_cutting(qtbot):
-    from afp_desktop.app.copy_id import IdPair
+    from afp_desktop.app.widgets.copy_id import IdPair
     from afp_desktop.core.views.step_ids import StepId
 
     pair = IdPair(StepId("path", "subflow path", "__root__ / step-classify / sf-llm-call"), "run id",
@@ -280,7 +280,7 @@ def test_a_parallel_branch_offers_its_parent_subflow_id(qtbot):
 
 
 def test_an_id_with_a_line_break_is_one_line_on_screen_and_copied_whole(qtbot):
-    from afp_desktop.app.copy_id import IdField
+    from afp_desktop.app.widgets.copy_id import IdField
 
     value = "a\nb<i>c</i>\u2066"
     field = IdField(value, "step id")

@@ -188,7 +188,7 @@ def test_a_list_deleted_before_its_types_are_listed_leaves_no_call_behind(qtbot)
     slot). The app's timers now go with the widget they call."""
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    from afp_desktop.app.main_window import MainWindow
+    from afp_desktop.app.shell.main_window import MainWindow
 
     window = MainWindow(restore_layout=False)
     window.resize(1400, 900)

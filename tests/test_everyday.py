@@ -13,11 +13,11 @@ from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
 from afp_desktop.app.shell.action_table import MenuId
-from afp_desktop.app.export_dialog import ExportDialog, format_of, with_format
-from afp_desktop.app.file_labels import recent_label, short_folder
-from afp_desktop.app.main_window import MainWindow
-from afp_desktop.app.notice_words import SENTENCES, message_for
-from afp_desktop.app.settings import MAX_POSITIONS, Settings
+from afp_desktop.app.export.export_dialog import ExportDialog, format_of, with_format
+from afp_desktop.app.storage.file_labels import recent_label, short_folder
+from afp_desktop.app.shell.main_window import MainWindow
+from afp_desktop.app.panels.notice_words import SENTENCES, message_for
+from afp_desktop.app.storage.settings import MAX_POSITIONS, Settings
 from tests.corpus_util import corpus_path, read_bytes
 from tests.dialog_util import export_with_shortcut
 

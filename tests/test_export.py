@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QColor, QImage
 
-from afp_desktop.app.export import MAX_PNG_PIXELS, MAX_PNG_SIDE, export_graph, export_view, plan_png
-from afp_desktop.app.panels.graph_canvas import GraphCanvas
-from afp_desktop.app.style import palette_for
+from afp_desktop.app.export.export import MAX_PNG_PIXELS, MAX_PNG_SIDE, export_graph, export_view, plan_png
+from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
+from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.layout import layout_step_graph
 from afp_desktop.core.views.synthetic import synthetic_step_graph
 from tests.corpus_util import load_json
@@ -63,7 +63,7 @@ def test_huge_graph_png_is_capped(qapp, tmp_path, caplog):
     layout = layout_step_graph(graph)
     plan = plan_png(layout.width, layout.height, 2.0)
     assert plan.note and plan.scale < 2.0
-    with caplog.at_level(logging.WARNING, logger="afp_desktop.app.export"):
+    with caplog.at_level(logging.WARNING, logger="afp_desktop.app.export.export"):
         out = export_graph(graph, tmp_path / "huge.png", scale=2.0, layout=layout)
     image = QImage(str(out))
     assert (image.width(), image.height()) == (plan.width, plan.height)
@@ -124,7 +124,7 @@ def test_export_works_under_a_bare_qguiapplication(tmp_path):
         "import sys\n"
         "from PySide6.QtGui import QGuiApplication, QImage\n"
         "app = QGuiApplication(['x'])\n"
-        "from afp_desktop.app.export import export_graph\n"
+        "from afp_desktop.app.export.export import export_graph\n"
         "from tests.corpus_util import load_json\n"
         "g = load_json('10-flow-loop', 'ref.stepgraph.json')\n"
         f"png = export_graph(g, {str(tmp_path / 'a.png')!r}); export_graph(g, {str(tmp_path / 'a.svg')!r})\n"

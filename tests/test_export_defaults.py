@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from afp_desktop.app import theme
-from afp_desktop.app.export_dialog import ExportDialog, default_export_folder, proposed_file_name
-from afp_desktop.app.settings import Settings
+from afp_desktop.app.look import theme
+from afp_desktop.app.export.export_dialog import ExportDialog, default_export_folder, proposed_file_name
+from afp_desktop.app.storage.settings import Settings
 from tests.corpus_util import corpus_path
 from tests.dialog_util import answer_export_dialog, export_with_shortcut
 
@@ -167,7 +167,7 @@ def test_an_unchecked_box_and_radio_button_have_a_visible_edge(qtbot, mode):
     """Fusion outlines them in a darker shade of the window: on the dark theme an unchecked box vanished."""
     from PySide6.QtWidgets import QCheckBox, QRadioButton
 
-    from afp_desktop.app.style import contrast_ratio
+    from afp_desktop.app.look.style import contrast_ratio
 
     theme.apply_theme(QApplication.instance(), mode)
     try:
@@ -187,7 +187,7 @@ def test_an_unchecked_box_and_radio_button_have_a_visible_edge(qtbot, mode):
 def test_the_bookmark_exports_follow_the_same_folder_rule(qtbot, home, opened, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QFileDialog
 
-    from afp_desktop.app.find_and_bookmarks import export_bookmarks_json, export_graph_with_notes
+    from afp_desktop.app.features.find_and_bookmarks import export_bookmarks_json, export_graph_with_notes
 
     window, inputs = opened
     target = tmp_path / "notes"

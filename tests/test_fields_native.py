@@ -136,3 +136,57 @@ def test_equal_lists_become_one_and_unhashable_ones_stay():
     fields.share_lists(items, "subflowPath", {})
     assert items[0]["subflowPath"] is items[1]["subflowPath"]
     assert items[2]["subflowPath"] is not items[3]["subflowPath"] and type(items[4]["subflowPath"]) is tuple
+
+
+class ClearsOnCompare:
+    """A dict key that hashes as `name` does, so that looking `name` up compares with it; the compare empties
+    `target` (the list being read), as Python code run by a lookup may."""
+
+    def __init__(self, name: str, target: list) -> None:
+        self.name, self.target = name, target
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __eq__(self, other: object) -> bool:
+        self.target.clear()
+        return False
+
+
+class ClearsOnHash:
+    """A value whose hash (asked when its list is made a key) empties `target`, the list being read."""
+
+    def __init__(self, target: list) -> None:
+        self.target = target
+
+    def __hash__(self) -> int:
+        self.target.clear()
+        return 7
+
+
+def _emptied_by_its_first_item(make_first) -> tuple[list, list]:
+    """A list whose first item empties it when read, and a copy of what it held."""
+    items: list = []
+    items += [make_first(items)] + [{"type": f"t{i % 2}", "meta": {"runtimeStageId": f"s{i}"},
+                                     "subflowPath": ["a", f"p{i % 2}"]} for i in range(2000)]
+    return items, list(items)
+
+
+@pytest.mark.parametrize("key, inner", [("type", None), ("meta", "runtimeStageId")])
+def test_a_list_emptied_while_its_texts_are_read_gives_what_it_held(key, inner):
+    items, held = _emptied_by_its_first_item(lambda items: {ClearsOnCompare(key, items): 1})
+    assert fields.texts_of(items, key, inner) == in_python(fields.texts_of, list(held), key, inner)
+    assert items == []
+
+
+def test_a_list_emptied_while_it_is_indexed_by_type_gives_what_it_held():
+    items, held = _emptied_by_its_first_item(lambda items: {ClearsOnCompare("type", items): 1})
+    assert {k: list(v) for k, v in fields.indices_by_text(items, "type").items()} == \
+        {k: list(v) for k, v in in_python(fields.indices_by_text, list(held), "type").items()}
+    assert items == []
+
+
+def test_a_list_emptied_while_its_lists_are_shared_shares_what_it_held():
+    items, held = _emptied_by_its_first_item(lambda items: {"subflowPath": [ClearsOnHash(items)]})
+    fields.share_lists(items, "subflowPath", {})
+    assert items == [] and all(item["subflowPath"] is held[1]["subflowPath"] for item in held[1::2])

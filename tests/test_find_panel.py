@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
@@ -28,7 +28,8 @@ def find(qtbot, window, query: str):  # noqa: F811
     panel.search_box.clear()
     qtbot.keyClicks(panel.search_box, query)
     qtbot.waitUntil(lambda: panel.index is not None and panel.search_box.text() == query
-                    and panel.result is not None and not panel._timer.isActive(), timeout=SEARCH_TIMEOUT)
+                    and not panel._timer.isActive() and not panel.searching and panel.result is not None,
+                    timeout=SEARCH_TIMEOUT)
     return panel
 
 
@@ -224,3 +225,145 @@ def test_screenshot_of_the_find_panel(qtbot, window, theme, tmp_path):  # noqa: 
     image = window.docks["find"].grab().toImage()
     assert image.width() > 200 and image.height() > 200
     image.save(str(tmp_path / f"find-{theme}.png"))
+
+
+# ── searches run off the UI thread, bounded ──────────────────────────────────────────────────────────────
+
+
+def _hold_searches(monkeypatch, panel, holding: int = 1):
+    """The panel's index answers its first `holding` searches only once `release` is set; records the thread
+    each search ran on. (Off the UI thread only: on it, holding would hang the test instead of failing it.)"""
+    started, release, threads = threading.Event(), threading.Event(), []
+    real = panel.index.find
+
+    def held(query, **options):
+        on_ui_thread = threading.current_thread() is threading.main_thread()
+        threads.append("UI" if on_ui_thread else "worker")
+        if not on_ui_thread and len(threads) <= holding:
+            started.set()
+            release.wait(30)
+        return real(query, **options)
+
+    monkeypatch.setattr(panel.index, "find", held)
+    return started, release, threads
+
+
+def test_a_search_runs_off_the_ui_thread_and_the_window_answers_meanwhile(qtbot, window, monkeypatch):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    panel = find(qtbot, window, "Oslo")
+    started, release, threads = _hold_searches(monkeypatch, panel)
+    try:
+        panel.search_box.setText("convert_units")
+        panel.search()
+        assert started.wait(10) and threads == ["worker"]
+        assert panel.searching and panel.count_label.text() == "Searching…"
+        with qtbot.waitCallback() as answered:  # the window's event loop runs while the search does
+            QTimer.singleShot(0, answered)
+        window.session.move_to(2)
+        window.session.flush()
+        assert window.session.position == 2 and panel.searching
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: not panel.searching, timeout=SEARCH_TIMEOUT)
+    assert "tool name" in [h.where for h in hit_rows(panel)]
+    assert panel.count_label.text() == f"{panel.model.rowCount()} matches"
+
+
+def test_a_newer_query_drops_the_search_under_way(qtbot, window, monkeypatch):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    panel = find(qtbot, window, "Oslo")
+    started, release, threads = _hold_searches(monkeypatch, panel)
+    try:
+        panel.search_box.setText("get_weather")
+        panel.search()
+        assert started.wait(10)
+        panel.search_box.setText("convert_units")
+        with qtbot.waitSignal(panel.searched, timeout=SEARCH_TIMEOUT):
+            panel.search()
+    finally:
+        release.set()
+    assert panel.wait_for_index(20_000)
+    QApplication.processEvents()  # (the dropped search's answer, had it sent one, is delivered here)
+    excerpts = [h.excerpt for h in hit_rows(panel)]
+    assert excerpts and all("convert_units" in e for e in excerpts) and threads == ["worker", "worker"]
+    assert not panel.searching
+
+
+def test_enter_while_a_search_runs_goes_to_its_first_hit(qtbot, window, monkeypatch):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    panel = find(qtbot, window, "Oslo")
+    started, release, _threads = _hold_searches(monkeypatch, panel)
+    try:
+        panel.search_box.setText("convert_units")
+        qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)
+        assert started.wait(10)
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: not panel.searching, timeout=SEARCH_TIMEOUT)
+    window.session.flush()
+    first = hit_rows(panel)[0]
+    assert panel.list.currentIndex().row() == 0 and window.session.position == first.position
+
+
+@pytest.mark.parametrize("pattern", [r"(a|aa)+$", r"(a+)+$", r"(.*a){25}"])
+def test_a_catastrophic_regex_ends_with_hits_or_a_sentence(qtbot, window, monkeypatch, tmp_path, pattern):  # noqa: F811
+    from tests.find_util import write_many_calls
+
+    monkeypatch.setattr(find_module, "SEARCH_TIME_LIMIT_S", 0.2)  # (the bound, not what is asserted)
+    open_and_wait(qtbot, window, write_many_calls(tmp_path / "small.ndjson", 8, lambda i: "a" * 40 + "!"))
+    panel = find(qtbot, window, "probe")
+    panel.regex_button.setChecked(True)
+    panel.search_box.setText(pattern)
+    with qtbot.waitSignal(panel.searched, timeout=SEARCH_TIMEOUT):
+        panel.search()
+    qtbot.waitUntil(lambda: not panel.searching and not panel._timer.isActive(), timeout=SEARCH_TIMEOUT)
+    label = panel.count_label.text()
+    assert label.endswith("matches") or label == "No matches." or label.startswith(
+        "Cannot search: the search took longer than 0.2 s and was stopped: a regular expression like this one can "
+        "try the same text in very many ways"), label
+
+
+def test_a_pattern_too_complex_is_refused_with_a_sentence(qtbot, window):  # noqa: F811
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    panel = find(qtbot, window, "Oslo")
+    panel.regex_button.setChecked(True)
+    for pattern, says in [("a{4294967296}", "a repeat count is too large"),
+                          ("(" * 2000 + "a" + ")" * 2000, "nests groups too deeply"),
+                          ("(a{1000}){1000}", "too large to search")]:
+        panel.search_box.setText(pattern)
+        with qtbot.waitSignal(panel.searched, timeout=SEARCH_TIMEOUT):
+            panel.search()
+        assert panel.count_label.text().startswith("Cannot search: ") and says in panel.count_label.text()
+        assert panel.model.rowCount() == 0
+
+
+def test_closing_the_window_stops_a_search_under_way(qtbot, window, monkeypatch):  # noqa: F811
+    """A search still running when the window is deleted would take the whole program down, as an index build
+    would: closing the window ends it at its next breathing point."""
+    from tests.long_job import breathe_until_released
+
+    from afp_desktop.core.problems import LoadCancelled
+
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
+    panel = find(qtbot, window, "Oslo")
+    started, release, stopped = threading.Event(), threading.Event(), threading.Event()
+
+    def long_search(*_args, **_options):
+        try:
+            breathe_until_released(started, release)
+        except LoadCancelled:
+            stopped.set()
+            raise
+
+    monkeypatch.setattr(panel.index, "find", long_search)
+    panel.search_box.setText("convert_units")
+    panel.search()
+    assert started.wait(10)
+    threads = list(panel._threads)
+    window.close()
+    try:
+        assert threads and not any(thread.isRunning() for thread in threads)
+        assert stopped.is_set() and not panel.searching
+    finally:
+        release.set()  # (whatever happened, no thread outlives the test's window)
+        panel.wait_for_index(20_000)

@@ -9,9 +9,9 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QLabel, QScrollBar, QStyle, QStyleOptionSlider, QTabWidget
 
-from afp_desktop.app import theme
-from afp_desktop.app.focus_style import FocusRingStyle
-from afp_desktop.app.style import contrast_ratio
+from afp_desktop.app.look import theme
+from afp_desktop.app.look.focus_style import FocusRingStyle
+from afp_desktop.app.look.style import contrast_ratio
 
 _SC = QStyle.SubControl
 _CC = QStyle.ComplexControl.CC_ScrollBar

@@ -1,4 +1,4 @@
-"""A followed run grows in place: Session.grow and app/growth.py extend what the window shows instead of
+"""A followed run grows in place: Session.grow and app/loading/growth.py extend what the window shows instead of
 rebuilding it (the scene's items survive, the zoom, selection and cursor stay), and what is shown at rest is
 what opening the whole file shows."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QFont, QTextLayout
 
-from afp_desktop.app.fonts import FALLBACKS, SANS, load_bundled_fonts
+from afp_desktop.app.look.fonts import FALLBACKS, SANS, load_bundled_fonts
 
 SAMPLES = ["天气很好", "こんにちは", "안녕하세요", "😀", "🚀 done ✅"]
 
@@ -31,7 +31,7 @@ def test_every_character_is_drawn_by_a_font_that_has_it(qapp, text):
 def test_exported_graph_draws_cjk_and_emoji(qapp, tmp_path):
     from PySide6.QtGui import QImage
 
-    from afp_desktop.app.export import export_graph
+    from afp_desktop.app.export.export import export_graph
 
     graph = {"nodes": [{"id": "a", "kind": "user->llm", "label": "user → llm 天气 😀", "startOffsetMs": 0,
                         "subflowPath": ["__root__"], "llmModel": "模型 🚀"}], "edges": []}
@@ -46,7 +46,7 @@ def test_the_window_text_is_drawn_in_the_system_font_not_in_a_fallback(qapp):
     from PySide6.QtGui import QFontInfo
     from PySide6.QtWidgets import QApplication
 
-    from afp_desktop.app.fonts import apply_default_font
+    from afp_desktop.app.look.fonts import apply_default_font
 
     apply_default_font(QApplication.instance())
     font = QApplication.font()

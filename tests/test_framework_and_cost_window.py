@@ -9,8 +9,8 @@ import json
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from afp_desktop.app.price_table import DEFAULT_ROW, PriceDialog
-from afp_desktop.app.settings import Settings
+from afp_desktop.app.features.price_table import DEFAULT_ROW, PriceDialog
+from afp_desktop.app.storage.settings import Settings
 from afp_desktop.core.model.framework_steps import FRAMEWORK_KIND, framework_steps
 from afp_desktop.core.views.cost import parse_price_table
 from tests.corpus_util import corpus_path
@@ -38,7 +38,7 @@ def test_the_chip_says_what_is_hidden_only_when_its_tooltip_is_asked_for(qtbot, 
     from PySide6.QtCore import QEvent, QPoint
     from PySide6.QtGui import QHelpEvent
 
-    from afp_desktop.app import framework_toggle
+    from afp_desktop.app.features import framework_toggle
 
     calls: list[int] = []
     describe = framework_toggle.describe_hidden
@@ -81,7 +81,7 @@ def test_the_choice_is_read_from_the_settings(qtbot):
     settings = Settings()
     settings.set("hide_framework_steps", False)
     settings.save()
-    from afp_desktop.app.main_window import MainWindow
+    from afp_desktop.app.shell.main_window import MainWindow
 
     win = MainWindow()
     qtbot.addWidget(win)

@@ -84,3 +84,66 @@ def test_templates_with_an_app_name_give_bounded_lines(templates, app_name, comm
         assert all(line is None or len(line) <= bound for line in lines)
         with open(path, "rb") as handle:
             assert handle.read() == data
+
+
+# ── find: any text as a query, plain or as a regular expression ────────────────────────────────────────────
+
+_REGEX_PIECES = st.text(alphabet="()[]{}*+?|.^$\\aAbx019,:-=!<>PEwsdDSWZ#&~", max_size=40)
+_find_runs: dict = {}
+
+
+def _find_run():
+    """A small run whose texts invite backtracking (long runs of one letter, blanks, a lone '!')."""
+    if "run" not in _find_runs:
+        from pathlib import Path
+
+        from afp_desktop.core.formats import open_run
+        from afp_desktop.core.views.search import SearchIndex
+        from tests.find_util import write_many_calls
+
+        folder = Path(tempfile.mkdtemp(prefix="afp-find-fuzz-"))
+        path = write_many_calls(folder / "small.ndjson", 6,
+                                lambda i: "a" * 30 + "!" + " " * 30 + "#x" + "ab" * 20 + "\nÉé İ ß\x00")
+        _find_runs["path"] = path
+        _find_runs["run"] = open_run(path).prepare()
+        _find_runs["index"] = SearchIndex(_find_runs["run"])
+    return _find_runs
+
+
+@FUZZ
+@given(st.one_of(st.text(max_size=60), _REGEX_PIECES), st.booleans(), st.booleans())
+def test_any_find_query_gives_hits_or_one_sentence(query, regex, ignore_case):
+    from afp_desktop.core.views.search import QueryError
+
+    index = _find_run()["index"]
+    try:
+        result = index.find(query, regex=regex, ignore_case=ignore_case, limit=50, time_limit=1.0)
+    except QueryError as err:
+        message = str(err)
+        assert message and "\n" not in message and len(message) < 400, message
+    else:
+        assert len(result) <= 50
+        for hit in result:
+            assert hit.match[1] > hit.match[0] and "\n" not in hit.excerpt
+
+
+@settings(max_examples=max(10, EXAMPLES // 3), deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=40).filter(lambda q: not q.startswith("-")), _REGEX_PIECES), st.booleans())
+def test_any_find_query_on_the_command_line(query, regex):
+    import json
+
+    from afp_desktop.core.views import search_limits
+
+    path = _find_run()["path"]
+    limit = search_limits.DEFAULT_TIME_LIMIT_S
+    search_limits.DEFAULT_TIME_LIMIT_S = 1.0
+    try:
+        code, out, err = run_cli(["find", path, "--max-hits", "20", *(["--regex"] if regex else []), "--", query])
+    finally:
+        search_limits.DEFAULT_TIME_LIMIT_S = limit
+    assert code in (0, 2) and "Traceback" not in err, err
+    if code == 0:
+        assert len(json.loads(out)) <= 20
+    else:
+        assert out == b"" and err.startswith("afp-desktop: ") and err.count("\n") == 1, err

@@ -9,8 +9,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from afp_desktop.app.panels.graph_canvas import GraphCanvas, card_lines, format_duration
-from afp_desktop.app.style import palette_for, contrast_ratio
+from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas, card_lines, format_duration
+from afp_desktop.app.look.style import palette_for, contrast_ratio
 from tests.corpus_util import load_json
 
 
@@ -258,7 +258,7 @@ def test_a_big_scene_no_longer_shown_is_emptied_a_slice_per_turn(canvas, qtbot, 
     """Deleting the unfolded 1,000-iteration graph's 13,000 items with their scene froze the window 33 ms."""
     from shiboken6 import isValid
 
-    from afp_desktop.app.panels import graph_canvas as canvas_module
+    from afp_desktop.app.panels.graph import graph_canvas as canvas_module
     from afp_desktop.core.views.synthetic import synthetic_step_graph
 
     monkeypatch.setattr(canvas_module, "REMOVAL_SLICE", 500)

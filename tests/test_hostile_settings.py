@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from afp_desktop.app import template_store
-from afp_desktop.app.settings import Settings
+from afp_desktop.app.storage import template_store
+from afp_desktop.app.storage.settings import Settings
 
 
 @pytest.fixture(autouse=True)

@@ -6,24 +6,27 @@ from __future__ import annotations
 import gzip
 import lzma
 import os
+import re
 import subprocess
 import sys
 import textwrap
 import threading
-import time
 
 import pytest
 
 from afp_desktop import cli
 from afp_desktop.core.formats import LoadError, open_run
+from afp_desktop.core.formats import source
+from afp_desktop.core.formats.size_limit import size_limit
 from afp_desktop.core.formats.source import byte_limit, max_bytes, parse_size, read_source
 from tests.corpus_util import read_bytes
 
 ZEROS_64M = bytes(64 << 20)
 
 
-def _open_with_timeout(path, seconds=10.0):
-    """open_run on a thread, so a read that blocks (a FIFO) fails the test instead of hanging it."""
+def _open_with_timeout(path, seconds=120.0):
+    """open_run on a thread, so a read that blocks (a FIFO) fails the test instead of hanging it (the time is a
+    guard against a hang only: a refusal comes before anything is read)."""
     outcome = {}
 
     def work():
@@ -58,10 +61,8 @@ def test_devices_are_refused_even_through_a_symlink(tmp_path, device):
         pytest.skip(f"no {device}")
     link = tmp_path / "trace.ndjson"
     link.symlink_to(device)
-    started = time.monotonic()
-    assert "device" in _refusal(link)
+    assert "device" in _refusal(link)  # (before a byte is read: read, /dev/zero would never end)
     assert "device" in _refusal(device)
-    assert time.monotonic() - started < 2
 
 
 def test_socket_is_refused(tmp_path):
@@ -105,11 +106,9 @@ def _bomb(path, compressor, copies: int) -> None:
 def test_bombs_stop_at_the_limit(tmp_path, suffix, compressor):
     path = tmp_path / f"bomb.json{suffix}"
     _bomb(path, compressor, 96)  # 6 GiB
-    started = time.monotonic()
     with byte_limit(100 << 20):
         with pytest.raises(LoadError) as info:
             open_run(path)
-    assert time.monotonic() - started < 10
     message = str(info.value)
     assert str(path) in message and "expands to more than the limit" in message and "100 MiB" in message
 
@@ -125,29 +124,33 @@ def test_a_gz_of_valid_ndjson_past_the_limit_is_refused(tmp_path):
             open_run(path)
 
 
-def test_the_xz_bomb_with_the_default_limit_ends_in_seconds_under_1_5_gb(tmp_path):
-    """In a child process, so its peak memory is the load's own: VmHWM (reset by exec), not ru_maxrss, which a
-    forked child inherits from the parent — late in a long test run, pytest's own 1.6 GB."""
+def test_the_xz_bomb_with_the_default_limit_costs_at_most_the_limit(tmp_path):
+    """The default limit (from the memory available: 4 GiB here) stops a 6 GiB bomb with at most the limit in
+    memory. In a child process, so its peak memory is the load's own: VmHWM (reset by exec), not ru_maxrss, which
+    a forked child inherits from the parent — late in a long test run, pytest's own 1.6 GB."""
     path = tmp_path / "bomb.json.xz"
     _bomb(path, lambda d: lzma.compress(d, preset=0), 96)
+    limit = size_limit(4 << 30, "unknown")  # (the head of zeros names no format)
     script = textwrap.dedent(f"""
-        import resource, sys, time
+        import resource, sys
         from afp_desktop import cli
-        started = time.monotonic()
+        from afp_desktop.core.formats import source
+        source.available_memory = lambda: 4 << 30
         code = cli.main(["info", {str(path)!r}])
         try:
             with open("/proc/self/status") as status:
                 peak = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
         except OSError:
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        print(code, peak, time.monotonic() - started)
+        print(code, peak)
     """)
     env = {k: v for k, v in os.environ.items() if k != "AFP_DESKTOP_MAX_BYTES"}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
-    code, peak, seconds = done.stdout.split()
+    code, peak = done.stdout.split()
     assert code == "2", done.stderr
     assert "expands to more than the limit" in done.stderr and "Traceback" not in done.stderr
-    assert int(peak) < 1.5e9 and float(seconds) < 30, (peak, seconds)
+    assert "4 GiB of memory is available" in done.stderr
+    assert int(peak) < limit + (300 << 20), (peak, limit)
 
 
 def test_trailing_garbage_after_a_compressed_stream_is_a_warning(tmp_path):
@@ -177,7 +180,8 @@ def test_limit_from_environment_and_option(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("AFP_DESKTOP_MAX_BYTES", "2K")
     assert max_bytes() == 2048
     monkeypatch.setenv("AFP_DESKTOP_MAX_BYTES", "nonsense")
-    assert 64 << 20 <= max_bytes() <= 1 << 30
+    monkeypatch.setattr(source, "available_memory", lambda: 24 << 30)
+    assert max_bytes("recording") == size_limit(24 << 30, "recording") > 1 << 30
     assert parse_size("1.5G") == 3 << 29
     path = tmp_path / "events.ndjson"
     path.write_bytes(read_bytes("02-react-two-tools", "events.ndjson"))
@@ -193,8 +197,9 @@ def test_the_window_accepts_the_max_bytes_its_refusal_names(tmp_path, capsys, mo
     out = tmp_path / "shot.png"
     assert cli.main([str(path), "--max-bytes", "1K", "--screenshot", str(out)]) == 2
     refusal = capsys.readouterr().err
-    assert "1 KiB" in refusal and "--max-bytes 4G" in refusal and not out.exists()
-    assert cli.main([str(path), "--max-bytes", "4G", "--screenshot", str(out)]) == 0  # what it says works
+    said = re.findall(r"pass --max-bytes (\S+)", refusal)
+    assert "1 KiB" in refusal and said and not out.exists()
+    assert cli.main([str(path), "--max-bytes", said[0], "--screenshot", str(out)]) == 0  # what it says works
     assert out.exists()
 
 

@@ -7,8 +7,8 @@ import os
 
 from PySide6.QtWidgets import QApplication
 
-from afp_desktop.app.main_window import MainWindow
-from afp_desktop.app.settings import Settings
+from afp_desktop.app.shell.main_window import MainWindow
+from afp_desktop.app.storage.settings import Settings
 from tests.hostile_inputs import corpus_document, encode, replaced
 
 LOAD_TIMEOUT = 15_000
@@ -57,7 +57,7 @@ def test_settings_that_are_a_fifo_do_not_stop_the_start(qtbot, tmp_path):
 def test_screenshot_refuses_a_fifo_input_and_an_output_that_is_the_input(qtbot, tmp_path, capsys):
     import shutil
 
-    from afp_desktop.app.gui import run_gui
+    from afp_desktop.app.shell.gui import run_gui
     from tests.corpus_util import corpus_path
 
     fifo = tmp_path / "pipe.json"

@@ -283,8 +283,12 @@ def test_cli_inspect_bad_arguments_are_clear(capsysbinary):
     path = str(corpus_path("01-llmcall-single", "trace.json"))
     assert cli.main(["inspect", path, "--node", "99"]) == 2
     assert b"--node 99: this run's StepGraph has nodes 0 to 2" in capsysbinary.readouterr().err
-    assert cli.main(["inspect", path, "--node", "0", "--position", "-1"]) == 2
-    assert b"--position -1: positions run from 0 to" in capsysbinary.readouterr().err
+    assert cli.main(["inspect", path, "--node", "0", "--position", "999"]) == 2
+    assert b"--position 999: positions run from 0 to" in capsysbinary.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # (a negative position is refused as it is read)
+        cli.main(["inspect", path, "--node", "0", "--position", "-1"])
+    assert refused.value.code == 2
+    assert b"argument --position: must be a whole number of at least 0, not '-1'" in capsysbinary.readouterr().err
 
 
 def test_cli_inspect_imports_no_qt():
@@ -299,7 +303,7 @@ def test_cli_inspect_imports_no_qt():
 
 
 def test_a_tool_call_took_what_its_card_says():
-    from afp_desktop.app.panels.graph_canvas import format_duration
+    from afp_desktop.app.panels.graph.graph_canvas import format_duration
 
     run = open_run(str(corpus_path("14-context-injections", "trace.json")))
     nodes = run.stepgraph["nodes"]

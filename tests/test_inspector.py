@@ -8,7 +8,7 @@ import json
 from afp_desktop.core.formats import lazy_trace, open_run  # before the session: formats must initialise first
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
 from afp_desktop.app.panels import json_tree
-from afp_desktop.app.plain_text import plain_tooltip
+from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.app.panels.inspector import InspectorPanel
 from afp_desktop.app.panels.json_tree import JsonModel, JsonTreeView, path_string
 from afp_desktop.app.session import Session

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QPushButton, QVBoxLayout, QWidget
 
-from afp_desktop.app import theme
-from afp_desktop.app.panels.graph_canvas import GraphCanvas
+from afp_desktop.app.look import theme
+from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 from afp_desktop.core.model.layout import layout_step_graph
 from afp_desktop.core.views.neighbours import neighbour
 from tests.corpus_util import load_json
@@ -99,7 +99,7 @@ def test_arrow_keys_select_neighbour_cards_and_enter_activates(canvas, qtbot):
 
 
 def test_the_window_keys_stay_replay_keys_after_a_click_and_go_to_cards_after_tab(qtbot):
-    from afp_desktop.app.main_window import MainWindow
+    from afp_desktop.app.shell.main_window import MainWindow
     from afp_desktop.core.formats import open_run
     from tests.corpus_util import corpus_path
 
@@ -133,8 +133,8 @@ def test_every_tab_stop_of_the_window_shows_where_the_focus_is(qtbot, window):
     """Tab through a whole window with a run open: each widget it reaches draws the ring itself (a button, a
     field, a tab) or carries the focus frame, in the ring's colour; and Tab leaves lists and tables instead of
     walking their cells, so it reaches the whole window."""
-    from afp_desktop.app.focus_style import RINGED_BY_THE_STYLE, follow_keyboard_focus
-    from afp_desktop.app.theme import FOCUS_RING
+    from afp_desktop.app.look.focus_style import RINGED_BY_THE_STYLE, follow_keyboard_focus
+    from afp_desktop.app.look.theme import FOCUS_RING
     from tests.corpus_util import corpus_path
     from tests.test_bug_report_panel import open_and_wait
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import random
-import time
 from collections import defaultdict
 
 import pytest
@@ -228,29 +227,11 @@ def test_colliding_ids_resolve_by_position():
     assert_valid(layout_step_graph(graph), graph)
 
 
-# ----------------------------------------------------------------------------------- performance
-
-
-def _best_of(runs: int, fn) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def test_synthetic_10k_graph_is_valid_and_fast():
+def test_synthetic_10k_graph_is_valid():
+    """(Its speed, and the large corpus run's, is measured by bench/bench_layout.py.)"""
     graph = synthetic_step_graph(1430, 3)
     assert len(graph["nodes"]) >= 10_000
-    layout = layout_step_graph(graph)
-    assert_valid(layout, graph)
-    assert _best_of(3, lambda: layout_step_graph(graph)) < 0.6  # ~0.15 s on a quiet machine; CI is shared
-
-
-def test_large_run_is_fast():
-    graph = _graph("15-large-run")
-    assert _best_of(3, lambda: layout_step_graph(graph)) < 0.15
+    assert_valid(layout_step_graph(graph), graph)
 
 
 def test_synthetic_generator_shape():

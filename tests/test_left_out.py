@@ -1,5 +1,5 @@
 """A big Trace's payloads (kept as bytes) are checked beside the window once its run is shown
-(app/left_out.py): the loader leaves the check out, the banner says what it finds when it is done, and a
+(app/loading/left_out.py): the loader leaves the check out, the banner says what it finds when it is done, and a
 check of a run no longer shown stops and never speaks of the run shown now."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import QObject
 from shiboken6 import isValid
 
-from afp_desktop.app.loader import load_run
-from afp_desktop.app.left_out import LeftOut
+from afp_desktop.app.loading.loader import load_run
+from afp_desktop.app.loading.left_out import LeftOut
 from afp_desktop.core.formats import lazy_trace
 from afp_desktop.core.jsonx import lazyjson
 from tests.corpus_util import corpus_path, read_bytes

@@ -13,11 +13,11 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication, QLineEdit
 
 from afp_desktop.app.shell.action_table import MenuId
-from afp_desktop.app.gui import SCREENSHOT_SIZE, run_gui
-from afp_desktop.app.main_window import MainWindow
+from afp_desktop.app.shell.gui import SCREENSHOT_SIZE, run_gui
+from afp_desktop.app.shell.main_window import MainWindow
 from afp_desktop.core.model.timeline import x_of_position
-from afp_desktop.app.settings import Settings
-from afp_desktop.app.style import palette_for
+from afp_desktop.app.storage.settings import Settings
+from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.replay import Replay
 from tests.corpus_util import corpus_path, read_bytes
 
@@ -311,7 +311,7 @@ def test_cancel_stops_a_load_at_its_next_breathing_point(qtbot, window, monkeypa
     seconds) stops at its next breathing point: closing the window waited for the whole stretch."""
     import threading
 
-    from afp_desktop.app import loader as loader_module
+    from afp_desktop.app.loading import loader as loader_module
     from tests.long_job import breathe_until_released
 
     started = threading.Event()
@@ -402,7 +402,7 @@ def test_layout_is_remembered(qtbot, tmp_path):
 
 
 def test_export_png_and_svg(qtbot, window, tmp_path):
-    from afp_desktop.app.export_dialog import ExportChoice
+    from afp_desktop.app.export.export_dialog import ExportChoice
 
     open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
     png, svg = tmp_path / "graph.png", tmp_path / "graph.svg"
@@ -450,7 +450,7 @@ def _line_as_shown(line) -> tuple:
 def test_a_collapsed_banner_makes_only_the_line_it_shows(qtbot, window):
     """Collapsed, the banner shows one line and says how many more: the hidden lines are made only when they
     are shown (or asked for). A big file's first part brought three lines: 8-11 ms of the window's turn."""
-    from afp_desktop.app.notice_words import BannerMessage
+    from afp_desktop.app.panels.notice_words import BannerMessage
     from afp_desktop.app.panels.banner import BannerLine
 
     def messages(count: int):
@@ -475,7 +475,7 @@ def test_banner_words_that_change_are_shown_in_place_as_if_made_anew(qtbot, wind
     and say the new words, as lines made anew would (made anew, they relaid the window out, and the graph
     was drawn whole again); Details left open stay open; ✕ dismisses what the line says now; when lines come
     and go, the others are kept."""
-    from afp_desktop.app.notice_words import BannerMessage
+    from afp_desktop.app.panels.notice_words import BannerMessage
     from afp_desktop.app.panels.banner import BannerRow
 
     def messages(count: str, detail: bool = True):
@@ -606,7 +606,7 @@ def test_reload_reads_the_grown_file_and_keeps_the_cursor(qtbot, window, tmp_pat
 def test_file_names_and_trace_text_in_tooltips_stay_literal(qtbot, window, tmp_path):
     from PySide6.QtGui import QTextDocument
 
-    from afp_desktop.app.plain_text import plain_tooltip
+    from afp_desktop.app.widgets.plain_text import plain_tooltip
 
     tip = plain_tooltip("<b>bold</b>\nnext")
     document = QTextDocument()
@@ -641,7 +641,7 @@ def test_payloads_that_are_not_json_go_to_the_banner(qtbot, window, tmp_path, mo
 def test_the_window_opens_within_its_screen(qtbot):
     """Its default size is cut to the screen's free area, its minimum too when the panels ask for more than the
     screen has (a small or scaled-up screen: QT_SCALE_FACTOR=2 halves the room)."""
-    from afp_desktop.app.gui import show_main_window
+    from afp_desktop.app.shell.gui import show_main_window
 
     win = show_main_window()  # (as run_gui opens it)
     qtbot.addWidget(win)

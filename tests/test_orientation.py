@@ -136,7 +136,7 @@ def test_a_long_run_labels_only_what_fits(qtbot, window):
 def test_a_big_runs_bands_and_pause_marks_follow_its_stops_that_come_a_turn_later(qtbot, window, monkeypatch):
     """A run of thousands of stops gets them a turn after the other panels (timeline.DEFERRED_STOPS): what is
     drawn over them waits for them (the 1,000-iteration recording opened with no bands at all)."""
-    from afp_desktop.app.panels import timeline as timeline_module
+    from afp_desktop.app.panels.timeline import timeline as timeline_module
     from afp_desktop.core.model.timeline import x_of_position
 
     monkeypatch.setattr(timeline_module, "DEFERRED_STOPS", 1)

@@ -46,8 +46,8 @@ def test_a_widget_whose_paint_fails_is_reported_and_the_app_goes_on():
     """An id label whose paint raises (in a process of its own: before, this was a segmentation fault)."""
     script = textwrap.dedent("""
         from PySide6.QtCore import QTimer
-        from afp_desktop.app.gui import create_application
-        from afp_desktop.app.copy_id import IdLabel
+        from afp_desktop.app.shell.gui import create_application
+        from afp_desktop.app.widgets.copy_id import IdLabel
         app = create_application()
         painted = []
         def failing(self):

@@ -1,4 +1,4 @@
-"""A heavy change is painted on the event loop's next turn (app/paint_later.py, pytest-qt, offscreen): input and
+"""A heavy change is painted on the event loop's next turn (app/pacing/paint_later.py, pytest-qt, offscreen): input and
 timers are served between the change and its paint, so neither adds to the other's stall; the paint still comes."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QWidget
 
-from afp_desktop.app.paint_later import PaintLater
+from afp_desktop.app.pacing.paint_later import PaintLater
 from tests.corpus_util import corpus_path
 from tests.paint_util import PaintCount
 
@@ -113,7 +113,7 @@ def open_sample(qtbot, window) -> None:
 def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_next(qtbot, window, monkeypatch):
     """A step to the next stop that the panels took in less than a step's budget: one short stall, and no turn's
     wait for its pixels. A jump scrolls the graph and the timeline (a heavy paint): held, as before."""
-    from afp_desktop.app import main_window
+    from afp_desktop.app.shell import main_window
 
     monkeypatch.setattr(main_window, "LIGHT_MOVE_MS", 1000)  # (light on any machine: the test's is not timed)
     open_sample(qtbot, window)
@@ -136,7 +136,7 @@ def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_
 
 
 def test_a_heavy_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window):
-    from afp_desktop.app.main_window import LIGHT_MOVE_MS
+    from afp_desktop.app.shell.main_window import LIGHT_MOVE_MS
 
     open_sample(qtbot, window)
     window.session.move_to_stop(0)

@@ -15,8 +15,8 @@ from PySide6.QtCore import QPoint, QPointF
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from afp_desktop.app.gui import run_gui
-from afp_desktop.app.stop_links import copy_link, open_at
+from afp_desktop.app.shell.gui import run_gui
+from afp_desktop.app.features.stop_links import copy_link, open_at
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views.links import link_command, resolve_stage, shell_quote_path
 from afp_desktop.core.views.pause_marks import format_wait, pause_at, pause_marks

@@ -75,8 +75,8 @@ def test_pause_resume_recording_has_stops_in_every_leg():
 def test_a_paused_runs_banners_and_timeline_say_the_same_about_its_stops(qtbot):
     """The commit log covers only the resume; the stops are derived from every leg. No banner may say the
     timeline shows only the last leg, and the timeline's own note gives the same reason."""
-    from afp_desktop.app.notice_words import SENTENCES
-    from afp_desktop.app.panels.timeline import TimelinePanel
+    from afp_desktop.app.panels.notice_words import SENTENCES
+    from afp_desktop.app.panels.timeline.timeline import TimelinePanel
     from afp_desktop.app.session import Session
 
     run = open_run(corpus_path("06-pause-resume", "recording.json"))

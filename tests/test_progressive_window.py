@@ -9,7 +9,7 @@ import lzma
 
 import pytest
 
-from afp_desktop.app import loader as loader_module
+from afp_desktop.app.loading import loader as loader_module
 from afp_desktop.core.formats import prefixes
 from tests.corpus_util import corpus_path, read_bytes
 
@@ -331,7 +331,8 @@ def test_a_run_that_grows_into_a_folded_graph_is_not_laid_out_whole_on_the_windo
                                                                                              slow_prefixes, monkeypatch):
     """The parts shown unfolded, the whole run folded: the window draws the folded graph's layout, made by the
     loader; the whole graph's (50–260 ms for the 1,000-iteration run) is left to the thread beside the window."""
-    from afp_desktop.app import graph_folding, left_out
+    from afp_desktop.app.features import graph_folding
+    from afp_desktop.app.loading import left_out
 
     monkeypatch.setattr(left_out, "START_AFTER_MS", 60_000)  # (not begun within this test)
     monkeypatch.setattr(graph_folding, "AUTO_FOLD_STEPS", 400)  # (the whole run's 602 steps fold, its parts not)

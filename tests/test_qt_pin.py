@@ -4,8 +4,14 @@ exits cleanly."""
 
 import subprocess
 import sys
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
 
-import PySide6
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 CHILD = r"""
 import os
@@ -23,10 +29,30 @@ print("ok")
 """
 
 
-def test_installed_pyside_matches_the_pin():
-    major, minor = (int(x) for x in PySide6.__version__.split(".")[:2])
-    if sys.version_info < (3, 12):
-        assert (major, minor) < (6, 12), f"PySide6 {PySide6.__version__} crashes on Python 3.11"
+def pyside_pins() -> list[Requirement]:
+    """The pyproject's PySide6 requirements, each with its marker (which Pythons it is for)."""
+    dependencies = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["dependencies"]
+    return [r for r in map(Requirement, dependencies) if r.name.lower().startswith("pyside6")]
+
+
+def pin_for(python: str) -> Requirement:
+    """The one PySide6 requirement whose marker holds for this Python version."""
+    holding = [r for r in pyside_pins() if r.marker is None or r.marker.evaluate({"python_version": python})]
+    assert len(holding) == 1, f"Python {python}: {len(holding)} PySide6 pins apply: {holding}"
+    return holding[0]
+
+
+def test_installed_pyside_is_the_one_the_pin_allows_on_this_python():
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    pin = pin_for(python)
+    installed = version(pin.name)
+    assert pin.specifier.contains(installed, prereleases=True), f"{pin.name} {installed} on Python {python}: {pin}"
+
+
+def test_the_pin_keeps_python_3_11_off_pyside_6_12():
+    """(6.12.0 aborts on 3.11, above.)"""
+    assert not pin_for("3.11").specifier.contains(Version("6.12.0"))
+    assert all(pin_for(python).specifier.contains(Version("6.11.0")) for python in ("3.11", "3.12", "3.13"))
 
 
 def test_thousands_of_void_qt_calls_and_a_clean_exit():

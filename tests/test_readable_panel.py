@@ -226,7 +226,7 @@ def test_the_sections_kept_are_bounded_and_let_go_of_with_the_theme(qtbot, resto
     view.flush()
     from PySide6.QtWidgets import QApplication
 
-    from afp_desktop.app import theme
+    from afp_desktop.app.look import theme
 
     theme.apply_theme(QApplication.instance(), "dark" if not readable_view.is_dark(view) else "light")
     view.set_theme("dark")
@@ -244,7 +244,7 @@ def test_a_theme_switch_redraws_the_step_shown_in_the_new_theme_s_colours(qtbot,
     from PySide6.QtGui import QPalette
     from PySide6.QtWidgets import QApplication
 
-    from afp_desktop.app import theme
+    from afp_desktop.app.look import theme
     from afp_desktop.app.panels import readable_view
 
     view = ReadableView()

@@ -20,7 +20,7 @@ from PySide6.QtGui import QImage, QKeySequence, QPalette
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QLabel, QMainWindow
 
-from afp_desktop.app.resources import ICON_SIZES, app_icon, resource_path, resource_roots
+from afp_desktop.app.look.resources import ICON_SIZES, app_icon, resource_path, resource_roots
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,7 +108,7 @@ def test_packaging_icon_is_the_resource_icon():
 
 
 def test_bundled_fonts_register(qapp):
-    from afp_desktop.app.fonts import load_bundled_fonts
+    from afp_desktop.app.look.fonts import load_bundled_fonts
 
     families = load_bundled_fonts()
     assert "DejaVu Sans" in families and "DejaVu Sans Mono" in families
@@ -143,7 +143,7 @@ def measure(font):
             "wide": doc("WWWWWWWW").idealWidth(), "ink_i": ink("iiiiiiii"), "ink_w": ink("WWWWWWWW")}
 
 result = {"before": measure(app.font())}
-from afp_desktop.app.fonts import apply_default_font, fixed_font, system_has_fonts
+from afp_desktop.app.look.fonts import apply_default_font, fixed_font, system_has_fonts
 result["applied"] = apply_default_font(app)
 result["system_has_fonts"] = system_has_fonts()
 result["after"] = measure(app.font())
@@ -182,9 +182,10 @@ def test_text_renders_on_a_system_without_fonts(tmp_path):
 
 
 def test_light_and_dark_themes_differ(restore_app_look):
-    from afp_desktop.app.theme import apply_theme, build_palette, theme_notifier
+    from afp_desktop.app.look.theme import apply_theme, build_palette, theme_notifier
 
     app = restore_app_look
+    apply_theme(app, "light")  # (from a known look: an earlier test may have left the app dark)
     seen = []
     theme_notifier(app).theme_changed.connect(seen.append)
     assert apply_theme(app, "dark") == "dark"
@@ -201,7 +202,7 @@ def test_light_and_dark_themes_differ(restore_app_look):
 
 
 def test_system_mode_follows_the_desktop_scheme(restore_app_look, monkeypatch):
-    from afp_desktop.app import theme
+    from afp_desktop.app.look import theme
 
     app = restore_app_look
     monkeypatch.setattr(theme, "system_theme", lambda _app=None: "dark")
@@ -241,7 +242,7 @@ def test_shortcut_table_is_consistent(qapp):
 
 
 def test_markdown_table_is_in_the_docs():
-    from afp_desktop.app.help_overlay import markdown_table
+    from afp_desktop.app.shell.help_overlay import markdown_table
     from afp_desktop.app.shell.action_table import SHORTCUTS
 
     table = markdown_table()
@@ -251,7 +252,7 @@ def test_markdown_table_is_in_the_docs():
 
 
 def test_help_overlay_lists_every_shortcut_and_closes(qtbot):
-    from afp_desktop.app.help_overlay import HelpOverlay
+    from afp_desktop.app.shell.help_overlay import HelpOverlay
     from afp_desktop.app.shell.action_table import GESTURES, SHORTCUTS, display_keys
 
     window = QMainWindow()
@@ -308,6 +309,7 @@ def test_spec_and_build_script_are_present():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("builds in the repository")  # (build/, beside the bundle's: one worker builds at a time)
 def test_wheel_contains_the_resources(tmp_path, request):
     if not slow_enabled(request.config):
         pytest.skip("builds a wheel (~10 s): set AFP_RUN_SLOW=1 or run with -m slow")

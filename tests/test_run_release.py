@@ -1,7 +1,7 @@
 """A run the window no longer shows is freed: the loader freezes what it built out of the garbage collector's
 way (gcpause.py), so a cycle through a run (its replay facts, its bubble model) kept every run ever opened —
 and every part of a big file shown while it was read — alive for as long as the window was open. A run no longer
-shown is freed beside the window, a piece at a time (app/run_disposal.py): freeing the big corpus recording in
+shown is freed beside the window, a piece at a time (app/loading/run_disposal.py): freeing the big corpus recording in
 one go froze the window ~115 ms."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import weakref
 
 import pytest
 
-from afp_desktop.app import loader as loader_module
+from afp_desktop.app.loading import loader as loader_module
 from afp_desktop.core.formats import open_run, prefixes
 from tests.corpus_util import corpus_path
 
@@ -73,8 +73,8 @@ def show_in_parts(monkeypatch) -> None:
 
 
 def test_a_closed_run_that_was_shown_in_parts_is_freed(qtbot, window, monkeypatch):
-    """What grew last was kept for the graph (app/growth.py) until another run was opened, and the hidden
-    framework steps' description (app/framework_toggle.py) held the run: closing it freed nothing."""
+    """What grew last was kept for the graph (app/loading/growth.py) until another run was opened, and the hidden
+    framework steps' description (app/features/framework_toggle.py) held the run: closing it freed nothing."""
     show_in_parts(monkeypatch)
     whole = open_and_settle(qtbot, window, corpus_path("15-large-run", "trace.json"))
     assert window.folding.hide_framework
@@ -111,7 +111,7 @@ def test_a_replaced_run_still_held_elsewhere_is_left_whole(qtbot, window):
 def test_what_a_closed_run_freed_is_given_back_to_the_system(qtbot, window, monkeypatch):
     """glibc keeps freed memory for its own reuse: once a run is taken apart, the freeing thread asks it to give
     that back (the window held 608 MB after closing the 448 MB recording; 471 MB now)."""
-    from afp_desktop.app import run_disposal
+    from afp_desktop.app.loading import run_disposal
 
     asked: list[str] = []
     monkeypatch.setattr(run_disposal, "give_memory_back", lambda: asked.append(threading.current_thread().name))
@@ -124,7 +124,7 @@ def test_what_a_closed_run_freed_is_given_back_to_the_system(qtbot, window, monk
 def test_giving_memory_back_asks_the_c_library_where_it_can():
     import sys
 
-    from afp_desktop.app import run_disposal
+    from afp_desktop.app.loading import run_disposal
 
     run_disposal.give_memory_back()
     assert bool(run_disposal._trim) == sys.platform.startswith("linux")  # (glibc on the Linux this is built on)
@@ -133,7 +133,7 @@ def test_giving_memory_back_asks_the_c_library_where_it_can():
 def test_what_a_replaced_run_freed_is_left_for_the_next_run(qtbot, window, monkeypatch):
     """A run replaced by another: the new one reuses what the old one freed, and asking glibc to give it back
     meanwhile held up the window (its allocations wait for the trim)."""
-    from afp_desktop.app import run_disposal
+    from afp_desktop.app.loading import run_disposal
 
     asked: list[str] = []
     monkeypatch.setattr(run_disposal, "give_memory_back", lambda: asked.append(threading.current_thread().name))

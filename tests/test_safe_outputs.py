@@ -198,7 +198,7 @@ def test_a_missing_folder_is_a_message(trace, tmp_path, capsys, command, name):
 def test_scale_is_validated(trace, tmp_path, capsys, scale, name):
     out = tmp_path / name
     code, err = _run(["export", trace, "-o", out, f"--scale={scale}"], capsys)
-    assert code == 2 and "--scale must be a number greater than 0" in err
+    assert code == 2 and "argument --scale: must be a number greater than 0" in err
     assert not out.exists()
 
 
@@ -224,8 +224,8 @@ def test_a_failed_write_leaves_nothing_and_keeps_the_old_file(tmp_path):
 
 
 def test_settings_and_templates_are_not_written_into_a_fifo(tmp_path, monkeypatch):
-    from afp_desktop.app import template_store
-    from afp_desktop.app.settings import Settings
+    from afp_desktop.app.storage import template_store
+    from afp_desktop.app.storage.settings import Settings
 
     monkeypatch.setenv("AFP_DESKTOP_CONFIG_DIR", str(tmp_path))
     os.mkfifo(tmp_path / "settings.json")

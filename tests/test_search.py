@@ -8,11 +8,14 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
-from afp_desktop.core.views.search import QueryError, SearchIndex, compile_query, find, make_excerpt
+from afp_desktop.core.views.search import QueryError, SearchIndex, SearchTooSlow, compile_query, find, make_excerpt
 from tests.corpus_util import CUSTOM_TEMPLATES, corpus_path
+from tests.find_util import write_many_calls
 
 _runs: dict = {}
 
@@ -321,3 +324,153 @@ def test_fuzz_the_joined_search_against_each_text_alone():
                 expected = sorted((d, m.start(), m.end()) for d in range(len(part))
                                   for m in lowered.finditer(part.texts[int(part.text_of[d])].lower()))
             assert got == expected, (texts, query, regex, ignore_case)
+
+
+# ── bounded searches ─────────────────────────────────────────────────────────────────────────────────────
+
+
+@pytest.fixture(scope="module")
+def many_calls(tmp_path_factory):
+    return write_many_calls(tmp_path_factory.mktemp("find") / "many.ndjson", 3000)
+
+
+def test_a_query_matching_everywhere_scans_only_until_the_limit_is_reached(many_calls, monkeypatch):
+    from afp_desktop.core.views import search as search_module
+
+    index = SearchIndex(open_run(many_calls).prepare())
+    every = index.find(".", regex=True)
+    scanned: list[int] = []
+    real = search_module._Part.matches
+
+    def counting(part, pattern, first=0, stop=None, deadline=None):
+        scanned.append((len(part.texts) if stop is None else stop) - first)
+        return real(part, pattern, first, stop, deadline)
+
+    monkeypatch.setattr(search_module._Part, "matches", counting)
+    first = index.find(".", regex=True, limit=500)
+    assert len(first) == 500 and not first.complete and len(every) > 100_000
+    assert [h.to_json() for h in first] == [every[i].to_json() for i in range(500)]
+    texts = sum(len(part.texts) for part in index._parts)
+    assert sum(scanned) < texts / 10, (sum(scanned), texts)  # the scan stopped long before the end
+
+
+def test_a_limit_the_hits_exactly_reach_is_complete(many_calls):
+    index = SearchIndex(open_run(many_calls).prepare())
+    every = index.find("result 12", limit=None)
+    assert every.complete and len(index.find("result 12", limit=len(every))) == len(every)
+    assert index.find("result 12", limit=len(every)).complete
+    assert not index.find("result 12", limit=len(every) - 1).complete
+
+
+@pytest.mark.parametrize("pattern", [r"(a+)+$", r"(x+x+)+y", r"\s*\s*\s*\s*\s*#", r"(.*a){25}", r"(a|aa)+$",
+                                     r"(\w+\s?)+$", r"(a*)*b", r"^(([a-z])+.)+[A-Z]([a-z])+$"])
+def test_catastrophic_regexes_end_with_hits_or_a_sentence(tmp_path, pattern):
+    """Patterns that backtrack for ever in `re` on a 2 KB run: each ends, with its hits or with a sentence saying
+    the search took too long (the limit is small here: the time is the bound, not what is asserted)."""
+    hostile = "a" * 40 + "!" + " " * 60 + "x" * 40 + "\n" + "ab" * 30
+    run = open_run(write_many_calls(tmp_path / "small.ndjson", 8, lambda i: hostile)).prepare()
+    try:
+        result = SearchIndex(run).find(pattern, regex=True, time_limit=0.2)
+    except SearchTooSlow as err:
+        assert str(err).startswith("the search took longer than 0.2 s and was stopped") and "\n" not in str(err)
+    else:
+        assert all(h.match[1] > h.match[0] for h in result)
+
+
+def test_a_search_past_its_time_is_stopped_with_a_sentence(tmp_path):
+    run = open_run(write_many_calls(tmp_path / "small.ndjson", 8, lambda i: "a" * 40 + "!")).prepare()
+    with pytest.raises(SearchTooSlow, match=r"took longer than 0.05 s and was stopped: .* \(a\+\)\+"):
+        SearchIndex(run).find(r"(a|aa)+$", regex=True, time_limit=0.05)
+
+
+@pytest.mark.parametrize("query,message", [
+    ("a{4294967296}", "a repeat count is too large"),
+    ("(" * 5000 + "a" + ")" * 5000, "at most 10,000 are searched for"),
+    ("(" * 2000 + "a" + ")" * 2000, "nests groups too deeply"),
+    ("(?:" * 900 + "a" + ")" * 900, "nests groups too deeply"),
+    ("(a{1000}){1000}", "too large to search"),
+    ("((a{100}){100}){100}", "too large to search"),
+    ("x{99999}{2}", "multiple repeat"),
+    (r"\p{L}", "bad escape"),
+    ("a(b", "missing ), unterminated subpattern"),
+])
+def test_invalid_and_too_complex_patterns_get_one_sentence(query, message):
+    with pytest.raises(QueryError) as caught:
+        compile_query(query, regex=True)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_cli_lists_at_most_max_hits_and_says_there_are_more(many_calls):
+    from tests.hostile_inputs import run_cli
+
+    code, out, err = run_cli(["find", many_calls, "e", "--max-hits", "7"])
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 7
+    assert "more than 7 matches; the first 7 are listed" in err
+    every = find(open_run(many_calls).prepare(), "e", limit=7)
+    assert rows == [h.to_json() for h in every]
+    code, out, err = run_cli(["find", many_calls, "result 2999:", "--max-hits", "7"])
+    assert code == 0 and len(json.loads(out)) == 1 and "more than" not in err
+
+
+@pytest.mark.parametrize("indent", [False, True])
+@pytest.mark.parametrize("query", ["result 1", "no such text"])
+def test_cli_streams_the_same_bytes_as_one_json_list(many_calls, indent, query):
+    from afp_desktop.core.jsonx import jsonio
+    from tests.hostile_inputs import run_cli
+
+    code, out, _err = run_cli(["find", many_calls, query, "--max-hits", "40", *(["--indent"] if indent else [])])
+    expected = [h.to_json() for h in find(open_run(many_calls).prepare(), query, limit=40)]
+    assert code == 0 and out == jsonio.dumps(expected, indent=indent) + b"\n"
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "many", "1e3", "1000001"])
+def test_cli_refuses_a_max_hits_out_of_range(many_calls, value):
+    from tests.hostile_inputs import run_cli
+
+    code, out, err = run_cli(["find", many_calls, "e", "--max-hits", value])
+    assert code == 2 and out == b"" and "--max-hits must be a whole number from 1 to 1,000,000" in err
+
+
+@pytest.mark.parametrize("query", ["a{4294967296}", "(" * 5000 + "a" + ")" * 5000, "(" * 2000 + "a" + ")" * 2000,
+                                   "(a{1000}){1000}"])
+def test_cli_refuses_a_pattern_too_complex_with_a_sentence(query):
+    from tests.hostile_inputs import run_cli
+
+    code, out, err = run_cli(["find", str(corpus_path("02-react-two-tools", "events.ndjson")), query, "--regex"])
+    assert code == 2 and out == b"" and err.startswith("afp-desktop: ") and err.count("\n") == 1, err
+    assert len(err) < 400 and "Traceback" not in err
+
+
+def test_cli_stops_a_search_past_its_time_with_a_sentence(tmp_path, monkeypatch):
+    from afp_desktop.core.views import search_limits
+    from tests.hostile_inputs import run_cli
+
+    monkeypatch.setattr(search_limits, "DEFAULT_TIME_LIMIT_S", 0.05)
+    path = write_many_calls(tmp_path / "small.ndjson", 8, lambda i: "a" * 40 + "!")
+    code, out, err = run_cli(["find", path, r"(a|aa)+$", "--regex"])
+    assert code == 2 and out == b""
+    assert "the search took longer than 0.05 s and was stopped" in err and err.count("\n") == 1, err
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(texts=st.lists(st.text(alphabet="ab \n\x00", min_size=1, max_size=6), min_size=1, max_size=12),
+       picks=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 11)), min_size=1, max_size=60),
+       query=st.sampled_from([("a", False), ("b a", False), ("a+", True), (r"\s", True), ("(?s).", True),
+                              (r"\x00\n?a", True), ("^a|b$", True)]),
+       limit=st.integers(1, 40), first_range=st.integers(1, 64), most=st.integers(1, 256))
+def test_a_limited_scan_keeps_exactly_the_first_rows(texts, picks, query, limit, first_range, most):
+    """Texts shared by many documents, at repeated positions: the scan that stops early keeps the very rows the
+    whole scan puts first (and one more when there are more), whatever the ranges it stopped between."""
+    from afp_desktop.core.views import search as search_module
+
+    part = search_module._Part([(position, texts[which % len(texts)], "where", None) for position, which in picks])
+    pattern = compile_query(query[0], regex=query[1])
+    every = list(zip(*(column.tolist() for column in part.hits(pattern))))
+    sizes = search_module.FIRST_RANGE_ROWS, search_module.RANGE_ROWS
+    search_module.FIRST_RANGE_ROWS, search_module.RANGE_ROWS = first_range, max(first_range, most)  # small ranges
+    try:
+        first = list(zip(*(column.tolist() for column in part.hits(pattern, limit))))
+    finally:
+        search_module.FIRST_RANGE_ROWS, search_module.RANGE_ROWS = sizes
+    assert first == every[:limit + 1]

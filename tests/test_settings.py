@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from afp_desktop.app.settings import DEFAULTS, FILE_NAME, MAX_RECENT, Settings, config_dir
+from afp_desktop.app.storage.settings import DEFAULTS, FILE_NAME, MAX_RECENT, Settings, config_dir
 
 
 def _files(tmp_path, count: int) -> list[str]:

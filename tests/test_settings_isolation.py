@@ -10,7 +10,7 @@ from pathlib import Path
 
 import platformdirs
 
-from afp_desktop.app import storage
+from afp_desktop.app.storage import storage
 
 
 def test_between_tests_the_settings_still_go_to_a_folder_of_the_suites_own(monkeypatch):

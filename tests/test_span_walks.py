@@ -1,4 +1,4 @@
-"""A long stop span's chat lines, walked beside the window (app/span_walks.py, Replay.defer_long_walks): the
+"""A long stop span's chat lines, walked beside the window (app/pacing/span_walks.py, Replay.defer_long_walks): the
 bubble says they are being listed instead of freezing the window (0.22 s at each template edit on a stream of two
 runs appended), then lists exactly what rendering every state gives; a walk for templates no longer active is
 dropped."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from afp_desktop.app.steady_label import SteadyLabel
+from afp_desktop.app.widgets.steady_label import SteadyLabel
 from tests.paint_util import LayoutRequests
 
 

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform =
 def test_a_terminated_app_saves_its_layout(tmp_path, sig):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", AFP_DESKTOP_CONFIG_DIR=str(tmp_path))
     # A marker line once the window is up and the handlers are in (the event loop is running).
-    code = ("import sys\nfrom PySide6.QtCore import QTimer\nfrom afp_desktop.app import gui\n"
+    code = ("import sys\nfrom PySide6.QtCore import QTimer\nfrom afp_desktop.app.shell import gui\n"
             "gui.create_application()\n"
             "QTimer.singleShot(500, lambda: print('UP', flush=True))\n"
             "sys.exit(gui.run_gui(None))\n")
@@ -43,7 +43,7 @@ def test_an_app_closed_during_its_warm_imports_waits_for_them(tmp_path):
     imported when the interpreter is torn down crashed it (SIGSEGV on a slow machine)."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", AFP_DESKTOP_CONFIG_DIR=str(tmp_path))
     # The imports are made slow (1 s) so that the window is certainly closed while they run.
-    code = ("import sys, time\nfrom PySide6.QtCore import QTimer\nfrom afp_desktop.app import gui, warm_imports\n"
+    code = ("import sys, time\nfrom PySide6.QtCore import QTimer\nfrom afp_desktop.app.shell import gui\nfrom afp_desktop.app.pacing import warm_imports\n"
             "real_import, real_start = warm_imports._import, warm_imports.start\n"
             "warm_imports._import = lambda: (time.sleep(1.0), real_import())\n"
             "def start():\n"

@@ -1,4 +1,4 @@
-"""Trace text in the inspector's text boxes (app/text_box.py): bidi controls shown as markers like everywhere else,
+"""Trace text in the inspector's text boxes (app/widgets/text_box.py): bidi controls shown as markers like everywhere else,
 and a very long text (a 20 MB tool result froze the window 1.3 s on every move onto its step) shown in part until
 "Show all" — "Copy all" copies it exactly."""
 
@@ -9,7 +9,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QPlainTextEdit
 
 from afp_desktop.core.formats import open_run  # noqa: F401  (before the session: formats initialise first)
-from afp_desktop.app.text_box import SHOWN_CHARS, TraceTextBox
+from afp_desktop.app.widgets.text_box import SHOWN_CHARS, TraceTextBox
 from afp_desktop.core.model.run import Run
 from tests.test_readable_panel import shown_inspector
 
@@ -74,7 +74,7 @@ def test_the_readable_tab_shows_a_huge_result_in_part_and_its_controls_as_marker
 
 
 def test_a_label_shows_at_most_label_chars_and_says_how_much_more(qtbot):
-    from afp_desktop.app.plain_text import LABEL_CHARS, plain_label
+    from afp_desktop.app.widgets.plain_text import LABEL_CHARS, plain_label
 
     text = "word " * (LABEL_CHARS // 2)
     label = plain_label(text)
@@ -87,7 +87,7 @@ def test_a_label_shows_at_most_label_chars_and_says_how_much_more(qtbot):
 def test_a_huge_answer_keeps_the_chat_bubble_small(qtbot, window, tmp_path):
     import json
 
-    from afp_desktop.app.plain_text import LABEL_CHARS
+    from afp_desktop.app.widgets.plain_text import LABEL_CHARS
     from PySide6.QtWidgets import QLabel
     from tests.corpus_util import read_bytes
 
@@ -112,7 +112,7 @@ def test_a_huge_answer_keeps_the_chat_bubble_small(qtbot, window, tmp_path):
 
 
 def test_a_tooltip_is_literal_marked_and_bounded():
-    from afp_desktop.app.plain_text import TOOLTIP_CHARS, plain_tooltip
+    from afp_desktop.app.widgets.plain_text import TOOLTIP_CHARS, plain_tooltip
 
     assert plain_tooltip("<b>x</b>" + RLO) == "<p style='white-space:pre-wrap'>&lt;b&gt;x&lt;/b&gt;\u2039U+202E\u203a</p>"
     long = plain_tooltip("y" * (TOOLTIP_CHARS * 50))
@@ -121,7 +121,7 @@ def test_a_tooltip_is_literal_marked_and_bounded():
 
 def test_the_chat_s_tooltip_of_seen_lines_stops_at_what_a_tooltip_shows():
     from afp_desktop.app.panels.chat_bubble import _joined
-    from afp_desktop.app.plain_text import TOOLTIP_CHARS
+    from afp_desktop.app.widgets.plain_text import TOOLTIP_CHARS
 
     lines = ["x" * 1_000 + str(k) for k in range(5_000)]  # 5 MB of lines
     joined = _joined(lines)
@@ -130,7 +130,7 @@ def test_the_chat_s_tooltip_of_seen_lines_stops_at_what_a_tooltip_shows():
 
 
 def test_a_rows_table_makes_only_the_rows_it_shows(qtbot):
-    from afp_desktop.app.rows_table import CELL_CHARS, RowsTable
+    from afp_desktop.app.widgets.rows_table import CELL_CHARS, RowsTable
 
     asked: list[int] = []
 
@@ -166,7 +166,7 @@ def test_a_rows_table_sizes_its_columns_as_qt_would(qtbot, count, shown):
     the widths must be the ones QTableView's resizeColumnsToContents gives."""
     from PySide6.QtWidgets import QTableView
 
-    from afp_desktop.app.rows_table import RowsTable
+    from afp_desktop.app.widgets.rows_table import RowsTable
 
     rows = [[ROW_TEXTS[(row * 5 + column * 3) % len(ROW_TEXTS)] * (1 + (row + column) % 3) for column in range(4)]
             for row in range(count)]

@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtTest import QTest
 
-from afp_desktop.app.panels.timeline import (
+from afp_desktop.app.panels.timeline.timeline import (
     LABEL_GAP_PX,
     VEIL_OFFSET,
     StopAxis,
@@ -371,7 +371,7 @@ def test_a_run_of_thousands_of_stops_gets_them_a_turn_after_the_other_panels(qtb
     """Laying out and painting 7,008 stops (and the overview's image of them) added ~50 ms to the first paint of
     every other panel: shown whole, such a run's stops come a turn later. Another run's stops are not left there
     meanwhile: they go at once."""
-    from afp_desktop.app.panels import timeline as timeline_module
+    from afp_desktop.app.panels.timeline import timeline as timeline_module
 
     monkeypatch.setattr(timeline_module, "DEFERRED_STOPS", len(react.stops))
     panel.session.set_run(react)
@@ -438,8 +438,9 @@ def test_the_veil_covers_what_has_not_happened_yet(panel, react, theme):
             assert box.right() - box.left() <= high - low + 3 * px
             assert veiled.left() == pytest.approx(max(box.left(), panel.cursor_x + VEIL_OFFSET))
             assert veiled.right() == pytest.approx(min(box.right(), count + 1))
-            shade = veil.brush.color()  # the background, translucent: the stops show through it, dimmed
-            assert shade.alpha() == 150 and shade.rgb() == QColor(panel.theme_palette.background).rgb()
+            shade = veil.brush.color()  # the background: the stops show through it, dimmed; the bars are hidden
+            assert shade.alpha() == (150 if veil is panel.future else 255)
+            assert shade.rgb() == QColor(panel.theme_palette.background).rgb()
 
 
 def test_a_step_of_one_stop_repaints_a_strip_of_the_timeline(panel, react, qtbot):
@@ -539,7 +540,7 @@ def test_the_cached_items_show_what_drawing_them_afresh_shows(panel, large, reac
 def test_the_markers_cache_is_drawn_with_the_stops_in_view_only(panel, large, qtbot, monkeypatch):
     """Drawn into its cache, the markers item is told it is exposed whole: it paints the stops that land on the
     screen (all of a long run's took ~26 ms at each scroll)."""
-    from afp_desktop.app.panels.timeline_markers import StopMarkers
+    from afp_desktop.app.panels.timeline.timeline_markers import StopMarkers
 
     drawn = []
     paint_markers = StopMarkers._paint_markers

@@ -4,7 +4,7 @@ were drawn short and below the zero line)."""
 from __future__ import annotations
 
 from afp_desktop.core.formats import open_run  # before the session: formats must initialise first
-from afp_desktop.app.panels.timeline import TimelinePanel
+from afp_desktop.app.panels.timeline.timeline import TimelinePanel
 from afp_desktop.app.session import Session
 from tests.corpus_util import corpus_path
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from afp_desktop.app.notice_words import SENTENCES
+from afp_desktop.app.panels.notice_words import SENTENCES
 from tests.corpus_util import read_bytes
 
 LOAD_TIMEOUT = 30_000

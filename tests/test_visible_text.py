@@ -3,7 +3,7 @@ chat bubble, the JSON inspector and the graph cards (the text itself is unchange
 
 from __future__ import annotations
 
-from afp_desktop.app.visible_text import visible_text
+from afp_desktop.app.widgets.visible_text import visible_text
 
 
 def test_bidi_controls_become_visible_markers():
@@ -55,7 +55,7 @@ def test_a_label_set_to_the_text_it_shows_keeps_its_measured_heights(qtbot, monk
     at each width anew after each of them, though its text had not changed."""
     from PySide6.QtWidgets import QLabel
 
-    from afp_desktop.app.plain_text import plain_label
+    from afp_desktop.app.widgets.plain_text import plain_label
 
     measured = []
     original = QLabel.heightForWidth

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import threading
 
-from afp_desktop.app import loader, warm_imports
+from afp_desktop.app.loading import loader
+from afp_desktop.app.pacing import warm_imports
+from afp_desktop.app.pacing.beside_the_window import beside_the_window
 
 
 def test_a_job_beside_the_window_starts_after_the_start_up_imports(qapp, monkeypatch):
@@ -26,7 +28,7 @@ def test_a_job_beside_the_window_starts_after_the_start_up_imports(qapp, monkeyp
     assert importing.wait(60)
 
     def job() -> None:
-        with loader.beside_the_window():
+        with beside_the_window():
             order.append("job")
 
     worker = threading.Thread(target=job)

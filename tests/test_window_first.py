@@ -1,5 +1,5 @@
 """The window comes first while a run loads: the loader waits at its breathing points when it has had to share
-Python with another thread, until the window's event loop goes to sleep (app/window_activity.py); the progress
+Python with another thread, until the window's event loop goes to sleep (app/pacing/window_activity.py); the progress
 bar and a step's readable view are painted with the window's next paint and in pieces, not all at once."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QProgressBar
 
-from afp_desktop.app import window_activity as activity_module
-from afp_desktop.app.load_progress import LoadProgressBar
+from afp_desktop.app.pacing import window_activity as activity_module
+from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.panels import readable_view
 from afp_desktop.app.panels.readable_view import ReadableView
-from afp_desktop.app.window_activity import Contention, window_activity
+from afp_desktop.app.pacing.window_activity import Contention, window_activity
 from tests.paint_util import PaintCount
 
 # The loader's allowance in these tests: long, so a busy test machine cannot blur a wait and no wait.
@@ -276,7 +276,7 @@ def test_bars_in_view_are_painted_as_pyqtgraph_paints_them(qtbot, x_range):
     picture but for a bar's edge here and there (pyqtgraph's recording rounds far coordinates a little)."""
     import pyqtgraph as pg
 
-    from afp_desktop.app.panels.culled_bars import CulledBars
+    from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 
     culled, whole = render_bars(qtbot, CulledBars, x_range), render_bars(qtbot, pg.BarGraphItem, x_range)
     assert culled.size() == whole.size()
@@ -286,7 +286,7 @@ def test_bars_in_view_are_painted_as_pyqtgraph_paints_them(qtbot, x_range):
 
 def bars_drawn(monkeypatch) -> list:
     """A list that gets an entry for each bar CulledBars draws from now on (a rectangle filled or drawn)."""
-    from afp_desktop.app.panels.culled_bars import CulledBars
+    from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 
     drawn: list = []
     original = CulledBars.paint
@@ -304,7 +304,7 @@ def bars_drawn(monkeypatch) -> list:
 def test_bars_out_of_view_are_not_painted(qtbot, monkeypatch):
     import pyqtgraph as pg
 
-    from afp_desktop.app.panels.culled_bars import CulledBars
+    from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 
     replays = []
     monkeypatch.setattr(pg.BarGraphItem, "paint", lambda self, *a: replays.append(self))
@@ -319,7 +319,7 @@ def test_a_strip_repainted_paints_only_its_bars(qtbot, monkeypatch):
     those in the strip are drawn, and the picture is the same as a full paint."""
     from PySide6.QtCore import QRect
 
-    from afp_desktop.app.panels.culled_bars import CulledBars
+    from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 
     drawn = bars_drawn(monkeypatch)
     view = bars_plot(qtbot, CulledBars, (100, 160))
@@ -336,7 +336,7 @@ def test_a_strip_repainted_paints_only_its_bars(qtbot, monkeypatch):
 def test_the_bars_bounds_follow_their_data_and_view(qtbot):
     import pyqtgraph as pg
 
-    from afp_desktop.app.panels.culled_bars import CulledBars
+    from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)
@@ -359,7 +359,7 @@ def test_the_bars_bounds_follow_their_data_and_view(qtbot):
 def test_a_grown_folded_graph_uses_the_folds_found_while_loading(qtbot, window, monkeypatch):
     """A big file's parts and its whole run are folded on the loader's thread (Run.prepare): showing them
     grown on the window's thread does not look for folds again (25 ms on the 1,000-iteration run)."""
-    from afp_desktop.app import graph_folding
+    from afp_desktop.app.features import graph_folding
     from afp_desktop.core.formats import open_run
     from tests.corpus_util import corpus_path
 
@@ -389,7 +389,7 @@ def test_the_overview_of_a_grown_run_is_drawn_on_a_turn_of_its_own(qtbot):
     one turn of the event loop; a new run, or new colours, are drawn at once (never another run's stops)."""
     from PySide6.QtGui import QColor
 
-    from afp_desktop.app.panels.timeline_overview import OverviewStrip
+    from afp_desktop.app.panels.timeline.timeline_overview import OverviewStrip
 
     strip = OverviewStrip()
     qtbot.addWidget(strip)
@@ -412,8 +412,8 @@ def test_the_overview_of_a_grown_run_is_drawn_on_a_turn_of_its_own(qtbot):
 def test_the_timeline_is_built_once_its_imports_are_done_off_the_window_thread(qtbot, monkeypatch):
     """numpy is imported on a thread of its own; the timeline waits for it instead of importing it on the
     window's thread (which froze the window that long just after start-up)."""
-    from afp_desktop.app import warm_imports
-    from afp_desktop.app.panels.timeline_host import TimelineHost
+    from afp_desktop.app.pacing import warm_imports
+    from afp_desktop.app.panels.timeline.timeline_host import TimelineHost
     from afp_desktop.app.session import Session
 
     importing = [True]
@@ -435,7 +435,7 @@ def test_the_warm_imports_never_import_pyqtgraph_off_the_window_thread():
     import sys
 
     code = ("import sys, os\nos.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
-            "from afp_desktop.app.gui import create_application\nfrom afp_desktop.app import warm_imports\n"
+            "from afp_desktop.app.shell.gui import create_application\nfrom afp_desktop.app.pacing import warm_imports\n"
             "app = create_application()\nwarm_imports.start()\nwarm_imports.finish()\n"
             "print('numpy' in sys.modules, 'pyqtgraph' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -445,7 +445,7 @@ def test_the_warm_imports_never_import_pyqtgraph_off_the_window_thread():
 
 def test_the_window_clock_is_the_window_thread_s_made_by_the_loader_on_that_thread(qapp, monkeypatch):
     """A loader thread asking first would time itself, see itself "at work" and wait at every breathing point."""
-    from afp_desktop.app.loader import RunLoader
+    from afp_desktop.app.loading.loader import RunLoader
 
     monkeypatch.setattr(activity_module, "_activity", None)
     loader = RunLoader()
@@ -495,8 +495,8 @@ def test_the_qt_types_pyqtgraph_reads_are_made_a_few_per_turn_before_it_is_impor
     reads them first, PRIME_NAMES_PER_TURN per event-loop turn, then builds."""
     from PySide6 import QtCore
 
-    from afp_desktop.app import warm_imports
-    from afp_desktop.app.panels import timeline_host
+    from afp_desktop.app.pacing import warm_imports
+    from afp_desktop.app.panels.timeline import timeline_host
     from afp_desktop.app.session import Session
 
     read: list[str] = []
@@ -559,7 +559,7 @@ def test_the_window_threads_wait_for_a_processor_is_read_from_the_system(qapp):
 
 
 def test_a_loaders_breathing_point_in_c_that_lets_go_asks_whether_the_window_is_starved(qapp, monkeypatch):
-    from afp_desktop.app.loader import beside_the_window
+    from afp_desktop.app.pacing.beside_the_window import beside_the_window
     from afp_desktop.core.breathing import breathe, letting_go
 
     asked: list[str] = []
@@ -577,7 +577,7 @@ def test_a_loaders_breathing_point_in_c_that_lets_go_asks_whether_the_window_is_
 POOL_PROBE = """
 import os
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
-from afp_desktop.app.gui import create_application
+from afp_desktop.app.shell.gui import create_application
 app = create_application()
 from PySide6.QtWidgets import QProgressBar
 bar = QProgressBar()
@@ -614,7 +614,7 @@ def test_the_pool_probe_sees_qts_pool_where_it_is_left_on():
     its pool (else the test above would pass whatever the app did)."""
     import subprocess
 
-    probe = POOL_PROBE.replace("from afp_desktop.app.gui import create_application\napp = create_application()",
+    probe = POOL_PROBE.replace("from afp_desktop.app.shell.gui import create_application\napp = create_application()",
                                "from PySide6.QtWidgets import QApplication\napp = QApplication([])")
     env = {k: v for k, v in os.environ.items() if k != "QT_NO_GUI_THREADPOOL"}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60,

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from afp_desktop.app.loader import load_run
-from afp_desktop.app.main_window import MainWindow
-from afp_desktop.app.proportions import default_dock_sizes
+from afp_desktop.app.loading.loader import load_run
+from afp_desktop.app.shell.main_window import MainWindow
+from afp_desktop.app.shell.proportions import default_dock_sizes
 from tests.corpus_util import corpus_path
 
 RUN = corpus_path("04-tool-progress", "recording.json")
@@ -68,7 +68,7 @@ def test_proportions_leave_most_of_the_height_to_the_graph(size):
 
 
 def test_the_window_module_does_not_import_pyqtgraph_or_numpy():
-    code = ("import sys, afp_desktop.app.gui, afp_desktop.app.main_window; "
+    code = ("import sys, afp_desktop.app.shell.gui, afp_desktop.app.shell.main_window; "
             "print(sorted(m for m in ('pyqtgraph', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"QT_QPA_PLATFORM": "offscreen", "PATH": ""}).stdout

@@ -14,9 +14,9 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from afp_desktop.app import one_per_turn
-from afp_desktop.app.run_disposal import RunDisposal
-from afp_desktop.app.span_walks import SpanWalks
+from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.loading.run_disposal import RunDisposal
+from afp_desktop.app.pacing.span_walks import SpanWalks
 from afp_desktop.core.model.replay import Moment, Replay, StopSpan
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
@@ -137,15 +137,13 @@ class Session(QObject):
     # -- the cursor --------------------------------------------------------------------------------------
     @property
     def position(self) -> int:
-        if self._wanted is not None:
-            return self._wanted[0]
-        return self.replay.position if self.replay else 0
+        return self.cursor()[0]
 
     def move_to(self, position: int, *, immediate: bool = False, stop: int | None = None) -> None:
         """Move the cursor; `stop` names the stop (of `stops`) this position was chosen as, if any."""
         if self.replay is None:
             return
-        self._wanted = (max(0, min(int(position), self.replay.length)), stop)
+        self._wanted = self.replay.cursor_at(position, stop)
         if immediate:  # a deliberate single move: publish and settle now
             self._publish_timer.stop()
             self._publish()
@@ -195,7 +193,7 @@ class Session(QObject):
             self._settle_timer.start(SETTLE_MS)
 
     def _on_span_walked(self, replay, span, templates: dict, app_name: str, walk) -> None:
-        """A long span's lines are walked (app/span_walks.py): kept if still wanted, and the moment shown again
+        """A long span's lines are walked (app/pacing/span_walks.py): kept if still wanted, and the moment shown again
         if the cursor is in that span."""
         if replay is not self.replay or not replay.store_walk(span, templates, app_name, walk):
             self.span_walks.want(self.replay)  # (stale: what is wanted now, if anything)
@@ -213,24 +211,24 @@ class Session(QObject):
         if self.moment is not None:
             self.moment_settled.emit(self.moment)
 
-    # -- stops: the replay moves, the session publishes ----------------------------------------------------
-    def _apply(self, action) -> None:
-        """Run a Replay move against the latest wanted position, then publish it (coalesced)."""
-        if self.replay is None:
-            return
-        published = (self.replay.position, self.replay.chosen_stop)
+    # -- stops: the replay says where a move goes, the session publishes it ------------------------------------
+    def cursor(self) -> tuple[int, int | None]:
+        """The cursor as last asked for: a move not yet published, else the replay's."""
         if self._wanted is not None:
-            self.replay.move_to(*self._wanted)
-            self._wanted = None
-        before = (self.replay.position, self.replay.chosen_stop)
-        action(self.replay)
-        after = (self.replay.position, self.replay.chosen_stop)
-        if after != before or self.moment is None or self.moment.position != after[0]:
-            self._wanted = after
-            # back to what was published (not to a pending move), or _publish would think it already shown
-            self.replay.move_to(*published)
-            if not self._publish_timer.isActive():
-                self._publish_timer.start()
+            return self._wanted
+        return (self.replay.position, self.replay.chosen_stop) if self.replay is not None else (0, None)
+
+    def _request(self, target: tuple[int, int | None] | None) -> None:
+        """Ask for a move to `target` (a cursor from one of the replay's queries; None: nowhere to go)."""
+        if self.replay is None or target is None:
+            return
+        if target == (self.replay.position, self.replay.chosen_stop) and self.moment is not None \
+                and self.moment.position == target[0]:
+            self._wanted = None  # (back where the published moment is: nothing to publish)
+            return
+        self._wanted = target
+        if not self._publish_timer.isActive():
+            self._publish_timer.start()
 
     @property
     def stops(self) -> list[dict]:
@@ -246,34 +244,24 @@ class Session(QObject):
 
     @property
     def chosen_stop(self) -> int | None:
-        if self._wanted is not None:
-            return self._wanted[1]
-        return self.replay.chosen_stop if self.replay else None
+        return self.cursor()[1]
 
     @property
     def stop_index(self) -> int | None:
         """The stop whose span holds the cursor (None outside a drilled level)."""
-        if self.replay is None:
-            return None
-        if self._wanted is not None:
-            saved = (self.replay.position, self.replay.chosen_stop)
-            self.replay.move_to(*self._wanted)
-            index = self.replay.span_index()
-            self.replay.move_to(*saved)
-            return index
-        return self.replay.span_index()
-
-    def stop_positions(self) -> list[int]:
-        return [span.end for span in self.spans]
+        return self.replay.span_index_at(*self.cursor()) if self.replay is not None else None
 
     def move_to_stop(self, index: int) -> None:
-        self._apply(lambda replay: replay.move_to_stop(index))
+        if self.replay is not None:
+            self._request(self.replay.stop_target(index))
 
     def next_stop(self) -> None:
-        self._apply(Replay.next_stop)
+        if self.replay is not None:
+            self._request(self.replay.next_stop_from(*self.cursor()))
 
     def previous_stop(self) -> None:
-        self._apply(Replay.previous_stop)
+        if self.replay is not None:
+            self._request(self.replay.previous_stop_from(*self.cursor()))
 
     def step_events(self, delta: int) -> None:
         self.move_to(self.position + delta)
@@ -282,7 +270,8 @@ class Session(QObject):
         self.move_to(0)
 
     def end(self) -> None:
-        self._apply(Replay.end)
+        if self.replay is not None:
+            self._request(self.replay.end_target())
 
     # -- drill -----------------------------------------------------------------------------------------------
     def can_drill(self, index: int) -> bool:
@@ -306,10 +295,10 @@ class Session(QObject):
             self.stops_changed.emit()
             self._emit_moment(settled_now=True)
 
-    # -- play ------------------------------------------------------------------------------------------------
+    # -- play: the replay holds whether it plays; the timer only paces it ----------------------------------------
     @property
     def playing(self) -> bool:
-        return self._play_timer.isActive()
+        return self.replay is not None and self.replay.playing
 
     def _plays_events(self) -> bool:
         return not any(span.kind not in ("start", "end") for span in self.spans)
@@ -335,23 +324,24 @@ class Session(QObject):
         if self.replay is None:
             return
         self.flush()
-        spans = self.spans
-        end = spans[-1].end if spans else self.replay.length
-        if self.replay.position >= end:
-            self.move_to(spans[0].start if spans else 0, immediate=True)  # replay from the start
-        self.replay.playing = True
+        before = (self.replay.position, self.replay.chosen_stop)
+        self.replay.play()  # (played to the end: from the first span's start)
+        if (self.replay.position, self.replay.chosen_stop) != before:
+            self.moment = self.replay.moment()
+            self._emit_moment(settled_now=True)
         self._play_timer.start(self._interval())
         self.playing_changed.emit(True)
 
     def stop_playing(self) -> None:
+        was = self.playing or self._play_timer.isActive()
         if self.replay is not None:
             self.replay.pause()
-        if self._play_timer.isActive():
-            self._play_timer.stop()
+        self._play_timer.stop()
+        if was:
             self.playing_changed.emit(False)
 
     def _play_tick(self) -> None:
-        if self.replay is None:
+        if self.replay is None or not self.replay.playing:
             self.stop_playing()
             return
         self.flush()

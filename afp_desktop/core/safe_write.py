@@ -22,7 +22,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable
@@ -173,6 +172,8 @@ def _write_stream(destination: Destination, content: bytes | Callable[[BinaryIO]
 def write_file(path: StrPath, content: bytes | Callable[[BinaryIO], None], inputs: Iterable[StrPath] = ()) -> Path:
     """Write `content` (bytes, or a function that writes to the open binary file) to `path`, safely (see the
     module's docstring). Raises UnsafeOutput for a refused destination, OSError when the disk says no."""
+    import tempfile  # (here: the command line's reads do without it)
+
     inputs = list(inputs)
     destination = check_destination(path, inputs)
     if destination.is_stream:

@@ -11,11 +11,12 @@ from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
 )
 
-from afp_desktop.app.notice_words import BannerMessage, by_severity, message_for
-from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.app.theme import ERROR_TEXT, is_dark_palette
+from afp_desktop.app.panels.notice_words import BannerMessage, by_severity, message_for
+from afp_desktop.app.widgets.plain_text import plain_tooltip
+from afp_desktop.app.look.theme import ERROR_TEXT, NOTE_TEXT, is_dark_palette
 from afp_desktop.core.model.summary import RunSummary
 
+FINDING_TEXT = ("#6a32a8", "#c9a6ff")  # the findings count (light, dark): the findings' purple, readable as text
 LEVEL_MARK = {"error": "✖", "warning": "⚠", "info": "ℹ"}
 LEVEL_STYLE = {  # (light background, light border, dark background, dark border)
     "error": ("#fde7e7", "#d33a3a", "#4a1f1f", "#e06464"),
@@ -305,13 +306,29 @@ class SummaryStrip(QFrame):
         self.errors.setFlat(True)
         self.errors.setCursor(Qt.CursorShape.PointingHandCursor)
         self.errors.clicked.connect(self.error_clicked)
-        # "cost so far $0.0123": the LLM calls ended at the cursor, at the user's prices (app/price_table.py)
+        # "cost so far $0.0123": the LLM calls ended at the cursor, at the user's prices (app/features/price_table.py)
         self.cost = QLabel()
         self.cost.setTextFormat(Qt.TextFormat.PlainText)
         self.cost.setVisible(False)
+        # The library's own cost estimate and a limit once hit; how the run ended (app/run_facts_header.py).
+        self.library_cost = QLabel()
+        self.library_cost.setTextFormat(Qt.TextFormat.PlainText)
+        self.library_cost.setVisible(False)
+        self.run_end = QLabel()
+        self.run_end.setObjectName("runEnd")
+        self.run_end.setTextFormat(Qt.TextFormat.PlainText)
+        self.run_end.setVisible(False)
         row.addWidget(self.name)
         row.addWidget(self.figures, 1)
         row.addWidget(self.cost)
+        self.findings = QPushButton()  # "3 findings" known at the cursor: opens the Findings panel
+        self.findings.setObjectName("findingsCount")
+        self.findings.setFlat(True)
+        self.findings.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.findings.setVisible(False)
+        row.addWidget(self.library_cost)
+        row.addWidget(self.run_end)
+        row.addWidget(self.findings)
         row.addWidget(self.errors)
         self.setVisible(False)
 
@@ -344,7 +361,32 @@ class SummaryStrip(QFrame):
         self.cost.setToolTip(plain_tooltip(tooltip) if tooltip else "")
         self.cost.setVisible(bool(text))
 
+    def show_library_cost(self, text: str, tooltip: str = "") -> None:
+        """The library's cost estimate known at the cursor, and a limit once hit ("" hides it)."""
+        self.library_cost.setText(text)
+        self.library_cost.setToolTip(plain_tooltip(tooltip) if tooltip else "")
+        self.library_cost.setVisible(bool(text))
+
+    def show_end(self, text: str, tooltip: str = "", tone: str = "") -> None:
+        """How the run ended as known at the cursor ("running" until then); `tone` "bad" is red, "done" plain,
+        "note" amber; "" hides it (no run)."""
+        self.run_end.setText(text)
+        self.run_end.setToolTip(plain_tooltip(tooltip) if tooltip else "")
+        colour = {"bad": ERROR_TEXT[is_dark_palette()], "note": NOTE_TEXT[is_dark_palette()]}
+        self.run_end.setStyleSheet(f"QLabel#runEnd {{ color: {colour[tone]}; font-weight: bold; }}" if tone in colour
+                                   else "QLabel#runEnd { font-weight: bold; }" if tone == "done" else "")
+        self.run_end.setVisible(bool(text))
+
+    def show_findings(self, known: int, tooltip: str = "") -> None:
+        """How many findings are known at the cursor (0 hides the count)."""
+        self.findings.setText(_count(known, "finding"))
+        self.findings.setToolTip(plain_tooltip(tooltip) if tooltip else "")
+        self.findings.setStyleSheet("QPushButton#findingsCount { color: %s; font-weight: bold; border: none; }"
+                                    % FINDING_TEXT[is_dark_palette()])
+        self.findings.setVisible(known > 0)
+
     @property
     def text(self) -> str:
-        cost = (self.cost.text(),) if self.cost.text() else ()
-        return " · ".join((self.name.full_text(), self.figures.full_text(), *cost, self.errors.text()))
+        extra = tuple(label.text() for label in (self.cost, self.library_cost, self.run_end, self.findings)
+                      if label.text() and not label.isHidden())
+        return " · ".join((self.name.full_text(), self.figures.full_text(), *extra, self.errors.text()))

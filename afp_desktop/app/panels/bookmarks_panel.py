@@ -1,7 +1,7 @@
 """Bookmarks (Ctrl+B adds one on the stop at the cursor, with a note): the list of the run's bookmarks, jumping
 to them, editing and deleting notes, and exporting them as JSON or as captions under the graph image.
 
-Bookmarks are kept per run in the user's data folder (app/bookmark_store.py) and found again by their stop's
+Bookmarks are kept per run in the user's data folder (app/storage/bookmark_store.py) and found again by their stop's
 identity when the file is reloaded (core/bookmarks.py); one whose stop the file no longer has stays listed,
 greyed, as missing. Notes are the user's text but bookmarks files can be shared: all shown as plain text.
 """
@@ -21,15 +21,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.app.bookmark_store import load_book, save_book
-from afp_desktop.app.note_dialog import NoteDialog
-from afp_desktop.app.plain_text import plain_tooltip
+from afp_desktop.app.storage.bookmark_store import load_book, save_book
+from afp_desktop.app.widgets.note_dialog import NoteDialog
+from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.views.bookmarks import BookmarkBook, bookmark_at, caption, ordinal_labels
 from afp_desktop.core.model.replay import span_index_at
 
 MISSING = QColor("#8a909c")
-INDEX_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def ask_note(parent: QWidget, title: str, label: str, text: str = "") -> str | None:

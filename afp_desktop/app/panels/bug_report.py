@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.app.text_box import TraceTextBox
+from afp_desktop.app.widgets.text_box import TraceTextBox
 from afp_desktop.app.panels.banner import plain_label
-from afp_desktop.app.plain_text import plain_tooltip
+from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.formats.bugreport import BundleInfo, environment_text, statements, withheld_sentence
 
 NOT_A_BUNDLE = ("This run was not opened from a bug report. Open the .zip that agentfootprint's "

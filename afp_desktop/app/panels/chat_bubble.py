@@ -6,12 +6,16 @@ Every piece of trace text goes through plain-text labels: a prompt or answer hol
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from afp_desktop.app.panels.stop_lines import StopLines
-from afp_desktop.app.plain_text import TOOLTIP_CHARS, plain_label, plain_tooltip
+from afp_desktop.app.widgets.plain_text import TOOLTIP_CHARS, plain_label, plain_tooltip
+from afp_desktop.app.panels.run_end_words import TONE, bubble_words
+from afp_desktop.core.views.run_facts import facts_of_run
 
 
 USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
@@ -28,11 +32,26 @@ SEEN_LINE_HEAD = 80
 COLOURS = {
     "light": {"user": (USER_FILL, USER_TEXT), "status": (STATUS_FILL, STATUS_TEXT),
               "answer": (ANSWER_FILL, ANSWER_TEXT), "background": "#ffffff", "muted": MUTED,
-              "note": ("#fff3dc", "#6b4300"), "error": ("#fde8e8", "#8a1c1c"), "seen": ("#f6f7f9", "#30384a")},
+              "note": ("#fff3dc", "#6b4300"), "error": ("#fde8e8", "#8a1c1c"), "seen": ("#f6f7f9", "#30384a"),
+              "thinking": ("#f3effa", "#3f2f66"), "ended": ("#eef0f4", "#1b2030")},
     "dark": {"user": ("#3b6fe0", "#ffffff"), "status": ("#2c313c", "#e6e9ef"),
              "answer": ("#1f3d2b", "#cdeed8"), "background": "#1b1e24", "muted": "#a0a8b8",
-             "note": ("#3a2c10", "#f1d7a4"), "error": ("#4a1d1d", "#ffd2d2"), "seen": ("#23272f", "#d5dae3")},
+             "note": ("#3a2c10", "#f1d7a4"), "error": ("#4a1d1d", "#ffd2d2"), "seen": ("#23272f", "#d5dae3"),
+             "thinking": ("#2d2640", "#ddd3f5"), "ended": ("#2c313c", "#e6e9ef")},
 }
+
+THINKING_SHOWN = 4000  # the newest characters of a long reasoning (the tooltip has it whole)
+LLM_CALL_KINDS = ("user->llm", "tool->llm")
+
+
+def latest_llm_call(moment) -> int | None:
+    """The node of the latest LLM call started at the moment (None: none yet)."""
+    facts = moment.facts
+    for index in range(facts.nodes_started(moment.n_domain) - 1, -1, -1):
+        if facts.nodes[index].get("kind") in LLM_CALL_KINDS:
+            return index
+    return None
+
 
 HIDDEN_NOTE = "No status bubble at this moment (the agent is between calls or done)."
 TRACE_NOTE = ("This file is a Trace: it has no typed event stream, so tokens, progress reports and pauses are "
@@ -173,6 +192,13 @@ class ChatBubblePanel(QWidget):
         self.pause_note = plain_label()  # the question of a pause: the library's line says only its generic reason
         self.pause_note.setObjectName("bubblePause")
         self._pauses: list = []
+        self.end_note = plain_label()  # how the run ended, once it has at the cursor (app/run_end_words.py)
+        self.end_note.setObjectName("bubbleEnd")
+        self.end_note.setWordWrap(True)
+        self._end_tone: str | None = None
+        self.thinking_row = _Row(Bubble(*COLOURS["light"]["thinking"]), right=False)  # the model's reasoning
+        self._thinking_of = None  # the run whose reasoning chunks are kept in _thinking (notes, their positions)
+        self._thinking: tuple | None = None
         self.seen_lines = StopLines()  # the title "During …, the chat user saw …" and the lines
         self.seen_lines.setObjectName("seenLines")
 
@@ -181,8 +207,9 @@ class ChatBubblePanel(QWidget):
         column = QVBoxLayout(content)
         column.setContentsMargins(12, 12, 12, 12)
         column.setSpacing(10)
-        for widget in (self.trace_note, self.empty_note, self.user_row, self.answer_row, self.status_row,
-                       self.hidden_note, self.pause_note, self.error_note, self.seen_lines):
+        for widget in (self.trace_note, self.empty_note, self.user_row, self.thinking_row, self.answer_row,
+                       self.status_row, self.hidden_note, self.pause_note, self.error_note, self.end_note,
+                       self.seen_lines):
             column.addWidget(widget)
         column.addStretch(1)
         scroll = QScrollArea()
@@ -211,10 +238,11 @@ class ChatBubblePanel(QWidget):
         colours = COLOURS.get(theme, COLOURS["light"])
         self.theme = theme
         self._content.set_background(colours["background"])
-        for row, key in ((self.user_row, "user"), (self.answer_row, "answer"), (self.status_row, "status")):
+        for row, key in ((self.user_row, "user"), (self.answer_row, "answer"), (self.status_row, "status"),
+                         (self.thinking_row, "thinking")):
             row.bubble.set_colours(*colours[key])
         muted = colours["muted"]
-        for row in (self.user_row, self.answer_row, self.status_row):
+        for row in (self.user_row, self.answer_row, self.status_row, self.thinking_row):
             row.caption.setStyleSheet(f"color: {muted};")
         self.hidden_note.setStyleSheet(f"color: {muted}; font-style: italic; padding: 4px 2px;")
         self.empty_note.setStyleSheet(f"color: {muted}; font-style: italic;")
@@ -228,6 +256,9 @@ class ChatBubblePanel(QWidget):
                                       "padding: 6px;")
         self.trace_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
                                       "padding: 6px;")
+        self._end_colours = {"bad": colours["error"], "note": colours["note"], "done": colours["ended"]}
+        if self._end_tone is not None:
+            self._colour_end(self._end_tone)
         self.pause_note.setStyleSheet(f"color: {note_text}; background: {note_fill}; border-radius: 6px; "
                                       "padding: 6px;")
 
@@ -241,7 +272,7 @@ class ChatBubblePanel(QWidget):
         if event.oldSize().width() != self.width():
             self._settle()  # the rows wrap anew: what they need is measured again
         widest = max(120, int(self.width() * 0.8))
-        for row in (self.user_row, self.answer_row, self.status_row):
+        for row in (self.user_row, self.answer_row, self.status_row, self.thinking_row):
             row.bubble.setMaximumWidth(widest)
             row.bubble.fit()
 
@@ -261,6 +292,7 @@ class ChatBubblePanel(QWidget):
 
     def _on_run_closed(self) -> None:
         self.moment = None
+        self._thinking_of = self._thinking = None  # (nothing of a closed run is kept: it is freed)
         self._settle()
         self.refresh()
 
@@ -275,7 +307,7 @@ class ChatBubblePanel(QWidget):
         if moment is None or session.run is None:
             self.view = None
             for widget in (self.trace_note, self.user_row, self.answer_row, self.status_row, self.hidden_note,
-                           self.error_note, self.pause_note, self.seen_lines):
+                           self.error_note, self.pause_note, self.seen_lines, self.end_note, self.thinking_row):
                 widget.setVisible(False)
             self.empty_note.setVisible(True)
             return
@@ -290,7 +322,7 @@ class ChatBubblePanel(QWidget):
 
         self.answer_row.setVisible(view.answer is not None)
         if view.answer is not None:
-            self.answer_row.bubble.set_text(view.answer)
+            self.answer_row.bubble.set_text(view.answer if view.answer else "(an empty answer)")
             self.answer_row.caption.setText(f"{session.app_name} · answer ({view.answer_source})")
 
         showing = view.line is not None
@@ -308,7 +340,52 @@ class ChatBubblePanel(QWidget):
         if view.error is not None:
             failed = any(error.kind in ("fatal", "run") for error in moment.errors)
             self.error_note.setText(("⚠ The run failed: " if failed else "⚠ ") + view.error)
+        self._show_thinking(moment)
         self._show_seen(moment)
+
+    def show_end(self, end) -> None:
+        """How the run ended as known at the cursor (a RunEnd; None: running), said under the conversation
+        (app/run_facts_header.py tells it after each moment). A failure the error note already tells, and a pause
+        whose question is shown, are not said twice."""
+        said = end is not None and self.moment is not None \
+            and not (end.reason == "paused" and self.pause_note.isVisibleTo(self)) \
+            and not (end.reason == "failed" and self.error_note.isVisibleTo(self))
+        self.end_note.setVisible(said)
+        if said:
+            self.end_note.setText(bubble_words(end))
+            self._colour_end(TONE.get(end.reason, "note"))
+
+    def _colour_end(self, tone: str) -> None:
+        self._end_tone = tone
+        fill, text = self._end_colours.get(tone, self._end_colours["note"])
+        self.end_note.setStyleSheet(f"color: {text}; background: {fill}; border-radius: 6px; padding: 6px;")
+
+    def _show_thinking(self, moment) -> None:
+        """The model's reasoning (stream.thinking_delta) for the latest LLM call started at the cursor, beside
+        its answer: as much of it as had arrived by then, as tokens are."""
+        run = self.session.run
+        if self._thinking_of is not run:
+            notes = facts_of_run(run).thinking
+            self._thinking_of, self._thinking = run, (notes, [note.position for note in notes])
+        notes, positions = self._thinking
+        known = bisect_right(positions, moment.position)
+        call = latest_llm_call(moment)
+        chunks = []
+        for note in reversed(notes[:known]):
+            if note.node != call:
+                break
+            chunks.append(note)
+        chunks.reverse()
+        self.thinking_row.setVisible(bool(chunks))
+        if not chunks:
+            return
+        text = "".join(c.payload["content"] for c in chunks if isinstance(c.payload.get("content"), str))
+        shown = text if len(text) <= THINKING_SHOWN else "… " + text[-THINKING_SHOWN:]
+        self.thinking_row.bubble.set_text(shown or "(no text)")
+        self.thinking_row.bubble.setToolTip(plain_tooltip(text) if len(text) > THINKING_SHOWN else "")
+        self.thinking_row.caption.setText(f"{self.session.app_name} · thinking (streamed: {len(chunks):,} "
+                                          f"chunk{'s' if len(chunks) != 1 else ''}, {len(text):,} characters so "
+                                          "far)")
 
     def _show_pause(self, view, moment) -> None:
         """Paused: the question the run waits on (from the pause event), under the library's own line."""
@@ -331,7 +408,7 @@ class ChatBubblePanel(QWidget):
         self.seen_lines.setVisible(span is not None)
         if span is None:
             return
-        if lines.pending:  # (a long stop, its lines listed beside the window: app/span_walks.py)
+        if lines.pending:  # (a long stop, its lines listed beside the window: app/pacing/span_walks.py)
             self.seen_lines.set_rows([], title=f"During {span.label}: listing the lines the chat showed (a long "
                                                "stop; they follow in a moment)…")
             return

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.app.text_box import TraceTextBox
-from afp_desktop.app.plain_text import plain_label, plain_tooltip
+from afp_desktop.app.widgets.text_box import TraceTextBox
+from afp_desktop.app.widgets.plain_text import plain_label, plain_tooltip
 from afp_desktop.core.views.inspect import as_text
 from afp_desktop.core.views.context_state import CHANGED, ENTERED, LEFT, SAME, ContextStates, context_at, stop_of_commit
 

@@ -8,9 +8,9 @@ import os
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
-from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.app.plain_text import plain_label
-from afp_desktop.app.theme import ERROR_TEXT, is_dark_palette
+from afp_desktop.app.widgets.plain_text import plain_tooltip
+from afp_desktop.app.widgets.plain_text import plain_label
+from afp_desktop.app.look.theme import ERROR_TEXT, is_dark_palette
 
 FORMATS_LINE = ("NDJSON event streams, Trace v1 files, recordings and envelopes, afp-desktop .jsonl — "
                 "plain or compressed (.gz, .xz).")

@@ -23,9 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.app.plain_text import plain_label, plain_tooltip
+from afp_desktop.app.widgets.plain_text import plain_label, plain_tooltip
 from afp_desktop.core.views.event_list import (
-    entry_event,
     event_stage,
     event_summary,
     event_type,
@@ -281,10 +280,6 @@ class EventListPanel(QWidget):
     def _activate(self, index: QModelIndex) -> None:
         if index.isValid() and self.session.run is not None:
             self.session.move_to(self.model.entry_of(index.row()) + 1)
-
-    def event_at_row(self, row: int):
-        """The event shown in `row` (tests)."""
-        return entry_event(self.session.run, self.session.run.axis.entries[self.model.entry_of(row)])
 
     def set_theme(self, theme: str) -> None:
         self.model.theme = theme

@@ -1,7 +1,8 @@
 """Find in run (Ctrl+Shift+F): one search box over the whole run (core/search.py), the hits listed by stop, event
 and where, each excerpt with its match highlighted; Enter or a click moves the one cursor there and selects the
 node; ↑/↓ walk the hits. The index is built on a worker thread the first time it is needed (and again, for the
-status lines only, when the template map changes), so the window never waits for it.
+status lines only, when the template map changes), and each search runs on a worker thread too, within a time
+limit: the window never waits for either, and a newer query drops the search under way.
 
 Excerpts are trace text: they are drawn with QPainter.drawText as plain text and the match is highlighted by
 painting a rectangle behind it, never by markup.
@@ -28,11 +29,14 @@ from PySide6.QtWidgets import (
 from typing import TYPE_CHECKING
 
 from afp_desktop.core.problems import LoadCancelled
+from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS
 
 if TYPE_CHECKING:  # (imported when the first index is built: numpy stays off the window's start-up path)
     from afp_desktop.core.views.search import SearchIndex, SearchResult
 
-MAX_LISTED = 10_000  # hits listed (and marked); the count says when there are more
+MAX_LISTED = DEFAULT_MAX_HITS  # hits listed (and marked); the count says when there are more
+SEARCH_TIME_LIMIT_S = 3.0  # a search still running then is stopped, and the panel says why
+SEARCH_WAIT_MS = 30_000  # a window closing waits this long at most for a search to end (it ends at its time limit)
 SEARCH_DELAY_MS = 180  # typing pauses this long before the search runs
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1
 HIGHLIGHT = {"light": QColor("#ffd54a"), "dark": QColor("#8a6d00")}
@@ -53,7 +57,7 @@ class _IndexThread(QThread):
     def run(self) -> None:
         from afp_desktop.core.views.search import SearchIndex
 
-        from afp_desktop.app.loader import beside_the_window
+        from afp_desktop.app.pacing.beside_the_window import beside_the_window
 
         run, templates, app_name, base = self._args
         try:
@@ -65,6 +69,34 @@ class _IndexThread(QThread):
         except Exception as err:  # never take the window down over a search index
             index = err
         self.built.emit(index, self.generation)
+
+
+class _SearchThread(QThread):
+    """Runs one query on an index off the UI thread; `found` carries the SearchResult, or the QueryError (or any
+    other exception) that says why there is none."""
+
+    found = Signal(object, int)  # SearchResult | Exception, generation
+
+    def __init__(self, index: SearchIndex, query: str, regex: bool, ignore_case: bool, generation: int,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self._args = (index, query, regex, ignore_case)
+        self.generation = generation
+        self.stop_flag = threading.Event()  # set: end at the next breathing point (superseded, or closing)
+
+    def run(self) -> None:
+        from afp_desktop.app.pacing.beside_the_window import beside_the_window
+
+        index, query, regex, ignore_case = self._args
+        try:
+            with beside_the_window(self.stop_flag):
+                result = index.find(query, regex=regex, ignore_case=ignore_case, limit=MAX_LISTED,
+                                    time_limit=SEARCH_TIME_LIMIT_S)
+        except LoadCancelled:
+            return
+        except Exception as err:  # a QueryError says what is wrong; anything else must not take the window down
+            result = err
+        self.found.emit(result, self.generation)
 
 
 class HitModel(QAbstractListModel):
@@ -173,11 +205,6 @@ class HitDelegate(QStyledItemDelegate):
             painter.drawText(QRectF(x, rect.y(), rest, rect.height()), Qt.AlignmentFlag.AlignLeft,
                              metrics.elidedText(after, Qt.TextElideMode.ElideRight, rest))
 
-    @staticmethod
-    def match_rect_text(hit) -> str:
-        """What the highlight covers (tests)."""
-        return hit.excerpt[hit.match[0]:hit.match[1]]
-
 
 class _SearchBox(QLineEdit):
     """↑/↓ in the box walk the hits; Enter goes to the next one."""
@@ -206,7 +233,10 @@ class FindPanel(QWidget):
         self.index: SearchIndex | None = None
         self._generation = 0
         self._building: _IndexThread | None = None
-        self._threads: set[_IndexThread] = set()
+        self._threads: set[QThread] = set()
+        self._searching: _SearchThread | None = None
+        self._search_generation = 0
+        self._go_to_first = False  # when the search under way ends (Enter was pressed before it did)
         self._pending_search = False
         self._marks_shown = True
         self._build_ui()
@@ -276,12 +306,15 @@ class FindPanel(QWidget):
         return self.model.result
 
     @property
-    def indexing(self) -> bool:
-        return self._building is not None
+    def searching(self) -> bool:
+        """A search is under way (its hits replace the list when it ends)."""
+        return self._searching is not None
 
     def search(self) -> None:
-        """Run the query in the box now (the index is built first when there is none yet)."""
+        """Run the query in the box (the index is built first when there is none yet). The search runs on a worker
+        thread; `searched` is emitted when its hits (or the reason there are none) are shown."""
         self._timer.stop()
+        self._drop_search()
         query = self.search_box.text()
         if self.session.run is None or not query:
             self._show(None, "" if self.session.run is None else "Type to search the whole run: labels, tools, "
@@ -292,13 +325,35 @@ class FindPanel(QWidget):
             self._ensure_index()
             self.count_label.setText("Indexing the run…")
             return
+        self._search_generation += 1
+        thread = _SearchThread(self.index, query, self.regex_button.isChecked(), not self.case_button.isChecked(),
+                               self._search_generation, self)
+        thread.found.connect(self._on_found)
+        thread.finished.connect(self._on_thread_finished)
+        self._threads.add(thread)
+        self._searching = thread
+        self.count_label.setText("Searching…")
+        thread.start()
+
+    def _drop_search(self) -> None:
+        """The search under way, if any, is superseded: it ends at its next breathing point, unheard."""
+        self._search_generation += 1
+        if self._searching is not None:
+            self._searching.stop_flag.set()
+            self._searching = None
+
+    def _on_found(self, result, generation: int) -> None:
+        if generation != self._search_generation:
+            return  # a newer query, run or close superseded this search
+        self._searching = None
+        go_to_first, self._go_to_first = self._go_to_first, False
         from afp_desktop.core.views.search import QueryError
 
-        try:
-            result = self.index.find(query, regex=self.regex_button.isChecked(),
-                                     ignore_case=not self.case_button.isChecked(), limit=MAX_LISTED)
-        except QueryError as err:
-            self._show(None, f"Cannot search: {err}.")
+        if isinstance(result, QueryError):
+            self._show(None, f"Cannot search: {result}.")
+            return
+        if isinstance(result, Exception):
+            self._show(None, f"The search failed ({type(result).__name__}: {str(result)[:200]}).")
             return
         if not len(result):
             self._show(result, "No matches.")
@@ -306,6 +361,8 @@ class FindPanel(QWidget):
             self._show(result, f"{len(result):,} match{'es' if len(result) != 1 else ''}")
         else:
             self._show(result, f"More than {MAX_LISTED:,} matches: the first {MAX_LISTED:,} are listed.")
+        if go_to_first and self.model.rowCount():
+            self.go_to(0)
 
     def step(self, delta: int) -> None:
         """Select the next (+1) or previous (-1) hit and go there."""
@@ -343,8 +400,9 @@ class FindPanel(QWidget):
     def _on_return(self) -> None:
         if self._timer.isActive() or self.model.result is None:
             self.search()
-            if self.model.rowCount():
-                self.go_to(0)
+            self._go_to_first = self._searching is not None
+        elif self._searching is not None:
+            self._go_to_first = True
         else:
             self.step(1)
 
@@ -402,6 +460,7 @@ class FindPanel(QWidget):
     def _on_run_loaded(self, _run) -> None:
         self._generation += 1  # drop any build under way
         self._building = None
+        self._drop_search()
         self.index = None
         self._show(None, "")
         self.search_box.setEnabled(True)
@@ -413,6 +472,7 @@ class FindPanel(QWidget):
     def _on_run_closed(self) -> None:
         self._generation += 1
         self._building = None
+        self._drop_search()
         self.index = None
         self._show(None, "Open a run to search it.")
         self.search_box.setEnabled(self.session.run is not None)
@@ -420,6 +480,7 @@ class FindPanel(QWidget):
     def _on_templates_changed(self) -> None:
         if self.index is None:
             return
+        self._drop_search()
         base, self.index = self.index, None
         self._start_build(base)  # only the status lines are rebuilt
 
@@ -428,13 +489,16 @@ class FindPanel(QWidget):
         self._ensure_index()
 
     def stop_indexing(self) -> None:
-        """The window is closing: every index build ends at its next breathing point (a thread still running
-        when the window is deleted would take the whole program down)."""
+        """The window is closing: every index build and search ends at its next breathing point (a thread still
+        running when the window is deleted would take the whole program down)."""
         self._generation += 1
         self._building = None
+        self._drop_search()
         for thread in self._threads:
-            thread.stop_flag.set()
+            thread.stop_flag.set()  # type: ignore[attr-defined]
 
     def wait_for_index(self, msecs: int = 60_000) -> bool:
-        """Block until index threads have ended (tests and shutdown)."""
-        return all(t.wait(msecs) for t in list(self._threads))
+        """Block until index and search threads have ended (tests and shutdown). A search may be inside one long
+        match, which only its time limit ends: it is waited for that long at least."""
+        return all(t.wait(max(msecs, SEARCH_WAIT_MS) if isinstance(t, _SearchThread) else msecs)
+                   for t in list(self._threads))

@@ -15,8 +15,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QVBoxLayout, QWidget
 
-from afp_desktop.app.copy_id import IdPair, id_field
-from afp_desktop.app.plain_text import plain_label
+from afp_desktop.app.widgets.copy_id import IdPair, id_field
+from afp_desktop.app.widgets.plain_text import plain_label
 from afp_desktop.core.views.step_ids import StepId
 
 MAX_SHAPES = 12  # kept at most (a run shows a handful: an LLM call, a tool call, an answer, a subflow…)

@@ -21,14 +21,14 @@ from PySide6.QtWidgets import (
     QTabWidget, QVBoxLayout, QWidget,
 )
 
-from afp_desktop.app.fonts import fixed_font
-from afp_desktop.app.rows_table import RowsTable
-from afp_desktop.app.text_box import TraceTextBox
-from afp_desktop.app.plain_text import plain_label
+from afp_desktop.app.look.fonts import fixed_font
+from afp_desktop.app.widgets.rows_table import RowsTable
+from afp_desktop.app.widgets.text_box import TraceTextBox
+from afp_desktop.app.widgets.plain_text import plain_label
 from afp_desktop.app.panels.header_rows import HeaderForms
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.app.panels.readable_view import ReadableView, is_dark
-from afp_desktop.app.theme import NOTE_TEXT
+from afp_desktop.app.look.theme import NOTE_TEXT
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.model import tool_progress
 from afp_desktop.core.model.bubble import event_positions, rollups
@@ -200,7 +200,6 @@ class InspectorPanel(QWidget):
         self.node: dict | None = None
         self._key: Any = None
         self._positions: tuple[list[int], list[int]] | None = None
-        self._graph_cache: tuple[int, dict] | None = None
         self._upto = 0          # DomainEvents that count as happened for this node's look-ups
         self._position = 0      # the axis position they correspond to
         self._kind: str | None = None

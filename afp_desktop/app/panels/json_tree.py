@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (
     QTreeView, QVBoxLayout, QWidget,
 )
 
-from afp_desktop.app.visible_text import visible_text
-from afp_desktop.app.plain_text import plain_tooltip
+from afp_desktop.app.widgets.visible_text import visible_text
+from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import LazyJSON, LazyJSONError
 from afp_desktop.core.problems import LoadError
-from afp_desktop.app.fonts import fixed_font
+from afp_desktop.app.look.fonts import fixed_font
 
 FETCH_BATCH = 500              # rows created per fetchMore
 ELIDE_CHARS = 160              # a string longer than this is elided in the tree

@@ -17,13 +17,13 @@ from PySide6.QtWidgets import (
     QApplication, QFormLayout, QFrame, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget,
 )
 
-from afp_desktop.app import one_per_turn
-from afp_desktop.app.copy_id import CopyIdButton, id_field
-from afp_desktop.app.fonts import fixed_font
-from afp_desktop.app.plain_text import plain_label
-from afp_desktop.app.rows_table import RowsTable
-from afp_desktop.app.text_box import TraceTextBox
-from afp_desktop.app.theme import ERROR_TEXT
+from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.widgets.copy_id import CopyIdButton, id_field
+from afp_desktop.app.look.fonts import fixed_font
+from afp_desktop.app.widgets.plain_text import plain_label
+from afp_desktop.app.widgets.rows_table import RowsTable
+from afp_desktop.app.widgets.text_box import TraceTextBox
+from afp_desktop.app.look.theme import ERROR_TEXT
 
 LONG_WORD = 60          # a word this long cannot wrap in a label: such text goes into a text box
 SHORT_TEXT = 24         # text this short shows on one line (a wrapping label is measured again and again)
@@ -54,7 +54,7 @@ def _looks_like_json(text: str) -> bool:
 
 def text_box(text: str, mono: bool = False) -> TraceTextBox:
     """A read-only text box as tall as its text (up to MAX_BOX_LINES lines, then it scrolls; a very long text is
-    shown in part until asked for whole, app/text_box.py)."""
+    shown in part until asked for whole, app/widgets/text_box.py)."""
     box = TraceTextBox()
     box.setPlainText(text)
     if mono:

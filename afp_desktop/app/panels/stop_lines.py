@@ -21,8 +21,8 @@ from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette
 from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
-from afp_desktop.app.plain_text import TooltipWhenAsked
-from afp_desktop.app.visible_text import visible_text
+from afp_desktop.app.widgets.plain_text import TooltipWhenAsked
+from afp_desktop.app.widgets.visible_text import visible_text
 
 PADDING = 6
 RADIUS = 6

@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocu
 from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QTextEdit, QWidget
 
 from afp_desktop.app.panels.banner import ElidedLabel
-from afp_desktop.app.plain_text import plain_tooltip
+from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES, variables_for_template_key
 from afp_desktop.core.views.template_preview import preview_segments
 

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
     QSplitter, QStyledItemDelegate, QTableView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from afp_desktop.app.plain_text import plain_tooltip
-from afp_desktop.app import template_store
-from afp_desktop.app.plain_text import plain_label
+from afp_desktop.app.widgets.plain_text import plain_tooltip
+from afp_desktop.app.storage import template_store
+from afp_desktop.app.widgets.plain_text import plain_label
 from afp_desktop.app.panels.template_box import TemplateBox
 from afp_desktop.core.model.bubble import LineUse, line_uses
 from afp_desktop.core.model.summary import tool_names_called

@@ -77,6 +77,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("compare", "Compare &with…", F, "open"),
     Action("export", "&Export graph (PNG or SVG)…", F, "export", ("Ctrl+Shift+E",),
            "Export the step graph (PNG or SVG: the file name's extension decides)"),
+    Action("share", "&Share as web page…", F, "export",
+           tooltip="One HTML file that replays this run in any browser, offline (it carries the conversation)"),
     Action("reload", "&Reload", F, "run", ("F5", "Ctrl+R"), "Reload the file from disk (the cursor stays where it was)"),
     Action("follow", "&Follow", F, "run", checkable=True,
            tooltip="Show the run as it is written: new events appear as the agent writes them"),
@@ -84,6 +86,9 @@ ACTIONS: tuple[Action, ...] = (
     Action("quit", "&Quit", F, "run", ("Ctrl+Q",), "Quit"),
     # View
     Action("show_events", "&Event list", V, "panels"),
+    Action("show_findings", "Fin&dings", V, "panels",
+           tooltip="What a reviewer must look at: rejected arguments, denied permissions, schema retries, integrity "
+                   "errors, risk flags, budget stops…"),
     Action("find", "&Find in inspector", V, "graph", ("Ctrl+F",), "Search keys and values in the JSON inspector",
            INSPECTOR),
     Action("zoom_in", "Zoom &in", V, "graph", ("Ctrl++", "Ctrl+="), "Zoom the graph in"),
@@ -146,7 +151,6 @@ _SHORTCUT_ORDER = ("open", "export", "reload", "close", "quit", "previous_stop",
 
 ACTION_BY_ID: dict[str, Action] = {entry.id: entry for entry in ACTIONS}
 SHORTCUTS: tuple[Action, ...] = tuple(ACTION_BY_ID[i] for i in _SHORTCUT_ORDER)
-Shortcut = Action  # (an action with keys, as the shortcut list shows it)
 
 # Mouse gestures worth knowing: (gesture, action, where); listed under the keys in the overlay and docs.
 GESTURES: tuple[tuple[str, str, str], ...] = (
@@ -174,7 +178,6 @@ def action_spec(action_id: str) -> Action:
         raise KeyError(f"no action {action_id!r} in the action table") from None
 
 
-shortcut = action_spec
 
 
 def in_menu(menu: MenuId) -> list[Action]:

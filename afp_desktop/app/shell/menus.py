@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QMenu
 
-from afp_desktop.app.plain_text import plain_tooltip
+from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.app.shell.action_table import MENUS, MenuId, action_spec, in_menu, key_sequences
 
 

@@ -14,28 +14,34 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.formats.assemble import run_from_document, run_from_recording_events, run_from_typed
-from afp_desktop.core.formats.cut_trace import UNKNOWN_REDACTION, Salvage, looks_cut, salvage_cut_trace
-from afp_desktop.core.formats.bundle import ConversationChoiceNeeded, is_bundle, is_empty_zip, run_from_bundle
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem
-from afp_desktop.core.formats.lazy_recording import load_recording_lazily
-from afp_desktop.core.formats.lazy_trace import MIN_BYTES as LAZY_MIN_BYTES, load_trace_lazily
-from afp_desktop.core.formats.recording_part import RecordingTail, find_recording_tail, find_recording_tail_of_file
 from afp_desktop.core.formats.lossless import is_lossless, read_lossless
-from afp_desktop.core.formats import prefixes as prefixes_module
-from afp_desktop.core.formats.prefixes import Prefixes, ShowFn, trace_head
 from afp_desktop.core.formats.ndjson import EVENT_HEAD, NON_SPACE, looks_like_ndjson, parse_ndjson
-from afp_desktop.core.formats.value_stream import object_spans, parse_object_stream
-from afp_desktop.core.formats.source import read_source, rotated_pair
+from afp_desktop.core.formats.source import is_zip, read_source, rotated_pair
 from afp_desktop.core.breathing import progress_span, reporting
 from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.model.run import Run
 
+if TYPE_CHECKING:  # the readers of other shapes, bundles and prefixes are imported when a file needs them
+    from afp_desktop.core.formats.cut_trace import Salvage
+    from afp_desktop.core.formats.prefixes import Prefixes, ShowFn
+    from afp_desktop.core.formats.recording_part import RecordingTail
+
 __all__ = ["open_run", "load_bytes", "LoadError", "LoadCancelled", "Problem", "Run", "ConversationChoiceNeeded"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ConversationChoiceNeeded":  # (bundle.py is imported by the first bundle, not by every open)
+        from afp_desktop.core.formats.bundle import ConversationChoiceNeeded
+
+        return ConversationChoiceNeeded
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 ProgressFn = Callable[[float], None]
 
@@ -47,7 +53,11 @@ def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
     `conversation` picks one conversation of a bug-report bundle (ConversationChoiceNeeded lists them).
     `show_prefix(run)` is given runs of the first events of a big NDJSON stream or Trace while the rest is read
     (prefixes.py); the run returned is built from the whole file either way."""
-    prefixes = Prefixes(show_prefix, cancelled=cancelled) if show_prefix is not None else None
+    prefixes = None
+    if show_prefix is not None:
+        from afp_desktop.core.formats.prefixes import Prefixes
+
+        prefixes = Prefixes(show_prefix, cancelled=cancelled)
     with gc_paused():
         return _open_run(Path(path), progress, cancelled, conversation, prefixes)
 
@@ -56,6 +66,9 @@ def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
               prefixes: Prefixes | None = None) -> Run:
     source_warnings: list[Problem] = []  # (trailing data after a compressed stream)
     if prefixes is not None:  # a big recording's first events, from the end of the file before it is read whole
+        from afp_desktop.core.formats import prefixes as prefixes_module
+        from afp_desktop.core.formats.recording_part import find_recording_tail_of_file
+
         tail = find_recording_tail_of_file(path, prefixes_module.MIN_BYTES)
         if tail is not None:
             _offer_recording_part(prefixes, tail, str(path))
@@ -65,7 +78,9 @@ def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
         prefixes = None  # read whole in well under a second: nothing to show early
     elif prefixes is not None:
         prefixes.reading_begins()
-    if is_bundle(data) or is_empty_zip(data):
+    if is_zip(data):
+        from afp_desktop.core.formats.bundle import run_from_bundle
+
         return run_from_bundle(data, str(path), conversation)
     if conversation is not None:
         raise LoadError(str(path), f"conversation {conversation!r} was asked for, but only a bug-report bundle "
@@ -123,7 +138,9 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     """Detect the shape of `data` (already decompressed) and build the Run."""
     if NON_SPACE.search(data) is None:  # (a search, not data.strip(): no copy of a large file)
         raise LoadError(name, "the file is empty")
-    if is_bundle(data) or is_empty_zip(data):
+    if is_zip(data):
+        from afp_desktop.core.formats.bundle import run_from_bundle
+
         return run_from_bundle(data, name)
     wide = _wide_encoding(data)
     if wide:
@@ -141,6 +158,10 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
     if stripped[:1] not in (b"{", b"["):
         raise LoadError(name, "not JSON: a trace file starts with '{' (Trace, recording) or is one JSON event "
                               "per line (NDJSON)", 1, 1)
+    from afp_desktop.core.formats.cut_trace import looks_cut, salvage_cut_trace
+    from afp_desktop.core.formats.lazy_recording import load_recording_lazily
+    from afp_desktop.core.formats.lazy_trace import MIN_BYTES as LAZY_MIN_BYTES, load_trace_lazily
+
     salvage_tried = False
     try:
         told = None
@@ -148,6 +169,9 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
             told = lambda events, fraction, root: prefixes.offer(  # noqa: E731
                 events, fraction, lambda evs: run_from_document({**root, "events": evs}, name))
             if len(stripped) >= LAZY_MIN_BYTES:  # the first events at once, before the whole file is scanned
+                from afp_desktop.core.formats.prefixes import trace_head
+                from afp_desktop.core.formats.recording_part import find_recording_tail
+
                 head = trace_head(stripped, prefixes.next)
                 if head is not None:
                     prefixes.offer(head[0]["events"], head[1], lambda evs: run_from_document(
@@ -161,6 +185,8 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
             if doc is None:
                 doc = load_recording_lazily(stripped, name)  # None unless a large recording: then parse it all
         if doc is None and EVENT_HEAD.match(stripped):  # an event first: objects one after another, as jq prints
+            from afp_desktop.core.formats.value_stream import object_spans
+
             found = object_spans(stripped)  # them? (before a parse that fails after the first, ~0.2 s on 70 MB)
             if found is not None:
                 return _object_stream(found, data, stripped, name, progress, cancelled, prefixes)
@@ -189,7 +215,9 @@ def _offer_recording_part(prefixes: Prefixes, tail: RecordingTail, name: str) ->
     """A recording's first events (recording_part.py), shown; then GROWTH times as many, grown in place (both
     before the rest of the file is read: its stops need the commit log and the snapshot, read with the rest).
     The events of the second part are parsed once the first is shown."""
-    mark = prefixes_module.mark_as_recording_part(tail.total)
+    from afp_desktop.core.formats.prefixes import mark_as_recording_part
+
+    mark = mark_as_recording_part(tail.total)
     for _ in range(2):
         events = tail.first(prefixes.next)
         if events is None:
@@ -205,6 +233,8 @@ def _lines_before(data: bytes, stripped: bytes) -> int:
 def _salvaged(salvage: Salvage, data: bytes, stripped: bytes, name: str, progress, cancelled,
               prefixes: Prefixes | None) -> Run:
     """The run of the whole part of a Trace cut off before its end (cut_trace.py), saying so."""
+    from afp_desktop.core.formats.cut_trace import UNKNOWN_REDACTION
+
     run = load_bytes(salvage.text, name, progress=progress, cancelled=cancelled, stream_checked=True,
                      prefixes=prefixes)
     problem = salvage.problem
@@ -220,6 +250,8 @@ def _salvaged(salvage: Salvage, data: bytes, stripped: bytes, name: str, progres
 def _object_stream(found, data: bytes, stripped: bytes, name: str, progress, cancelled,
                    prefixes: Prefixes | None) -> Run:
     """The event stream of a file of objects written one after another over several lines (value_stream.py)."""
+    from afp_desktop.core.formats.value_stream import parse_object_stream
+
     spans, cut = found
     lead = _lines_before(data, stripped)
     try:

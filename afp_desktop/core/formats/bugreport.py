@@ -6,6 +6,7 @@ Everything here came from an untrusted file: it is text to show as typed, never 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -101,15 +102,28 @@ class BundleInfo:
     def with_choice(self, conversation_id: str) -> "BundleInfo":
         return replace(self, chosen=conversation_id)
 
-    def unit(self, unit_id: str) -> Unit | None:
-        return next((u for u in self.units if u.id == unit_id), None)
-
     @property
     def title(self) -> str:
         return self.statement.title or "untitled bug report"
 
 
 # -- plain words ----------------------------------------------------------------------------------------------
+
+LISTED_AT_MOST = 20  # names one sentence lists (lines a statement repeats) before it says how many more there are
+SHOWN_CHARACTERS = 120  # of one name in a sentence
+STATED_CHARACTERS = 2_000  # of one warning or note of the library
+
+
+def clipped(text: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """A name or label fit for a sentence: very long ones cut, saying how much was left out."""
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more characters)"
+
+
+def listing(names: Sequence[str], most: int = LISTED_AT_MOST) -> str:
+    """'a, b, c', or past `most` names 'a, b, … and 1,234 more': a sentence's length never grows with the file."""
+    shown = ", ".join(clipped(n) for n in names[:most])
+    return shown if len(names) <= most else f"{shown} and {len(names) - most:,} more"
+
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
@@ -122,7 +136,8 @@ def withheld_sentence(info: BundleInfo) -> str | None:
         return None
     included = info.included_conversations
     if included is None:
-        included = sum(1 for u in info.units if u.kind == "conversation" and u.id not in ex.unit_ids)
+        withheld_ids = set(ex.unit_ids)
+        included = sum(1 for u in info.units if u.kind == "conversation" and u.id not in withheld_ids)
     total = included + ex.conversations
     verb = "was" if ex.conversations == 1 else "were"
     text = f"{ex.conversations:,} of {_plural(total, 'conversation')} {verb} withheld by the reporter, not lost"
@@ -130,9 +145,14 @@ def withheld_sentence(info: BundleInfo) -> str | None:
                          _plural(ex.turns, "turn") if ex.turns else "") if p]
     if parts:
         text += f" ({', '.join(parts)} left out)"
-    labels = [getattr(info.unit(uid), "label", "") or uid for uid in ex.unit_ids]
+    units: dict[str, Unit] = {}
+    for unit in info.units:
+        units.setdefault(unit.id, unit)
+    labels = ex.unit_ids[:LISTED_AT_MOST]
     if labels:
-        text += ": " + "; ".join(labels)
+        text += ": " + "; ".join(clipped(getattr(units.get(uid), "label", "") or uid) for uid in labels)
+        if len(ex.unit_ids) > len(labels):
+            text += f" and {len(ex.unit_ids) - len(labels):,} more"
     return text + "."
 
 
@@ -145,20 +165,33 @@ def statements(info: BundleInfo) -> list[str]:
     if info.excluded.files > 0:
         verb = "was" if info.excluded.files == 1 else "were"
         out.append(f"{_plural(info.excluded.files, 'file')} {verb} withheld by the reporter, not lost.")
-    for name in info.missing_files:
-        out.append(f"{name} is listed in the manifest but is not in the zip: it was lost on the way, "
-                   "not withheld.")
+    missing = info.missing_files
+    if len(missing) == 1:
+        out.append(f"{clipped(missing[0])} is listed in the manifest but is not in the zip: it was lost on the "
+                   "way, not withheld.")
+    elif missing:
+        out.append(f"{len(missing):,} files are listed in the manifest but are not in the zip: they were lost on "
+                   f"the way, not withheld: {listing(missing)}.")
     if info.redacted_keys:
         out.append(f"Redacted by name ({_plural(len(info.redacted_keys), 'key')}): "
-                   f"{', '.join(info.redacted_keys)}. Their values were replaced before the bundle was made.")
+                   f"{listing(info.redacted_keys)}. Their values were replaced before the bundle was made.")
     else:
         out.append("No key was redacted by name.")
-    out += [f"The library warns: {w}" for w in info.manifest_warnings]
-    out += [f"The library notes: {n}" for n in info.manifest_notes]
+    out += _first_lines("The library warns: ", info.manifest_warnings, "warning")
+    out += _first_lines("The library notes: ", info.manifest_notes, "note")
     if info.unlisted_entries:
-        out.append(f"Not listed in the manifest: {', '.join(info.unlisted_entries)}.")
+        out.append(f"Not listed in the manifest: {listing(info.unlisted_entries)}.")
     out += list(info.problems)
     return out
+
+
+def _first_lines(lead: str, texts: Sequence[str], what: str) -> list[str]:
+    """One line per text, at most LISTED_AT_MOST of them, then how many more there are."""
+    lines = [lead + clipped(text, STATED_CHARACTERS) for text in texts[:LISTED_AT_MOST]]
+    if len(texts) > LISTED_AT_MOST:
+        lines.append(f"{lead}{_plural(len(texts) - LISTED_AT_MOST, 'more ' + what)} (afp-desktop info --json "
+                     "lists them all).")
+    return lines
 
 
 def banner_text(info: BundleInfo) -> str:
@@ -180,17 +213,22 @@ def environment_text(info: BundleInfo) -> str:
 
 # -- the transcript (conversation.json) as readable text -----------------------------------------------------
 
+INDENTED_AT_MOST = 16 * 2**10  # bytes of compact JSON: a transcript of another shape is indented up to this size
+
+
 def _compact(value: Any, limit: int = 2000) -> str:
-    text = jsonio.text_of(value)
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more characters)"
+    return clipped(jsonio.text_of(value), limit)
 
 
 def transcript_text(doc: Any) -> str:
     """conversation.json `{conversations: [{id, sessionId, turns: [{index, user, steps, final}]}]}` as lines a
-    person reads; any other shape is shown as indented JSON (it is still the file's content, as typed)."""
+    person reads; any other shape is shown as JSON, indented while it is small (it is still the file's content, as
+    typed)."""
     conversations = doc.get("conversations") if isinstance(doc, dict) else None
     if not isinstance(conversations, list):
-        return jsonio.dumps(doc, indent=True).decode("utf-8", "replace")
+        compact = jsonio.dumps(doc)
+        indented = len(compact) <= INDENTED_AT_MOST  # (indenting a deep value multiplies its size)
+        return (jsonio.dumps(doc, indent=True) if indented else compact).decode("utf-8", "replace")
     lines: list[str] = []
     for conv in conversations:
         if not isinstance(conv, dict):

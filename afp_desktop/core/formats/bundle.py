@@ -11,7 +11,10 @@
 The zip is hostile until shown otherwise: it is never extracted; entry names are only compared with the names
 the library writes, never used as paths; the central directory's sizes are checked before any entry is read,
 and every read is capped; an archive inside the archive, a zip bomb or too many entries is refused with a
-message naming the file and the entry.
+message naming the file and the entry. Every cap scales with the input or with what the library writes: an
+entry expands at most BOMB_RATIO times its compressed size (whatever its size), the entries together at most
+the byte budget of any trace (source.max_bytes()), the manifest and the other entries a person reads have
+their own caps, and a bundle of more than MAX_CONVERSATIONS conversations is refused.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dataclasses import replace
 from typing import Any
 
 from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.jsonx.shallow import Span, TooManyItems, two_levels
 from afp_desktop.core.formats.bugreport import (
     BundleInfo,
     Conversation,
@@ -35,22 +39,30 @@ from afp_desktop.core.formats.bugreport import (
     ReporterStatement,
     Unit,
     banner_text,
+    clipped,
+    listing,
     transcript_text,
 )
 from afp_desktop.core.formats.errors import LoadError, describe_type
+from afp_desktop.core.formats.lazy_recording import load_recording_lazily
+from afp_desktop.core.formats.source import EMPTY_ZIP_MAGIC, MAX_BYTES_ENV, ZIP_MAGIC, describe_size, max_bytes
 from afp_desktop.core.model.run import Notice, Run
 
-ZIP_MAGIC = b"PK\x03\x04"
-EMPTY_ZIP_MAGIC = b"PK\x05\x06"
 MAX_ENTRIES = 2_000
-MAX_ENTRY_BYTES = 512 * 2**20  # one entry, uncompressed
-MAX_TOTAL_BYTES = 1024 * 2**20  # all entries, uncompressed, as the central directory declares them
-BOMB_RATIO = 200  # uncompressed / compressed, for an entry past BOMB_FLOOR: no JSON of a run packs this tight
-BOMB_FLOOR = 2**20
+MAX_CONVERSATIONS = 1_000  # recordings in all the conversation files: a bundle holds a handful
+BOMB_RATIO = 200  # uncompressed / compressed, for every entry: no JSON of a run packs this tight
+BOMB_ALLOWANCE = 4_096  # bytes any entry may expand beyond BOMB_RATIO (a tiny entry's headers outweigh its data)
+MAX_MANIFEST_BYTES = 8 * 2**20  # manifest.json and environment.json: the library writes a few KB of each
+MAX_READABLE_BYTES = 16 * 2**20  # conversation.json and narrative.txt: text for a person, shown whole
+CONTAINER_BYTES = 64  # a recording's text per JSON object or list: a recording holds one per ~75 bytes
+MAX_NAME_CHARACTERS = 1_000  # of an entry's name, a unit's id, label or session id: the library writes short ones
+READ_CAPS = {"manifest.json": MAX_MANIFEST_BYTES, "environment.json": MAX_MANIFEST_BYTES,
+             "conversation.json": MAX_READABLE_BYTES, "narrative.txt": MAX_READABLE_BYTES}
 METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
 ARCHIVE_SUFFIXES = (".zip", ".jar", ".7z", ".rar", ".tar", ".tgz", ".gz", ".xz", ".bz2", ".zst")
 ARCHIVE_MAGICS = (ZIP_MAGIC, EMPTY_ZIP_MAGIC, b"\x1f\x8b", b"\xfd7zXZ\x00", b"7z\xbc\xaf\x27\x1c", b"Rar!",
                   b"BZh", b"\x28\xb5\x2f\xfd")
+RECORDING_LISTS = ("envelopes", "recordings")  # a conversation file's lists of recordings
 CONVERSATION_ENTRY = re.compile(r"conversations/([^/]+)\.json")
 SINGLE_RECORDING_ENTRIES = ("envelope.json", "recording.json")
 KNOWN_MANIFEST_VERSION = 2
@@ -64,8 +76,8 @@ class ConversationChoiceNeeded(LoadError):
 
     def __init__(self, path: str, conversations: tuple[Conversation, ...]):
         self.conversations = conversations
-        listed = ", ".join(_choice_label(c) for c in conversations)
-        super().__init__(path, f"this bug-report bundle holds {len(conversations)} conversations; choose one "
+        listed = listing([_choice_label(c) for c in conversations])
+        super().__init__(path, f"this bug-report bundle holds {len(conversations):,} conversations; choose one "
                                f"with --conversation ID: {listed}")
 
 
@@ -103,10 +115,15 @@ class Bundle:
         self._places: dict[str, tuple[str, int]] = {}  # conversation id → (list key, index) in its file
         problems: list[str] = []
         if "manifest.json" not in infos:
-            listed = ", ".join(_shown(n) for n in list(infos)[:8]) or "none"
+            listed = listing([_shown(n) for n in infos], most=8) or "none"
             raise LoadError(name, "not an agentfootprint bug-report bundle: manifest.json is missing "
                                   f"(entries: {listed}). Other zips are not opened: extract the trace file "
                                   "from it and open that")
+        size = infos["manifest.json"].file_size
+        if size > MAX_MANIFEST_BYTES:
+            raise LoadError(self._where("manifest.json"), f"the manifest is {describe_size(size)}; the library "
+                                                          "writes a few KB, and this viewer reads at most "
+                                                          f"{describe_size(MAX_MANIFEST_BYTES)} of it; refused")
         manifest = self._json("manifest.json")
         if not isinstance(manifest, dict):
             raise LoadError(self._where("manifest.json"), f"the manifest must be a JSON object, found "
@@ -122,6 +139,7 @@ class Bundle:
         units = _units(manifest.get("units"), problems)
         self.conversations = self._find_conversations(units)
         listed_files = _listed_files(manifest.get("files"))
+        listed_set = set(listed_files)
         self.info = BundleInfo(
             path=name,
             entries=tuple(Entry(n, i.file_size, i.compress_size) for n, i in infos.items()),
@@ -137,8 +155,8 @@ class Bundle:
             redacted_keys=_strings(manifest.get("redactedKeys"), "redactedKeys", problems),
             manifest_warnings=_strings(manifest.get("warnings"), "warnings", problems),
             manifest_notes=_strings(manifest.get("notes"), "notes", problems),
-            missing_files=tuple(f for f in listed_files if f not in infos),
-            unlisted_entries=tuple(_shown(n) for n in infos if listed_files and n not in listed_files
+            missing_files=tuple(f for f in dict.fromkeys(listed_files) if f not in infos),
+            unlisted_entries=tuple(_shown(n) for n in infos if listed_set and n not in listed_set
                                    and n != "manifest.json" and not n.endswith("/")),
             narrative=self._text("narrative.txt", problems),
             transcript=self._transcript(problems),
@@ -163,8 +181,8 @@ class Bundle:
             if candidate.id == conversation:
                 return candidate
         withheld_note = " It was withheld by the reporter." if conversation in self.info.excluded.unit_ids else ""
-        raise LoadError(self.name, f"no conversation {conversation!r} in this bundle.{withheld_note} Its "
-                                   f"conversations: {', '.join(_choice_label(c) for c in self.conversations)}")
+        raise LoadError(self.name, f"no conversation {_shown(conversation)!r} in this bundle.{withheld_note} Its "
+                                   f"conversations: {listing([_choice_label(c) for c in self.conversations])}")
 
     def open(self, conversation: str | None = None) -> Run:
         from afp_desktop.core.formats.assemble import run_from_document
@@ -179,12 +197,17 @@ class Bundle:
         return run
 
     def _recording_document(self, chosen: Conversation) -> Any:
-        doc = self._json(chosen.entry)
         place = self._places.get(chosen.id)
         if place is None:  # envelope.json, recording.json, or a conversation file that is one recording
-            return doc
+            return self._recording(chosen.entry, self._recording_bytes(chosen.entry))
         key, index = place
-        return _recordings_of(doc, self._where(chosen.entry))[key][index]
+        data, recordings = self._conversation_file(chosen.entry)
+        item = recordings[key][index]
+        if not isinstance(item, Span):
+            return item
+        text = item.bytes_of(data)
+        del data, recordings  # (only the chosen recording's bytes are kept while it is read)
+        return self._recording(chosen.entry, text, cut=True)
 
     def _find_conversations(self, units: list[Unit]) -> list[Conversation]:
         by_file = {f: u for u in units if u.kind == "conversation" for f in u.files}
@@ -196,11 +219,13 @@ class Bundle:
             unit = by_file.get(entry)
             base = unit.id if unit else (match.group(1) if match else entry.removesuffix(".json"))
             label, session = (unit.label, unit.session_id) if unit else ("", None)
-            places = []
+            recordings: dict[str, list] = {}
             if match:
-                recordings = _recordings_of(self._json(entry), self._where(entry))
-                places = [(key, i) for key in ("envelopes", "recordings")
-                          for i in range(len(recordings.get(key, [])))]
+                _data, recordings = self._conversation_file(entry)
+            held = sum(len(recordings.get(key, ())) for key in RECORDING_LISTS)
+            if len(found) + max(held, 1) > MAX_CONVERSATIONS:  # (counted before one object is made per recording)
+                raise LoadError(self.name, _too_many_conversations(entry, held))
+            places = [(key, i) for key in RECORDING_LISTS for i in range(len(recordings.get(key, [])))]
             if not places:  # the entry is itself one recording or envelope
                 found.append((Conversation(base, entry, "", label, session), None))
             for n, (key, i) in enumerate(places):
@@ -225,7 +250,7 @@ class Bundle:
 
     def _bytes(self, entry: str) -> bytes:
         info = self._infos[entry]
-        cap = info.file_size
+        cap = info.file_size  # (the central directory's sizes were checked against every cap: _checked_entries)
         chunks, size = [], 0
         try:
             with self._archive.open(info) as handle:
@@ -248,26 +273,80 @@ class Bundle:
         return data
 
     def _json(self, entry: str) -> Any:
-        data = self._bytes(entry)
+        return self._parsed(entry, self._bytes(entry))
+
+    def _parsed(self, entry: str, data: bytes) -> Any:
         try:
-            return jsonio.loads(data)
+            return jsonio.loads(data, deep=entry not in READ_CAPS)  # (facts and text are never deep)
         except jsonio.JSONSyntaxError as err:
+            if err.message == jsonio.TOO_DEEP:
+                raise LoadError(self._where(entry), f"the entry is {err.message}; refused") from None
             raise LoadError(self._where(entry), f"not valid JSON: {err.message}", err.line, err.column) from None
 
+    def _recording(self, entry: str, text: bytes, cut: bool = False) -> Any:
+        """One recording (or envelope) parsed the way a recording file is: a large one with its payloads left as
+        bytes until asked for, so it costs what the same recording costs opened on its own. `cut`: `text` is a
+        part of the entry; when it is broken, the whole entry is parsed to say where (line and column in it)."""
+        try:
+            doc = load_recording_lazily(text, self._where(entry))
+            return jsonio.loads(text) if doc is None else doc
+        except jsonio.JSONSyntaxError as err:
+            if not cut:
+                raise LoadError(self._where(entry), f"not valid JSON: {err.message}", err.line, err.column) \
+                    from None
+            message = err.message
+        del text
+        self._json(entry)  # (raises, saying where in the entry)
+        raise LoadError(self._where(entry), f"not valid JSON: {message}")
+
+    def _conversation_file(self, entry: str) -> tuple[bytes, dict[str, list]]:
+        """A conversation file's bytes and its recording lists ({} when it is itself one recording), each
+        recording a Span of the bytes (jsonx/shallow.py: none of them parsed yet) when the scan finds them."""
+        data = self._recording_bytes(entry)
+        try:
+            doc = two_levels(data, RECORDING_LISTS, most=MAX_CONVERSATIONS)
+        except TooManyItems as err:
+            raise LoadError(self.name, _too_many_conversations(entry, err.count)) from None
+        return data, _recordings_of(self._parsed(entry, data) if doc is None else doc, self._where(entry))
+
+    def _recording_bytes(self, entry: str) -> bytes:
+        """The bytes of an entry holding recordings, refused when it holds more JSON objects and lists than the
+        byte budget allows a recording (reading JSON costs in proportion to them, whichever way it is read)."""
+        data = self._bytes(entry)
+        containers, most = data.count(b"{") + data.count(b"["), max_bytes() // CONTAINER_BYTES
+        if containers > most:
+            raise LoadError(self._where(entry), f"the entry holds {containers:,} JSON objects and lists, more than "
+                                                f"the {most:,} a recording within the byte budget holds "
+                                                f"({_budget_hint()}); refused")
+        return data
+
+    def _too_big_to_read(self, entry: str, problems: list[str]) -> bool:
+        """An entry the runs do not need, larger than the library ever writes it: said, and left out."""
+        size, cap = self._infos[entry].file_size, READ_CAPS[entry]
+        if size <= cap:
+            return False
+        problems.append(f"{entry} is {describe_size(size)}, more than the {describe_size(cap)} this viewer reads "
+                        "of it; it was left out.")
+        return True
+
     def _optional_json(self, entry: str, problems: list[str]) -> Any:
-        """An entry the runs do not need: broken JSON is said and skipped (a refused entry still refuses)."""
-        if entry not in self._infos:
+        """An entry the runs do not need: too big or broken JSON is said and skipped (a refused entry still
+        refuses)."""
+        if entry not in self._infos or self._too_big_to_read(entry, problems):
             return None
         data = self._bytes(entry)
         try:
-            return jsonio.loads(data)
+            return jsonio.loads(data, deep=False)
         except jsonio.JSONSyntaxError as err:
+            if err.message == jsonio.TOO_DEEP:
+                problems.append(f"{entry} is {err.message}; it was left out.")
+                return None
             where = f", line {err.line}, column {err.column}" if err.line is not None else ""
             problems.append(f"{entry}{where} is not valid JSON ({err.message}); it was left out.")
             return None
 
     def _text(self, entry: str, problems: list[str]) -> str | None:
-        if entry not in self._infos:
+        if entry not in self._infos or self._too_big_to_read(entry, problems):
             return None
         data = self._bytes(entry)
         text = data.decode("utf-8", "replace")
@@ -303,10 +382,13 @@ def _checked_entries(infos: list[zipfile.ZipInfo], name: str) -> dict[str, zipfi
     if len(infos) > MAX_ENTRIES:
         raise LoadError(name, f"the zip holds {len(infos):,} entries; at most {MAX_ENTRIES:,} are read; refused")
     entries: dict[str, zipfile.ZipInfo] = {}
-    total = 0
+    total, budget = 0, max_bytes()
     for info in infos:
         entry = info.filename
         where = f"{name} › {_shown(entry)}"
+        if len(entry) > MAX_NAME_CHARACTERS:
+            raise LoadError(where, f"the entry's name is {len(entry):,} characters long; the library writes short "
+                                   f"names (this viewer reads names of up to {MAX_NAME_CHARACTERS:,}); refused")
         if _climbs_out(entry):
             raise LoadError(where, "the entry's name is a path outside the bundle (absolute, a drive, a "
                                    "backslash or '..'); exportBugReport never writes one, so the zip is refused")
@@ -321,18 +403,28 @@ def _checked_entries(infos: list[zipfile.ZipInfo], name: str) -> dict[str, zipfi
             raise LoadError(where, "the entry is a symbolic link; a bug-report bundle holds only files")
         if entry.lower().endswith(ARCHIVE_SUFFIXES):
             raise LoadError(where, "the entry is an archive inside the bundle; nested archives are refused")
-        if info.file_size > MAX_ENTRY_BYTES:
+        if info.file_size > budget:
             raise LoadError(where, f"the entry declares {info.file_size:,} bytes uncompressed, more than the "
-                                   f"{MAX_ENTRY_BYTES // 2**20:,} MiB this viewer reads from one entry; refused")
-        if info.file_size > BOMB_FLOOR and info.file_size > BOMB_RATIO * max(info.compress_size, 1):
+                                   f"{describe_size(budget)} a trace may hold ({_budget_hint()}); refused")
+        if info.file_size > BOMB_RATIO * info.compress_size + BOMB_ALLOWANCE:
             raise LoadError(where, f"the entry would expand {info.file_size // max(info.compress_size, 1):,} "
                                    f"times ({info.compress_size:,} → {info.file_size:,} bytes): a zip bomb; refused")
         total += info.file_size
-        if total > MAX_TOTAL_BYTES:
-            raise LoadError(name, f"the entries declare more than {MAX_TOTAL_BYTES // 2**20:,} MiB uncompressed "
-                                  "in all; refused")
+        if total > budget:
+            raise LoadError(name, f"the entries declare more than {describe_size(budget)} uncompressed in all, "
+                                  f"more than a trace may hold ({_budget_hint()}); refused")
         entries[entry] = info
     return entries
+
+
+def _too_many_conversations(entry: str, held: int) -> str:
+    alone = f" ({_shown(entry)} alone lists {held:,} recordings)" if held > 1 else ""
+    return (f"this bug-report bundle holds more than {MAX_CONVERSATIONS:,} conversations{alone}; a bundle holds "
+            "a handful, so it is refused")
+
+
+def _budget_hint() -> str:
+    return f"to raise the limit, set {MAX_BYTES_ENV} (for example {MAX_BYTES_ENV}=4G) or pass --max-bytes 4G"
 
 
 def _climbs_out(entry: str) -> bool:
@@ -349,11 +441,12 @@ def _recordings_of(doc: Any, where: str) -> dict[str, list]:
     if not isinstance(doc, dict):
         raise LoadError(where, f"a conversation file must be a JSON object, found {describe_type(doc)}")
     found = {}
-    for key in ("envelopes", "recordings"):
+    for key in RECORDING_LISTS:
         if key in doc:
             value = doc[key]
             if not isinstance(value, list):
-                raise LoadError(where, f"\"{key}\" must be a list of recordings, found {describe_type(value)}")
+                found_type = "an object" if isinstance(value, Span) else describe_type(value)  # (read shallowly)
+                raise LoadError(where, f"\"{key}\" must be a list of recordings, found {found_type}")
             found[key] = value
     if not found and not ("format" in doc or "snapshot" in doc or "events" in doc):
         keys = ", ".join(_shown(str(k)) for k in list(doc)[:6]) or "none"
@@ -370,15 +463,30 @@ def _units(value: Any, problems: list[str]) -> list[Unit]:
         problems.append(f"The manifest's units are {describe_type(value)}, not a list; they were left out.")
         return []
     units = []
+    left_out = long_ids = 0
     for item in value:
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            problems.append("A unit of the manifest is not an object with an id; it was left out.")
+            left_out += 1
+            continue
+        if len(item["id"]) > MAX_NAME_CHARACTERS:  # (it would name every conversation of its file)
+            long_ids += 1
             continue
         files = item.get("files")
-        units.append(Unit(item["id"], _text(item.get("kind")) or "", _text(item.get("label")) or "",
-                          _count(item, "bytes"),
+        session = _text(item.get("sessionId"))
+        units.append(Unit(item["id"], _text(item.get("kind")) or "",
+                          clipped(_text(item.get("label")) or "", MAX_NAME_CHARACTERS), _count(item, "bytes"),
                           tuple(f for f in files if isinstance(f, str)) if isinstance(files, list) else (),
-                          _text(item.get("sessionId"))))
+                          None if session is None else clipped(session, MAX_NAME_CHARACTERS)))
+    if left_out == 1:
+        problems.append("A unit of the manifest is not an object with an id; it was left out.")
+    elif left_out:
+        problems.append(f"{left_out:,} units of the manifest are not objects with an id; they were left out.")
+    if long_ids == 1:
+        problems.append(f"A unit of the manifest has an id longer than {MAX_NAME_CHARACTERS:,} characters; it was "
+                        "left out.")
+    elif long_ids:
+        problems.append(f"{long_ids:,} units of the manifest have ids longer than {MAX_NAME_CHARACTERS:,} "
+                        "characters; they were left out.")
     return units
 
 

@@ -128,7 +128,7 @@ def _expansion_budget(doc: Any) -> int:
             work.extend(node.values())
         else:
             packed += 1
-    return min(max_bytes(), max(16 << 20, 100 * packed))
+    return min(max_bytes("recording"), max(16 << 20, 100 * packed))
 
 
 def boundary_recorders(snapshot: Any) -> list[dict]:

@@ -12,6 +12,12 @@ What the sink does (9.62), and what the follower does about it:
 Nothing already read is read again: each file is read from the offset where the last read stopped, and a
 partial line is kept in memory, not re-read. Pure Python, no Qt: the window, `afp-desktop tail` and the tests
 all poll the same `FileFollower`.
+
+Every file is opened as any input is (`source.open_regular`): only a regular file within the byte budget, never
+a FIFO or device, whether it is `FILE`, `FILE.1` or swapped in while followed. `FILE` refused stops the follow
+(a "refused" notice, `stopped` set); `FILE.1` refused is left unread (a "skipped" notice). Memory stays bounded
+as the file grows: one poll reads at most `READ_PER_POLL` bytes (`more` says there is more to read now), and a
+line longer than the byte budget is always left out, with a notice.
 """
 
 from __future__ import annotations
@@ -20,13 +26,18 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from afp_desktop.core.formats.errors import LoadError
+from afp_desktop.core.formats.source import describe_size, max_bytes, open_regular
+
 HEAD_BYTES = 4096  # the first bytes of a file (its first event, with its time and run id), kept to notice a rewrite
+READ_PER_POLL = 64 << 20  # the most bytes one poll reads (never more than the byte budget)
 BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
 class FollowNotice:
-    code: str  # "rotated" | "restarted" | "missing" | "cut-line" | "generation-read"
+    code: str  # "rotated" | "restarted" | "missing" | "cut-line" | "generation-read" | "long-line" | "skipped"
+    #            | "refused" (the followed file cannot be read: the follow has stopped)
     text: str
 
 
@@ -46,6 +57,7 @@ class FollowUpdate:
     lines: list[Line] = field(default_factory=list)
     notices: list[FollowNotice] = field(default_factory=list)
     restarted: bool = False
+    more: bool = False  # the file holds more than this poll read: poll again without waiting
 
     @property
     def empty(self) -> bool:
@@ -77,29 +89,42 @@ class _OpenFile:
         self.identity = _identity(st)
         self.offset = 0
         self.partial = b""
+        self.skipping = False  # inside a line longer than the byte budget: dropped up to its newline
         self.line_no = 0
         self.head = b""
 
     @classmethod
     def open(cls, path: Path) -> "_OpenFile | None":
+        """The file opened as any input is (raises LoadError), or None when there is no file there (yet)."""
         try:
-            handle = open(path, "rb")  # read-only, always
-        except OSError:
-            return None
-        return cls(path, handle, os.fstat(handle.fileno()))
+            handle, st = open_regular(path)
+        except LoadError:
+            if not os.path.exists(path):
+                return None  # (gone, or mid-rename: looked for again at the next poll)
+            raise
+        return cls(path, handle, st)
 
     def size(self) -> int:
         return os.fstat(self.handle.fileno()).st_size
 
-    def read_new(self, out: list[Line]) -> None:
-        """Append the complete lines written since the last read; keep a trailing partial line."""
-        self.handle.seek(self.offset)
-        data = self.handle.read()
+    def read_new(self, out: list[Line], notices: list[FollowNotice]) -> bool:
+        """Append the complete lines written since the last read (at most READ_PER_POLL bytes of them); keep a
+        trailing partial line. True when there is more to read."""
+        budget = max_bytes()
+        most = min(READ_PER_POLL, budget)
+        data = os.pread(self.handle.fileno(), most, self.offset)
         if not data:
-            return
+            return False
         if self.offset < HEAD_BYTES:
             self.head = (self.head + data)[:HEAD_BYTES]
         self.offset += len(data)
+        more = len(data) == most
+        if self.skipping:
+            end = data.find(b"\n")
+            if end < 0:
+                return more
+            data, self.skipping = data[end + 1:], False
+            self.line_no += 1
         data = self.partial + data
         if self.line_no == 0 and data.startswith(BOM):
             data = data[len(BOM):]
@@ -107,8 +132,18 @@ class _OpenFile:
         self.partial = pieces.pop()
         for piece in pieces:
             self.line_no += 1
-            if piece.strip():
+            if len(piece) > budget:
+                notices.append(self._too_long(self.line_no, budget))
+            elif piece.strip():
                 out.append(Line(self.name, self.line_no, piece))
+        if len(self.partial) > budget:  # (the rest of it, up to its newline, is not kept either)
+            self.partial, self.skipping = b"", True
+            notices.append(self._too_long(self.line_no + 1, budget))
+        return more
+
+    def _too_long(self, line_no: int, budget: int) -> FollowNotice:
+        return FollowNotice("long-line", f"{self.name}, line {line_no}: the line is longer than the limit "
+                                         f"({describe_size(budget)}); it was left out")
 
     def rewritten(self) -> bool:
         """True when the file's first bytes are no longer the ones read (rewritten in place)."""
@@ -122,7 +157,8 @@ class _OpenFile:
     def finish(self, out: list[Line], notices: list[FollowNotice]) -> None:
         """Read to the end of a file nobody writes any more; a last line without newline is taken if it is
         whole JSON (the sink always ends a batch with a newline), else said to be cut."""
-        self.read_new(out)
+        while self.read_new(out, notices):
+            pass
         tail, self.partial = self.partial, b""
         if tail.strip():
             self.line_no += 1
@@ -152,7 +188,8 @@ def _looks_whole(data: bytes) -> bool:
 
 class FileFollower:
     """Poll `path` for new complete lines. The first poll reads what is there: `<path>.1` (the older half of
-    a rotated pair) first when it exists, then `<path>`. Call `close()` when done."""
+    a rotated pair) first when it exists, then `<path>`. Once `stopped` (the reason, when `path` could not be
+    read), polls find nothing. Call `close()` when done."""
 
     def __init__(self, path: str | os.PathLike, *, read_rotated: bool = True):
         self.path = Path(path)
@@ -161,12 +198,18 @@ class FileFollower:
         self._current: _OpenFile | None = None
         self._rotated_seen: tuple | None = None  # fingerprint of FILE.1 at the last poll
         self._started = False
+        self.stopped: str | None = None
 
     # -- state ---------------------------------------------------------------------------------------------
     @property
     def has_partial_line(self) -> bool:
         """True while the file ends in a line still being written."""
         return self._current is not None and bool(self._current.partial.strip())
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes of a line still being written, held until its newline comes (never more than the budget)."""
+        return len(self._current.partial) if self._current is not None else 0
 
     @property
     def offset(self) -> int:
@@ -180,6 +223,8 @@ class FileFollower:
     # -- polling -------------------------------------------------------------------------------------------
     def poll(self) -> FollowUpdate:
         update = FollowUpdate()
+        if self.stopped is not None:
+            return update
         if not self._started:
             self._started = True
             self._start(update, with_rotated=self.read_rotated)
@@ -197,27 +242,41 @@ class FileFollower:
         elif current.size() < current.offset or current.rewritten():
             self._restart(update, f"{self.path.name} was truncated or rewritten; reading it again from the start")
         else:
-            current.read_new(update.lines)
+            update.more = current.read_new(update.lines, update.notices)
         self._rotated_seen = _fingerprint(_stat(self.rotated_path))
         return update
 
     def _start(self, update: FollowUpdate, with_rotated: bool) -> None:
         rotated = _stat(self.rotated_path)
         if with_rotated and rotated is not None:
-            older = _OpenFile.open(self.rotated_path)
+            older = self._open_rotated(update)
             if older is not None:
                 older.finish(update.lines, update.notices)
                 update.notices.append(FollowNotice("rotated", f"Read the rotated pair: {self.rotated_path.name} "
                                                               f"(older) then {self.path.name}."))
         self._rotated_seen = _fingerprint(rotated)
         self._open_current(update)
-        if self._current is None:
+        if self._current is None and self.stopped is None:
             update.notices.append(FollowNotice("missing", f"{self.path} does not exist yet; waiting for it"))
 
     def _open_current(self, update: FollowUpdate) -> None:
-        self._current = _OpenFile.open(self.path)
+        try:
+            self._current = _OpenFile.open(self.path)
+        except LoadError as err:
+            self.close()
+            self.stopped = f"{err}; the follow stopped"
+            update.notices.append(FollowNotice("refused", self.stopped))
+            return
         if self._current is not None:
-            self._current.read_new(update.lines)
+            update.more = self._current.read_new(update.lines, update.notices)
+
+    def _open_rotated(self, update: FollowUpdate) -> _OpenFile | None:
+        """`<path>.1` opened, or None: not there, or not readable (said in a notice, and left unread)."""
+        try:
+            return _OpenFile.open(self.rotated_path)
+        except LoadError as err:
+            update.notices.append(FollowNotice("skipped", f"{err}; it was not read"))
+            return None
 
     def _switched(self, update: FollowUpdate, st: os.stat_result | None, rotated: os.stat_result | None) -> None:
         """`path` is gone or is another file. A rotation when the file we hold is now `<path>.1`, or when a
@@ -244,7 +303,7 @@ class FileFollower:
             self._open_current(update)
 
     def _read_missed_generation(self, update: FollowUpdate) -> None:
-        missed = _OpenFile.open(self.rotated_path)
+        missed = self._open_rotated(update)
         if missed is not None:
             missed.finish(update.lines, update.notices)
 

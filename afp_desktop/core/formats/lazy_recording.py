@@ -21,7 +21,6 @@ reported with its file, line and column.
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from afp_desktop.core.formats import documents, lazy_trace
@@ -78,7 +77,7 @@ class _Reader:
         breathe()
         self.partner = jsonscan.matching_brackets(opens, depth)
         breathe()
-        self.salt = secrets.randbits(52)
+        self.salt = jsonscan.unguessable_number()
         self.later: list = []  # (container to put the value in, key, how to make the value), made after the plan
 
     # -- the plan: what each part of the document becomes ----------------------------------------------------

@@ -19,7 +19,6 @@ else in the run still shows.
 from __future__ import annotations
 
 import re
-import secrets
 from typing import Any
 
 import orjson
@@ -199,10 +198,11 @@ def _parse_events(data: bytes, name: str, starts, ends, regions, read_so_far=Non
         return None  # an event with two "payload" keys: let the ordinary parse decide which one counts
     # Batch k ends with the last event that ends before starts[0] + k·_BATCH (at least one event per batch).
     cuts = np.searchsorted(ends, np.arange(int(starts[0]) + _BATCH, int(ends[-1]), _BATCH), side="right")
-    cuts = np.unique(np.concatenate((cuts[cuts > 0], [len(starts)])))
+    cuts = np.concatenate((cuts[cuts > 0], [len(starts)]))
+    cuts = cuts[np.concatenate(([True], cuts[1:] != cuts[:-1]))]  # (sorted already: each once)
     region_cuts = np.searchsorted(region_starts, ends[cuts - 1])
     view = memoryview(data)
-    salt = secrets.randbits(52)  # placeholders a file cannot guess
+    salt = jsonscan.unguessable_number()  # placeholders a file cannot guess
     events: list = []
     paths: dict = {}
     first_event = first_region = 0

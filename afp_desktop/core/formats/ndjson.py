@@ -6,21 +6,19 @@ warning. Any other invalid line is an error naming its line and column — we ne
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import re
 
 import orjson
 
+from afp_desktop.core import compiled
 from afp_desktop.core.breathing import breathe, find_breathing
 from afp_desktop.core.formats.errors import LoadCancelled, LoadError, Problem, describe_type
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.jsonio import position_of
 
-try:  # the line loop in C (setup.py builds it when there is a C compiler; the Python loop below otherwise)
-    from afp_desktop.core.formats import ndjson_c as native  # type: ignore[attr-defined]
-except ImportError:
-    native = None
+native: Any = compiled.load("afp_desktop.core.formats.ndjson_c")  # None: the Python loop below
 
 ProgressFn = Callable[[float], None]
 NON_SPACE = re.compile(rb"\S")

@@ -15,6 +15,12 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#ifndef SOURCE_SHA256 /* the sha256 of this file, given by setup.py: core/compiled.py refuses a module built from
+                         another version of its source */
+#define SOURCE_SHA256 ""
+#endif
+
 #include <string.h>
 
 #define SHARED_STRING 512 /* ndjson._SHARED_STRING: longer strings are rarely repeated */
@@ -223,5 +229,7 @@ PyMODINIT_FUNC PyInit_ndjson_c(void) {
     for (int k = 0; k < 7; k++)
         if ((*keys[k] = PyUnicode_InternFromString(names[k])) == NULL)
             return NULL;
-    return PyModule_Create(&module);
+    PyObject *made = PyModule_Create(&module);
+    if (made != NULL && PyModule_AddStringConstant(made, "source_sha256", SOURCE_SHA256) < 0) Py_CLEAR(made);
+    return made;
 }

@@ -2,14 +2,17 @@
 
 Files come from other people, so reading is bounded: only a regular file is opened (a FIFO, device, socket or
 folder is refused at once, before any read that could block or never end), and neither the file nor what it
-decompresses to may exceed a byte budget (`max_bytes()`, derived from the machine's memory, or
-`AFP_DESKTOP_MAX_BYTES`). Decompression streams in chunks and stops as soon as the budget is passed, so a
-"zip bomb" costs at most the budget in memory, never the bomb's size.
+decompresses to may exceed a byte budget (`budget_for(kind)`: --max-bytes, `AFP_DESKTOP_MAX_BYTES`, else the
+machine's available memory over what opening the file's format takes, size_limit.py). Every reader of an input
+(runs, the follower and `tail`, settings, template maps, bookmarks, price tables) opens it through
+`open_regular`, the one place these rules live; smaller kinds of file have their own cap. Decompression streams in
+chunks and stops as soon as the budget is passed, so a "zip bomb" costs at most the budget in memory, never the
+bomb's size.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, BinaryIO
 
 import errno
 import lzma
@@ -18,17 +21,20 @@ import os
 import stat
 import zlib
 from contextlib import contextmanager
+from dataclasses import dataclass
+from math import ceil
 from pathlib import Path
 
 from afp_desktop.core.breathing import breathe
-from afp_desktop.core.bytes_memory import unfilled_bytes, writable_view
 from afp_desktop.core.formats.errors import LoadError, Problem
+from afp_desktop.core.formats.size_limit import (HEAD_BYTES, KIND_NAMES, MEMORY_SHARE, available_memory,
+                                                 expansion_at, kind_of_head, size_limit)
 
 GZIP_MAGIC = b"\x1f\x8b"
 XZ_MAGIC = b"\xfd7zXZ\x00"
+ZIP_MAGIC = b"PK\x03\x04"  # a bug-report bundle (bundle.py)
+EMPTY_ZIP_MAGIC = b"PK\x05\x06"  # a zip that holds nothing
 MAX_BYTES_ENV = "AFP_DESKTOP_MAX_BYTES"
-_MIN_DEFAULT = 64 << 20
-_MAX_DEFAULT = 1 << 30  # parsing takes several times the text: past 1 GiB a run would not fit most machines
 _CHUNK = 1 << 20
 
 
@@ -47,11 +53,36 @@ def byte_limit(limit: int | None):
         _override = previous
 
 
-def max_bytes() -> int:
-    """The most bytes a trace may hold (on disk, and once decompressed): --max-bytes, `$AFP_DESKTOP_MAX_BYTES`,
-    else a sixteenth of the machine's memory, between 64 MiB and 1 GiB."""
+@dataclass(frozen=True)
+class ByteBudget:
+    """The most bytes a file of one format may hold (on disk, and once decompressed), and where that comes from:
+    `memory` is the memory available it was derived from, None when it was set (`set_by`)."""
+
+    limit: int
+    kind: str
+    memory: int | None = None
+    set_by: str | None = None
+
+    def explained(self, size: int) -> str:
+        """Why the limit is what it is, for a file of `size` bytes (for a refusal's message)."""
+        if self.memory is None:
+            return f"the limit is {describe_size(self.limit)}, set by {self.set_by}"
+        return (f"the limit for {KIND_NAMES[self.kind]} is {describe_size(self.limit)}, because opening one this "
+                f"large takes about {expansion_at(self.kind, size):g}× its size in memory and "
+                f"{describe_size(self.memory)} of memory is available ({MEMORY_SHARE:.0%} of it for a run)")
+
+    def refusal(self, what: str, needed: int) -> str:
+        """`what` (the file is …), the limit and why, and what to pass to open it anyway: at least `needed`."""
+        size = suggested_size(needed)
+        return (f"{what}; {self.explained(needed)}. To open it anyway, pass --max-bytes {size} (or set "
+                f"{MAX_BYTES_ENV}={size})")
+
+
+def budget_for(kind: str = "unknown") -> ByteBudget:
+    """The byte budget for a file of this format (size_limit.py's names): --max-bytes, `$AFP_DESKTOP_MAX_BYTES`,
+    else the size limit of the memory available now."""
     if _override is not None:
-        return _override
+        return ByteBudget(_override, kind, set_by="--max-bytes")
     override = os.environ.get(MAX_BYTES_ENV, "").strip()
     if override:
         try:
@@ -59,8 +90,14 @@ def max_bytes() -> int:
         except ValueError:
             value = None
         if value is not None and value > 0:
-            return value
-    return min(max(_physical_memory() // 16, _MIN_DEFAULT), _MAX_DEFAULT)
+            return ByteBudget(value, kind, set_by=MAX_BYTES_ENV)
+    memory = available_memory()
+    return ByteBudget(size_limit(memory, kind), kind, memory)
+
+
+def max_bytes(kind: str = "unknown") -> int:
+    """The most bytes a file of this format may hold (on disk, and once decompressed): `budget_for(kind)`."""
+    return budget_for(kind).limit
 
 
 def parse_size(text: str) -> int:
@@ -71,7 +108,7 @@ def parse_size(text: str) -> int:
         factor = 1024 ** ("KMGT".index(text[-1]) + 1)
         text = text[:-1]
     number = float(text)
-    if not number > 0 or number * factor > 1 << 60:  # (also refuses nan)
+    if not 1 <= number * factor <= 1 << 60:  # (also refuses nan)
         raise ValueError(f"not a size: {text!r}")
     return int(number * factor)
 
@@ -83,16 +120,15 @@ def describe_size(n: int) -> str:
     return f"{n} bytes"
 
 
-def _physical_memory() -> int:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # not on every platform
-        return 8 << 30
-
-
-def _limit_text(limit: int) -> str:
-    return (f"the limit is {describe_size(limit)}; to raise it, set {MAX_BYTES_ENV} (for example "
-            f"{MAX_BYTES_ENV}=4G) or pass --max-bytes 4G")
+def suggested_size(n: int) -> str:
+    """A size to write on the command line (parse_size's form) of at least `n` bytes: '1.3G', '640M', '2K'."""
+    for suffix, unit in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= unit:
+            tenths = ceil(n * 10 / unit)
+            while parse_size(f"{tenths / 10:g}{suffix}") < n:  # (a tenth's rounding)
+                tenths += 1
+            return f"{tenths / 10:g}{suffix}"
+    return str(max(n, 1))
 
 
 def _kind_of(mode: int) -> str | None:
@@ -102,12 +138,17 @@ def _kind_of(mode: int) -> str | None:
     if stat.S_ISDIR(mode):
         return "this is a folder, not a trace file; open one of the files inside it"
     if stat.S_ISFIFO(mode):
-        return "this is a named pipe (FIFO), not a trace file; only regular files are opened"
+        return "this is a named pipe (FIFO), not a regular file; only regular files are read"
     if stat.S_ISSOCK(mode):
-        return "this is a socket, not a trace file; only regular files are opened"
+        return "this is a socket, not a regular file; only regular files are read"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "this is a device, not a trace file; only regular files are opened"
-    return "this is not a regular file; only regular files are opened"
+        return "this is a device, not a regular file; only regular files are read"
+    return "this is not a regular file; only regular files are read"
+
+
+def is_zip(data: bytes) -> bool:
+    """Whether `data` is a zip archive (a bug-report bundle, or an empty zip)."""
+    return data[:4] in (ZIP_MAGIC, EMPTY_ZIP_MAGIC)
 
 
 def check_regular(path: str | os.PathLike) -> os.stat_result:
@@ -121,6 +162,48 @@ def check_regular(path: str | os.PathLike) -> os.stat_result:
     if reason:
         raise LoadError(name, reason)
     return info
+
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def open_regular(path: str | os.PathLike, limit: int | None = None,
+                 check_size: bool = True) -> tuple[BinaryIO, os.stat_result]:
+    """The one way an input file is opened: the path must name a regular file, it is opened read-only and
+    non-blocking (a FIFO swapped in after that check never makes the open wait for a writer), and the opened
+    descriptor itself must be a regular file too (what was swapped in is refused, never read), of at most
+    `limit` bytes: None is the trace budget, `max_bytes()` (its message names --max-bytes); a kind of file with
+    its own cap (settings, templates, bookmarks) passes that cap. Every reader of an input goes through here.
+    `check_size=False`: the caller checks the size against its format's own budget once it has read the head.
+    Returns an unbuffered handle, to close, and its stat; raises LoadError with a one-line reason."""
+    name = os.fsdecode(path)
+    check_regular(path)  # (a device is not even opened: opening some has effects)
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as err:
+        raise LoadError(name, _os_error_text(err)) from None
+    handle = os.fdopen(fd, "rb", buffering=0)
+    try:
+        info = os.fstat(fd)
+        reason = _kind_of(info.st_mode)
+        if reason:
+            raise LoadError(name, reason)
+        if check_size and info.st_size > (max_bytes() if limit is None else limit):
+            raise LoadError(name, _too_large_text(info.st_size, limit))
+    except BaseException:
+        handle.close()
+        raise
+    return handle, info
+
+
+def _too_large_text(size: int | None, limit: int | None) -> str:
+    """Why a file of `size` bytes (None: it grew while read) is refused under `limit` (None: the trace budget)."""
+    if limit is None:
+        budget = budget_for()
+        if size is None:
+            return budget.refusal("the file is larger than the limit (it grew while it was read)", budget.limit + 1)
+        return budget.refusal(f"the file is {describe_size(size)}, too large to open", size)
+    return f"the file is larger than {describe_size(limit)}, more than such a file can be"
 
 
 def _os_error_text(err: OSError) -> str:
@@ -141,30 +224,23 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
     """The file's content, decompressed if it is gzip or xz. Opens read-only; raises LoadError. Warnings (such
     as trailing data after a compressed stream) are appended to `warnings` when given."""
     name = os.fsdecode(path)
-    check_regular(path)
-    limit = max_bytes()
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)  # non-blocking: a FIFO swapped in after the stat() cannot hang the open
-    except OSError as err:
-        raise LoadError(name, _os_error_text(err)) from None
-    with os.fdopen(fd, "rb", buffering=0) as handle:
-        info = os.fstat(fd)
-        reason = _kind_of(info.st_mode)
-        if reason:
-            raise LoadError(name, reason)
-        if info.st_size > limit:
-            raise LoadError(name, f"the file is {describe_size(info.st_size)}, too large to open ({_limit_text(limit)})")
+    handle, info = open_regular(path, check_size=False)  # (its format's own budget is checked below)
+    with handle:
         try:
-            head = handle.read(8)
-            if head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC):
-                return _decompress_stream(head, handle, name, limit, warnings)
+            head = handle.read(HEAD_BYTES)
+            if head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC):  # (the limit: of what it expands to)
+                return _decompress_stream(head, handle, name, None, warnings)
+            budget = budget_for(kind_of_head(head))
+            if info.st_size > budget.limit:
+                raise LoadError(name, budget.refusal(f"the file is {describe_size(info.st_size)}, too large to open",
+                                                     info.st_size))
             handle.seek(0)  # (read whole, not head + rest: one copy of a large file in memory, not two)
-            data = _read_capped(handle, limit + 1, info.st_size)
+            data = _read_capped(handle, budget.limit + 1, info.st_size)
         except OSError as err:
             raise LoadError(name, _os_error_text(err)) from None
-    if len(data) > limit:  # it grew while being read
-        raise LoadError(name, f"the file is larger than the limit ({_limit_text(limit)})")
+    if len(data) > budget.limit:  # it grew while being read
+        raise LoadError(name, budget.refusal("the file is larger than the limit (it grew while it was read)",
+                                             len(data)))
     return data
 
 
@@ -178,8 +254,8 @@ class FileEnd:
 
     PIECE = 8 << 20  # bytes read at a time (~5 ms)
 
-    def __init__(self, fd: int, size: int, length: int) -> None:
-        self._fd, self._size = fd, size
+    def __init__(self, handle: BinaryIO, size: int, length: int) -> None:
+        self._handle, self._fd, self._size = handle, handle.fileno(), size
         self.length = min(length, size)
         self.buffer = mmap.mmap(-1, max(self.length, 1))
         self.floor = self.length  # buffer[floor:] is read
@@ -205,51 +281,41 @@ class FileEnd:
         return os.pread(self._fd, count, 0)
 
     def close(self) -> None:
-        os.close(self._fd)
+        self._handle.close()
 
 
 def open_file_end(path: str | os.PathLike, length: int) -> FileEnd | None:
     """A FileEnd of the last `length` bytes of a regular file that is not compressed (all of it if shorter), for
     a preview read before the whole file; or None (a compressed or unreadable file: the whole read says why).
     Close it when done."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags)
-    except OSError:
+        handle, info = open_regular(path, check_size=False)
+    except LoadError:
         return None
     try:
-        info = os.fstat(fd)
-        first = os.pread(fd, 8, 0)
-        if (_kind_of(info.st_mode) or info.st_size > max_bytes() or not info.st_size
+        first = os.pread(handle.fileno(), HEAD_BYTES, 0)
+        if (info.st_size > max_bytes(kind_of_head(first)) or not info.st_size
                 or first.startswith(GZIP_MAGIC) or first.startswith(XZ_MAGIC)):
-            os.close(fd)
+            handle.close()
             return None
-        return FileEnd(fd, info.st_size, length)
+        return FileEnd(handle, info.st_size, length)
     except (OSError, MemoryError):
-        os.close(fd)
+        handle.close()
         return None
 
 
 def read_regular(path: str | os.PathLike, limit: int) -> bytes:
-    """A small file's bytes as they are (settings, template maps): only a regular file, at most `limit` bytes,
-    never a read that blocks. Raises LoadError with a one-line reason."""
+    """A small file's bytes as they are (settings, template maps, bookmarks): only a regular file, at most
+    `limit` bytes, never a read that blocks. Raises LoadError with a one-line reason."""
     name = os.fsdecode(path)
-    check_regular(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as err:
-        raise LoadError(name, _os_error_text(err)) from None
-    with os.fdopen(fd, "rb", buffering=0) as handle:
-        reason = _kind_of(os.fstat(fd).st_mode)
-        if reason:
-            raise LoadError(name, reason)
+    handle, _info = open_regular(path, limit)
+    with handle:
         try:
             data = _read_capped(handle, limit + 1)
         except OSError as err:
             raise LoadError(name, _os_error_text(err)) from None
     if len(data) > limit:
-        raise LoadError(name, f"the file is larger than {describe_size(limit)}, more than such a file can be")
+        raise LoadError(name, _too_large_text(None, limit))
     return data
 
 
@@ -285,6 +351,8 @@ def _read_in_pieces(handle, size: int) -> bytes | None:
     one new bytes object: one read of the 894 MB recording took 0.2 s with no breath, the window's paint of a move
     meanwhile far longer than its 25 ms. The object is made unfilled through the C API and filled before anyone
     else sees it. None where that is not possible (not CPython): the caller reads it in one go."""
+    from afp_desktop.core.bytes_memory import unfilled_bytes, writable_view  # (ctypes: for a big file only)
+
     text = unfilled_bytes(size)
     target = writable_view(text) if text is not None else None
     if text is None or target is None:
@@ -327,7 +395,10 @@ class _Decoder:
         return self.decoder.eof
 
 
-def _decompress_stream(head: bytes, handle, name: str, limit: int, warnings: list[Problem] | None) -> bytes:
+def _decompress_stream(head: bytes, handle, name: str, budget: ByteBudget | None,
+                       warnings: list[Problem] | None) -> bytes:
+    """The content of a gzip or xz stream, refused as soon as it passes the budget (None: the budget of the format
+    its first HEAD_BYTES decompressed name)."""
     magic = GZIP_MAGIC if head.startswith(GZIP_MAGIC) else XZ_MAGIC
     decoder = _Decoder(magic)
     parts: list[bytes] = []
@@ -345,10 +416,12 @@ def _decompress_stream(head: bytes, handle, name: str, limit: int, warnings: lis
             out = decoder.decompress(data)
             if out:
                 total += len(out)
-                if total > limit:
-                    raise LoadError(name, f"the compressed file expands to more than the limit; it was not "
-                                          f"loaded ({_limit_text(limit)})")
                 parts.append(out)
+                if budget is None and total >= HEAD_BYTES:
+                    budget = budget_for(kind_of_head(b"".join(parts)[:HEAD_BYTES]))
+                if budget is not None and total > budget.limit:
+                    raise LoadError(name, budget.refusal("the compressed file expands to more than the limit; it "
+                                                         "was not loaded", 2 * budget.limit))
             if decoder.eof:
                 ended = True
                 rest = decoder.decoder.unused_data.lstrip(b"\x00")  # (xz pads streams with zero bytes)
@@ -372,6 +445,11 @@ def _decompress_stream(head: bytes, handle, name: str, limit: int, warnings: lis
                 break
     except (zlib.error, lzma.LZMAError, EOFError) as err:
         raise LoadError(name, f"the compressed file is damaged ({err})") from None
+    if budget is None:  # (it ended within its head)
+        budget = budget_for(kind_of_head(b"".join(parts)[:HEAD_BYTES]))
+        if total > budget.limit:
+            raise LoadError(name, budget.refusal("the compressed file expands to more than the limit; it was not "
+                                                 "loaded", 2 * budget.limit))
     if not ended:
         if warnings is None or not total:
             raise LoadError(name, "the compressed file is cut off (its end is missing); decompress what there is "
@@ -380,7 +458,7 @@ def _decompress_stream(head: bytes, handle, name: str, limit: int, warnings: lis
         warnings.append(Problem(name, "the compressed file is cut off (its end is missing): what it holds up to "
                                       "the cut is shown"))
     if trailing and warnings is not None:
-        extra = len(trailing) + len(_read_capped(handle, limit))
+        extra = len(trailing) + len(_read_capped(handle, budget.limit if budget is not None else max_bytes()))
         kind = "gzip" if magic == GZIP_MAGIC else "xz"
         warnings.append(Problem(name, f"{describe_size(extra)} of data after the end of the {kind} stream "
                                       "were ignored (they are not part of the compressed file)"))
@@ -394,7 +472,7 @@ def decompress(data: bytes, name: str) -> bytes:
     import io
 
     handle = io.BytesIO(data)
-    return _decompress_stream(handle.read(8), handle, name, max_bytes(), None)
+    return _decompress_stream(handle.read(8), handle, name, None, None)
 
 
 def rotation_partner(path: str | os.PathLike) -> Path:

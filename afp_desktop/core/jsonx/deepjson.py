@@ -16,8 +16,8 @@ Both walk the levels in Python frames, so callers run them with a raised recursi
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 from typing import Any, Callable
 
 import orjson
@@ -44,7 +44,7 @@ def loads(data: bytes) -> Any | None:
         return None
     closes = jsonscan.closing_brackets(depth, cuts)
     owners = _enclosing_cuts(np, cuts, depth)
-    salt = secrets.randbits(52)
+    salt = jsonscan.unguessable_number()
     pieces = _parse_pieces(data, positions, cuts, closes, owners, salt)
     if pieces is None:
         return None
@@ -206,7 +206,7 @@ def dumps(value: Any, option: int, default: Callable[[Any], Any] | None = None) 
     stands in the shallow part as a salted placeholder string, and is spliced into orjson's output in one pass.
     (Not orjson.Fragment: Fragments nested hundreds of levels apart abort the process inside orjson 3.13 with a
     corrupted heap, found by fuzzing.)"""
-    salt = secrets.token_hex(8)
+    salt = os.urandom(8).hex()
     parts: list[bytes] = []
     shallow = _shallow(value, WRITE_CUT, option, default, salt, parts)
     out = orjson.dumps(shallow, option=option, default=default)

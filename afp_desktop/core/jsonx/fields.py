@@ -8,12 +8,10 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from afp_desktop.core import compiled
 from afp_desktop.core.breathing import breathe, breathing_over
 
-try:
-    from afp_desktop.core.jsonx import fields_c as native  # type: ignore[attr-defined]
-except ImportError:  # not built (no C compiler at install): the Python loops
-    native = None
+native: Any = compiled.load("afp_desktop.core.jsonx.fields_c")  # None: the Python loops
 
 PIECE = 16_384  # items per call of the C loop (~1-2 ms): breathing points between them
 

@@ -18,28 +18,30 @@
        by shared.setdefault(tuple(value), value), so that equal lists are one list; a list holding something
        unhashable is left as it is. (A Trace's subflowPath lists, core/formats/lazy_trace.py.)
 
-   Why: a pass over a long run's 136,000 typed events in Python took 35-65 ms, most of it the interpreter's own
-   work around two dict lookups; here it is the lookups. The caller breathes between pieces (core/breathing.py).
-   Keys are exact strs, so no lookup runs Python code (a JSON object's keys are always strs). */
+   Why: in Python a pass paid the interpreter's work around its two dict lookups an item; here it is the lookups.
+   The caller breathes between pieces (core/breathing.py).
+
+   A lookup can run Python code (a key's __eq__ or __hash__ when a dict holds a key that is not a str), and that
+   code can change the list or the dicts: each loop reads a snapshot of items[start:stop] and holds a reference to
+   every object it works on, so what it reads is what the list held when called and nothing is read after it is
+   freed. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#ifndef SOURCE_SHA256 /* the sha256 of this file, given by setup.py: core/compiled.py refuses a module built from
+                         another version of its source */
+#define SOURCE_SHA256 ""
+#endif
+
 static PyObject *empty; /* "" */
 
-/* items[start:stop] of a list, clamped as a slice is. */
-static void clamp(PyObject *items, Py_ssize_t *start, Py_ssize_t *stop) {
-    Py_ssize_t n = PyList_GET_SIZE(items);
-    if (*start < 0) *start = 0;
-    if (*stop > n) *stop = n;
-    if (*stop < *start) *stop = *start;
-}
-
-/* The value at `key` of `d` if it is a dict (borrowed), NULL if none; -1 in *failed on an error. */
+/* The value at `key` of `d` if it is a dict (a new reference), NULL if none; 1 in *failed on an error. */
 static PyObject *lookup(PyObject *d, PyObject *key, int *failed) {
     if (!PyDict_Check(d)) return NULL;
     PyObject *value = PyDict_GetItemWithError(d, key);
     if (value == NULL && PyErr_Occurred()) *failed = 1;
+    Py_XINCREF(value);
     return value;
 }
 
@@ -47,22 +49,58 @@ static PyObject *texts(PyObject *self, PyObject *args) {
     PyObject *items, *key, *inner = NULL;
     Py_ssize_t start, stop;
     if (!PyArg_ParseTuple(args, "O!nnU|U", &PyList_Type, &items, &start, &stop, &key, &inner)) return NULL;
-    clamp(items, &start, &stop);
-    PyObject *out = PyList_New(stop - start);
-    if (out == NULL) return NULL;
-    for (Py_ssize_t i = start; i < stop; i++) {
+    PyObject *held = PyList_GetSlice(items, start, stop); /* a snapshot (clamped as a slice is) */
+    if (held == NULL) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(held);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        Py_DECREF(held);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
         int failed = 0;
-        PyObject *value = lookup(PyList_GET_ITEM(items, i), key, &failed);
-        if (value != NULL && inner != NULL) value = lookup(value, inner, &failed);
+        PyObject *value = lookup(PyList_GET_ITEM(held, i), key, &failed);
+        if (value != NULL && inner != NULL) {
+            PyObject *outer = value;
+            value = lookup(outer, inner, &failed);
+            Py_DECREF(outer);
+        }
         if (failed) {
+            Py_XDECREF(value);
             Py_DECREF(out);
+            Py_DECREF(held);
             return NULL;
         }
-        if (value == NULL || !PyUnicode_Check(value)) value = empty;
-        Py_INCREF(value);
-        PyList_SET_ITEM(out, i - start, value);
+        if (value == NULL || !PyUnicode_Check(value)) {
+            Py_XDECREF(value);
+            value = empty;
+            Py_INCREF(value);
+        }
+        PyList_SET_ITEM(out, i, value); /* (takes the reference) */
     }
+    Py_DECREF(held);
     return out;
+}
+
+/* Appends `index` to by_value[value], a list made on the first one; -1 on an error. */
+static int append_index(PyObject *by_value, PyObject *value, Py_ssize_t index) {
+    PyObject *found = PyDict_GetItemWithError(by_value, value);
+    if (found != NULL) {
+        Py_INCREF(found);
+    } else {
+        if (PyErr_Occurred()) return -1;
+        found = PyList_New(0);
+        if (found == NULL) return -1;
+        if (PyDict_SetItem(by_value, value, found) < 0) {
+            Py_DECREF(found);
+            return -1;
+        }
+    }
+    PyObject *number = PyLong_FromSsize_t(index);
+    int appended = number == NULL ? -1 : PyList_Append(found, number);
+    Py_XDECREF(number);
+    Py_DECREF(found);
+    return appended;
 }
 
 static PyObject *index_types(PyObject *self, PyObject *args) {
@@ -70,27 +108,26 @@ static PyObject *index_types(PyObject *self, PyObject *args) {
     Py_ssize_t start, stop;
     if (!PyArg_ParseTuple(args, "O!nnUO!", &PyList_Type, &items, &start, &stop, &key, &PyDict_Type, &by_value))
         return NULL;
-    clamp(items, &start, &stop);
-    for (Py_ssize_t i = start; i < stop; i++) {
+    if (start < 0) start = 0;
+    PyObject *held = PyList_GetSlice(items, start, stop); /* a snapshot (clamped as a slice is) */
+    if (held == NULL) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(held);
+    for (Py_ssize_t i = 0; i < n; i++) {
         int failed = 0;
-        PyObject *value = lookup(PyList_GET_ITEM(items, i), key, &failed);
-        if (failed) return NULL;
-        if (value == NULL || !PyUnicode_Check(value)) continue;
-        PyObject *found = PyDict_GetItemWithError(by_value, value); /* borrowed: the dict holds it */
-        if (found == NULL) {
-            if (PyErr_Occurred()) return NULL;
-            found = PyList_New(0);
-            if (found == NULL) return NULL;
-            int stored = PyDict_SetItem(by_value, value, found);
-            Py_DECREF(found);
-            if (stored < 0) return NULL;
+        PyObject *value = lookup(PyList_GET_ITEM(held, i), key, &failed);
+        if (failed) {
+            Py_DECREF(held);
+            return NULL;
         }
-        PyObject *index = PyLong_FromSsize_t(i);
-        if (index == NULL) return NULL;
-        int appended = PyList_Append(found, index);
-        Py_DECREF(index);
-        if (appended < 0) return NULL;
+        if (value == NULL) continue;
+        int appended = PyUnicode_Check(value) ? append_index(by_value, value, start + i) : 0;
+        Py_DECREF(value);
+        if (appended < 0) {
+            Py_DECREF(held);
+            return NULL;
+        }
     }
+    Py_DECREF(held);
     Py_RETURN_NONE;
 }
 
@@ -133,41 +170,48 @@ static PyObject *pick(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* The dict `item`'s list at `key` replaced by shared.setdefault(tuple(list), list); -1 on an error. */
+static int share_one(PyObject *item, PyObject *key, PyObject *shared) {
+    int failed = 0;
+    PyObject *value = lookup(item, key, &failed);
+    if (value == NULL) return failed ? -1 : 0;
+    int result = 0;
+    if (PyList_CheckExact(value)) {
+        PyObject *path = PyList_AsTuple(value);
+        PyObject *kept = path == NULL ? NULL : PyDict_SetDefault(shared, path, value); /* borrowed */
+        Py_XINCREF(kept);
+        Py_XDECREF(path);
+        if (kept == NULL) {
+            result = -1;
+            if (path != NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Clear(); /* unhashable: left as it is */
+                result = 0;
+            }
+        } else {
+            if (kept != value && PyDict_SetItem(item, key, kept) < 0) result = -1;
+            Py_DECREF(kept);
+        }
+    }
+    Py_DECREF(value);
+    return result;
+}
+
 static PyObject *share_lists(PyObject *self, PyObject *args) {
     PyObject *items, *key, *shared;
     Py_ssize_t start, stop;
     if (!PyArg_ParseTuple(args, "O!nnUO!", &PyList_Type, &items, &start, &stop, &key, &PyDict_Type, &shared))
         return NULL;
-    clamp(items, &start, &stop);
-    for (Py_ssize_t i = start; i < stop; i++) {
-        PyObject *item = PyList_GET_ITEM(items, i);
-        if (!PyDict_CheckExact(item)) continue;
-        PyObject *value = PyDict_GetItemWithError(item, key); /* borrowed */
-        if (value == NULL) {
-            if (PyErr_Occurred()) return NULL;
-            continue;
-        }
-        if (!PyList_CheckExact(value)) continue;
-        Py_INCREF(value); /* (held while the item's own reference may be replaced) */
-        PyObject *path = PyList_AsTuple(value);
-        if (path == NULL) {
-            Py_DECREF(value);
+    PyObject *held = PyList_GetSlice(items, start, stop); /* a snapshot (clamped as a slice is) */
+    if (held == NULL) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(held);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(held, i);
+        if (PyDict_CheckExact(item) && share_one(item, key, shared) < 0) {
+            Py_DECREF(held);
             return NULL;
         }
-        PyObject *kept = PyDict_SetDefault(shared, path, value); /* borrowed */
-        Py_DECREF(path);
-        if (kept == NULL) {
-            Py_DECREF(value);
-            if (!PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
-            PyErr_Clear(); /* unhashable: left as it is */
-            continue;
-        }
-        if (kept != value && PyDict_SetItem(item, key, kept) < 0) {
-            Py_DECREF(value);
-            return NULL;
-        }
-        Py_DECREF(value);
     }
+    Py_DECREF(held);
     Py_RETURN_NONE;
 }
 
@@ -184,5 +228,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "fields_c", NULL, -1,
 PyMODINIT_FUNC PyInit_fields_c(void) {
     empty = PyUnicode_FromString("");
     if (empty == NULL) return NULL;
-    return PyModule_Create(&module);
+    PyObject *made = PyModule_Create(&module);
+    if (made != NULL && PyModule_AddStringConstant(made, "source_sha256", SOURCE_SHA256) < 0) Py_CLEAR(made);
+    return made;
 }

@@ -95,12 +95,19 @@ def _loads_deep(data: str | bytes | memoryview) -> Any:
     return _stdlib_loads(raw, "not valid JSON, and nested too deeply for the place of the error to be found")
 
 
-def loads(data: str | bytes | memoryview) -> Any:
-    """Parse one JSON document. Raises JSONSyntaxError (with line/column) on invalid input."""
+TOO_DEEP = "nested more levels deep than such a file ever is (orjson's limit, 1,024)"
+
+
+def loads(data: str | bytes | memoryview, *, deep: bool = True) -> Any:
+    """Parse one JSON document. Raises JSONSyntaxError (with line/column) on invalid input. `deep=False`: a
+    document nested deeper than orjson goes raises JSONSyntaxError(TOO_DEEP) instead of being read on a deep
+    stack (slow, and never needed for a small file of settings or facts)."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as err:
         if _is_depth_error(err):
+            if not deep:
+                raise JSONSyntaxError(TOO_DEEP) from None
             return _loads_deep(data)
         if "surrogate" in str(err):  # JSON.parse takes a lone "\\ud83d" escape (and JSON.stringify writes it)
             return _loads_with_lone_surrogates(data, err)

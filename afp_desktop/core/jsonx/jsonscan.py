@@ -16,20 +16,24 @@ thread runs while a big file is scanned. Both give the same answer (tests/test_n
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from afp_desktop.core import compiled
 from afp_desktop.core.breathing import breathe, find_breathing, letting_go, report
 
-try:
-    from afp_desktop.core.jsonx import brackets_c as native  # type: ignore[attr-defined]
-except ImportError:  # not built (no C compiler at install): numpy's passes instead
-    native = None
+native: Any = compiled.load("afp_desktop.core.jsonx.brackets_c")  # None: numpy's passes
 
 np: Any = None  # numpy, once imported
 
 _CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
 _NATIVE_CHUNK = 1 << 20  # bytes per call of the C loop (~1 ms): the output arrays are sized by it
 _QUOTE, _BACKSLASH, _OPEN_SQUARE = 0x22, 0x5C, 0x5B
+
+
+def unguessable_number(bits: int = 52) -> int:
+    """A random number of `bits` bits that a file cannot guess (a placeholder's salt), from the system's source."""
+    return int.from_bytes(os.urandom((bits + 7) // 8), "big") >> (-bits % 8)
 
 
 def numpy():
@@ -151,7 +155,8 @@ def _scan_natively(data: bytes, start: int, size: int):
 def closing_brackets(depth, open_indices):
     """The index of each opening's closing bracket: the next bracket back at the depth before it opened."""
     closes = np.empty_like(open_indices)
-    for level in np.unique(depth[open_indices]):
+    levels = np.flatnonzero(np.bincount(depth[open_indices]))  # (in order; np.unique would import numpy.ma)
+    for level in levels:
         chosen = depth[open_indices] == level
         back = np.flatnonzero(depth == level - 1)
         closes[chosen] = back[np.searchsorted(back, open_indices[chosen], side="right")]

@@ -142,11 +142,11 @@ class _Timeline:
     def __init__(self, items: list[tuple[int, str, str]]):
         items.sort(key=lambda item: item[0])  # stable: same-position items keep their order
         self._positions = [position for position, _, _ in items]
-        self._items = items
+        self.items = items
 
     def at(self, position: int) -> tuple[str | None, str | None]:
         i = bisect_right(self._positions, position) - 1
-        return (self._items[i][1], self._items[i][2]) if i >= 0 else (None, None)
+        return (self.items[i][1], self.items[i][2]) if i >= 0 else (None, None)
 
 
 def _is_root_level(event: dict) -> bool:
@@ -218,6 +218,11 @@ class BubbleModel:
                 depth -= 1
                 if depth == 0 and payload.get("status") == "ok" and last_reply is not None:
                     answers.append((typed_pos[j], last_reply[1], "composition.exit"))
+
+    def chat_texts(self) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, str]]]:
+        """(position, text, source) of every prompt and every answer, in order of position: at a position the
+        bubble shows the latest of each that has happened (`at`)."""
+        return list(self._prompts.items), list(self._answers.items)
 
     def state_at(self, position: int) -> dict | None:
         position = max(0, min(position, self.length))

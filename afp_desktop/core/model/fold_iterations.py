@@ -23,6 +23,7 @@ from afp_desktop.core.jsonx import jsonio
 CHIP_BEFORE_KINDS = frozenset(("fork-branch", "decision-branch", "framework"))  # slot chips come before their LLM call
 FOLD_KIND = "fold"
 MIN_FOLDED = 3  # fewer alike iterations than this stay as they are
+AUTO_FOLD_STEPS = 2000  # a graph of more steps than this is shown folded until the user chooses
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,9 @@ def _text(value: Any) -> str:
         return repr(value)
 
 
+Cursor = tuple[int, int | None]  # a cursor: (position, the stop it was chosen as, if any)
+
+
 class ReplayFacts:
     """When each StepGraph node started and ended, which nodes are open after n DomainEvents, where errors
     became known, and the effective DomainEvent count at every axis position."""
@@ -522,11 +525,17 @@ class Replay:
         return ("Run", *(label for label, _stops in self._drill))
 
     def span_index(self, position: int | None = None) -> int | None:
+        """The span holding `position` (the cursor's when None; its chosen stop counts only there)."""
+        if position is None or position == self.position:
+            return self.span_index_at(self.position, self.chosen_stop)
+        return self.span_index_at(position, None)
+
+    def span_index_at(self, position: int, chosen: int | None = None) -> int | None:
+        """The span holding a cursor at `position` chosen as stop `chosen` (several spans can end at one
+        position: the chosen one is meant). A query: the replay's own cursor does not move."""
         spans = self.spans
         if not spans:
             return None
-        position = self.position if position is None else position
-        chosen = self.chosen_stop if position == self.position else None
         return span_index_at(self._ends_of(spans), spans[0].start, position, chosen)
 
     def _ends_of(self, spans: list[StopSpan]) -> list[int]:
@@ -612,48 +621,77 @@ class Replay:
         return True
 
     # -- moving -------------------------------------------------------------------------------------------------
-    def move_to(self, position: int, stop: int | None = None) -> None:
-        self.position = max(0, min(int(position), self.length))
-        self.chosen_stop = stop if stop is not None and 0 <= stop < len(self.spans) \
-            and self.spans[stop].end == self.position else None
-
-    def move_to_stop(self, index: int) -> None:
+    # -- where a move goes (queries: the replay's own cursor does not move) -------------------------------------
+    def cursor_at(self, position: int, stop: int | None = None) -> Cursor:
+        """A cursor at `position` (kept inside the run), chosen as stop `stop` if that stop ends there."""
+        position = max(0, min(int(position), self.length))
         spans = self.spans
-        if spans:
-            index = max(0, min(index, len(spans) - 1))
-            self.move_to(spans[index].end, stop=index)
+        chosen = stop if stop is not None and 0 <= stop < len(spans) and spans[stop].end == position else None
+        return position, chosen
 
-    def next_stop(self) -> bool:
-        """To the end of the span the cursor is in, or, at a stop, to the following stop."""
-        index = self.span_index()
+    def stop_target(self, index: int) -> Cursor | None:
+        """Where stop `index` is (its span's end, chosen as that stop); None without stops."""
+        spans = self.spans
+        if not spans:
+            return None
+        index = max(0, min(index, len(spans) - 1))
+        return self.cursor_at(spans[index].end, index)
+
+    def next_stop_from(self, position: int, chosen: int | None = None) -> Cursor | None:
+        """From a cursor: the end of the span it is in, or, at a stop, the following stop (None: no further)."""
+        index = self.span_index_at(position, chosen)
         spans = self.spans
         if index is None:
-            target = 0 if spans and self.position < spans[0].start else None
-        elif spans[index].end == self.position:
+            target = 0 if spans and position < spans[0].start else None
+        elif spans[index].end == position:
             target = index + 1
         else:
             target = index
         if target is None or target >= len(spans):
-            return False
-        self.move_to_stop(target)
-        return True
+            return None
+        return self.stop_target(target)
 
-    def previous_stop(self) -> bool:
-        index = self.span_index()
+    def previous_stop_from(self, position: int, chosen: int | None = None) -> Cursor | None:
+        """From a cursor: the stop before (the start of the first span from inside it; None: no earlier)."""
+        index = self.span_index_at(position, chosen)
         spans = self.spans
         if index is None:
-            if spans and self.position > spans[-1].end:
-                self.move_to_stop(len(spans) - 1)
-                return True
+            return self.stop_target(len(spans) - 1) if spans and position > spans[-1].end else None
+        if index - 1 < 0:
+            start = spans[0].start if spans else 0
+            return self.cursor_at(start) if position > start else None
+        return self.stop_target(index - 1)
+
+    def end_target(self) -> Cursor:
+        """The run's end, at its last stop (several stops can end there; "Run end" is the one meant)."""
+        spans = self.spans
+        last = len(spans) - 1 if spans and spans[-1].end == self.length else None
+        return self.cursor_at(self.length, last)
+
+    def replay_start(self) -> Cursor:
+        """Where playing starts again once the run has been played to its end: its first span's start."""
+        spans = self.spans
+        return self.cursor_at(spans[0].start if spans else 0)
+
+    # -- moves ---------------------------------------------------------------------------------------------------
+    def move_to(self, position: int, stop: int | None = None) -> None:
+        self.position, self.chosen_stop = self.cursor_at(position, stop)
+
+    def _go(self, target: Cursor | None) -> bool:
+        if target is None:
             return False
-        target = index - 1
-        if target < 0:
-            if self.position > (spans[0].start if spans else 0):
-                self.move_to(spans[0].start)
-                return True
-            return False
-        self.move_to_stop(target)
+        self.position, self.chosen_stop = target
         return True
+
+    def move_to_stop(self, index: int) -> None:
+        self._go(self.stop_target(index))
+
+    def next_stop(self) -> bool:
+        """To the end of the span the cursor is in, or, at a stop, to the following stop."""
+        return self._go(self.next_stop_from(self.position, self.chosen_stop))
+
+    def previous_stop(self) -> bool:
+        return self._go(self.previous_stop_from(self.position, self.chosen_stop))
 
     def step_events(self, delta: int) -> None:
         self.move_to(self.position + delta)
@@ -663,14 +701,14 @@ class Replay:
 
     def end(self) -> None:
         """The run's end, at its last stop (several stops can end there; "Run end" is the one meant)."""
-        spans = self.spans
-        last = len(spans) - 1 if spans and spans[-1].end == self.length else None
-        self.move_to(self.length, last)
+        self._go(self.end_target())
 
     # -- play ---------------------------------------------------------------------------------------------------
     def play(self) -> None:
-        if self.position >= self.length:
-            self.home()
+        """Play from the cursor; from the start of the first span once the last has been played."""
+        spans = self.spans
+        if self.position >= (spans[-1].end if spans else self.length):
+            self._go(self.replay_start())
         self.playing = True
 
     def pause(self) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from afp_desktop.core.model.axis import Axis, build_axis, stage_ids_on_axis
 from afp_desktop.core.jsonx.fields import indices_by_text
-from afp_desktop.core.library.events import TRAVERSAL_DOMAIN_TYPES, typed_indices_by_type
+from afp_desktop.core.library.events import typed_indices_by_type
 from afp_desktop.core.problems import LoadCancelled, LoadError, Notice, Problem
 from afp_desktop.core.shapes import StepGraph, StopDict
 from afp_desktop.core.library.stepgraph import StepGraphFold, build_step_graph_safe
@@ -68,10 +68,6 @@ class Run:
         return name
 
     @property
-    def has_typed_stream(self) -> bool:
-        return self.typed_events is not None
-
-    @property
     def commit_log(self) -> list | None:
         log = self.snapshot.get("commitLog") if isinstance(self.snapshot, dict) else None
         return log if isinstance(log, list) else None
@@ -81,10 +77,6 @@ class Run:
         tree = self.snapshot.get("executionTree") if isinstance(self.snapshot, dict) else None
         lazy = getattr(tree, "known_mount_ids", None) is not None  # kept as bytes (formats/lazy_recording.py)
         return tree if isinstance(tree, dict) or lazy else None
-
-    @property
-    def has_traversal(self) -> bool:
-        return any(isinstance(e, dict) and e.get("type") in TRAVERSAL_DOMAIN_TYPES for e in self.domain_events)
 
     # -- projections (computed once) -------------------------------------------------------------------
     @cached_property
@@ -354,12 +346,6 @@ class Run:
     def at(self, position: int) -> tuple[int, int]:
         """(number of DomainEvents, number of typed events) that have happened at axis `position`."""
         return self.axis.counts_at(position)
-
-    def stepgraph_at(self, position: int) -> StepGraph:
-        """The StepGraph folded over exactly the DomainEvents that have happened at `position`."""
-        n_domain, _ = self.at(position)
-        fold, _note = build_step_graph_safe(self.domain_events[:n_domain])
-        return fold.graph()
 
     def status_at(self, position: int) -> dict | None:
         states = self.status_states

@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.breathing import breathing_over
@@ -156,11 +156,13 @@ def _fill_gaps(starts: list[int | None], low: int, high: int) -> list[bool]:
 
 @dataclass
 class StopFigures:
-    """Per stop: tokens in and out of the LLM turns and milliseconds of tool time that started there."""
+    """Per stop: tokens in and out of the LLM turns and milliseconds of tool time that started there, and the
+    StepGraph nodes (LLM and tool calls) summed into each."""
 
     tokens_in: list[float]
     tokens_out: list[float]
     tool_ms: list[float]
+    nodes: list[list[int]] | None = None
 
     @property
     def has_tokens(self) -> bool:
@@ -170,36 +172,74 @@ class StopFigures:
     def has_tool_time(self) -> bool:
         return any(self.tool_ms)
 
+    def known(self, i: int, fold_nodes: Sequence[Mapping[str, Any]], started: int,
+              has_ended: Callable[[int], bool]) -> KnownFigure:
+        """Stop i's figures as known at a moment: only the calls started (node index < `started`) that have
+        ended (`has_ended`): a call's tokens and a tool's time are known at its end. A call started and not
+        ended is counted as running."""
+        summed = self.nodes[i] if self.nodes is not None else []
+        if not summed or (summed[-1] < started and all(has_ended(n) for n in summed)):
+            return KnownFigure(self.tokens_in[i], self.tokens_out[i], self.tool_ms[i], False, False)
+        tokens_in = tokens_out = tool_ms = 0.0
+        llm_running = tool_running = False
+        for n in summed:
+            if n >= started:
+                break
+            kind, t_in, t_out, ms = node_figure(fold_nodes[n])
+            if not has_ended(n):
+                llm_running, tool_running = llm_running or kind != "llm->tool", tool_running or kind == "llm->tool"
+                continue
+            tokens_in, tokens_out, tool_ms = tokens_in + t_in, tokens_out + t_out, tool_ms + ms
+        return KnownFigure(tokens_in, tokens_out, tool_ms, llm_running, tool_running)
+
+
+@dataclass(frozen=True)
+class KnownFigure:
+    tokens_in: float
+    tokens_out: float
+    tool_ms: float
+    llm_running: bool   # an LLM call of the stop has started and not ended: its tokens are not known yet
+    tool_running: bool  # a tool call of the stop is running: its time is not known yet
+
 
 def _number(value) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def node_figure(node: Mapping[str, Any]) -> tuple[str, float, float, float]:
+    """(kind, tokens in, tokens out, tool ms) of an LLM or tool call node."""
+    kind = node.get("kind")
+    if kind == "llm->tool":
+        start, end = _number(node.get("startOffsetMs")), _number(node.get("endOffsetMs"))
+        return kind, 0.0, 0.0, (end - start if start is not None and end is not None and end >= start else 0.0)
+    tokens = node.get("tokens")
+    if not isinstance(tokens, dict):
+        tokens = {}
+    return str(kind), _number(tokens.get("in")) or 0.0, _number(tokens.get("out")) or 0.0, 0.0
 
 
 def stop_figures(run, stops: Sequence[Mapping[str, Any]]) -> StopFigures:
     """Sum each StepGraph node's tokens (LLM calls) and duration (tool calls) onto the stop whose axis range
     holds the event that created the node."""
     count = len(stops)
-    figures = StopFigures([0.0] * count, [0.0] * count, [0.0] * count)
+    figures = StopFigures([0.0] * count, [0.0] * count, [0.0] * count, [[] for _ in range(count)])
     if not count:
         return figures
     ends = [stop["axisEnd"] for stop in stops]
     fold = run.step_fold
     axis = run.axis
-    for node, created in breathing_over(zip(fold.nodes, fold.node_created_at), every=512):
-        kind = node.get("kind")
-        if kind not in ("user->llm", "tool->llm", "llm->tool"):
+    nodes = cast(list, figures.nodes)
+    for index, (node, created) in enumerate(breathing_over(zip(fold.nodes, fold.node_created_at), every=512)):
+        if node.get("kind") not in ("user->llm", "tool->llm", "llm->tool"):
             continue
         entry = axis.position_of_domain(created)  # index of the creating event on the axis
         if entry < stops[0].get("axisStart", 0) or entry >= ends[-1]:
             continue  # outside the stops shown (a drilled mount shows only its own range)
         i = min(bisect_right(ends, entry), count - 1)
-        if kind == "llm->tool":
-            start, end = _number(node.get("startOffsetMs")), _number(node.get("endOffsetMs"))
-            if start is not None and end is not None and end >= start:
-                figures.tool_ms[i] += end - start
-        else:
-            tokens = node.get("tokens") if isinstance(node.get("tokens"), dict) else {}
-            figures.tokens_in[i] += _number(tokens.get("in")) or 0.0
-            figures.tokens_out[i] += _number(tokens.get("out")) or 0.0
+        _kind, t_in, t_out, ms = node_figure(node)
+        figures.tool_ms[i] += ms
+        figures.tokens_in[i] += t_in
+        figures.tokens_out[i] += t_out
+        nodes[i].append(index)
     return figures
 

@@ -20,6 +20,7 @@ from typing import Any
 
 FORMAT = "afp-desktop-bookmarks"
 VERSION = 1
+MAX_POSITION = (1 << 53) - 1  # a cursor position: a whole number JSON holds exactly, never negative
 
 
 def run_id_of(run) -> str | None:
@@ -78,7 +79,8 @@ class Bookmark:
         if not isinstance(value, dict):
             return None
         stop, label, position = value.get("stop"), value.get("stopLabel"), value.get("position")
-        if not isinstance(stop, dict) or not isinstance(label, str) or type(position) is not int:
+        if not isinstance(stop, dict) or not isinstance(label, str) or type(position) is not int \
+                or not 0 <= position <= MAX_POSITION:
             return None
         note: str = value["note"] if isinstance(value.get("note"), str) else ""
         created: str = value["created"] if isinstance(value.get("created"), str) else ""

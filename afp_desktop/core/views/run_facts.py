@@ -5,6 +5,7 @@ start was lost. Pure, no Qt; each part as known at a position (default: the end)
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +77,7 @@ class RunFacts:
     """The facts of one run, computed once: findings, resilience, how it ended, the steps' costs and reasoning."""
 
     def __init__(self, run, facts: ReplayFacts | None = None) -> None:
-        self.run = run
+        self._run = weakref.ref(run)  # (kept per run by facts_of_run: a strong reference would keep every run alive)
         self.facts = facts or getattr(run, "replay_facts", None) or ReplayFacts(run)
         self.findings = Findings(run, self.facts)
         self.resilience = Resilience(run, self.facts)
@@ -101,7 +102,8 @@ class RunFacts:
 
     def as_json(self, position: int | None = None) -> dict:
         """The `info --json` part: end, resilience, costUsd, eventTypes, findings, startLost."""
-        run = self.run
+        run = self._run()
+        assert run is not None, "the run these facts were computed from is still alive while asked about"
         ends = run.run_ends
         end = ends.final if position is None else ends.at(position)
         findings = self.findings.all if position is None else self.findings.known(position)

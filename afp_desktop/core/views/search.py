@@ -1,10 +1,12 @@
 """Find anything in a run: one index over every text a run holds, searched in milliseconds. Pure, no Qt.
 
   SearchIndex(run, templates, app_name)   built once (seconds on a 50 MB run: do it off the UI thread)
-  index.find(query, regex=, ignore_case=, limit=) -> SearchResult   a lazy, position-ordered list of Hits
+  index.find(query, regex=, ignore_case=, limit=, time_limit=) -> SearchResult   a lazy, position-ordered list
+                                          of Hits; SearchTooSlow (a QueryError) past the time limit
   index.with_templates(templates, app_name)   the same content with the status lines of another template map
   find(run, query, ...)                   build and search in one call (the CLI)
   compile_query(query, regex, ignore_case)   the pattern, or QueryError with a sentence saying what is wrong
+                                          (query.py: what a query is and how a regular expression is bounded)
 
 What is indexed (run_texts.py finds it), each text with the axis position where it became known (right after its
 event, so moving the cursor there shows it), the StepGraph node it belongs to and a `where` for people: step labels; tool names, arguments, results and errors; assistant text; user prompts and final answers; slot
@@ -13,8 +15,9 @@ reports; pause questions; any other typed event's payload strings (route rationa
 status line the chat bubble showed, rendered with the active template map.
 
 Speed: the texts are deduplicated (a conversation repeats in every iteration's slots) and joined into one string
-per part, which `re` scans in one pass; a text shared by many events is matched once and its events listed with
-numpy. A large Trace's payloads (LazyJSON, kept as bytes) are parsed one at a time while building and only
+per part, scanned a range of texts at a time; a text shared by many events is matched once and its events listed
+with numpy. With a limit, the scan ends once no text left can give an earlier hit, so the work is bounded by the
+limit, not by the run. A large Trace's payloads (LazyJSON, kept as bytes) are parsed one at a time while building and only
 their strings are kept, never the parsed payloads. Excerpts are cut only for the hits someone looks at.
 """
 
@@ -25,74 +28,32 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
-from typing import Any, Iterator
+from typing import Iterator
 
 import numpy as np
 
-from afp_desktop.core.breathing import breathing_over
+from afp_desktop.core.breathing import breathe, breathing_over
 from afp_desktop.core.views.bookmarks import ordinal_labels
 from afp_desktop.core.views.run_texts import NodeFinder, content_texts, status_texts
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
+from afp_desktop.core.views.query import (  # noqa: F401 — QueryError, SearchTooSlow and compile_query: shown here too
+    Query,
+    QueryError,
+    SearchTooSlow,
+    check_deadline,
+    compile_query,
+    deadline_in,
+    too_slow,
+)
+from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
 
 EXCERPT_BEFORE = 50
 EXCERPT_AFTER = 90
+FIRST_RANGE_ROWS = 1 << 16  # rows (a text's length times its documents) the first range of texts scanned can make
+RANGE_ROWS = 1 << 22  # … and any range but one of a single text
+RANGE_CHARS = 1 << 22  # characters of one range: the time limit and the window's breathing are checked between two
 _SEPARATOR = "\n\x00\n"  # between texts in a part's joined string; a match crossing it is re-checked per text
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
-
-
-class QueryError(ValueError):
-    """The query cannot be searched for (an invalid regular expression); the message says why, plainly."""
-
-
-def compile_query(query: str, regex: bool = False, ignore_case: bool = False) -> "Query":
-    if not isinstance(query, str) or query == "":
-        raise QueryError("the search text is empty")
-    flags = re.IGNORECASE if ignore_case else 0
-    if not regex:
-        lowered = query.lower()
-        return Query(re.compile(re.escape(query), flags),
-                     re.escape(lowered) if ignore_case and len(lowered) == len(query) else None)
-    try:
-        pattern = re.compile(query, flags | re.MULTILINE)  # ^ and $: start and end of any line of a text
-    except re.error as err:
-        where = f" at position {err.pos}" if err.pos is not None else ""
-        raise QueryError(f"not a valid regular expression: {err.msg}{where}") from None
-    if pattern.fullmatch("") is not None:
-        raise QueryError("this regular expression matches empty text, so it would match everywhere; make it "
-                         "match at least one character (for example x+ instead of x*)")
-    lowered_source = query.lower() if ignore_case and _lowers_safely(query) else None
-    return Query(pattern, lowered_source, re.MULTILINE)
-
-
-# An escape whose meaning lower-casing would change (\D → \d, \A → \a, \N{…}), one naming a character by its
-# code (\x41 is "A" however it is written), a backreference, or a flag group turning ignore-case off in a part.
-_CASE_SENSITIVE_SYNTAX = re.compile(r"\\[A-Zxu0-9]|\(\?[a-zA-Z]*-[a-zA-Z]*i")
-
-
-def _lowers_safely(source: str) -> bool:
-    """Whether the lower-cased pattern, matched case-sensitively in lower-cased text, finds what the pattern
-    finds ignoring case: yes unless lower-casing changes an escape's meaning or a character's length."""
-    return len(source.lower()) == len(source) and not _CASE_SENSITIVE_SYNTAX.search(source)
-
-
-class Query:
-    """A compiled query. Ignoring case, `lowered` (when set) is the same query for lower-cased text, matched
-    case-sensitively: `re.IGNORECASE` cannot use its fast literal search and is several times slower."""
-
-    def __init__(self, pattern: re.Pattern, lowered_source: str | None, flags: int = 0):
-        self.pattern = pattern
-        self.lowered: re.Pattern | None = None
-        if lowered_source is not None:
-            try:
-                self.lowered = re.compile(lowered_source, flags)
-            except re.error:  # (lower-casing made it invalid: keep to the slower, exact way)
-                self.lowered = None
-
-    def finditer(self, text: str):
-        return self.pattern.finditer(text)
-
-    def search(self, text: str):
-        return self.pattern.search(text)
 
 
 # ── the hits ────────────────────────────────────────────────────────────────────────────────────────────
@@ -199,6 +160,7 @@ class _Part:
         self.docs_of = order
         self.ptr = np.zeros(len(self.texts) + 1, dtype=np.int64)
         np.cumsum(np.bincount(self.text_of, minlength=len(self.texts)), out=self.ptr[1:])
+        self.first_doc = self.docs_of[self.ptr[:-1]]  # each text's first document: increasing with the text
         self.blob = _SEPARATOR.join(self.texts)
         lengths = np.fromiter(map(len, self.texts), dtype=np.int64, count=len(self.texts))
         self.starts = np.zeros(len(self.texts), dtype=np.int64)
@@ -213,21 +175,31 @@ class _Part:
     def __len__(self) -> int:
         return len(self.positions)
 
-    def matches(self, pattern: Query) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(text, start, end) of every non-empty match, offsets within the text."""
-        haystack = self.blob
-        finder: Any = pattern
-        if getattr(pattern, "lowered", None) is not None and self.lowered is not None:
+    def matches(self, pattern: Query, first: int = 0, stop: int | None = None, deadline: float | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(text, start, end) of every non-empty match in texts [first, stop), offsets within the text. Raises
+        TimeoutError once `deadline` (time.monotonic()) has passed."""
+        stop = len(self.texts) if stop is None else stop
+        empty = np.zeros(0, dtype=np.int64)
+        if first >= stop:
+            return empty, empty, empty
+        haystack, finder = self.blob, pattern.pattern
+        if pattern.lowered is not None and self.lowered is not None:
             haystack, finder = self.lowered, pattern.lowered
-        # (start, end) pairs straight from the match objects into numpy, with no Python loop in between
-        flat = np.fromiter(chain.from_iterable(map(re.Match.span, finder.finditer(haystack))), dtype=np.int64)
+        # (start, end) pairs straight from the match objects into numpy, with no Python loop in between; the scan
+        # ends at the last text's end, so a match never runs past the texts asked for
+        found = finder.finditer(haystack, int(self.starts[first]), int(self.ends[stop - 1]), deadline)
+        flat = np.fromiter(chain.from_iterable(map(finder.span, found)), dtype=np.int64)
         if not len(flat):
-            empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
         starts, ends = flat[0::2], flat[1::2]
         text = np.searchsorted(self.starts, starts, side="right") - 1
-        crossing = ends > self.ends[text]
-        keep = (ends > starts) & ~crossing & (starts < self.ends[text])
+        # a match inside a separator is no match; one reaching into a text from outside the text it starts in is
+        following = np.minimum(text + 1, len(self.starts) - 1)  # the next text's start (the last text: the end)
+        next_start = np.where(text + 1 < len(self.starts), self.starts[following], len(haystack))
+        in_separator = (starts >= self.ends[text]) & (ends <= next_start)
+        crossing = (ends > self.ends[text]) & ~in_separator
+        keep = (ends > starts) & ~crossing & ~in_separator
         t, s, e = text[keep], starts[keep] - self.starts[text[keep]], ends[keep] - self.starts[text[keep]]
         if crossing.any():
             # The match ran over a separator (a pattern like \s+ can): search each text it touched on its own,
@@ -237,7 +209,8 @@ class _Part:
                 redo.update(range(int(a), int(b) + 1))
             drop = np.isin(t, list(redo))
             extra = [(i, m.start(), m.end()) for i in sorted(redo)
-                     for m in pattern.finditer(haystack[self.starts[i]:self.ends[i]]) if m.end() > m.start()]
+                     for m in pattern.finditer(haystack[self.starts[i]:self.ends[i]], deadline=deadline)
+                     if m.end() > m.start()]
             t, s, e = t[~drop], s[~drop], e[~drop]
             if extra:
                 more = np.array(extra, dtype=np.int64)
@@ -245,15 +218,77 @@ class _Part:
                     np.concatenate([e, more[:, 2]])
         return t, s, e
 
-    def hits(self, pattern: Query) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(document, start, end) of every match, one row per document holding the matched text."""
-        t, s, e = self.matches(pattern)
+    def hits(self, pattern: Query, limit: int | None = None, deadline: float | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(document, start, end) of the matches, one row per document holding the matched text, in document
+        order (then start); all of them, or the first `limit` + 1 when there are more (so a caller cut to `limit`
+        knows the list was cut). The texts are scanned a range at a time and the scan ends as soon as no text
+        left can hold an earlier row: a query matching everywhere costs `limit` rows, not the whole run."""
+        keep = None if limit is None else limit + 1
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        rows = 0
+        ranges = _Ranges(self, keep)
+        first = 0
+        while first < len(self.texts):
+            stop = ranges.end(first)
+            breathe()
+            check_deadline(deadline)
+            docs, s, e = self._rows(*self.matches(pattern, first, stop, deadline), keep)
+            found.append((docs, s, e))
+            rows += len(docs)
+            if keep is not None and rows >= keep:
+                docs, s, e = (np.concatenate(column) for column in zip(*found))
+                order = np.lexsort((s, docs))[:keep]
+                found, rows = [(docs[order], s[order], e[order])], keep
+                # Texts are numbered by their first document: past the kept rows' last document, none can give an
+                # earlier row. Only the texts before that are left to scan.
+                ranges.last_text = int(np.searchsorted(self.first_doc, docs[order[-1]], side="right"))
+            first = min(stop, ranges.last_text)
+            if first == ranges.last_text:
+                break
+        if not found:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty
+        docs, s, e = (np.concatenate(column) for column in zip(*found))
+        order = np.lexsort((s, docs))
+        return docs[order], s[order], e[order]
+
+    def _rows(self, t: np.ndarray, s: np.ndarray, e: np.ndarray, keep: int | None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The matches (text, start, end) as rows (document, start, end): one per document holding the text; with
+        `keep`, only as many of each text's first documents as can give one of the first `keep` rows."""
         counts = self.ptr[t + 1] - self.ptr[t]
+        if keep is not None and len(t):
+            per_text = np.bincount(t, minlength=len(self.texts))[t]  # matches in the same text
+            counts = np.minimum(counts, -(-keep // per_text))
         total = int(counts.sum())
         row = np.repeat(np.arange(len(t)), counts)
         first = np.repeat(np.cumsum(counts) - counts, counts)
         docs = self.docs_of[self.ptr[t][row] + (np.arange(total) - first)]
         return docs, s[row], e[row]
+
+
+class _Ranges:
+    """Where each range of texts scanned one after another ends: small first (a query matching everywhere stops
+    after one), growing to RANGE_ROWS; sized by the rows their matches can make (a text's length times the
+    documents holding it), so one range never makes more than about that many rows but for one text, nor holds
+    more than RANGE_CHARS characters. `last_text` ends the scan early (no text from there on can give a row)."""
+
+    def __init__(self, part: _Part, keep: int | None):
+        lengths = part.ends - part.starts + len(_SEPARATOR)
+        docs = np.diff(part.ptr) if keep is None else np.minimum(np.diff(part.ptr), keep)
+        self.chars = np.cumsum(lengths)
+        self.weight = np.cumsum(lengths * docs)
+        self.budget = FIRST_RANGE_ROWS if keep is None else min(FIRST_RANGE_ROWS, 8 * keep + 1024)
+        self.last_text = len(part.texts)
+
+    def end(self, first: int) -> int:
+        base_weight = self.weight[first - 1] if first else 0
+        base_chars = self.chars[first - 1] if first else 0
+        stop = min(int(np.searchsorted(self.weight, base_weight + self.budget, side="right")),
+                   int(np.searchsorted(self.chars, base_chars + RANGE_CHARS, side="right")), self.last_text)
+        self.budget = min(2 * self.budget, RANGE_ROWS)
+        return max(stop, first + 1)
 
 
 class SearchIndex:
@@ -283,12 +318,18 @@ class SearchIndex:
         i = bisect_right(self.stop_ends, position - 1)
         return min(i, len(self.stop_ends) - 1)
 
-    def find(self, query: str, *, regex: bool = False, ignore_case: bool = False,
-             limit: int | None = None) -> SearchResult:
-        """Every match of `query` (plain text unless `regex`), in axis order; at most `limit` when given.
-        Raises QueryError for an empty query or an invalid regular expression. Empty matches are skipped."""
+    def find(self, query: str, *, regex: bool = False, ignore_case: bool = False, limit: int | None = None,
+             time_limit: float = DEFAULT_TIME_LIMIT_S) -> SearchResult:
+        """Every match of `query` (plain text unless `regex`), in axis order; at most `limit` when given (the
+        result's `complete` says whether that was all). Raises QueryError for an empty query or an invalid
+        regular expression, and SearchTooSlow (a QueryError) when the search takes longer than `time_limit`
+        seconds. Empty matches are skipped."""
         pattern = compile_query(query, regex, ignore_case)
-        found = [part.hits(pattern) for part in self._parts]
+        deadline = deadline_in(time_limit)
+        try:
+            found = [part.hits(pattern, limit, deadline) for part in self._parts]
+        except TimeoutError:
+            raise too_slow(time_limit, regex) from None
         part = np.concatenate([np.full(len(f[0]), p, dtype=np.int64) for p, f in enumerate(found)])
         doc = np.concatenate([f[0] for f in found])
         start = np.concatenate([f[1] for f in found])

@@ -1,0 +1,27 @@
+"""Iteration bands and the readout on the timeline (iteration_bands.py), made once the timeline's plots exist:
+a feature of the window's list that keeps pyqtgraph off the start-up path."""
+
+from __future__ import annotations
+
+
+class IterationOrientation:
+    key = "iteration_bands"
+
+    def __init__(self, window) -> None:
+        self.window = window
+        self.bands = None  # IterationBands, once the timeline's plots are built
+        window.timeline.when_built(self._build)
+
+    def _build(self, panel) -> None:
+        from afp_desktop.app.features.iteration_bands import IterationBands  # (pyqtgraph)
+
+        window = self.window
+        self.bands = IterationBands(window, panel)
+        window.panels["iteration_readout"] = self.bands.readout  # (re-themed with the panels)
+        self.bands.set_theme(window.theme)
+        if window.session.run is not None:
+            self.bands.redraw()
+
+    def run_grown(self, _run) -> None:
+        if self.bands is not None and len(self.window.session.breadcrumb) == 1:
+            self.bands.redraw()

@@ -1,0 +1,52 @@
+"""The run facts at the cursor: how the run ended (running until it has; a followed file still being written is
+running at its end), in the header and under the chat; and the library's own cost estimate with a limit once hit,
+in the header (app/run_end_words.py). A feature of the window's list."""
+
+from __future__ import annotations
+
+from afp_desktop.app.panels.run_end_words import TONE, cost_words, end_at, headline
+from afp_desktop.core.views.run_facts import facts_of_run
+
+LISTED = 12  # the latest findings the count's tooltip lists
+
+
+class RunFactsHeader:
+    key = "run_facts"
+
+    def __init__(self, window) -> None:
+        self.window = window
+        self.session = window.session
+        self.session.moment_changed.connect(self.show_moment)
+        self.session.run_closed.connect(self.clear)
+        window.summary.findings.clicked.connect(lambda: window.action("show_findings").trigger())
+        if self.session.moment is not None:
+            self.show_moment(self.session.moment)
+
+    def clear(self) -> None:
+        self.window.summary.show_end("")
+        self.window.summary.show_library_cost("")
+        self.window.summary.show_findings(0)
+
+    def show_moment(self, moment) -> None:
+        run = self.session.run
+        if run is None:
+            self.clear()
+            return
+        end = end_at(run, moment.position, live=self.window.follow.active)
+        chat = self.window.panels.get("chat")
+        if hasattr(chat, "show_end"):
+            chat.show_end(end)
+        if end is None:
+            tip = "The run has not ended at the cursor."
+            self.window.summary.show_end(headline(None), tip, "")
+        else:
+            tip = f"How the run ended (known from event {end.position:,}):\n{end.message}" \
+                if end.position is not None else end.message
+            self.window.summary.show_end(headline(end), tip, TONE.get(end.reason, ""))
+        cost = cost_words(run, moment.position)
+        self.window.summary.show_library_cost(cost.text, cost.tooltip)
+        known = facts_of_run(run).findings.known(moment.position)
+        listed = [f"event {f.position:,} · {f.kind}: {f.message}" for f in known[-LISTED:]]
+        more = [f"… and {len(known) - LISTED:,} earlier"] if len(known) > LISTED else []
+        self.window.summary.show_findings(len(known), "\n".join(
+            ["What a reviewer must look at, known at the cursor (click for the Findings panel):", *more, *listed]))

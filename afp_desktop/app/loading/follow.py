@@ -1,0 +1,380 @@
+"""File ▸ Follow: show a run while the agent writes it.
+
+An NDJSON stream is followed line by line (core/follow.py reads only what is new, through rotations) and its
+Run grown in place (core/live_run.py). Work is done on the UI thread in short slices (a time budget per slice),
+so the window never freezes; the grown run is handed to the session at most every so often, spaced by how long
+the last redraw took. A QFileSystemWatcher wakes the follow as soon as the file changes; a 100 ms timer polls
+too (watchers miss renames and some file systems). The cursor stays at the live end if it was there, otherwise
+where the user put it; "Jump to live" goes back to the end.
+
+A Trace or recording (one JSON document) cannot grow line by line: when it is rewritten whole, it is reloaded
+with File ▸ Reload's logic, which keeps the cursor.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QPushButton
+
+from afp_desktop.app.loading.growth import extends
+from afp_desktop.core.formats.follow import FileFollower, parse_lines
+from afp_desktop.core.formats.errors import LoadError
+from afp_desktop.core.formats.source import GZIP_MAGIC, XZ_MAGIC, open_regular
+from afp_desktop.core.formats.live_run import RunGrower
+
+POLL_MS = 100
+SLICE_S = 0.012  # parse and project for at most this long before letting the window breathe
+LINES_PER_STEP = 256
+GROWING_WINDOW_S = 1.0  # a file whose size or time changes within this long after opening is still being written
+MIN_PUBLISH_GAP_S = 0.05  # at most one growth shown per 50 ms: the latest wins
+
+
+def _stat_key(path: str):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _ends_mid_line(path: str) -> bool:
+    try:
+        handle, info = open_regular(path)
+        with handle:
+            return info.st_size > 0 and os.pread(handle.fileno(), 1, info.st_size - 1) != b"\n"
+    except (LoadError, OSError):
+        return False
+
+
+def _is_plain_stream(run, path: str) -> bool:
+    """A stream the follower can read line by line: the file sink's NDJSON, not compressed."""
+    if run is None or run.format != "ndjson":
+        return False
+    try:
+        handle, _info = open_regular(path)
+        with handle:
+            head = handle.read(6)
+    except (LoadError, OSError):
+        return False
+    return not (head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC))
+
+
+class FollowController(QObject):
+    """Owns File ▸ Follow, the Live indicator and "Jump to live" of one MainWindow."""
+
+    live_changed = Signal(bool)
+    published = Signal(object)  # the grown Run, once the session shows it
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.session = window.session
+        self.path: str | None = None
+        self.mode: str | None = None  # "stream" | "reload" while following
+        self.follower: FileFollower | None = None
+        self.grower: RunGrower | None = None
+        self._pending: deque = deque()
+        self._rotated_at_start = False
+        self._dirty = False
+        self._started_over = False  # the file was replaced since the last publish: the next one loads, not grows
+        self._shown_length = 0  # axis length of the run the session shows (the live end the cursor may be at)
+        self._next_publish = 0.0
+        self._published_at = 0.0
+        self._caught_up = False
+        self._opened: tuple[str, object, float] | None = None  # (path, stat key, time) when a load started
+        self._reload_seen = None
+        self.last_publish_s = 0.0
+        self.line_arrivals: deque = deque()  # (monotonic time, lines read) for the latency benchmark
+        self._poll_timer = QTimer(self)
+        self._poll_timer.setInterval(POLL_MS)
+        self._poll_timer.timeout.connect(self.poll)
+        self._work_timer = QTimer(self)
+        self._work_timer.setSingleShot(True)
+        self._work_timer.setInterval(0)
+        self._work_timer.timeout.connect(self._work)
+        self._again_timer = QTimer(self)
+        self._again_timer.setSingleShot(True)
+        self._again_timer.setInterval(0)
+        self._again_timer.timeout.connect(self.poll)
+        self._growth_timer = QTimer(self)  # owned, so it dies with the window (a bare singleShot would not)
+        self._growth_timer.setSingleShot(True)
+        self._growth_timer.timeout.connect(self._check_growth)
+        self._growth_check: tuple = (None, None)
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.fileChanged.connect(self._woken)
+        self._watcher.directoryChanged.connect(self._woken)
+        self._build_widgets()
+        from afp_desktop.app.loading.growth import GrowthView
+
+        self.growth = GrowthView(window)  # what the panels do with each growth (extend, not rebuild)
+        self.session.moment_changed.connect(lambda _moment: self._show_state())
+
+    # -- widgets ----------------------------------------------------------------------------------------
+    def _build_widgets(self) -> None:
+        self.indicator = QLabel("● Live")
+        self.indicator.setObjectName("liveIndicator")
+        self.indicator.setStyleSheet("#liveIndicator { color: white; background: #d33a3a; border-radius: 3px; "
+                                     "padding: 1px 6px; font-weight: bold; }")
+        self.indicator.setToolTip("Following the file while it is written (File ▸ Follow)")
+        self.jump_button = QPushButton("Jump to live")
+        self.jump_button.setToolTip("Move the cursor to the newest event; it then stays there as the run grows")
+        self.jump_button.clicked.connect(self.jump_to_live)
+        for widget in (self.indicator, self.jump_button):
+            widget.setVisible(False)
+            self.window.statusBar().addPermanentWidget(widget)
+
+    def bind_actions(self, window) -> None:
+        """File ▸ Follow (checkable) and Go ▸ Jump to live, from the window's action table."""
+        self.action = window.bind_action("follow")
+        self.action.setEnabled(False)
+        self.action.toggled.connect(self._toggled)
+        self.jump_action = window.bind_action("jump_to_live", self.jump_to_live)
+        self.jump_action.setEnabled(False)
+
+    @property
+    def active(self) -> bool:
+        return self.mode is not None
+
+    @property
+    def at_live_end(self) -> bool:
+        return self.session.run is not None and self.session.position >= self._shown_length
+
+    # -- hooks from the window --------------------------------------------------------------------------
+    def opening(self, path: str) -> None:
+        """A load of `path` starts: stop following another file; remember the file's state to tell later
+        whether it is still being written."""
+        self._growth_timer.stop()
+        if self.path is not None and os.path.abspath(self.path) != path:
+            self.stop()
+        self._opened = (path, _stat_key(path), time.monotonic())
+
+    def loaded(self, run, follow: bool | None = None) -> None:
+        """The loader delivered `run`. Follow it when asked (`follow`), or when it was already being followed
+        (a reload), or when the file is still growing (checked over about a second)."""
+        self.action.setEnabled(True)
+        opened, self._opened = self._opened, None
+        if follow is None and self.active and self.path == run.path:
+            follow = True
+        if follow:
+            self.start(run)
+            return
+        if follow is False or opened is None or opened[0] != os.path.abspath(run.path):
+            return
+        if _stat_key(run.path) != opened[1] or (_is_plain_stream(run, run.path) and _ends_mid_line(run.path)):
+            self.start(run)
+            return
+        wait = GROWING_WINDOW_S - (time.monotonic() - opened[2])
+        self._growth_check = (run.path, _stat_key(run.path))
+        self._growth_timer.start(max(0, int(wait * 1000)))
+
+    def _check_growth(self) -> None:
+        """About a second after opening: a file that changed meanwhile is being written; follow it."""
+        path, key = self._growth_check
+        run = self.session.run
+        if run is not None and run.path == path and not self.active and _stat_key(path) != key:
+            self.start(run)
+
+    # -- following ---------------------------------------------------------------------------------------
+    def _toggled(self, on: bool) -> None:
+        if on and not self.active and self.session.run is not None:
+            self.start(self.session.run)
+        elif not on and self.active:
+            self.stop()
+
+    def start(self, run) -> None:
+        self.stop()
+        self.path = run.path
+        self.mode = "stream" if _is_plain_stream(run, run.path) else "reload"
+        self._shown_length = len(run.axis)
+        if self.mode == "stream":
+            self.follower = FileFollower(run.path)
+            self.grower = RunGrower(run.path)
+            self._rotated_at_start = self._caught_up = False
+        else:
+            self._reload_seen = _stat_key(run.path)
+        self._watch()
+        self._poll_timer.start()
+        self.action.blockSignals(True)
+        self.action.setChecked(True)
+        self.action.blockSignals(False)
+        self._show_state()
+        self.live_changed.emit(True)
+        self.poll()
+
+    def stop(self) -> None:
+        was = self.active
+        self._poll_timer.stop()
+        self._work_timer.stop()
+        self._again_timer.stop()
+        if self.follower is not None:
+            self.follower.close()
+        self.follower = self.grower = None
+        self._pending.clear()
+        self.mode = None
+        for paths in (self._watcher.files(), self._watcher.directories()):
+            if paths:
+                self._watcher.removePaths(paths)
+        if hasattr(self, "action"):
+            self.action.blockSignals(True)
+            self.action.setChecked(False)
+            self.action.blockSignals(False)
+        self._show_state()
+        if was:
+            self.live_changed.emit(False)
+
+    def closed(self) -> None:
+        """The run was closed: stop, and File ▸ Follow has nothing to follow."""
+        self._growth_timer.stop()
+        self.stop()
+        self.path = None
+        if hasattr(self, "action"):
+            self.action.setEnabled(False)
+
+    def _watch(self) -> None:
+        """(Re)watch the file and its folder: a watcher drops a file once it is renamed (rotation)."""
+        if self.path is None:
+            return
+        folder = os.path.dirname(self.path) or "."
+        if os.path.exists(self.path) and self.path not in self._watcher.files():
+            self._watcher.addPath(self.path)
+        if folder not in self._watcher.directories():
+            self._watcher.addPath(folder)
+
+    def _woken(self, _path: str) -> None:
+        if self.active:
+            self.poll()
+
+    def poll(self) -> None:
+        """Read what is new (cheap: bytes and line splits); projecting it is left to `_work`'s slices."""
+        if self.mode == "reload":
+            self._check_rewritten()
+            return
+        if self.follower is None:
+            return
+        update = self.follower.poll()
+        self._watch()
+        if update.restarted:
+            self._pending.clear()
+            self.grower.restart()
+            self._dirty = self._started_over = True
+        for notice in update.notices:
+            if notice.code == "rotated":
+                if not self.grower.typed and not self._pending:
+                    self._rotated_at_start = True
+                self.window.statusBar().showMessage(notice.text, 5000)
+            elif notice.code in ("restarted", "cut-line", "long-line"):
+                self.grower.add_notice(notice.code, notice.text)
+                self._dirty = True
+            elif notice.code == "skipped":
+                self.window.statusBar().showMessage(notice.text, 10000)
+        reason = self.follower.stopped
+        if reason is not None:  # the file is no longer one to read: what was read stays shown
+            self.stop()
+            self.window.statusBar().showMessage(reason, 15000)
+            return
+        if update.lines:
+            self._pending.extend(update.lines)
+            self.line_arrivals.append((time.monotonic(), len(update.lines)))
+        if (self._pending or self._dirty) and not self._work_timer.isActive():
+            self._work_timer.start()
+        if update.more:  # (one poll reads a bounded amount: the rest is read at once, not at the next tick)
+            self._again_timer.start()
+
+    def _work(self) -> None:
+        """One slice: parse and project pending lines for at most SLICE_S, then show the grown run when the
+        backlog is done (or every so often during a long catch-up)."""
+        if self.grower is None:
+            return
+        deadline = time.perf_counter() + SLICE_S
+        while self._pending and time.perf_counter() < deadline:
+            lines = [self._pending.popleft() for _ in range(min(LINES_PER_STEP, len(self._pending)))]
+            events, problems = parse_lines(lines)
+            for problem in problems:
+                self.grower.add_notice("bad-line", problem.text)
+            self.grower.feed(events)
+            self._dirty = True
+        now = time.monotonic()
+        # The first catch-up replaces the loaded run only once done (no partial run flashing in between);
+        # after that a long backlog is still shown four times a second as it is worked through.
+        ready = not self._pending or (self._caught_up and now - self._published_at > 0.25)
+        if self._dirty and ready and now >= self._next_publish:
+            self.publish()
+        if self._pending or self._dirty:
+            delay = 0 if self._pending else max(0, int((self._next_publish - time.monotonic()) * 1000) + 1)
+            self._work_timer.start(delay)
+
+    def publish(self) -> None:
+        """Hand the grown run to the session, keeping the cursor (or keeping it at the live end)."""
+        if self.grower is None:
+            return
+        started = time.monotonic()
+        session = self.session
+        at_end = self.at_live_end
+        position, selected = session.position, session.selected
+        run = self.grower.snapshot(rotated=self._rotated_at_start)
+        length = len(run.axis)
+        shown = session.run
+        grows = not self._started_over and shown is not None and length >= self._shown_length \
+            and (self._caught_up or extends(run, shown))
+        self._shown_length = length
+        self._dirty = self._started_over = False
+        if grows:  # the panels extend what they show (app/loading/growth.py); nothing is rebuilt
+            session.grow(run, length if at_end else min(position, length))
+            self._published(run, started)
+            return
+        canvas = self.window.canvas
+        zoom, scroll = canvas.transform(), (canvas.horizontalScrollBar().value(), canvas.verticalScrollBar().value())
+        session.set_run(run, length if at_end else min(position, length))
+        if selected is not None and selected < len(run.step_fold.nodes):
+            session.select_node(selected)
+        if self._caught_up:  # the graph was laid out anew: keep the user's zoom, and the place they looked at
+            canvas.setTransform(zoom)
+            canvas.show_for_zoom()  # (overview or detail, by zoom)
+            current = canvas.current
+            if at_end and current is not None and canvas.art is not None:
+                canvas.ensureVisible(canvas.art.node_bounds(current), 80, 60)  # (its item may not be made yet)
+            else:
+                canvas.horizontalScrollBar().setValue(scroll[0])
+                canvas.verticalScrollBar().setValue(scroll[1])
+        self._published(run, started)
+
+    def _published(self, run, started: float) -> None:
+        self._show_state()
+        spent = time.monotonic() - started
+        self.last_publish_s = spent
+        # The next redraw waits at least as long as this one took: the window stays at least half free.
+        self._next_publish = time.monotonic() + max(MIN_PUBLISH_GAP_S, spent)
+        self._published_at = time.monotonic()
+        self._caught_up = True
+        self.published.emit(run)
+
+    def _check_rewritten(self) -> None:
+        """A whole-document file: reload once it changed and has held still for one poll."""
+        key = _stat_key(self.path) if self.path else None
+        if key is None or key == self._reload_seen:
+            self._stable = key
+            return
+        if key != getattr(self, "_stable", None):
+            self._stable = key  # still changing: wait one more poll
+            return
+        self._reload_seen = key
+        if not self.window.loader.busy:
+            self.window.reload()
+
+    def jump_to_live(self) -> None:
+        if self.session.run is not None:
+            self.session.move_to(len(self.session.run.axis), immediate=True)
+            self._show_state()
+
+    def _show_state(self) -> None:
+        live = self.active
+        ended = self.grower is not None and self.grower.ended
+        self.indicator.setText("● Live — run ended" if ended else "● Live")
+        self.indicator.setVisible(live)
+        self.jump_button.setVisible(live and not self.at_live_end)
+        if hasattr(self, "jump_action"):
+            self.jump_action.setEnabled(live)

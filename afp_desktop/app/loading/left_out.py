@@ -1,0 +1,94 @@
+"""What the loader leaves out of a run, made beside the window once the run is shown.
+
+* **A big Trace's payloads**, kept as bytes until shown. Checking that each of the 12,016 payloads of the
+  1,000-iteration corpus Trace is valid JSON means parsing them all (~0.25 s), and the run was shown only after
+  that. Nothing on screen needs it: a payload is checked again when it is read (the inspector, an export), and
+  what the check finds is a banner line (Run.prepare(check_payloads=False)). The command line still checks before
+  it prints anything.
+* **The whole graph's layout when the graph is shown folded** (Run.prepare(fold_above=…)): only the folded
+  graph's layout is drawn; the whole one is needed once the user turns folding off. It took 50–120 ms of the
+  same Trace's load. Turned off before it is made, the window makes it then.
+
+This thread makes them once the whole run is shown and painted, waiting while the window is at work
+(pacing/beside_the_window.py); the banner then says what the check found.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from afp_desktop.app.pacing.beside_the_window import beside_the_window
+from afp_desktop.app.pacing.window_activity import window_activity
+from afp_desktop.core.formats.errors import LoadCancelled
+
+# The run's first paints come first: a check begun in the same turn competed with them for Python (opening the
+# 448 MB recording untouched, the longest stall was 42.5–47.0 ms with it there, 23.3–25.0 ms with it 400 ms later).
+START_AFTER_MS = 400
+
+
+class LeftOut(QObject):
+    """One run at a time; `checked(run)` on the window's thread once a run's payloads are known."""
+
+    checked = Signal(object)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._stop = threading.Event()
+        self.thread: threading.Thread | None = None  # the last one started (tests wait for it)
+        self._pending = None  # the run whose check starts when the timer fires
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.timeout.connect(self._start_now)
+
+    def start(self, run) -> None:
+        """Make what `run` was left without, once the run's first paints are done; the work for another run still
+        going is stopped."""
+        self.stop()
+        if run is None or not _left_out(run):
+            return
+        self._pending = run
+        self._later.start(START_AFTER_MS)  # (read now: a test may change it for a window made already)
+
+    def _start_now(self) -> None:
+        run, self._pending = self._pending, None
+        if run is None:
+            return
+        window_activity()  # (made on the window's thread, which it watches, before the checking thread asks)
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._make, args=(run, self._stop), name="afp-left-out",
+                                       daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Another run is shown (or none): a check not begun is dropped, the one going on, if any, ends at its
+        next breathing point."""
+        self._later.stop()
+        self._pending = None
+        self._stop.set()
+
+    def _make(self, run, stop: threading.Event) -> None:
+        try:
+            with beside_the_window(stop):
+                for name in _left_out(run):
+                    getattr(run, name)  # computed once, kept by the run
+        except LoadCancelled:
+            return
+        except Exception:  # noqa: BLE001 - a bug here must not take the window down: the work is left undone
+            return
+        if stop.is_set():
+            return
+        try:
+            self.checked.emit(run)
+        except RuntimeError:  # the window (this object's parent) was deleted meanwhile: no one is left to tell
+            return
+
+
+def _left_out(run) -> list[str]:
+    """The projections of `run` the loader left out (none for a run that is not a loaded Run)."""
+    made = getattr(run, "__dict__", {})
+    names = [] if getattr(run, "payloads_checked", True) else ["payload_problems"]
+    if "folded_graph" in made and "graph_layout" not in made:
+        names.append("graph_layout")
+    return names

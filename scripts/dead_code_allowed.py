@@ -1,0 +1,27 @@
+# Names vulture reports as unused that are used all the same (tests/test_dead_code.py runs vulture with this
+# file). Each line says why; anything else vulture finds is dead code to remove.
+# ruff: noqa
+from vulture.whitelist_utils import Whitelist
+
+_ = Whitelist()
+
+# Qt and pyqtgraph call these overrides themselves.
+_.mouseClickEvent, _.mouseMoveEvent, _.dragMoveEvent, _.dropEvent, _.drawForeground, _.headerData, _.createEditor
+_.picture  # pyqtgraph's AxisItem caches its drawing here; set to None, it draws anew
+spacing  # AxisItem.tickStrings(values, scale, spacing): pyqtgraph's signature
+
+# Kept alive or read by what they serve.
+_.at_message  # what moving to a linked stop said (the stop-link tests read it)
+_._previous_fd, _._previous  # the signal handlers to restore
+__getattr__, __dir__  # the core's lazy front door (PEP 562)
+trace_summary  # a Trace's own summary, kept with the run
+typed_index  # a finding's typed event
+
+# The library's conventions, ported whole (core/library/conventions.py mirrors the spec's tables).
+RECEIPT_KEY, is_known_stage, TRAVERSAL_DOMAIN_TYPES
+
+# TypedDict fields of the file shapes (core/shapes.py): the names of the JSON the library writes.
+wallClockMs, runOffsetMs, runtimeStageId, subflowPath, compositionPath, runId, TypedEvent, DomainEvent
+commitIdxBefore, commitIdxAfter, toolCallId, toolName, stopReason, startOffsetMs, endOffsetMs, iterationIndex
+llmModel, toolArgs, toolResult, assistantText, slotBoundaries, entryPayload, exitPayload, primitiveKind
+activeNodeId, commitIdx, lastCommitIdx, eventIdx, lastEventIdx, stageId, axisStart, axisEnd
