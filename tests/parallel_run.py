@@ -93,3 +93,65 @@ def parallel_trace() -> dict:
     """The same run as a Trace v1 document (to open in the app)."""
     return {"version": 1, "events": parallel_events(), "structure": None, "redaction": "none",
             "capturedAtMs": 1_000}
+
+
+def root_parallel_events() -> list[dict]:
+    """A Parallel at the root: Parallel(agentA: Agent with a tool, agentB: Agent, brief: LLMCall), shaped the way
+    the library writes it. The root chart is the Parallel's own (its seed stage forks, its merge stage ends it),
+    so there is no Parallel subflow: the branches are subflows right under the Run, named by the fork's
+    `fork.branch` events, and they interleave in time."""
+    events: list[dict] = []
+    clock = [5_000]
+
+    def ev(etype: str, stage: str, path: list[str], **fields) -> None:
+        clock[0] += 1
+        events.append({"type": etype, "runtimeStageId": stage, "subflowPath": ["__root__", *path],
+                       "depth": len(path), "ts": clock[0], **fields})
+
+    def llm(stage: str, path: list[str], arrow: str, out_arrow: str, content: str, tools: int = 0) -> None:
+        ev("llm.start", stage, path, model="mock", provider="mock", actorArrow=arrow)
+        ev("llm.end", stage, path, content=content, toolCallCount=tools, usage={"input": 9, "output": 3},
+           stopReason="tool_use" if tools else "stop", actorArrow=out_arrow)
+
+    ev("run.entry", "__root__#0", [], payload={"message": "Review the plan"}, isRoot=True)
+    ev("composition.start", "seed#0", [], kind="Parallel", compositionId="review", name="Review")
+    for child in ("agentA", "agentB", "brief"):
+        ev("fork.branch", "seed#0", [], parentSubflowId="seed", childName=child)
+    for stage, child, primitive in (("agentA#1", "agentA", "Agent"), ("agentB#2", "agentB", "Agent"),
+                                    ("brief#3", "brief", "LLMCall")):
+        ev("subflow.entry", stage, [child], subflowId=child, subflowName=child, primitiveKind=primitive,
+           isAgentInternal=False, payload={"message": "Review the plan"})
+    for agent in ("agentA", "agentB"):
+        ev("fork.branch", f"{agent}/context#5", [], parentSubflowId="selector-temp", childName=f"{agent}/Messages")
+    ev("subflow.entry", "brief/sf-llm-call#6", ["brief", "sf-llm-call"], subflowId="brief/sf-llm-call",
+       subflowName="LLMCall", isAgentInternal=True)
+    llm("agentA/call-llm#7", ["agentA"], "user→llm", "llm→tool", "Checking the budget.", tools=1)
+    llm("agentB/call-llm#8", ["agentB"], "user→llm", "llm→user", "The dates work.")
+    llm("brief/sf-llm-call/call-llm#9", ["brief", "sf-llm-call"], "user→llm", "llm→user", "A short brief.")
+    ev("subflow.exit", "brief/sf-llm-call#6", ["brief", "sf-llm-call"], subflowId="brief/sf-llm-call",
+       isAgentInternal=True)
+    ev("subflow.exit", "brief#3", ["brief"], subflowId="brief", subflowName="brief", isAgentInternal=False,
+       payload="A short brief.")
+    ev("subflow.exit", "agentB#2", ["agentB"], subflowId="agentB", subflowName="agentB", isAgentInternal=False,
+       payload="The dates work.")
+    ev("tool.start", "agentA/tool-calls#10", ["agentA"], toolName="budget", toolCallId="b1", args={})
+    ev("tool.end", "agentA/tool-calls#10", ["agentA"], toolCallId="b1", result="within budget", durationMs=1)
+    ev("fork.branch", "agentA/context#11", [], parentSubflowId="selector-temp", childName="agentA/Messages")
+    llm("agentA/call-llm#12", ["agentA"], "tool→llm", "llm→user", "Within budget.")
+    ev("subflow.exit", "agentA#1", ["agentA"], subflowId="agentA", subflowName="agentA", isAgentInternal=False,
+       payload="Within budget.")
+    ev("composition.end", "merge#13", [], kind="Parallel", compositionId="review", name="Review", status="ok",
+       durationMs=20)
+    ev("run.exit", "__root__#0", [], payload="Within budget; the dates work; a short brief.")
+    return events
+
+
+def root_parallel_run() -> Run:
+    return Run(path="root-parallel.json", format="trace", typed_events=None, domain_events=root_parallel_events(),
+               domain_source="trace")
+
+
+def root_parallel_trace() -> dict:
+    """The root Parallel as a Trace v1 document (to open in the app)."""
+    return {"version": 1, "events": root_parallel_events(), "structure": None, "redaction": "none",
+            "capturedAtMs": 5_000}

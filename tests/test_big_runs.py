@@ -363,7 +363,7 @@ def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run, mo
     assert canvas.current is not None
     qtbot.waitUntil(lambda: not canvas.building, timeout=20_000)
     started = win.session.moment.nodes_started
-    assert [item.isVisible() and item.opacity() == 1.0 for item in canvas.node_items[:started]] == [True] * started
+    assert [item.isVisible() and item.fade == 1.0 for item in canvas.node_items[:started]] == [True] * started
     assert len(canvas.node_items) == len(large_run.step_fold.nodes)
 
 

@@ -230,3 +230,26 @@ def test_a_damaged_bookmarks_file_is_said_and_replaced(qtbot, window, notes, tmp
     notes.append("fresh start")
     add_bookmark(window)
     assert json.loads(book.read_text())["bookmarks"][0]["note"] == "fresh start"
+
+
+def test_the_note_dialog_is_confirmed_with_enter(qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QDialog
+
+    from afp_desktop.app.widgets.note_dialog import NoteDialog
+
+    dialog = NoteDialog(None, "Bookmark", "Note:", "first")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert dialog.focusWidget() is dialog.edit  # typing goes to the note at once
+    qtbot.keyClick(dialog.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)  # a new line
+    qtbot.keyClicks(dialog.edit, "second")
+    assert dialog.isVisible() and dialog.note == "first\nsecond"
+    qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+    assert dialog.result() == QDialog.DialogCode.Accepted and not dialog.isVisible()
+    other = NoteDialog(None, "Bookmark", "Note:", "kept?")
+    qtbot.addWidget(other)
+    other.show()
+    qtbot.keyClick(other.edit, Qt.Key.Key_Escape)
+    assert other.result() == QDialog.DialogCode.Rejected

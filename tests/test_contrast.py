@@ -96,6 +96,38 @@ def test_dimmed_cards_draw_their_text_opaque(qtbot):
 
 
 @pytest.mark.parametrize("theme", THEMES)
+def test_a_dimmed_card_on_the_canvas_keeps_its_text_readable(qtbot, theme):
+    """On the real canvas (cards cached as pixmaps): a step not yet happened is dimmed, its text is not."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QColor
+
+    from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
+
+    graph = {"nodes": [{"id": "a", "kind": "llm->user", "label": "WWWWWWWWWWWWWW", "startOffsetMs": 0,
+                        "assistantText": "WWWWWWWWWWWWWWWWWWWW"}], "edges": []}
+    palette = palette_for(theme)
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.set_palette(palette)
+    canvas.resize(600, 300)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    canvas.set_graph(graph)
+    canvas.finish_building()
+    canvas.set_cursor_state([False], None)  # not happened yet: dimmed
+    canvas.resetTransform()
+    box = canvas.art.node_bounds(0)
+    canvas.centerOn(box.center())
+    image = canvas.viewport().grab().toImage()
+    rect = canvas.mapFromScene(box).boundingRect() & QRect(0, 0, image.width(), image.height())
+    faded = blend(palette.kind("llm->user").fill, palette.background, palette.dim_opacity)
+    colours = {QColor(image.pixel(x, y)).name() for x in range(rect.left() + 12, rect.right() - 6)
+               for y in range(rect.top() + 4, rect.bottom() - 4)}
+    strongest = max(colours, key=lambda colour: contrast_ratio(colour, faded))
+    assert contrast_ratio(strongest, faded) >= 4.5, (theme, strongest, faded)
+
+
+@pytest.mark.parametrize("theme", THEMES)
 def test_the_run_facts_colours_read_on_the_window(theme):
     """The header's findings count, the Findings panel's greyed rows (findings still to come) and the cards'
     retries-and-findings pill."""

@@ -109,3 +109,20 @@ def test_a_trace_rewritten_whole_is_reloaded_keeping_the_cursor(window, qtbot, t
     assert window.session.position == 7
     assert window.session.run.stepgraph == open_run(corpus_path("04-tool-progress", "trace.json")).stepgraph
     assert window.follow.active
+
+
+def test_a_followed_run_ends_at_run_end_as_the_finished_file_does(window, qtbot, lines, tmp_path):
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"".join(lines[:30]))
+    window.open_file(path, follow=True)
+    qtbot.waitUntil(lambda: window.follow.active and typed_count(window) == 30, timeout=10_000)
+    append(path, b"".join(lines[30:]))
+    qtbot.waitUntil(lambda: typed_count(window) == len(lines), timeout=5_000)
+    session = window.session
+    last = len(session.stops) - 1
+    assert session.stops[last]["label"] == "Run end"
+    assert session.position == len(session.run.axis) and session.stop_index == last  # not the stop before it
+    window.action("reload").trigger()  # F5 keeps the cursor: still at Run end
+    qtbot.waitUntil(lambda: not window.loader.busy and typed_count(window) == len(lines), timeout=10_000)
+    session.flush()
+    assert session.stop_index == len(session.stops) - 1

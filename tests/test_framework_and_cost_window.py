@@ -315,3 +315,26 @@ def test_view_token_prices_opens_the_dialog_with_the_run_s_models(qtbot, window)
     assert seen == [DEFAULT_ROW, "mock"]  # the run's model is listed, ready for its prices
     assert window.features["cost"].table == parse_price_table({"models": {"mock": {"input": 0.5, "output": 1.5}}})
     assert window.summary.cost.text().startswith("cost so far $")
+
+
+def test_the_hidden_steps_chip_and_the_minimap_never_cover_the_last_cards(qtbot, window):
+    """Scrolled to its end (where a finished run opens), the graph's last cards lie clear of the chip at the
+    bottom-left and of the minimap at the bottom-right: the scene has room past the cards for them."""
+    from PySide6.QtCore import QRect
+
+    open_and_wait(qtbot, window, corpus_path("15-large-run", "trace.json"))
+    canvas = window.canvas
+    canvas.finish_building()
+    chip = window.features["framework"].chip
+    assert chip.isVisible()
+    canvas.verticalScrollBar().setValue(canvas.verticalScrollBar().maximum())
+    canvas.horizontalScrollBar().setValue(canvas.horizontalScrollBar().maximum())
+    covered = [chip.geometry()] + [w.geometry() for w in canvas.viewport().children()
+                                   if getattr(w, "objectName", lambda: "")() != chip.objectName()
+                                   and hasattr(w, "geometry") and w.isVisible()
+                                   and type(w).__name__ == "GraphMinimap"]
+    cards = [canvas.mapFromScene(canvas.art.node_bounds(i)).boundingRect() for i in range(len(canvas.node_items))]
+    seen = [card for card in cards if card.intersects(canvas.viewport().rect())]
+    assert seen and len(covered) == 2  # the chip and the minimap
+    for overlay in covered:
+        assert not any(card.intersects(QRect(overlay)) for card in seen), overlay

@@ -77,7 +77,7 @@ def test_cursor_state_dims_then_hides_future_steps(canvas):
     dim = canvas.palette.dim_opacity
     for i, item in enumerate(canvas.node_items):
         assert item.isVisible()
-        assert item.opacity() == pytest.approx(1.0 if i < 6 else dim)
+        assert item.fade == pytest.approx(1.0 if i < 6 else dim)
     for item in canvas.edge_items:
         expected = 1.0 if item.route.source < 6 and item.route.target < 6 else dim
         assert item.opacity() == pytest.approx(expected)
@@ -88,7 +88,8 @@ def test_cursor_state_dims_then_hides_future_steps(canvas):
     assert all(item.isVisible() == (item.route.target < 6) for item in canvas.edge_items)
 
     canvas.set_cursor_state(None, None)  # everything has happened
-    assert all(item.isVisible() and item.opacity() == 1.0 for item in canvas.node_items + canvas.edge_items)
+    assert all(item.isVisible() and item.fade == 1.0 for item in canvas.node_items)
+    assert all(item.isVisible() and item.opacity() == 1.0 for item in canvas.edge_items)
     assert canvas.art.current is None
     with pytest.raises(ValueError):
         canvas.set_future_mode("blink")
@@ -212,7 +213,7 @@ def test_a_palette_change_dims_the_steps_not_happened_yet_with_its_own_opacity(c
     for theme in ("dark", "light"):
         palette = palette_for(theme)
         canvas.set_palette(palette)
-        opacities = [item.opacity() for item in canvas.node_items]
+        opacities = [item.fade for item in canvas.node_items]
         assert opacities[:count // 2] == [1.0] * (count // 2)
         assert opacities[count // 2:] == pytest.approx([palette.dim_opacity] * (count - count // 2))
 

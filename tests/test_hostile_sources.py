@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import lzma
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -187,6 +188,19 @@ def test_limit_from_environment_and_option(monkeypatch, tmp_path, capsys):
     assert cli.main(["info", str(path), "--max-bytes", "1K"]) == 2
     assert "1 KiB" in capsys.readouterr().err
     assert cli.main(["info", str(path)]) == 0
+
+
+def test_the_window_accepts_the_max_bytes_its_refusal_names(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("AFP_DESKTOP_MAX_BYTES", raising=False)
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(read_bytes("02-react-two-tools", "events.ndjson"))
+    out = tmp_path / "shot.png"
+    assert cli.main([str(path), "--max-bytes", "1K", "--screenshot", str(out)]) == 2
+    refusal = capsys.readouterr().err
+    said = re.findall(r"pass --max-bytes (\S+)", refusal)
+    assert "1 KiB" in refusal and said and not out.exists()
+    assert cli.main([str(path), "--max-bytes", said[0], "--screenshot", str(out)]) == 0  # what it says works
+    assert out.exists()
 
 
 def test_cli_fifo_and_dev_zero_are_one_line_refusals(tmp_path, capsys):

@@ -300,3 +300,28 @@ def test_cli_inspect_imports_no_qt():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stderr.rsplit("QT:", 1)[1] == ""
+
+
+def test_a_tool_call_took_what_its_card_says():
+    from afp_desktop.app.panels.graph.graph_canvas import format_duration
+
+    run = open_run(str(corpus_path("14-context-injections", "trace.json")))
+    nodes = run.stepgraph["nodes"]
+    index = next(i for i, n in enumerate(nodes) if n["kind"] == "llm->tool" and n["id"].endswith("-c2"))
+    took = fact(inspect_node(run, ReplayFacts(run), index), "Step", "took")
+    assert format_duration(nodes[index]) == "1 ms"  # the card: between the call's start and end events
+    assert took == "1 ms (the tool measured 0 ms)"  # the same, and the tool's own rounder measure beside it
+
+
+def test_a_redacted_prompt_is_said_as_long_as_it_was_sent():
+    run = open_run(str(corpus_path("02-react-two-tools", "trace.redacted.json")))
+    facts = ReplayFacts(run)
+    call = next(i for i, n in enumerate(run.stepgraph["nodes"]) if n["kind"] == "user->llm")
+    begin = run.domain_events[run.step_fold.node_created_at[call]]
+    model = inspect_node(run, facts, call)
+    prompt = section(model, "System prompt")
+    assert prompt["title"].startswith(f"System prompt · {begin['systemPromptChars']:,} characters sent")
+    assert "this file holds 10 of them" in prompt["title"]  # the header's "system-prompt chars" agrees
+    plain = open_run(str(corpus_path("02-react-two-tools", "trace.json")))
+    title = section(inspect_node(plain, ReplayFacts(plain), call), "System prompt")["title"]
+    assert title == f"System prompt · {begin['systemPromptChars']:,} characters"  # whole: said once

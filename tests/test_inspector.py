@@ -104,7 +104,7 @@ def test_progress_run_of_a_tool_call(qtbot):
     session.move_to(second, immediate=True)
     assert inspector.progress_table.rowCount() == 2  # only the reports made by this moment
     assert "2 progress report(s)" in inspector.progress_note.text()
-    assert inspector.tool_result.model.value is None
+    assert inspector.tool_result.model.rowCount() == 0  # nothing shown: not a null result
     assert "not returned" in inspector.tool_note.text()
     assert "In progress at the cursor" in inspector.note.text()
 
@@ -404,3 +404,18 @@ def test_the_header_keeps_a_bounded_number_of_shapes(qtbot):
     assert first_rows not in holder.findChildren(header_rows.HeaderRows) and len(kept) >= header_rows.MAX_SHAPES
     again = forms.show([(f"row {k}", str(k)) for k in range(header_rows.MAX_SHAPES + 3)])
     assert again is forms.current and forms.form.rowCount() == header_rows.MAX_SHAPES + 3
+
+
+def test_a_step_not_started_and_a_tool_not_returned_show_nothing_of_their_future(qtbot):
+    run = recording("04-tool-progress")
+    session, inspector = open_inspector(qtbot, run, position=0)
+    tool = first(run, "llm->tool", toolName="scan_repo")
+    session.select_node(tool)
+    texts = header_texts(inspector)
+    assert "None" not in " ".join(texts) and "timing: not started at this moment" in texts
+    begin = run.step_fold.node_created_at[tool]
+    session.move_to(next(p for p in range(len(run.axis) + 1) if run.axis.domain_before[p] > begin) + 1,
+                    immediate=True)
+    assert session.moment.node_state(tool) == "active"
+    assert "not returned" in inspector.tool_note.text()
+    assert inspector.tool_result.model.rowCount() == 0  # no "null" row for a result not known yet

@@ -127,3 +127,31 @@ def test_the_window_keys_stay_replay_keys_after_a_click_and_go_to_cards_after_ta
     first = window.session.selected
     qtbot.keyClick(canvas, Qt.Key.Key_Down)
     assert window.session.selected not in (None, first)
+
+
+def test_every_tab_stop_of_the_window_shows_where_the_focus_is(qtbot, window):
+    """Tab through a whole window with a run open: each widget it reaches draws the ring itself (a button, a
+    field, a tab) or carries the focus frame, in the ring's colour; and Tab leaves lists and tables instead of
+    walking their cells, so it reaches the whole window."""
+    from afp_desktop.app.look.focus_style import RINGED_BY_THE_STYLE, follow_keyboard_focus
+    from afp_desktop.app.look.theme import FOCUS_RING
+    from tests.corpus_util import corpus_path
+    from tests.test_bug_report_panel import open_and_wait
+
+    theme.apply_theme(QApplication.instance(), "light")
+    open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "recording.json"))
+    show_active(qtbot, window)
+    frame = follow_keyboard_focus(QApplication.instance())
+    window.canvas.setFocus(Qt.FocusReason.TabFocusReason)
+    kinds, framed = set(), 0
+    for _press in range(66):
+        qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_Tab)
+        focused = QApplication.focusWidget()
+        kinds.add(type(focused).__name__)
+        if isinstance(focused, RINGED_BY_THE_STYLE):
+            continue
+        assert frame.framed() is focused, type(focused).__name__
+        framed += 1
+        if framed == 1:
+            assert ring_pixels(frame.frame, FOCUS_RING[False]) > 50
+    assert framed and len(kinds) >= 10  # it walked many kinds of widget, not one table's cells

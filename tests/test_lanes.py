@@ -4,7 +4,7 @@ batch of tool calls fanned out of its LLM turn, chip labels that keep the meanin
 from __future__ import annotations
 
 from afp_desktop.core.model.layout import CHIP_KINDS, chip_text, layout_step_graph
-from tests.parallel_run import parallel_run
+from tests.parallel_run import parallel_run, root_parallel_run
 from tests.test_layout import assert_valid
 
 
@@ -75,6 +75,41 @@ def test_no_edge_runs_between_lanes():
     # each lane is still a chain: the agent's second call follows its batch
     second = index_of(graph, kind="tool->llm")
     assert any(r.target == second and graph["nodes"][r.source]["kind"] == "llm->tool" for r in drawn)
+
+
+def test_a_parallel_at_the_root_draws_its_agents_and_llmcall_as_lanes():
+    graph = root_parallel_run().stepgraph
+    layout = layout_step_graph(graph)
+    assert_valid(layout, graph)
+    nodes = graph["nodes"]
+    branches = ("agentA", "agentB", "brief")
+
+    def members(branch: str) -> list[int]:
+        return [i for i, n in enumerate(nodes) if (n.get("subflowPath") or [])[1:2] == [branch]
+                and n["kind"] != "fork-branch" or str(n.get("label", "")).startswith(f"{branch}/")]
+
+    headers = [layout.nodes[index_of(graph, label=b, kind="subflow")] for b in branches]
+    assert len({box.y for box in headers}) == 1  # the three branches start on one line
+    lanes = [[layout.nodes[i] for i in members(b)] for b in branches]
+    for left, right in zip(lanes, lanes[1:]):
+        assert max(box.right for box in left) < min(box.x for box in right)
+    lane_of = {i: b for b in branches for i in members(b)}
+    drawn = [r for r in layout.edges if r.source != r.target]
+    assert drawn and all(lane_of.get(r.source) == lane_of.get(r.target) for r in drawn)
+    run = layout.nodes[index_of(graph, label="Run", kind="subflow")]
+    for branch in branches:  # the fork's chips sit by the Run's card
+        chip = layout.nodes[index_of(graph, kind="fork-branch", label=branch)]
+        assert run.y <= chip.y and chip.bottom <= run.bottom and chip.x > run.right
+
+
+def test_a_sequence_at_the_root_stays_one_column():
+    from tests.corpus_util import load_json
+
+    graph = load_json("07-flow-sequence", "ref.stepgraph.json")
+    layout = layout_step_graph(graph)
+    steps = [index_of(graph, label=name, kind="subflow") for name in ("classify", "work", "summarize")]
+    assert len({layout.nodes[i].x for i in steps}) == 1
+    assert [layout.nodes[i].y for i in steps] == sorted(layout.nodes[i].y for i in steps)
 
 
 def test_a_batch_of_tool_calls_fans_out_of_its_turn():

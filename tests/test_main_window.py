@@ -636,3 +636,16 @@ def test_payloads_that_are_not_json_go_to_the_banner(qtbot, window, tmp_path, mo
     qtbot.waitUntil(lambda: any("not valid JSON" in t for t in window.banner.texts), timeout=10000)
     text = next(t for t in window.banner.texts if "not valid JSON" in t)
     assert text.startswith(f"1 payload(s) in this file are not valid JSON (the first at {path}, line {line}, column ")
+
+
+def test_the_window_opens_within_its_screen(qtbot):
+    """Its default size is cut to the screen's free area, its minimum too when the panels ask for more than the
+    screen has (a small or scaled-up screen: QT_SCALE_FACTOR=2 halves the room)."""
+    from afp_desktop.app.shell.gui import show_main_window
+
+    win = show_main_window()  # (as run_gui opens it)
+    qtbot.addWidget(win)
+    qtbot.waitExposed(win)
+    room = win.screen().availableGeometry()
+    assert win.width() <= room.width() and win.height() <= room.height(), (win.size(), room)
+    assert room.contains(win.geometry().topLeft())

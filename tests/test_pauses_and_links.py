@@ -3,6 +3,7 @@ the bubble) and links to a stop (`--at STAGE_ID` resolution, the copied command,
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -46,6 +47,38 @@ def test_pause_question_answer_and_wait(name):
     assert QUESTION in before and "not given yet" in before and "Alice" not in before
     after = mark.tooltip(mark.resume_position)
     assert "Answer: Approved by Alice" in after and "Waited 2 ms" in after
+
+
+CHECK_IN = "Deploy build 481 to production?"
+
+
+def check_in_pause_file(tmp_path) -> str:
+    """06-pause-resume with its pause asked the way a tool's check-in asks: the question in `prompt`, with the
+    evidence beside it."""
+    lines = corpus_path("06-pause-resume", "events.ndjson").read_text().splitlines()
+    asked = {"kind": "checkin", "toolCallId": "tc-ask", "toolName": "ask_human", "prompt": CHECK_IN,
+             "evidence": {"build": 481, "tests": "passed"}}
+    out = []
+    for line in lines:
+        if '"agentfootprint.pause.request"' in line:
+            event = json.loads(line)
+            event["payload"]["questionPayload"] = asked
+            line = json.dumps(event)
+        out.append(line)
+    path = tmp_path / "checkin.ndjson"
+    path.write_text("\n".join(out) + "\n")
+    return str(path)
+
+
+def test_a_check_in_pause_asks_its_prompt_as_text(tmp_path):
+    from afp_desktop.core.model.pause_question import question_in
+
+    run = open_run(check_in_pause_file(tmp_path))
+    (mark,) = pause_marks(run, Replay(run).facts.tool_node_by_call)
+    assert mark.question == CHECK_IN and "{" not in mark.tooltip(mark.position)
+    assert question_in({"request": {"question": "Go?"}}) == "Go?"  # asked inside a request object
+    assert question_in({"severity": "high"}) == {"severity": "high"}  # no question: the payload, shown as JSON
+    assert question_in(None) is None
 
 
 def test_runs_without_pauses_and_traces_have_none():

@@ -72,6 +72,29 @@ def test_pause_resume_recording_has_stops_in_every_leg():
     assert {"LLM turn", "Tool call"} <= {s["label"] for s in first_leg}
 
 
+def test_a_paused_runs_banners_and_timeline_say_the_same_about_its_stops(qtbot):
+    """The commit log covers only the resume; the stops are derived from every leg. No banner may say the
+    timeline shows only the last leg, and the timeline's own note gives the same reason."""
+    from afp_desktop.app.panels.notice_words import SENTENCES
+    from afp_desktop.app.panels.timeline.timeline import TimelinePanel
+    from afp_desktop.app.session import Session
+
+    run = open_run(corpus_path("06-pause-resume", "recording.json"))
+    codes = [n.code for n in run.all_notices()]
+    assert "stops-derived-legs" in codes and "several-legs" not in codes
+    said = " ".join(SENTENCES.get(code) or "" for code in codes)
+    assert "shows the last" not in said and "every leg" in said
+    session = Session()
+    panel = TimelinePanel(session)
+    qtbot.addWidget(panel)
+    session.set_run(run)
+    session.flush()
+    assert "covers only the last leg" in panel.note.text()
+    assert "no top-level milestones" not in panel.note.text()
+    whole = open_run(corpus_path("02-react-two-tools", "recording.json"))
+    assert "repeated-recorder" in [n.code for n in whole.all_notices()]  # two identical recordings: said once
+
+
 def test_derived_stops_for_a_stream_are_marked_and_cover_the_axis():
     run = open_run(corpus_path("02-react-two-tools", "events.ndjson"))
     assert all(s.get("derived") for s in run.stops)

@@ -38,12 +38,16 @@ def test_spans_tile_the_axis(scenario, name):
     assert spans[0].start == 0 and spans[-1].end == len(run.axis)
     for before, after in zip(spans, spans[1:]):
         assert before.end == after.start and after.start <= after.end
-    for position in range(len(run.axis) + 1):  # every position is in exactly one stop's span
+    for position in range(len(run.axis)):  # every position is in exactly one stop's span
         index = replay.span_index(position)
         span = spans[index]
         assert span.start < position <= span.end or position == 0 == index
         owners = [s.index for s in spans if s.start < position <= s.end]
         assert position == 0 or owners[0] == index
+    # the run's very end is its last stop, as opening the finished file shows it (several stops can end there)
+    assert replay.span_index(len(run.axis)) == len(spans) - 1 == spans[-1].index
+    replay.end()
+    assert replay.span_index() == len(spans) - 1
 
 
 @pytest.mark.parametrize("name", ("events.ndjson", "recording.json"))

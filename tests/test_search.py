@@ -112,6 +112,20 @@ def test_progress_reports_slots_and_assistant_text():
     assert "step label" in wheres(find(run_of("02-react-two-tools", "trace.json"), "llm → tool (get_weather)"))
 
 
+@pytest.mark.parametrize("name", ["events.ndjson", "trace.json", "recording.json"])
+def test_a_prompt_hit_is_where_the_call_it_was_sent_to_has_started(name):
+    from afp_desktop.core.model.replay import NOT_STARTED, ReplayFacts
+
+    run = run_of("02-react-two-tools", name)
+    facts = ReplayFacts(run)
+    prompt = [hit for hit in find(run, "You are a weather assistant")
+              if hit.where.startswith(("system prompt", "system-prompt"))]
+    assert prompt
+    for hit in prompt:  # the cursor moved to the hit shows the call, and on it the prompt found
+        assert run.stepgraph["nodes"][hit.node]["kind"] in ("user->llm", "tool->llm")
+        assert facts.node_state(hit.node, facts.effective_domain[hit.position], hit.position) != NOT_STARTED
+
+
 def test_case_and_regex_options():
     index = index_of("02-react-two-tools", "events.ndjson")
     assert len(index.find("oslo")) == 0

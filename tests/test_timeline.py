@@ -307,14 +307,30 @@ def test_double_click_drills_in(panel, single):
     assert panel.session.breadcrumb == ["Run", "Iteration"]
 
 
-def test_a_mount_without_inner_milestones_says_so(panel, react):
+def test_a_mount_without_inner_milestones_shows_the_stages_it_ran(panel, react):
     panel.session.set_run(react)
     height = panel.plots.height()
-    labels = list(panel.labels)
-    assert not panel.drill_into(1)  # nothing to step through inside: stay, and say so
-    assert panel.labels == labels and panel.session.breadcrumb == ["Run"]
-    assert "Iteration 1 has no milestones inside it" in panel.note.text()
+    offered = [i for i, square in enumerate(panel._drillable) if square]
+    assert offered and "Double-click a square marker" in panel.note.text()
+    for i in offered:  # every square marker offered opens onto stops of its own
+        assert panel.drill_into(i), panel.labels
+        assert len(panel.labels) > 2 and len(panel.session.breadcrumb) == 2
+        panel.back_out(0)
+    assert panel.drill_into(1)  # the injection engine holds no milestone: its own stages instead
+    assert panel.labels == ["Start", "Gather", "Evaluate", "Route", "Delta", "End"]
+    assert panel.session.breadcrumb == ["Run", "Iteration 1"]
+    assert "no milestones" not in panel.note.text()
     assert panel.plots.isVisible() and panel.plots.height() == height  # the panel does not jump
+    panel.back_out(0)
+
+
+def test_a_mount_that_ran_no_stage_is_not_offered():
+    from afp_desktop.core.model.timeline import inner_stops
+
+    mount = {"kind": "mount", "runtimeStageId": "sf-empty#3"}
+    ran_nothing = {"subflowResults": {"sf-empty#3": {"treeContext": {"history": [{"stage": "", "trace": []}]}}}}
+    assert inner_stops(ran_nothing, mount) is None
+    assert inner_stops({"subflowResults": {}}, mount) is None
 
 
 def test_file_with_only_bookends_uses_single_events(qtbot, panel, tmp_path):

@@ -98,3 +98,20 @@ def test_a_file_given_at_start_up_loads_after_the_first_frame_then_the_plots(qtb
         win.show()
     qtbot.waitUntil(lambda: win.timeline.built)
     assert win.session.run is not None and win.timeline.slider.maximum() == len(win.session.run.axis)
+
+
+def test_a_big_file_given_at_start_up_has_its_timeline_with_its_first_part(qtbot, monkeypatch):
+    """A big file is shown part by part: the plots are built once the first part shows, not after the whole
+    file is read (the file here never finishes: only its first part is handed over)."""
+    from afp_desktop.core.formats import open_run
+
+    win = MainWindow(restore_layout=False)
+    qtbot.addWidget(win)
+    opened: list = []
+    monkeypatch.setattr(win, "open_file", lambda *args, **kwargs: opened.append(args))  # (reading: not here)
+    win.open_after_first_frame(RUN)
+    win.show()
+    qtbot.waitUntil(lambda: bool(opened), timeout=10_000)  # the window is on screen and started reading
+    assert not win.timeline.built
+    win.loader.prefix.emit(open_run(RUN))
+    qtbot.waitUntil(lambda: win.timeline.built, timeout=10_000)

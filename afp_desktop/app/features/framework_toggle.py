@@ -45,8 +45,8 @@ class HiddenChip(TooltipWhenAsked, QToolButton):
         self.setVisible(count > 0)
         if count > 0:
             self.adjustSize()
-            self._place()
             self.raise_()
+        self._place()  # (placed, or its room given back)
 
     def toolTip(self) -> str:  # noqa: N802 - Qt's name
         if self._tooltip is None:
@@ -61,6 +61,7 @@ class HiddenChip(TooltipWhenAsked, QToolButton):
         size = self.sizeHint()
         self.setGeometry(viewport.left() + MARGIN, viewport.bottom() - size.height() - MARGIN,
                          size.width(), size.height())
+        self.canvas.reserve(bottom=size.height() + 2 * MARGIN if self.isVisible() else 0)
 
 
 class FrameworkToggle:

@@ -5,6 +5,10 @@ The ring shows only once the keyboard moved the focus (Tab, a shortcut), the way
 does: a mouse click on a button does not leave a ring behind it. Fusion alone draws a faint dotted rectangle
 that is invisible on most of our colours.
 
+Every other widget the keyboard reaches (the graph, the timeline's plots, a text box, a list) draws no ring of
+its own: a focus frame (Qt's QFocusFrame, painted with the same ring) follows the keyboard focus onto it. Lists
+and tables give Tab back to the window (it moves the focus on, not from cell to cell), so Tab never gets stuck.
+
 Check boxes and radio buttons also get an outline in the muted text colour (unless the keyboard focus highlights
 them already): Fusion outlines them in a darker
 shade of the window, which on the dark theme is nearly black on nearly black (an unchecked box vanished), and
@@ -13,9 +17,13 @@ on the light theme falls short of the 3:1 that a control's edge needs.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QRectF, Qt
+import shiboken6
+from PySide6.QtCore import QObject, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QProxyStyle, QStyle, QStyleFactory, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton, QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QFocusFrame,
+    QLineEdit, QProxyStyle, QStyle, QStyleFactory, QTabBar, QWidget,
+)
 
 from afp_desktop.app.widgets.flat_scroll_bar import paint_scroll_bar, paint_tab_frame
 from afp_desktop.app.look.theme import FOCUS_RING
@@ -86,7 +94,16 @@ class FocusRingStyle(QProxyStyle):
         if element == _S.PrimitiveElement.PE_PanelLineEdit and focus_visible(option, widget):
             paint_ring(painter, option.rect, _dark(option))  # (Fusion's own 1 px highlight is faint)
 
+    def polish(self, target):  # noqa: ANN201 - Qt's name; a widget, a palette (returned polished) or the app
+        polished = super().polish(target)
+        if isinstance(target, QAbstractItemView):
+            target.setTabKeyNavigation(False)  # (Tab leaves a list or table; arrows move within it)
+        return polished
+
     def drawControl(self, element, option, painter, widget=None) -> None:  # noqa: N802
+        if element == _S.ControlElement.CE_FocusFrame:
+            paint_ring(painter, option.rect, _dark(option))
+            return
         super().drawControl(element, option, painter, widget)
         if element in (_S.ControlElement.CE_PushButton, _S.ControlElement.CE_TabBarTabLabel) \
                 and focus_visible(option, widget):
@@ -99,3 +116,49 @@ class FocusRingStyle(QProxyStyle):
         super().drawComplexControl(control, option, painter, widget)
         if control in _RINGED_COMPLEX and focus_visible(option, widget):
             paint_ring(painter, option.rect, _dark(option))
+
+
+RINGED_BY_THE_STYLE = (QAbstractButton, QComboBox, QAbstractSlider, QAbstractSpinBox, QLineEdit, QTabBar)
+
+
+class KeyboardFocusFrame(QObject):
+    """Puts a focus frame around the focused widget when the keyboard moved the focus there and the widget draws
+    no ring of its own (RINGED_BY_THE_STYLE do). One per application."""
+
+    def __init__(self, app: QApplication):
+        super().__init__(app)
+        self.frame: QFocusFrame | None = None
+        app.focusChanged.connect(self._focus_changed)
+
+    def _live_frame(self) -> QFocusFrame | None:
+        """The frame, unless it went with its window (a frame is a child of the window it is in)."""
+        if self.frame is not None and not shiboken6.isValid(self.frame):
+            self.frame = None
+        return self.frame
+
+    def framed(self) -> QWidget | None:
+        """The widget the frame is around now (None: none)."""
+        frame = self._live_frame()
+        return frame.widget() if frame is not None else None
+
+    def _focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        window = new.window() if new is not None else None
+        wanted = (new is not None and window is not None and not isinstance(new, RINGED_BY_THE_STYLE)
+                  and window.testAttribute(Qt.WidgetAttribute.WA_KeyboardFocusChange))
+        frame = self._live_frame()
+        if not wanted:
+            if frame is not None:
+                frame.setWidget(None)
+            return
+        if frame is None or frame.window() is not window:
+            if frame is not None:
+                frame.setWidget(None)
+                frame.deleteLater()
+            frame = self.frame = QFocusFrame(window)  # (a frame lives in one window: made again in another)
+        frame.setWidget(new)
+
+
+def follow_keyboard_focus(app: QApplication) -> KeyboardFocusFrame:
+    """The application's keyboard focus frame (made once)."""
+    found = app.findChild(KeyboardFocusFrame)
+    return found if isinstance(found, KeyboardFocusFrame) else KeyboardFocusFrame(app)

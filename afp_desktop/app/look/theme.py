@@ -155,12 +155,14 @@ def _use_fusion(app: QGuiApplication) -> None:
     """Fusion with a visible keyboard focus ring (focus_style.py)."""
     from PySide6.QtWidgets import QApplication
 
-    from afp_desktop.app.look.focus_style import FocusRingStyle
+    from afp_desktop.app.look.focus_style import FocusRingStyle, follow_keyboard_focus
 
     global _style
     if isinstance(app, QApplication) and not isinstance(app.style(), FocusRingStyle):
         _style = FocusRingStyle()  # (kept referenced here as well as by the application)
         app.setStyle(_style)
+    if isinstance(app, QApplication):
+        follow_keyboard_focus(app)
 
 
 _style = None

@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
+    QDialog,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.storage.bookmark_store import load_book, save_book
+from afp_desktop.app.widgets.note_dialog import NoteDialog
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.views.bookmarks import BookmarkBook, bookmark_at, caption, ordinal_labels
@@ -32,8 +33,8 @@ MISSING = QColor("#8a909c")
 
 def ask_note(parent: QWidget, title: str, label: str, text: str = "") -> str | None:
     """A small dialog for a bookmark's note; None when cancelled (tests replace this function)."""
-    note, ok = QInputDialog.getMultiLineText(parent, title, label, text)
-    return note if ok else None
+    dialog = NoteDialog(parent, title, label, text)
+    return dialog.note if dialog.exec() == QDialog.DialogCode.Accepted else None
 
 
 class BookmarksPanel(QWidget):

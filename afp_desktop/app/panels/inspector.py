@@ -470,11 +470,14 @@ class InspectorPanel(QWidget):
             if self.prices is not None and node.get("kind") in LLM_START_KINDS:
                 rows.append(("cost", cost_text(self.prices, node)))
         start, stop = node.get("startOffsetMs"), node.get("endOffsetMs")
-        timing = f"starts at +{start} ms"
-        if isinstance(start, (int, float)) and isinstance(stop, (int, float)):
-            timing += f", ends at +{stop} ms ({stop - start} ms)"
-        elif stop is None and node.get("kind") in LASTING_KINDS:  # (a chip has no end)
-            timing += ", not ended"
+        if not isinstance(start, (int, float)):  # (a step not started at the cursor: nothing of it is known)
+            timing = "not started at this moment"
+        else:
+            timing = f"starts at +{start} ms"
+            if isinstance(stop, (int, float)):
+                timing += f", ends at +{stop} ms ({stop - start} ms)"
+            elif stop is None and node.get("kind") in LASTING_KINDS:  # (a chip has no end)
+                timing += ", not ended"
         rows.append(("timing", timing))
         if begin:
             sizes = [f"{label} {begin[k]}" for k, label in (("systemPromptChars", "system-prompt chars"),
@@ -560,7 +563,7 @@ class InspectorPanel(QWidget):
         end = tool_end_of(run, index)
         if end is None or end[0] >= self._upto:
             self.tool_note.setText("Not known yet at this moment: the call has not returned.")
-            self.tool_result.set_value(None)
+            self.tool_result.set_value({})  # (no row: a result not known is not a null result)
         else:
             event = end[1]
             parts = [f"returned after {event['durationMs']} ms" if "durationMs" in event else "returned"]

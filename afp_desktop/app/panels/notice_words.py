@@ -24,8 +24,9 @@ SENTENCES: dict[str, str | None] = {
     "redacted": "Some text is hidden: this file was redacted, so messages and tool data show as markers.",
     "failed": None,
     "reading": None,  # (its own words say how many events are shown so far)
-    "stops-derived-legs": "The timeline's stops are estimated from the events, so that every leg of the run "
-                          "(before and after its pause) has its stops.",
+    "stops-derived-legs": "This file holds a run and its resume after a pause; its commit log covers only the "
+                          "last leg, so the timeline's stops are estimated from the events of every leg.",
+    "repeated-recorder": "This file holds the same recording more than once; it is shown once.",
     "mid-way": "This run starts mid-way: earlier events were rotated out of the file before it was read.",
     "cut-line": "A line cut off when the file was rotated was left out.",
     "long-line": "A line longer than the most a file may hold was left out; everything else is shown.",
@@ -40,7 +41,8 @@ SENTENCES: dict[str, str | None] = {
     "incomplete": "The run does not finish in this file: it was paused, cut off or still running.",
     "not-complete": "The run does not finish in this recording.",
     "truncated": "The file is cut off: the replay ends where the file ends.",
-    "several-legs": "This file holds several runs (such as a pause and its resume); the timeline shows the last.",
+    "several-legs": "This file holds several runs (such as a pause and its resume); its commit log covers only "
+                    "the last.",
     "dropped": "The start of the run is missing: the recorder dropped its earliest events.",
     "rotated": "This run was read from two files: the older part first, then the newer.",
     "object-stream": "Read as an event stream: this file holds one event after another over several lines each.",

@@ -68,12 +68,9 @@ def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = 
             conversation: str | None = None, follow: bool = False,
             size: tuple[int, int] = SCREENSHOT_SIZE, at: str | None = None) -> int:
     app = create_application()
-    from afp_desktop.app.shell.main_window import MainWindow
-
     if screenshot:
         return _screenshot(app, path, screenshot, stop, conversation, size, at)
-    window = MainWindow()
-    window.show()
+    window = show_main_window()
     from afp_desktop.app.shell.terminate import close_on_terminate
 
     # SIGTERM/SIGHUP close the window (its layout saved); the handler lives as long as this call.
@@ -90,6 +87,19 @@ def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = 
 
     warm_imports.finish()  # closed during start-up: the imports end before the interpreter does
     return code
+
+
+def show_main_window():
+    """The window a person opens: shown at its restored (or default) size, cut to the screen's free area once
+    its panels' minimums are known (app/fit_screen.py). A --screenshot window keeps the size asked for."""
+    from afp_desktop.app.shell.fit_screen import fit_on_screen
+    from afp_desktop.app.shell.main_window import MainWindow
+
+    window = MainWindow()
+    fit_on_screen(window)
+    window.show()
+    fit_on_screen(window)  # (again: the panels' minimums are known once the window is laid out)
+    return window
 
 
 def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,

@@ -220,8 +220,9 @@ class MainWindow(QMainWindow):
         if path is None:
             self.timeline.build_when_ready()
             return
-        # The file first (the loader reads it in a thread; the run shows at once), then the timeline's plots.
-        signals = (self.loader.loaded, self.loader.failed, self.loader.cancelled)
+        # The file first (the loader reads it in a thread; the run shows at once), then the timeline's plots: as
+        # soon as the run shows, its first part for a big file read in parts (not once it is read whole).
+        signals = (self.loader.prefix, self.loader.loaded, self.loader.failed, self.loader.cancelled)
 
         def build_once(*_args) -> None:
             for signal in signals:

@@ -110,7 +110,11 @@ def _run_from_recording(recording: Any, path: str, kind: str, envelope: dict | N
             boundary = _domain_list(chosen["data"], path, warnings)
             meta = chosen.get("meta")
             boundary_mode = meta.get("mode") if isinstance(meta, dict) else None
-            if len(readable) > 1:
+            if len(readable) > 1 and all(r["data"] == chosen["data"] for r in readable):
+                notices.append(Notice("repeated-recorder", f"The snapshot holds {len(readable)} BoundaryEvents "
+                                      f"recorders with the same {len(boundary)} events; they are shown once.",
+                                      "info"))
+            elif len(readable) > 1:
                 notices.append(Notice("several-recorders", f"The snapshot holds {len(readable)} BoundaryEvents "
                                       f"recorders; the graph uses {chosen.get('id', 'the first')!r} "
                                       f"({len(boundary)} events).", "info"))

@@ -145,6 +145,7 @@ class _Row:
     y: float = 0.0
     height: float = 0.0
     occupied: list[tuple[float, float]] | None = None  # x intervals of everything drawn in the row
+    fans_out: bool = False  # a header whose subflow forked into its child subflows
 
 
 
@@ -303,6 +304,10 @@ def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[i
                 best, best_len = s, len(sp)
         return best
 
+    # A fork.branch naming a subflow that starts right under the fork's own path is a fan-out into that subflow
+    # (a Parallel's branch); at the root the Parallel has no subflow of its own, only the Run.
+    branch_names = {(paths[i][:-1], name) for i, node in enumerate(nodes) if kinds[i] == SUBFLOW_KIND and paths[i]
+                    for name in (node.get("label"), paths[i][-1]) if isinstance(name, str)}
     rows: list[_Row] = []
     header_of: dict[int, _Row] = {}
     current_of: dict[int | None, _Row] = {}  # per subflow: the step row its previous step went to
@@ -322,6 +327,11 @@ def _build_rows(nodes: list[dict], kinds: list[str]) -> tuple[list[_Row], dict[i
         if kind in CHIP_KINDS:
             owner = _chip_owner(node, kind)
             forking = _forking_subflow(node, kind, header_by_stage)
+            if forking is None and kind == "fork-branch" and (_path(node), node.get("label")) in branch_names:
+                opened = innermost(_path(node), proper=False)
+                if opened is not None and paths[opened] == _path(node):
+                    forking = header_of[opened]
+                    forking.fans_out = True
             if forking is not None:  # a Parallel's branch chip: by the Parallel's own card
                 forking.chips.append(i)
                 continue
@@ -554,10 +564,12 @@ def layout_step_graph(graph: dict) -> GraphLayout:
     right = 0.0
 
     def is_lanes(row: _Row) -> bool:
-        """A Parallel header whose branches (two or more child subflows) become lanes."""
-        if row.kind != "header" or nodes[row.items[0]].get("primitiveKind") != "Parallel":
+        """A header whose branches (two or more child subflows) become lanes: a Parallel's, or one that forked
+        into its child subflows (the Run of a root Parallel, whose branch chips sit by its card)."""
+        if row.kind != "header":
             return False
-        return sum(1 for child in children_of.get(row.items[0], ()) if child.kind == "header") >= 2
+        forked = row.fans_out or nodes[row.items[0]].get("primitiveKind") == "Parallel"
+        return forked and sum(1 for child in children_of.get(row.items[0], ()) if child.kind == "header") >= 2
 
     def place_chips(row: _Row, r: int, x: float, y: float, height: float) -> float:
         per = max(1, int((height + CHIP_GAP) // (chip_h + CHIP_GAP)))

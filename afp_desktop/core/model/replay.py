@@ -33,8 +33,7 @@ from afp_desktop.core.model.run_end import RunEnds
 from afp_desktop.core.model.stop_lines import StopLines, stop_lines_walk
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
-from afp_desktop.core.library.stops import drill, drill_source
-from afp_desktop.core.model.timeline import ordinal_labels, place_inner_stops
+from afp_desktop.core.model.timeline import inner_stops, ordinal_labels, place_inner_stops
 from afp_desktop.core.breathing import breathing_over
 
 NOT_STARTED, ACTIVE, DONE = "not-started", "active", "done"
@@ -329,7 +328,9 @@ def spans_for(stops: list[StopDict], axis, low: int = 0) -> list[StopSpan]:
 
 def span_index_at(ends: list[int], low: int, position: int, chosen: int | None = None) -> int | None:
     """The stop whose span holds `position` (the first of those ending there; `chosen` wins if it ends there).
-    None outside the level's range (a drilled mount's stops cover only the mount)."""
+    The level's very end is its last stop ("Run end", a drilled mount's "End") however many stops end there: a
+    cursor put there by a position alone (the live end of a followed file, a reload, a drag) is where the run
+    ended. None outside the level's range (a drilled mount's stops cover only the mount)."""
     if not ends:
         return None
     if chosen is not None and 0 <= chosen < len(ends) and ends[chosen] == position:
@@ -338,6 +339,8 @@ def span_index_at(ends: list[int], low: int, position: int, chosen: int | None =
         return None
     if position == low:
         return 0
+    if position == ends[-1]:
+        return len(ends) - 1
     return bisect_left(ends, position)
 
 
@@ -729,18 +732,18 @@ class Replay:
             return False
         stop = spans[index].stop
         return (stop.get("kind") == "mount" and not stop.get("derived") and self.run.snapshot is not None
-                and drill_source(self.run.snapshot, stop.get("runtimeStageId", "")) is not None)
+                and inner_stops(self.run.snapshot, stop) is not None)
 
     def drill_in(self, index: int) -> bool:
         """Show the stops inside mount stop `index`, placed on the run's axis. False (nothing changes) when the
-        mount has no inner milestones."""
+        mount cannot be drilled into (can_drill)."""
         if not self.can_drill(index):
             return False
         span = self.spans[index]
         mount = dict(span.stop)
         mount["axisStart"], mount["axisEnd"] = span.start, span.end
-        inner = drill(self.run.snapshot, dict(span.stop))
-        if not inner or not any(s.get("kind") not in ("start", "end") for s in inner):
+        inner = inner_stops(self.run.snapshot, span.stop)
+        if inner is None:
             return False
         placed = place_inner_stops(self.run.stage_ids_on_axis(), mount, inner)
         self._drill.append((span.label, placed))

@@ -248,6 +248,11 @@ class Run:
         return self._stops_and_notice[0]
 
     @property
+    def stops_notice(self) -> Notice | None:
+        """Why the stops were derived from the events although the file has a commit log (None otherwise)."""
+        return self._stops_and_notice[1]
+
+    @property
     def payloads_checked(self) -> bool:
         """Whether the payloads kept as bytes have been checked (payload_problems is known)."""
         return "payload_problems" in self.__dict__
@@ -268,9 +273,11 @@ class Run:
                 f"{len(broken)} payload(s) in this file are not valid JSON (the first at {first.where()}: "
                 f"{first.message.removeprefix('a payload is not valid JSON: ')}). They show as “not readable”; "
                 "everything else in the run is shown.")))
-        stops_notice = self._stops_and_notice[1]
+        stops_notice = self.stops_notice
         if stops_notice is not None:
             notices.append(stops_notice)
+            if stops_notice.code == "stops-derived-legs":  # (it says what several-legs says, and what follows)
+                notices = [notice for notice in notices if notice.code != "several-legs"]
         seen: set[str] = set()
         unique = []
         for notice in notices:

@@ -27,6 +27,7 @@ from afp_desktop.core.breathing import breathing_over
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.library.events import indices_of
+from afp_desktop.core.model.pause_question import question_in
 
 PREFIX = "agentfootprint."
 REASONS = ("completed", "failed", "budget", "halted", "aborted", "paused", "unknown")
@@ -174,11 +175,7 @@ def limit_words(payload: dict) -> str:
 
 def question_of(payload: dict) -> str:
     """A pause request's question, as plain text."""
-    asked = payload.get("questionPayload")
-    if isinstance(asked, dict):
-        for key in ("question", "prompt", "message", "text"):
-            if isinstance(asked.get(key), str):
-                return asked[key]
+    asked = question_in(payload.get("questionPayload"))
     if asked is not None:
         return plain(asked)
     return plain(payload.get("reason", "the run asked a person"))

@@ -16,6 +16,7 @@ from typing import Any, Callable, cast
 
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.breathing import breathing_over
+from afp_desktop.core.library.stops import commit_stops, drill, drill_source
 
 INNER_BOOKEND_LABELS = {"start": "Start", "end": "End"}
 
@@ -65,6 +66,29 @@ def stop_at_x(x: float, count: int) -> int:
 
 
 # --- drill ----------------------------------------------------------------------------------------------------
+
+def inner_stops(snapshot: Any, mount: Mapping[str, Any]) -> list[dict] | None:
+    """The stops a drill into `mount` steps through: its inner milestones; a mount whose own log holds none (an
+    injection engine, a context slot) shows one stop per stage it ran, named by the stage (the newer lens's
+    fallback, so a drillable mount always has something inside). None when the mount cannot be drilled into or
+    ran no stage of its own."""
+    inner = drill(snapshot, dict(mount))
+    if inner is None:
+        return None
+    if any(stop.get("kind") not in ("start", "end") for stop in inner):
+        return inner
+    source = drill_source(snapshot, str(mount.get("runtimeStageId", "")))
+    stages = commit_stops(source["commitLog"], source["executionTree"]) if source is not None else []
+    if not any(stop.get("kind") not in ("start", "end") for stop in stages):
+        return None
+    return [stop if stop.get("kind") in ("start", "end") else {**stop, "label": _stage_name(stop.get("label"))}
+            for stop in stages]
+
+
+def _stage_name(label: Any) -> str:
+    """A stage's own name without the path of the subflow it ran in ("sf-tools/Compose" → "Compose")."""
+    return str(label or "").rsplit("/", 1)[-1] or str(label or "")
+
 
 def place_inner_stops(stage_ids: list[str], mount: Mapping[str, Any], inner: list[dict]) -> list[StopDict]:
     """Give a mount's inner stops (commit-indexed in the subflow's own history) positions on the run's axis.

@@ -33,6 +33,7 @@ from typing import Any
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.library.events import indices_of
+from afp_desktop.core.model.pause_question import question_in
 from afp_desktop.core.model.replay import DONE, LLM_KINDS, NOT_STARTED, ReplayFacts
 from afp_desktop.core.views.cost import PriceTable, cost_text
 from afp_desktop.core.views.per_run import per_run
@@ -264,13 +265,20 @@ class SlotContent:
         return [{"role": i.get("asRole") or i.get("source"), "content": i.get("rawContent", i.get("contentSummary"))}
                 for i in self.injections if isinstance(i, dict)] or None
 
-    def sections(self, heading: str = "", budget: bool = True) -> list[dict]:
+    def sections(self, heading: str = "", budget: bool = True, sent_chars: Any = None) -> list[dict]:
+        """`sent_chars`: the system prompt's length the call said it was sent (its llm.start's
+        `systemPromptChars`), once the call has started; the length said is that one, and the text shown is
+        said to be partial when the file holds less of it (redacted, cut or left out)."""
         out: list[dict] = []
         title = SLOT_TITLE[self.slot]
         if self.slot == "system-prompt":
             prompt = self.system_prompt
             if prompt is not None:
-                out.append(_text(f"{heading}{title} · {len(prompt):,} characters", prompt))
+                size = f"{len(prompt):,} characters"
+                if _number(sent_chars) and sent_chars != len(prompt):
+                    size = (f"{sent_chars:,} characters sent; this file holds {len(prompt):,} of them (the rest "
+                            "was redacted, cut or left out)")
+                out.append(_text(f"{heading}{title} · {size}", prompt))
             else:
                 out.append(_note("No system prompt text in the file for this call.", f"{heading}{title}"))
         elif self.slot == "messages":
@@ -422,7 +430,7 @@ def pauses(run) -> list[dict]:
             payload = _dict(event.get("payload"))
             question = _dict(payload.get("questionPayload"))
             open_pause = {"request": j, "resume": None, "reason": payload.get("reason"),
-                          "question": question.get("question", payload.get("questionPayload")),
+                          "question": question_in(payload.get("questionPayload")),
                           "toolCallId": question.get("toolCallId", payload.get("toolCallId")),
                           "toolName": question.get("toolName"), "severity": question.get("severity"),
                           "answer": None, "waitedMs": None}
@@ -548,6 +556,20 @@ def _timing(node: dict, done: bool) -> str | None:
     return f"started at +{start:g} ms" + ("" if done else ", not ended at this moment")
 
 
+def _took(node: dict, end: dict) -> str | None:
+    """How long a returned tool call took: the time between its start and end, as its card says; the tool's own
+    measure (`durationMs`, its clock's ms, rounded apart from the events') is added when it differs."""
+    start: Any = node.get("startOffsetMs")
+    stop: Any = node.get("endOffsetMs")
+    measured = end.get("durationMs")
+    if not (_number(start) and _number(stop)):
+        return _ms(measured)
+    took = f"{max(0, stop - start):g} ms"
+    if _number(measured) and measured != stop - start:
+        took += f" (the tool measured {measured:g} ms)"
+    return took
+
+
 def _step_facts(node: dict, state: str, extra: list[tuple[str, Any]]) -> dict:
     path = node.get("subflowPath")
     return _facts("Step", [("state", STATE_WORDS.get(state, state)), *extra,
@@ -632,7 +654,7 @@ def _llm_sections(run, facts, index, node, n_domain, done, prices: PriceTable | 
         out.append(changes)
     for slot in ("system-prompt", "messages", "tools"):
         if slot in slots:
-            out += slots[slot].sections(budget=False)
+            out += slots[slot].sections(budget=False, sent_chars=begin.get("systemPromptChars"))
     if not slots:
         out.append(_note("The file does not hold what was sent to this call (no slot boundaries, no injections).",
                          "Sent to the model"))
@@ -645,7 +667,7 @@ def _tool_sections(run, facts, index, node, n_domain, n_typed, done) -> list[dic
     end = _end_event(run, facts, index, n_domain)
     shown_call = _id(call_id, "tool call id") or (None if call_id is None else _compact(call_id, 80))
     rows: list[tuple[str, Any]] = [("tool", _str(node.get("toolName"))), ("call id", shown_call),
-                                   ("took", _ms(end.get("durationMs")) if end else None)]
+                                   ("took", _took(node, end) if end else None)]
     out = [_step_facts(node, DONE if done else "active", rows)]
     for pause in pauses(run):  # first: while paused it is what matters
         if pause["toolCallId"] is not None and jsonio.same_id(pause["toolCallId"], call_id):
@@ -750,17 +772,22 @@ def _chip_sections(run, facts, index, node, n_domain) -> list[dict]:
     if call is not None:
         rows.append(("for the call", f"{facts.nodes[call].get('label')} #{facts.nodes[call].get('iterationIndex')}"))
     out = [_facts("Context slot", rows)]
+    sent = None  # (the length the call says it was sent, once it has started: not before)
+    if call is not None and facts.created[call] < n_domain:
+        begin = run.domain_events[facts.created[call]]
+        sent = begin.get("systemPromptChars") if isinstance(begin, dict) else None
     if exit_event is not None and entry is not None and exit_i is not None and exit_i < n_domain:
         stage = str(entry.get("runtimeStageId")).split("#", 1)[0] + "/"  # its compose stages live under it
         injections = [e for e in run.domain_events[entry_i:exit_i] if isinstance(e, dict)
                       and e.get("type") == "context.injected" and str(e.get("runtimeStageId")).startswith(stage)]
-        out += SlotContent(slot, entry.get("payload"), exit_event.get("payload"), injections).sections()
+        out += SlotContent(slot, entry.get("payload"), exit_event.get("payload"), injections).sections(
+            sent_chars=sent)
     elif entry is not None and entry_i < n_domain:
         out.append(_note("Being composed at this moment: its content is known when the slot closes."))
     elif call is not None and facts.created[call] < n_domain:
         slots = llm_slots(run, call)  # no slot boundary in the file: what the call shows for this slot
         if slot in slots:
-            out += slots[slot].sections()
+            out += slots[slot].sections(sent_chars=sent)
         else:
             out.append(_note("The file does not hold this slot's content.", "Content"))
     else:

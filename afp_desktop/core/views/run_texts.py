@@ -65,7 +65,7 @@ class NodeFinder:
         if kind == "tool.end":
             found = self.call_node.get(_key(event.get("toolCallId")))
             return found if found is not None else self.latest_before(i + 1)
-        if kind in ("context.injected",) or (kind in ("subflow.entry", "subflow.exit") and event.get("slotKind")):
+        if self.is_for_coming_call(event):
             return self.next_llm[i]
         if kind in ("run.entry", "subflow.entry") and node is not None:
             self.open_subflow[_key(event.get("runtimeStageId"))] = node  # (a file may give a list)
@@ -76,6 +76,13 @@ class NodeFinder:
         if node is not None:
             return node
         return self.latest_before(i + 1)
+
+    @staticmethod
+    def is_for_coming_call(event: dict) -> bool:
+        """A slot's or an injection's event: what it holds is sent to the LLM call that comes next."""
+        kind = event.get("type")
+        return kind == "context.injected" or (kind in ("subflow.entry", "subflow.exit")
+                                              and bool(event.get("slotKind")))
 
     def of_call(self, call_id: Any) -> int | None:
         return self.call_node.get(_key(call_id))
@@ -148,13 +155,18 @@ def content_texts(run, nodes: NodeFinder) -> Iterator[tuple[int, str, str, int |
         if type(event) is not dict:
             continue
         node = nodes.of_domain(i, event)
+        position = axis.domain_after[i]
+        if node is not None and nodes.is_for_coming_call(event):
+            # A prompt's text is shown on the call it is sent to, which starts a little later: a hit there, so
+            # that the cursor moved to it shows the text (at the slot's own event the call has not started).
+            position = max(position, axis.domain_after[fold.node_created_at[node]])
         if anchors[i] is not None:
             # indexed from the typed event it was mapped from, at the DomainEvent's position (right after it)
-            node_of_typed[anchors[i]] = (node, axis.domain_after[i])
+            node_of_typed[anchors[i]] = (node, position)
             if event.get("type") == "tool.start":
                 tool_names[_key(event.get("toolCallId"))] = event.get("toolName")
             continue
-        yield from _domain_fields(axis.domain_after[i], event, node, tool_names)
+        yield from _domain_fields(position, event, node, tool_names)
 
     for j, event in enumerate(breathing_over(typed, 256)):
         if type(event) is not dict:

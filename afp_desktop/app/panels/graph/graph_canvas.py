@@ -60,6 +60,7 @@ from afp_desktop.core.model.layout import (
 DETAIL_LOD = 0.4  # below this zoom cards are plain coloured blocks and edges bare lines: text would be unreadable
 EDGE_LOD = 0.08  # below this a gutter is a few pixels high and edges are noise: they are not drawn at all
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.002, 4.0, 1.5
+READABLE_ZOOM = 0.6  # the least zoom at which a card's text is still read (fit_width goes no further)
 BUILD_SLICE_S = 0.006  # the scene of a big graph is built in slices this long, one per event-loop turn
 FIRST_SLICE_MARGIN = 200.0  # the first slice makes the cards down to this far below the view's first screen
 IN_VIEW_BUDGET_S = 0.012  # the cards a scroll to the cursor brings into view are made at once for up to this long
@@ -512,12 +513,23 @@ class NodeItem(QGraphicsItem):
         # cards, each a few antialiased paths and texts in Python. update() (a ring, a badge) paints it again.
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.painted = False  # painted since made or last told to forget its colours (it has a cached pixmap)
+        # How visible the card is (a step not yet happened is dimmed). Not the item's opacity: a cached card is
+        # painted into its pixmap at full opacity and the pixmap faded whole, its text too (below 4.5:1). The
+        # card fades its own fill and draws its text opaque (GraphArt._paint_text), into the pixmap.
+        self.fade = 1.0
+
+    def set_fade(self, fade: float) -> None:
+        if fade != self.fade:
+            self.fade = fade
+            self.update()
 
     def boundingRect(self) -> QRectF:
         return self._bounds
 
     def paint(self, painter, option, widget=None) -> None:
         self.painted = True
+        if self.fade < 1.0:
+            painter.setOpacity(painter.opacity() * self.fade)
         self.art.paint_node(painter, self.index, _detailed(painter))
 
 
@@ -659,6 +671,7 @@ class GraphCanvas(QGraphicsView):
         self.graph_layout: GraphLayout | None = None
         self._overview: OverviewItem | None = None
         self.reserved_right = 0  # pixels at the view's right kept clear by fit_width (the minimap sits there)
+        self.reserved_bottom = 0  # pixels at the view's bottom a chip floats over (the hidden-steps chip)
         self._detailed_shown = True  # False far zoomed out: the overview item stands in for every item
         self.node_items: list[NodeItem] = []
         self.edge_items: list[EdgeItem] = []
@@ -707,7 +720,7 @@ class GraphCanvas(QGraphicsView):
         self.graph_layout = layout
         old = self.scene()
         scene = self._new_scene()
-        scene.setSceneRect(QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0)))
+        scene.setSceneRect(self._scene_rect(layout))
         # Cards, edges and brackets hang off one layer, shown when zoomed in enough to read; far zoomed out the
         # overview item stands in for all of them. They are made in slices (cards first, in layout order), so
         # a graph of thousands of steps never freezes the window: the first slice is made now, the rest on
@@ -750,7 +763,7 @@ class GraphCanvas(QGraphicsView):
         for name in ("current", "selected", "active", "errors", "search_marks", "pauses", "fact_badges"):
             setattr(art, name, getattr(old, name))
         scene = self.scene()
-        scene.setSceneRect(QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0)))
+        scene.setSceneRect(self._scene_rect(layout))
         old_boxes = old.layout.nodes
         repaint = range(len(self.node_items)) if changed is None else changed
         for i, item in enumerate(self.node_items):
@@ -854,7 +867,10 @@ class GraphCanvas(QGraphicsView):
                 self.group_items.append(item)
                 self._items_of.setdefault(payload.index, []).append(item)
             item.setVisible(opacity > 0 and self._detailed_shown)
-            item.setOpacity(opacity if opacity > 0 else 1.0)
+            if isinstance(item, NodeItem):
+                item.set_fade(opacity if opacity > 0 else 1.0)
+            else:
+                item.setOpacity(opacity if opacity > 0 else 1.0)
             scene.addItem(item)
             made += 1
             if deadline is not None and made % 64 == 0 and time.perf_counter() > deadline:
@@ -1071,7 +1087,10 @@ class GraphCanvas(QGraphicsView):
 
         def show(item: QGraphicsItem, opacity: float) -> None:
             item.setVisible(opacity > 0 and self._detailed_shown)
-            item.setOpacity(opacity if opacity > 0 else 1.0)
+            if isinstance(item, NodeItem):
+                item.set_fade(opacity if opacity > 0 else 1.0)
+            else:
+                item.setOpacity(opacity if opacity > 0 else 1.0)
 
         touched = set(indices)
         if not touched:
@@ -1145,6 +1164,28 @@ class GraphCanvas(QGraphicsView):
     def reset_zoom(self) -> None:
         self._zoom_by(1 / self.zoom_factor())
 
+    def reserve(self, right: int | None = None, bottom: int | None = None) -> None:
+        """An overlay keeps `right` / `bottom` pixels of the view's edge for itself (pin_overlay): the scene gets
+        that much room past the cards, so the cards it would cover can be scrolled out from under it."""
+        right = self.reserved_right if right is None else right
+        bottom = self.reserved_bottom if bottom is None else bottom
+        if (right, bottom) == (self.reserved_right, self.reserved_bottom):
+            return
+        self.reserved_right, self.reserved_bottom = right, bottom
+        if self.graph_layout is not None and self.scene() is not None:
+            self.scene().setSceneRect(self._scene_rect(self.graph_layout))
+
+    def _scene_rect(self, layout: GraphLayout) -> QRectF:
+        """The cards' extent, and past it the room an overlay needs at a readable zoom when the cards reach under
+        that overlay's edge of the view (a graph that fits gets no scroll bar from it)."""
+        width, height = max(layout.width, 1.0), max(layout.height, 1.0)
+        view = self.viewport().size()
+        if width > view.width() - self.reserved_right:
+            width += self.reserved_right / READABLE_ZOOM
+        if height > view.height() - self.reserved_bottom:
+            height += self.reserved_bottom / READABLE_ZOOM
+        return QRectF(0, 0, width, height)
+
     def fit_to_window(self) -> None:
         rect = self.sceneRect()
         if rect.isEmpty():
@@ -1156,7 +1197,7 @@ class GraphCanvas(QGraphicsView):
         elif self.zoom_factor() < MIN_ZOOM:
             self._zoom_by(MIN_ZOOM / self.zoom_factor())
 
-    def fit_width(self, least: float = 0.6) -> None:
+    def fit_width(self, least: float = READABLE_ZOOM) -> None:
         """Zoom out (never below `least`, where card text is still readable) so the graph's full width is in view:
         the last card of a wide row is not cut off at the right edge. A narrow graph stays at its zoom."""
         rect = self.sceneRect()

@@ -70,7 +70,7 @@ class GraphMinimap(QWidget):
         if self.canvas.graph_layout is None:
             return  # (the graph is being dropped: the emptied view scrolls before graph_changed hides the map)
         width, height = self._size()
-        self.canvas.reserved_right = width + MARGIN  # "fit width" leaves the map's column clear of cards
+        self.canvas.reserve(right=width + MARGIN)  # "fit width" leaves the map's column clear of cards
         viewport = self.canvas.viewport().rect()
         self.setGeometry(viewport.right() - width - MARGIN, viewport.bottom() - height - MARGIN, width, height)
         hint = self.centre_button.sizeHint()
