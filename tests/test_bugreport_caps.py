@@ -312,6 +312,15 @@ def test_a_transcript_of_another_shape_is_indented_only_while_that_stays_small()
     assert len(transcript_text(wide)) < 2 * len(jsonio.dumps(wide)) + 2
 
 
+def test_a_deep_transcript_is_not_multiplied_by_its_indentation():
+    """A value 184 levels deep is 368 bytes compact and 67 KB indented (its indentation grows with the square of
+    its depth): it is shown compact (Hypothesis found it)."""
+    from afp_desktop.core.formats.bugreport import transcript_text
+
+    deep = jsonio.loads(nested(184))
+    assert len(transcript_text(deep)) <= 4 * len(jsonio.dumps(deep)) + 2**15 + 2**12
+
+
 # --- what reading a conversation file costs ----------------------------------------------------------------------
 
 def test_an_entry_holding_more_json_containers_than_the_budget_allows_is_refused():

@@ -214,6 +214,7 @@ def environment_text(info: BundleInfo) -> str:
 # -- the transcript (conversation.json) as readable text -----------------------------------------------------
 
 INDENTED_AT_MOST = 16 * 2**10  # bytes of compact JSON: a transcript of another shape is indented up to this size
+INDENTED_GROWTH = 3  # ... and only when that makes it at most this many times larger (plus a little)
 
 
 def _compact(value: Any, limit: int = 2000) -> str:
@@ -227,8 +228,12 @@ def transcript_text(doc: Any) -> str:
     conversations = doc.get("conversations") if isinstance(doc, dict) else None
     if not isinstance(conversations, list):
         compact = jsonio.dumps(doc)
-        indented = len(compact) <= INDENTED_AT_MOST  # (indenting a deep value multiplies its size)
-        return (jsonio.dumps(doc, indent=True) if indented else compact).decode("utf-8", "replace")
+        shown = compact
+        if len(compact) <= INDENTED_AT_MOST:  # indented while small, and while indenting does not multiply it (a deep
+            indented = jsonio.dumps(doc, indent=True)  # value's indentation grows with the square of its depth)
+            if len(indented) <= INDENTED_GROWTH * len(compact) + 2**15:
+                shown = indented
+        return shown.decode("utf-8", "replace")
     lines: list[str] = []
     for conv in conversations:
         if not isinstance(conv, dict):
