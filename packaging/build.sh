@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build the one-folder bundle dist/afp-desktop/ with PyInstaller (installed into .venv if missing), then print
 # its size and how long the build took.   Usage: bash packaging/build.sh
+#   DIST_DIR=… WORK_DIR=… bash packaging/build.sh   build elsewhere than dist/ and build/pyinstaller (the tests build
+#                                                  in a folder of their own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,9 +21,11 @@ fi
 
 start=$(date +%s)
 # --clean: no stale analysis cache from an earlier build, so the bundle always matches the checkout.
+DIST_DIR="${DIST_DIR:-dist}"
+WORK_DIR="${WORK_DIR:-build/pyinstaller}"
 "$PY" -m PyInstaller --noconfirm --clean --log-level WARN \
-  --distpath dist --workpath build/pyinstaller packaging/afp-desktop.spec
+  --distpath "$DIST_DIR" --workpath "$WORK_DIR" packaging/afp-desktop.spec
 elapsed=$(( $(date +%s) - start ))
 
-size=$(du -sh dist/afp-desktop | cut -f1)
-echo "build: dist/afp-desktop/afp-desktop built in ${elapsed} s; bundle size ${size}"
+size=$(du -sh "$DIST_DIR/afp-desktop" | cut -f1)
+echo "build: $DIST_DIR/afp-desktop/afp-desktop built in ${elapsed} s; bundle size ${size}"
