@@ -1,8 +1,8 @@
 """A big bytes object's own memory, reached through ctypes: made unfilled, written into, given back.
 
-A file's text is one bytes object (no second copy for a 900 MB file). Reading it in one call and freeing it in one
-call each held a thread for a long stretch (a 0.2 s read; a 57 ms munmap with Python's lock held). These helpers
-let both happen a piece at a time, or without the lock. They touch a bytes object's buffer, which Python treats as
+A file's text is one bytes object (a big file is never held twice). Reading a big one in one call, or freeing it in
+one call, holds a thread for a long stretch (freeing is one munmap with Python's lock held). These helpers let both
+happen a piece at a time, or without the lock. They touch a bytes object's buffer, which Python treats as
 immutable: only one made here and not yet handed to anyone (`writable_view`), or one about to be freed that nobody
 else holds (`let_pages_go`).
 """
@@ -48,8 +48,8 @@ def writable_view(text: bytes) -> memoryview | None:
 
 def let_pages_go(text: bytes) -> None:
     """Give a big bytes object's memory back to the system before it is freed; only for a value nobody else
-    holds (its contents read as zeros after this). Freeing it is one munmap with Python's lock held: 57 ms for the
-    894 MB recording's text, the window frozen meanwhile. madvise through ctypes lets go of the lock while the
+    holds (its contents read as zeros after this). Freeing it is one munmap with Python's lock held, long for a
+    big text, and the window cannot run Python meanwhile. madvise through ctypes lets go of the lock while the
     system takes the pages, and the munmap that follows has nothing left to free. (Whole pages inside its
     contents only: the object's header and the allocator's stay.)"""
     if type(text) is not bytes or len(text) < BIG_TEXT:

@@ -1,14 +1,13 @@
 """Freeing a big run a piece at a time.
 
-Freeing a run is one long C call: dropping the last reference to the 1,000-iteration NDJSON run frees its
-objects one after another for ~45 ms, the 448 MB recording's for ~115 ms, and no other thread runs Python
-meanwhile. On the window's thread that froze the window each time a big run was replaced or closed. So a run
-no longer shown is handed to `take_apart` on another thread: it empties the run's containers a slice at a time,
-breathing between slices (core/breathing.py), so each piece of freeing is short.
+Freeing a run is one long C call: dropping the last reference to a big run frees its objects one after another,
+and no other thread runs Python meanwhile. On the window's thread that would freeze the window each time a big run
+is replaced or closed. So a run no longer shown is handed to `take_apart` on another thread: it empties the run's
+containers a slice at a time, breathing between slices (core/breathing.py), so each piece of freeing is short.
 
 Only what nobody else holds is emptied: a container or object is taken apart only when the reference being
 walked is its last one (its reference count says so). Anything still shared — with the run now shown, a panel,
-a cache — is left whole and freed by whoever drops it last, as before.
+a cache — is left whole and freed by whoever drops it last, as usual.
 """
 
 from __future__ import annotations

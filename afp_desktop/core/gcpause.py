@@ -1,11 +1,11 @@
 """The garbage collector paused while a run is built.
 
 Bulk-building millions of small dicts and lists (parsing, folding) triggers collections that find nothing to
-free and roughly double the load time. Counted, so nested or overlapping loads (threads) restore it once.
+free and add greatly to the load time. Counted, so nested or overlapping loads (threads) restore it once.
 
 When the collector comes back on, everything alive is moved to the permanent generation (`gc.freeze`): the run
 just built is millions of objects that will live as long as it is shown, and the first full collection over
-them would otherwise hold the GIL for hundreds of milliseconds — freezing whichever thread triggers it, often
+them would otherwise hold the GIL for a long stretch — freezing whichever thread triggers it, often
 the window's. Frozen objects are still freed by reference counting when the run is closed.
 """
 
