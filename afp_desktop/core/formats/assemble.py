@@ -13,7 +13,7 @@ from afp_desktop.core.model.run import Run
 from afp_desktop.core.model.run_end import MID_WAY_TEXT, is_run_start
 from afp_desktop.core.breathing import breathe, breathing_over
 
-CHECKED_AT_ONCE = 16_384  # events checked between two breaths in _domain_list (~4.5 ms on that recording)
+CHECKED_AT_ONCE = 16_384  # events checked between two breaths in _domain_list (a short stretch of C loops)
 
 TYPED_ONLY_TEXT = ("Only the typed event stream is in this file: there is no Run box, no subflow boxes (Agent, "
                    "Sequence, Loop…), no fork or decision branches, no loop edges and no slot payloads, and times "
@@ -78,8 +78,8 @@ def run_from_recording_events(events: list, path: str) -> Run:
 
 def _domain_list(events: list, path: str, warnings: list[Problem]) -> list[dict]:
     # The usual case, checked in C-speed loops: every item is an object with a string "type" — keep the list.
-    # A slice at a time with a breath between: the 894 MB recording's 89,970 BoundaryEvents in one go held Python's
-    # lock 25 ms (~280 ns an event, scattered over gigabytes of heap), the window's paint waiting meanwhile.
+    # A slice at a time with a breath between: a big recording's events checked in one go would hold Python's lock
+    # for a long stretch (they lie scattered over the whole heap), the window's paint waiting meanwhile.
     for start in range(0, len(events), CHECKED_AT_ONCE):
         breathe()
         piece = events[start:start + CHECKED_AT_ONCE]

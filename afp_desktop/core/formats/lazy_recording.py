@@ -1,8 +1,8 @@
 """A large recording `{snapshot, events, structure}` (plain or in an envelope v1) read without parsing what no projection looks into.
 
-Why: a recording of a long run is mostly its snapshot's execution tree (60% of a 1,000-iteration run's 448 MB,
-nested ~9,000 levels deep through `next`), then the subflows' own results and the event payloads. Parsed, the
-whole document is ~5× its text in Python objects and takes ~10 s. The projections need, of the tree, only which
+Why: a recording of a long run is mostly its snapshot's execution tree (nested thousands of levels deep through
+`next`), then the subflows' own results and the event payloads. Parsed, the whole document is several times its
+text in Python objects and slow to build. The projections need, of the tree, only which
 stages are subflow mounts (`stops.mount_ids`); of the subflow results, one entry when the user drills into a
 mount; of a DomainEvent, everything but its payload. Those stay slices of the file (`LazyJSON`), read when asked.
 
@@ -55,7 +55,7 @@ def load_recording_lazily(data: bytes, name: str) -> Any:
         return None
     if jsonscan.numpy() is None:
         return None
-    with progress_span(0.0, 0.5):  # (the scan: ~40 % of the read of the 448 MB corpus recording)
+    with progress_span(0.0, 0.5):  # (the scan: about half of the read of a big recording)
         scan = jsonscan.brackets_outside_strings(data)
     if scan is None:
         return None
@@ -217,8 +217,8 @@ class _Reader:
         return lambda: jsonio.loads(view[start:end])
 
     def value_of(self, index: int):
-        """How to make the value at bracket `index`: a long list (the commit log: 16 MB on the 1,000-iteration run,
-        89 ms in one orjson call that held Python the whole time) a batch of elements at a time."""
+        """How to make the value at bracket `index`: a long list (the commit log of a long run: one orjson call
+        would hold Python the whole time) a batch of elements at a time."""
         start, end = self.span(index)
         if end - start >= BATCHED_BYTES and not self.is_object(index):
             return self.events_of(index, payloads=False)

@@ -1,8 +1,9 @@
 """A large Trace document parsed with its DomainEvent payloads left as bytes (`LazyJSON`).
 
 Why: in a Trace the events' `payload` values are over half the bytes and most of the parsed objects, and no
-projection looks inside them. Parsing them eagerly makes a loaded run ~17× its file in memory; leaving them as
-slices of the file keeps it under 4× and the load faster than a bare `orjson.loads` of the same file.
+projection looks inside them. Parsing them eagerly makes a loaded run many times its file in memory; leaving them
+as slices of the file keeps it within the Trace's expansion (size_limit.py) and the load faster than a bare
+`orjson.loads` of the same file.
 
 How: one vectorised pass (numpy, in chunks) finds every bracket outside strings and its depth. That locates the
 `events` array, each event object in it, and each event's own `"payload":` object or array. The rest of the
@@ -33,8 +34,8 @@ from afp_desktop.core.breathing import breathe, progress_span, report, rfind_bre
 np: Any = None  # numpy, once jsonscan has imported it
 
 
-MIN_BYTES = 512 * 1024  # smaller files parse eagerly in a few milliseconds (and need not import numpy)
-_BATCH = 1 << 16  # bytes of events per orjson call: its working memory is ~10× the text it parses
+MIN_BYTES = 512 * 1024  # smaller files parse eagerly and quickly (and need not import numpy)
+_BATCH = 1 << 16  # bytes of events per orjson call: its working memory is many times the text it parses
 _OPEN_SQUARE, _OPEN_CURLY = 0x5B, 0x7B
 _COMMA = 0x2C
 _JSON_SPACE = b" \t\r\n"
@@ -49,11 +50,11 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
     if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31:
         return None
     if RECORDING_HEAD.match(data) or rfind_breathing(data, b'"redaction"', len(data)) == -1:
-        return None  # a recording: its snapshot first (no search of its 448 MB), or no "redaction" (a Trace has one)
+        return None  # a recording: its snapshot first (no search of all of it), or no "redaction" (a Trace has one)
     # (Looked for from the end: the library writes a Trace's "redaction" last, so it is found at once; searched
-    # from the start, each of the two searches went through the whole file holding Python, ~30 ms for 48 MB.)
+    # from the start, each search would go through the whole file holding Python.)
     global np
-    np = jsonscan.numpy()  # imported by the first large Trace (~0.1 s): the CLI's start on small files does without
+    np = jsonscan.numpy()  # imported by the first large Trace (slow to import): the CLI on small files does without it
     if np is None:
         return None
     with progress_span(0.0, 0.4):
@@ -95,8 +96,8 @@ def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
 
 def _has_root_key(data: bytes, positions, depth, key: bytes) -> bool:
     """Whether `"key":` occurs directly in the root object (at depth 1, between its brackets). (Found a piece at a
-    time, from the end, where the library writes a Trace's "redaction": one regex over the file held Python 36 ms
-    when the key stands at the document's end.)"""
+    time, from the end, where the library writes a Trace's "redaction": one regex over the file would hold Python
+    throughout when the key stands at the document's end.)"""
     quoted = b'"' + key + b'"'
     found = rfind_breathing(data, quoted, len(data))
     while found != -1:

@@ -45,7 +45,7 @@ def parse_ndjson(data: bytes, path: str, *, first_line: int = 1, progress: Progr
     strings: dict[str, str] = {}  # one object per distinct short payload string (share_strings)
     i = offset = 0
     while offset <= total:  # (a line starts at every offset up to the end: data ending in "\n" has a last, empty one)
-        if not i & 255:  # (a thousand lines were 13 ms: the window waited that long for a cursor move)
+        if not i & 255:  # (a breath every 256 lines: the window never waits on a long stretch of lines)
             breathe()
         if i % 2000 == 0:
             if progress is not None:
@@ -119,12 +119,12 @@ def _add_event(event, path: str, line_no: int, events: list, types: dict, metas:
 
 
 def share_whole_meta(meta: dict, metas: dict[int, dict], shared: dict) -> dict:
-    """The one object kept for metas equal to this one: on a long run ~90 % of the events repeat an earlier
-    event's meta exactly (a stage's tokens within one millisecond), and each meta object is ~300 bytes.
+    """The one object kept for metas equal to this one: on a long run most events repeat an earlier event's meta
+    exactly (a stage's tokens within one millisecond), and each meta object is a few hundred bytes.
 
     Metas are matched by their JSON text (so true and 1, 1 and 1.0 stay apart), kept only as its hash: orjson's
-    output is allocated outside Python's small-object heap, and keeping thousands of them scattered the C heap
-    (49 MB of it left free but not returned on the big corpus run). A hash shared by two different texts whose
+    output is allocated outside Python's small-object heap, and keeping thousands of them scatters the C heap
+    (memory left free but never returned to the system). A hash shared by two different texts whose
     values Python calls equal would be needed to mix two metas up. Nothing changes a meta after loading."""
     try:
         key = hash(orjson.dumps(meta))
@@ -141,8 +141,8 @@ def share_whole_meta(meta: dict, metas: dict[int, dict], shared: dict) -> dict:
 
 def share_strings(payload: dict, strings: dict[str, str]) -> None:
     """Equal short strings directly in a payload, or in an object in it, become one object: tool names and
-    call ids, slots, sources, reasons and summaries repeat across a long run's events (~16 MB of the big corpus
-    run's NDJSON). Nothing changes a payload after loading."""
+    call ids, slots, sources, reasons and summaries repeat across a long run's events. Nothing changes a payload
+    after loading."""
     keep = strings.setdefault
     for key, value in payload.items():
         kind = value.__class__
@@ -207,7 +207,7 @@ def looks_like_ndjson(data: bytes) -> bool:
     start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     while data[start:start + 1] in (b"\n", b"\r", b" ", b"\t"):
         start += 1
-    newline = find_breathing(data, b"\n", start)  # (a 448 MB recording is one line: 46 ms in one find)
+    newline = find_breathing(data, b"\n", start)  # (a recording is one line: one find would cross all of it)
     if newline < 0 or NON_SPACE.search(data, newline) is None:
         if len(data) - start > 1_000_000 and EVENT_HEAD.match(data, start) is None:
             return False  # a large one-line document (not copied to look at it): parsed once, as what it is

@@ -14,9 +14,8 @@ after FIRST_EVENTS events) and none is built once most of the file is read, so t
 ~1/(GROWTH-1) of the whole run's. Each part is built anew rather than extended — its projections over all its
 events again (the follow path's RunGrower extends, but shares its fold with what it shows: here the parts are built
 on another thread) — and painted. So a part after the first is built only while the rest of the file is expected
-to take MIN_REST_S or more to read, at the pace read so far: the 53 MB corpus stream's second part (16,000 of its
-136,000 typed events, 0.45 s in) made its whole load 0.4–0.5 s longer (2.45–2.54 s with it, 1.80–2.06 s without,
-alternating runs) for a picture replaced a second later; at 1 s it was built whenever the machine read slowly.
+to take MIN_REST_S or more to read, at the pace read so far: a part replaced moments later by the next costs the
+load more than it shows, and a shorter threshold would build one whenever the machine reads slowly.
 """
 
 from __future__ import annotations
@@ -35,8 +34,8 @@ MIN_BYTES = 4 << 20  # a smaller file is read whole in well under a second: no p
 FIRST_EVENTS = 2_000
 GROWTH = 8
 # Past a third of the file the whole run is at most about twice the time spent so far away: no more prefixes.
-# (Each prefix is a whole Run with its projections, held while the rest is read: at 0.6 the big Trace's second
-# part, at 36 % of its file, added 12 MB to the load's peak memory to be shown for 0.6 s.)
+# (Each prefix is a whole Run with its projections, held while the rest is read: a late part adds to the load's
+# peak memory to be shown only briefly.)
 LAST_FRACTION = 1 / 3
 MIN_REST_S = 2.0
 NOT_FOR_A_PREFIX = frozenset({"incomplete", "truncated", "not-complete"})
@@ -175,7 +174,7 @@ def _head_by_decoder(data: bytes, start: int, count: int, max_bytes: int) -> tup
 
 def _head_by_brackets(data: bytes, start: int, count: int, max_bytes: int) -> tuple[dict, float] | None:
     """trace_head's quick way: where the first `count` events end, found by the bracket scan (in C where built),
-    then one parse of them all (~10 ms for 2,000 events, against ~60 ms for the decoder's one at a time). None
+    then one parse of them all (several times faster than the decoder's one at a time). None
     whenever that way cannot tell (the head holds the array's end, a damaged event, anything but objects, no
     scanner): the decoder's way then says where the head ends."""
     ends = jsonscan.closings_at_top(data, start, start + max_bytes, count)

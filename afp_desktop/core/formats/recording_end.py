@@ -1,10 +1,10 @@
 """A big recording's events array found while the end of its file is read: the read and the scan overlap.
 
 recording_part reads a file's end backward as far as the events array's `"events"` key, then scans the array
-forward: for the 894 MB recording ~0.15 s of reading (~110 MB, mostly the first touch of the memory it goes into)
-and then ~0.1 s of scanning. Here a reader thread reads the pieces backward while this thread scans each piece
-already read from its end down (brackets_c.scan_back) and looks for the key in it; both let go of the GIL, so
-the scan costs little more than the read. Used when the C loop is built (the forward search otherwise).
+forward: a read (mostly the first touch of the memory it goes into) and then a scan, one after the other. Here a
+reader thread reads the pieces backward while this thread scans each piece already read from its end down
+(brackets_c.scan_back) and looks for the key in it; both let go of the GIL, so the scan costs little more than
+the read. Used when the C loop is built (the forward search otherwise).
 
 recording_part's candidate loop drives it as it drives the forward search, so it tries the same `"events"` keys
 and takes the same one: a candidate's `[` must be the partner of the array's `]`. Scanned from the `]` down, that

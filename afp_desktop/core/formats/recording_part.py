@@ -1,21 +1,21 @@
 """The first typed events of a big recording, found from the end of the file before the whole of it is read.
 
 A recording as `recordRun` writes it is `{"snapshot": …, "events": […], "structure": …}`. Its typed events come
-after the snapshot (88 % into the 448 MB of the 1,000-iteration corpus run) and reading the whole file takes
-seconds, so they are found from the end instead. The document must begin with its `"snapshot"` key (a Trace's
+after the snapshot, which is most of a long run's file, and reading the whole file takes long, so they are found
+from the end instead. The document must begin with its `"snapshot"` key (a Trace's
 `"structure"` may come last too) and end with its `"structure"` member (`{` + the rest parses as an object with
 that key alone: a member of the root); just before it, after a comma, is the `]` that ends the events array; its
-`[` follows the last `"events":` key before that. A bracket scan of that array alone (its 53 MB: 0.13 s, 0.05 s in C)
+`[` follows the last `"events":` key before that. A bracket scan of that array alone (a fraction of the file)
 then checks that this `[` and this `]` are partners — the root's `events`, not a list of the same name inside a
 payload — and gives the elements' spans. Only then are the first events parsed, as many as are shown next (the
 first part is shown before the events of the next are parsed).
 
 `recording_tail_of_file` does this on the ends of a file before the file is read whole: its first bytes, and its
-end read backward only as far as the events array begins (within the last quarter of it, at least 64 MB: ~110 MB
-of the 894 MB recording, where reading the whole quarter took 0.15–0.3 s; with the C loop the array is scanned
-from its end down while the pieces below are read: core/formats/recording_end.py). Anything else (an
-envelope, another key order, a structure over a megabyte, a damaged array) gives None: no preview, and the file
-is read as before. The whole file is still read and checked after the preview.
+end read backward only as far as the events array begins (within the last quarter of it, at least 64 MB: reading
+the whole quarter would cost more than the array; with the C loop the array is scanned from its end down while
+the pieces below are read: core/formats/recording_end.py). Anything else (an envelope, another key order, a
+structure over a megabyte, a damaged array) gives None: no preview, and the file is read the ordinary way. The
+whole file is still read and checked after the preview.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class RecordingTail:
         preview of them: the whole read says where)."""
         shown = min(count, self.total)
         try:
-            while not self._damaged and len(self._parsed) < shown:  # (one parse of 16,000 events held Python ~40 ms)
+            while not self._damaged and len(self._parsed) < shown:  # (a batch per breath: one parse holds Python)
                 breathe()
                 low = len(self._parsed)
                 high = min(low + PARSE_BATCH, shown)
@@ -241,7 +241,7 @@ def _rfind(data: bytes, needle: bytes, end: int, need: Callable[[int], None]) ->
 
 def _escaped(data: bytes, quote: int, need: Callable[[int], None]) -> bool:
     """The quote at `quote` is escaped: an odd run of backslashes before it (looked at 4 KiB at a time, each read
-    first: a hostile run of millions of backslashes took seconds byte by byte)."""
+    first: a hostile run of millions of backslashes, looked at byte by byte, would take seconds)."""
     run, end = 0, quote
     while end > 0:
         start = max(0, end - _LOOK_BACK)

@@ -22,7 +22,7 @@ MEMORY_SHARE = 0.75  # of the memory available, what one run may take (the rest:
 HEAD_BYTES = 64 << 10  # the first bytes that name a file's format
 
 WHOLE_FROM = 1 << 31  # a Trace or recording this large is parsed whole, not by its parts (lazy_trace, lazy_recording)
-WHOLE_EXPANSION = 9.5  # ... and then takes this much (parsed whole, the 448 MB recording took 9.0×, a Trace 6.8×)
+WHOLE_EXPANSION = 9.5  # ... and then takes this much (a whole parse of a recording or a Trace, rounded up)
 
 # Peak memory to open a file over its size, per format (bench/bench_memory_expansion.py, rounded up).
 EXPANSION = {

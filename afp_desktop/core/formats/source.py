@@ -246,13 +246,13 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
 
 class FileEnd:
     """The last `length` bytes of a regular file, read backward a piece at a time as they are needed: a search
-    from the end reads only as far back as what it finds (the 894 MB recording's events array: ~110 of the 224 MB
-    of its preview's tail). `buffer` holds them where they belong, in anonymous memory (pages not read cost
-    nothing, and there is no join of pieces); `need(index)` reads buffer[index:] if it is not read yet, and
+    from the end reads only as far back as what it finds (a recording's events array lies near its end,
+    so only that much of the tail is read). `buffer` holds them where they belong, in anonymous memory (pages not
+    read cost nothing, and there is no join of pieces); `need(index)` reads buffer[index:] if it is not read yet, and
     raises OSError when the file changed under it. Never a map of the file itself: a file cut while mapped would
     kill the process (SIGBUS)."""
 
-    PIECE = 8 << 20  # bytes read at a time (~5 ms)
+    PIECE = 8 << 20  # bytes read at a time (one short read)
 
     def __init__(self, handle: BinaryIO, size: int, length: int) -> None:
         self._handle, self._fd, self._size = handle, handle.fileno(), size
@@ -348,8 +348,8 @@ def _read_capped(handle, most: int, expected: int = 0) -> bytes:
 
 def _read_in_pieces(handle, size: int) -> bytes | None:
     """The next `size` bytes of `handle` (fewer at its end) read a piece at a time, breathing between pieces, into
-    one new bytes object: one read of the 894 MB recording took 0.2 s with no breath, the window's paint of a move
-    meanwhile far longer than its 25 ms. The object is made unfilled through the C API and filled before anyone
+    one new bytes object: a big file read in one call would hold the thread with no breath, and the window's paint
+    of a move would wait for all of it. The object is made unfilled through the C API and filled before anyone
     else sees it. None where that is not possible (not CPython): the caller reads it in one go."""
     from afp_desktop.core.bytes_memory import unfilled_bytes, writable_view  # (ctypes: for a big file only)
 
