@@ -143,8 +143,8 @@ def _stdlib_loads(data: str | bytes | memoryview, too_deep: str) -> Any:
 
 
 # The standard library's parser reads numbers as orjson does, so that a document is read the same whichever parser
-# reads it: it kept a 400-digit integer whole (Python code that took it for a float failed on it), read 1e400 as
-# infinity and took NaN and Infinity, none of which orjson (or JSON.parse, for the literals) takes.
+# reads it: left alone, it keeps a 400-digit integer whole (Python code that takes it for a float fails on it),
+# reads 1e400 as infinity and takes NaN and Infinity, none of which orjson (or JSON.parse, for the literals) takes.
 _BEYOND_A_DOUBLE = "number is infinity when parsed as double"
 
 

@@ -9,9 +9,9 @@ every bracket at once (one sort: for documents thousands of levels deep); `with_
 text with parts cut out and a number in place of each — how the readers (lazy Trace payloads, lazy recordings,
 deep documents) hand orjson only what it should parse. numpy is imported on first use (`numpy()`), not when this module is.
 
-The scan's loop is in C when the optional `brackets_c` module was built (setup.py): the loop 4–5× as fast as
-numpy's passes (the whole scan 1.5–2.5×, with the arrays around it), and it lets go of the GIL, so the window's
-thread runs while a big file is scanned. Both give the same answer (tests/test_native_scan.py).
+The scan's loop is in C when the optional `brackets_c` module was built (setup.py): faster than numpy's passes,
+and it lets go of the GIL, so the window's thread runs while a big file is scanned. Both give the same answer
+(tests/test_native_scan.py).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ native: Any = compiled.load("afp_desktop.core.jsonx.brackets_c")  # None: numpy'
 np: Any = None  # numpy, once imported
 
 _CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
-_NATIVE_CHUNK = 1 << 20  # bytes per call of the C loop (~1 ms): the output arrays are sized by it
+_NATIVE_CHUNK = 1 << 20  # bytes per call of the C loop (each call short): the output arrays are sized by it
 _QUOTE, _BACKSLASH, _OPEN_SQUARE = 0x22, 0x5C, 0x5B
 
 
@@ -37,7 +37,7 @@ def unguessable_number(bits: int = 52) -> int:
 
 
 def numpy():
-    """The numpy module, imported now if need be (~0.1 s); None if it is not installed."""
+    """The numpy module, imported now if need be (a slow import); None if it is not installed."""
     global np
     if np is None:
         try:

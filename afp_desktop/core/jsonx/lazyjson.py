@@ -3,7 +3,7 @@
 Most of a large Trace is DomainEvent payloads (slot contents, subflow inputs and outputs), which the StepGraph,
 the stops and the status line only pass along. Keeping each one as a slice of the file's bytes, and parsing it
 when the inspector or an export asks, keeps a loaded run close to the file's size in memory (parsed JSON is
-~16× its text in Python objects).
+many times its text in Python objects).
 
 `LazyJSON.value()` parses on every call (callers that show it keep the result); two lazy values or a lazy value
 and a plain one compare equal when their parsed values do. `resolve(x)` is `x.value()` for a lazy value and `x`

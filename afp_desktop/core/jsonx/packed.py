@@ -1,12 +1,12 @@
 """A file's bytes kept compressed, sliced like `bytes`: what a large Trace's lazy payloads point into.
 
 Why: a loaded large Trace keeps its whole file in memory for its payloads (LazyJSON, core/jsonx/lazyjson.py),
-the largest single thing a loaded run holds (48 MB of the big corpus run's ~140 MB). Agent traces repeat
-themselves (each call carries the conversation so far): LZ4 makes them ~8× smaller at ~1 GB/s (zlib's fastest
-level was as small but took 0.27 s for the big run's 48 MB; LZ4 takes 0.04 s).
+the largest single thing a loaded run holds. Agent traces repeat themselves (each call carries the conversation
+so far): LZ4 makes them several times smaller, and fast enough to compress a whole file during the load (zlib's
+fastest level compresses as well but several times slower).
 
 How: the bytes are cut in blocks of 64 KiB, each compressed on its own, so reading one payload inflates one
-or two blocks (~0.05 ms each). The last two blocks inflated are kept, so reading every payload in file order
+or two small blocks. The last two blocks inflated are kept, so reading every payload in file order
 (the validity check, search, an export) inflates each block once. Without the lz4 module, `pack` gives None
 and the payloads keep pointing into the file's bytes.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 from afp_desktop.core.breathing import breathe
 
 BLOCK = 1 << 16
-_BREATHE_EVERY = 64  # blocks (~3 ms of compression)
+_BREATHE_EVERY = 64  # blocks compressed between two breaths (a short stretch of compression)
 
 
 class PackedBytes:
