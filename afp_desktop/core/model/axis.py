@@ -29,7 +29,7 @@ TYPED_TO_DOMAIN = {
 }
 TYPED_DOMAIN_TYPES = frozenset(TYPED_TO_DOMAIN.values())
 ANCHORED_AT_ONCE = 4_096  # DomainEvents (entries) from which build_axis merges and counts by numpy (fewer: the loops)
-PIECE = 8_192  # entries per C-iterator call between breaths (~1–2 ms: the window's thread waits no longer)
+PIECE = 8_192  # entries per C-iterator call between breaths (short enough that the window's thread is served between)
 
 
 def typed_ts(event: Any) -> Any:
@@ -122,7 +122,8 @@ def _counts(*values: int) -> array:
 @dataclass
 class Axis:
     """`entries[p]` is ("d", i) or ("t", j); `domain_before[p]`/`typed_before[p]` are prefix counts (p = 0..N).
-    The per-entry and per-event counts are arrays of machine integers (a list of ints is ~4× their size)."""
+    The per-entry and per-event counts are arrays of machine integers (a list holds a pointer and an int object for
+    each, several times their size)."""
 
     entries: Any = field(default_factory=AxisEntries)
     domain_before: Any = field(default_factory=lambda: _counts(0))
@@ -192,7 +193,7 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
         flush(len(typed))
 
     # Each list keeps its order on the axis: the positions of its entries, in order, are where each event is.
-    # (Counted by C iterators a piece at a time: over a whole long run one such call held Python for 30 ms.)
+    # (Counted by C iterators a piece at a time: over a whole long run one such call would hold Python throughout.)
     domain_after, typed_after = axis.domain_after, axis.typed_after
     domain_before, typed_before = axis.domain_before, axis.typed_before
     if len(entries) >= ANCHORED_AT_ONCE and _count_by_numpy(axis):
@@ -215,7 +216,7 @@ def build_axis(domain: list, typed: list | None, anchors: list[int | None] | Non
 def _anchored_entries(anchors: list, typed_count: int) -> array | None:
     """The entries the loop of build_axis makes when every DomainEvent is anchored (an event stream's are): the
     typed events in order, each DomainEvent right after the furthest typed event anchored so far, made by numpy
-    at once (the loop's 27,000 small extends took ~40 ms of the big stream's load). None when numpy is not
+    at once (the loop's one small extend per DomainEvent is slow over a long stream). None when numpy is not
     imported (a short command-line run does without it) or an anchor is missing or not a typed index."""
     np = sys.modules.get("numpy")
     if np is None or None in anchors:
@@ -235,7 +236,7 @@ def _anchored_entries(anchors: list, typed_count: int) -> array | None:
 
 def _count_by_numpy(axis: Axis) -> bool:
     """build_axis's counts (where each event is, how many of each kind came before each position) made by numpy
-    at once, when it is imported: ~1 ms for the big stream's 163,000 entries against ~25 ms by C iterators."""
+    at once, when it is imported: much faster than C iterators over a long stream's entries."""
     np = sys.modules.get("numpy")
     if np is None:
         return False

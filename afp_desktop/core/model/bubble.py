@@ -270,8 +270,8 @@ def all_lines(run, templates: dict, app_name: str) -> list[LineUse]:
     An occurrence is a stretch of positions showing the line, counted where it starts (what a live viewer
     would emit, §6.7: a hidden bubble ends the stretch). Linear: consecutive prefixes share one state object,
     so each distinct state is rendered once. A reply streamed token by token into a template with `{{partial}}`
-    is one line, the whole reply, counted where its stream starts: each of its shorter lines apart was 20,000
-    lines and 1.2 GB of text for a long answer.
+    is one line, the whole reply, counted where its stream starts: each of its shorter lines apart would be a line
+    per token, their text growing with the square of the reply's length.
     """
     uses: dict[str, LineUse] = {}
     for position, line in line_uses(run, templates, app_name):

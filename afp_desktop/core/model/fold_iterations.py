@@ -85,7 +85,7 @@ def find_folds(nodes: list, min_folded: int = MIN_FOLDED) -> list[Fold]:
     folds: list[Fold] = []
     k = 0
     while k < len(blocks):
-        breathe()  # (a block's signature reads each of its nodes: a few hundred blocks are milliseconds)
+        breathe()  # (a block's signature reads each of its nodes: a breath per block)
         signature = _signature(nodes, blocks[k][1], blocks[k][2])
         m = k + 1
         while m < len(blocks) and blocks[m][0] == blocks[m - 1][0] + 1 and blocks[m][1] == blocks[m - 1][2] \

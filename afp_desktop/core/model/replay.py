@@ -120,7 +120,7 @@ class ReplayFacts:
     def _effective_domain_counts(run) -> MutableSequence[int]:
         """domain_before, counting a DomainEvent as happened once the typed event it mirrors has happened."""
         axis = run.axis
-        # (a copy as an array: a list of the 894 MB recording's 361,820 counts held Python's lock 12 ms, one C call)
+        # (a copy as an array: a list of a big run's counts would be one long C call holding Python's lock)
         counts = array("q", axis.domain_before)
         anchors = getattr(axis, "anchors", None)
         typed = run.typed_events or []
@@ -316,8 +316,8 @@ def spans_for(stops: list[StopDict], axis, low: int = 0) -> list[StopSpan]:
     new = object.__new__
     for index, (stop, label) in enumerate(breathing_over(zip(stops, labels), every=256)):
         end = max(previous, min(int(stop.get("axisEnd", previous)), length))
-        # (A frozen dataclass's __init__ sets each field through object.__setattr__: 3 µs a span, a third of the
-        # big run's 7,008 stops' 30 ms. Its fields are set here at once, as __init__ would set them.)
+        # (A frozen dataclass's __init__ sets each field through object.__setattr__, slow over thousands of stops.
+        # Its fields are set here at once, as __init__ would set them.)
         span = new(StopSpan)
         span.__dict__.update(index=index, label=label, kind=stop.get("kind", ""), start=previous, end=end,
                              typed=(typed_before[previous], typed_before[end]), stop=stop)
@@ -438,7 +438,7 @@ class Moment:
 
 
 DEFAULT_APP_NAME = "Agent"
-LONG_SPAN_STATES = 20_000  # a span of more status states than this has its lines walked by the loader (~40 ms)
+LONG_SPAN_STATES = 20_000  # a span of more status states than this has its lines walked by the loader, not the window
 
 
 def span_states(run, span: StopSpan) -> int:
@@ -456,7 +456,7 @@ def span_lines_walk(run, span: StopSpan, templates: dict, app_name: str) -> tupl
 def long_span_lines(run) -> dict[tuple[int, int], tuple[StopLines, list[int]]]:
     """The walks of the run's long spans with the default templates (Run.long_span_lines, made by the loader): the
     chat bubble lists a stop's lines on the window's thread, and a run that goes on long after its last stop
-    (several runs appended to one stream) has a last span of 100,000 states or more: 0.2 s to walk."""
+    (several runs appended to one stream) has a last span of 100,000 states or more, too long to walk there."""
     states, _derived, prefix_at = status_states_for(run)
     if states is None:
         return {}
@@ -551,7 +551,7 @@ class Replay:
 
     def lines_until(self, span: StopSpan, position: int) -> StopLines:
         """The lines the chat user had seen by `position`, inside `span`: the first of the span's own (its walk is
-        kept: a move inside a span of 100,000 states walked it anew each time, 100-160 ms)."""
+        kept: a long span walked anew on each move inside it would stall every move)."""
         lines, seen_at = self._walk(span)
         if lines.pending:
             return lines

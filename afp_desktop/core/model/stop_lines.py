@@ -1,10 +1,10 @@
 """The distinct status lines the chat user saw during a stop's span, in order — rendered when read.
 
 With the default streaming template (`{{partial}}`) every token of an answer is a new line holding the whole
-answer so far: a 20,000-token answer is 20,000 lines and ~1.5 GB of text, which took 3 s to build on every move
-onto that stop (200,000 tokens ran out of memory). So a streaming line is kept as its call's final text, the
-length of it shown and the streaming template, and rendered when read; two consecutive ones
-of the same call differ exactly when their lengths do. The lines read are what rendering every state gives.
+answer so far: an answer of n tokens is n lines, their text growing with the square of n — far too much to build
+on every move onto that stop, and more than memory holds for a long answer. So a streaming line is kept as its
+call's final text, the length of it shown and the streaming template, and rendered when read; two consecutive
+ones of the same call differ exactly when their lengths do. The lines read are what rendering every state gives.
 """
 
 from __future__ import annotations

@@ -118,8 +118,8 @@ def summarize(run) -> RunSummary:
             s.name = payload.get("name") if isinstance(payload.get("name"), str) else None
     s.models = list(models)
     if times:
-        # (each a C call over every time: breathing, they let the window run beside them; one min() of the 894 MB
-        # recording's times held Python's lock 7 ms)
+        # (each a C call over every time: breathing, they let the window run beside them; one min() over all of a
+        # big run's times would hold Python's lock throughout)
         first = min(breathing_over(times))
         span = max(breathing_over(times)) - first
         s.started_at_ms = int(first)
