@@ -135,7 +135,7 @@ def align(shapes_a: list, shapes_b: list, contents_a: list, contents_b: list) ->
     pairs: list[tuple[int, int]] = []
     i = j = 0
     for block in _blocks(contents_a, contents_b, 0, len(contents_a), 0, len(contents_b)):
-        breathe()  # (a thousand gaps of two long runs took seconds: a window closing need not wait for them all)
+        breathe()  # (the gaps of two long runs take long: a window closing need not wait for them all)
         for gi, gj, size in _blocks(shapes_a, shapes_b, i, block.a, j, block.b):
             pairs.extend((gi + k, gj + k) for k in range(size))
         pairs.extend((block.a + k, block.b + k) for k in range(block.size))

@@ -46,8 +46,8 @@ def iteration_bands(stops: list[dict]) -> list[IterationBand]:
 
 @per_run
 def run_iteration_bands(run) -> list[IterationBand]:
-    """`iteration_bands` of the run's own stops, once per run (the loader reads it: 7,008 stops took ~20 ms of
-    the window's thread)."""
+    """`iteration_bands` of the run's own stops, once per run (the loader reads it, so a long run's stops are not
+    walked on the window's thread)."""
     return iteration_bands(run.stops)
 
 

@@ -1,6 +1,6 @@
-"""Find anything in a run: one index over every text a run holds, searched in milliseconds. Pure, no Qt.
+"""Find anything in a run: one index over every text a run holds, searched at once. Pure, no Qt.
 
-  SearchIndex(run, templates, app_name)   built once (seconds on a 50 MB run: do it off the UI thread)
+  SearchIndex(run, templates, app_name)   built once (slow on a big run: do it off the UI thread)
   index.find(query, regex=, ignore_case=, limit=, time_limit=) -> SearchResult   a lazy, position-ordered list
                                           of Hits; SearchTooSlow (a QueryError) past the time limit
   index.with_templates(templates, app_name)   the same content with the status lines of another template map
@@ -168,7 +168,7 @@ class _Part:
             np.cumsum(lengths[:-1] + len(_SEPARATOR), out=self.starts[1:])
         self.ends = self.starts + lengths
         lowered = self.blob.lower()
-        # Plain text, ignoring case, is searched lower-cased in a lower-cased copy (`re.IGNORECASE` is ~5× slower);
+        # Plain text, ignoring case, is searched lower-cased in a lower-cased copy (`re.IGNORECASE` is far slower);
         # only where lowering keeps every offset (it lengthens a few characters, like "İ").
         self.lowered = lowered if len(lowered) == len(self.blob) else None
 
