@@ -164,8 +164,8 @@ TRAVERSAL_DOMAIN_TYPES = frozenset({
 
 def typed_indices_by_type(events: list) -> dict[str, array]:
     """The indices of the typed events of each type, in order: one pass over a long run's 100,000s of events
-    that the projections looking for a few types share (each pass waits on memory, ~150 ns an event; in C when
-    built: core/jsonx/fields.py). Kept as machine integers (8 bytes an event, not 36 for a list's int objects:
+    that the projections looking for a few types share (each pass waits on memory; in C when built:
+    core/jsonx/fields.py). Kept as machine integers (8 bytes an event, not 36 for a list's int objects:
     the run holds them while it is open)."""
     return indices_by_text(events, "type")
 

@@ -418,7 +418,8 @@ class StatusTimeline:
 
     def stream_of(self, k: int) -> tuple[str, int] | None:
         """For a streaming state: its call's final text and the length of it the partial has (the partial
-        itself is not copied: a 20,000-token answer has 20,000 of them, ~1.5 GB in all). Else None."""
+        itself is not copied: a long answer has one per token, their text growing with the square of its
+        length). Else None."""
         slot = self._slots[k]
         if slot >= 0:
             return None

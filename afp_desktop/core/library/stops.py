@@ -262,7 +262,7 @@ def derived_stops_of(types: list, rids: list[str]) -> list[Stop]:
 def derived_stops_from_ids(rids: list[str], mounts: set[str], on_axis: bool = False) -> list[Stop]:
     """``derived_stops`` of rows given by their runtimeStageIds ('' when none) and the ids a ``subflow.entry``
     carries. ``_stops_of_ids`` then ``filter_stops`` with the milestone rule, made in one pass that builds a dict
-    for the stops kept alone (the 1,000-iteration run: 14,017 stages, 7,008 kept). `on_axis`: each row is an axis
+    for the stops kept alone (on a long run, a part of its stages). `on_axis`: each row is an axis
     entry, and each stop also says ``axisStart`` / ``axisEnd`` (core/model/positions.py)."""
     if not rids:
         return []
