@@ -205,7 +205,7 @@ def dumps(value: Any, option: int, default: Callable[[Any], Any] | None = None) 
     """orjson.dumps of a value of any depth. What lies WRITE_CUT levels down is serialized first (recursively),
     stands in the shallow part as a salted placeholder string, and is spliced into orjson's output in one pass.
     (Not orjson.Fragment: Fragments nested hundreds of levels apart abort the process inside orjson 3.13 with a
-    corrupted heap, found by fuzzing.)"""
+    corrupted heap.)"""
     salt = os.urandom(8).hex()
     parts: list[bytes] = []
     shallow = _shallow(value, WRITE_CUT, option, default, salt, parts)
