@@ -5,7 +5,7 @@
   LINE_ALLOWANCE
 
 A template names a variable as often as it likes, so a line can be far longer than everything it is made of
-(a template of 200,000 `{{appName}}` with a 5 KB app name: a 1 GB line, per state), and a template map may
+(a template repeating `{{appName}}` with a long app name: a line of gigabytes, per state), and a template map may
 hold megabytes of text, rendered again for every state. A line's budget is each filled variable's value
 counted once plus LINE_ALLOWANCE characters (the template's own text and any repeats): a line that would be
 longer is cut at its budget and ends `… (+N more)`, as a long progress message does (§6.4). A value is never
