@@ -1,9 +1,9 @@
 """What the loader leaves out of a run, made beside the window once the run is shown.
 
 * **A big Trace's payloads**, kept as bytes until shown. Checking that each payload of a big Trace is valid JSON
-  means parsing them all, and the run would be shown only after that. Nothing on screen needs it: a payload is checked again when it is read (the inspector, an export), and
-  what the check finds is a banner line (Run.prepare(check_payloads=False)). The command line still checks before
-  it prints anything.
+  means parsing them all, and the run would be shown only after that. Nothing on screen needs it: a payload is
+  checked again when it is read (the inspector, an export), and what the check finds is a banner line
+  (Run.prepare(check_payloads=False)). The command line still checks before it prints anything.
 * **The whole graph's layout when the graph is shown folded** (Run.prepare(fold_above=…)): only the folded
   graph's layout is drawn; the whole one is needed once the user turns folding off, and making it lengthens a big
   Trace's load. Turned off before it is made, the window makes it then.

@@ -6,8 +6,8 @@ the first frame, the imports would slow the first frame down, so they wait for i
 
 pyqtgraph is NOT imported here, though its import is longer still: it reads every attribute of PySide6's QtCore,
 QtGui and QtWidgets (which makes shiboken create those types) and defines Qt subclasses, and doing that on a
-thread while the window runs its event loop can crash the app (SIGSEGV in the window's thread). The timeline imports it on the window's thread when it is built
-(panels/timeline_host.py), once numpy is in.
+thread while the window runs its event loop can crash the app (SIGSEGV in the window's thread). The timeline
+imports it on the window's thread when it is built (panels/timeline_host.py), once numpy is in.
 
 The app waits for the thread before it ends (`finish`, and the thread is not a daemon): a window closed just after
 start-up would leave a module half imported, and tearing down the interpreter then crashes (SIGSEGV).
