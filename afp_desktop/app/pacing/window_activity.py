@@ -12,10 +12,10 @@ began to listen (a loader that waited for the disk also finds it "shared" the pr
 work. "About to block" is sent by every loop once there is nothing left to do.)
 
 C that lets go of Python (a big Trace's bracket scan) does not slow the window's Python, but it takes a processor:
-when another program keeps the other one busy, the window's thread waits in the system's run queue for half of
-each piece of work, and its pieces take up to twice as long. So at those breathing
-points the loader asks `yield_if_starved`: when the window's thread waited for a processor (Linux's schedstat)
-for more than a tenth of the time since the last point, the loader waits for the window's sleep as above.
+when another program keeps the other one busy, the window's thread waits in the system's run queue for part of
+each piece of work, and its pieces take longer. So at those breathing points the loader asks `yield_if_starved`:
+when the window's thread waited for a processor (Linux's schedstat) for more than a tenth of the time since the
+last point, the loader waits for the window's sleep as above.
 """
 
 from __future__ import annotations
