@@ -55,8 +55,8 @@ class Session(QObject):
         self._publish_timer.setSingleShot(True)
         self._publish_timer.setInterval(0)
         # In a pass of the event loop that has done heavy work already, or right after one (a piece of the window's
-        # queue, a part of a big file shown), the move is published on the next pass, not on top of it (a stall of
-        # 52 ms as the 894 MB recording's first part was shown while the cursor moved: the window at work 38 ms).
+        # queue, a part of a big file shown), the move is published on the next pass, not on top of it: a
+        # publish never shares a pass with other heavy work.
         self._publish_timer.timeout.connect(lambda: one_per_turn.after_a_busy_pass(self, self._publish))
         self._settle_timer = QTimer(self)
         self._settle_timer.setSingleShot(True)

@@ -190,7 +190,7 @@ LIST_ROWS_PER_TURN = 300
 @dataclass
 class ComparisonShown:
     """A comparison with what showing it needs computed: the merged graph, its layout, the totals and each run's
-    layout (on the compare thread: on the window's, two 8,000-step runs froze it 1.8 s)."""
+    layout (on the compare thread: on the window's, comparing two big runs would freeze it)."""
 
     comparison: Comparison
     merged: dict
@@ -431,7 +431,7 @@ class CompareWindow(QMainWindow):
 
     def _fill_list(self) -> None:
         """The differing rows: the first LIST_FIRST_ROWS now, the rest LIST_ROWS_PER_TURN per event-loop turn (two
-        1,000-iteration runs differ in 4,000 rows: made at once they froze the window ~0.4 s)."""
+        big runs differ in thousands of rows: made at once they would freeze the window)."""
         comparison = self.comparison
         self.diff_list.blockSignals(True)
         self.diff_list.clear()

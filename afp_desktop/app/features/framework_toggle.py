@@ -38,7 +38,7 @@ class HiddenChip(TooltipWhenAsked, QToolButton):
 
     def show_count(self, count: int, described: Callable[[], str] | str = "") -> None:
         """`described`: what is hidden ("Cache ×3, …"), or how to say it: asked only when the tooltip is (listing
-        the 1,000-iteration run's 5,006 hidden steps took ~5 ms of each big run shown)."""
+        a big run's thousands of hidden steps would add to the showing of every big run)."""
         self.count = count
         self.setText(f"⚙ {count:,} framework step{'' if count == 1 else 's'} hidden")
         self._described, self._tooltip = described, None

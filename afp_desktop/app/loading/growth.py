@@ -108,8 +108,8 @@ class GrowthView(QObject):
         self._reset()
 
     def _reset(self) -> None:
-        """A new run, or none: nothing of the last one is due or kept (a run closed was held here until the next
-        one was opened)."""
+        """A new run, or none: nothing of the last one is due or kept (a run closed is not held here until the
+        next one is opened)."""
         self._timer.stop()
         one_per_turn.cancel(self, "job")
         self._quiet.stop()

@@ -1,13 +1,12 @@
 """What the loader leaves out of a run, made beside the window once the run is shown.
 
-* **A big Trace's payloads**, kept as bytes until shown. Checking that each of the 12,016 payloads of the
-  1,000-iteration corpus Trace is valid JSON means parsing them all (~0.25 s), and the run was shown only after
-  that. Nothing on screen needs it: a payload is checked again when it is read (the inspector, an export), and
-  what the check finds is a banner line (Run.prepare(check_payloads=False)). The command line still checks before
-  it prints anything.
+* **A big Trace's payloads**, kept as bytes until shown. Checking that each payload of a big Trace is valid JSON
+  means parsing them all, and the run would be shown only after that. Nothing on screen needs it: a payload is
+  checked again when it is read (the inspector, an export), and what the check finds is a banner line
+  (Run.prepare(check_payloads=False)). The command line still checks before it prints anything.
 * **The whole graph's layout when the graph is shown folded** (Run.prepare(fold_above=…)): only the folded
-  graph's layout is drawn; the whole one is needed once the user turns folding off. It took 50–120 ms of the
-  same Trace's load. Turned off before it is made, the window makes it then.
+  graph's layout is drawn; the whole one is needed once the user turns folding off, and making it lengthens a big
+  Trace's load. Turned off before it is made, the window makes it then.
 
 This thread makes them once the whole run is shown and painted, waiting while the window is at work
 (pacing/beside_the_window.py); the banner then says what the check found.
@@ -23,8 +22,8 @@ from afp_desktop.app.pacing.beside_the_window import beside_the_window
 from afp_desktop.app.pacing.window_activity import window_activity
 from afp_desktop.core.formats.errors import LoadCancelled
 
-# The run's first paints come first: a check begun in the same turn competed with them for Python (opening the
-# 448 MB recording untouched, the longest stall was 42.5–47.0 ms with it there, 23.3–25.0 ms with it 400 ms later).
+# The run's first paints come first: a check begun in the same turn competes with them for Python and lengthens
+# the window's longest stall while a big run opens; begun this much later, it finds those paints done.
 START_AFTER_MS = 400
 
 

@@ -31,7 +31,7 @@ PROGRESS_GAP_S = 0.2
 PREFIX_WAIT_S = 1.0
 # After the window has shown a part, the load goes on once the window has painted it (RunLoader.window_painted),
 # or PREFIX_SETTLE_MS later if no held paint comes; at least PREFIX_HOLD_MS later (tests hold a load to act on a
-# part). A fixed 30 ms wait left both threads idle for most of it: the big Trace's load was ~30 ms longer.
+# part). Waiting for the paint rather than a fixed time keeps both threads from standing idle once it is done.
 PREFIX_SETTLE_MS = 30
 PREFIX_HOLD_MS = 0
 def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None, show_prefix=None,
@@ -98,7 +98,7 @@ class _LoadThread(QThread):
 
     def _checkpoint(self) -> bool:
         """Asked between the steps of a load: stop? (A breathing point too: a stop asked for ends the load at any
-        of them, beside_the_window; a bracket scan of a 900 MB recording, between two checkpoints, took seconds.)"""
+        of them, beside_the_window; a big recording's bracket scan, between two checkpoints, is long.)"""
         breathe()
         return self.stop_flag.is_set()
 
@@ -247,7 +247,7 @@ class RunLoader(QObject):
         thread = self.sender()
         if thread is not None and thread is self._current and thread.prefixes_shown:
             # The whole run takes a part's place: on a turn of the event loop of its own, not the one in which a
-            # move of the cursor was just painted (the two together stalled the window ~100 ms).
+            # move of the cursor was just painted (the two together would make one long stall).
             # (and after a pass of heavy work, on the next one: one_per_turn.after_a_busy_pass)
             QTimer.singleShot(0, self, lambda: after_a_busy_pass(self, lambda: self._deliver(thread, run)))
             return

@@ -1,8 +1,8 @@
 """Runs no longer shown are freed beside the window, a piece at a time.
 
-Dropping the last reference to a big run frees it in one long call on the thread that drops it: 45 ms for the
-1,000-iteration NDJSON run, 115 ms for its 448 MB recording. That was the window's thread, each time another
-file was opened over a big run, so the window froze while the new file's first part was shown. The session
+Dropping the last reference to a big run frees it in one long call on the thread that drops it. Dropped on the
+window's thread, as another file is opened over a big run, it would freeze the window while the new file's first
+part is shown. The session
 hands the run it stops showing here instead; once nothing else holds it, a thread beside the window
 (pacing/beside_the_window.py: it waits while the window is at work) takes it apart (core/dismantle.py).
 """
@@ -66,12 +66,12 @@ class RunDisposal(QObject):
 def _free(values: list, give_back: bool) -> None:
     """Take `values` apart; `give_back`: then hand the freed memory back to the system (a run closed: nothing
     will reuse it soon. A run replaced by another is not: the new one reuses it, and the trim's lock on the
-    allocator made opening the 448 MB recording over the stream stall 10–16 ms longer)."""
+    allocator would lengthen the stalls of the new run's opening)."""
     with beside_the_window():
         while values:
             try:
                 take_apart(values.pop())
-            except Exception:  # noqa: BLE001 - what could not be taken apart is freed whole, as it always was
+            except Exception:  # noqa: BLE001 - what cannot be taken apart is freed whole
                 continue
     if give_back:
         give_memory_back()
@@ -81,9 +81,9 @@ _trim: Any = None  # the C library's malloc_trim, once looked up (False: there i
 
 
 def give_memory_back() -> None:
-    """The C allocator keeps what a run freed for its own reuse: after the 448 MB recording was closed, the window
-    still held 608 MB, 143 MB of which glibc gave back when asked (5–8 ms, off the window's thread, with the GIL
-    let go). Ask it, where there is a glibc to ask."""
+    """The C allocator keeps what a run freed for its own reuse: after a big run is closed, the window still holds
+    much of its memory, part of which glibc gives back when asked (off the window's thread, with the GIL let go).
+    Ask it, where there is a glibc to ask."""
     global _trim
     if _trim is None:
         _trim = False

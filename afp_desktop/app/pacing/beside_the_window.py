@@ -16,8 +16,8 @@ from afp_desktop.core.formats import LoadCancelled
 
 # While a load runs, Python hands the GIL between threads this often (default 5 ms). The window's thread needs
 # the GIL at every call between Qt and Python — a paint or a layout makes hundreds — and waits up to the whole
-# interval at each one while the loader thread runs Python. Measured with a busy second thread: showing one step
-# took 0.93 s at 0.5 ms, 0.32 s at 0.1 ms, 0.21 s at 20 µs (0.09 s alone). The loader loses nothing while the
+# interval at each one while the loader thread runs Python, so the window's work slows by a factor that shrinks
+# with the interval: a very short one keeps it close to its speed alone. The loader loses nothing while the
 # window is idle (nobody asks for the GIL). (Restored when the last load ends.)
 LOADING_SWITCH_INTERVAL_S = 0.00002
 _switch_lock = threading.Lock()
@@ -46,9 +46,9 @@ def _load_ends() -> None:
 def beside_the_window(stop: threading.Event | None = None,
                       before_python: Callable[[], None] | None = None) -> Iterator[None]:
     """Run a long job on this thread (not the window's) as a load runs: Python switching threads often, and the
-    job waiting at its breathing points while the window is at work (window_activity.py). Building the search
-    index of the 1,000-iteration run without this froze the window ~0.5 s: each Python call of a paint waited
-    up to 5 ms for its turn. Once `stop` is set, the job ends at its next breathing point (LoadCancelled): a
+    job waiting at its breathing points while the window is at work (window_activity.py). Without this, each
+    Python call of a paint waits up to the usual switch interval for its turn, and a big job (a big run's search
+    index) freezes the window. Once `stop` is set, the job ends at its next breathing point (LoadCancelled): a
     window closing waits for that, and a thread left running when its window is deleted takes the program down.
     `before_python()` is called at each breathing point but those of C that lets go of Python (lets_go). The job
     starts once the start-up imports are done (warm_imports.py)."""

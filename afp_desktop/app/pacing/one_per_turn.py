@@ -1,20 +1,18 @@
 """The window's heavy deferred pieces of work, run one per turn of the event loop.
 
-Qt fires every timer that is due in one pass: a graph slice (6 ms), a big run's timeline stops (14 ms) and the
-paint held back for the next turn (15 ms), each put off "to a later turn" by a timer of its own, came due
-together and ran back to back, one ~50 ms freeze. Put off through `later`, they wait in one queue and each
-turn runs the first of them only: input and the window's other timers are served between any two. A paint held
-back goes first: the moment the user looks at is shown before the slices of work that follow it.
+Qt fires every timer that is due in one pass: heavy pieces each put off "to a later turn" by a timer of their own
+(a graph slice, a big run's timeline stops, the paint held back for the next turn) come due together and run back
+to back, one freeze as long as all of them. Put off through `later`, they wait in one queue and each turn runs the
+first of them only: input and the window's other timers are served between any two. A paint held back goes first:
+the moment the user looks at is shown before the slices of work that follow it.
 
-Other heavy work shares a pass with them too: a move published (a 0 ms timer: 5-20 ms), a part or the whole of a
-big file shown (a queued signal from the loader: 20-30 ms). A piece due in a pass whose work has already taken the
-window's thread `BUSY_PASS_S` of processor time, or that follows such a pass, waits for the next pass, once — so
-a light pass comes between two heavy ones, in which the loop reads input and fires its other timers (a piece due
-right after a heavy pass otherwise came first in the next one: its 1 ms timer was due before the others). The
-894 MB recording's stalls of 57-65 ms while the cursor moved during its load were the window's thread at work
-47-65 ms between two ticks of a 5 ms timer (stack dumps: a move's publish, a held paint, the whole run's first
-paint), where each piece alone takes 10-30 ms. `pass_busy` lets the session's publish wait the same way, and
-`after_a_busy_pass` heavy work that comes on a timer or signal of its own.
+Other heavy work shares a pass with them too: a move published (a 0 ms timer), a part or the whole of a big file
+shown (a queued signal from the loader). A piece due in a pass whose work has already taken the window's thread
+`BUSY_PASS_S` of processor time, or that follows such a pass, waits for the next pass, once — so a light pass comes
+between two heavy ones, in which the loop reads input and fires its other timers (without the wait, a piece due
+right after a heavy pass would come first in the next one: its short timer is due before the others). Pieces that
+are each short still add up to a long stall when they share a pass; the wait keeps them apart. `pass_busy` lets the
+session's publish wait the same way, and `after_a_busy_pass` heavy work that comes on a timer or signal of its own.
 """
 
 from __future__ import annotations
@@ -25,10 +23,9 @@ from typing import Callable, Hashable
 
 from PySide6.QtCore import QAbstractEventDispatcher, QCoreApplication, QObject, Qt, QTimer
 
-# A repeating timer, stopped when the queue is empty (at most one firing per pass: one piece per turn), of 1 ms.
-# A single-shot one (0 or 1 ms) was seen to stand still: "active" and overdue for 20 s and more after the big
-# Trace's whole run was shown, while the event loop's other, repeating timers fired; its pieces never ran (the
-# growth job, then in a test the settle). (A timer started while Qt fires the due ones is not due until the next
+# A repeating timer, stopped when the queue is empty (at most one firing per pass: one piece per turn), of 1 ms,
+# not a single-shot one: a single-shot timer can stay "active" and overdue while the event loop's repeating timers
+# fire, and its pieces then never run. (A timer started while Qt fires the due ones is not due until the next
 # pass.) It is registered afresh at each turn, before the piece runs: see _run_one.
 TURN_MS = 1
 BUSY_PASS_S = 0.008  # the window's processor time already spent in this pass past which a piece waits a pass
@@ -91,9 +88,9 @@ class OnePerTurn(QObject):
             return
         self._waited = False
         # The timer is registered afresh before the piece runs: Qt never fires a timer from inside its own
-        # timeout, so a piece that runs an event loop of its own (a modal dialog, a script's wait) left this one
-        # "active" and overdue, and every piece behind it waiting, until it returned. (Started now, it is not due
-        # before the next pass: still one piece per turn.)
+        # timeout, so a piece that runs an event loop of its own (a modal dialog, a script's wait) would leave this
+        # one "active" and overdue, and every piece behind it waiting, until it returned. (Started now, it is not
+        # due before the next pass: still one piece per turn.)
         self._timer.stop()
         if not self._queue:
             return

@@ -1,14 +1,14 @@
 """Putting the window's paint off to the turn of the event loop after a heavy change.
 
 Qt paints a window in the same turn of its event loop as the change that made it dirty: showing a big run's whole
-graph (~20 ms) and its first paint (~30 ms) froze the window ~60 ms in one piece. `PaintLater.arm()` makes the
+graph and its first paint would freeze the window in one piece, as long as both. `PaintLater.arm()` makes the
 window's next paint request wait for the next turn, so input and timers are served between the two halves. The
 screen keeps the previous frame meanwhile, whole and self-consistent: nothing is painted half-changed. A floating
 panel is a window of its own: its paint is held with the main window's, so the two show the same moment.
 
 A light change is not held: a step of the cursor to the next stop that the panels took less than a step's budget
-for (`arm(light_until=…)`) is painted in the same turn, one short stall instead of two and no turn's wait (~1.2 ms of
-a ~9 ms step). A jump's paint scrolls the graph and the timeline: it is heavy, and is held as before.
+for (`arm(light_until=…)`) is painted in the same turn, one short stall instead of two and no turn's wait. A jump's
+paint scrolls the graph and the timeline: it is heavy, and is held.
 """
 
 from __future__ import annotations

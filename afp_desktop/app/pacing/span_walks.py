@@ -2,11 +2,11 @@
 
 The chat bubble lists the lines the chat user saw during the stop at the cursor (core/model/stop_lines.py). The
 loader walks every span of over 20,000 status states with the default templates (Run.long_span_lines); with
-other templates (the template editor) such a span was walked on the window's thread when the cursor was in it:
-0.22 s frozen at each edit on a stream of two runs appended, whose last span holds 163,000 events. The window's
-Replay therefore gives such a span's lines as pending (Replay.defer_long_walks) and this walks them on a thread
-of its own, waiting while the window is at work (pacing/beside_the_window.py); `walked` then tells the session,
-which keeps the walk if the templates are still those and shows the moment again.
+other templates (the template editor) walking such a span on the window's thread when the cursor is in it would
+freeze the window at each edit, for as long as the span is long. The window's Replay therefore gives such a
+span's lines as pending (Replay.defer_long_walks) and this walks them on a thread of its own, waiting while the
+window is at work (pacing/beside_the_window.py); `walked` then tells the session, which keeps the walk if the
+templates are still those and shows the moment again.
 """
 
 from __future__ import annotations

@@ -1,17 +1,16 @@
 """numpy imported on a thread of its own once the window has painted its first frame.
 
-numpy takes ~0.07–0.1 s to import, most of it in module set-up that holds Python: on the window's thread that was
-a freeze just after start-up, or in the middle of opening a file. On this thread the window keeps its turn.
-Started before the first frame, the imports slowed it (0.92 s instead of 0.84 s).
+numpy's import is long, most of it module set-up that holds Python: on the window's thread it would be a freeze
+just after start-up, or in the middle of opening a file. On this thread the window keeps its turn. Started before
+the first frame, the imports would slow the first frame down, so they wait for it.
 
-pyqtgraph is NOT imported here, though it would save the window another ~0.2 s: its import reads every
-attribute of PySide6's QtCore, QtGui and QtWidgets (which makes shiboken create those types) and defines Qt
-subclasses, and doing that on a thread while the window ran its event loop crashed the app (SIGSEGV in the
-window's thread, 3 runs of 15 here). The timeline imports it on the window's thread when it is built
-(panels/timeline_host.py), once numpy is in.
+pyqtgraph is NOT imported here, though its import is longer still: it reads every attribute of PySide6's QtCore,
+QtGui and QtWidgets (which makes shiboken create those types) and defines Qt subclasses, and doing that on a
+thread while the window runs its event loop can crash the app (SIGSEGV in the window's thread). The timeline
+imports it on the window's thread when it is built (panels/timeline_host.py), once numpy is in.
 
-The app waits for the thread before it ends (`finish`, and the thread is not a daemon): a window closed half a
-second after start-up left a module half imported, and tearing down the interpreter then crashed (SIGSEGV).
+The app waits for the thread before it ends (`finish`, and the thread is not a daemon): a window closed just after
+start-up would leave a module half imported, and tearing down the interpreter then crashes (SIGSEGV).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Keeping a loader thread out of the window's way.
 
 Python runs one thread at a time. While a loader thread runs Python, every call of the window's thread between
-Qt and Python waits its turn, and a paint makes hundreds: a 20 ms move of the cursor took over 100 ms. So at its
+Qt and Python waits its turn, and a paint makes hundreds: a move of the cursor takes several times as long. So at its
 breathing points (core/breathing.py, every few milliseconds of work) the loader asks `Contention.yield_if_shared`:
 when the window's thread has been at work since the last point (its own processor clock moved: painting in C++
 counts, and each return to Python from it then waits for the loader), or the loader had the processor for less
@@ -12,10 +12,10 @@ began to listen (a loader that waited for the disk also finds it "shared" the pr
 work. "About to block" is sent by every loop once there is nothing left to do.)
 
 C that lets go of Python (a big Trace's bracket scan) does not slow the window's Python, but it takes a processor:
-when another program keeps the other one busy, the window's thread waits in the system's run queue for half of
-each piece of work (measured: 27 ms of a 57 ms turn), and its pieces take twice as long. So at those breathing
-points the loader asks `yield_if_starved`: when the window's thread waited for a processor (Linux's schedstat)
-for more than a tenth of the time since the last point, the loader waits for the window's sleep as above.
+when another program keeps the other one busy, the window's thread waits in the system's run queue for part of
+each piece of work, and its pieces take longer. So at those breathing points the loader asks `yield_if_starved`:
+when the window's thread waited for a processor (Linux's schedstat) for more than a tenth of the time since the
+last point, the loader waits for the window's sleep as above.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from PySide6.QtCore import QAbstractEventDispatcher, QCoreApplication, Qt
 SHARED = 0.75  # ran less than this fraction of the time since the last breathing point: the processor was shared
 WINDOW_AT_WORK = 0.1  # the window's thread used more than this fraction of that time: it is at work
 YIELD_S = 0.05  # a loader waits at most this long at a time for the window to finish,
-# then works at least this long before it waits again (never starved: over a tenth of the time). At 20 ms a cursor
-# move that came during that stretch waited for Python at each of its calls: opening the NDJSON run while moving
-# the cursor stalled 50–90 ms (median 60) in four runs, 45–81 ms (median 55) at 6 ms; 3 ms made it worse.
+# then works at least this long before it waits again (never starved: over a tenth of the time). A cursor move
+# that comes during that stretch waits for Python at each of its calls, so the stretch is kept short; much shorter
+# and the waits themselves, each a turn of the window's loop, cost the window more than they save.
 WORK_S = 0.006
 MEASURE_S = 0.001  # the window's and the loader's processor time are compared over at least this long
 IDLE_PROBE_S = 0.001  # while a loader waits, it looks this often whether the window's processor clock still moves
@@ -76,9 +76,9 @@ class WindowActivity:
 
     def wait_until_asleep(self, seconds: float) -> None:
         """Until the event loop next goes to sleep, or the window's thread is found not at work (asleep before
-        this was asked: a loader that read the file had lost the processor to the disk, not to the window, and
-        waited its whole allowance for a sleep that had come already: 1.15 s of the 5.1 s NDJSON load). A thread
-        whose clock stands still while it waits for a processor is at work, not asleep."""
+        this was asked: a loader that read the file lost the processor to the disk, not to the window, and must not
+        wait its whole allowance for a sleep that has come already). A thread whose clock stands still while it
+        waits for a processor is at work, not asleep."""
         self.asleep.clear()
         deadline = time.monotonic() + seconds
         before, queued_before = self.cpu_seconds(), self.queued_seconds()
@@ -93,7 +93,7 @@ class WindowActivity:
 
 
 def _open_schedstat(native_id: int) -> int | None:
-    """A descriptor of the thread's scheduler figures, read again with pread (~1.5 µs), or None."""
+    """A descriptor of the thread's scheduler figures, read again with pread (cheap), or None."""
     try:
         descriptor = os.open(f"/proc/self/task/{native_id}/schedstat", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except (OSError, AttributeError):

@@ -36,9 +36,9 @@ def _message_handler(kind, context, message: str) -> None:
 def keep_painting_on_the_window_thread() -> None:
     """Qt's raster engine hands a big fill (96 rows and more: a progress bar, a dock, the inspector's tabs) to a
     pool of threads, in pieces, and the window waits for them all. While the loader keeps one core busy (or another
-    program does), those threads wait for a processor and the window with them: with both cores of a 2-core
-    machine busy, a move of the cursor on the big Trace took 39 ms (median) with the pool, 24.5 ms without, for the
-    same processor time. QT_NO_GUI_THREADPOOL (read once, when the pool would first be made) keeps every fill on the
+    program does), those threads wait for a processor and the window with them: on a machine whose cores are all
+    busy, a move of the cursor takes longer with the pool than without it, for the same processor time.
+    QT_NO_GUI_THREADPOOL (read once, when the pool would first be made) keeps every fill on the
     window's thread. A value the user set is kept."""
     os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")
 

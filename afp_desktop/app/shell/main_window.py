@@ -340,7 +340,7 @@ class MainWindow(QMainWindow):
         s.moment_changed.connect(lambda _moment: self.paint_later.arm(
             light_until=s.publish_started + LIGHT_MOVE_MS / 1000 if s.one_stop_step else None))
         # A big run's stops reach the timeline a turn after the other panels: their paint waits a turn more, or
-        # laying them out and painting them with the graph's next paint froze the window ~50 ms in one piece.
+        # laying them out and painting them with the graph's next paint would freeze the window in one piece.
         self.timeline.when_built(lambda panel: panel.stops_shown.connect(lambda: self.paint_later.arm()))
         self.summary.error_clicked.connect(self.go_to_first_error)
         templates = self.panels.get("templates")
