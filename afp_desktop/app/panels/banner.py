@@ -340,7 +340,7 @@ class SummaryStrip(QFrame):
         self.figures.setToolTip(plain_tooltip("\n".join(parts)))
         count = len(errors) if errors else summary.errors
         self.errors.setText("no errors" if not count else _count(count, "error"))
-        red = ERROR_TEXT[is_dark_palette()]  # (#d33a3a was 3.2:1 on the dark window)
+        red = ERROR_TEXT[is_dark_palette()]  # (a colour per theme: each ≥ 4.5:1 on its window, look/theme.py)
         self.errors.setStyleSheet(f"QPushButton {{ color: {red}; font-weight: bold; border: none; }}" if count
                                   else "QPushButton { border: none; }")
         self.errors.setEnabled(bool(errors))

@@ -29,7 +29,7 @@ class OverviewStrip(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Every stop of the run; the frame is the part in view. Click or drag to go there.")
         # Opaque: the cursor's line moves at every step, and the panel, the dock and the window under a strip
-        # that let them show through were repainted with it.
+        # that let them show through would be repainted with it.
         self.setAutoFillBackground(True)
         self.count = 0
         self._rgba_of: Callable[[int], int] | None = None  # stop → its colour as ARGB (QColor.rgba())
