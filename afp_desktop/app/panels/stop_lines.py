@@ -1,9 +1,10 @@
 """The status lines the chat user saw during the stop at the cursor: one row each, cut in the middle to the panel.
 
 This list changes on every move of the cursor, so it is not a word-wrapped, selectable QLabel: Qt lays such a
-label's text document out several times per change (its size hints, each width asked, its paint). Here each line is one row, its middle elided to the width (a streaming line
-is the whole answer so far: its start and newest words tell lines apart), the height is the number of rows, and
-a change of text is a repaint only. The whole lines are in the tooltip and on the clipboard (right-click ▸ Copy).
+label's text document out several times per change (its size hints, each width asked, its paint). Here each
+line is one row, its middle elided to the width (a streaming line is the whole answer so far: its start and
+newest words tell lines apart), the height is the number of rows, and a change of text is a repaint only. The
+whole lines are in the tooltip and on the clipboard (right-click ▸ Copy).
 Trace text is drawn as plain text (QPainter.drawText interprets no markup), bidi controls made visible.
 
 The title above the lines ("During LLM turn 4, the chat user saw 65 line(s):") is drawn by the same widget, and

@@ -2,8 +2,9 @@
 text shown in part until asked for whole.
 
 A text box lays out all its text when it is given it, in time that grows with the text (a tool result may be
-megabytes), and the inspector draws the step at the cursor on every move. So a text over SHOWN_CHARS characters shows its first SHOWN_CHARS, with a note,
-"Show all" (the whole text, once asked for) and "Copy all" (the exact text, controls included).
+megabytes), and the inspector draws the step at the cursor on every move. So a text over SHOWN_CHARS characters
+shows its first SHOWN_CHARS, with a note, "Show all" (the whole text, once asked for) and "Copy all" (the exact
+text, controls included).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The timeline's overview: every stop of the run in one strip, the stops in view framed, the cursor marked; a
-scroll bar and "Fit all" beside it. A run of thousands of stops shows only a few dozen at a readable size: this is how
-one sees where those are, and gets anywhere in one click.
+scroll bar and "Fit all" beside it. A run of thousands of stops shows only a few dozen at a readable size:
+this is how one sees where those are, and gets anywhere in one click.
 
 `TimelineOverview` knows nothing of pyqtgraph: the timeline tells it the stops (a count and a colour per stop, as ARGB),
 the x range in view and the cursor's x, and hears `window_requested(centre)` when the strip is clicked or dragged.
