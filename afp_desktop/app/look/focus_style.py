@@ -85,7 +85,7 @@ class FocusRingStyle(QProxyStyle):
                 paint_ring(painter, option.rect, _dark(option))
             return
         if element == _S.PrimitiveElement.PE_FrameTabWidget:
-            paint_tab_frame(option, painter)  # (Fusion's takes ~2.5 ms for the inspector's tabs, every repaint)
+            paint_tab_frame(option, painter)  # (Fusion's is slow, and the inspector's tabs repaint it often)
             return
         super().drawPrimitive(element, option, painter, widget)
         if element in (_S.PrimitiveElement.PE_IndicatorCheckBox, _S.PrimitiveElement.PE_IndicatorRadioButton) \
@@ -111,7 +111,7 @@ class FocusRingStyle(QProxyStyle):
 
     def drawComplexControl(self, control, option, painter, widget=None) -> None:  # noqa: N802
         if control == _S.ComplexControl.CC_ScrollBar:
-            paint_scroll_bar(self, option, painter, widget)  # (Fusion's costs ~3 µs per pixel of its length)
+            paint_scroll_bar(self, option, painter, widget)  # (Fusion's costs grow with the bar's length)
             return
         super().drawComplexControl(control, option, painter, widget)
         if control in _RINGED_COMPLEX and focus_visible(option, widget):

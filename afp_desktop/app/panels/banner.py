@@ -205,16 +205,15 @@ class BannerRow(QWidget):
 
     def _rebuild(self, keep: bool = True, made_at_least: int = 0) -> None:
         """One line per message, most severe first. A line of the same level and code as one shown is kept and says
-        its message's words (`keep`): each line made anew costs a few milliseconds, ~15 ms in all when a big
-        file's load ends and its "still reading" line goes. Collapsed, only the first line is made (and those
-        made already): the others wait until they are shown (a big file's first part showed three lines, 8-11 ms
-        of the window's turn)."""
+        its message's words (`keep`): each line made anew is a set of widgets to build and lay out, and a big file's
+        load changes the lines' words often. Collapsed, only the first line is made (and those made already): the
+        others wait until they are shown, so they cost nothing in the window's turn until then."""
         lines, ordered = self._made, by_severity(self._messages)
         wanted = len(ordered) if self.expanded else min(len(ordered), 1)
         ordered = ordered[:max(wanted, made_at_least, min(len(lines), len(ordered)))]
         if keep and [(m.level, m.code) for m in ordered] == [(line.level, line.message.code) for line in lines]:
             # Only the words changed (a run read further: "its first 16,000 events are shown"): the layout is left
-            # alone. Made anew, the lines relaid the window out and the graph was drawn whole again: 15–30 ms.
+            # alone. Made anew, the lines would lay the window out again and the graph would be drawn whole again.
             for line, message in zip(lines, ordered):
                 line.say(message)
             self._show_lines()  # (the lines not made yet may have changed in number: "+N more")
@@ -341,7 +340,7 @@ class SummaryStrip(QFrame):
         self.figures.setToolTip(plain_tooltip("\n".join(parts)))
         count = len(errors) if errors else summary.errors
         self.errors.setText("no errors" if not count else _count(count, "error"))
-        red = ERROR_TEXT[is_dark_palette()]  # (#d33a3a was 3.2:1 on the dark window)
+        red = ERROR_TEXT[is_dark_palette()]  # (a colour per theme: each ≥ 4.5:1 on its window, look/theme.py)
         self.errors.setStyleSheet(f"QPushButton {{ color: {red}; font-weight: bold; border: none; }}" if count
                                   else "QPushButton { border: none; }")
         self.errors.setEnabled(bool(errors))

@@ -24,8 +24,8 @@ ANSWER_FILL, ANSWER_TEXT = "#e4f5ea", "#14482a"
 MUTED = "#5f6675"
 SEEN_LINES_SHOWN = 12  # a long stop lists its first lines and its last two; the tooltip has them all
 # A line longer than this is listed with its middle cut (a streaming line is the whole answer so far: its start
-# and its newest words are what tell lines apart). Laying out a dozen wrapped 2,000-character lines was most of
-# a cursor move on a streaming run (4–8 ms of ~19). The tooltip has every line whole.
+# and its newest words are what tell lines apart): laying out a dozen long wrapped lines would be most of a
+# cursor move on a streaming run. The tooltip has every line whole.
 SEEN_LINE_CHARS = 240
 SEEN_LINE_HEAD = 80
 # Colours per theme: (fill, text) of each bubble, the chat background, muted text, the Trace note.
@@ -139,9 +139,9 @@ class _Row(QWidget):
 class _SteadyColumn(QWidget):
     """The conversation's column, whose height only grows while one run is shown at one width.
 
-    A cursor move changes the seen lines and the bubbles, so the column's height changed at almost every step,
-    and a column that crossed the scroll area's height brought the scroll bar in or out: every row rewrapped to
-    the new width and the whole chat was repainted (~4 ms of a ~12 ms step on the 1,000-iteration stream). The
+    A cursor move changes the seen lines and the bubbles, so a column fitted to them would change height at
+    almost every step, and a column that crosses the scroll area's height brings the scroll bar in or out: every
+    row rewraps to the new width and the whole chat is repainted. The
     column keeps the tallest height its rows have needed, so the scroll bar comes once and stays and nothing
     jumps while one scrubs; `settle()` lets it shrink (a new run, a new panel width). It is opaque and keeps its
     static contents: a move repaints the rows that changed, not the column and the viewport beneath it."""

@@ -1,6 +1,6 @@
 """The event list: every event of the run in axis order (typed and domain), the raw truth under the stops.
 
-A windowed table: the model answers only for the rows on screen, so the 1,000-iteration run (~180k events)
+A windowed table: the model answers only for the rows on screen, so a run of hundreds of thousands of events
 opens as fast as a small one. Filter by type (a choice of the run's types, or text matched against the type);
 a click or Enter moves the one cursor to right after that event. The row of the moment (the last event that
 has happened) is highlighted and kept in view; rows still to come are greyed. All trace text is plain.

@@ -2,8 +2,8 @@
 that shape.
 
 Why: a step's header is a dozen widgets (captions, ids, copy buttons). Moving the cursor between an LLM call and
-a tool call changes the rows' names and kinds, and making the rows anew took 5–8 ms of a 10–15 ms move on the
-1,000-iteration corpus run. Each shape's widgets are kept (hidden while another shape is shown) and given the
+a tool call changes the rows' names and kinds, and making the rows anew at each such move would be most of the
+move's work. Each shape's widgets are kept (hidden while another shape is shown) and given the
 next step's values; only a shape never seen before is built.
 """
 

@@ -80,7 +80,7 @@ def llm_events_of(run, index: int) -> tuple[dict | None, tuple[int, dict] | None
     begin = run.domain_events[start]
     if not isinstance(begin, dict) or begin.get("type") != "llm.start":
         return None, None
-    path = jsonio.path_key(begin.get("subflowPath"))  # (keys: comparing lists nested 1,100 levels deep recursed)
+    path = jsonio.path_key(begin.get("subflowPath"))  # (keys: comparing deeply nested lists recurses)
     return begin, _domain_after(run, start, "llm.end", lambda e: jsonio.path_key(e.get("subflowPath")) == path)
 
 

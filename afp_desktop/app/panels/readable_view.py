@@ -66,7 +66,7 @@ def text_box(text: str, mono: bool = False) -> TraceTextBox:
 
 def label(text: str, **style) -> QLabel:
     """A plain-text label that wraps only when its text is long or has several lines: a wrapping label is
-    measured again and again by the layouts, which made drawing a long step slow."""
+    measured again and again by the layouts, which makes drawing a long step slow."""
     return plain_label(text, wrap=len(text) > SHORT_TEXT or "\n" in text, **style)
 
 
@@ -151,7 +151,7 @@ class InjectionTable(QWidget):
 def bold(label: QLabel) -> QLabel:
     font = label.font()
     font.setBold(True)
-    label.setFont(font)  # (a font, not a style sheet: style sheets make building the tab ~5× slower)
+    label.setFont(font)  # (a font, not a style sheet: style sheets make building the tab several times slower)
     return label
 
 
@@ -259,7 +259,7 @@ def section_widget(section: dict, parent: QWidget,
 
 
 class ReadableView(QScrollArea):
-    """Renders one `inspect_node` model. Building the widgets is the slow part (up to ~50 ms), so it happens
+    """Renders one `inspect_node` model. Building the widgets is the slow part, so it happens
     once the event loop is free (a burst of selections draws only the last), a few sections at a time, and only
     while the tab is visible; a model equal to the one drawn keeps the widgets and the scroll position."""
 
@@ -331,7 +331,7 @@ class ReadableView(QScrollArea):
 
     def _draw(self, in_pieces: bool) -> None:
         """A new body for the model. `in_pieces` (when the event loop is free): the first sections now, the
-        others one per event-loop turn, so a long step (a dozen messages, changes, injection tables: ~50 ms
+        others one per event-loop turn, so a long step (a dozen messages, changes, injection tables: slow
         to lay out at once) never holds the window; the cursor's next move can come in between."""
         self._timer.stop()
         model = self.model

@@ -1,15 +1,15 @@
 """The status lines the chat user saw during the stop at the cursor: one row each, cut in the middle to the panel.
 
-This list changes on every move of the cursor. As a word-wrapped, selectable QLabel it was half of a move's work
-on the 1,000-iteration run (~5 of ~15 ms): Qt laid its text document out some eight times per change (its size
-hints, each width asked, its paint). Here each line is one row, its middle elided to the width (a streaming line
-is the whole answer so far: its start and newest words tell lines apart), the height is the number of rows, and
-a change of text is a repaint only. The whole lines are in the tooltip and on the clipboard (right-click ▸ Copy).
+This list changes on every move of the cursor, so it is not a word-wrapped, selectable QLabel: Qt lays such a
+label's text document out several times per change (its size hints, each width asked, its paint). Here each
+line is one row, its middle elided to the width (a streaming line is the whole answer so far: its start and
+newest words tell lines apart), the height is the number of rows, and a change of text is a repaint only. The
+whole lines are in the tooltip and on the clipboard (right-click ▸ Copy).
 Trace text is drawn as plain text (QPainter.drawText interprets no markup), bidi controls made visible.
 
 The title above the lines ("During LLM turn 4, the chat user saw 65 line(s):") is drawn by the same widget, and
 the widget keeps the tallest height it has needed while one scrubs (`settle()` lets it shrink: a new run, a new
-width): a separate wrapped label and a list of changing height relaid the chat at every step (~1.5 ms of ~10).
+width): a separate wrapped label and a list of changing height would relay the chat out at every step.
 It paints every pixel, so its repaint is not also the chat's beneath it.
 """
 

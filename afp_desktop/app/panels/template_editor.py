@@ -34,7 +34,7 @@ LINES_DELAY_MS = 150   # the whole-run line list is the expensive part on a larg
 MAX_OCCURRENCES_SHOWN = 500
 LINES_PIECE_S = 0.01  # the walk over a run's lines, per event-loop turn
 OCCURRENCES_ROLE = Qt.ItemDataRole.UserRole + 1  # a line's positions, made into rows when it is opened
-MAX_LINES_SHOWN = 1_000  # each a tree row made on the window's thread: 17,022 of them (a 1,000-iteration run) took 0.4 s
+MAX_LINES_SHOWN = 1_000  # each a tree row made on the window's thread: a long run's tens of thousands would freeze it
 MUTED = QColor("#8a909c")
 WARN = QColor("#b3261e")
 
@@ -510,8 +510,8 @@ class TemplateEditorPanel(QWidget):
         self._list_lines(at_once=True)
 
     def _list_lines(self, at_once: bool = False) -> None:
-        """List the lines the map renders over the run: 10 ms of the walk per event-loop turn (a 1,000-iteration
-        run's 163,000 positions froze the window ~0.4 s after each edit), then the rows. Work for an older map or
+        """List the lines the map renders over the run: LINES_PIECE_S of the walk per event-loop turn (walked at
+        once, a long run's positions would freeze the window after each edit), then the rows. Work for an older map or
         run is dropped."""
         self._lines_timer.stop()
         self._lines_stale = False
@@ -551,7 +551,7 @@ class TemplateEditorPanel(QWidget):
             item.setData(0, Qt.ItemDataRole.UserRole, use.first_position)
             item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
             item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight)
-            if use.count > 1:  # its places are made when it is opened (10,500 rows for the 1,000-iteration run)
+            if use.count > 1:  # its places are made when it is opened (a long run has thousands of them)
                 item.setData(0, OCCURRENCES_ROLE, use.positions[:MAX_OCCURRENCES_SHOWN])
                 item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
             items.append(item)

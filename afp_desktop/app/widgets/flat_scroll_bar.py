@@ -1,11 +1,11 @@
 """Scroll bars drawn flat (a groove, a rounded handle and two small arrows, in the palette's colours) and the frame
 of a tab widget.
 
-Fusion paints a scroll bar with gradients whose cost grows with its length: ~2.5 ms for the graph's 632 px bar,
-~10 ms of every ~18 ms repaint of the window showing a big run (measured), and a repaint is part of every stall
-while a big file loads. This draws the same parts where Fusion puts them (its sub-control rectangles are kept, so
-clicks, hover and the arrows' places do not change) in ~0.1 ms. Fusion's frame around a tab widget's pages costs
-~2.5 ms too (the inspector's, on every move): it is drawn here the way Fusion draws it.
+Fusion paints a scroll bar with gradients whose cost grows with its length, so the window's long bars would be
+much of every repaint, and a repaint is part of every stall while a big file loads. This draws the same parts
+where Fusion puts them (its sub-control rectangles are kept, so clicks, hover and the arrows' places do not
+change) with a few flat shapes, whose cost does not grow with the length. Fusion's frame around a tab widget's
+pages is slow to paint too (the inspector's is painted on every move): it is drawn here the way Fusion draws it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """A read-only table of text rows whose cells are made when Qt shows them.
 
-The inspector's injection and progress tables were QTableWidgets, an item per cell made for every row each time
-the cursor moved onto a step: a slot with 10,000 injections froze the window 0.75 s. Here `set_rows(count, cells)`
+A QTableWidget makes an item per cell for every row each time it is filled, and the inspector's injection and
+progress tables are filled each time the cursor moves onto a step: a slot with thousands of injections would
+freeze the window. Here `set_rows(count, cells)`
 only says how many rows there are and how to make one (`cells(row)`, called for the rows in view and kept); the
 little QTableWidget API the panels and tests use (rowCount, item(r, c).text(), setCurrentCell, currentRow,
 currentCellChanged) is kept. Cells are trace text: shown through visible_text, on one line, at most CELL_CHARS.
@@ -20,7 +21,7 @@ from afp_desktop.app.widgets.visible_text import visible_text
 
 CELL_CHARS = 500  # a cell shows one line of this much at most (the detail pane beside it shows the rest)
 _KEPT_ROWS = 5_000
-SIZED_ROWS = 100  # rows whose text sizes a column to its contents (Qt's default, 1,000, made 10,000-row tables slow)
+SIZED_ROWS = 100  # rows whose text sizes a column to its contents (Qt's default, 1,000, makes long tables slow)
 
 
 class _Cell:
@@ -101,8 +102,8 @@ class RowsTable(QTableView):
     def resizeColumnsToContents(self) -> None:  # noqa: N802 - Qt's name
         """What QTableView's does for these rows (each column as wide as its widest text among the first
         SIZED_ROWS rows, or as its header), measured here. Qt's asks the model for every role of every cell, one
-        call into Python each: most of filling a tool's progress table, the inspector's heaviest part while the
-        cursor moved through the big run's tool steps. (A test checks the widths are Qt's own.)"""
+        call into Python each, which would be most of filling a tool's progress table at each move of the cursor
+        through a run's tool steps. (A test checks the widths are Qt's own.)"""
         metrics = QFontMetricsF(self.font())
         margins = 2 * (self.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self) + 1)
         grid = 1 if self.showGrid() else 0

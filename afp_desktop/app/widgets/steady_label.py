@@ -1,10 +1,10 @@
 """A label whose text changes at every move of the cursor without laying the window out again.
 
 QLabel.setText tells the layouts a new size may be needed, and Qt carries that up through each layout to the
-main window's unless the label's size is fixed: on the 1,000-iteration run, the timeline's position readout and
-iteration readout relaid the timeline, its dock and the main window at every step, ~4 ms of a ~10 ms step. A
-`SteadyLabel` keeps a fixed size. It grows, once, when a text needs more room than it has (a layout then, as
-before), and `settle_size()` lets it shrink back to its text (a new run). It is opaque, so a new text repaints
+main window's unless the label's size is fixed: a readout that changes at every step (the timeline's position
+and iteration) would lay out the timeline, its dock and the main window at every step. A
+`SteadyLabel` keeps a fixed size. It grows, once, when a text needs more room than it has (a layout then, as for
+any label), and `settle_size()` lets it shrink back to its text (a new run). It is opaque, so a new text repaints
 the label alone, not the panel, the dock and the main window beneath it.
 """
 
@@ -21,7 +21,7 @@ class SteadyLabel(QLabel):
         super().__init__(parent)
         self.setTextFormat(Qt.TextFormat.PlainText)
         # Opaque (it fills its background): Qt then repaints only the label when its text changes, not every
-        # widget under it — the dock drawing its title, the main window its separators (~2 ms of a step).
+        # widget under it — the dock drawing its title, the main window its separators.
         self.setAutoFillBackground(True)
         self._width = width
         self.settle_size()

@@ -1,9 +1,10 @@
 """A read-only box for trace text: shown as typed (app/widgets/visible_text.py: bidi controls as markers), and a very long
 text shown in part until asked for whole.
 
-A text box lays out all its text when it is given it: a 20 MB tool result took 1.3 s, and the inspector draws the
-step at the cursor on every move. So a text over SHOWN_CHARS characters shows its first SHOWN_CHARS, with a note,
-"Show all" (the whole text, once asked for) and "Copy all" (the exact text, controls included).
+A text box lays out all its text when it is given it, in time that grows with the text (a tool result may be
+megabytes), and the inspector draws the step at the cursor on every move. So a text over SHOWN_CHARS characters
+shows its first SHOWN_CHARS, with a note, "Show all" (the whole text, once asked for) and "Copy all" (the exact
+text, controls included).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLay
 from afp_desktop.app.widgets.plain_text import plain_label
 from afp_desktop.app.widgets.visible_text import visible_text
 
-SHOWN_CHARS = 100_000  # laid out in ~10 ms
+SHOWN_CHARS = 100_000  # short enough to lay out without a pause a move of the cursor would feel
 
 
 def shown_part(text: str) -> tuple[str, bool]:

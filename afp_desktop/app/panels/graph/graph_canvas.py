@@ -64,11 +64,10 @@ READABLE_ZOOM = 0.6  # the least zoom at which a card's text is still read (fit_
 BUILD_SLICE_S = 0.006  # the scene of a big graph is built in slices this long, one per event-loop turn
 FIRST_SLICE_MARGIN = 200.0  # the first slice makes the cards down to this far below the view's first screen
 IN_VIEW_BUDGET_S = 0.012  # the cards a scroll to the cursor brings into view are made at once for up to this long
-REMOVAL_SLICE = 800  # items taken out of a scene no longer shown per event-loop turn (~4 ms; 13,000 at once: 33 ms)
-REMOVAL_SLICE_S = 0.003  # …or fewer: a slice ends once it has taken this long (800 took 9 ms in a slow hour)
-# ...a slice at most this often: freeing is not urgent, and slices on every turn (a 0 ms timer) joined the other
-# work due after a big run is shown (its first paint, the inspector, the timeline's stops): 3 slices, ~12 ms, in
-# one 59 ms stall of the 448 MB recording.
+REMOVAL_SLICE = 800  # items taken out of a scene no longer shown per event-loop turn (deleting all at once stalls)
+REMOVAL_SLICE_S = 0.003  # …or fewer: a slice ends once it has taken this long (a busy machine deletes slower)
+# ...a slice at most this often: freeing is not urgent, and a slice on every turn would pile onto the other work
+# due just after a big run is shown (its first paint, the inspector, the timeline's stops) and lengthen that stall.
 REMOVAL_GAP_MS = 20
 ZOOM_STEP = 1.2
 FONT_FAMILIES = ["DejaVu Sans", "Segoe UI", "Helvetica Neue", "Arial", "Sans Serif"]
@@ -735,7 +734,7 @@ class GraphCanvas(QGraphicsView):
         self.happened, self.current, self.selected = None, None, None
         self._first_view_pending = True
         # The first slice: the cards of the rows the view starts on (at the top, unzoomed), their edges with
-        # them. A 10 ms slice made 358 cards of a big file's first part, 17 of them in view.
+        # them, so the first screen is whole at once however many cards the rest of the graph has.
         self._build_slice(view_bottom=self.viewport().height() + FIRST_SLICE_MARGIN)
         if self._pending:
             self._build_later()
@@ -901,8 +900,8 @@ class GraphCanvas(QGraphicsView):
         return made
 
     def _retire_scene(self, scene: QGraphicsScene | None, items: list[QGraphicsItem]) -> None:
-        """Delete a scene no longer shown: its items a slice per event-loop turn, then the scene (the unfolded
-        1,000-iteration graph's 13,000 items deleted with their scene froze the window 33 ms)."""
+        """Delete a scene no longer shown: its items a slice per event-loop turn, then the scene (deleting a big
+        graph's items together with their scene would freeze the window)."""
         if scene is None:
             return
         self._retired.append((scene, items))
@@ -948,7 +947,7 @@ class GraphCanvas(QGraphicsView):
         if self.future_mode == "dim":  # the palette's dimming applies to the steps not happened yet, only those
             self._apply_opacity([i for i in range(self._node_count()) if not has_happened(self.happened, i)])
         # A card painted before has the old palette's colours in its cached pixmap: only those are told (telling
-        # all 8,006 cards of the big run took ~25 ms).
+        # every card costs time in proportion to the graph, most of them never painted).
         painted = [i for i, item in enumerate(self.node_items) if item.painted]
         for i in painted:
             self.node_items[i].painted = False
@@ -1222,9 +1221,9 @@ class GraphCanvas(QGraphicsView):
     def pin_overlay(self, widget: QWidget, place: Callable[[], None]) -> None:
         """`widget` floats over the graph in a corner (the minimap, its button, the hidden-steps chip): it is a
         child of the viewport, put back by `place()` after every scroll (Qt moves the viewport's children with its
-        pixels) and when the viewport is resized. As a sibling over the viewport it made every scroll draw the whole view again: Qt moves the view's
-        pixels, and draws just the strip that came into view, only when nothing overlaps the view (drawing all of
-        it took ~11 ms of a move's paint on the big run while it was read)."""
+        pixels) and when the viewport is resized. A sibling over the viewport would make every scroll draw the whole
+        view again: Qt moves the view's pixels, and draws just the strip that came into view, only when nothing
+        overlaps the view."""
         self._overlays.append((widget, place))
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt's name

@@ -27,7 +27,7 @@ class GraphMinimap(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Minimap of the graph: click or drag to go there")
         # Opaque (it paints every pixel): its cursor moves at every step, and a map that let the graph show through
-        # made the graph under it be drawn again with it each time (~0.6 ms of a step on the big run).
+        # would make the graph under it be drawn again with it each time.
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         self.centre_button = QToolButton(canvas.viewport())
         self.centre_button.setText("◎ Cursor")
@@ -102,7 +102,7 @@ class GraphMinimap(QWidget):
     # -- painting ----------------------------------------------------------------------------------------
     def follow_cursor(self) -> None:
         """The cursor moved: repaint if its dot or veil moved a pixel. (On a long run the map is squashed to
-        ~8 steps a pixel row, so most steps change nothing on it.)"""
+        several steps a pixel row, so most steps change nothing on it.)"""
         if self._cursor_marks() != self._cursor_drawn:
             self.update()
 

@@ -1,8 +1,8 @@
 """pyqtgraph's bars, painting only the bars in the part of the view being repainted.
 
 A long run has thousands of stops, each with its bars (tokens, tool time, iteration bands). pyqtgraph's
-BarGraphItem records every bar in a QPicture and replays all of them on every paint of the timeline: on a
-3,000-stop run, ~4 ms of each move of the cursor went to bars scrolled out of view. (It reads BarGraphItem's
+BarGraphItem records every bar in a QPicture and replays all of them on every paint of the timeline, so on a
+long run most of each move of the cursor would go to bars scrolled out of view. (It reads BarGraphItem's
 own arrays, `_rectarray`, `_pens`, `_brushes`: the same in every pyqtgraph pyproject.toml allows, 0.13.7–0.14.)
 """
 

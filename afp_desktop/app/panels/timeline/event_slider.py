@@ -1,8 +1,8 @@
 """The timeline's slider over every event of the run, repainted only when its handle moves a pixel.
 
 Each move of the cursor sets the slider's value, and QSlider repaints itself at every new value. On a long run
-the handle moves a pixel only every few stops (45,022 events over some 1,100 pixels), and each repaint went
-through the window's style in Python: ~0.6 ms of a ~10 ms step that showed the same picture.
+the handle moves a pixel only every few stops (tens of thousands of events over a thousand-odd pixels), and
+each repaint goes through the window's style in Python to show the same picture.
 """
 
 from __future__ import annotations

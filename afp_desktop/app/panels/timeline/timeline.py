@@ -263,7 +263,7 @@ class TimelinePanel(QWidget):
             axis.setStyle(showValues=False, tickLength=0)
             axis.setPen(pg.mkPen(None))
             # Never painted: pyqtgraph redraws an axis's ticks whenever its view's range changes, and these two
-            # cost ~0.5 ms of each cursor move that scrolled the stops for nothing drawn.
+            # would be redrawn at each cursor move that scrolls the stops, for nothing shown.
             axis.setFlag(axis.GraphicsItemFlag.ItemHasNoContents, True)
         self.markers = StopMarkers(tooltip=lambda i: plain_tooltip(self._tooltip(i)))
         plot.addItem(self.markers)
@@ -374,7 +374,7 @@ class TimelinePanel(QWidget):
     def _overview_rgba(self, stops: list[dict]) -> Callable[[int], int]:
         """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style).
         Bound to `stops`: the strip draws a turn later, when the timeline may show other stops or none. Each kind's
-        colour is worked out once (stop by stop, the 3,004 stops of the 1,000-iteration stream took ~22 ms)."""
+        colour is worked out once, not once per stop: a long run has thousands of stops and a handful of kinds."""
         by_kind: dict[str | None, int] = {}
 
         def rgba(i: int) -> int:
@@ -409,8 +409,8 @@ class TimelinePanel(QWidget):
         self.play_button.setEnabled(True)
         if getattr(run, "still_reading", False) or len(run.stops) >= DEFERRED_STOPS:
             # The first part of a big file, or a run of thousands of stops: its stops follow a turn later, so that
-            # laying them out and painting them (~30 ms; the overview's image of 7,008 stops ~20 ms more) does not
-            # add to every other panel's first paint in one long freeze. Another run's stops go at once: they
+            # laying them out and painting them (and the overview's image of them) does not add to every other
+            # panel's first paint in one long freeze. Another run's stops go at once: they
             # would contradict the rest.
             if self.stops:
                 self._clear_stops(keep_plots=True)
@@ -433,8 +433,8 @@ class TimelinePanel(QWidget):
 
     def _clear_stops(self, keep_plots: bool = False) -> None:
         """No stops shown (the bands and pause marks that follow them go too). `keep_plots`: a run's stops follow
-        a turn later, so the plots stay, emptied, instead of being hidden and shown again (the timeline laid out
-        twice, ~10-16 ms more in the turn that draws the stops of a big run, and a flicker)."""
+        a turn later, so the plots stay, emptied, instead of being hidden and shown again (hiding and showing
+        them would lay the timeline out twice in the turn that draws the stops, and flicker)."""
         self._stops_pending = None
         self.stops, self.labels, self.ends = [], [], []
         self.current_stop = None
@@ -589,8 +589,8 @@ class TimelinePanel(QWidget):
 
     def _apply_view_now(self) -> None:
         """pyqtgraph applies a new range to its items during the next paint (ViewBox.prepareForPaint): they move
-        in that paint, which asks for a second one (a move cost two paints of the timeline, ~10 ms more on the
-        big run). Applied now, the one paint shows it."""
+        in that paint, which asks for a second one, so a move would cost two paints of the timeline. Applied now,
+        the one paint shows it."""
         for view in (self.stop_plot.vb, self.bar_plot.vb, self.tool_view):
             view.updateMatrix()
 

@@ -20,8 +20,9 @@ LOW_BARS_HEIGHT = 52
 LOW_DOCK = 215
 WAIT_FOR_IMPORTS_MS = 20
 # pyqtgraph's import reads every attribute of QtCore, QtGui and QtWidgets, and PySide6 makes each type on first
-# read: ~0.1 s of its ~0.2 s. The host reads them first, this many per event-loop turn (~4 ms), so that the
-# import itself (on the window's thread, where it must be: app/pacing/warm_imports.py) freezes the window half as long.
+# read, which is much of the import's time. The host reads them first, this many per event-loop turn (a short
+# slice each), so that the import itself (on the window's thread, where it must be: app/pacing/warm_imports.py)
+# finds them made and freezes the window for less.
 PRIME_NAMES_PER_TURN = 60
 
 

@@ -1,7 +1,7 @@
 """The stop markers of the timeline: one item that paints only the stops in view.
 
-A run of thousands of stops made pyqtgraph's scatter item build (and re-size, on every zoom) one spot per stop,
-~0.3 s on the UI thread. Here x is the stop number, so the stops in view are a contiguous range: painting them
+pyqtgraph's scatter item builds (and re-sizes, on every zoom) one spot per stop, on the UI thread: too slow for
+a run of thousands of stops. Here x is the stop number, so the stops in view are a contiguous range: painting them
 is a loop over what is on screen, and setting a run's stops is a few list assignments. Far zoomed out (under
 two pixels per stop) each stop is a one-pixel tick in its colour: the level of detail of a minimap.
 """
@@ -71,7 +71,7 @@ class StopMarkers(QGraphicsObject):
         transform = painter.transform()
         exposed = option.exposedRect if option is not None else self.boundingRect()
         # Only what lands on the device: drawn into its cache (plot_cache.py), the item is told it is exposed
-        # whole, and painting all of a long run's stops took ~26 ms for the few dozen in view.
+        # whole, and painting all of a long run's stops would cost the whole run for the few dozen in view.
         inverse, invertible = transform.inverted()
         if invertible:
             exposed = exposed & inverse.mapRect(QRectF(painter.viewport()))

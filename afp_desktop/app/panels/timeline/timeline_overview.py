@@ -1,6 +1,6 @@
 """The timeline's overview: every stop of the run in one strip, the stops in view framed, the cursor marked; a
-scroll bar and "Fit all" beside it. A run of thousands of stops shows ~80 at a readable size: this is how one
-sees where those 80 are, and gets anywhere in one click.
+scroll bar and "Fit all" beside it. A run of thousands of stops shows only a few dozen at a readable size:
+this is how one sees where those are, and gets anywhere in one click.
 
 `TimelineOverview` knows nothing of pyqtgraph: the timeline tells it the stops (a count and a colour per stop, as ARGB),
 the x range in view and the cursor's x, and hears `window_requested(centre)` when the strip is clicked or dragged.
@@ -29,7 +29,7 @@ class OverviewStrip(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Every stop of the run; the frame is the part in view. Click or drag to go there.")
         # Opaque: the cursor's line moves at every step, and the panel, the dock and the window under a strip
-        # that let them show through were repainted with it.
+        # that let them show through would be repainted with it.
         self.setAutoFillBackground(True)
         self.count = 0
         self._rgba_of: Callable[[int], int] | None = None  # stop → its colour as ARGB (QColor.rgba())
@@ -40,8 +40,8 @@ class OverviewStrip(QWidget):
         self.cursor_colour = QColor("#d93025")
         self._image: QImage | None = None
         self._last_image: QImage | None = None  # shown (stretched) until the new one is drawn
-        self._redraw = QTimer(self)  # the stops' image is drawn on its own turn of the event loop: ~25 ms on a
-        self._redraw.setSingleShot(True)  # long run, which would otherwise add to the paint of the run that grew
+        self._redraw = QTimer(self)  # the stops' image is drawn on its own turn of the event loop: slow on a
+        self._redraw.setSingleShot(True)  # long run, it would otherwise add to the paint of the run that grew
         self._redraw.setInterval(0)
         self._redraw.timeout.connect(self._draw_now)
 
@@ -107,8 +107,8 @@ class OverviewStrip(QWidget):
             if self.count and self._rgba_of is not None:
                 with QPainter(image) as painter:
                     if self.count >= width:
-                        # One pixel per column: a one-row image stretched to the ticks' height (a rectangle per column
-                        # cost ~8 ms of the pass that first painted the 7,008 stops of the 1,000-iteration run).
+                        # One pixel per column: a one-row image stretched to the ticks' height (one drawImage call
+                        # instead of a fillRect per column, each a call from Python).
                         painter.drawImage(QRectF(0, 5, width, height - 10), self._columns_row(width))
                     else:
                         tick = max(1.0, width / self.count - 1)
@@ -120,8 +120,7 @@ class OverviewStrip(QWidget):
 
     def _columns_row(self, width: int) -> QImage:
         """A row of `width` pixels: each column the colour of the last stop sampled in it (one per column). Built
-        as one array (a setPixel per column and a QColor per stop cost ~8 ms of the turn that drew the 7,008 stops
-        of the 1,000-iteration run, in a slow hour)."""
+        as one array: a setPixel per column and a QColor per stop would each be a call from Python."""
         count, rgba_of = self.count, self._rgba_of
         assert rgba_of is not None
         sampled = range(0, count, max(1, count // width))
