@@ -110,3 +110,18 @@ def test_ordinary_text_the_fonts_draw_is_unchanged_in_a_label(qtbot, text):
     label = plain_label(text)
     qtbot.addWidget(label)
     assert label.text() == text
+
+
+def test_a_graph_card_shows_the_markers_of_a_tool_name_not_blanks():
+    from afp_desktop.app.panels.graph.graph_canvas import card_lines
+
+    title, _corner, detail, _footer = map(visible_text, card_lines(
+        {"kind": "tool", "label": "llm \u2192 tool (get\x1b[31m)\r\nsecond line", "toolName": "get\tweather\x00"}))
+    assert title == "llm \u2192 tool (get\u2039U+001B\u203a[31m)"
+    assert detail == "get weather\u2039U+0000\u203a"
+
+
+def test_the_compare_window_names_a_step_with_markers():
+    from afp_desktop.app.compare.compare_window import one_line
+
+    assert one_line("tool\x1b[0m \u202eevil\nmore") == "tool\u2039U+001B\u203a[0m \u2039U+202E\u203aevil"

@@ -73,6 +73,13 @@ def shown_text(text: str, drawable: Callable[[str], bool]) -> str:
     return re.sub(pattern, lambda match: _shown(match.group()), text)
 
 
+def first_line(value) -> str:
+    """Trace text for a one-line place (a graph card, a route label): its first line, tabs as spaces. Its other
+    characters are kept for `visible_text` to mark."""
+    text = "" if value is None else str(value)
+    return text.strip().split("\n", 1)[0].removesuffix("\r").replace("\t", " ")
+
+
 def visible_text(text: str) -> str:
     """`text` as the window shows it: markers for controls and undrawable characters, U+FFFD for a lone surrogate
     (the text unchanged, and cheap, when there are none)."""
