@@ -19,7 +19,7 @@ import re
 import unicodedata
 from typing import Callable
 
-from afp_desktop.app.widgets.drawable_glyphs import can_draw
+from afp_desktop.app.widgets.drawable_glyphs import drawable_test
 
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 CONTROLS = "".join(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0)) if chr(c) not in "\n\t")
@@ -48,11 +48,7 @@ def _shown_as_itself(char: str, drawable: Callable[[str], bool]) -> bool:
 
 
 def _shown(char: str) -> str:
-    if "\ud800" <= char <= "\udfff":
-        return "\ufffd"
-    if char == "\r\n":
-        return "\n"
-    return marker(char)
+    return "\ufffd" if "\ud800" <= char <= "\udfff" else marker(char)
 
 
 def shown_text(text: str, drawable: Callable[[str], bool]) -> str:
@@ -67,10 +63,9 @@ def shown_text(text: str, drawable: Callable[[str], bool]) -> str:
     hidden = [char for char in set(text) if not _shown_as_itself(char, drawable)]
     if not hidden:
         return text
-    pattern = "[" + "".join(re.escape(char) for char in hidden) + "]"
     if "\r" in hidden:
-        pattern = "\r\n|" + pattern
-    return re.sub(pattern, lambda match: _shown(match.group()), text)
+        text = text.replace("\r\n", "\n")
+    return text.translate({ord(char): _shown(char) for char in hidden})
 
 
 def first_line(value) -> str:
@@ -83,4 +78,6 @@ def first_line(value) -> str:
 def visible_text(text: str) -> str:
     """`text` as the window shows it: markers for controls and undrawable characters, U+FFFD for a lone surrogate
     (the text unchanged, and cheap, when there are none)."""
-    return shown_text(text, can_draw)
+    if isinstance(text, str) and text.isascii() and _ASCII_SHOWN.search(text) is None:
+        return text
+    return shown_text(text, drawable_test())
