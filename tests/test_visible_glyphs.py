@@ -3,6 +3,8 @@ has become ‹U+XXXX› markers in labels and text boxes; text the fonts can dra
 
 from __future__ import annotations
 
+import lzma
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -125,3 +127,24 @@ def test_the_compare_window_names_a_step_with_markers():
     from afp_desktop.app.compare.compare_window import one_line
 
     assert one_line("tool\x1b[0m \u202eevil\nmore") == "tool\u2039U+001B\u203a[0m \u2039U+202E\u203aevil"
+
+
+def test_the_event_list_shows_a_hostile_tool_name_with_markers(qtbot, tmp_path):
+    from afp_desktop.app.panels.event_list import EventListPanel
+    from afp_desktop.app.session import Session
+    from afp_desktop.core.formats import open_run
+    from tests.corpus_util import corpus_path
+
+    source = corpus_path("02-react-two-tools", "recording.json")
+    text = (lzma.decompress(source.read_bytes()) if source.suffix == ".xz" else source.read_bytes()).decode("utf-8")
+    hostile = tmp_path / "hostile.recording.json"
+    hostile.write_text(text.replace("get_weather", "get\\u001b[31m\\u0000weather"), encoding="utf-8")
+    session = Session()
+    panel = EventListPanel(session)
+    qtbot.addWidget(panel)
+    session.set_run(open_run(hostile))
+    model = panel.model
+    cells = [model.data(model.index(row, column)) for row in range(model.rowCount())
+             for column in range(model.columnCount())]
+    assert not any("\x1b" in cell or "\x00" in cell for cell in cells)
+    assert any("get\u2039U+001B\u203a[31m\u2039U+0000\u203aweather" in cell for cell in cells)
