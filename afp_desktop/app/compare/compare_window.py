@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.compare.compare_marks import MARK_BADGES, MARK_COLOURS, mark_canvas
 from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 from afp_desktop.app.widgets.plain_text import plain_tooltip
+from afp_desktop.app.widgets.visible_text import first_line, visible_text
 from afp_desktop.app.session import Session
 from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
@@ -63,9 +64,8 @@ STATUS_WORDS = {"added": "only in B", "removed": "only in A", "changed": "change
 
 
 def one_line(value) -> str:
-    text = "" if value is None else str(value)
-    text = text.strip().split("\n", 1)[0]
-    return "".join(ch if ch.isprintable() else " " for ch in text)
+    """Trace text as one displayed line (app/widgets/visible_text.py)."""
+    return visible_text(first_line(value))
 
 
 def step_title(node: dict | None) -> str:

@@ -16,6 +16,7 @@ import logging
 from PySide6.QtGui import QFont, QFontDatabase, QFontInfo, QGuiApplication
 
 from afp_desktop.app.look.resources import resource_path
+from afp_desktop.app.widgets.drawable_glyphs import forget_answers
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,7 @@ def load_bundled_fonts() -> list[str]:
             continue
         families += [f for f in QFontDatabase.applicationFontFamilies(font_id) if f not in families]
     _loaded = families
+    forget_answers()
     fallbacks = [family for family in FALLBACKS if family in families]
     if fallbacks:
         for family in (SANS, MONO):

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.widgets.plain_text import plain_label, plain_tooltip
+from afp_desktop.app.widgets.visible_text import visible_text
 from afp_desktop.core.views.event_list import (
     event_stage,
     event_summary,
@@ -83,8 +84,8 @@ class EventListModel(QAbstractTableModel):
         if cells is None:
             run = self.run
             entry = run.axis.entries[entry_index]
-            cells = (f"{entry_index + 1:,}", KIND_NAMES.get(entry[0], entry[0]), event_type(run, entry),
-                     event_stage(run, entry), event_summary(run, entry))
+            cells = (f"{entry_index + 1:,}", KIND_NAMES.get(entry[0], entry[0]), visible_text(event_type(run, entry)),
+                     visible_text(event_stage(run, entry)), visible_text(event_summary(run, entry)))
             if len(self._cells) > _CACHE_ROWS:
                 self._cells.clear()
             self._cells[entry_index] = cells

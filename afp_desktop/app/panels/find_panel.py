@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from afp_desktop.core.problems import LoadCancelled
 from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS
+from afp_desktop.app.widgets.visible_text import visible_text
 
 if TYPE_CHECKING:  # (imported when the first index is built: numpy stays off the window's start-up path)
     from afp_desktop.core.views.search import SearchIndex, SearchResult
@@ -175,14 +176,14 @@ class HitDelegate(QStyledItemDelegate):
         painter.setFont(font)
         painter.setPen(muted)
         painter.drawText(QRectF(rect.x(), rect.y(), rect.width(), line), Qt.AlignmentFlag.AlignLeft,
-                         metrics.elidedText(heading(hit), Qt.TextElideMode.ElideRight, rect.width()))
+                         metrics.elidedText(visible_text(heading(hit)), Qt.TextElideMode.ElideRight, rect.width()))
         self._paint_excerpt(painter, hit, QRectF(rect.x(), rect.y() + line + 2, rect.width(), line), metrics,
                             text_colour)
         painter.restore()
 
     def _paint_excerpt(self, painter, hit, rect: QRectF, metrics: QFontMetricsF, colour: QColor) -> None:
         text, (start, end) = hit.excerpt, hit.match
-        before, match, after = text[:start], text[start:end], text[end:]
+        before, match, after = (visible_text(part) for part in (text[:start], text[start:end], text[end:]))
         width = rect.width()
         # Keep the match in view: drop text from the front while the match would not fit.
         while before and metrics.horizontalAdvance(before + match) > width * 0.7:

@@ -15,6 +15,7 @@ from PySide6.QtGui import QBrush, QColor, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from afp_desktop.app.widgets.plain_text import plain_tooltip
+from afp_desktop.app.widgets.visible_text import visible_text
 from afp_desktop.core.views.findings import Finding
 from afp_desktop.core.views.run_facts import facts_of_run
 
@@ -101,7 +102,7 @@ class FindingsPanel(QWidget):
         nodes = facts.facts.nodes
         for finding in self.findings:
             where = f"{finding.kind} · {step_name(nodes, finding.node)}"
-            item = QTreeWidgetItem([f"{finding.position:,}", f"{finding.message}\n{where}"])
+            item = QTreeWidgetItem([f"{finding.position:,}", visible_text(f"{finding.message}\n{where}")])
             item.setData(0, FINDING_ROLE, finding)
             item.setToolTip(1, plain_tooltip(f"{finding.message}\n\n{where}\nat event {finding.position:,}"))
             self.tree.addTopLevelItem(item)

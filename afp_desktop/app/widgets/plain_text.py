@@ -15,12 +15,12 @@ from PySide6.QtWidgets import QLabel
 from afp_desktop.app.widgets.visible_text import visible_text
 
 
-TOOLTIP_CHARS = 50_000  # ~50 ms to lay out on hover (10 MB froze the window); the chat lists a stop's lines here
+TOOLTIP_CHARS = 50_000  # a tooltip lays out its whole text on hover; the chat lists a stop's lines here
 
 
 def plain_tooltip(text: str) -> str:
-    """A tooltip that shows `text` literally, line breaks kept (an escaped string inside explicit markup), bidi
-    controls as markers, and at most TOOLTIP_CHARS of it."""
+    """A tooltip that shows `text` literally, line breaks kept (an escaped string inside explicit markup), what
+    would be misdrawn or drawn as a box as markers (app/widgets/visible_text.py), and at most TOOLTIP_CHARS of it."""
     if len(text) > TOOLTIP_CHARS:
         text = f"{text[:TOOLTIP_CHARS]} … (+{len(text) - TOOLTIP_CHARS:,} more characters)"
     return "<p style='white-space:pre-wrap'>" + html.escape(visible_text(text)) + "</p>"
@@ -37,26 +37,26 @@ class TooltipWhenAsked:
         return super().event(event)  # type: ignore[misc]
 
 
-LABEL_CHARS = 10_000  # a label lays out its whole text, ~1 ms per 1,000 characters, at each width it is asked
+LABEL_CHARS = 10_000  # a label lays out its whole text at each width it is asked, in time growing with its length
 
 
 def label_part(text: str) -> str:
-    """`text`, or its first LABEL_CHARS characters and how many more there are (a 10 MB answer in the chat bubble
-    froze the window for 25 s; a text box shows long text whole, app/widgets/text_box.py)."""
+    """`text`, or its first LABEL_CHARS characters and how many more there are (a text box shows long text whole,
+    app/widgets/text_box.py)."""
     if not isinstance(text, str) or len(text) <= LABEL_CHARS:
         return text
     return f"{text[:LABEL_CHARS]} … (+{len(text) - LABEL_CHARS:,} more characters)"
 
 
 class PlainLabel(QLabel):
-    """A QLabel whose setText shows trace text safely: see app/widgets/visible_text.py, and at most LABEL_CHARS of it. A
-    wrapping label remembers its height for each width: layouts ask it again and again while the inspector is
-    built (Qt lays the text out anew each time), which made showing one step take ~50 ms."""
+    """A QLabel whose setText shows trace text safely (app/widgets/visible_text.py), and at most LABEL_CHARS of it.
+    A wrapping label remembers its height for each width: layouts ask it again and again while a panel is built,
+    and Qt would lay the text out anew each time."""
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
         shown = visible_text(label_part(text))
         if shown == self.text() and hasattr(self, "_heights"):
-            return  # (the chat bubble sets each of its labels at every move: its heights still hold)
+            return  # the same text keeps its measured heights (the chat bubble sets its labels at every move)
         self._heights: dict[int, int] = {}
         super().setText(shown)
 
@@ -76,8 +76,8 @@ class PlainLabel(QLabel):
 
 def plain_label(text: str = "", *, wrap: bool = True, colour: str | None = None, italic: bool = False,
                 muted: bool = False) -> QLabel:
-    """A label that never interprets its text as rich text (and shows bidi controls and lone surrogates visibly,
-    app/widgets/visible_text.py). `muted` greys it with the theme's palette."""
+    """A label that never interprets its text as rich text, and shows controls, characters no font draws and lone
+    surrogates visibly (app/widgets/visible_text.py). `muted` greys it with the theme's palette."""
     label = PlainLabel()
     if muted:
         label.setForegroundRole(QPalette.ColorRole.PlaceholderText)

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.pacing import one_per_turn
-from afp_desktop.app.widgets.visible_text import visible_text
+from afp_desktop.app.widgets.visible_text import first_line, visible_text
 from afp_desktop.app.look.fonts import load_bundled_fonts
 from afp_desktop.core.views.cost import PriceTable, format_spent, subflow_costs
 from afp_desktop.core.views.subflow_totals import format_total, subflow_tokens
@@ -98,13 +98,6 @@ def _qcolor(hex_colour: str) -> QColor:
     return QColor(hex_colour)
 
 
-def _one_line(value) -> str:
-    """Trace text as a single plain line: first line only, control characters gone."""
-    text = "" if value is None else str(value)
-    text = text.strip().split("\n", 1)[0]
-    return "".join(ch if ch.isprintable() else " " for ch in text)
-
-
 def format_duration(node: dict) -> str:
     start, end = node.get("startOffsetMs"), node.get("endOffsetMs")
     if not isinstance(start, (int, float)) or not isinstance(end, (int, float)):
@@ -127,17 +120,17 @@ def format_tokens(node: dict) -> str:
 def card_lines(node: dict) -> tuple[str, str, str, str]:
     """(title, corner, detail, footer-left) of a card, before eliding; the duration goes footer-right."""
     kind = str(node.get("kind", ""))
-    label = _one_line(node.get("label"))
+    label = first_line(node.get("label"))
     if kind == SUBFLOW_KIND:
-        primitive = _one_line(node.get("primitiveKind")) or "subflow"
+        primitive = first_line(node.get("primitiveKind")) or "subflow"
         return label, "", primitive, ""
     if kind in CHIP_KINDS:
         return chip_text(label), "", "", ""
     if kind == "fold":  # similar iterations folded into one card (core/fold_iterations.py)
-        return label, "", _one_line(node.get("detail")), _one_line(node.get("hint"))
+        return label, "", first_line(node.get("detail")), first_line(node.get("hint"))
     iteration = node.get("iterationIndex")  # numbered once per row, on the LLM call that opens the iteration
     corner = f"#{iteration}" if iteration is not None and kind in LLM_START_KINDS else ""
-    detail = _one_line(node.get("toolName") or node.get("llmModel") or node.get("assistantText"))
+    detail = first_line(node.get("toolName") or node.get("llmModel") or node.get("assistantText"))
     return label, corner, detail, format_tokens(node)
 
 
@@ -454,7 +447,7 @@ class GraphArt:
             x, y = route.label_at
             p.setFont(self.body_font)
             p.setPen(_qcolor(self.palette.edge_label))
-            text = self.body_metrics.elidedText(_one_line(route.label), Qt.TextElideMode.ElideRight,
+            text = self.body_metrics.elidedText(visible_text(first_line(route.label)), Qt.TextElideMode.ElideRight,
                                                 route.label_width)
             p.drawText(QRectF(x, y - 9, route.label_width, 18),
                        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine, text)
