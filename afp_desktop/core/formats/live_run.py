@@ -23,7 +23,7 @@ from typing import Any
 
 from afp_desktop.core.model.axis import Axis
 from afp_desktop.core.library.conventions import milestone_for
-from afp_desktop.core.library.events import TypedToDomain
+from afp_desktop.core.library.events import TypedToDomain, event_meta
 from afp_desktop.core.model.run import Notice, Run
 from afp_desktop.core.model.run_end import MID_WAY_TEXT, is_run_end, is_run_start
 from afp_desktop.core.library.status import StatusSelector
@@ -32,11 +32,6 @@ from afp_desktop.core.library.stops import derived_stop_rows
 
 PREFIX = "agentfootprint."
 MID_WAY_ROTATED = "This run starts mid-way: earlier events were rotated out."
-
-
-def _meta(event: Any) -> dict:
-    meta = event.get("meta") if isinstance(event, dict) else None
-    return meta if isinstance(meta, dict) else {}
 
 
 def _rid(value: Any) -> str:
@@ -114,7 +109,7 @@ class RunGrower:
             d_before.append(len(self.domain))
             t_before.append(j + 1)
             commits.append(0)  # a typed stream carries no commit counts (every event: before commit 0)
-            stops.add("typed", _rid(_meta(event).get("runtimeStageId")))
+            stops.add("typed", _rid(event_meta(event).get("runtimeStageId")))
             self._selector.feed(event)
             self.status_states.append(self._selector.current())
             mapped = self._mapper.map(event)

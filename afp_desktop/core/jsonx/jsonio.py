@@ -210,6 +210,17 @@ def text_of(value: Any) -> str:
     return value if isinstance(value, str) else dumps(value).decode("utf-8", "replace")
 
 
+def one_line(value: Any, limit: int) -> str:
+    """A value from a file as one line of plain text (text_of, runs of blanks made one space), cut to `limit`
+    characters with "…"."""
+    try:
+        text = text_of(value)
+    except Exception:  # noqa: BLE001 - a value that cannot be written still reads as something
+        text = repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def value_key(value: Any) -> Any:
     """A dictionary key that stands for a JSON value (an id from a file): a string as itself, anything else as its
     JSON text — so 5, "5" and true stay apart as in a JavaScript Map, and a list or object can be a key at any

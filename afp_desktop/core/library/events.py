@@ -153,6 +153,18 @@ def domain_events_from_typed(events: Iterable[Any]) -> tuple[list[dict], list[in
     return domain, sources
 
 
+def event_meta(event: Any) -> dict:
+    """A typed event's `meta` object ({} when the event or its meta is not an object)."""
+    meta = event.get("meta") if isinstance(event, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def event_payload(event: Any) -> dict:
+    """A typed event's `payload` object ({} when the event or its payload is not an object)."""
+    payload = event.get("payload") if isinstance(event, dict) else None
+    return payload if isinstance(payload, dict) else {}
+
+
 # DomainEvent types that come from the typed channel (the rest come from the engine's traversal channel).
 TYPED_DOMAIN_TYPES = frozenset({
     "llm.start", "llm.end", "tool.start", "tool.end", "context.injected", "composition.start", "composition.end",

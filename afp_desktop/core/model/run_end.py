@@ -26,7 +26,7 @@ from typing import Any
 from afp_desktop.core.breathing import breathing_over
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
-from afp_desktop.core.library.events import indices_of
+from afp_desktop.core.library.events import event_meta, event_payload, indices_of
 from afp_desktop.core.model.pause_question import question_in
 
 PREFIX = "agentfootprint."
@@ -51,16 +51,6 @@ class RunEnd:
         return {"reason": self.reason, "message": self.message}
 
 
-def _meta(event: Any) -> dict:
-    meta = event.get("meta") if isinstance(event, dict) else None
-    return meta if isinstance(meta, dict) else {}
-
-
-def _payload(event: Any) -> dict:
-    payload = event.get("payload") if isinstance(event, dict) else None
-    return payload if isinstance(payload, dict) else {}
-
-
 def root_kind(meta: dict) -> str | None:
     """"Agent", "Sequence", "LLMCall"… of a root-level event (compositionPath of one entry), else None."""
     path = meta.get("compositionPath")
@@ -75,7 +65,7 @@ def is_run_start(event: Any) -> bool:
     etype = event.get("type") if isinstance(event, dict) else None
     if not isinstance(etype, str):
         return False
-    meta = _meta(event)
+    meta = event_meta(event)
     if etype in (PREFIX + "agent.run_configured", PREFIX + "agent.turn_start", PREFIX + "pause.resume"):
         return True
     if etype == PREFIX + "composition.enter":
@@ -96,14 +86,14 @@ def is_run_end(event: Any) -> bool:
     etype = event.get("type") if isinstance(event, dict) else None
     if etype not in END_TYPES:  # (checked first: this runs for every event)
         return False
-    meta = _meta(event)
+    meta = event_meta(event)
     root = root_kind(meta)
     if etype == PREFIX + "agent.turn_end":
         return root == "Agent"
     if etype == PREFIX + "composition.exit":
         return meta.get("subflowPath") in ([], None)
     if etype == PREFIX + "error.fatal":
-        return _payload(event).get("scope") == "run"
+        return event_payload(event).get("scope") == "run"
     if etype == PREFIX + "stream.llm_end":
         return root == "LLMCall"
     return False
@@ -122,16 +112,8 @@ def start_lost(run) -> bool:
 
 
 def plain(value: Any, limit: int = 300) -> str:
-    """A payload value as one line of plain text (a string as it is, anything else as compact JSON), cut."""
-    if isinstance(value, str):
-        text = value
-    else:
-        try:
-            text = jsonio.dumps(value).decode("utf-8", "replace")
-        except Exception:  # noqa: BLE001 - a value that cannot be written still reads as something
-            text = repr(value)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    """A payload value as one line of plain text, cut (jsonio.one_line)."""
+    return jsonio.one_line(value, limit)
 
 
 def _number(value: Any) -> bool:
@@ -212,7 +194,7 @@ class RunEnds:
         for j in breathing_over(indices_of(run.typed_by_type, *_TELLING)):  # (not the tokens, the injections…)
             event = typed[j]
             name = event["type"][len(PREFIX):]
-            payload = _payload(event)
+            payload = event_payload(event)
             position = after[j]
             if is_run_start(event):
                 if self._ends and self._ends[-1].reason != "unknown":

@@ -56,15 +56,7 @@ class ContextView:
 def one_line(value: Any, limit: int = VALUE_CHARS) -> str:
     from afp_desktop.core.jsonx import jsonio
 
-    if isinstance(value, str):
-        text = value if value else '""'  # an empty string is a value, not a blank
-    else:
-        try:
-            text = jsonio.dumps(value).decode("utf-8", "replace")
-        except Exception:  # noqa: BLE001 - a value that cannot be written still gets a line
-            text = repr(value)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return '""' if value == "" else jsonio.one_line(value, limit)  # (an empty string is a value, not a blank)
 
 
 @per_run

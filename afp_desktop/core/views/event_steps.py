@@ -10,23 +10,14 @@ started (the call whose answer a route stage judges); else the open subflow. An 
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Any
+
+from afp_desktop.core.library.events import event_meta, event_payload
 
 CONSUMER_STAGE = "consumer-emit"
 CALL_KINDS = frozenset(("user->llm", "tool->llm", "llm->tool"))
 LLM_CALL_KINDS = frozenset(("user->llm", "tool->llm"))
 STEP_KINDS = CALL_KINDS | {"subflow"}
 LOOK_BACK = 200  # steps looked back at for the latest call (a run's steps between two calls are few)
-
-
-def _meta(event: Any) -> dict:
-    meta = event.get("meta") if isinstance(event, dict) else None
-    return meta if isinstance(meta, dict) else {}
-
-
-def _payload(event: Any) -> dict:
-    payload = event.get("payload") if isinstance(event, dict) else None
-    return payload if isinstance(payload, dict) else {}
 
 
 class EventSteps:
@@ -50,12 +41,12 @@ class EventSteps:
         """The StepGraph node index typed event `j` belongs to, or None."""
         run, facts = self.run, self.facts
         event = (run.typed_events or [])[j]
-        call_id = _payload(event).get("toolCallId")
+        call_id = event_payload(event).get("toolCallId")
         if isinstance(call_id, (str, int, float)) and not isinstance(call_id, bool):
             node = facts.tool_node_by_call.get(call_id)
             if node is not None:
                 return node
-        stage = _meta(event).get("runtimeStageId")
+        stage = event_meta(event).get("runtimeStageId")
         if isinstance(stage, str) and stage.startswith(CONSUMER_STAGE):
             return None
         n_domain = facts.effective_domain[run.axis.typed_after[j]]
@@ -77,7 +68,7 @@ class EventSteps:
         """The LLM call typed event `j` belongs to by its payload's `iteration` (a reasoning chunk a consumer
         sent carries no stage): the latest call of that iteration started by then, else the latest call."""
         run, facts = self.run, self.facts
-        iteration = _payload((run.typed_events or [])[j]).get("iteration")
+        iteration = event_payload((run.typed_events or [])[j]).get("iteration")
         started = facts.nodes_started(facts.effective_domain[run.axis.typed_after[j]])
         latest = None
         for index in range(started - 1, max(-1, started - LOOK_BACK), -1):

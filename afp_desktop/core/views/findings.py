@@ -297,9 +297,9 @@ def finding_message(event_type: str, payload: dict) -> str | None:
 class Findings:
     """Every finding of a run, in axis order (computed once); `known(position)`: those that had happened."""
 
-    def __init__(self, run, facts) -> None:
+    def __init__(self, run, facts, steps: EventSteps | None = None) -> None:
         typed = run.typed_events or []
-        steps = EventSteps(run, facts)
+        steps = steps or EventSteps(run, facts)
         after = run.axis.typed_after
         found: list[Finding] = []
         for j in breathing_over(indices_of(run.typed_by_type, *_TYPES)):

@@ -117,9 +117,9 @@ class ResilienceEvent:
 class Resilience:
     """The run's resilience events in axis order, computed once."""
 
-    def __init__(self, run, facts) -> None:
+    def __init__(self, run, facts, steps: EventSteps | None = None) -> None:
         typed = run.typed_events or []
-        steps = EventSteps(run, facts)
+        steps = steps or EventSteps(run, facts)
         after = run.axis.typed_after
         events: list[ResilienceEvent] = []
         for j in breathing_over(indices_of(run.typed_by_type, *(PREFIX + name for name in LISTED))):

@@ -79,9 +79,9 @@ class RunFacts:
     def __init__(self, run, facts: ReplayFacts | None = None) -> None:
         self._run = weakref.ref(run)  # (kept per run by facts_of_run: a strong reference would keep every run alive)
         self.facts = facts or getattr(run, "replay_facts", None) or ReplayFacts(run)
-        self.findings = Findings(run, self.facts)
-        self.resilience = Resilience(run, self.facts)
-        steps = EventSteps(run, self.facts)
+        steps = EventSteps(run, self.facts)  # (one index of the steps' stage ids for all three)
+        self.findings = Findings(run, self.facts, steps)
+        self.resilience = Resilience(run, self.facts, steps)
         self.costs = self._notes(run, _TICK, steps.step_of)
         self.thinking = self._notes(run, _THINKING, steps.llm_step_of)
         self.thinking_ends = self._notes(run, _THINKING_END, steps.step_of)
