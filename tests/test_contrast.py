@@ -66,7 +66,7 @@ def test_graph_cards_dimmed_or_not(theme):
         assert contrast_ratio(palette.text, colours.fill) >= 4.5, (theme, kind)
         assert contrast_ratio(palette.text_muted, colours.fill) >= 4.5, (theme, kind, "subtitle")
         # A card not yet happened: its fill fades into the background; its text is drawn opaque in the muted
-        # colour (graph_canvas._paint_text), which must stay readable on the faded fill.
+        # colour (GraphArt._paint_text), which must stay readable on the faded fill.
         faded = blend(colours.fill, palette.background, palette.dim_opacity)
         assert contrast_ratio(palette.text_muted, faded) >= 4.5, (theme, kind, "dimmed")
 
@@ -75,7 +75,7 @@ def test_dimmed_cards_draw_their_text_opaque(qtbot):
     """The canvas really draws a dimmed card's text at full opacity in the muted colour."""
     from PySide6.QtGui import QColor, QImage, QPainter
 
-    from afp_desktop.app.panels.graph.graph_canvas import GraphArt
+    from afp_desktop.app.panels.graph.graph_art import GraphArt
     from afp_desktop.core.model.layout import layout_step_graph
 
     graph = {"nodes": [{"id": "a", "kind": "fork-branch", "label": "WWWWWWWWWW"}], "edges": []}
@@ -133,7 +133,7 @@ def test_the_run_facts_colours_read_on_the_window(theme):
     retries-and-findings pill."""
     from afp_desktop.app.panels.banner import FINDING_TEXT
     from afp_desktop.app.panels.findings_panel import LATER_TEXT
-    from afp_desktop.app.panels.graph.graph_canvas import FACT_BADGE_FILL, FACT_BADGE_TEXT
+    from afp_desktop.app.panels.graph.graph_art import FACT_BADGE_FILL, FACT_BADGE_TEXT
 
     assert contrast_ratio(FACT_BADGE_TEXT, FACT_BADGE_FILL) >= 4.5
 

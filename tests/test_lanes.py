@@ -134,7 +134,8 @@ def test_chip_text_keeps_the_meaningful_end():
 
 
 def test_the_canvas_draws_lanes_and_readable_chip_labels(qtbot):
-    from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas, card_lines
+    from afp_desktop.app.panels.graph.card_text import card_lines
+    from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 
     graph, layout = parallel()
     canvas = GraphCanvas()

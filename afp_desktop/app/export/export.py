@@ -20,7 +20,8 @@ from PySide6.QtCore import QBuffer, QIODevice, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-from afp_desktop.app.panels.graph.graph_canvas import GraphArt, GraphCanvas
+from afp_desktop.app.panels.graph.graph_art import GraphArt
+from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
 from afp_desktop.core.output_names import refuse_rotation_partner
