@@ -344,11 +344,11 @@ def test_no_card_is_cut_off_at_the_right_edge(window):
 
 
 def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run, monkeypatch):
-    from afp_desktop.app.panels.graph import graph_canvas
+    from afp_desktop.app.panels.graph.scene_builder import SceneBuilder
 
-    build_slice = graph_canvas.GraphCanvas._build_slice
+    build_slice = SceneBuilder.make_slice
     # Slices of 64 cards, however fast the machine: the scene is surely still being made after the first one.
-    monkeypatch.setattr(graph_canvas.GraphCanvas, "_build_slice",
+    monkeypatch.setattr(SceneBuilder, "make_slice",
                         lambda self, budget=0.0, **kw: build_slice(self, budget if budget is None else 0.0, **kw))
     win = MainWindow(restore_layout=False)
     qtbot.addWidget(win)

@@ -225,7 +225,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
     """A run read in part (its stops follow a turn later, its graph in slices, its paint a turn later, its
     heavy panels once it settles): each of those pieces runs in a pass of the event loop of its own, the paint
     first; none is lost (the whole graph is made, the stops shown, the inspector follows)."""
-    from afp_desktop.app.panels.graph import graph_canvas
+    from afp_desktop.app.panels.graph import scene_builder
     from afp_desktop.app.panels.timeline import timeline
     from afp_desktop.app import session as session_module
     from afp_desktop.app.pacing import paint_later
@@ -241,7 +241,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
             return original(self, *args, **kwargs)
         monkeypatch.setattr(cls, name, recorded)
 
-    spy(graph_canvas.GraphCanvas, "_build_next", "slice")
+    spy(scene_builder.SceneBuilder, "_make_next", "slice")
     spy(timeline.TimelinePanel, "_show_pending_stops", "stops")
     spy(paint_later.PaintLater, "_paint", "paint")
     spy(session_module.Session, "_settle", "settle")
@@ -251,8 +251,8 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
             if event.type() == QEvent.Type.Paint:
                 ran.append((pass_number[0], "graph painted"))
             return False
-    monkeypatch.setattr(graph_canvas, "BUILD_SLICE_S", 0.0)  # (several slices, however fast the machine)
-    monkeypatch.setattr(graph_canvas, "IN_VIEW_BUDGET_S", 0.0)
+    monkeypatch.setattr(scene_builder, "BUILD_SLICE_S", 0.0)  # (several slices, however fast the machine)
+    monkeypatch.setattr(scene_builder, "IN_VIEW_BUDGET_S", 0.0)
     run = open_run(str(corpus_path("15-large-run", "trace.json")))
     run.prepare(window=True)
     run.still_reading = True  # (as a big file's first part: its stops come a turn later)

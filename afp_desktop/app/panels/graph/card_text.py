@@ -1,6 +1,6 @@
 """What a graph card says, as plain strings before eliding: its title, corner, detail and footer lines, the
-step's duration and tokens. Pure functions of the step's node (no Qt): the painter (graph_art.py) elides and
-draws them, tests read them directly."""
+step's duration and tokens. Pure functions of the step's node (no Qt of their own): the painter (graph_art.py)
+elides and draws them."""
 
 from __future__ import annotations
 

@@ -1,39 +1,36 @@
 """The step graph canvas: a zoomable, pannable view of a laid-out StepGraph, and the graph panel's face to the
 window (set_graph, grow_graph, show_moment, the marks, clicks on cards).
 
-Its parts live beside it: the painter shared with export (graph_art.py), the scene's items (graph_items.py), the
-order they are made in (scene_order.py), zoom, scrolling and overlays (graph_view.py), scenes no longer shown
-emptied in slices (scene_retirement.py), a card's text (card_text.py) and the dimming of steps not yet happened
-(step_opacity.py). This module builds the scene from the layout, a slice per event-loop turn, and keeps it in
-step with the moment shown.
+Its parts live beside it: zoom, scrolling and overlays (graph_view.py, its base class); the scene made from the
+layout a slice per event-loop turn (scene_builder.py, in scene_order.py's order) and emptied the same way once no
+longer shown (scene_retirement.py); the scene's items (graph_items.py); the painter they share with export
+(graph_art.py), with a card's text (card_text.py) and the dimming of steps not yet happened (step_opacity.py).
+This module puts them together and keeps the scene in step with the moment shown.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from itertools import chain
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPixmapCache
-from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsScene, QWidget
+from PySide6.QtWidgets import QApplication, QGraphicsScene, QWidget
 
 from afp_desktop.app.look.style import GraphPalette, palette_for
-from afp_desktop.app.pacing import one_per_turn
 from afp_desktop.app.panels.graph.canvas_keys import CardKeyboard
 from afp_desktop.app.panels.graph.graph_art import EDGE_LOD, GraphArt, scene_font
-from afp_desktop.app.panels.graph.graph_items import EdgeItem, GroupItem, NodeItem, OverviewItem, show_item
+from afp_desktop.app.panels.graph.graph_items import (
+    EdgeItem, GroupItem, NodeItem, OverviewItem, item_opacity, show_item,
+)
 from afp_desktop.app.panels.graph.graph_view import GraphView
-from afp_desktop.app.panels.graph.scene_order import distinct_routes, items_to_make, route_key
+from afp_desktop.app.panels.graph.scene_builder import FIRST_SLICE_MARGIN, SceneBuilder
+from afp_desktop.app.panels.graph.scene_order import items_to_make
 from afp_desktop.app.panels.graph.scene_retirement import SceneRetirement
 from afp_desktop.app.panels.graph.step_opacity import has_happened, node_opacity
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
 from afp_desktop.core.views.cost import PriceTable
-
-BUILD_SLICE_S = 0.006  # the scene of a big graph is built in slices this long, one per event-loop turn
-FIRST_SLICE_MARGIN = 200.0  # the first slice makes the cards down to this far below the view's first screen
-IN_VIEW_BUDGET_S = 0.012  # the cards a scroll to the cursor brings into view are made at once for up to this long
 
 
 class GraphCanvas(GraphView):
@@ -49,10 +46,8 @@ class GraphCanvas(GraphView):
         self.art: GraphArt | None = None
         self.graph_layout: GraphLayout | None = None
         self._overview: OverviewItem | None = None
-        self._detailed_shown = True  # False far zoomed out: the overview item stands in for every item
-        self.node_items: list[NodeItem] = []
-        self.edge_items: list[EdgeItem] = []
-        self.group_items: list[GroupItem] = []
+        self.detail_shown = True  # False far zoomed out: the overview item stands in for every item
+        self.builder = SceneBuilder(self)  # the cards, edges and brackets made, and those still to make
         self.happened: Sequence[bool] | None = None
         self.current: int | None = None
         self.selected: int | None = None
@@ -60,9 +55,7 @@ class GraphCanvas(GraphView):
         self.prices: PriceTable | None = None  # the user's price table (View ▸ Token prices…)
         self._message: str | None = None
         self._press_pos: QPoint | None = None
-        self._items_of: dict[int, list[QGraphicsItem]] = {}  # step → the edges and bracket drawn with it
-        self._pending = None  # a generator of the items still to make: (kind, payload)
-        self._first_view_pending = False  # the next moment is the first of a new graph (_build_into_view)
+        self._first_view_pending = False  # the next moment is the first of a new graph (builder.make_into_view)
         self.retirement = SceneRetirement(self)  # scenes no longer shown, emptied a slice at a time
         self.setScene(self._new_scene())
         self._apply_background()
@@ -70,6 +63,19 @@ class GraphCanvas(GraphView):
         self.keys = CardKeyboard(self)  # arrows between cards, Enter, the focus ring (canvas_keys.py)
 
     # ---------------------------------------------------------------------------------------- content
+
+    @property
+    def node_items(self) -> list[NodeItem]:
+        """The cards made so far: the first steps' cards, in the order of their steps."""
+        return self.builder.node_items
+
+    @property
+    def edge_items(self) -> list[EdgeItem]:
+        return self.builder.edge_items
+
+    @property
+    def group_items(self) -> list[GroupItem]:
+        return self.builder.group_items
 
     def _new_scene(self) -> QGraphicsScene:
         scene = QGraphicsScene(self)
@@ -89,9 +95,9 @@ class GraphCanvas(GraphView):
         # overview item stands in for all of them. They are made in slices (cards first, in layout order), so
         # a graph of thousands of steps never freezes the window: the first slice is made now, the rest on
         # the following event-loop turns (`building` until done). The overview item needs none of them.
-        made = self._drop_items()
-        self._detailed_shown = True
-        self._pending = items_to_make(layout)
+        made = self.builder.drop()
+        self.detail_shown = True
+        self.builder.plan(items_to_make(layout))
         self._overview = OverviewItem(self)
         scene.addItem(self._overview)
         self.setScene(scene)
@@ -100,9 +106,8 @@ class GraphCanvas(GraphView):
         self._first_view_pending = True
         # The first slice: the cards of the rows the view starts on (at the top, unzoomed), their edges with
         # them, so the first screen is whole at once however many cards the rest of the graph has.
-        self._build_slice(view_bottom=self.viewport().height() + FIRST_SLICE_MARGIN)
-        if self._pending:
-            self._build_later()
+        self.builder.make_slice(view_bottom=self.viewport().height() + FIRST_SLICE_MARGIN)
+        self.builder.continue_later()
         self.resetTransform()
         self.show_for_zoom()
         # Start at the run's beginning: centring on the corner clamps the view to the top left. (Setting the scroll
@@ -117,7 +122,7 @@ class GraphCanvas(GraphView):
         are made again. `changed`: the existing cards whose step changed (a duration, tokens), painted again
         (None: every card)."""
         old = self.art
-        if old is not None and self._pending:
+        if old is not None and self.building:
             self.finish_building()  # (the first slices of a big graph: cheaper than building it all again)
         if old is None or len(layout.nodes) < len(self.node_items):
             self.set_graph(graph, layout)  # nothing to grow from (or a shorter graph): build it whole
@@ -128,121 +133,33 @@ class GraphCanvas(GraphView):
             setattr(art, name, getattr(old, name))
         scene = self.scene()
         scene.setSceneRect(self.scene_rect_for(layout.width, layout.height))
-        old_boxes = old.layout.nodes
-        repaint = range(len(self.node_items)) if changed is None else changed
-        for i, item in enumerate(self.node_items):
-            item.art = art
-            if layout.nodes[i] != old_boxes[i]:
-                item.fit_bounds()
-        for i in repaint:
-            if i < len(self.node_items):
-                self.node_items[i].update()  # its cached picture is stale
-        kept_edges = {route_key(item.route): item for item in self.edge_items}
-        kept_groups = {item.group: item for item in self.group_items}
-        self.edge_items, self.group_items, self._items_of = [], [], {}
-        to_make: list = [("node", i) for i in range(len(self.node_items), len(layout.nodes))]
-        for route in distinct_routes(layout.edges):
-            item = kept_edges.pop(route_key(route), None)
-            if item is None:
-                to_make.append(("edge", route))
-                continue
-            item.art, item.route = art, route
-            self.edge_items.append(item)
-            self._items_of.setdefault(route.source, []).append(item)
-            if route.target != route.source:
-                self._items_of.setdefault(route.target, []).append(item)
-        for group in layout.groups:
-            item = kept_groups.pop(group, None)
-            if item is None:
-                to_make.append(("group", group))
-                continue
-            item.art = art
-            self.group_items.append(item)
-            self._items_of.setdefault(group.index, []).append(item)
-        for item in (*kept_edges.values(), *kept_groups.values()):  # routes the layout changed
-            scene.removeItem(item)
+        self.builder.regrow(art, layout, changed)
         self.art, self.graph_layout = art, layout
         if self._overview is not None:
             scene.removeItem(self._overview)
         self._overview = OverviewItem(self)
-        self._overview.setVisible(not self._detailed_shown)  # shown only far zoomed out, as before
+        self._overview.setVisible(not self.detail_shown)  # shown only far zoomed out, as before
         scene.addItem(self._overview)
-        self._pending = iter(to_make)
-        self._build_slice()  # the new items in slices too: a big growth (the whole of a big file) is thousands
-        if self._pending:
-            self._build_later()
+        self.builder.make_slice()  # the new items in slices too: a big growth (the whole of a big file) is thousands
+        self.builder.continue_later()
         self.viewport().update()
         self.graph_changed.emit()
 
     @property
     def building(self) -> bool:
         """True while the scene's items are still being made (the graph is shown as they arrive)."""
-        return bool(self._pending)
+        return self.builder.building
 
     def finish_building(self) -> None:
         """Make every remaining item now (export, tests)."""
-        while self._pending:
-            self._build_slice(budget=None)
-
-    def _build_later(self) -> None:
-        """The next slice on a later turn (app/pacing/one_per_turn.py: not with the paint or the timeline's stops)."""
-        one_per_turn.later(self, "build", self._build_next)
-
-    def _build_next(self) -> None:
-        self._build_slice()
-        if self._pending:
-            self._build_later()
-
-    def _build_slice(self, budget: float | None = BUILD_SLICE_S, view_bottom: float | None = None) -> None:
-        """Make the next items for up to `budget` seconds (None: all); with `view_bottom`, stop before the first
-        card below it (the rest are made on later turns)."""
-        pending, art, scene = self._pending, self.art, self.scene()
-        if not pending or art is None:
-            self._pending = None
-            one_per_turn.cancel(self, "build")
-            return
-        dim = self.palette.dim_opacity
-        deadline = None if budget is None else time.perf_counter() + budget
-        boxes = art.layout.nodes
-        made = 0
-        for kind, payload in pending:
-            if view_bottom is not None and kind == "node" and boxes[payload].y > view_bottom:
-                self._pending = chain([(kind, payload)], pending)  # (made on the next turn)
-                return
-            if kind == "node":
-                item = NodeItem(art, payload)
-                opacity = node_opacity(self.happened, payload, self.future_mode, dim)
-                self.node_items.append(item)
-                if payload in art.errors:
-                    item.setToolTip(plain_tooltip(f"Error: {art.errors[payload]}"))
-            elif kind == "edge":
-                item = EdgeItem(art, payload)
-                opacity = min(node_opacity(self.happened, payload.source, self.future_mode, dim),
-                              node_opacity(self.happened, payload.target, self.future_mode, dim))
-                self.edge_items.append(item)
-                self._items_of.setdefault(payload.source, []).append(item)
-                if payload.target != payload.source:
-                    self._items_of.setdefault(payload.target, []).append(item)
-            else:
-                item = GroupItem(art, payload)
-                opacity = node_opacity(self.happened, payload.index, self.future_mode, dim)
-                self.group_items.append(item)
-                self._items_of.setdefault(payload.index, []).append(item)
-            show_item(item, opacity, self._detailed_shown)
-            scene.addItem(item)
-            made += 1
-            if deadline is not None and made % 64 == 0 and time.perf_counter() > deadline:
-                return
-        self._pending = None
-        one_per_turn.cancel(self, "build")
+        self.builder.finish()
 
     def clear(self, message: str = "") -> None:
         """Drop the graph and show `message` (plain text) centred in the view instead."""
-        self._pending = None
-        one_per_turn.cancel(self, "build")
+        self.builder.stop()
         self.art, self.graph_layout = None, None
         self._overview = None
-        made = self._drop_items()
+        made = self.builder.drop()
         old = self.scene()
         self.setScene(self._new_scene())
         self.retirement.retire(old, made)
@@ -250,13 +167,6 @@ class GraphCanvas(GraphView):
         self._message = message
         self.viewport().update()
         self.graph_changed.emit()
-
-    def _drop_items(self) -> list[QGraphicsItem]:
-        """Forget the items made for the graph shown (its scene is going); returns them, for the retirement."""
-        made = [*self.node_items, *self.edge_items, *self.group_items]
-        self.node_items, self.edge_items, self.group_items = [], [], []
-        self._items_of = {}
-        return made
 
     @property
     def message(self) -> str | None:
@@ -327,18 +237,7 @@ class GraphCanvas(GraphView):
             self.ensureVisible(self.art.node_bounds(self.current), 80, 60)
             if self._first_view_pending:  # (the graph's first moment only: later moves leave it to the slices)
                 self._first_view_pending = False
-                self._build_into_view()
-
-    def _build_into_view(self) -> None:
-        """While the scene is still being made, the cards down to the bottom of the view are made now, up to a
-        slice's budget (the rest follows turn by turn): the first view, scrolled to the cursor (a file opens at its
-        end), is painted whole, not empty until the slices from the top reach it."""
-        if not self._pending or self.art is None:
-            return
-        boxes, made = self.art.layout.nodes, len(self.node_items)
-        bottom = self.visible_scene_rect().bottom() + FIRST_SLICE_MARGIN
-        if made < len(boxes) and boxes[made].y <= bottom:
-            self._build_slice(budget=IN_VIEW_BUDGET_S, view_bottom=bottom)
+                self.builder.make_into_view()
 
     def show_moment(self, moment) -> None:
         """Render the moment: steps not started are dimmed (or hidden), steps in progress get a dashed ring,
@@ -415,25 +314,18 @@ class GraphCanvas(GraphView):
     def _apply_opacity(self, indices, edges_too: bool = False) -> None:
         """Dim or hide the given nodes and every edge or bracket touching them (`edges_too`: every edge and
         bracket, as when they are all shown again)."""
-        dim, shown = self.palette.dim_opacity, self._detailed_shown
+        dim, shown = self.palette.dim_opacity, self.detail_shown
         touched = set(indices)
         if not touched:
             return
         if self._overview is not None:
             self._overview.invalidate()
         built = len(self.node_items)  # items made later take their opacity when made
-        for i in touched:
-            if i < built:
-                show_item(self.node_items[i], node_opacity(self.happened, i, self.future_mode, dim), shown)
         # A cursor move touches a few steps: look up their edges and brackets instead of visiting every item.
         linked = (*self.edge_items, *self.group_items) if edges_too else \
-            {item for i in touched for item in self._items_of.get(i, ())}
-        for item in linked:
-            if isinstance(item, EdgeItem):
-                show_item(item, min(node_opacity(self.happened, item.route.source, self.future_mode, dim),
-                                    node_opacity(self.happened, item.route.target, self.future_mode, dim)), shown)
-            else:
-                show_item(item, node_opacity(self.happened, item.group.index, self.future_mode, dim), shown)
+            {item for i in touched for item in self.builder.items_of.get(i, ())}
+        for item in chain((self.node_items[i] for i in touched if i < built), linked):
+            show_item(item, item_opacity(item, self.happened, self.future_mode, dim), shown)
 
     # ------------------------------------------------------------------------------------------- zoom
 
@@ -458,7 +350,7 @@ class GraphCanvas(GraphView):
         """Show or hide every card, edge and bracket (far zoomed out the overview item paints them all).
         They are top-level items, not children of one hidden parent: Qt's scene index only culls top-level
         items, and a parent with thousands of children made every repaint visit all of them."""
-        self._detailed_shown = shown
+        self.detail_shown = shown
         if not shown:
             for item in (*self.node_items, *self.edge_items, *self.group_items):
                 item.setVisible(False)

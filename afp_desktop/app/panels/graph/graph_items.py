@@ -6,6 +6,8 @@ culls what is off screen."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
@@ -153,3 +155,14 @@ def show_item(item: QGraphicsItem, opacity: float, detail_shown: bool) -> None:
         item.set_fade(opacity if opacity > 0 else 1.0)
     else:
         item.setOpacity(opacity if opacity > 0 else 1.0)
+
+
+def item_opacity(item: QGraphicsItem, happened: Sequence[bool] | None, future_mode: str, dim: float) -> float:
+    """A card's opacity is its step's (step_opacity.node_opacity); an edge's, the lesser of its two ends'; a
+    bracket's, its subflow's."""
+    if isinstance(item, NodeItem):
+        return node_opacity(happened, item.index, future_mode, dim)
+    if isinstance(item, EdgeItem):
+        return min(node_opacity(happened, item.route.source, future_mode, dim),
+                   node_opacity(happened, item.route.target, future_mode, dim))
+    return node_opacity(happened, item.group.index, future_mode, dim)

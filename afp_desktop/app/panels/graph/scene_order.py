@@ -1,6 +1,6 @@
 """In what order the canvas makes a laid-out graph's items, and which edges are drawn once (no Qt).
 
-The scene of a big graph is made in slices (graph_canvas.py): the order here makes every slice whole — each
+The scene of a big graph is made in slices (scene_builder.py): the order here makes every slice whole — each
 card's edges and bracket come right after the last card they join."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ def distinct_routes(routes: list[EdgeRoute]):
 
 
 def route_key(route: EdgeRoute) -> tuple:
+    """An edge as drawn, label and all: an edge item whose route keeps its key is kept when the graph grows."""
     return (route.kind, route.source, route.target, tuple(route.points), route.label, route.label_at,
             route.label_width)
 
