@@ -343,5 +343,5 @@ def test_a_run_that_grows_into_a_folded_graph_is_not_laid_out_whole_on_the_windo
         pass
     whole = window.session.run
     qtbot.waitUntil(lambda: not window.canvas.building and window.follow.growth.idle, timeout=LOAD_TIMEOUT)
-    assert window.canvas.graph_layout is whole.folded_graph[3]
-    assert "graph_layout" not in vars(whole)
+    assert window.canvas.graph_layout is whole.views.folded_graph.layout
+    assert whole.views.graph_layout is None
