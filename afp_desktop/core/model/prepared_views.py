@@ -24,7 +24,6 @@ from afp_desktop.core.model.fold_iterations import Fold, FoldMap, find_folds, fo
 from afp_desktop.core.model.framework_steps import FrameworkStep, framework_nodes, framework_steps
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
 from afp_desktop.core.model.replay import StopSpan, long_span_lines, opens_inward, spans_for
-from afp_desktop.core.model.run import Run
 from afp_desktop.core.model.stop_lines import StopLines
 from afp_desktop.core.model.summary import RunSummary, summarize, tool_names_called
 from afp_desktop.core.model.timeline import StopFigures, stop_figures
@@ -32,7 +31,7 @@ from afp_desktop.core.model.tool_progress import progress_reports_by_call
 from afp_desktop.core.problems import LoadCancelled
 
 
-def _graph(run: Run) -> dict:
+def _graph(run) -> dict:
     return cast(dict, run.stepgraph)  # (the StepGraph is the dict the fold and the layout read)
 
 
@@ -45,7 +44,7 @@ class FoldedGraph(NamedTuple):
     layout: GraphLayout
 
 
-def fold_whole_graph(run: Run) -> FoldedGraph | None:
+def fold_whole_graph(run) -> FoldedGraph | None:
     """`run`'s graph with every run of alike iterations folded; None when nothing folds."""
     folds = find_folds(run.step_fold.nodes)
     if not folds:
@@ -54,7 +53,7 @@ def fold_whole_graph(run: Run) -> FoldedGraph | None:
     return FoldedGraph(folds, shown, fold_map, layout_step_graph(shown))
 
 
-def shown_folded(run: Run, folded: FoldedGraph | None, fold_above: int | None) -> bool:
+def shown_folded(run, folded: FoldedGraph | None, fold_above: int | None) -> bool:
     """Whether a window that folds graphs of more than `fold_above` steps (None: never) shows `run`'s folded."""
     steps = len(run.stepgraph.get("nodes") or [])
     return fold_above is not None and steps > fold_above and folded is not None
@@ -79,7 +78,7 @@ class PreparedViews:
     framework_steps: list[FrameworkStep]  # the framework's own steps the StepGraph fold drops
     framework_nodes: list[int]  # StepGraph nodes that are framework plumbing
 
-    def whole_graph_layout(self, run: Run) -> GraphLayout:
+    def whole_graph_layout(self, run) -> GraphLayout:
         """The whole graph's layout of `run` (the run these views were prepared for): made now if it was left
         out, then kept."""
         if self.graph_layout is None:
@@ -87,24 +86,24 @@ class PreparedViews:
         return self.graph_layout
 
 
-def graph_layout_of(run: Run) -> GraphLayout:
+def graph_layout_of(run) -> GraphLayout:
     """The whole graph's layout: the prepared views' (made now if they left it out), else one made now."""
     if run.views is not None:
         return run.views.whole_graph_layout(run)
     return layout_step_graph(_graph(run))
 
 
-def summary_of(run: Run) -> RunSummary:
+def summary_of(run) -> RunSummary:
     """The summary strip's facts: the prepared views', else made now."""
     return run.views.summary if run.views is not None else summarize(run)
 
 
-def folded_graph_of(run: Run) -> FoldedGraph | None:
+def folded_graph_of(run) -> FoldedGraph | None:
     """The graph with alike iterations folded: the prepared views', else folded now."""
     return run.views.folded_graph if run.views is not None else fold_whole_graph(run)
 
 
-def prepare_views(run: Run, *, fold_above: int | None = None, cancelled: Callable[[], bool] | None = None,
+def prepare_views(run, *, fold_above: int | None = None, cancelled: Callable[[], bool] | None = None,
                   progress: Callable[[float], None] | None = None) -> PreparedViews:
     """Everything the window shows of `run`, made now (a loader thread calls this; the run's own projections are
     made first, its payloads' check left out: the window makes it beside, app/loading/left_out.py).
