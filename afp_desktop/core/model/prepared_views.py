@@ -120,8 +120,6 @@ def prepare_views(run, *, fold_above: int | None = None, cancelled: Callable[[],
         return [opens_inward(run, spans[i].stop) for i in breathing_over(range(len(spans)), every=256)]
 
     steps: list[tuple[str, Callable[[], Any]]] = [
-        ("", lambda: run.prepare(progress=None if progress is None else lambda f: progress(f / len(steps)),
-                                 cancelled=cancelled, check_payloads=False)),
         ("", lambda: run.replay_facts),
         ("stop_spans", lambda: spans_for(run.stops, run.axis, 0)),
         ("long_span_lines", lambda: long_span_lines(run, made["stop_spans"])),
@@ -136,7 +134,10 @@ def prepare_views(run, *, fold_above: int | None = None, cancelled: Callable[[],
         ("framework_steps", lambda: framework_steps(run.domain_events, run.step_fold.internal_at)),
         ("framework_nodes", lambda: framework_nodes(run.stepgraph.get("nodes") or [])),
     ]
-    for done, (name, make) in enumerate(steps, start=1):
+    total = len(steps) + 1  # (the run's own projections first)
+    run.prepare(progress=None if progress is None else lambda f: progress(f / total), cancelled=cancelled,
+                check_payloads=False)
+    for done, (name, make) in enumerate(steps, start=2):
         if cancelled is not None and cancelled():
             raise LoadCancelled()
         breathe()
@@ -144,5 +145,5 @@ def prepare_views(run, *, fold_above: int | None = None, cancelled: Callable[[],
         if name:
             made[name] = value
         if progress is not None:
-            progress(done / len(steps))
+            progress(done / total)
     return PreparedViews(**made)
