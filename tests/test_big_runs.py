@@ -430,6 +430,8 @@ def test_similar_iterations_are_folded_and_a_click_expands_them(qtbot, window, l
 
 
 def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
+    from types import SimpleNamespace
+
     from afp_desktop.app.features.graph_folding import AUTO_FOLD_STEPS
     from afp_desktop.core.views.synthetic import synthetic_step_graph
 
@@ -437,9 +439,11 @@ def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
     graph = synthetic_step_graph(800, 3)
     assert len(graph["nodes"]) > AUTO_FOLD_STEPS
 
-    class _Run:  # what GraphFolding reads of a run
+    class _Run:  # what GraphFolding reads of a run: a graph with no events behind it, its views not prepared
         stepgraph = graph
-        graph_layout = None
+        domain_events: list = []
+        step_fold = SimpleNamespace(internal_at=None, node_created_at=[])
+        views = None
 
     window.folding.show_run(_Run())
     assert window.folding.enabled and window.action("fold").isChecked()

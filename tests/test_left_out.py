@@ -145,7 +145,7 @@ def test_the_whole_layout_of_a_folded_graph_is_made_once_it_is_shown_and_drawn_w
     qtbot.waitUntil(lambda: run.views.graph_layout is not None, timeout=10_000)
     window.action("fold").trigger()  # View ▸ Fold similar iterations, off
     assert not window.folding.enabled
-    assert window.canvas.graph_layout is run.graph_layout
+    assert window.canvas.graph_layout is run.views.graph_layout
     assert len(window.canvas.graph_layout.nodes) == len(run.stepgraph["nodes"])
 
 
@@ -153,5 +153,5 @@ def test_unfolded_before_its_whole_layout_is_made_the_graph_is_laid_out_then(qtb
     run = open_folded(qtbot, window)
     window.action("fold").trigger()  # (at once: the thread beside the window begins 400 ms after the run is shown)
     assert window.left_out.thread is None
-    assert window.canvas.graph_layout is run.graph_layout
+    assert window.canvas.graph_layout is run.views.graph_layout
     assert len(window.canvas.graph_layout.nodes) == len(run.stepgraph["nodes"])
