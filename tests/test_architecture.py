@@ -141,3 +141,52 @@ def test_every_package_is_installed():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
     packages = {_module_name(init) for init in PACKAGE.rglob("__init__.py") if "__pycache__" not in init.parts}
     assert packages <= listed, sorted(packages - listed)
+
+
+# Sites allowed to look a run's attributes up by name or read its __dict__: "path:line text" → why (none so far).
+RUN_PROBES_ALLOWED: dict[str, str] = {}
+
+
+def _names_a_run(node: ast.AST) -> bool:
+    """`run`, `*_run`, `self.run`, `self._run`, `session.run`…: an expression that names a run."""
+    text = ast.unparse(node)
+    last = text.rsplit(".", 1)[-1]
+    return last in ("run", "_run") or last.endswith("_run")
+
+
+def run_probes(root: Path) -> list[str]:
+    """Every `getattr(run, …)`, `hasattr(run, …)`, `vars(run)` and `run.__dict__` under `root`: what a run holds
+    is read through its typed fields (Run, and its PreparedViews as `run.views`), never found by probing."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            probed = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and \
+                    node.func.id in ("getattr", "hasattr", "vars") and _names_a_run(node.args[0]):
+                probed = node
+            elif isinstance(node, ast.Attribute) and node.attr == "__dict__" and _names_a_run(node.value):
+                probed = node
+            if probed is not None:
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno} {ast.unparse(probed)}")
+    return found
+
+
+def test_no_run_is_probed_for_what_it_holds():
+    """A projection made ahead (by the loader) is a typed field that says whether it was made, not an attribute
+    looked for: `getattr(run, "x", None)` hides a missing projection and `run.__dict__` a cache's state."""
+    offenders = [site for site in run_probes(PACKAGE) if site not in RUN_PROBES_ALLOWED]
+    assert not offenders, offenders
+
+
+def test_a_run_probe_is_found():
+    """(The check above finds each kind of probe.)"""
+    import tempfile
+
+    probes = ('getattr(run, "stop_spans", None)', 'hasattr(self.run, "views")', 'run.__dict__.get("summary")',
+              "vars(grown_run)", 'getattr(self._run, "x")')
+    with tempfile.TemporaryDirectory() as folder:
+        package = Path(folder) / "pkg"
+        package.mkdir()
+        (package / "probes.py").write_text("\n".join(probes + ("getattr(moment, 'n', 0)",)) + "\n", encoding="utf-8")
+        lines = sorted(int(site.split(" ", 1)[0].rsplit(":", 1)[1]) for site in run_probes(package))
+    assert lines == list(range(1, len(probes) + 1))  # (each probe once; the moment's getattr is no run's)

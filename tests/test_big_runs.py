@@ -54,13 +54,14 @@ def _plot_range(window) -> tuple[float, float]:
 
 
 def test_the_loader_thread_computes_what_the_window_shows(large_run, window):
-    for name in ("replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures",
-                 "tool_names", "stops_drillable", "progress_by_call", "folded_graph"):
-        assert name in vars(large_run), f"{name} was not computed by load_run"
+    views = large_run.views
+    assert views is not None, "load_run hands the window the run's prepared views"
+    assert views.graph_layout is not None and views.folded_graph is not None  # (this graph is not shown folded)
     assert window.session.replay.facts is large_run.replay_facts
-    assert window.session.spans is large_run.stop_spans
+    assert window.session.replay.bubbles is views.bubble_model
+    assert window.session.spans is views.stop_spans
     assert not window.folding.enabled  # unfolded, the canvas shows the layout the loader thread made
-    assert window.canvas.graph_layout is large_run.graph_layout
+    assert window.canvas.graph_layout is views.graph_layout
 
 
 def test_the_overview_shows_each_stop_in_its_marker_s_colour(window):
@@ -429,6 +430,8 @@ def test_similar_iterations_are_folded_and_a_click_expands_them(qtbot, window, l
 
 
 def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
+    from types import SimpleNamespace
+
     from afp_desktop.app.features.graph_folding import AUTO_FOLD_STEPS
     from afp_desktop.core.views.synthetic import synthetic_step_graph
 
@@ -436,9 +439,11 @@ def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
     graph = synthetic_step_graph(800, 3)
     assert len(graph["nodes"]) > AUTO_FOLD_STEPS
 
-    class _Run:  # what GraphFolding reads of a run
+    class _Run:  # what GraphFolding reads of a run: a graph with no events behind it, its views not prepared
         stepgraph = graph
-        graph_layout = None
+        domain_events: list = []
+        step_fold = SimpleNamespace(internal_at=None, node_created_at=[])
+        views = None
 
     window.folding.show_run(_Run())
     assert window.folding.enabled and window.action("fold").isChecked()

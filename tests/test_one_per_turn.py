@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from afp_desktop.app.pacing import one_per_turn
 from afp_desktop.app.shell.main_window import MainWindow
 from afp_desktop.core.formats import open_run
+from afp_desktop.core.model.prepared_views import prepare_views
 from tests.corpus_util import corpus_path
 
 
@@ -254,7 +255,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
     monkeypatch.setattr(scene_builder, "BUILD_SLICE_S", 0.0)  # (several slices, however fast the machine)
     monkeypatch.setattr(scene_builder, "IN_VIEW_BUDGET_S", 0.0)
     run = open_run(str(corpus_path("15-large-run", "trace.json")))
-    run.prepare(window=True)
+    run.views = prepare_views(run)
     run.still_reading = True  # (as a big file's first part: its stops come a turn later)
     window = big_window
     painted = Painted()

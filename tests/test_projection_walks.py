@@ -207,11 +207,12 @@ _DOMAIN_TYPES = st.sampled_from(["tool.start", "tool.end", "run.exit", "subflow.
 def test_the_domain_events_of_some_types_are_those_a_plain_filter_finds(domain, types, indexed):
     """The projections that visit only some DomainEvents (mounts, tool names, errors, the chat's prompts) visit
     exactly those a pass over every event keeps: dicts of one of the types, in order, each once."""
+    from afp_desktop.core.jsonx.fields import indices_by_text
     from afp_desktop.core.library.events import domain_indices_of, typed_indices_by_type
 
-    run = SimpleNamespace(domain_events=domain)
-    if indexed:
-        run.domain_by_type = typed_indices_by_type(domain)
+    # (the run's index as made in Python, or in C where built)
+    by_type = typed_indices_by_type(domain) if indexed else indices_by_text(domain, "type")
+    run = SimpleNamespace(domain_events=domain, domain_by_type=by_type)
     assert list(domain_indices_of(run, *types)) == [i for i, event in enumerate(domain)
                                                     if isinstance(event, dict) and event.get("type") in types]
 

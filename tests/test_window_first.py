@@ -357,23 +357,24 @@ def test_the_bars_bounds_follow_their_data_and_view(qtbot):
 
 
 def test_a_grown_folded_graph_uses_the_folds_found_while_loading(qtbot, window, monkeypatch):
-    """A big file's parts and its whole run are folded on the loader's thread (Run.prepare): showing them
+    """A big file's parts and its whole run are folded on the loader's thread (prepare_views): showing them
     grown on the window's thread does not look for folds again (25 ms on the 1,000-iteration run)."""
     from afp_desktop.app.features import graph_folding
     from afp_desktop.core.formats import open_run
+    from afp_desktop.core.model.prepared_views import prepare_views
     from tests.corpus_util import corpus_path
 
     path = corpus_path("15-large-run", "trace.json")
     first = open_run(path)
-    first.prepare(window=True)
+    first.views = prepare_views(first)
     window.session.set_run(first)
     window.folding.set_enabled(True)
     if window.folding.fw_map is not None:
         window.folding.set_hide_framework(not window.folding.hide_framework)
     assert window.folding.fw_map is None
     grown = open_run(path)
-    grown.prepare(window=True)
-    assert grown.folded_graph is not None, "(the large run has iterations to fold)"
+    grown.views = prepare_views(grown)
+    assert grown.views.folded_graph is not None, "(the large run has iterations to fold)"
 
     def not_here(*_args, **_kw):
         raise AssertionError("folds looked for again on the window's thread")
@@ -381,7 +382,7 @@ def test_a_grown_folded_graph_uses_the_folds_found_while_loading(qtbot, window, 
     monkeypatch.setattr(graph_folding, "find_folds", not_here)
     window.session.grow(grown, len(grown.axis))
     window.follow.growth.catch_up(now=True)
-    assert window.folding.folds == list(grown.folded_graph[0])
+    assert window.folding.folds == list(grown.views.folded_graph.folds)
 
 
 def test_the_overview_of_a_grown_run_is_drawn_on_a_turn_of_its_own(qtbot):

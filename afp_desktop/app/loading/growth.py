@@ -27,6 +27,7 @@ import time
 from PySide6.QtCore import QObject, QTimer
 
 from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.core.model.prepared_views import graph_layout_of, summary_of
 
 QUIET_MS = 300
 COST_FACTOR = 3.0  # a job waits at least this many times what it took last time
@@ -86,7 +87,7 @@ class GrowthView(QObject):
                      _Job("stops", self._stops, 0.25), _Job("summary", self._summary, 1.0),
                      _Job("lists", self._lists, 1.0), _Job("inspector", self._inspector, 1.0)]
         self._graph_job = self.jobs[1]
-        self._laid_out = None  # the latest run whose graph is laid out, for the graph job
+        self._laid_out = None  # the latest run whose graph is laid out, with that layout (None: folded)
         self._messages_shown: list | None = None
         self._timer = QTimer(self)  # the next job due
         self._timer.setSingleShot(True)
@@ -167,17 +168,19 @@ class GrowthView(QObject):
     def _layout(self, run) -> None:
         """The new graph's layout (the costliest part, a few dozen ms for 600 steps), on its own event-loop turn;
         the graph job shows it on the next."""
+        layout = None
         if run.stepgraph.get("nodes") and not self.window.folding.would_fold(run):  # (folded: laid out as shown)
-            run.graph_layout  # noqa: B018 - computed once, kept by the run
-        self._laid_out = run
+            layout = graph_layout_of(run)
+        self._laid_out = (run, layout)
         self._graph_job.behind = True
 
     def _graph(self, _run) -> None:
-        run, window = self._laid_out, self.window
-        if run is None:
+        window = self.window
+        if self._laid_out is None:
             return
+        run, layout = self._laid_out
         if run.stepgraph.get("nodes"):
-            window.folding.grow(run)
+            window.folding.grow(run, layout)
         elif window.canvas.art is not None or window.canvas.message is None:
             window.canvas.clear(window.empty_graph_reason(run))
 
@@ -189,7 +192,7 @@ class GrowthView(QObject):
     def _summary(self, run) -> None:
         window = self.window
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
-        window.summary.show_summary(run.summary, run.format_name, os.path.basename(run.path), errors)
+        window.summary.show_summary(summary_of(run), run.format_name, os.path.basename(run.path), errors)
         messages = window.messages_for(run)
         if messages != self._messages_shown:
             self._messages_shown = messages

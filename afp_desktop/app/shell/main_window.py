@@ -60,6 +60,7 @@ from afp_desktop.app.storage.settings import Settings
 from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.shell.menus import ActionRegistry
 from afp_desktop.app.look.style import palette_for
+from afp_desktop.core.model.prepared_views import summary_of
 
 log = logging.getLogger(__name__)
 
@@ -576,7 +577,7 @@ class MainWindow(QMainWindow):
         else:
             self.canvas.clear(self.empty_graph_reason(run))
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
-        self.summary.show_summary(run.summary, run.format_name, name, errors)
+        self.summary.show_summary(summary_of(run), run.format_name, name, errors)
         self.banner.set_messages(self.messages_for(run))
         if run.bundle is not None:  # a bug report: what the reporter said comes first
             self.docks["bugreport"].raise_()

@@ -407,7 +407,7 @@ class TimelinePanel(QWidget):
         self.slider.setEnabled(True)
         self.slider.blockSignals(False)
         self.play_button.setEnabled(True)
-        if getattr(run, "still_reading", False) or len(run.stops) >= DEFERRED_STOPS:
+        if run.still_reading or len(run.stops) >= DEFERRED_STOPS:
             # The first part of a big file, or a run of thousands of stops: its stops follow a turn later, so that
             # laying them out and painting them (and the overview's image of them) does not add to every other
             # panel's first paint in one long freeze. Another run's stops go at once: they
@@ -500,8 +500,8 @@ class TimelinePanel(QWidget):
         spans = self.session.spans
         self.labels = [span.label for span in spans] if len(spans) == len(self.stops) else ordinal_labels(self.stops)
         self.ends = [span.end for span in spans]
-        if self.stops is run.stops:  # the run's own stops: found in the loader thread
-            self._drillable = list(run.stops_drillable)
+        if self.stops is run.stops and run.views is not None:  # the run's own stops: found in the loader thread
+            self._drillable = list(run.views.stops_drillable)
         else:
             self._drillable = [self.session.can_drill(i) for i in range(len(self.stops))]
         self._set_crumbs()
@@ -658,8 +658,8 @@ class TimelinePanel(QWidget):
         run = self.session.run
         if run is None or not self.stops:
             figures = None
-        elif self.stops is run.stops:  # the run's own stops: computed once, in the loader thread
-            figures = run.stop_figures
+        elif self.stops is run.stops and run.views is not None:  # the run's own stops: made in the loader thread
+            figures = run.views.stop_figures
         else:
             figures = stop_figures(run, self.stops)
         show = figures is not None and (figures.has_tokens or figures.has_tool_time)
