@@ -72,6 +72,7 @@ def test_the_overview_shows_each_stop_in_its_marker_s_colour(window):
         window.apply_theme(theme)
         window.resize(window_width, 900)
         QApplication.processEvents()
+        # private: the stops' picture alone, without the frame, cursor and border painted over it
         image = strip._stops_image()
         count, width = strip.count, image.width()
         sampled.add(count >= width)
@@ -94,14 +95,14 @@ def test_the_overview_drawn_after_its_run_is_closed_draws_that_run_s_stops(qtbot
     run was closed meanwhile, drawing it read stops the timeline no longer had (IndexError in a timer's slot)."""
     strip = window.timeline.overview.strip
     strip.repaint()  # (an image drawn at this width first: under load the window may not have painted it yet)
-    assert strip._image is not None
+    assert strip._image is not None  # private: the image drawn and the redraw timer are what this checks
     window.resize(1100, 900)  # a new width: the new image is drawn a turn later (the last one stands in)
     strip.repaint()
-    assert strip._redraw.isActive()
+    assert strip._redraw.isActive()  # private: as above
     window.close_run()
-    qtbot.waitUntil(lambda: not strip._redraw.isActive(), timeout=2_000)
+    qtbot.waitUntil(lambda: not strip._redraw.isActive(), timeout=2_000)  # private: as above
     qtbot.wait(20)  # (pytest-qt fails the test on an exception in the timer's slot)
-    assert strip._image is not None and strip._image.width() == strip.width()
+    assert strip._image is not None and strip._image.width() == strip.width()  # private: as above
 
 
 def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
@@ -217,6 +218,7 @@ def test_the_minimap_paints_every_pixel_so_the_graph_under_it_is_not_drawn_again
         window.session.move_to_stop(stop)
         qtbot.wait(20)
         painted_all(qtbot, window)
+        # private: what the map drew against what a fresh paint would draw
         assert minimap._cursor_drawn == minimap._cursor_marks()
     assert graph.count <= 3  # the cards that changed, not the map's corner once more for each
 
@@ -230,13 +232,13 @@ def test_the_minimap_is_repainted_when_its_cursor_moves_a_pixel_and_only_then(qt
     qtbot.wait(50)
     painted, moved = PaintCount(minimap), 0
     for stop in range(1, 120):
-        before = minimap._cursor_marks()
+        before = minimap._cursor_marks()  # private: the cursor marks a fresh paint would draw
         session.move_to_stop(stop)
         session.flush()
         painted_all(qtbot, window)
-        moved += minimap._cursor_marks() != before
+        moved += minimap._cursor_marks() != before  # private: as above
         # What the map shows is what a fresh paint would show: its dot and veil where the cursor is now.
-        assert minimap._cursor_drawn == minimap._cursor_marks(), stop
+        assert minimap._cursor_drawn == minimap._cursor_marks(), stop  # private: as above
     assert 0 < painted.count <= moved + 2  # (a scroll of the graph repaints it too)
     assert moved < 100  # the squashed map moves its dot a pixel every few steps, not at each
 
@@ -329,6 +331,7 @@ def test_the_overview_colours_each_stop_by_its_kind_whatever_the_file_puts_there
              {"meta": {"kind": 3}}, {"meta": {"kind": {"a": 1}}}, {"meta": "llm-turn"}, {},
              {"meta": {"kind": "llm-turn"}},
              {"meta": {"kind": "iteration"}}]
+    # private: the colour per stop the overview is drawn from, for hostile kinds
     rgba = panel._overview_rgba(stops)
     muted = QColor(palette.text_muted).rgba()
     expected = [QColor(palette.kind("user->llm").accent).rgba(), QColor(palette.kind("llm->tool").accent).rgba(),
@@ -464,6 +467,7 @@ def test_the_overview_strip_draws_a_tick_in_its_stop_s_colour(qtbot, count):
     palette = [QColor("#1f77b4"), QColor("#d62728"), QColor("#2ca02c"), QColor("#9467bd"), QColor("#8c564b")]
     strip.set_colours("#ffffff", "#000000", "#ff0000")
     strip.set_stops(count, lambda i: palette[(i * 7 + i // 3) % len(palette)].rgba())
+    # private: the stops' picture alone, without the frame, cursor and border painted over it
     image = strip._stops_image()
     width, height = image.width(), image.height()
     expected: dict[int, QColor] = {}
@@ -537,9 +541,10 @@ def test_the_chat_bubbles_scroll_bar_changing_does_not_repaint_the_dock_under_it
     for stop in range(6, 30):
         session.move_to_stop(stop)
         session.flush()
-        chat._settle()  # (the chat keeps its tallest height while one scrubs: let it fit this stop, as a new run does)
+        # private: the chat keeps its tallest height while one scrubs: let it fit this stop, as a new run does
+        chat._settle()
         qtbot.wait(20)  # (Qt paints a window on a 5 ms frame timer: a 5 ms wait often ended before the bar's paint)
-        heights.add(chat._content.height())
+        heights.add(chat.seen_lines.parentWidget().height())  # the chat's column
     assert len(heights) > 1, "(the content's height changed from stop to stop)"
     assert painted.count >= 1, "(the bar changed with the content)"
     assert dock.count <= 1, f"the chat's dock was repainted {dock.count} times"

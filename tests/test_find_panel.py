@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QThread, QTimer
 from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
@@ -28,6 +28,7 @@ def find(qtbot, window, query: str):  # noqa: F811
     panel.search_box.clear()
     qtbot.keyClicks(panel.search_box, query)
     qtbot.waitUntil(lambda: panel.index is not None and panel.search_box.text() == query
+                    # private: the typing delay: a result shown before it ends is the last query's
                     and not panel._timer.isActive() and not panel.searching and panel.result is not None,
                     timeout=SEARCH_TIMEOUT)
     return panel
@@ -178,7 +179,7 @@ def test_closing_the_window_stops_an_index_build(qtbot, window, monkeypatch):  #
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert started.wait(5)
-    threads = list(window.panels["find"]._threads)
+    threads = window.panels["find"].findChildren(QThread)  # its index and search threads
     window.close()
     try:
         assert threads and not any(thread.isRunning() for thread in threads)
@@ -316,6 +317,7 @@ def test_a_catastrophic_regex_ends_with_hits_or_a_sentence(qtbot, window, monkey
     panel.search_box.setText(pattern)
     with qtbot.waitSignal(panel.searched, timeout=SEARCH_TIMEOUT):
         panel.search()
+    # private: as in find()
     qtbot.waitUntil(lambda: not panel.searching and not panel._timer.isActive(), timeout=SEARCH_TIMEOUT)
     label = panel.count_label.text()
     assert label.endswith("matches") or label == "No matches." or label.startswith(
@@ -359,7 +361,7 @@ def test_closing_the_window_stops_a_search_under_way(qtbot, window, monkeypatch)
     panel.search_box.setText("convert_units")
     panel.search()
     assert started.wait(10)
-    threads = list(panel._threads)
+    threads = panel.findChildren(QThread)  # its index and search threads
     window.close()
     try:
         assert threads and not any(thread.isRunning() for thread in threads)

@@ -332,12 +332,13 @@ def test_far_zoomed_out_the_overview_draws_every_card_in_batches(qtbot, canvas):
     assert not canvas.node_items[0].isVisible()  # the detail layer is hidden: one item paints instead
     happened = [i < 100 for i in range(len(graph["nodes"]))]
     canvas.set_cursor_state(happened, 99)
+    # private: the overview's blocks by colour and opacity, counted exactly (not read back from pixels)
     batches = canvas._overview._batched()
     dim = canvas.palette.dim_opacity
     assert sum(len(r) for (colour, opacity), r in batches.items() if opacity == 1.0) == 100
     assert sum(len(r) for (colour, opacity), r in batches.items() if opacity == dim) == len(happened) - 100
     canvas.set_future_mode("hide")
-    assert sum(len(r) for r in canvas._overview._batched().values()) == 100
+    assert sum(len(r) for r in canvas._overview._batched().values()) == 100  # private: as above
     # clicking a block still finds its step
     box = canvas.graph_layout.nodes[50]
     assert canvas.node_at(canvas.mapFromScene(QPointF(box.cx, box.cy))) == 50

@@ -45,7 +45,7 @@ def tiny_steps(monkeypatch):
     monkeypatch.setattr(lazy_recording, "MIN_BYTES", 0)
     monkeypatch.setattr(lazy_recording, "BATCHED_BYTES", 0)
     monkeypatch.setattr(jsonscan, "_CHUNK", 7)
-    monkeypatch.setattr(jsonscan, "_NATIVE_CHUNK", 7)
+    monkeypatch.setattr(jsonscan, "NATIVE_CHUNK", 7)
     monkeypatch.setattr(lazy_trace, "_BATCH", 40)
 
 
@@ -122,7 +122,7 @@ def test_a_deep_recording_reads_lazily_as_it_parses(monkeypatch, levels, steps):
     monkeypatch.setattr(lazy_recording, "MIN_BYTES", 0)
     if steps == "tiny":  # scan chunks and event batches of a few bytes: their boundaries fall everywhere
         monkeypatch.setattr(jsonscan, "_CHUNK", 61)
-        monkeypatch.setattr(jsonscan, "_NATIVE_CHUNK", 61)
+        monkeypatch.setattr(jsonscan, "NATIVE_CHUNK", 61)
         monkeypatch.setattr(lazy_trace, "_BATCH", 40)
     doc = deep_recording(levels)
     data = jsonio.dumps(doc)
@@ -399,7 +399,7 @@ def test_the_progress_of_a_big_document_moves_forward_while_it_is_read(monkeypat
     monkeypatch.setattr(lazy_recording, "MIN_BYTES", 0)
     monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
     monkeypatch.setattr(jsonscan, "_CHUNK", 1024)  # (numpy: a report every 64 chunks; the C loop: every 8)
-    monkeypatch.setattr(jsonscan, "_NATIVE_CHUNK", 1024)
+    monkeypatch.setattr(jsonscan, "NATIVE_CHUNK", 1024)
     monkeypatch.setattr(lazy_trace, "_BATCH", 4096)
     told: list[float] = []
     run = load_bytes(read_bytes("15-large-run", name), name, progress=told.append)

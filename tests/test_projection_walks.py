@@ -124,6 +124,7 @@ def test_replay_counts_a_mirrored_domain_event_with_its_typed_event(run):
     domain, typed = run
     axis = build_axis(domain, typed)
     shaped = SimpleNamespace(axis=axis, typed_events=typed, domain_events=domain)
+    # private: the count per step checked against a naive walk; the facts show only what it sums to
     assert list(ReplayFacts._effective_domain_counts(shaped)) == _effective_walk(axis, domain, typed)
 
 
@@ -187,6 +188,7 @@ def test_a_long_streams_axis_is_made_by_numpy():
     typed = [{"type": "agentfootprint.stream.llm_start", "meta": {}} for _ in range(axis_module.ANCHORED_AT_ONCE)]
     domain = [{"type": "llm.start", "commitIdxBefore": 0} for _ in typed]
     merged, counted = [], []
+    # private: which way a large anchored run is merged and counted (numpy or not) gives the same answer
     merge, count = axis_module._anchored_entries, axis_module._count_by_numpy
     with mock.patch.object(axis_module, "_anchored_entries", lambda *a: merged.append(merge(*a)) or merged[-1]), \
             mock.patch.object(axis_module, "_count_by_numpy", lambda *a: counted.append(count(*a)) or counted[-1]):

@@ -156,4 +156,4 @@ def test_a_grown_span_resumes_its_walk_instead_of_walking_it_again(monkeypatch):
     # Other templates than the grown-from replay's: nothing is taken on.
     other = Replay(second, TYPING)
     other.inherit_walks(old)
-    assert not other._inherited
+    assert not other._inherited  # private: what was taken on shows nowhere else (the lines are the same)

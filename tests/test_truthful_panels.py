@@ -172,10 +172,11 @@ def test_a_card_shows_tokens_and_time_only_once_its_step_has_ended(qtbot, window
     rect = QRectF(box.x, box.y, box.w, box.h)
     session.move_to(run.axis.domain_after[run.step_fold.node_created_at[llm]], immediate=True)
     assert window.session.moment.node_state(llm) == ACTIVE
+    # private: the texts a card paints (its picture cannot be read back as text)
     title, _corner, _detail, footer, duration = art._texts_for(llm, rect)
     assert footer == "" and duration == ""
     session.move_to(len(run.axis), immediate=True)
-    _title, _corner, _detail, footer, _duration = art._texts_for(llm, rect)
+    _title, _corner, _detail, footer, _duration = art._texts_for(llm, rect)  # private: as above
     assert "in" in footer and "out" in footer  # "10 in · 6 out"
 
 
