@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.widgets.text_lines import UNCLIPPED
 from afp_desktop.app.widgets.visible_text import first_line, visible_text
 from afp_desktop.app.look.fonts import load_bundled_fonts
 from afp_desktop.core.views.cost import PriceTable, format_spent, subflow_costs
@@ -259,7 +260,8 @@ class GraphArt:
             p.setFont(self.chip_font)
             p.setPen(_qcolor(PAUSE_TEXT))
             text = self.chip_metrics.elidedText(f"⏸ {question}", Qt.TextElideMode.ElideRight, chip.width() - 12)
-            p.drawText(chip.adjusted(6, 0, -6, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+            p.drawText(chip.adjusted(6, 0, -6, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft | UNCLIPPED,
+                       text)
 
     @staticmethod
     def paint_search_mark(p: QPainter, rect: QRectF) -> None:
@@ -380,7 +382,7 @@ class GraphArt:
         colours = self.palette.kind(self.layout.nodes[i].kind)
         left = rect.x() + STRIPE + PADDING
         width = rect.width() - STRIPE - 2 * PADDING
-        single = Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine
+        single = Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine | UNCLIPPED
         if len(texts) == 1:  # chip: kind marker, then the label
             marker = QRectF(left - 2, rect.center().y() - 4, 8, 8)
             p.setPen(Qt.PenStyle.NoPen)
@@ -450,7 +452,8 @@ class GraphArt:
             text = self.body_metrics.elidedText(visible_text(first_line(route.label)), Qt.TextElideMode.ElideRight,
                                                 route.label_width)
             p.drawText(QRectF(x, y - 9, route.label_width, 18),
-                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine, text)
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine | UNCLIPPED,
+                       text)
 
     def paint_group(self, p: QPainter, group: GroupBox) -> None:
         pen = QPen(_qcolor(self.palette.bracket), 1.5)
