@@ -196,10 +196,15 @@ class Run:
         return framework_nodes(self.stepgraph.get("nodes") or [])
 
     @cached_property
-    def summary(self):
-        from afp_desktop.core.model.summary import summarize
+    def summary_tally(self):
+        """The run's figures as known at every position (summary.SummaryTally)."""
+        from afp_desktop.core.model.summary import tally_run
 
-        return summarize(self)
+        return tally_run(self)
+
+    @cached_property
+    def summary(self):
+        return self.summary_tally.whole()
 
     @cached_property
     def run_ends(self):
