@@ -172,7 +172,7 @@ class GraphArt:
         self.title_metrics = QFontMetricsF(self.title_font)
         self.body_metrics = QFontMetricsF(self.body_font)
         self.chip_metrics = QFontMetricsF(self.chip_font)
-        self._texts: dict[tuple[int, bool], tuple] = {}  # elided card texts, made on first detailed paint
+        self._texts: dict[tuple[int, bool, bool], tuple] = {}  # elided card texts, made on first detailed paint
         # Steps from `started` on have not started at the moment shown (None: every step is done, as in a plain
         # export). A card of a step not finished then shows no tokens and no duration: not known yet.
         self.started: int | None = None
@@ -324,15 +324,24 @@ class GraphArt:
         """The step has not ended at the moment shown: its tokens and duration are not known yet."""
         return (self.started is not None and i >= self.started) or i in self.active
 
+    def card_texts(self, i: int) -> tuple:
+        """The texts drawn on card `i` at the moment shown (after eliding)."""
+        return self._texts_for(i, self.node_bounds(i))
+
     def _texts_for(self, i: int, rect: QRectF) -> tuple:
         unfinished = self.unfinished(i)
-        cached = self._texts.get((i, unfinished))
+        future = self.started is not None and i >= self.started
+        cached = self._texts.get((i, unfinished, future))
         if cached is None:
             node = self.nodes[i] if i < len(self.nodes) and isinstance(self.nodes[i], dict) else {}
             title, corner, detail, footer = map(visible_text, card_lines(node))
             duration = format_duration(node)
             if unfinished and node.get("kind") not in CHIP_KINDS:
                 footer, duration = "", ""  # (tokens and time come with the step's end)
+                if node.get("kind") not in (SUBFLOW_KIND, "fold"):  # (their detail is their shape)
+                    # The answer's text comes with the step's end, the model with its start: a card still to
+                    # come names only its tool (its title does too).
+                    detail = visible_text(first_line(node.get("toolName") or (None if future else node.get("llmModel"))))
             inner = rect.width() - STRIPE - 2 * PADDING
             elide = Qt.TextElideMode.ElideRight
             kind = str(node.get("kind", ""))
@@ -361,7 +370,7 @@ class GraphArt:
                     self.body_metrics.elidedText(footer, elide, inner - duration_w),
                     duration,
                 )
-            self._texts[(i, unfinished)] = cached
+            self._texts[(i, unfinished, future)] = cached
         return cached
 
     def _paint_text(self, p: QPainter, i: int, rect: QRectF) -> None:
