@@ -396,7 +396,9 @@ class SummaryStrip(QFrame):
             return
         whole_parts = summary_parts(whole, self._format)
         parts = whole_parts if known is None else known_parts(known, whole, self._format)
-        self.figures.setText("  ·  ".join(parts))
+        text = "  ·  ".join(parts)
+        if text != self.figures.full_text():  # (a new text lays the header out again: not when it is the same)
+            self.figures.setText(text)
         tip = "\n".join(parts)
         if parts != whole_parts:
             tip = f"As known at the cursor ({self._where or 'its moment'}):\n{tip}\n\nThe whole file:\n" \
@@ -407,8 +409,10 @@ class SummaryStrip(QFrame):
         shown = count if self._errors_known is None else min(self._errors_known, count)
         self.errors.setText(errors_words(shown, count))
         red = ERROR_TEXT[is_dark_palette()]  # (a colour per theme: each ≥ 4.5:1 on its window, look/theme.py)
-        self.errors.setStyleSheet(f"QPushButton {{ color: {red}; font-weight: bold; border: none; }}" if shown
-                                  else "QPushButton { border: none; }")
+        style = f"QPushButton {{ color: {red}; font-weight: bold; border: none; }}" if shown \
+            else "QPushButton { border: none; }"
+        if self.errors.styleSheet() != style:  # (a new style sheet restyles the button: not at every move)
+            self.errors.setStyleSheet(style)
         self.errors.setEnabled(bool(errors))
         listed = [f"{i + 1}. at event {e.position}: {e.message}{'' if i < shown else ' (later)'}"
                   for i, e in enumerate(list(errors)[:20])]
