@@ -126,3 +126,17 @@ def test_each_stop_tells_what_had_happened_by_then_and_nothing_later(qtbot, wind
             window.grab().save(str(shots / f"facts-stop-{index:02d}-{dock}.png"))
         inspector.readable.widget().grab().save(str(shots / f"facts-stop-{index:02d}-readable.png"))
     assert resilient_steps_seen, "the walk passed the step with the retries"
+
+
+def test_the_inspectors_header_holds_no_gaps_at_any_stop(qtbot, window, tmp_path):
+    """The header is as tall as its rows at its width: a wrapping title's size hint (its text at a narrow width,
+    three lines) made it taller, and the extra height stood as gaps between the title and the rows."""
+    open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
+    window.docks["inspector"].raise_()
+    session, title = window.session, window.panels["inspector"].title
+    for index in range(len(session.stops)):
+        session.move_to_stop(index)
+        session.flush()
+        for _ in range(3):  # (the layouts the move asked for, as the event loop would run them)
+            QApplication.processEvents()
+        assert title.height() == title.heightForWidth(title.width()), (index, title.text())
