@@ -133,10 +133,15 @@ def test_the_inspectors_header_holds_no_gaps_at_any_stop(qtbot, window, tmp_path
     three lines) made it taller, and the extra height stood as gaps between the title and the rows."""
     open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
     window.docks["inspector"].raise_()
-    session, title = window.session, window.panels["inspector"].title
+    session, inspector = window.session, window.panels["inspector"]
+    title = inspector.title
+    checked = 0
     for index in range(len(session.stops)):
         session.move_to_stop(index)
         session.flush()
         for _ in range(3):  # (the layouts the move asked for, as the event loop would run them)
             QApplication.processEvents()
-        assert title.height() == title.heightForWidth(title.width()), (index, title.text())
+        if title.isVisibleTo(inspector):  # (no step at the cursor: no header)
+            assert title.height() == title.heightForWidth(title.width()), (index, title.text())
+            checked += 1
+    assert checked >= len(session.stops) - 1
