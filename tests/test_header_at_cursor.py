@@ -20,7 +20,8 @@ def test_at_the_start_the_header_shows_only_what_was_known_then(qtbot, window, t
     assert "0 of 1 LLM call" in figures and f"tokens 0 of {whole.tokens_in:,} in" in figures
     assert "no model named yet" in figures and "m1" not in figures
     assert summary.errors.text() == "no errors yet (1 in the file)"
-    assert "(later)" in summary.errors.toolTip()
+    (error,) = window.session.replay.facts.errors
+    assert "1 more later in the file" in summary.errors.toolTip() and error.message not in summary.errors.toolTip()
     assert "As known at the cursor (event 0 of" in summary.figures.toolTip()
     assert "The whole file:" in summary.figures.toolTip()
 
@@ -43,9 +44,11 @@ def test_at_every_stop_the_figures_are_those_known_then(qtbot, window, tmp_path)
 def test_at_the_end_the_header_is_the_whole_files_summary(qtbot, window, tmp_path):
     open_and_wait(qtbot, window, write(tmp_path, halted_stream(), "halted.ndjson"))
     run, summary = window.session.run, window.summary
+    (error,) = window.session.replay.facts.errors
     move(window, 5)
     assert " of " in summary.figures.full_text()
     move(window, len(run.axis))
     assert summary_at(run, len(run.axis)) == run.summary
     assert summary.figures.full_text() == "  ·  ".join(summary_parts(run.summary, run.format_name))
     assert summary.errors.text() == "1 error"
+    assert f"1. at event {error.position}: {error.message}" in summary.errors.toolTip()

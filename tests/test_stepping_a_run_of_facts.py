@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QTreeWidget, QWidget
 
-from afp_desktop.app.panels.run_end_words import cost_words
+from afp_desktop.app.panels.run_end_words import cost_words, headline
 from afp_desktop.app.panels.stop_lines import StopLines
 from afp_desktop.core.model.summary import summary_at
 from afp_desktop.core.views.run_facts import facts_of_run
-from tests.facts_run import facts_stream
+from tests.facts_run import facts_stream, halted_stream
 from tests.test_window_facts import built_timeline, open_and_wait, write
 
 
@@ -37,12 +39,16 @@ def shown_texts(widget: QWidget) -> list[str]:
     return [text for text in texts if text]
 
 
-def first_told(run) -> dict[str, int]:
-    """Each fact's words (a finding's message, a retry's or fallback's text) → where the run first told it."""
+def first_told(run, errors) -> dict[str, int]:
+    """Each fact's words (a finding's message, a retry's or fallback's text, an error's message, how the run
+    ended) → where the run first told them."""
     facts = facts_of_run(run)
+    end = run.run_ends.final
     told: dict[str, int] = {}
     for position, words in [(f.position, f.message) for f in facts.findings.all] + \
-                           [(e.position, e.text) for e in facts.resilience.all]:
+                           [(e.position, e.text) for e in facts.resilience.all] + \
+                           [(e.position, e.message) for e in errors] + \
+                           ([(end.position, end.message)] if end.position is not None else []):
         told[words] = min(position, told.get(words, position))
     return told
 
@@ -53,14 +59,16 @@ def shots_directory(tmp_path: Path) -> Path:
     return chosen
 
 
-def test_each_stop_tells_what_had_happened_by_then_and_nothing_later(qtbot, window, tmp_path):
-    open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
+@pytest.mark.parametrize("stream", [facts_stream, halted_stream])
+def test_each_stop_tells_what_had_happened_by_then_and_nothing_later(qtbot, window, tmp_path, stream):
+    open_and_wait(qtbot, window, write(tmp_path, stream()))
     built_timeline(qtbot, window)
     window.action("show_findings").trigger()
     session, run, summary = window.session, window.session.run, window.summary
     chat, findings_panel, inspector = window.panels["chat"], window.panels["findings"], window.panels["inspector"]
     marks, facts = window.features["fact_marks"], facts_of_run(run)
-    told = first_told(run)
+    errors = session.replay.facts.errors
+    told = first_told(run, errors)
     end = run.run_ends.final
     shots = shots_directory(tmp_path)
     resilient_steps_seen: set[int] = set()
@@ -75,7 +83,9 @@ def test_each_stop_tells_what_had_happened_by_then_and_nothing_later(qtbot, wind
         figures = summary_at(run, position)
         assert f"tokens {figures.tokens_in:,}" in summary.figures.full_text()
         ended = end.position is not None and end.position <= position
-        assert summary.run_end.text() == ("■ stopped by a budget" if ended else "▶ running at the cursor"), index
+        assert summary.run_end.text() == headline(end if ended else None), index
+        known_errors = [e for e in errors if e.position <= position]
+        assert summary.errors.text().startswith(f"{len(known_errors)} " if known_errors else "no errors"), index
         assert summary.library_cost.text() == cost_words(run, position).text
         assert summary.findings.isVisibleTo(summary) == bool(known_findings)
         if known_findings:
@@ -89,7 +99,8 @@ def test_each_stop_tells_what_had_happened_by_then_and_nothing_later(qtbot, wind
         assert sum(tip.count("Finding at") for tip in marks.shown["findings"]) == len(known_findings), index
         assert sum(tip.count(" at event ") for tip in marks.shown["resilience"]) == len(known_resilience), index
         # the inspector (of the step at the cursor): its retries, fallbacks and findings known by then
-        step = inspector.node_index
+        shown_step = inspector.tabs.isVisibleTo(inspector)  # (no step at the cursor: nothing inspected)
+        step = inspector.node_index if shown_step else -1
         if facts.resilience.of_step(step, position):
             resilient_steps_seen.add(step)
         readable = "\n".join(inspector.readable.section_texts().values())
@@ -112,7 +123,8 @@ def test_each_stop_tells_what_had_happened_by_then_and_nothing_later(qtbot, wind
             "bubble": "\n".join(shown_texts(chat)),
             "findings panel": "\n".join(text for text in shown_texts(findings_panel.summary)),
             "timeline marks": "\n".join(marks.shown["findings"] + marks.shown["resilience"]),
-            "inspector": "\n".join(shown_texts(inspector) + list(inspector.readable.section_texts().values())),
+            "inspector": "\n".join(shown_texts(inspector) + (list(inspector.readable.section_texts().values())
+                                                              if shown_step else [])),
         }
         for words, at in told.items():
             if at > position:
@@ -123,8 +135,8 @@ def test_each_stop_tells_what_had_happened_by_then_and_nothing_later(qtbot, wind
             inspector.readable.flush()
             for _ in range(3):  # (the layouts the move asked for, as the event loop would run them)
                 QApplication.processEvents()
-            window.grab().save(str(shots / f"facts-stop-{index:02d}-{dock}.png"))
-        inspector.readable.widget().grab().save(str(shots / f"facts-stop-{index:02d}-readable.png"))
+            window.grab().save(str(shots / f"{stream.__name__}-{index:02d}-{dock}.png"))
+        inspector.readable.widget().grab().save(str(shots / f"{stream.__name__}-{index:02d}-readable.png"))
     assert resilient_steps_seen, "the walk passed the step with the retries"
 
 

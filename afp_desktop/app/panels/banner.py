@@ -414,10 +414,12 @@ class SummaryStrip(QFrame):
         if self.errors.styleSheet() != style:  # (a new style sheet restyles the button: not at every move)
             self.errors.setStyleSheet(style)
         self.errors.setEnabled(bool(errors))
-        listed = [f"{i + 1}. at event {e.position}: {e.message}{'' if i < shown else ' (later)'}"
-                  for i, e in enumerate(list(errors)[:20])]
-        if len(errors) > 20:
-            listed.append(f"… and {len(errors) - 20} more")
+        # (the errors known at the cursor, each with its message; those still to come only counted)
+        listed = [f"{i + 1}. at event {e.position}: {e.message}" for i, e in enumerate(errors[:min(shown, 20)])]
+        if shown > 20:
+            listed.append(f"… and {shown - 20} more")
+        if count > shown:
+            listed.append(f"{count - shown:,} more later in the file")
         self.errors.setToolTip(plain_tooltip("Click to go to the first error.\n" + "\n".join(listed))
                                if errors else "")
 
