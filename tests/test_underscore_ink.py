@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QImage, QPainter
 
+from afp_desktop.app.look.fonts import load_bundled_fonts
 from afp_desktop.app.panels.stop_lines import StopLines
 from afp_desktop.app.widgets.copy_id import IdLabel
 from afp_desktop.app.widgets.text_lines import line_height
@@ -43,8 +44,10 @@ def _clips_underscore(font: QFont) -> bool:
 
 
 def _low_underscore_font() -> QFont:
-    """An installed font whose underscore reaches below its line spacing at some pixel size."""
-    for family in QFontDatabase.families():
+    """A font whose underscore reaches below its line spacing at some pixel size (the bundled DejaVu Sans does at
+    10 px, so one is found on every machine)."""
+    families = load_bundled_fonts()
+    for family in [*families, *QFontDatabase.families()]:
         for size in range(7, 24):
             font = QFont(family)
             font.setPixelSize(size)
