@@ -169,8 +169,10 @@ class HeaderScroll(QScrollArea):
         content = self.widget()
         hint = content.sizeHint()
         width = self.viewport().width()
-        height = content.heightForWidth(width) if width > 0 and content.hasHeightForWidth() else -1
-        return QSize(hint.width(), max(height, hint.height(), content.minimumSizeHint().height()))
+        # (at its width, not the size hint's: a wrapping label's hint is its text at a narrow, several-line width,
+        # and the extra height would be handed out as gaps between the rows)
+        height = content.heightForWidth(width) if width > 0 and content.hasHeightForWidth() else hint.height()
+        return QSize(hint.width(), max(height, content.minimumSizeHint().height()))
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)

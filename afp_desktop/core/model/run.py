@@ -148,6 +148,13 @@ class Run:
         return ReplayFacts(self)
 
     @cached_property
+    def summary_tally(self):
+        """The run's figures as known at every position (summary.SummaryTally)."""
+        from afp_desktop.core.model.summary import tally_run
+
+        return tally_run(self)
+
+    @cached_property
     def run_ends(self):
         """How the run ended, as known at every position (run_end.RunEnds)."""
         from afp_desktop.core.model.run_end import RunEnds

@@ -22,6 +22,7 @@ from afp_desktop.app.look.fonts import load_bundled_fonts
 from afp_desktop.app.look.style import GraphPalette
 from afp_desktop.app.panels.graph.card_text import card_lines, format_duration
 from afp_desktop.app.panels.graph.step_opacity import node_opacity
+from afp_desktop.app.widgets.text_lines import UNCLIPPED
 from afp_desktop.app.widgets.visible_text import first_line, visible_text
 from afp_desktop.core.model.layout import CHIP_KINDS, SUBFLOW_KIND, EdgeRoute, GraphLayout, GroupBox
 from afp_desktop.core.views.cost import PriceTable, format_spent, subflow_costs
@@ -79,7 +80,7 @@ class GraphArt:
         self.title_metrics = QFontMetricsF(self.title_font)
         self.body_metrics = QFontMetricsF(self.body_font)
         self.chip_metrics = QFontMetricsF(self.chip_font)
-        self._texts: dict[tuple[int, bool], tuple] = {}  # elided card texts, made on first detailed paint
+        self._texts: dict[tuple[int, bool, bool], tuple] = {}  # elided card texts, made on first detailed paint
         # Steps from `started` on have not started at the moment shown (None: every step is done, as in a plain
         # export). A card of a step not finished then shows no tokens and no duration: not known yet.
         self.started: int | None = None
@@ -167,7 +168,8 @@ class GraphArt:
             p.setFont(self.chip_font)
             p.setPen(qcolor_of(PAUSE_TEXT))
             text = self.chip_metrics.elidedText(f"⏸ {question}", Qt.TextElideMode.ElideRight, chip.width() - 12)
-            p.drawText(chip.adjusted(6, 0, -6, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+            p.drawText(chip.adjusted(6, 0, -6, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft | UNCLIPPED,
+                       text)
 
     @staticmethod
     def paint_search_mark(p: QPainter, rect: QRectF) -> None:
@@ -230,15 +232,24 @@ class GraphArt:
         """The step has not ended at the moment shown: its tokens and duration are not known yet."""
         return (self.started is not None and i >= self.started) or i in self.active
 
+    def card_texts(self, i: int) -> tuple:
+        """The texts drawn on card `i` at the moment shown (after eliding)."""
+        return self._texts_for(i, self.node_bounds(i))
+
     def _texts_for(self, i: int, rect: QRectF) -> tuple:
         unfinished = self.unfinished(i)
-        cached = self._texts.get((i, unfinished))
+        future = self.started is not None and i >= self.started
+        cached = self._texts.get((i, unfinished, future))
         if cached is None:
             node = self.nodes[i] if i < len(self.nodes) and isinstance(self.nodes[i], dict) else {}
             title, corner, detail, footer = map(visible_text, card_lines(node))
             duration = format_duration(node)
             if unfinished and node.get("kind") not in CHIP_KINDS:
                 footer, duration = "", ""  # (tokens and time come with the step's end)
+                if node.get("kind") not in (SUBFLOW_KIND, "fold"):  # (their detail is their shape)
+                    # The answer's text comes with the step's end, the model with its start: a card still to
+                    # come names only its tool (its title does too).
+                    detail = visible_text(first_line(node.get("toolName") or (None if future else node.get("llmModel"))))
             inner = rect.width() - STRIPE - 2 * PADDING
             elide = Qt.TextElideMode.ElideRight
             kind = str(node.get("kind", ""))
@@ -267,7 +278,7 @@ class GraphArt:
                     self.body_metrics.elidedText(footer, elide, inner - duration_w),
                     duration,
                 )
-            self._texts[(i, unfinished)] = cached
+            self._texts[(i, unfinished, future)] = cached
         return cached
 
     def _paint_text(self, p: QPainter, i: int, rect: QRectF) -> None:
@@ -288,7 +299,7 @@ class GraphArt:
         colours = self.palette.kind(self.layout.nodes[i].kind)
         left = rect.x() + STRIPE + PADDING
         width = rect.width() - STRIPE - 2 * PADDING
-        single = Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine
+        single = Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine | UNCLIPPED
         if len(texts) == 1:  # chip: kind marker, then the label
             marker = QRectF(left - 2, rect.center().y() - 4, 8, 8)
             p.setPen(Qt.PenStyle.NoPen)
@@ -358,7 +369,8 @@ class GraphArt:
             text = self.body_metrics.elidedText(visible_text(first_line(route.label)), Qt.TextElideMode.ElideRight,
                                                 route.label_width)
             p.drawText(QRectF(x, y - 9, route.label_width, 18),
-                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine, text)
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine | UNCLIPPED,
+                       text)
 
     def paint_group(self, p: QPainter, group: GroupBox) -> None:
         pen = QPen(qcolor_of(self.palette.bracket), 1.5)
