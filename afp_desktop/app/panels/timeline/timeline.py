@@ -162,6 +162,7 @@ class TimelinePanel(QWidget):
         session.playing_changed.connect(lambda playing: (self._update_play_button(), self.playing_changed.emit(playing)))
         session.speed_changed.connect(self.show_speed)
         self._on_run_closed()
+        self.set_theme("light")  # (the window's theme follows: its plots are never left uncoloured)
 
     # ------------------------------------------------------------------------------------------- building
     def _build(self) -> None:
@@ -355,17 +356,17 @@ class TimelinePanel(QWidget):
         self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
         self.overview.set_colours(pal.background, pal.selection, pal.cursor)
         self._draw_stops()
-        self.overview.set_stops(len(self.stops), self._overview_rgba())
+        kinds = self.series.kinds if self.series is not None else []
+        self.overview.set_stops(len(self.stops), self._overview_rgba(kinds))
         if self.session.moment is not None and self.stops:
             self._draw_known_bars(self.session.moment)
 
-    def _overview_rgba(self) -> Callable[[int], int]:
-        """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style).
-        Bound to the stops shown now: the strip draws a turn later, when the timeline may show other stops or none.
-        Each kind's colour is worked out once, not once per stop: a long run has thousands of stops and a handful
-        of kinds."""
+    def _overview_rgba(self, kinds: list[str | None]) -> Callable[[int], int]:
+        """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style),
+        given each stop's milestone kind. Bound to `kinds`: the strip draws a turn later, when the timeline may show
+        other stops or none. Each kind's colour is worked out once, not once per stop: a long run has thousands of
+        stops and a handful of kinds."""
         by_kind: dict[str | None, int] = {}
-        kinds = self.series.kinds if self.series is not None else []
 
         def rgba(i: int) -> int:
             kind = kinds[i]
@@ -496,7 +497,7 @@ class TimelinePanel(QWidget):
         # Only start and end: a stop axis would be two dots. The slider (one step per event) does the work.
         self.plots.setVisible(self.series.usable)
         self.overview.setVisible(self.plots.isVisibleTo(self))
-        self.overview.set_stops(len(self.stops), self._overview_rgba(), grown=grown)
+        self.overview.set_stops(len(self.stops), self._overview_rgba(self.series.kinds), grown=grown)
         self.stop_axis.set_labels(self.labels)
         self._draw_stops()
         self._draw_search_marks()
