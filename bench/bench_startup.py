@@ -173,6 +173,10 @@ def main() -> None:
         print(f"{against}: first frame {other_first * 1000:.0f} ms, run shown "
               f"{_ms(statistics.median(other_shown) if other_shown else None)}; this checkout's first frame takes "
               f"{median / other_first:.2f}× as long")
+        other_stalls = [o[3] for o in other if o[3] is not None]
+        print(f"{against}: longest stall from the first frame on, median "
+              f"{_ms(statistics.median(other_stalls) / 1000 if other_stalls else None)}, each run "
+              f"{[round(stall) for stall in other_stalls]}; this checkout's {[round(stall) for stall in stalls]}")
     print("imports (cumulative; pyqtgraph, numpy and the timeline are imported after the first frame):")
     for micros, name in slowest_imports(file):
         print(f"  {micros / 1000:7.1f} ms  {name}")
