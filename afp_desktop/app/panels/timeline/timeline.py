@@ -129,8 +129,8 @@ def _nice_step(minimum: float) -> int:
 
 
 class TimelinePanel(QWidget):
-    """Session-following timeline. Public for the window and tests: `toggle_play()`, `playing`, `speed`,
-    `drill_into(i)`, `back_out(depth)`, and the read-outs `current_stop`, `cursor_x`, `slider`, `position_label`."""
+    """Session-following timeline. Public for the window and tests: `drill_into(i)`, and the read-outs
+    `current_stop`, `cursor_x`, `slider`, `position_label`. Play, speed and drilling out are the session's."""
 
     speed_changed = Signal(float)
     playing_changed = Signal(bool)
@@ -181,7 +181,7 @@ class TimelinePanel(QWidget):
         top.addWidget(self.note, 1)
         self.back_button = QPushButton("Back out")
         self.back_button.setToolTip("Return to the enclosing stops (Backspace)")
-        self.back_button.clicked.connect(lambda: self.back_out(len(self.session.breadcrumb) - 2))
+        self.back_button.clicked.connect(lambda: self.session.drill_out(len(self.session.breadcrumb) - 2))
         self.drill_button = QPushButton("Drill in")
         self.drill_button.setToolTip("Open the stops inside the subflow at the cursor (or double-click a square "
                                      "marker)")
@@ -213,7 +213,7 @@ class TimelinePanel(QWidget):
         self.play_button.setToolTip("Play or pause (Space)")
         self.play_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.play_button.setMinimumWidth(74)
-        self.play_button.clicked.connect(self.toggle_play)
+        self.play_button.clicked.connect(self.session.toggle_play)
         self.speed_combo = QComboBox()
         self.speed_combo.setToolTip("Playback speed, in stops per second")
         self.speed_combo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -783,7 +783,7 @@ class TimelinePanel(QWidget):
                 button.setText(name)
                 button.setAutoRaise(True)
                 button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-                button.clicked.connect(lambda _checked=False, d=depth: self.back_out(d))
+                button.clicked.connect(lambda _checked=False, d=depth: self.session.drill_out(d))
                 self.crumb_bar.addWidget(button)
         self.crumb_bar.addSpacing(18)
 
@@ -844,32 +844,12 @@ class TimelinePanel(QWidget):
             self.session.move_to(spans[0].end)
         return True
 
-    def back_out(self, depth: int = 0) -> None:
-        self.session.drill_out(depth)
-
     # --------------------------------------------------------------------------------------------- play
-    @property
-    def speed(self) -> float:
-        return self.session.speed
-
-    def set_speed(self, speed: float) -> None:
-        self.session.set_speed(speed)
-
     def show_speed(self, speed: float) -> None:
         self.speed_combo.blockSignals(True)
         self.speed_combo.setCurrentIndex(SPEEDS.index(speed))
         self.speed_combo.blockSignals(False)
         self.speed_changed.emit(speed)
-
-    @property
-    def playing(self) -> bool:
-        return self.session.playing
-
-    def toggle_play(self) -> None:
-        self.session.toggle_play()
-
-    def stop_playing(self) -> None:
-        self.session.stop_playing()
 
     def _update_play_button(self) -> None:
         self.play_button.setText("❚❚ Pause" if self.session.playing else "▶ Play")
