@@ -103,7 +103,7 @@ class TimelineHost(QWidget):
         if not warm_imports.ready():
             QTimer.singleShot(WAIT_FOR_IMPORTS_MS, self, self.build_when_ready)  # (never after the host is gone)
             return
-        if _pyqtgraph_imported() and PANEL_MODULE in sys.modules:  # (another window's: nothing left to import)
+        if _pyqtgraph_imported():  # (by another window, or a test: its costly import done already)
             self.build()
             return
         self._pieces = self._build_in_pieces()
