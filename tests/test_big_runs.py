@@ -49,7 +49,7 @@ def painted_all(qtbot, window) -> None:
 
 
 def _plot_range(window) -> tuple[float, float]:
-    low, high = window.timeline.stop_plot.vb.viewRange()[0]
+    low, high = window.timeline.panel.stop_plot.vb.viewRange()[0]
     return low, high
 
 
@@ -66,7 +66,7 @@ def test_the_loader_thread_computes_what_the_window_shows(large_run, window):
 
 def test_the_overview_shows_each_stop_in_its_marker_s_colour(window):
     """The strip is drawn from one colour per sampled stop (not from the markers' whole styles): the same colours."""
-    timeline, strip = window.timeline, window.timeline.overview.strip
+    timeline, strip = window.timeline.panel, window.timeline.panel.overview.strip
     sampled: set[bool] = set()
     for theme, window_width in (("light", 1400), ("dark", 1400), ("light", 700)):  # (700: fewer columns than stops)
         window.apply_theme(theme)
@@ -93,7 +93,7 @@ def test_the_overview_shows_each_stop_in_its_marker_s_colour(window):
 def test_the_overview_drawn_after_its_run_is_closed_draws_that_run_s_stops(qtbot, window):
     """What bench/fuzz_actions.py found: a resize asks the strip for a new image on the next turn, and when the
     run was closed meanwhile, drawing it read stops the timeline no longer had (IndexError in a timer's slot)."""
-    strip = window.timeline.overview.strip
+    strip = window.timeline.panel.overview.strip
     strip.repaint()  # (an image drawn at this width first: under load the window may not have painted it yet)
     assert strip._image is not None  # private: the image drawn and the redraw timer are what this checks
     window.resize(1100, 900)  # a new width: the new image is drawn a turn later (the last one stands in)
@@ -106,11 +106,11 @@ def test_the_overview_drawn_after_its_run_is_closed_draws_that_run_s_stops(qtbot
 
 
 def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
-    overview, stops = window.timeline.overview, window.session.stops
+    overview, stops = window.timeline.panel.overview, window.session.stops
     assert overview.isVisible() and overview.count == len(stops) > 1000
     low, high = _plot_range(window)
     assert high - low < 200  # a long run opens on a readable window of stops
-    bars = window.timeline.token_in_bars.opts["x"]  # bars only for the stops near the view
+    bars = window.timeline.panel.token_in_bars.opts["x"]  # bars only for the stops near the view
     assert len(bars) <= 3 * (high - low) + 2 and bars[0] <= max(low, 0) and bars[-1] >= min(high, len(stops) - 1)
     assert overview.strip.window == pytest.approx((low, high))
     # A click at 90 % of the strip centres the view there.
@@ -130,9 +130,9 @@ def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
     overview.fit_button.click()
     low, high = _plot_range(window)
     assert low <= 0 and high >= len(stops) - 1
-    bars = window.timeline.token_in_bars.opts["x"]
+    bars = window.timeline.panel.token_in_bars.opts["x"]
     assert bars[0] == 0 and bars[-1] == len(stops) - 1  # every stop in view: every bar drawn
-    ticks = window.timeline.stop_axis.tickValues(low, high, window.timeline.stop_plot.vb.width())
+    ticks = window.timeline.panel.stop_axis.tickValues(low, high, window.timeline.panel.stop_plot.vb.width())
     labelled = ticks[0][1]
     assert 2 <= len(labelled) < 40
     window.grab()
@@ -144,10 +144,10 @@ def test_the_cursor_stays_in_view(qtbot, window):
     session.flush()
     session.move_to_stop(len(session.stops) - 20)
     session.flush()
-    x = window.timeline.cursor_x
+    x = window.timeline.panel.cursor_x
     low, high = _plot_range(window)
     assert low <= x <= high
-    assert window.timeline.overview.strip.cursor_x == pytest.approx(x)
+    assert window.timeline.panel.overview.strip.cursor_x == pytest.approx(x)
 
 
 def test_go_to_box(qtbot, window):
@@ -325,6 +325,8 @@ def test_the_widgets_over_the_graph_keep_their_corners_when_the_view_is_resized(
 
 def test_the_overview_colours_each_stop_by_its_kind_whatever_the_file_puts_there(window):
     """The strip works a kind's colour out once; a kind the file made a list, a number or nothing is muted."""
+    from afp_desktop.core.views.timeline_series import milestone_kind
+
     panel = window.timeline.panel
     palette = panel.theme_palette
     stops = [{"meta": {"kind": "llm-turn"}}, {"meta": {"kind": "tool-call"}}, {"meta": {"kind": ["llm-turn"]}},
@@ -332,7 +334,7 @@ def test_the_overview_colours_each_stop_by_its_kind_whatever_the_file_puts_there
              {"meta": {"kind": "llm-turn"}},
              {"meta": {"kind": "iteration"}}]
     # private: the colour per stop the overview is drawn from, for hostile kinds
-    rgba = panel._overview_rgba(stops)
+    rgba = panel._overview_rgba([milestone_kind(stop) for stop in stops])
     muted = QColor(palette.text_muted).rgba()
     expected = [QColor(palette.kind("user->llm").accent).rgba(), QColor(palette.kind("llm->tool").accent).rgba(),
                 muted, muted, muted, muted, muted, QColor(palette.kind("user->llm").accent).rgba(),
@@ -497,8 +499,8 @@ def test_stepping_through_a_long_run_never_lays_the_main_window_out(qtbot, windo
     labels, readouts = [], []
     for stop in range(2, 40):  # steps closer together than a pause (the heavy panels follow once they pause)
         session.move_to_stop(stop)
-        qtbot.wait(5)
-        labels.append(window.timeline.position_label.toolTip())
+        session.flush()  # (the move published, as the next turn of the event loop would)
+        labels.append(window.timeline.panel.position_label.toolTip())
         readouts.append(window.features["iteration_bands"].bands.readout.text())
     assert len(set(labels)) == len(labels), "each step shows its own stop"
     assert len(set(readouts)) == len(readouts)

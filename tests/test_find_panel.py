@@ -74,7 +74,7 @@ def test_up_and_down_walk_the_hits_and_a_click_goes_to_one(qtbot, window):  # no
     qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     window.session.flush()
     assert window.session.position == hits[row].position
-    assert window.timeline.slider.value() == hits[row].position  # the one cursor: the timeline follows
+    assert window.timeline.panel.slider.value() == hits[row].position  # the one cursor: the timeline follows
     # with the focus in the list, its own arrow keys walk the hits too
     qtbot.keyClick(panel.list, Qt.Key.Key_Down)
     window.session.flush()
@@ -126,18 +126,18 @@ def test_matches_are_marked_on_the_timeline_and_the_graph(qtbot, window):  # noq
     panel = find(qtbot, window, "Working on")
     result = panel.result
     ends = [s["axisEnd"] for s in window.session.stops]
-    xs, _ys = window.timeline.search_marks.getData()
+    xs, _ys = window.timeline.panel.search_marks.getData()
     assert sorted(xs) == sorted({x_of_position(ends, int(p)) for p in result.positions})
     assert window.canvas.art.search_marks == result.node_set() and result.node_set()
     window.docks["find"].close()  # closing the panel takes the marks away, opening it brings them back
     qtbot.waitUntil(lambda: not window.canvas.art.search_marks)
-    assert len(window.timeline.search_marks.getData()[0]) == 0
+    assert len(window.timeline.panel.search_marks.getData()[0]) == 0
     window.docks["find"].show()
     qtbot.waitUntil(lambda: window.canvas.art.search_marks == result.node_set())
     panel.search_box.clear()
     with qtbot.waitSignal(panel.searched):
         panel.search()
-    assert len(window.timeline.search_marks.getData()[0]) == 0 and not window.canvas.art.search_marks
+    assert len(window.timeline.panel.search_marks.getData()[0]) == 0 and not window.canvas.art.search_marks
 
 
 def test_the_index_is_built_off_the_ui_thread_and_follows_the_templates(qtbot, window, monkeypatch):  # noqa: F811

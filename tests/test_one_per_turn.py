@@ -265,7 +265,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
         QApplication.processEvents()
         time.sleep(0.001)
         if not len(one_per_turn.one_per_turn()) and not window.session.settle_pending \
-                and not window.canvas.building and window.timeline.stops:
+                and not window.canvas.building and window.timeline.panel.stops:
             break
     kinds = [label for _at, label in ran if label != "graph painted"]
     assert {"slice", "stops", "paint", "settle"} <= set(kinds), kinds
@@ -275,7 +275,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
     assert labels.index("graph painted") < labels.index("stops"), \
         f"the moment shown is painted before the stops follow: {ran}"
     assert len(window.canvas.node_items) == len(window.canvas.graph_layout.nodes)
-    assert window.timeline.stops, "the stops are shown"
+    assert window.timeline.panel.stops, "the stops are shown"
 
 
 

@@ -221,8 +221,8 @@ def test_a_recording_shows_its_first_events_then_the_whole_run_at_the_same_momen
     assert not any("Only the typed event stream is in this file" in text for text in window.banner.texts), \
         "what is true of the part only is not said of the file"
     assert window.session.position == len(shown.axis)
-    qtbot.waitUntil(lambda: window.timeline.built and "Stops derived" in window.timeline.note.text(), timeout=10_000)
-    assert window.timeline.note.text() == ("Stops derived from the events (its commit log is read with the rest of "
+    qtbot.waitUntil(lambda: window.timeline.built and "Stops derived" in window.timeline.panel.note.text(), timeout=10_000)
+    assert window.timeline.panel.note.text() == ("Stops derived from the events (its commit log is read with the rest of "
                                            "the file)."), "not: no commit log in this file"
     window.session.move_to_stop(len(window.session.stops) // 2)
     window.session.flush()
@@ -239,7 +239,7 @@ def test_a_recording_shows_its_first_events_then_the_whole_run_at_the_same_momen
     qtbot.waitUntil(lambda: not window.canvas.building, timeout=LOAD_TIMEOUT)
     assert len(window.canvas.graph_layout.nodes) == len(whole.views.graph_layout.nodes) > \
         len(shown.views.graph_layout.nodes)
-    qtbot.waitUntil(lambda: "commit log is read" not in window.timeline.note.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "commit log is read" not in window.timeline.panel.note.text(), timeout=10_000)
 
 
 def test_a_recording_left_untouched_opens_whole_at_its_end(qtbot, window, slow_prefixes, tmp_path):

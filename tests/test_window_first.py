@@ -622,3 +622,51 @@ def test_the_pool_probe_sees_qts_pool_where_it_is_left_on():
                           check=False)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.split()[-1]) > 0
+
+
+def test_pyqtgraph_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_own(qtbot, monkeypatch):
+    """A file given at start-up: pyqtgraph's import, the panel made and the run shown in it came in one turn of the
+    event loop, right after the run was shown, and froze the window for all three. Each is a piece of its own
+    in the window's queue (app/pacing/one_per_turn.py), with the modules pyqtgraph imports before it."""
+    from afp_desktop.app.pacing import one_per_turn, warm_imports
+    from afp_desktop.app.panels.timeline import timeline as timeline_module
+    from afp_desktop.app.panels.timeline import timeline_host
+    from afp_desktop.app.session import Session
+    from afp_desktop.core.formats import open_run
+    from tests.corpus_util import corpus_path
+
+    done: list[str] = []
+    real_later, real_show_run = one_per_turn.later, timeline_module.TimelinePanel.show_run
+    monkeypatch.setattr(one_per_turn, "later", lambda owner, name, piece, first=False: real_later(
+        owner, name, lambda: (done.append("turn"), piece()), first))
+    monkeypatch.setattr(timeline_module.TimelinePanel, "show_run",
+                        lambda panel, run: (done.append("run shown"), real_show_run(panel, run)))
+    monkeypatch.setattr(timeline_host, "_pyqtgraph_imported", lambda: False)
+    monkeypatch.setattr(timeline_host, "_qt_names", lambda: [])
+    monkeypatch.setattr(timeline_host, "PYQTGRAPH_IMPORTS", ("colorsys",))
+    monkeypatch.setattr(timeline_host, "_import", lambda name: done.append(f"import {name}"))
+    monkeypatch.setattr(warm_imports, "ready", lambda: True)
+    session = Session()
+    session.set_run(open_run(corpus_path("02-react-two-tools", "recording.json")))
+    host = timeline_host.TimelineHost(session)
+    qtbot.addWidget(host)
+    host.when_built(lambda panel: done.append("built"))
+    host.build_when_ready()
+    qtbot.waitUntil(lambda: host.built, timeout=5_000)
+    # (the panel's module is imported already: no piece for it; the panel is made in the third turn)
+    assert done == ["import colorsys", "turn", "import pyqtgraph", "turn", "turn", "run shown", "built"]
+    assert host.panel.series is not None
+
+
+def test_the_host_only_hosts(qtbot):
+    """What the timeline shows and does is the panel's, reached as `panel`; play, speed and drilling out are the
+    session's. The host answers nothing of the panel's, and building it is never a side effect of asking."""
+    from afp_desktop.app.panels.timeline.timeline_host import TimelineHost
+    from afp_desktop.app.session import Session
+
+    host = TimelineHost(Session())
+    qtbot.addWidget(host)
+    for name in ("stops", "slider", "set_theme", "set_search_marks", "toggle_play", "speed_changed", "back_out"):
+        with pytest.raises(AttributeError):
+            getattr(host, name)
+    assert not host.built

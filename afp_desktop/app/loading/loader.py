@@ -27,6 +27,7 @@ from afp_desktop.core.views.context_state import key_writes
 from afp_desktop.core.views.inspect import pauses
 from afp_desktop.core.views.orientation import run_iteration_bands
 from afp_desktop.core.views.run_facts import facts_of_run
+from afp_desktop.core.views.timeline_series import run_timeline_series
 
 PROGRESS_GAP_S = 0.2
 PREFIX_WAIT_S = 1.0
@@ -63,11 +64,13 @@ def load_run(path: str, progress=None, cancelled=None, conversation: str | None 
 def _read_for_the_window(run) -> None:
     """What panels read once per run (core/views/per_run.py), read here and not on the window's thread: the
     pause marks' pauses, the Context panel's writers of each state key, the timeline's iteration bands, the run
-    facts (findings, resilience, cost, thinking) of the Findings panel, the header and the timeline's marks."""
+    facts (findings, resilience, cost, thinking) of the Findings panel, the header and the timeline's marks, and
+    the timeline's series (its stops' labels, markers and bars as arrays)."""
     pauses(run)
     key_writes(run)
     run_iteration_bands(run)
     facts_of_run(run)
+    run_timeline_series(run)
 
 
 class _LoadThread(QThread):

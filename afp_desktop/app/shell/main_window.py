@@ -303,8 +303,8 @@ class MainWindow(QMainWindow):
             ("previous_event", lambda: s.step_events(-1), key.Key_Left, shift),
             ("home", s.home, key.Key_Home, None),
             ("end", s.end, key.Key_End, None),
-            ("play", self.timeline.toggle_play, key.Key_Space, None),
-            ("back_out", lambda: self.timeline.back_out(len(s.breadcrumb) - 2), key.Key_Backspace, None),
+            ("play", s.toggle_play, key.Key_Space, None),
+            ("back_out", lambda: s.drill_out(len(s.breadcrumb) - 2), key.Key_Backspace, None),
             ("centre", self.canvas.centre_on_cursor, key.Key_C, None),
         )
         for action_id, slot, typed_key, modifiers in replay_keys:
@@ -359,7 +359,7 @@ class MainWindow(QMainWindow):
             self.panels["bugreport"].conversation_chosen.connect(lambda path, conv: self.open_file(path, conv))
         self.empty.open_requested.connect(self.choose_file)
         self.empty.recent_chosen.connect(self.open_file)
-        self.timeline.speed_changed.connect(lambda speed: self.settings.set("play_speed", speed))
+        self.session.speed_changed.connect(lambda speed: self.settings.set("play_speed", speed))
         # The desktop switching scheme while the mode is "system" re-themes the widgets (theme.py); follow it.
         widget_theme.theme_notifier().theme_changed.connect(self._use_theme)
 
@@ -377,7 +377,7 @@ class MainWindow(QMainWindow):
         self.canvas.set_future_mode(st.get("future_mode"))
         self.theme_actions[st.get("theme")].setChecked(True)
         self.apply_theme(st.get("theme"))
-        self.timeline.set_speed(st.get("play_speed"))
+        self.session.set_speed(st.get("play_speed"))
         templates = self.panels.get("templates")
         if hasattr(templates, "folder_chosen"):  # the template editor's Load…/Save… open where they last did
             templates.folder = st.get("template_folder") or st.get("last_folder")
@@ -428,7 +428,7 @@ class MainWindow(QMainWindow):
             if widget.styleSheet():
                 widget.setStyleSheet(widget.styleSheet())
         self.canvas.set_palette(palette_for(theme))
-        self.timeline.set_theme(theme)
+        self.timeline.when_built(lambda panel: panel.set_theme(theme))
         self.banner.set_dark(theme == "dark")
         for panel in self.panels.values():
             if hasattr(panel, "set_theme"):
@@ -747,7 +747,7 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------------------------------------- close
     def closeEvent(self, event) -> None:
-        self.timeline.stop_playing()
+        self.session.stop_playing()
         self.follow.stop()
         self.loader.abandon()
         self.left_out.stop()
