@@ -17,7 +17,7 @@ from afp_desktop.core import breathing as breathing_module
 from afp_desktop.core.breathing import breathe, breathing, breathing_over
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.jsonx import jsonscan
-from afp_desktop.core.model.prepared_views import prepare_views
+from afp_desktop.core.views.prepared_views import prepare_views
 from afp_desktop.core.views.inspect import pauses
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path, read_bytes
 
@@ -99,7 +99,7 @@ def test_a_large_run_breathes_often_from_reading_to_the_last_projection(name, tm
 def test_which_stops_can_be_drilled_into_is_found_breathing(monkeypatch):
     """7,008 stops of the 1,000-iteration recording were asked one by one with no breathing point: ~45 ms of the
     loader's Python, each move of the cursor meanwhile stalled 60-75 ms."""
-    from afp_desktop.core.model import prepared_views
+    from afp_desktop.core.views import prepared_views
 
     run = open_run(corpus_path("15-large-run", "trace.json"))
     breaths: list[int] = []

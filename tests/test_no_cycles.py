@@ -10,7 +10,7 @@ import gc
 import pytest
 
 from afp_desktop.app.loading.loader import load_run
-from afp_desktop.core.model.prepared_views import graph_layout_of
+from afp_desktop.core.views.prepared_views import graph_layout_of
 from tests.corpus_util import corpus_path, read_bytes
 
 FILES = [("02-react-two-tools", "trace.json"), ("02-react-two-tools", "events.ndjson"),

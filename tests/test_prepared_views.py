@@ -1,4 +1,4 @@
-"""The window's projections of a run are one value made at once (core/model/prepared_views.py), equal to what each
+"""The window's projections of a run are one value made at once (core/views/prepared_views.py), equal to what each
 reader computes for itself when the run has none."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.bubble import BubbleModel
 from afp_desktop.core.model.layout import layout_step_graph
-from afp_desktop.core.model.prepared_views import (
+from afp_desktop.core.views.prepared_views import (
     fold_whole_graph,
     graph_layout_of,
     prepare_views,

@@ -361,7 +361,7 @@ def test_a_grown_folded_graph_uses_the_folds_found_while_loading(qtbot, window, 
     grown on the window's thread does not look for folds again (25 ms on the 1,000-iteration run)."""
     from afp_desktop.app.features import graph_folding
     from afp_desktop.core.formats import open_run
-    from afp_desktop.core.model.prepared_views import prepare_views
+    from afp_desktop.core.views.prepared_views import prepare_views
     from tests.corpus_util import corpus_path
 
     path = corpus_path("15-large-run", "trace.json")

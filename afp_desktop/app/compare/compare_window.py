@@ -42,7 +42,7 @@ from afp_desktop.app.widgets.visible_text import first_line, visible_text
 from afp_desktop.app.session import Session
 from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
-from afp_desktop.core.model.prepared_views import graph_layout_of
+from afp_desktop.core.views.prepared_views import graph_layout_of
 from afp_desktop.core.views.compare import (
     FIELD_NAMES,
     PAYLOAD_FIELDS,

@@ -22,12 +22,7 @@ from afp_desktop.app.pacing.window_activity import window_activity
 from afp_desktop.core.breathing import breathe, note_waiting
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
-from afp_desktop.core.model.prepared_views import prepare_views
-from afp_desktop.core.views.context_state import key_writes
-from afp_desktop.core.views.inspect import pauses
-from afp_desktop.core.views.orientation import run_iteration_bands
-from afp_desktop.core.views.run_facts import facts_of_run
-from afp_desktop.core.views.timeline_series import run_timeline_series
+from afp_desktop.core.views.prepared_views import prepare_views
 
 PROGRESS_GAP_S = 0.2
 PREFIX_WAIT_S = 1.0
@@ -62,15 +57,8 @@ def load_run(path: str, progress=None, cancelled=None, conversation: str | None 
 
 
 def _read_for_the_window(run) -> None:
-    """What panels read once per run (core/views/per_run.py), read here and not on the window's thread: the
-    pause marks' pauses, the Context panel's writers of each state key, the timeline's iteration bands, the run
-    facts (findings, resilience, cost, thinking) of the Findings panel, the header and the timeline's marks, and
-    the timeline's series (its stops' labels, markers and bars as arrays)."""
-    pauses(run)
-    key_writes(run)
-    run_iteration_bands(run)
-    facts_of_run(run)
-    run_timeline_series(run)
+    """Nothing more: what panels read once per run (the run's facts, pauses, state keys' writers, iteration bands
+    and the timeline's series) is among run.views, made by prepare_views."""
 
 
 class _LoadThread(QThread):

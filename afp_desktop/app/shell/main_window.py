@@ -60,7 +60,7 @@ from afp_desktop.app.storage.settings import Settings
 from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.shell.menus import ActionRegistry
 from afp_desktop.app.look.style import palette_for
-from afp_desktop.core.model.prepared_views import summary_of
+from afp_desktop.core.views.prepared_views import summary_of
 
 log = logging.getLogger(__name__)
 
