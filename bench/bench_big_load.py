@@ -53,7 +53,7 @@ print(json.dumps({'seconds': time.perf_counter() - t, 'peak': hwm() - base}))
 
 LOADER = _COMMON + r"""
 from afp_desktop.app.features.graph_folding import AUTO_FOLD_STEPS
-from afp_desktop.app.loading.loader import load_run
+from afp_desktop.engine.service import load_run
 import afp_desktop.core.formats, orjson, numpy
 base = rss()
 t = time.perf_counter()

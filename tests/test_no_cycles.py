@@ -9,7 +9,7 @@ import gc
 
 import pytest
 
-from afp_desktop.app.loading.loader import load_run
+from afp_desktop.engine.service import load_run
 from tests.corpus_util import corpus_path, read_bytes
 
 FILES = [("02-react-two-tools", "trace.json"), ("02-react-two-tools", "events.ndjson"),

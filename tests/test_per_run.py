@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from afp_desktop.app.loading.loader import load_run
+from afp_desktop.engine.service import load_run
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views import context_state
 from afp_desktop.core.views.per_run import per_run

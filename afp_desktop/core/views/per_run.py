@@ -1,6 +1,6 @@
 """Read once per run: a view's answer kept for as long as the run it was computed from is alive.
 
-The window's loader thread computes these beside the run's own projections (app/loader.load_run), so the
+The window's loader thread computes these beside the run's own projections (engine/service.py load_run), so the
 window's thread finds them ready instead of walking 100,000 events or 20,000 commits while it paints.
 """
 
