@@ -25,6 +25,7 @@ from typing import Iterator
 
 from PySide6.QtCore import QObject, QSocketNotifier, QThread, QTimer, Signal
 
+from afp_desktop.app.pacing import warm_imports
 from afp_desktop.core.formats.source import byte_limit_given
 from afp_desktop.engine import process as engine_process
 from afp_desktop.engine.collector import collector_paused
@@ -104,6 +105,8 @@ class EngineProcess:
 class EngineLoads(QObject):
     """Makes EngineLoads for a RunLoader and keeps the engine process they go through."""
 
+    held = Signal()  # (HOLD_LOADS, tests: a load waits at its first breathing point for go_on())
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.spill_folder: str | None = None  # made with the first process, removed once none is left (wait)
@@ -123,9 +126,16 @@ class EngineLoads(QObject):
     def make(self, path: str, conversation: str | None, fold_above: int | None) -> EngineLoad:
         return EngineLoad(self, next(_ids), path, conversation, fold_above)
 
+    def go_on(self) -> None:
+        """Every held load goes on (HOLD_LOADS)."""
+        for load in list(self._loads.values()):
+            self.send("go", load.id)
+
     def warm(self) -> None:
-        """A process ready for the next load (started now if there is none)."""
+        """A process ready for the next load (started now if there is none, or if it has ended)."""
         self._reap_ended()
+        if self.engine is not None and not self.engine.process.is_alive():
+            self._engine_ended()
         if self.engine is None:
             if self.spill_folder is None:
                 self.spill_folder = tempfile.mkdtemp(prefix="afp-engine-")
@@ -236,7 +246,6 @@ class EngineLoad(QObject):
     cancelled = Signal()
     conversation_needed = Signal(str, object)
     ended = Signal(str)  # how the engine process ended ("signal SIGKILL", "exit code 3")
-    held = Signal()  # (HOLD_LOADS: the engine waits at the load's first breathing point for go())
     receiving: set["EngineLoad"] = set()  # loads whose runs are being unpickled
 
     def __init__(self, link: EngineLoads, load_id: int, path: str, conversation: str | None,
@@ -260,9 +269,6 @@ class EngineLoad(QObject):
         self.stopping = True
         self.link.abandon(self)
 
-    def go(self) -> None:
-        self.link.send("go", self.id)
-
     def part_shown(self) -> None:
         """(The engine does not wait for the window: nothing to do.)"""
 
@@ -274,7 +280,7 @@ class EngineLoad(QObject):
         if kind == "progress":
             self.progress.emit(rest[0])
         elif kind == "held":
-            self.held.emit()
+            self.link.held.emit()
         elif kind in ("prefix", "loaded"):
             if kind == "loaded":  # (the whole run: the parts not yet received are not needed)
                 for _kind, spill in self._spills:
@@ -327,6 +333,7 @@ class Receiver(QThread):
         self.kind, self.spill = kind, spill
 
     def run(self) -> None:
+        warm_imports.finish()  # (one thread imports numpy at a time: a run may hold arrays)
         try:
             with collector_paused():
                 run = engine_process.receive(self.spill)
