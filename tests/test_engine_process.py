@@ -109,3 +109,22 @@ def test_a_failure_and_a_cancel_come_back_from_the_engine_in_words(qtbot, engine
     with qtbot.waitSignal(window.loader.cancelled, timeout=LOAD_TIMEOUT):
         window.loader.cancel()
         window.loader.loads.go_on()
+
+
+def test_a_bundle_of_several_conversations_asks_which_through_the_engine(qtbot, tmp_path, monkeypatch):
+    from tests.bundle_util import several_conversations_zip
+
+    monkeypatch.setattr(loader_module, "IN_PROCESS", False)
+    path = tmp_path / "several.zip"
+    path.write_bytes(several_conversations_zip())
+    loader = loader_module.RunLoader()
+    try:
+        with qtbot.waitSignal(loader.conversation_needed, timeout=LOAD_TIMEOUT) as needed:
+            loader.start(path)
+        assert needed.args[0] == str(path) and len(needed.args[1]) >= 2
+        with qtbot.waitSignal(loader.loaded, timeout=LOAD_TIMEOUT) as loaded:
+            loader.start(path, needed.args[1][1].id)
+        assert loaded.args[0].bundle.chosen == needed.args[1][1].id
+    finally:
+        loader.abandon()
+        loader.wait(10_000)

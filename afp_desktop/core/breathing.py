@@ -41,16 +41,6 @@ def breathing(hook: Callable[[], None]):
     return _for_this_thread("hook", hook)
 
 
-def note_waiting(seconds: float) -> None:
-    """This thread waited `seconds` for the window (to show a part handed to it): not time spent reading."""
-    _local.waited = getattr(_local, "waited", 0.0) + seconds
-
-
-def waited_so_far() -> float:
-    """Seconds this thread has waited for the window (note_waiting), all told."""
-    return float(getattr(_local, "waited", 0.0))
-
-
 def breathing_over(items: Iterable[T], every: int = EVERY) -> Iterable[T]:
     """`items`, breathing every `every` of them (fewer for a loop that does more per item). Without a hook on
     this thread: `items` itself (no cost)."""

@@ -8,14 +8,14 @@ import time
 
 from PySide6.QtCore import QObject, QThread, Signal
 
-from afp_desktop.core.breathing import breathing, note_waiting
+from afp_desktop.app.loading import loader as loader_module
+from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled
 from afp_desktop.engine.collector import collector_paused
 from afp_desktop.engine.process import failure_message
 from afp_desktop.engine.service import Engine
 
 PROGRESS_GAP_S = 0.2  # progress at most this often (each repaints the bar), and at 100 %
-PREFIX_WAIT_S = 1.0  # a part handed to the window is waited for at most this long (then the load goes on)
 
 
 class ThreadLoad(QThread):
@@ -64,9 +64,7 @@ class ThreadLoad(QThread):
         it, and a run built at the same time in this process would make every step of that take far longer."""
         self.shown.clear()
         self.prefix.emit(run)
-        began = time.monotonic()
-        self.shown.wait(PREFIX_WAIT_S)
-        note_waiting(time.monotonic() - began)  # (not the file's reading pace: prefixes.py)
+        self.shown.wait(loader_module.PREFIX_WAIT_S)  # (not the file's reading pace: prefixes.py leaves it out)
 
     def run(self) -> None:
         try:

@@ -24,6 +24,7 @@ from afp_desktop.app.pacing.one_per_turn import after_a_busy_pass
 # hold a load to act on a part). The engine process goes on at once: it shares nothing with the window's thread.
 PREFIX_SETTLE_MS = 30
 PREFIX_HOLD_MS = 0
+PREFIX_WAIT_S = 1.0  # a load in this process waits at most this long for a part to be shown, then goes on
 IN_PROCESS = False  # True: loads run in a thread of this process (tests that change the core here), not the engine
 
 
