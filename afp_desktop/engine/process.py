@@ -12,7 +12,8 @@ Messages (tuples, the kind and the load first):
 A run travels as a pickle (protocol 5) written to a spill file in the folder the window gave (`spill`: its name),
 never through the connection: every message on it stays small, so the window reads it at once.
 
-The process's own policy lives here: the garbage collector held off while a run is built (collector.py).
+The process's own policy lives here: the garbage collector held off while a run is built (collector.py), and a
+priority below the window's (NICENESS).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from afp_desktop.engine.service import Engine
 PICKLE_PROTOCOL = 5
 PROGRESS_GAP_S = 0.1  # progress messages at most this often (and at 100 %)
 POLL_GAP_S = 0.01  # a breathing point looks for a cancel at most this often (a poll is a system call)
+# The engine runs at a lower priority than the window: when they want the same processor (two processors, another
+# program busy on one), the system runs the window's thread first and the engine in what it leaves.
+NICENESS = 5
 
 
 class _Requests:
@@ -67,6 +71,11 @@ class _Requests:
 
 def serve(connection: Connection, spill_folder: str) -> None:
     """The engine process's main: serve requests until "quit" or the window's end of the connection closes."""
+    if hasattr(os, "nice"):
+        try:
+            os.nice(NICENESS)
+        except OSError:
+            pass
     engine = Engine()
     requests = _Requests(connection)
     spills = 0

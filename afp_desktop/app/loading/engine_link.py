@@ -30,7 +30,9 @@ from afp_desktop.core.formats.source import byte_limit_given
 from afp_desktop.engine import process as engine_process
 from afp_desktop.engine.collector import collector_paused
 
-WARM_AFTER_MS = 1500  # a fresh process is started this long after a load ended (not while the run is first shown)
+WARM_AT_START_MS = 300  # a process is started this long after the loader is made (the window's first frame first),
+WARM_AFTER_MS = 1500  # and a fresh one this long after a load ended (not while the run is first shown): each is
+# ready for the next open
 HOLD_LOADS = False  # tests: each load waits at its first breathing point until its `go()` (`held` says it is there)
 QUIT_WAIT_S = 2.0  # a process told to quit is waited for this long at shutdown, then killed
 _ids = itertools.count(1)
@@ -116,8 +118,8 @@ class EngineLoads(QObject):
         self._ending: list[EngineProcess] = []  # told to quit, or killed: reaped later
         self._warm = QTimer(self)
         self._warm.setSingleShot(True)
-        self._warm.setInterval(WARM_AFTER_MS)
         self._warm.timeout.connect(self.warm)
+        self._warm.start(WARM_AT_START_MS)
 
     @property
     def engine_pid(self) -> int | None:
@@ -185,7 +187,7 @@ class EngineLoads(QObject):
         if kind in ("loaded", "failed", "cancelled", "conversation_needed"):
             del self._loads[load_id]
             self._retire(kill=False)
-            self._warm.start()
+            self._warm.start(WARM_AFTER_MS)
         load.message(kind, rest)
 
     def _engine_ended(self) -> None:
