@@ -23,6 +23,7 @@ import pickle
 import time
 from collections import deque
 from multiprocessing.connection import Connection
+from typing import Callable
 
 from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError
@@ -178,12 +179,12 @@ def failure_message(path: str, error: Exception) -> str:
     return f"{path}: could not be opened ({type(error).__name__}: {error})"  # a bug or an unforeseen shape
 
 
-def receive(spill: str):
+def receive(spill: str, between_frames: Callable[[], None] | None = None):
     """The run in spill file `spill` (then removed), unpickled through `FrameReader`: Python code between every
-    frame the unpickler reads, so a thread doing this hands Python's lock over often."""
+    frame the unpickler reads, which calls `between_frames()` (where the reading thread may pause)."""
     try:
         with open(spill, "rb") as source:
-            return pickle.load(FrameReader(source))
+            return pickle.load(FrameReader(source, between_frames))
     finally:
         discard(spill)
 
@@ -199,15 +200,19 @@ def discard(spill: str) -> None:
 class FrameReader:
     """A file whose `read` / `readinto` / `readline` are Python code. The C unpickler reads a protocol-5 pickle a
     frame (at most 64 KiB) at a time through them: each call runs Python bytecode, where a thread waiting for
-    Python's lock gets it, so unpickling never holds it for longer than one frame's objects take."""
+    Python's lock gets it, and `between_frames()`, so unpickling never goes on for longer than one frame's objects
+    take without a chance to pause."""
 
-    def __init__(self, source) -> None:
+    def __init__(self, source, between_frames: Callable[[], None] | None = None) -> None:
         self._source = source
+        self._between = between_frames or (lambda: None)
 
     def read(self, size: int = -1) -> bytes:
+        self._between()
         return self._source.read(size)
 
     def readinto(self, buffer) -> int:
+        self._between()
         return self._source.readinto(buffer)
 
     def readline(self) -> bytes:

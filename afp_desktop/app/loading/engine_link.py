@@ -2,9 +2,8 @@
 into the signals of a load (the same as in_process.ThreadLoad's), so RunLoader sees no difference.
 
 The connection is watched by a QSocketNotifier on its descriptor: a message is read when it has arrived, on the
-window's thread, and every message is small. A run comes as a spill file, unpickled on a thread of its own
-(`Receiver`) through a reader that hands Python's lock over between frames, with the collector held off and the
-run then frozen out of its way (engine/collector.py): the window's thread never waits long for Python.
+window's thread, and every message is small. A run comes as a spill file, received a slice per turn of the event
+loop (received_runs.py).
 When the process ends in the middle of a load (a crash, a kill, out of memory), the load says so (`ended`) and
 the next load starts a fresh process. A load that has ended retires its process (its memory goes back to the
 system) and a fresh one is started a little later, warm for the next open.
@@ -23,12 +22,11 @@ from collections import deque
 from contextlib import contextmanager
 from typing import Iterator
 
-from PySide6.QtCore import QObject, QSocketNotifier, QThread, QTimer, Signal
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
-from afp_desktop.app.pacing import warm_imports
+from afp_desktop.app.loading.received_runs import SlicedReceive
 from afp_desktop.core.formats.source import byte_limit_given
 from afp_desktop.engine import process as engine_process
-from afp_desktop.engine.collector import collector_paused
 
 WARM_AT_START_MS = 0  # a process is started on the first turn of the event loop after the loader is made,
 WARM_AFTER_MS = 1500  # and a fresh one this long after a load ended (not while the run is first shown): each is
@@ -220,8 +218,8 @@ class EngineLoads(QObject):
         self._ending = [engine for engine in self._ending if not engine.reap()]
 
     def wait(self, msecs: int = 30_000) -> bool:
-        """Every run received and, with no load going on, every process ended and the spill folder removed
-        (shutdown, tests; the next load starts a fresh process)."""
+        """Every receive ended (one going on is stopped) and, with no load going on, every process ended and the
+        spill folder removed (shutdown, tests; the next load starts a fresh process)."""
         receiving = [load for load in EngineLoad.receiving if load.link is self]
         done = all(load.wait(msecs) for load in receiving)
         if not self._loads:
@@ -258,7 +256,7 @@ class EngineLoad(QObject):
         self.stopping = False
         self.prefixes_shown = 0
         self._spills: deque = deque()  # ("prefix" | "loaded", spill file) waiting to be received, in order
-        self._receiver: Receiver | None = None
+        self._receiver: SlicedReceive | None = None
 
     def start(self) -> None:
         self.link.begin(self)
@@ -270,13 +268,21 @@ class EngineLoad(QObject):
     def abandon(self) -> None:
         self.stopping = True
         self.link.abandon(self)
+        if self._receiver is not None:
+            self._receiver.stop()
+        for _kind, spill in self._spills:
+            engine_process.discard(spill)
+        self._spills.clear()
 
     def part_shown(self) -> None:
         """(The engine does not wait for the window: nothing to do.)"""
 
     def wait(self, msecs: int = 30_000) -> bool:
         receiver = self._receiver
-        return receiver is None or receiver.wait(msecs)
+        if receiver is not None and not receiver.wait(msecs):
+            return False
+        EngineLoad.receiving.discard(self)
+        return True
 
     def message(self, kind: str, rest: list) -> None:
         if kind == "progress":
@@ -305,7 +311,7 @@ class EngineLoad(QObject):
         if self._receiver is not None or not self._spills:
             return
         kind, spill = self._spills.popleft()
-        self._receiver = Receiver(kind, spill, self)
+        self._receiver = SlicedReceive(kind, spill, self)
         self._receiver.received.connect(self._received)
         EngineLoad.receiving.add(self)
         self._receiver.start()
@@ -313,7 +319,6 @@ class EngineLoad(QObject):
     def _received(self, kind: str, run) -> None:
         receiver, self._receiver = self._receiver, None
         if receiver is not None:
-            receiver.wait()
             receiver.deleteLater()
         EngineLoad.receiving.discard(self)
         if run is None:
@@ -324,21 +329,3 @@ class EngineLoad(QObject):
             self.loaded.emit(run)
         self._receive_next()
 
-
-class Receiver(QThread):
-    """Unpickles one spill file beside the window (engine/process.py `receive`), the collector held off."""
-
-    received = Signal(str, object)  # (kind, the run; None if it could not be read)
-
-    def __init__(self, kind: str, spill: str, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.kind, self.spill = kind, spill
-
-    def run(self) -> None:
-        warm_imports.finish()  # (one thread imports numpy at a time: a run may hold arrays)
-        try:
-            with collector_paused():
-                run = engine_process.receive(self.spill)
-        except Exception:  # noqa: BLE001 - a spill cut short (the engine ended while writing it): said as a failure
-            run = None
-        self.received.emit(self.kind, run)
