@@ -18,6 +18,7 @@ import signal
 import sys
 import tempfile
 import types
+import weakref
 from collections import deque
 from contextlib import contextmanager
 from typing import Iterator
@@ -139,6 +140,7 @@ class EngineLoads(QObject):
         if self.engine is None:
             if self.spill_folder is None:
                 self.spill_folder = tempfile.mkdtemp(prefix="afp-engine-")
+                weakref.finalize(self, shutil.rmtree, self.spill_folder, ignore_errors=True)  # (at exit at the latest)
             self.engine = EngineProcess(self.spill_folder)
             self._notifier = QSocketNotifier(self.engine.connection.fileno(), QSocketNotifier.Type.Read, self)
             self._notifier.activated.connect(self._readable)
