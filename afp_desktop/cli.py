@@ -57,9 +57,11 @@ def write_json(value, indent: bool) -> None:
 
 
 def _open(path: str, conversation: str | None = None):
-    from afp_desktop.core import open_run
+    from afp_desktop.engine.collector import collector_paused
+    from afp_desktop.engine.service import Engine
 
-    run = open_run(path, conversation=conversation)  # (open_run pauses the garbage collector while it builds it)
+    with collector_paused():  # (the command line's policy: no collections while a run is built)
+        run = Engine().open(path, conversation=conversation, for_window=False)
     if run.payload_problems:  # a large Trace's payloads are checked here, not while loading: refuse as a parse would
         raise run.payload_problems[0]
     for warning in run.warnings:

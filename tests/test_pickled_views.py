@@ -9,7 +9,7 @@ import pickle
 import pytest
 
 from afp_desktop.app.loading import loader
-from afp_desktop.app.loading.loader import load_run
+from afp_desktop.engine.service import load_run
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views import context_state, inspect, orientation, run_facts, timeline_series
 from tests.corpus_util import corpus_path
@@ -80,18 +80,28 @@ def test_a_prepared_run_handed_on_is_read_without_computing_again(monkeypatch, n
         assert writes and series.count == len(expected.stops) > 0
 
 
-def test_the_window_shows_a_handed_on_run_without_computing_what_it_reads_once(qtbot, window, monkeypatch):
-    """The window's loader thread is made to hand on the run as another process would; from then on, showing it
-    (the Findings panel, the header, the pause and fact marks, the Context panel, the iteration bands, the
-    timeline) computes none of the per-run views."""
+@pytest.fixture
+def engine_window(qtbot, monkeypatch):
+    """The window, loading through the engine process (as the app does)."""
+    from afp_desktop.app.shell.main_window import MainWindow
+
+    monkeypatch.setattr(loader, "IN_PROCESS", False)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    window.loader.abandon()
+    window.loader.wait(10_000)
+
+
+def test_the_window_shows_a_handed_on_run_without_computing_what_it_reads_once(qtbot, engine_window, monkeypatch):
+    """The run comes from the engine process, pickled; from then on, showing it in the window (the Findings panel,
+    the header, the pause and fact marks, the Context panel, the iteration bands, the timeline) computes none of
+    the per-run views in the window's process."""
+    window = engine_window
     calls: dict[str, int] = {}
-
-    def load_handed_on(*args, **kwargs):
-        run = handed_on(load_run(*args, **kwargs))
-        spy_on_computes(monkeypatch, calls)  # (the load's own computing done: count from here)
-        return run
-
-    monkeypatch.setattr(loader, "load_run", load_handed_on)
+    spy_on_computes(monkeypatch, calls)  # (the engine computes in its own process: nothing is counted there)
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(str(corpus_path("02-react-two-tools", "recording.json")))
     window.session.flush()

@@ -217,10 +217,10 @@ class _CompareThread(QThread):
         self.stop_flag = threading.Event()  # set: end at the next breathing point (the window is closing)
 
     def run(self) -> None:
-        from afp_desktop.app.pacing.beside_the_window import beside_the_window
+        from afp_desktop.app.pacing.stoppable import stoppable
 
         try:
-            with beside_the_window(self.stop_flag):  # (the window stays first while two long runs are aligned)
+            with stoppable(self.stop_flag):
                 comparison = compare_runs(*self.runs)
                 shown = ComparisonShown.of(comparison, *self.runs)
             self.done.emit(shown)
