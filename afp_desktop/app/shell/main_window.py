@@ -712,7 +712,6 @@ class MainWindow(QMainWindow):
         folder = default_export_folder(st.get("export_folder"))  # not the input's folder
         dialog = ExportDialog(self, os.path.join(folder, proposed_file_name(self.session.run.path, fmt)), fmt,
                               include_cursor=st.get("export_cursor"))
-        self._export_dialog = dialog  # (tests drive it while it is open)
         try:
             if dialog.exec() != ExportDialog.DialogCode.Accepted:
                 return
@@ -723,7 +722,7 @@ class MainWindow(QMainWindow):
             self._persist()
             self.export_graph_to(path, dialog.choice())
         finally:
-            self._export_dialog = None
+            dialog.deleteLater()
 
     def _show_card_menu(self, index: int, where) -> None:
         """Right-click on a card: copy the step's JSON or id, or export the graph."""
