@@ -17,10 +17,11 @@ def test_the_engine_holds_the_run_it_opened_prepared_for_the_window():
     engine = Engine()
     run = engine.open(str(corpus_path("02-react-two-tools", "trace.json")))
     assert engine.run is run
-    made = vars(run)
-    assert {"axis", "replay_facts", "graph_layout", "summary", "stop_figures"} <= set(made)
+    views = run.views
+    assert views is not None and views.graph_layout is not None and views.summary.llm_calls > 0
+    assert len(views.stop_figures.tokens_in) == len(run.stops) > 0
     bare = Engine().open(str(corpus_path("02-react-two-tools", "trace.json")), for_window=False)
-    assert "graph_layout" not in vars(bare) and bare.stepgraph == run.stepgraph
+    assert bare.views is None and bare.stepgraph == run.stepgraph
     engine.close()
     assert engine.run is None
 
@@ -31,7 +32,7 @@ def test_a_prepared_run_comes_back_from_its_spill_file_whole_and_the_file_goes(t
     spill.write_bytes(pickle.dumps(run, protocol=process.PICKLE_PROTOCOL))
     back = process.receive(str(spill))
     assert not spill.exists()
-    assert len(back.axis) == len(run.axis) and back.stepgraph == run.stepgraph and back.summary == run.summary
+    assert len(back.axis) == len(run.axis) and back.stepgraph == run.stepgraph and back.views.summary == run.views.summary
 
 
 def test_the_unpickler_reads_a_frame_at_a_time_through_python(tmp_path, monkeypatch):

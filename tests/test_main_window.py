@@ -311,11 +311,11 @@ def test_cancel_stops_a_load_at_its_next_breathing_point(qtbot, window, monkeypa
     seconds) stops at its next breathing point: closing the window waited for the whole stretch."""
     import threading
 
-    from afp_desktop.app.loading import loader as loader_module
+    from afp_desktop.engine import service
     from tests.long_job import breathe_until_released
 
     started = threading.Event()
-    monkeypatch.setattr(loader_module, "open_run", lambda *_args, **_kwargs: breathe_until_released(started))
+    monkeypatch.setattr(service, "open_run", lambda *_args, **_kwargs: breathe_until_released(started))
     with qtbot.waitSignal(window.loader.cancelled, timeout=5_000):
         window.open_file(corpus_path(SCENARIO, "recording.json"))
         assert started.wait(5)
