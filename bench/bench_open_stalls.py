@@ -1,6 +1,7 @@
 """How long the window's UI thread stalls while it opens a big run and while the cursor is scrubbed (a script).
 
     .venv/bin/python bench/bench_open_stalls.py [FILE ...]
+    .venv/bin/python bench/bench_open_stalls.py --json FILE ...   (for bench/perf_table.py)
 
 With no argument it uses the 1,000-iteration corpus run (48 MB Trace, 53 MB NDJSON, 448 MB recording), decompressed
 from $AFP_BIG_CORPUS (default /work/shared/corpus/big/react-1000) into a temporary folder. A 5 ms QTimer on the UI
@@ -16,12 +17,15 @@ replaced is freed meanwhile). Targets: the first frame ≤ 0.5 s; the longest st
 and when it took any, the longest stall during which it took none is printed too. With AFP_STALL_DUMPS=FILE,
 every thread's stack is written to FILE whenever a stall grows past 40 ms (AFP_STALL_DUMP_MS). After each untouched open it
 checks that every panel has caught up (nothing left in the window's queue, app/pacing/one_per_turn.py, and no growth job
-behind).
+behind). With --json, each FILE is only opened while the cursor moves (then scrubbed): the text goes to stderr and
+one JSON object to stdout, {file: open_and_measure's figures}.
 """
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
+import json
 import lzma
 import os
 import sys
@@ -290,8 +294,9 @@ def open_over(app, first: Path, second: Path) -> None:
 
 def open_and_measure(app, path: Path, scrub_after: bool = True) -> dict:
     """Open `path` while the cursor moves (then, `scrub_after`, scrub and step through it); print the figures and
-    return the opening's: {"first_frame_ms", "longest_ms", "longest_unstolen_ms", "stolen_ms", "worst": [(at s,
-    stall ms, host's steal ms, window at work ms, queued ms) for the five longest stalls]}."""
+    return the opening's: {"first_frame_ms", "whole_ms", "longest_ms", "longest_unstolen_ms", "stolen_ms", "worst":
+    [(at s, stall ms, host's steal ms, window at work ms, queued ms) for the five longest stalls]}, and with
+    `scrub_after` "one_stop_median_ms" (one_stop_moves)."""
     window = open_window(app)
     meter = StallMeter()
     first_frame = {}
@@ -331,7 +336,7 @@ def open_and_measure(app, path: Path, scrub_after: bool = True) -> dict:
     print(f"  whole run shown after            {whole * 1000:7.0f} ms   (open incl. 1.5 s idle: {total:.1f} s); "
           f"{len(scrubbed)} cursor moves made while it was read")
     print_opening_stalls(meter)
-    opening = {"first_frame_ms": shown * 1000, "longest_ms": meter.longest(),
+    opening = {"first_frame_ms": shown * 1000, "whole_ms": whole * 1000, "longest_ms": meter.longest(),
                "longest_unstolen_ms": meter.longest_unstolen(), "stolen_ms": meter.stolen_total(),
                "worst": meter.worst_figures()}
     if not scrub_after:
@@ -356,7 +361,7 @@ def open_and_measure(app, path: Path, scrub_after: bool = True) -> dict:
           f"ratio {meter.longest() / TARGET_MS:.2f}×   {'MET' if meter.longest() <= TARGET_MS else 'NOT MET'}"
           f"   ({(time.perf_counter() - scrub_start) / 300 * 1000:.1f} ms per move)")
     step_through(app, session)
-    one_stop_moves(app, window)
+    opening["one_stop_median_ms"] = one_stop_moves(app, window)
     print(f"  peak resident memory so far     {rss_mb():8.0f} MB")
     window.close()
     window.deleteLater()
@@ -390,10 +395,10 @@ def step_through(app, session, interval: float = 0.12, seconds: float = 6.0) -> 
 ONE_STOP_TARGET_MS = 8.0
 
 
-def one_stop_moves(app, window, count: int = 300) -> None:
+def one_stop_moves(app, window, count: int = 300) -> float:
     """The cursor moved one stop at a time, back to back (a key held down, the slider dragged slowly): each move
     published and painted before the next (the heavy panels follow only once the moves pause). The median time
-    of a move against issue 11's "one stop ≤ 8 ms median"."""
+    of a move against issue 11's "one stop ≤ 8 ms median"; returns that median, in ms."""
     session = window.session
     first = len(session.stops) // 3
     times, work = [], []
@@ -414,14 +419,23 @@ def one_stop_moves(app, window, count: int = 300) -> None:
     print(f"  one stop at a time, back to back   median {median:5.1f} ms (of which the window's thread at work "
           f"{busy:4.1f} ms; the rest waits for the paint's turn), 90th percentile {p90:5.1f} ms   "
           f"target median ≤ {ONE_STOP_TARGET_MS:.0f} ms   {'MET' if median <= ONE_STOP_TARGET_MS else 'NOT MET'}")
+    return median
 
 
 def main() -> None:
+    args = sys.argv[1:]
+    if "--json" in args:  # only the open while the cursor moves (and its scrub), its text on stderr, one JSON object out
+        args.remove("--json")
+        with contextlib.redirect_stdout(sys.stderr):
+            app = create_application()
+            figures = {str(path): open_and_measure(app, path) for path in map(Path, args)}
+        print(json.dumps(figures))
+        return
     app = create_application()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         os.environ["AFP_DESKTOP_CONFIG_DIR"] = str(tmp / "config")
-        files = [Path(arg) for arg in sys.argv[1:]]
+        files = [Path(arg) for arg in args]
         if not files:
             for name in ("trace.json", "events.ndjson", "recording.json"):  # (the recording: 448 MB, ~2 GB RAM)
                 target = tmp / name

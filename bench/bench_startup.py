@@ -33,8 +33,9 @@ SETTLE_MS = 1000    # stalls are measured until this long after the timeline's p
 
 # Runs inside the child: wraps gui.create_application so the first paints are noted, then runs the real CLI.
 DRIVER = r"""
-import sys, time
+import os, sys, time
 STALL_TICK_MS, SETTLE_MS = %d, %d
+UNTIL_WHOLE = os.environ.get("AFP_STARTUP_UNTIL_WHOLE") == "1"  # wait for the whole run too, not only the timeline
 from afp_desktop.app.shell import gui
 
 _make = gui.create_application
@@ -70,7 +71,8 @@ def create_application():
             return False
 
         def wait_for_timeline(self):
-            if getattr(self.window.timeline, "built", True):  # the plots are built after the first frame
+            whole = not UNTIL_WHOLE or not self.window.loader.busy
+            if whole and getattr(self.window.timeline, "built", True):  # the plots are built after the first frame
                 print(f"timeline-ready {time.monotonic()!r}", flush=True)
                 QTimer.singleShot(SETTLE_MS, self.done)
             else:
@@ -85,7 +87,7 @@ def create_application():
 
     app._startup_watch = Watch()
     app.installEventFilter(app._startup_watch)
-    QTimer.singleShot(20000, app.quit)
+    QTimer.singleShot(60000, app.quit)
     return app
 
 gui.create_application = create_application
@@ -95,16 +97,18 @@ main()
 """ % (STALL_TICK_MS, SETTLE_MS)
 
 
-def one_run(file: Path, checkout: Path = ROOT) -> tuple[float, float | None, float | None, float | None,
-                                                        float | None]:
+def one_run(file: Path, checkout: Path = ROOT, until_whole: bool = False) -> tuple[
+        float, float | None, float | None, float | None, float | None]:
     """(first frame, run shown, timeline plots ready) in seconds after the command, the longest stall of the
-    window's thread from the first frame until SETTLE_MS after the plots are ready, in ms, and the processor time
-    the window's thread worked in it, in ms (the rest it waited: for a processor, or for Python's lock)."""
+    window's thread from the first frame until SETTLE_MS after the plots are ready (`until_whole`: and the whole
+    run read), in ms, and the processor time the window's thread worked in it, in ms (the rest it waited: for a
+    processor, or for Python's lock)."""
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
-           "AFP_DESKTOP_CONFIG_DIR": str(ROOT / "bench" / ".startup-config")}
+           "AFP_DESKTOP_CONFIG_DIR": str(ROOT / "bench" / ".startup-config"),
+           "AFP_STARTUP_UNTIL_WHOLE": "1" if until_whole else "0"}
     start = time.monotonic()
     out = subprocess.run([sys.executable, "-c", DRIVER, str(file)], env=env, capture_output=True, text=True,
-                         timeout=60, cwd=checkout).stdout  # `-c` imports afp_desktop from the working folder
+                         timeout=90, cwd=checkout).stdout  # `-c` imports afp_desktop from the working folder
     marks = dict(line.split(" ", 1) for line in out.splitlines() if line.startswith(("first-frame", "run-shown", "timeline-ready", "longest-stall", "its-work")))
     if "first-frame" not in marks:
         raise SystemExit(f"the window never painted; output:\n{out}")
