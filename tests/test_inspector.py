@@ -11,6 +11,7 @@ from afp_desktop.app.panels import json_tree
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.app.panels.inspector import InspectorPanel
 from afp_desktop.app.panels.json_tree import JsonModel, JsonTreeView, path_string
+from afp_desktop.app.pacing.scheduler import SETTLE_MS, TURN_MS, ManualClock, TurnQueue
 from afp_desktop.app.session import Session
 from tests.corpus_util import corpus_path
 
@@ -21,8 +22,8 @@ from PySide6.QtWidgets import QLabel
 MARKUP = "<b>bold</b><script>x</script>"
 
 
-def open_inspector(qtbot, run, position=None):
-    session = Session()
+def open_inspector(qtbot, run, position=None, clock=None):
+    session = Session(clock=clock, queue=TurnQueue(clock) if clock is not None else None)
     session.set_run(run, position=position)
     inspector = InspectorPanel(session)
     qtbot.addWidget(inspector)
@@ -237,10 +238,9 @@ def test_every_node_of_every_corpus_file_can_be_inspected(qtbot):
 def test_fast_scrubbing_refreshes_the_inspector_once_it_settles(qtbot):
     """A deliberate move shows at once; while moves keep coming (a scrub) the inspector waits, then refreshes
     once, at the last position: the moves in between are dropped, not queued."""
-    from afp_desktop.app import session as session_module
-
+    clock = ManualClock()
     run = recording("02-react-two-tools")
-    session, inspector = open_inspector(qtbot, run, position=0)
+    session, inspector = open_inspector(qtbot, run, position=0, clock=clock)
     ends = [s["axisEnd"] for s in run.stops]
     session.move_to(ends[5], immediate=True)
     shown_first = session.moment.current_node
@@ -249,10 +249,11 @@ def test_fast_scrubbing_refreshes_the_inspector_once_it_settles(qtbot):
     session.moment_settled.connect(lambda moment: refreshes.append(moment.position))
     for end in ends[6:15]:  # a scrub: moves closer together than SETTLE_MS
         session.move_to(end)
-        qtbot.wait(5)
+        clock.advance(5)
     latest = session.moment.current_node
     assert latest != shown_first and inspector.node_index == shown_first
-    qtbot.waitUntil(lambda: inspector.node_index == latest, timeout=session_module.SETTLE_MS * 20)
+    clock.advance(SETTLE_MS + TURN_MS)
+    assert inspector.node_index == latest
     assert refreshes == [ends[14]]
 
 

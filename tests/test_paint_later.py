@@ -1,4 +1,4 @@
-"""A heavy change is painted on the event loop's next turn (app/pacing/paint_later.py, pytest-qt, offscreen): input and
+"""A heavy change is painted on the event loop's next turn (app/pacing/scheduler.py, pytest-qt, offscreen): input and
 timers are served between the change and its paint, so neither adds to the other's stall; the paint still comes."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QWidget
 
-from afp_desktop.app.pacing.paint_later import PaintLater
+from afp_desktop.app.pacing.scheduler import PaintLater
 from tests.corpus_util import corpus_path
 from tests.paint_util import PaintCount
 

@@ -26,7 +26,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer
 
-from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.pacing import scheduler
 
 QUIET_MS = 300
 COST_FACTOR = 3.0  # a job waits at least this many times what it took last time
@@ -90,7 +90,7 @@ class GrowthView(QObject):
         self._messages_shown: list | None = None
         self._timer = QTimer(self)  # the next job due
         self._timer.setSingleShot(True)
-        self._timer.timeout.connect(lambda: one_per_turn.later(self, "job", self._run_due))  # (a turn of its own)
+        self._timer.timeout.connect(lambda: scheduler.later(self, "job", self._run_due))  # (a turn of its own)
         self._quiet = QTimer(self)  # growth paused: catch every job up
         self._quiet.setSingleShot(True)
         self._quiet.setInterval(QUIET_MS)
@@ -111,7 +111,7 @@ class GrowthView(QObject):
         """A new run, or none: nothing of the last one is due or kept (a run closed is not held here until the
         next one is opened)."""
         self._timer.stop()
-        one_per_turn.cancel(self, "job")
+        scheduler.cancel(self, "job")
         self._quiet.stop()
         for job in self.jobs:
             job.behind = False

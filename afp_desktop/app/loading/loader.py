@@ -17,7 +17,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from afp_desktop.app.pacing.beside_the_window import beside_the_window
-from afp_desktop.app.pacing.one_per_turn import after_a_busy_pass
+from afp_desktop.app.pacing.scheduler import after_a_busy_pass
 from afp_desktop.app.pacing.window_activity import window_activity
 from afp_desktop.core.breathing import breathe, note_waiting
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run

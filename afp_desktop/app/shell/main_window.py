@@ -45,7 +45,7 @@ from afp_desktop.app.shell.help_overlay import HelpOverlay
 from afp_desktop.app.pacing import warm_imports
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.loading.loader import RunLoader
-from afp_desktop.app.pacing.paint_later import PaintLater
+from afp_desktop.app.pacing.scheduler import PaintLater
 from afp_desktop.app.loading.left_out import LeftOut
 from afp_desktop.app.loading.progressive import ProgressiveDisplay
 from afp_desktop.app.panels.notice_words import BannerMessage, failed_open_message, message_for
@@ -120,7 +120,8 @@ class MainWindow(QMainWindow):
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
         self.left_out = LeftOut(self)  # what the loader left out (a big Trace's payloads check), made once shown
         self.left_out.checked.connect(self._on_payloads_checked)
-        self.paint_later = PaintLater(self)
+        scheduler = self.session.scheduler
+        self.paint_later = PaintLater(self, queue=scheduler.queue, clock=scheduler.clock)
         self.paint_later.served.connect(self.loader.window_painted)  # (a part shown, then painted: the load goes on)
         self.remember_layout = restore_layout  # a --screenshot window must not overwrite the user's layout
         self.theme = "light"
@@ -334,11 +335,12 @@ class MainWindow(QMainWindow):
         self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
         self.folding.folding_changed.connect(self.action("fold").setChecked)
         s.moment_changed.connect(lambda _moment: self.minimap.follow_cursor())
-        # A new moment is painted on the turn after the panels took it (paint_later.py): two short stalls, not one
-        # long one. A step of one stop that the panels took in less than a step's budget is painted at once (a
-        # jump scrolls the graph and the timeline: its paint is heavy, and moves coming faster share a paint).
-        s.moment_changed.connect(lambda _moment: self.paint_later.arm(
-            light_until=s.publish_started + LIGHT_MOVE_MS / 1000 if s.one_stop_step else None))
+        # The scheduler's paint phase: a new moment is painted on the turn after the panels took it (PaintLater):
+        # two short stalls, not one long one. A step of one stop that the panels took in less than a step's budget
+        # is painted at once (a jump scrolls the graph and the timeline: its paint is heavy, and moves coming
+        # faster share a paint).
+        s.scheduler.paint_steps.append(lambda: self.paint_later.arm(
+            light_until=s.scheduler.moment_began + LIGHT_MOVE_MS / 1000 if s.one_stop_step else None))
         # A big run's stops reach the timeline a turn after the other panels: their paint waits a turn more, or
         # laying them out and painting them with the graph's next paint would freeze the window in one piece.
         self.timeline.when_built(lambda panel: panel.stops_shown.connect(lambda: self.paint_later.arm()))

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.pacing import scheduler
 from afp_desktop.app.widgets.visible_text import first_line, visible_text
 from afp_desktop.app.look.fonts import load_bundled_fonts
 from afp_desktop.core.views.cost import PriceTable, format_spent, subflow_costs
@@ -815,8 +815,8 @@ class GraphCanvas(QGraphicsView):
             self._build_slice(budget=None)
 
     def _build_later(self) -> None:
-        """The next slice on a later turn (app/pacing/one_per_turn.py: not with the paint or the timeline's stops)."""
-        one_per_turn.later(self, "build", self._build_next)
+        """The next slice on a later turn (app/pacing/scheduler.py: not with the paint or the timeline's stops)."""
+        scheduler.later(self, "build", self._build_next)
 
     def _build_next(self) -> None:
         self._build_slice()
@@ -829,7 +829,7 @@ class GraphCanvas(QGraphicsView):
         pending, art, scene = self._pending, self.art, self.scene()
         if not pending or art is None:
             self._pending = None
-            one_per_turn.cancel(self, "build")
+            scheduler.cancel(self, "build")
             return
         dim = self.palette.dim_opacity
         deadline = None if budget is None else time.perf_counter() + budget
@@ -868,12 +868,12 @@ class GraphCanvas(QGraphicsView):
             if deadline is not None and made % 64 == 0 and time.perf_counter() > deadline:
                 return
         self._pending = None
-        one_per_turn.cancel(self, "build")
+        scheduler.cancel(self, "build")
 
     def clear(self, message: str = "") -> None:
         """Drop the graph and show `message` (plain text) centred in the view instead."""
         self._pending = None
-        one_per_turn.cancel(self, "build")
+        scheduler.cancel(self, "build")
         self.art, self.graph_layout = None, None
         self._overview = None
         made = self._drop_items()

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.pacing import scheduler
 from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 from afp_desktop.app.panels.timeline.event_slider import EventSlider
 from afp_desktop.app.panels.timeline.plot_cache import cache_pixels
@@ -56,7 +56,7 @@ VEIL_OFFSET = 0.35              # the veil over "not yet" starts just past the c
 TICK_FONT_PX = 11
 LABEL_GAP_PX = 16
 # The first part of a big file, or a run shown whole with this many stops, gets its stops a turn after the other
-# panels (app/pacing/one_per_turn.py: not in the turn of their first paint).
+# panels (app/pacing/scheduler.py: not in the turn of their first paint).
 DEFERRED_STOPS = 2000
 MILESTONE_COLOUR_KIND = {       # a stop's milestone kind → the graph card kind whose hue it borrows
     "llm-turn": "user->llm", "tool-call": "llm->tool", "iteration": "subflow",
@@ -415,7 +415,7 @@ class TimelinePanel(QWidget):
             if self.stops:
                 self._clear_stops(keep_plots=True)
             self._stops_pending = run
-            one_per_turn.later(self, "stops", self._show_pending_stops)  # (not with the paint: one_per_turn.py)
+            scheduler.later(self, "stops", self._show_pending_stops)  # (not with the paint: scheduler.py)
             return
         self._on_stops_changed()
 
