@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.core.formats import lazy_trace, open_run  # before the session: formats must initialise first
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
 from afp_desktop.app.panels import json_tree
@@ -25,7 +26,7 @@ MARKUP = "<b>bold</b><script>x</script>"
 def open_inspector(qtbot, run, position=None, clock=None):
     session = Session(clock=clock, queue=TurnQueue(clock) if clock is not None else None)
     session.set_run(run, position=position)
-    inspector = InspectorPanel(session)
+    inspector = shown_alone(session, InspectorPanel(session))
     qtbot.addWidget(inspector)
     return session, inspector
 
@@ -348,7 +349,7 @@ def test_another_step_of_the_same_shape_is_shown_in_the_same_header_widgets(qtbo
     call_id.copy()
     assert QGuiApplication.clipboard().text() == call_id.value and call_id.value in " ".join(now)
     assert call_id.accessibleDescription() == f"Copies {call_id.value} to the clipboard"
-    fresh = inspector.__class__(session)  # the same step drawn by a new inspector: the same rows
+    fresh = shown_alone(session, inspector.__class__(session))  # the same step drawn by a new inspector: the same rows
     qtbot.addWidget(fresh)
     assert header_texts(fresh) == now
     session.select_node(first(run, "user->llm"))
@@ -377,7 +378,7 @@ def test_a_shape_of_header_seen_before_is_shown_again_in_its_kept_widgets(qtbot)
     assert [a is b for a, b in zip(inspector.copy_buttons, tool_buttons)] == [True] * len(tool_buttons)
     visible = [rows for rows in inspector.findChildren(HeaderRows) if rows.isVisible()]
     assert visible == [inspector._rows.current] and len(inspector.findChildren(HeaderRows)) == built
-    fresh = inspector.__class__(session)
+    fresh = shown_alone(session, inspector.__class__(session))
     qtbot.addWidget(fresh)
     assert header_texts(inspector) == header_texts(fresh) and any(run.step_fold.nodes[tools[-1]]["toolName"] in text
                                                                   for text in header_texts(fresh))

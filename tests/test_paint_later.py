@@ -84,7 +84,8 @@ def test_updates_made_while_held_are_painted_by_the_one_held_request(qtbot):
     change_in_a_turn(widget, paint_later)
     widget.update()  # Qt asks no second time while one request is out: the held one must serve this too
     qtbot.waitUntil(lambda: "paint" in order)
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: not len(paint_later.queue))  # (nothing more is to come: the queue is empty)
+    QCoreApplication.sendPostedEvents()
     assert order == ["paint"] and not paint_later.holding
 
 
@@ -106,8 +107,14 @@ def open_sample(qtbot, window) -> None:
     """The small sample run, opened and shown, with no paint held."""
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         window.open_file(corpus_path("02-react-two-tools", "trace.json"))
-    qtbot.waitUntil(lambda: not window.canvas.building and not window.paint_later.holding)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: window_at_rest(window))
+
+
+def window_at_rest(window) -> bool:
+    """Nothing held, queued or still to settle: what comes next is the test's doing."""
+    scheduler = window.session.scheduler
+    return not window.canvas.building and not window.paint_later.holding and not len(scheduler.queue) \
+        and not scheduler.settle_waiting
 
 
 def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_next(qtbot, window, monkeypatch):
@@ -120,8 +127,9 @@ def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_
     session = window.session
     session.move_to_stop(1)
     session.flush()
-    qtbot.waitUntil(lambda: not window.paint_later.holding and window.timeline.built)
-    qtbot.wait(150)  # (the step settled: the inspector drew it)
+    qtbot.waitUntil(lambda: window.timeline.built)
+    drawn = PaintCount(window.timeline.panel.plots.viewport())
+    qtbot.waitUntil(lambda: drawn.count > 0 and window.timeline.stops and window_at_rest(window))  # (settled, drawn)
     paints = PaintCount(window.timeline.panel.plots.viewport())  # (its cursor moves at every stop)
     held = window.paint_later.held
     session.move_to_stop(2)

@@ -10,6 +10,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtTest import QTest
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.app.panels.timeline.timeline import (
     LABEL_GAP_PX,
     VEIL_OFFSET,
@@ -155,7 +156,7 @@ def test_usable_stops():
 @pytest.fixture
 def panel(qtbot):
     session = Session()
-    widget = TimelinePanel(session)
+    widget = shown_alone(session, TimelinePanel(session))
     qtbot.addWidget(widget)
     widget.resize(1200, 300)
     widget.show()

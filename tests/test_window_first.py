@@ -10,10 +10,11 @@ import threading
 import time
 
 import pytest
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QProgressBar
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.app.pacing import window_activity as activity_module
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.panels import readable_view
@@ -217,9 +218,10 @@ def test_the_progress_bar_is_painted_with_the_next_paint_not_at_once(qtbot, kind
     bar = kind()
     bar.setRange(0, 100)
     qtbot.addWidget(bar)
+    first = PaintCount(bar)
     bar.show()
     qtbot.waitExposed(bar)
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: first.count >= 1)  # (its first paint is over)
     counter = PaintCount(bar)
     bar.setValue(40)
     at_once = counter.count
@@ -323,8 +325,14 @@ def test_a_strip_repainted_paints_only_its_bars(qtbot, monkeypatch):
 
     drawn = bars_drawn(monkeypatch)
     view = bars_plot(qtbot, CulledBars, (100, 160))
-    qtbot.wait(50)  # (the axes settle their width after the first paint)
-    whole = view.grab().toImage()
+    grabs = [view.grab().toImage()]
+
+    def settled() -> bool:  # (the axes settle their width after the first paint: two grabs alike, with the
+        QCoreApplication.processEvents()  # layout requests a grab posts served between them)
+        grabs.append(view.grab().toImage())
+        return len(grabs) > 2 and grabs[-1] == grabs[-2]
+    qtbot.waitUntil(settled)
+    whole = grabs[-1]
     for left in range(60, 400, 37):
         strip = QRect(left, 0, 6, view.height())
         drawn.clear()
@@ -351,8 +359,7 @@ def test_the_bars_bounds_follow_their_data_and_view(qtbot):
     grown = bars.boundingRect()
     assert grown.right() > 10.3 and grown.bottom() > 9
     plot.setXRange(0, 1000, padding=0)  # zoomed out: the pen's width in data units grows with it
-    qtbot.wait(20)
-    assert bars.boundingRect().right() > grown.right()
+    qtbot.waitUntil(lambda: bars.boundingRect().right() > grown.right())
     assert bars.boundingRect() == pg.BarGraphItem.boundingRect(bars)
 
 
@@ -416,13 +423,13 @@ def test_the_timeline_is_built_once_its_imports_are_done_off_the_window_thread(q
     from afp_desktop.app.panels.timeline.timeline_host import TimelineHost
     from afp_desktop.app.session import Session
 
-    importing = [True]
-    monkeypatch.setattr(warm_imports, "ready", lambda: not importing[0])
+    importing, asked = [True], []
+    monkeypatch.setattr(warm_imports, "ready", lambda: asked.append(True) or not importing[0])
     session = Session()
-    host = TimelineHost(session)
+    host = shown_alone(session, TimelineHost(session))
     qtbot.addWidget(host)
     host.build_when_ready()
-    qtbot.wait(60)
+    qtbot.waitUntil(lambda: len(asked) >= 3)  # (it asked again twice, on its timer)
     assert not host.built, "it waits for the imports"
     importing[0] = False
     qtbot.waitUntil(lambda: host.built, timeout=2_000)

@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 from afp_desktop.app.panels.timeline.plot_cache import cache_pixels
 from afp_desktop.app.widgets.steady_label import SteadyLabel
@@ -44,7 +45,7 @@ class BandLabel(pg.TextItem):
             event.accept()
 
 
-class IterationReadout(SteadyLabel):
+class IterationReadout(SteadyLabel, PanelDefaults):
     """The readout in the timeline's top row (it changes at every move: a SteadyLabel); re-themed with the
     window's panels, it redraws the bands too."""
 

@@ -17,7 +17,7 @@ class IterationOrientation:
 
         window = self.window
         self.bands = IterationBands(window, panel)
-        window.panels["iteration_readout"] = self.bands.readout  # (re-themed with the panels)
+        window.add_panel("iteration_readout", self.bands.readout)  # (re-themed with the panels)
         self.bands.set_theme(window.theme)
         if window.session.run is not None:
             self.bands.redraw()

@@ -124,9 +124,7 @@ class GrowthView(QObject):
         return not any(job.behind for job in self.jobs)
 
     def _grown(self, run) -> None:
-        timeline = self.window.timeline
-        if timeline.built:
-            timeline.panel.grow()  # before the moment arrives: its stop index is one of the new stops
+        self.window.timeline.run_grown(run)  # before the moment arrives: its stop index is one of the new stops
         for job in self.jobs:
             job.behind = job is not self._graph_job  # (the layout job hands the graph job its run)
         self._quiet.start()
@@ -173,13 +171,8 @@ class GrowthView(QObject):
         self._graph_job.behind = True
 
     def _graph(self, _run) -> None:
-        run, window = self._laid_out, self.window
-        if run is None:
-            return
-        if run.stepgraph.get("nodes"):
-            window.folding.grow(run)
-        elif window.canvas.art is not None or window.canvas.message is None:
-            window.canvas.clear(window.empty_graph_reason(run))
+        if self._laid_out is not None:
+            self.window.folding.run_grown(self._laid_out)
 
     def _stops(self, run) -> None:
         """What is drawn over the timeline's stops: iteration bands, pause marks."""

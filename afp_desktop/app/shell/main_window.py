@@ -40,7 +40,7 @@ from afp_desktop.app.export.export_dialog import (ExportChoice, ExportDialog, de
 from afp_desktop.app.storage.file_labels import TRACE_FILTER, recent_label
 from afp_desktop.app.loading.follow import FollowController
 from afp_desktop.app.shell.go_to_box import GoToBox
-from afp_desktop.app.features.graph_folding import GraphFolding
+from afp_desktop.app.features.graph_folding import GraphFolding, empty_graph_reason
 from afp_desktop.app.shell.help_overlay import HelpOverlay
 from afp_desktop.app.pacing import warm_imports
 from afp_desktop.app.shell.load_progress import LoadProgressBar
@@ -51,6 +51,7 @@ from afp_desktop.app.loading.progressive import ProgressiveDisplay
 from afp_desktop.app.panels.notice_words import BannerMessage, failed_open_message, message_for
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip
 from afp_desktop.app.panels.empty_state import EmptyState
+from afp_desktop.app.panels.panel import Panel, PanelHub
 from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 from afp_desktop.app.panels.graph.graph_minimap import GraphMinimap
 from afp_desktop.app.panels.timeline.timeline_host import TimelineHost
@@ -59,7 +60,6 @@ from afp_desktop.app.session import Session
 from afp_desktop.app.storage.settings import Settings
 from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.shell.menus import ActionRegistry
-from afp_desktop.app.look.style import palette_for
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("afp-desktop")
         self.setAcceptDrops(True)
         self.resize(1440, 900)
-        self.panels: dict[str, QWidget] = {}  # every panel, by key: themed together
+        self.panels: dict[str, QWidget] = {}  # every panel, by key (each is also in panel_hub's one list)
         self.docks: dict[str, QDockWidget] = {}
         self.actions = ActionRegistry(self)  # the menus, from the action table (shell/action_table.py)
         self._build_central()
@@ -257,10 +257,19 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.docks[key] = dock
-        self.panels.setdefault(key, widget)
+        self.add_panel(key, widget)
         self.paint_later.watch(dock)
         self.actions.append(MenuId.PANELS, dock.toggleViewAction())
         return dock
+
+    def add_panel(self, key: str, panel: Panel) -> None:
+        """A panel the window tells of each run and moment (app/panels/panel.py): it must implement `Panel`."""
+        if key in self.panels:
+            return
+        self.panels[key] = panel
+        hub = getattr(self, "panel_hub", None)  # (the docks built before the hub are listed when it is made)
+        if hub is not None:
+            hub.add(panel)
 
     def bind_action(self, action_id: str, handler=None, *, action: QAction | None = None) -> QAction:
         """Bind a handler to an entry of the action table (shell/action_table.py); it shows where the table says."""
@@ -332,6 +341,10 @@ class MainWindow(QMainWindow):
         s.run_closed.connect(self.left_out.stop)
         # The canvas shows the graph with similar iterations folded; graph_folding maps the steps both ways.
         self.folding = GraphFolding(s, self.canvas, self)
+        # The panels, in one explicit list, told of each run and moment after the window's own handlers: the
+        # graph first, then the timeline and the docks in the order they were added (features add theirs).
+        docked = [panel for key, panel in self.panels.items() if key != "timeline"]
+        self.panel_hub = PanelHub(s, [self.folding, self.timeline, *docked], parent=self)
         self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
         self.folding.folding_changed.connect(self.action("fold").setChecked)
         s.moment_changed.connect(lambda _moment: self.minimap.follow_cursor())
@@ -428,12 +441,8 @@ class MainWindow(QMainWindow):
         for widget in [self, *self.findChildren(QWidget)]:
             if widget.styleSheet():
                 widget.setStyleSheet(widget.styleSheet())
-        self.canvas.set_palette(palette_for(theme))
-        self.timeline.set_theme(theme)
         self.banner.set_dark(theme == "dark")
-        for panel in self.panels.values():
-            if hasattr(panel, "set_theme"):
-                panel.set_theme(theme)
+        self.panel_hub.set_theme(theme)  # (the graph's palette, the timeline's, every dock's)
 
     # ----------------------------------------------------------------------------------------- loading
     def choose_file(self) -> None:
@@ -571,12 +580,7 @@ class MainWindow(QMainWindow):
     def _on_run_loaded(self, run) -> None:
         name = os.path.basename(run.path)
         self.setWindowTitle(f"{name} — afp-desktop")
-        self.stack.setCurrentWidget(self.canvas)
-        graph = run.stepgraph
-        if graph.get("nodes"):
-            self.folding.show_run(run)
-        else:
-            self.canvas.clear(self.empty_graph_reason(run))
+        self.stack.setCurrentWidget(self.canvas)  # (the graph itself is a panel: GraphFolding.run_loaded)
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
         self.summary.show_summary(run.summary, run.format_name, name, errors)
         self.banner.set_messages(self.messages_for(run))
@@ -609,14 +613,11 @@ class MainWindow(QMainWindow):
 
     @staticmethod
     def empty_graph_reason(run) -> str:
-        if not run.domain_events:
-            return "This file holds no events the step graph is built from (LLM calls, tool calls, subflows)."
-        return "None of this file's events makes a step in the graph (no LLM call, tool call or subflow)."
+        return empty_graph_reason(run)
 
     def _show_empty(self) -> None:
         self.setWindowTitle("afp-desktop")
         self.stack.setCurrentWidget(self.empty)
-        self.canvas.clear("")
         self.summary.clear()
         self.banner.set_messages([message_for("settings", self.settings.warning)] if self.settings.warning else [])
         for action_id in ("export", "reload", "close"):

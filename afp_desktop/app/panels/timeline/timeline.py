@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.pacing import scheduler
 from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 from afp_desktop.app.panels.timeline.event_slider import EventSlider
@@ -141,7 +142,7 @@ def _nice_step(minimum: float) -> int:
     return step
 
 
-class TimelinePanel(QWidget):
+class TimelinePanel(QWidget, PanelDefaults):
     """Session-following timeline. Public for the window and tests: `toggle_play()`, `playing`, `speed`,
     `drill_into(i)`, `back_out(depth)`, and the read-outs `current_stop`, `cursor_x`, `slider`, `position_label`."""
 
@@ -167,13 +168,9 @@ class TimelinePanel(QWidget):
         self._drillable: list[bool] = []
         self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self._build()
-        session.run_loaded.connect(self.show_run)
-        session.run_closed.connect(self._on_run_closed)
-        session.stops_changed.connect(self._on_stops_changed)
-        session.moment_changed.connect(self._on_moment)
         session.playing_changed.connect(lambda playing: (self._update_play_button(), self.playing_changed.emit(playing)))
         session.speed_changed.connect(self.show_speed)
-        self._on_run_closed()
+        self.run_closed()
 
     # ------------------------------------------------------------------------------------------- building
     def _build(self) -> None:
@@ -400,7 +397,13 @@ class TimelinePanel(QWidget):
             return self.theme_palette.kind(MILESTONE_COLOUR_KIND[kind]).accent
         return self.theme_palette.text_muted
 
-    # ------------------------------------------------------------------------------------ session events
+    # ------------------------------------------------------------------------ the panel's calls (panel.py)
+    def run_loaded(self, run) -> None:
+        self.show_run(run)
+
+    def run_grown(self, _run) -> None:
+        self.grow()
+
     def show_run(self, run) -> None:
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(run.axis))
@@ -417,14 +420,14 @@ class TimelinePanel(QWidget):
             self._stops_pending = run
             scheduler.later(self, "stops", self._show_pending_stops)  # (not with the paint: scheduler.py)
             return
-        self._on_stops_changed()
+        self.stops_changed()
 
     def _show_pending_stops(self) -> None:
         run, self._stops_pending = self._stops_pending, None
         if run is not None and run is self.session.run and not self.stops:
-            self._on_stops_changed()
+            self.stops_changed()
 
-    def _on_run_closed(self) -> None:
+    def run_closed(self) -> None:
         self._clear_stops()
         self.slider.setEnabled(False)
         self.play_button.setEnabled(False)
@@ -476,7 +479,7 @@ class TimelinePanel(QWidget):
                 self._initial_range()
             self._draw_bars()
 
-    def _on_stops_changed(self) -> None:
+    def stops_changed(self) -> None:
         run = self.session.run
         if run is None:
             return
@@ -484,7 +487,7 @@ class TimelinePanel(QWidget):
         self._initial_range()
         self._draw_bars()
         if self.session.moment is not None:
-            self._on_moment(self.session.moment)
+            self.moment(self.session.moment)
         self.stops_shown.emit()
 
     def _initial_range(self) -> None:
@@ -542,7 +545,7 @@ class TimelinePanel(QWidget):
             self.note.setText("Double-click a square marker to see the stops inside it." if any(self._drillable)
                               else "")
 
-    def _on_moment(self, moment) -> None:
+    def moment(self, moment) -> None:
         if not self.stops or self.session.run is None:
             self._show_position(moment, None)
             return

@@ -13,6 +13,8 @@ import sys
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from afp_desktop.app.panels.panel import PanelDefaults
+
 MIN_HEIGHT = 150      # the plots' minimum and the controls; the dock keeps its size when they arrive
 PLOTS_MIN_HEIGHT = 96  # (the panel asks for 180: too much for a 640-px-high window)
 BARS_HEIGHT = 84       # the per-stop bars, and in a low dock a shorter version so the stop markers keep room
@@ -37,7 +39,7 @@ def _qt_names() -> list[tuple[object, str]]:
             if not name.startswith("_")]
 
 
-class TimelineHost(QWidget):
+class TimelineHost(QWidget, PanelDefaults):
     speed_changed = Signal(float)
 
     def __init__(self, session, parent: QWidget | None = None):
@@ -144,6 +146,27 @@ class TimelineHost(QWidget):
         self._theme = theme
         if self._panel is not None:
             self._panel.set_theme(theme)
+
+    # -- the panel's calls (app/panels/panel.py): the plots, once built, follow; before, build() catches up -------
+    def run_loaded(self, run) -> None:
+        if self._panel is not None:
+            self._panel.run_loaded(run)
+
+    def run_grown(self, run) -> None:
+        if self._panel is not None:
+            self._panel.run_grown(run)
+
+    def run_closed(self) -> None:
+        if self._panel is not None:
+            self._panel.run_closed()
+
+    def moment(self, moment) -> None:
+        if self._panel is not None:
+            self._panel.moment(moment)
+
+    def stops_changed(self) -> None:
+        if self._panel is not None:
+            self._panel.stops_changed()
 
     @property
     def speed(self) -> float:
