@@ -37,10 +37,9 @@ def shown_widget(qtbot, order: list[str]) -> tuple[CountedWidget, PaintLater]:
 
 
 def an_overdue_timer(order: list[str]) -> QTimer:
-    timer = QTimer(singleShot=True, interval=1)
-    timer.timeout.connect(lambda: order.append("timer"))
+    timer = QTimer(singleShot=True, interval=0)  # due before the paint is asked for, as a stall meter's tick or a
+    timer.timeout.connect(lambda: order.append("timer"))  # key repeat would be
     timer.start()
-    time.sleep(0.005)  # due before the paint is asked for, as a stall meter's tick or a key repeat would be
     return timer
 
 
@@ -143,15 +142,19 @@ def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_
     qtbot.waitUntil(lambda: not window.paint_later.holding)
 
 
-def test_a_heavy_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window):
+def test_a_heavy_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window, monkeypatch):
     from afp_desktop.app.shell.main_window import LIGHT_MOVE_MS
 
     open_sample(qtbot, window)
     window.session.move_to_stop(0)
     window.session.flush()
     qtbot.waitUntil(lambda: not window.paint_later.holding)
-    # a panel slower than a step's budget (the inspector drawing a big step, a long run's graph scrolled)
-    window.session.moment_changed.connect(lambda _moment: time.sleep(LIGHT_MOVE_MS / 1000 + 0.004))
+    # a panel slower than a step's budget (the inspector drawing a big step, a long run's graph scrolled): the
+    # scheduler's clock (the one the paint's budget is read on) moves on while the panels take the moment
+    clock, taken = window.session.scheduler.clock, [0.0]
+    real_now = clock.now
+    monkeypatch.setattr(clock, "now", lambda: real_now() + taken[0])
+    window.session.moment_changed.connect(lambda _moment: taken.__setitem__(0, taken[0] + LIGHT_MOVE_MS / 1000 + 0.004))
     paints = PaintCount(window.canvas.viewport())
     held = window.paint_later.held
     window.session.move_to_stop(1)
