@@ -15,7 +15,7 @@ from afp_desktop.app.shell.main_window import MainWindow
 from afp_desktop.core.formats import open_run
 from tests.corpus_util import corpus_path
 
-PANELS = Path(__file__).resolve().parents[1] / "afp_desktop" / "app" / "panels"
+APP = Path(__file__).resolve().parents[1] / "afp_desktop" / "app"
 
 
 @pytest.fixture
@@ -31,6 +31,7 @@ def test_every_panel_the_window_lists_implements_each_call(window):
     assert {"GraphFolding", "TimelineHost", "ChatBubblePanel", "TemplateEditorPanel", "InspectorPanel",
             "BugReportPanel", "EventListPanel", "ContextPanel", "FindPanel", "BookmarksPanel",
             "FindingsPanel"} <= kinds, kinds
+    assert all(feature in window.panel_hub for feature in window.features.values()), "features are panels too"
     for panel in panels:
         for call in PANEL_CALLS:
             assert callable(getattr(type(panel), call, None)), f"{type(panel).__name__} lacks {call}"
@@ -100,10 +101,10 @@ def test_the_hub_tells_its_panels_in_their_order_and_never_of_growth(qtbot):
     assert hub.panels == [first, second]
 
 
-def test_no_panel_connects_itself_to_the_session():
-    """The panels are told by the hub; none of them listens to the session's news on its own."""
+def test_no_panel_or_feature_connects_itself_to_the_session():
+    """The panels and the window's features are told by the hub; none listens to the session's news on its own."""
     news = r"session\.(run_loaded|run_grown|run_closed|moment_changed|moment_settled|templates_changed|" \
            r"selection_changed|stops_changed)\.connect"
-    listening = [str(path.relative_to(PANELS)) for path in PANELS.rglob("*.py")
+    listening = [str(path.relative_to(APP)) for folder in ("panels", "features") for path in (APP / folder).rglob("*.py")
                  if path.name != "panel.py" and re.search(news, path.read_text(encoding="utf-8"))]
     assert not listening, listening

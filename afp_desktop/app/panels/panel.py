@@ -1,7 +1,8 @@
 """The one contract between the window and its panels, and the hub that hands the session's news to them.
 
-Every panel implements `Panel`: the window keeps one explicit list of them (`PanelHub`) and calls each in that order;
-no panel connects itself to the session. A panel renders only what it is given:
+Every panel implements `Panel` (and so does each of the window's features): the window keeps one explicit list of them
+(`PanelHub`) and calls each in that order; none connects itself to the session. A panel renders only what it is
+given:
 
 - `run_loaded(run)`: a run is shown (a new one: rebuild);
 - `run_grown(run)`: the run shown grew (File ▸ Follow): extend, never rebuild — growth's jobs alone call it

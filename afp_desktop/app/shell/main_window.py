@@ -2,8 +2,9 @@
 the right, a banner and summary strip on top, and the menus, keys, drag and drop and loading that tie them to
 the session.
 
-Wiring rule: every panel follows the session; the window only forwards the canvas's clicks to the session and
-the session's cursor and selection to the canvas. Nothing else talks to anything else.
+Wiring rule: every panel and feature implements `Panel` (app/panels/panel.py) and is told of the session's runs and
+moments through one list, the window's `panel_hub`; the window only forwards the canvas's clicks to the session.
+Nothing else talks to anything else.
 """
 
 from __future__ import annotations
@@ -140,8 +141,12 @@ class MainWindow(QMainWindow):
         self.help_overlay = HelpOverlay(self)
         self._build_menus()
         self._connect()
-        # After _connect: a feature's panels follow a run the window has shown.
-        self.features = {feature.key: feature(self) for feature in window_features()}
+        # After _connect: a feature's panels follow a run the window has shown. Each feature is a panel too
+        # (app/panels/panel.py): told of each run and moment after the docks, in the order of window_features().
+        self.features = {}
+        for feature in window_features():
+            self.features[feature.key] = made = feature(self)
+            self.panel_hub.add(made)
         self._default_state = self.saveState()
         self._apply_settings(restore_layout)
         self._refresh_recent()
