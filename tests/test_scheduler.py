@@ -208,3 +208,33 @@ def test_an_immediate_move_publishes_and_settles_now(session, clock):
     assert session.moment.position == session.spans[6].end and len(settled) == 1
     clock.advance(10 * SETTLE_MS)
     assert len(settled) == 1, "the settle taken now is not run again"
+
+
+def test_a_heavy_moment_and_its_paint_never_share_a_turn(qtbot, clock):
+    """The paint phase holds the window's paint of a new moment for a later turn of the scheduler's queue: the
+    turn that applied the move and gave the panels the moment paints nothing."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QWidget
+
+    from afp_desktop.app.pacing.scheduler import PaintLater
+    from tests.paint_util import PaintCount
+
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    first = PaintCount(widget)
+    widget.resize(200, 100)
+    widget.show()
+    qtbot.waitExposed(widget)
+    qtbot.waitUntil(lambda: first.count > 0)  # (its first paint is over)
+    phases = Phases(clock)
+    paint_later = PaintLater(widget, queue=phases.scheduler.queue, clock=clock)
+    phases.scheduler.paint_steps.append(paint_later.arm)  # (a heavy change: no light budget)
+    phases.scheduler.paint_steps.append(widget.update)
+    painted = PaintCount(widget)
+    phases.ask(7)
+    clock.advance(0)  # the move's turn: move → moment → paint phase
+    QCoreApplication.sendPostedEvents()  # (the turn's paint request)
+    assert phases.ran[:2] == [("move", 7), ("moment", 7)]
+    assert painted.count == 0 and paint_later.holding, "the paint came in the turn of the moment"
+    clock.advance(TURN_MS)  # the next turn of the queue: the held paint
+    assert painted.count == 1 and not paint_later.holding

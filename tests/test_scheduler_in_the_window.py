@@ -85,6 +85,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
             return original(self, *args, **kwargs)
         monkeypatch.setattr(cls, name, recorded)
 
+    # (private pieces spied on: each is the one place its kind of work runs, and the pass it runs in is the point)
     spy(graph_canvas.GraphCanvas, "_build_next", "slice")
     spy(timeline.TimelinePanel, "_show_pending_stops", "stops")
     spy(scheduler.PaintLater, "_paint", "paint")

@@ -285,7 +285,7 @@ def after_a_busy_pass(context: QObject, work: Callable[[], None], clock: Clock |
     """Run `work` now, unless this turn of the window's event loop or the one before it has done heavy work: then on
     the next turn (not if `context` is deleted first). For heavy work that comes on a timer or a signal of its own
     rather than through the queue (a step's readable view laid out in pieces, the whole of a big file shown)."""
-    clock = clock or app_clock()
+    clock = clock if clock is not None else app_clock()
     if clock.pass_busy(or_the_last=True):
         clock.call_later(TURN_MS, _while_alive(context, work))
     else:
@@ -322,11 +322,11 @@ class PaintLater(QObject):
 
     @property
     def queue(self) -> TurnQueue:
-        return self._queue or turns()
+        return self._queue if self._queue is not None else turns()
 
     @property
     def clock(self) -> Clock:
-        return self._clock or app_clock()
+        return self._clock if self._clock is not None else app_clock()
 
     def watch(self, widget: QWidget) -> None:
         """Also hold `widget`'s paint when it is a window of its own (a floating dock)."""
@@ -382,8 +382,8 @@ class MomentScheduler:
                  settle: Callable[[], None], clock: Clock | None = None, queue: TurnQueue | None = None) -> None:
         self._owner = owner
         self._apply_move, self._show_moment, self._settle = apply_move, show_moment, settle
-        self.clock: Clock = clock or app_clock()
-        self.queue: TurnQueue = queue or (turns() if clock is None else TurnQueue(clock))
+        self.clock: Clock = clock if clock is not None else app_clock()
+        self.queue: TurnQueue = queue if queue is not None else turns() if clock is None else TurnQueue(clock)
         self.paint_steps: list[Callable[[], None]] = []  # the paint phase: run after the panels took a moment
         self._move_turn: Pending | None = None
         self._settle_timer: Pending | None = None
