@@ -11,9 +11,9 @@ advance by hand. `moment_settled` follows a scrub once it pauses (SETTLE_MS), fo
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
-from afp_desktop.app.pacing.scheduler import GROWTH_SETTLE_MS, Clock, MomentScheduler, TurnQueue
+from afp_desktop.app.pacing.scheduler import GROWTH_SETTLE_MS, Clock, MomentScheduler, Pending, TurnQueue
 from afp_desktop.app.loading.run_disposal import RunDisposal
 from afp_desktop.app.pacing.span_walks import SpanWalks
 from afp_desktop.core.model.replay import Moment, Replay, StopSpan
@@ -51,8 +51,8 @@ class Session(QObject):
         self.scheduler = MomentScheduler(self, apply_move=lambda: self._apply_wanted(),
                                          show_moment=lambda: self._show_moment(), settle=lambda: self._settle(),
                                          clock=clock, queue=queue)
-        self._play_timer = QTimer(self)
-        self._play_timer.timeout.connect(self._play_tick)
+        self._play_next: Pending | None = None  # the next step of play, on the scheduler's clock
+        self._pacing = False  # play is paced (from start_playing to stop_playing)
         self.settle_pending = False  # a run was shown and its settled moment is still to come
         self.disposal = RunDisposal(self)  # runs no longer shown are freed beside the window
         self.span_walks = SpanWalks(self)  # a long stop's chat lines, walked beside the window
@@ -286,7 +286,8 @@ class Session(QObject):
         if speed not in SPEEDS or speed == self.speed:
             return
         self.speed = speed
-        self._play_timer.setInterval(self._interval())
+        if self._pacing:  # (the next step comes at the new pace)
+            self._pace_play()
         self.speed_changed.emit(speed)
 
     def toggle_play(self) -> None:
@@ -304,16 +305,31 @@ class Session(QObject):
         if (self.replay.position, self.replay.chosen_stop) != before:
             self.moment = self.replay.moment()
             self._emit_moment(settled_now=True)
-        self._play_timer.start(self._interval())
+        self._pace_play()
         self.playing_changed.emit(True)
 
     def stop_playing(self) -> None:
-        was = self.playing or self._play_timer.isActive()
+        was = self.playing or self._pacing
         if self.replay is not None:
             self.replay.pause()
-        self._play_timer.stop()
+        if self._play_next is not None:
+            self._play_next.cancel()
+        self._play_next, self._pacing = None, False
         if was:
             self.playing_changed.emit(False)
+
+    def _pace_play(self) -> None:
+        """The next step of play, one interval from now (the one asked for before is dropped)."""
+        if self._play_next is not None:
+            self._play_next.cancel()
+        self._pacing = True
+        self._play_next = self.scheduler.clock.call_later(self._interval(), self._play_step)
+
+    def _play_step(self) -> None:
+        self._play_next = None
+        self._play_tick()
+        if self.playing and self._pacing:
+            self._pace_play()
 
     def _play_tick(self) -> None:
         if self.replay is None or not self.replay.playing:
