@@ -1,7 +1,7 @@
 """The session: a thin Qt adapter over the core's `Replay` (one per window).
 
 It is the only place requests to move arrive. It coalesces them (latest wins) so fast scrubbing never queues
-stale work, turns Replay changes into signals, and runs the play timer. It holds no replay logic of its own:
+stale work, turns Replay changes into signals, and paces play on the scheduler's clock. It holds no replay logic of its own:
 positions, stops, spans, drill and the moment all come from `afp_desktop.core.model.replay`.
 
 The window hands what the session publishes to its panels (`Panel`, app/panels/panel.py); the phases a move goes
