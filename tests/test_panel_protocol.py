@@ -104,7 +104,7 @@ def test_the_hub_tells_its_panels_in_their_order_and_never_of_growth(qtbot):
 def test_no_panel_or_feature_connects_itself_to_the_session():
     """The panels and the window's features are told by the hub; none listens to the session's news on its own."""
     news = r"session\.(run_loaded|run_grown|run_closed|moment_changed|moment_settled|templates_changed|" \
-           r"selection_changed|stops_changed)\.connect"
+           r"selection_changed|stops_changed|playing_changed|speed_changed)\.connect"
     listening = [str(path.relative_to(APP)) for folder in ("panels", "features") for path in (APP / folder).rglob("*.py")
                  if path.name != "panel.py" and re.search(news, path.read_text(encoding="utf-8"))]
     assert not listening, listening

@@ -12,8 +12,8 @@ given:
 - `settled(moment)`: the cursor has stopped moving: the place for expensive work;
 - `set_theme(theme)`: "light" or "dark".
 
-Three more pieces of news go to the panels that have a use for them (`OPTIONAL_CALLS`): the selected step changed,
-the templates changed, the stops shown changed (drill in or out).
+More news goes to the panels that have a use for it (`OPTIONAL_CALLS`): the selected step changed, the templates
+changed, the stops shown changed (drill in or out), play started or stopped, its speed changed.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any, Iterable, Protocol, runtime_checkable
 from PySide6.QtCore import QObject
 
 PANEL_CALLS = ("run_loaded", "run_grown", "run_closed", "moment", "settled", "set_theme")
-OPTIONAL_CALLS = ("selection_changed", "templates_changed", "stops_changed")
+OPTIONAL_CALLS = ("selection_changed", "templates_changed", "stops_changed", "show_playing", "show_speed")
 
 
 @runtime_checkable
@@ -84,6 +84,8 @@ class PanelHub(QObject):
         session.selection_changed.connect(lambda index: self._tell("selection_changed", index))
         session.templates_changed.connect(lambda: self._tell("templates_changed"))
         session.stops_changed.connect(lambda: self._tell("stops_changed"))
+        session.playing_changed.connect(lambda playing: self._tell("show_playing", playing))
+        session.speed_changed.connect(lambda speed: self._tell("show_speed", speed))
 
     def add(self, panel: Panel) -> None:
         missing = missing_calls(panel)

@@ -168,8 +168,6 @@ class TimelinePanel(QWidget, PanelDefaults):
         self._drillable: list[bool] = []
         self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self._build()
-        session.playing_changed.connect(lambda playing: (self._update_play_button(), self.playing_changed.emit(playing)))
-        session.speed_changed.connect(self.show_speed)
         self.run_closed()
 
     # ------------------------------------------------------------------------------------------- building
@@ -874,6 +872,10 @@ class TimelinePanel(QWidget, PanelDefaults):
 
     def set_speed(self, speed: float) -> None:
         self.session.set_speed(speed)
+
+    def show_playing(self, playing: bool) -> None:
+        self._update_play_button()
+        self.playing_changed.emit(playing)
 
     def show_speed(self, speed: float) -> None:
         self.speed_combo.blockSignals(True)

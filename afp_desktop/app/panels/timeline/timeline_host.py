@@ -55,7 +55,6 @@ class TimelineHost(QWidget, PanelDefaults):
         self._waiting.setEnabled(False)
         self._layout.addWidget(self._waiting)
         self.setMinimumHeight(MIN_HEIGHT)
-        session.speed_changed.connect(self.speed_changed)
 
     @property
     def built(self) -> bool:
@@ -167,6 +166,15 @@ class TimelineHost(QWidget, PanelDefaults):
     def stops_changed(self) -> None:
         if self._panel is not None:
             self._panel.stops_changed()
+
+    def show_playing(self, playing: bool) -> None:
+        if self._panel is not None:
+            self._panel.show_playing(playing)
+
+    def show_speed(self, speed: float) -> None:
+        self.speed_changed.emit(speed)  # (the window keeps it in the settings)
+        if self._panel is not None:
+            self._panel.show_speed(speed)
 
     @property
     def speed(self) -> float:
