@@ -384,9 +384,10 @@ def cmd_export(args) -> int:
     _check_output(Path(args.output), inputs)
     run = _open(args.file, args.conversation)
     from afp_desktop.app.features.graph_folding import AUTO_FOLD_STEPS
+    from afp_desktop.core.model.prepared_views import fold_whole_graph
 
     steps = len(run.stepgraph.get("nodes") or [])
-    folded = run.folded_graph if (args.fold if args.fold is not None else steps > AUTO_FOLD_STEPS) else None
+    folded = fold_whole_graph(run) if (args.fold if args.fold is not None else steps > AUTO_FOLD_STEPS) else None
     graph, layout = (folded[1], folded[3]) if folded is not None else (run.stepgraph, None)
     happened = current = None
     if args.stop is not None:

@@ -15,7 +15,7 @@ done). Targets from issue 11: opening a recording ≤ 2× a bare parse's time, a
 
 - open (info): `open_run` and what `afp-desktop info` computes (StepGraph, stops, summary, status, payload check);
 - open (window's loader): `open_run` and every projection the window's loader thread computes
-  (`Run.prepare(window=True)`: layout, replay facts, drillable stops, …);
+  (`prepare_views`: layout, replay facts, drillable stops, …);
 - the `afp-desktop info` process as a whole (wall clock and maximum resident set, interpreter start included).
 """
 
@@ -41,6 +41,7 @@ from afp_desktop.core.jsonx import jsonio, deepjson, jsonscan
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.model.summary import summarize
+from afp_desktop.core.model.prepared_views import prepare_views
 base = rss()
 t = time.perf_counter()
 """
@@ -67,7 +68,7 @@ with gc_paused():
 WINDOW = _COMMON + r"""
 with gc_paused():
     run = open_run(path)
-    run.prepare(window=True)
+    run.views = prepare_views(run)
 """ + _REPORT
 
 

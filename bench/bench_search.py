@@ -64,7 +64,7 @@ def bench(path: Path) -> None:
     index = SearchIndex(run)
     built = time.perf_counter() - t0
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    content, status = index._parts
+    content, status = index.parts
     print(f"  load + prepare {loaded:6.2f} s   build index {built:6.2f} s  ({built / loaded:.2f}× the load)")
     print(f"  indexed texts {len(index):,} ({len(content.texts):,} distinct, {len(content.blob) / 1e6:.1f} M chars); "
           f"status lines {len(status):,}; peak RSS +{(rss1 - rss0) / 1024:.0f} MB while building")

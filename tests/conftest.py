@@ -48,16 +48,16 @@ def restore_app_look(qapp):
     from afp_desktop.app.look import theme
 
     palette, style = QPalette(qapp.palette()), qapp.style().name()
-    notifier = theme._notifier
-    chosen = (notifier.mode, notifier.effective) if notifier is not None else ("system", None)
+    notifier = theme.theme_notifier(qapp)
+    chosen = (notifier.mode, notifier.effective)
     yield qapp
     hints = qapp.styleHints()
     if hasattr(hints, "unsetColorScheme"):
         hints.unsetColorScheme()
     qapp.setStyle(style)
     qapp.setPalette(palette)
-    if theme._notifier is not None:
-        theme._notifier.mode, theme._notifier.effective = chosen
+    notifier = theme.theme_notifier(qapp)
+    notifier.mode, notifier.effective = chosen
 
 
 @pytest.fixture

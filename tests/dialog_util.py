@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
+from afp_desktop.app.export.export_dialog import ExportDialog
+
 OK = QDialogButtonBox.StandardButton.Ok
 
 
@@ -12,8 +14,8 @@ def answer_export_dialog(window, act, button=OK) -> None:
     """Once the window's export dialog is open: `act(dialog)`, then press `button`."""
 
     def answer():
-        dialog = window._export_dialog
-        if dialog is None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, ExportDialog):
             QTimer.singleShot(20, answer)
             return
         act(dialog)

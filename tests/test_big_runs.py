@@ -49,28 +49,30 @@ def painted_all(qtbot, window) -> None:
 
 
 def _plot_range(window) -> tuple[float, float]:
-    low, high = window.timeline.stop_plot.vb.viewRange()[0]
+    low, high = window.timeline.panel.stop_plot.vb.viewRange()[0]
     return low, high
 
 
 def test_the_loader_thread_computes_what_the_window_shows(large_run, window):
-    for name in ("replay_facts", "stop_spans", "bubble_model", "graph_layout", "summary", "stop_figures",
-                 "tool_names", "stops_drillable", "progress_by_call", "folded_graph"):
-        assert name in vars(large_run), f"{name} was not computed by load_run"
+    views = large_run.views
+    assert views is not None, "load_run hands the window the run's prepared views"
+    assert views.graph_layout is not None and views.folded_graph is not None  # (this graph is not shown folded)
     assert window.session.replay.facts is large_run.replay_facts
-    assert window.session.spans is large_run.stop_spans
+    assert window.session.replay.bubbles is views.bubble_model
+    assert window.session.spans is views.stop_spans
     assert not window.folding.enabled  # unfolded, the canvas shows the layout the loader thread made
-    assert window.canvas.graph_layout is large_run.graph_layout
+    assert window.canvas.graph_layout is views.graph_layout
 
 
 def test_the_overview_shows_each_stop_in_its_marker_s_colour(window):
     """The strip is drawn from one colour per sampled stop (not from the markers' whole styles): the same colours."""
-    timeline, strip = window.timeline, window.timeline.overview.strip
+    timeline, strip = window.timeline.panel, window.timeline.panel.overview.strip
     sampled: set[bool] = set()
     for theme, window_width in (("light", 1400), ("dark", 1400), ("light", 700)):  # (700: fewer columns than stops)
         window.apply_theme(theme)
         window.resize(window_width, 900)
         QApplication.processEvents()
+        # private: the stops' picture alone, without the frame, cursor and border painted over it
         image = strip._stops_image()
         count, width = strip.count, image.width()
         sampled.add(count >= width)
@@ -91,24 +93,24 @@ def test_the_overview_shows_each_stop_in_its_marker_s_colour(window):
 def test_the_overview_drawn_after_its_run_is_closed_draws_that_run_s_stops(qtbot, window):
     """What bench/fuzz_actions.py found: a resize asks the strip for a new image on the next turn, and when the
     run was closed meanwhile, drawing it read stops the timeline no longer had (IndexError in a timer's slot)."""
-    strip = window.timeline.overview.strip
+    strip = window.timeline.panel.overview.strip
     strip.repaint()  # (an image drawn at this width first: under load the window may not have painted it yet)
-    assert strip._image is not None
+    assert strip._image is not None  # private: the image drawn and the redraw timer are what this checks
     window.resize(1100, 900)  # a new width: the new image is drawn a turn later (the last one stands in)
     strip.repaint()
-    assert strip._redraw.isActive()
+    assert strip._redraw.isActive()  # private: as above
     window.close_run()
-    qtbot.waitUntil(lambda: not strip._redraw.isActive(), timeout=2_000)
+    qtbot.waitUntil(lambda: not strip._redraw.isActive(), timeout=2_000)  # private: as above
     qtbot.wait(20)  # (pytest-qt fails the test on an exception in the timer's slot)
-    assert strip._image is not None and strip._image.width() == strip.width()
+    assert strip._image is not None and strip._image.width() == strip.width()  # private: as above
 
 
 def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
-    overview, stops = window.timeline.overview, window.session.stops
+    overview, stops = window.timeline.panel.overview, window.session.stops
     assert overview.isVisible() and overview.count == len(stops) > 1000
     low, high = _plot_range(window)
     assert high - low < 200  # a long run opens on a readable window of stops
-    bars = window.timeline.token_in_bars.opts["x"]  # bars only for the stops near the view
+    bars = window.timeline.panel.token_in_bars.opts["x"]  # bars only for the stops near the view
     assert len(bars) <= 3 * (high - low) + 2 and bars[0] <= max(low, 0) and bars[-1] >= min(high, len(stops) - 1)
     assert overview.strip.window == pytest.approx((low, high))
     # A click at 90 % of the strip centres the view there.
@@ -128,9 +130,9 @@ def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
     overview.fit_button.click()
     low, high = _plot_range(window)
     assert low <= 0 and high >= len(stops) - 1
-    bars = window.timeline.token_in_bars.opts["x"]
+    bars = window.timeline.panel.token_in_bars.opts["x"]
     assert bars[0] == 0 and bars[-1] == len(stops) - 1  # every stop in view: every bar drawn
-    ticks = window.timeline.stop_axis.tickValues(low, high, window.timeline.stop_plot.vb.width())
+    ticks = window.timeline.panel.stop_axis.tickValues(low, high, window.timeline.panel.stop_plot.vb.width())
     labelled = ticks[0][1]
     assert 2 <= len(labelled) < 40
     window.grab()
@@ -142,10 +144,10 @@ def test_the_cursor_stays_in_view(qtbot, window):
     session.flush()
     session.move_to_stop(len(session.stops) - 20)
     session.flush()
-    x = window.timeline.cursor_x
+    x = window.timeline.panel.cursor_x
     low, high = _plot_range(window)
     assert low <= x <= high
-    assert window.timeline.overview.strip.cursor_x == pytest.approx(x)
+    assert window.timeline.panel.overview.strip.cursor_x == pytest.approx(x)
 
 
 def test_go_to_box(qtbot, window):
@@ -216,6 +218,7 @@ def test_the_minimap_paints_every_pixel_so_the_graph_under_it_is_not_drawn_again
         window.session.move_to_stop(stop)
         qtbot.wait(20)
         painted_all(qtbot, window)
+        # private: what the map drew against what a fresh paint would draw
         assert minimap._cursor_drawn == minimap._cursor_marks()
     assert graph.count <= 3  # the cards that changed, not the map's corner once more for each
 
@@ -229,13 +232,13 @@ def test_the_minimap_is_repainted_when_its_cursor_moves_a_pixel_and_only_then(qt
     qtbot.wait(50)
     painted, moved = PaintCount(minimap), 0
     for stop in range(1, 120):
-        before = minimap._cursor_marks()
+        before = minimap._cursor_marks()  # private: the cursor marks a fresh paint would draw
         session.move_to_stop(stop)
         session.flush()
         painted_all(qtbot, window)
-        moved += minimap._cursor_marks() != before
+        moved += minimap._cursor_marks() != before  # private: as above
         # What the map shows is what a fresh paint would show: its dot and veil where the cursor is now.
-        assert minimap._cursor_drawn == minimap._cursor_marks(), stop
+        assert minimap._cursor_drawn == minimap._cursor_marks(), stop  # private: as above
     assert 0 < painted.count <= moved + 2  # (a scroll of the graph repaints it too)
     assert moved < 100  # the squashed map moves its dot a pixel every few steps, not at each
 
@@ -322,13 +325,16 @@ def test_the_widgets_over_the_graph_keep_their_corners_when_the_view_is_resized(
 
 def test_the_overview_colours_each_stop_by_its_kind_whatever_the_file_puts_there(window):
     """The strip works a kind's colour out once; a kind the file made a list, a number or nothing is muted."""
+    from afp_desktop.core.views.timeline_series import milestone_kind
+
     panel = window.timeline.panel
     palette = panel.theme_palette
     stops = [{"meta": {"kind": "llm-turn"}}, {"meta": {"kind": "tool-call"}}, {"meta": {"kind": ["llm-turn"]}},
              {"meta": {"kind": 3}}, {"meta": {"kind": {"a": 1}}}, {"meta": "llm-turn"}, {},
              {"meta": {"kind": "llm-turn"}},
              {"meta": {"kind": "iteration"}}]
-    rgba = panel._overview_rgba(stops)
+    # private: the colour per stop the overview is drawn from, for hostile kinds
+    rgba = panel._overview_rgba([milestone_kind(stop) for stop in stops])
     muted = QColor(palette.text_muted).rgba()
     expected = [QColor(palette.kind("user->llm").accent).rgba(), QColor(palette.kind("llm->tool").accent).rgba(),
                 muted, muted, muted, muted, muted, QColor(palette.kind("user->llm").accent).rgba(),
@@ -344,11 +350,11 @@ def test_no_card_is_cut_off_at_the_right_edge(window):
 
 
 def test_a_big_graph_is_usable_while_it_is_still_being_made(qtbot, large_run, monkeypatch):
-    from afp_desktop.app.panels.graph import graph_canvas
+    from afp_desktop.app.panels.graph.scene_builder import SceneBuilder
 
-    build_slice = graph_canvas.GraphCanvas._build_slice
+    build_slice = SceneBuilder.make_slice
     # Slices of 64 cards, however fast the machine: the scene is surely still being made after the first one.
-    monkeypatch.setattr(graph_canvas.GraphCanvas, "_build_slice",
+    monkeypatch.setattr(SceneBuilder, "make_slice",
                         lambda self, budget=0.0, **kw: build_slice(self, budget if budget is None else 0.0, **kw))
     win = MainWindow(restore_layout=False)
     qtbot.addWidget(win)
@@ -429,6 +435,8 @@ def test_similar_iterations_are_folded_and_a_click_expands_them(qtbot, window, l
 
 
 def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
+    from types import SimpleNamespace
+
     from afp_desktop.app.features.graph_folding import AUTO_FOLD_STEPS
     from afp_desktop.core.views.synthetic import synthetic_step_graph
 
@@ -436,9 +444,11 @@ def test_a_graph_of_thousands_of_steps_is_folded_from_the_start(qtbot, window):
     graph = synthetic_step_graph(800, 3)
     assert len(graph["nodes"]) > AUTO_FOLD_STEPS
 
-    class _Run:  # what GraphFolding reads of a run
+    class _Run:  # what GraphFolding reads of a run: a graph with no events behind it, its views not prepared
         stepgraph = graph
-        graph_layout = None
+        domain_events: list = []
+        step_fold = SimpleNamespace(internal_at=None, node_created_at=[])
+        views = None
 
     window.folding.show_run(_Run())
     assert window.folding.enabled and window.action("fold").isChecked()
@@ -459,6 +469,7 @@ def test_the_overview_strip_draws_a_tick_in_its_stop_s_colour(qtbot, count):
     palette = [QColor("#1f77b4"), QColor("#d62728"), QColor("#2ca02c"), QColor("#9467bd"), QColor("#8c564b")]
     strip.set_colours("#ffffff", "#000000", "#ff0000")
     strip.set_stops(count, lambda i: palette[(i * 7 + i // 3) % len(palette)].rgba())
+    # private: the stops' picture alone, without the frame, cursor and border painted over it
     image = strip._stops_image()
     width, height = image.width(), image.height()
     expected: dict[int, QColor] = {}
@@ -488,8 +499,8 @@ def test_stepping_through_a_long_run_never_lays_the_main_window_out(qtbot, windo
     labels, readouts = [], []
     for stop in range(2, 40):  # steps closer together than a pause (the heavy panels follow once they pause)
         session.move_to_stop(stop)
-        qtbot.wait(5)
-        labels.append(window.timeline.position_label.toolTip())
+        session.flush()  # (the move published, as the next turn of the event loop would)
+        labels.append(window.timeline.panel.position_label.toolTip())
         readouts.append(window.features["iteration_bands"].bands.readout.text())
     assert len(set(labels)) == len(labels), "each step shows its own stop"
     assert len(set(readouts)) == len(readouts)
@@ -532,9 +543,10 @@ def test_the_chat_bubbles_scroll_bar_changing_does_not_repaint_the_dock_under_it
     for stop in range(6, 30):
         session.move_to_stop(stop)
         session.flush()
-        chat._settle()  # (the chat keeps its tallest height while one scrubs: let it fit this stop, as a new run does)
+        # private: the chat keeps its tallest height while one scrubs: let it fit this stop, as a new run does
+        chat._settle()
         qtbot.wait(20)  # (Qt paints a window on a 5 ms frame timer: a 5 ms wait often ended before the bar's paint)
-        heights.add(chat._content.height())
+        heights.add(chat.seen_lines.parentWidget().height())  # the chat's column
     assert len(heights) > 1, "(the content's height changed from stop to stop)"
     assert painted.count >= 1, "(the bar changed with the content)"
     assert dock.count <= 1, f"the chat's dock was repainted {dock.count} times"

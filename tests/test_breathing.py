@@ -17,6 +17,7 @@ from afp_desktop.core import breathing as breathing_module
 from afp_desktop.core.breathing import breathe, breathing, breathing_over
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.jsonx import jsonscan
+from afp_desktop.core.model.prepared_views import prepare_views
 from afp_desktop.core.views.inspect import pauses
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path, read_bytes
 
@@ -54,9 +55,9 @@ def test_a_hook_belongs_to_its_thread_and_nested_hooks_restore_the_outer_one():
 
 
 def projections(run) -> dict:
-    run.prepare(window=True)
+    views = prepare_views(run)
     return {"stepgraph": run.stepgraph, "stops": run.stops, "status": run.status_states,
-            "axis": list(run.axis.entries), "layout": run.graph_layout, "summary": run.summary,
+            "axis": list(run.axis.entries), "layout": views.graph_layout, "summary": views.summary,
             "errors": run.replay_facts.errors, "pauses": pauses(run)}
 
 
@@ -82,11 +83,11 @@ def test_a_large_run_breathes_often_from_reading_to_the_last_projection(name, tm
     path = tmp_path / name
     path.write_bytes(read_bytes("15-large-run", name))
     warm = open_run(path)  # (modules imported on first use are not the core's work)
-    warm.prepare(window=True)
+    prepare_views(warm)
     pauses(warm)
     def load():
         run = open_run(path)
-        run.prepare(window=True)
+        run.views = prepare_views(run)
         pauses(run)
         return run
 
@@ -98,15 +99,16 @@ def test_a_large_run_breathes_often_from_reading_to_the_last_projection(name, tm
 def test_which_stops_can_be_drilled_into_is_found_breathing(monkeypatch):
     """7,008 stops of the 1,000-iteration recording were asked one by one with no breathing point: ~45 ms of the
     loader's Python, each move of the cursor meanwhile stalled 60-75 ms."""
-    from afp_desktop.core.model.replay import Replay
+    from afp_desktop.core.model import prepared_views
 
     run = open_run(corpus_path("15-large-run", "trace.json"))
     breaths: list[int] = []
     asked: list[int] = []  # the breaths so far, as each stop is asked
-    can_drill = Replay.can_drill
-    monkeypatch.setattr(Replay, "can_drill", lambda replay, i: (asked.append(len(breaths)), can_drill(replay, i))[1])
+    opens_inward = prepared_views.opens_inward
+    monkeypatch.setattr(prepared_views, "opens_inward",
+                        lambda run, stop: (asked.append(len(breaths)), opens_inward(run, stop))[1])
     with breathing(lambda: breaths.append(1)):
-        flags = run.stops_drillable
+        flags = prepare_views(run).stops_drillable
     assert len(flags) == len(asked) > 1000
     assert asked[-1] - asked[0] >= len(flags) // 256 - 1, "no breathing point between the stops"
 
@@ -143,7 +145,8 @@ def test_the_search_index_of_a_large_run_breathes_often(name, tmp_path):
 
     path = tmp_path / name
     path.write_bytes(read_bytes("15-large-run", name))
-    run = open_run(path).prepare(window=True)
+    run = open_run(path)
+    run.views = prepare_views(run)
     SearchIndex(run, DEFAULT_TEMPLATES, "Agent")  # (imports and caches warmed)
     _index, most, breaths = _calls_between_breaths(lambda: SearchIndex(run, DEFAULT_TEMPLATES, "Agent"))
     assert breaths > len(run.axis) // breathing_module.EVERY

@@ -160,7 +160,7 @@ def test_drop_and_recent_open_a_bundle(qtbot, window, several):
     answer_picker(1)
     open_and_wait(qtbot, window, several)
     assert window.settings.recent_files[:2] == [str(several), str(EXCLUDED)]
-    window._fill_recent_menu()
+    window.menu(MenuId.RECENT).aboutToShow.emit()  # the menu opens
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         window.menu(MenuId.RECENT).actions()[1].trigger()
     assert window.session.run.path == str(EXCLUDED)

@@ -328,6 +328,7 @@ def test_lines_after_an_edit_are_listed_a_piece_per_turn_and_opened_on_demand(qt
 
     monkeypatch.setattr(editor_module, "LINES_PIECE_S", 0.0)  # one line per turn
     editor.set_template("idle", "Hmm… {{appName}}")
+    # private: the typing delay's slot run now: the first piece's title is seen before the next turn
     editor._apply_edits()
     assert editor.lines_title.text() == "Listing the lines of this run…"
     qtbot.waitUntil(lambda: not editor.listing_lines(), timeout=20_000)
@@ -358,7 +359,7 @@ def test_the_chat_keeps_its_height_while_one_scrubs_and_settles_for_a_new_run(qt
     bubble.resize(420, 260)
     bubble.show()
     qtbot.waitExposed(bubble)
-    column = bubble._content
+    column = bubble.seen_lines.parentWidget()  # the chat's column
     bar = column.parentWidget().parentWidget().verticalScrollBar()
     heights, bar_seen = [], []
     for stop in range(len(session.stops)):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, Qt, QThread
 
 from afp_desktop.app.compare.compare_window import CompareWindow
 from tests.compare_util import REACT, load_json, open_corpus, run_from_trace, trace_with_extra_tool_call
@@ -136,7 +136,7 @@ def test_clicking_a_card_selects_its_partner(window, qtbot):
 
 
 def test_file_menu_compare_with_opens_the_window(qtbot, monkeypatch):
-    from PySide6.QtWidgets import QFileDialog
+    from PySide6.QtWidgets import QApplication, QFileDialog
 
     from afp_desktop.app.compare.compare_window import CompareWindow as Window
     from afp_desktop.app.shell.main_window import MainWindow
@@ -148,7 +148,7 @@ def test_file_menu_compare_with_opens_the_window(qtbot, monkeypatch):
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (other, "")))
     action = main.action("compare")
     action.trigger()
-    compare = next(w for w in main._compare_windows if isinstance(w, Window))
+    compare = next(w for w in QApplication.topLevelWidgets() if isinstance(w, Window) and w.isVisible())
     qtbot.waitUntil(lambda: compare.comparison is not None, timeout=10000)
     assert compare.pane_a.session.run is main.session.run
     assert compare.comparison.to_json()["added"] == ["step-tool-start-tool-calls#22-tc-db",
@@ -181,14 +181,16 @@ def test_closing_the_window_stops_a_comparison_under_way(window, qtbot, monkeypa
     monkeypatch.setattr(compare_module, "compare_runs", lambda *_runs: breathe_until_released(started, release))
     window.open_paths(str(corpus_path(REACT, "trace.json")), str(corpus_path(REACT, "trace.redacted.json")))
     assert qtbot.waitUntil(started.is_set, timeout=15_000) is None
+    workers = window.findChildren(QThread)  # the comparison's thread
+    assert workers
     began = time.monotonic()
     try:
         window.close()
         assert time.monotonic() - began < 5
-        assert not any(worker.isRunning() for worker in window._workers)
+        assert not any(worker.isRunning() for worker in workers)
     finally:
         release.set()  # (whatever happened, no thread outlives the test's window)
-        for worker in window._workers:
+        for worker in workers:
             worker.wait(20_000)
 
 

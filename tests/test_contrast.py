@@ -4,18 +4,20 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtGui import QPalette
 
 from afp_desktop.app.panels.banner import LEVEL_STYLE
 from afp_desktop.app.panels.chat_bubble import COLOURS
 from afp_desktop.app.look.style import contrast_ratio, palette_for
-from afp_desktop.app.look.theme import _COLOURS, _R, ERROR_TEXT, FOCUS_RING, NOTE_TEXT
+from afp_desktop.app.look.theme import ERROR_TEXT, FOCUS_RING, NOTE_TEXT, build_palette
 
 THEMES = ("light", "dark")
+R = QPalette.ColorRole
 TEXT_ON = (  # (text role, background role) pairs the widgets draw
-    (_R.WindowText, _R.Window), (_R.WindowText, _R.Base), (_R.Text, _R.Base), (_R.Text, _R.AlternateBase),
-    (_R.PlaceholderText, _R.Window), (_R.PlaceholderText, _R.Base), (_R.PlaceholderText, _R.AlternateBase),
-    (_R.ButtonText, _R.Button), (_R.HighlightedText, _R.Highlight), (_R.ToolTipText, _R.ToolTipBase),
-    (_R.Link, _R.Base), (_R.Link, _R.Window),
+    (R.WindowText, R.Window), (R.WindowText, R.Base), (R.Text, R.Base), (R.Text, R.AlternateBase),
+    (R.PlaceholderText, R.Window), (R.PlaceholderText, R.Base), (R.PlaceholderText, R.AlternateBase),
+    (R.ButtonText, R.Button), (R.HighlightedText, R.Highlight), (R.ToolTipText, R.ToolTipBase),
+    (R.Link, R.Base), (R.Link, R.Window),
 )
 
 
@@ -26,7 +28,7 @@ def blend(top: str, under: str, alpha: float) -> str:
 
 
 def role(name, theme: str) -> str:
-    return _COLOURS[name][THEMES.index(theme)]
+    return build_palette(theme).color(name).name()
 
 
 @pytest.mark.parametrize("theme", THEMES)
@@ -40,10 +42,10 @@ def test_widget_palette(theme):
 def test_state_colours_on_the_window(theme):
     dark = theme == "dark"
     for colour in (ERROR_TEXT[dark], NOTE_TEXT[dark]):
-        for background in (_R.Window, _R.Base):
+        for background in (R.Window, R.Base):
             assert contrast_ratio(colour, role(background, theme)) >= 4.5, (theme, colour)
-    assert contrast_ratio(FOCUS_RING[dark], role(_R.Window, theme)) >= 3.0
-    assert contrast_ratio(FOCUS_RING[dark], role(_R.Base, theme)) >= 3.0
+    assert contrast_ratio(FOCUS_RING[dark], role(R.Window, theme)) >= 3.0
+    assert contrast_ratio(FOCUS_RING[dark], role(R.Base, theme)) >= 3.0
 
 
 @pytest.mark.parametrize("theme", THEMES)
@@ -54,7 +56,7 @@ def test_chat_bubble_and_banners(theme):
             fill, text = value
             assert contrast_ratio(text, fill) >= 4.5, (theme, name)
     assert contrast_ratio(colours["muted"], colours["background"]) >= 4.5
-    text = role(_R.WindowText, theme)
+    text = role(R.WindowText, theme)
     for level, (light_fill, _border, dark_fill, _dark_border) in LEVEL_STYLE.items():
         assert contrast_ratio(text, dark_fill if theme == "dark" else light_fill) >= 4.5, (theme, level)
 
@@ -66,7 +68,7 @@ def test_graph_cards_dimmed_or_not(theme):
         assert contrast_ratio(palette.text, colours.fill) >= 4.5, (theme, kind)
         assert contrast_ratio(palette.text_muted, colours.fill) >= 4.5, (theme, kind, "subtitle")
         # A card not yet happened: its fill fades into the background; its text is drawn opaque in the muted
-        # colour (graph_canvas._paint_text), which must stay readable on the faded fill.
+        # colour (GraphArt._paint_text), which must stay readable on the faded fill.
         faded = blend(colours.fill, palette.background, palette.dim_opacity)
         assert contrast_ratio(palette.text_muted, faded) >= 4.5, (theme, kind, "dimmed")
 
@@ -75,7 +77,7 @@ def test_dimmed_cards_draw_their_text_opaque(qtbot):
     """The canvas really draws a dimmed card's text at full opacity in the muted colour."""
     from PySide6.QtGui import QColor, QImage, QPainter
 
-    from afp_desktop.app.panels.graph.graph_canvas import GraphArt
+    from afp_desktop.app.panels.graph.graph_art import GraphArt
     from afp_desktop.core.model.layout import layout_step_graph
 
     graph = {"nodes": [{"id": "a", "kind": "fork-branch", "label": "WWWWWWWWWW"}], "edges": []}
@@ -133,10 +135,10 @@ def test_the_run_facts_colours_read_on_the_window(theme):
     retries-and-findings pill."""
     from afp_desktop.app.panels.banner import FINDING_TEXT
     from afp_desktop.app.panels.findings_panel import LATER_TEXT
-    from afp_desktop.app.panels.graph.graph_canvas import FACT_BADGE_FILL, FACT_BADGE_TEXT
+    from afp_desktop.app.panels.graph.graph_art import FACT_BADGE_FILL, FACT_BADGE_TEXT
 
     assert contrast_ratio(FACT_BADGE_TEXT, FACT_BADGE_FILL) >= 4.5
 
     for colour in (FINDING_TEXT[theme == "dark"], LATER_TEXT[theme]):
-        for background in (_R.Window, _R.Base, _R.AlternateBase):
+        for background in (R.Window, R.Base, R.AlternateBase):
             assert contrast_ratio(colour, role(background, theme)) >= 4.5, (theme, colour, background)

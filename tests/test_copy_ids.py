@@ -190,7 +190,7 @@ def test_a_narrow_row_elides_an_id_in_the_middle_and_keeps_the_whole_in_the_tool
 def test_the_card_menu_copies_the_step_id(qtbot, window, hostile_run):
     window.session.set_run(hostile_run)
     index = tool_node(hostile_run)
-    window._show_card_menu(index, window.mapToGlobal(window.rect().center()))
+    window.canvas.card_menu_requested.emit(index, window.mapToGlobal(window.rect().center()))  # a right-click
     menu = window.card_menu
     action = next(a for a in menu.actions() if a.text() == "Copy the step's id")
     action.trigger()

@@ -56,6 +56,7 @@ def parts(value) -> list:
     found, seen, todo = [], set(), [value]
     while todo:
         item = todo.pop()
+        # private: the leaves take_apart leaves whole, the same here
         if isinstance(item, dismantle._ATOMS) or id(item) in seen:
             continue
         seen.add(id(item))
@@ -129,7 +130,7 @@ def test_a_real_run_taken_apart_leaves_a_run_sharing_its_parts_whole():
     whole, shared = open_run(path), open_run(path)
     expected = build_step_graph_safe(shared.domain_events)[0].graph()
     shared.typed_events = whole.typed_events  # (as a grown run shares what it grew from)
-    whole.prepare(window=False)
+    whole.prepare()
     dismantle.take_apart(whole)  # (the test holds `whole`: nothing changes)
     assert len(whole.axis) > 0 and whole.typed_events is shared.typed_events
     holder = [whole]

@@ -123,7 +123,7 @@ def test_export_dialog_typed_svg_saves_svg(qtbot, tmp_path):
     dialog.format_combo.setCurrentIndex(0)  # choosing PNG renames
     assert dialog.path_edit.text() == str(tmp_path / "x.png")
     dialog.path_edit.setText("bare")
-    dialog._on_path_typed("bare")
+    dialog.path_edit.textEdited.emit("bare")  # (as typing it does)
     assert dialog.path() == str(tmp_path / "bare.png")  # a bare name: the dialog's folder, the chosen format
 
 
@@ -135,7 +135,7 @@ def _drive_export(qtbot, window, typed: str | None) -> list[str]:
         seen.append(dialog.path_edit.text())
         if typed is not None:
             dialog.path_edit.setText(typed)
-            dialog._on_path_typed(typed)
+            dialog.path_edit.textEdited.emit(typed)  # (as typing it does)
 
     export_with_shortcut(qtbot, window, type_name)
     return seen
@@ -175,7 +175,7 @@ def test_open_recent_menu_tells_two_trace_json_apart(qtbot, window, tmp_path):
         path.write_bytes(read_bytes("02-react-two-tools", "trace.json"))
         paths.append(path)
         window.settings.add_recent(str(path))
-    window._fill_recent_menu()
+    window.menu(MenuId.RECENT).aboutToShow.emit()  # the menu opens
     texts = [a.text() for a in window.menu(MenuId.RECENT).actions() if a.text().startswith("&")]
     assert len(texts) == 2 and texts[0] != texts[1]
     assert "beta" in texts[0] and "alpha" in texts[1] and all("trace.json" in t for t in texts)

@@ -76,7 +76,7 @@ def test_first_export_goes_to_pictures_without_the_cursor_and_the_box_is_remembe
 
     def uncheck_and_move(dialog):
         dialog.path_edit.setText(str(elsewhere / "mine.svg"))
-        dialog._on_path_typed(dialog.path_edit.text())
+        dialog.path_edit.textEdited.emit(dialog.path_edit.text())  # (as typing it does)
         dialog.cursor.setChecked(False)
 
     second = drive_export(qtbot, window, uncheck_and_move)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QThread, QTimer
 from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
@@ -28,6 +28,7 @@ def find(qtbot, window, query: str):  # noqa: F811
     panel.search_box.clear()
     qtbot.keyClicks(panel.search_box, query)
     qtbot.waitUntil(lambda: panel.index is not None and panel.search_box.text() == query
+                    # private: the typing delay: a result shown before it ends is the last query's
                     and not panel._timer.isActive() and not panel.searching and panel.result is not None,
                     timeout=SEARCH_TIMEOUT)
     return panel
@@ -73,7 +74,7 @@ def test_up_and_down_walk_the_hits_and_a_click_goes_to_one(qtbot, window):  # no
     qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     window.session.flush()
     assert window.session.position == hits[row].position
-    assert window.timeline.slider.value() == hits[row].position  # the one cursor: the timeline follows
+    assert window.timeline.panel.slider.value() == hits[row].position  # the one cursor: the timeline follows
     # with the focus in the list, its own arrow keys walk the hits too
     qtbot.keyClick(panel.list, Qt.Key.Key_Down)
     window.session.flush()
@@ -125,18 +126,18 @@ def test_matches_are_marked_on_the_timeline_and_the_graph(qtbot, window):  # noq
     panel = find(qtbot, window, "Working on")
     result = panel.result
     ends = [s["axisEnd"] for s in window.session.stops]
-    xs, _ys = window.timeline.search_marks.getData()
+    xs, _ys = window.timeline.panel.search_marks.getData()
     assert sorted(xs) == sorted({x_of_position(ends, int(p)) for p in result.positions})
     assert window.canvas.art.search_marks == result.node_set() and result.node_set()
     window.docks["find"].close()  # closing the panel takes the marks away, opening it brings them back
     qtbot.waitUntil(lambda: not window.canvas.art.search_marks)
-    assert len(window.timeline.search_marks.getData()[0]) == 0
+    assert len(window.timeline.panel.search_marks.getData()[0]) == 0
     window.docks["find"].show()
     qtbot.waitUntil(lambda: window.canvas.art.search_marks == result.node_set())
     panel.search_box.clear()
     with qtbot.waitSignal(panel.searched):
         panel.search()
-    assert len(window.timeline.search_marks.getData()[0]) == 0 and not window.canvas.art.search_marks
+    assert len(window.timeline.panel.search_marks.getData()[0]) == 0 and not window.canvas.art.search_marks
 
 
 def test_the_index_is_built_off_the_ui_thread_and_follows_the_templates(qtbot, window, monkeypatch):  # noqa: F811
@@ -178,7 +179,7 @@ def test_closing_the_window_stops_an_index_build(qtbot, window, monkeypatch):  #
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert started.wait(5)
-    threads = list(window.panels["find"]._threads)
+    threads = window.panels["find"].findChildren(QThread)  # its index and search threads
     window.close()
     try:
         assert threads and not any(thread.isRunning() for thread in threads)
@@ -316,6 +317,7 @@ def test_a_catastrophic_regex_ends_with_hits_or_a_sentence(qtbot, window, monkey
     panel.search_box.setText(pattern)
     with qtbot.waitSignal(panel.searched, timeout=SEARCH_TIMEOUT):
         panel.search()
+    # private: as in find()
     qtbot.waitUntil(lambda: not panel.searching and not panel._timer.isActive(), timeout=SEARCH_TIMEOUT)
     label = panel.count_label.text()
     assert label.endswith("matches") or label == "No matches." or label.startswith(
@@ -359,7 +361,7 @@ def test_closing_the_window_stops_a_search_under_way(qtbot, window, monkeypatch)
     panel.search_box.setText("convert_units")
     panel.search()
     assert started.wait(10)
-    threads = list(panel._threads)
+    threads = panel.findChildren(QThread)  # its index and search threads
     window.close()
     try:
         assert threads and not any(thread.isRunning() for thread in threads)

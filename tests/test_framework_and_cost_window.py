@@ -174,6 +174,7 @@ def test_no_prices_means_no_table(qtbot):
 def subflow_status(window, label: str) -> str:
     art = window.canvas.art
     index = next(i for i, n in enumerate(art.nodes) if n.get("kind") == "subflow" and n.get("label") == label)
+    # private: the texts a card paints (its picture cannot be read back as text)
     return art._texts_for(index, window.canvas.art.node_bounds(index))[1]
 
 
@@ -227,12 +228,12 @@ def test_a_card_s_menu_copies_the_step_drawn_there_when_framework_steps_are_show
     tool = next(i for i, n in enumerate(run.stepgraph["nodes"]) if n["kind"] == "llm->tool")
     shown = window.folding.to_shown(tool)
     assert shown != tool  # (framework chips come before it)
-    window._show_card_menu(shown, QPoint(10, 10))
+    window.canvas.card_menu_requested.emit(shown, QPoint(10, 10))  # a right-click on the card
     next(a for a in window.card_menu.actions() if a.text() == "Copy the step's id").trigger()
     assert QGuiApplication.clipboard().text() == run.stepgraph["nodes"][tool]["id"]
     window.card_menu.close()
     chip = next(iter(window.folding.fw_map.step_of))
-    window._show_card_menu(chip, QPoint(10, 10))  # a framework chip: its own description
+    window.canvas.card_menu_requested.emit(chip, QPoint(10, 10))  # a framework chip: its own description
     next(a for a in window.card_menu.actions() if a.text() == "Copy the step's id").trigger()
     assert QGuiApplication.clipboard().text().startswith("framework:")
     window.card_menu.close()

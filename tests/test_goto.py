@@ -7,6 +7,7 @@ import pytest
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views.goto import GoTo, GoToError, parse_go_to, resolve_go_to
 from afp_desktop.core.model.replay import Replay
+from afp_desktop.core.model.prepared_views import prepare_views
 
 from tests.corpus_util import corpus_path
 
@@ -48,7 +49,8 @@ def test_odd_text_goes_somewhere_or_says_why(run, text):
 @pytest.fixture(scope="module")
 def run():
     loaded = open_run(str(corpus_path("02-react-two-tools", "events.ndjson")))
-    return loaded.prepare(window=True)
+    loaded.views = prepare_views(loaded)
+    return loaded
 
 
 def _go(run, text):

@@ -9,7 +9,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas, card_lines, format_duration
+from afp_desktop.app.panels.graph.card_text import card_lines, format_duration
+from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 from afp_desktop.app.look.style import palette_for, contrast_ratio
 from tests.corpus_util import load_json
 
@@ -258,10 +259,10 @@ def test_a_big_scene_no_longer_shown_is_emptied_a_slice_per_turn(canvas, qtbot, 
     """Deleting the unfolded 1,000-iteration graph's 13,000 items with their scene froze the window 33 ms."""
     from shiboken6 import isValid
 
-    from afp_desktop.app.panels.graph import graph_canvas as canvas_module
+    from afp_desktop.app.panels.graph import scene_retirement
     from afp_desktop.core.views.synthetic import synthetic_step_graph
 
-    monkeypatch.setattr(canvas_module, "REMOVAL_SLICE", 500)
+    monkeypatch.setattr(scene_retirement, "REMOVAL_SLICE", 500)
     canvas.set_graph(synthetic_step_graph(300, 3))
     qtbot.waitUntil(lambda: not canvas.building, timeout=20_000)
     old = canvas.scene()
@@ -269,8 +270,8 @@ def test_a_big_scene_no_longer_shown_is_emptied_a_slice_per_turn(canvas, qtbot, 
     assert made > 2000
     counts: list[int] = []
     times: list[float] = []
-    canvas._removal_timer.timeout.connect(lambda: counts.append(len(old.items()) if isValid(old) else 0))
-    canvas._removal_timer.timeout.connect(lambda: times.append(time.monotonic()))
+    canvas.retirement.timer.timeout.connect(lambda: counts.append(len(old.items()) if isValid(old) else 0))
+    canvas.retirement.timer.timeout.connect(lambda: times.append(time.monotonic()))
     canvas.set_graph(_graph("02-react-two-tools"))
     assert isValid(old) and len(old.items()) > made, "not all at once"
     qtbot.waitUntil(lambda: not isValid(old), timeout=10_000)
@@ -279,10 +280,10 @@ def test_a_big_scene_no_longer_shown_is_emptied_a_slice_per_turn(canvas, qtbot, 
     # average: Qt keeps a timer's cadence, so a slice that came late is followed by one sooner)
     assert len(times) > 2
     average_gap = (times[-1] - times[0]) / (len(times) - 1)
-    assert average_gap >= 0.75 * canvas_module.REMOVAL_GAP_MS / 1000
+    assert average_gap >= 0.75 * scene_retirement.REMOVAL_GAP_MS / 1000
     assert len(canvas.node_items) == len(_graph("02-react-two-tools")["nodes"])
     # a slow machine takes fewer items a turn: a slice ends once it has taken REMOVAL_SLICE_S (checked every 64)
-    monkeypatch.setattr(canvas_module, "REMOVAL_SLICE_S", 0.0)
+    monkeypatch.setattr(scene_retirement, "REMOVAL_SLICE_S", 0.0)
     canvas.set_graph(synthetic_step_graph(300, 3))
     qtbot.waitUntil(lambda: not canvas.building, timeout=20_000)
     old, counts[:] = canvas.scene(), []
@@ -290,7 +291,7 @@ def test_a_big_scene_no_longer_shown_is_emptied_a_slice_per_turn(canvas, qtbot, 
     qtbot.waitUntil(lambda: not isValid(old), timeout=20_000)
     assert len(counts) >= made // 64 and all(a - b <= 64 for a, b in zip(counts, counts[1:]))
     canvas.clear("Nothing")  # (a cleared graph goes the same way)
-    qtbot.waitUntil(lambda: not canvas._retired, timeout=10_000)
+    qtbot.waitUntil(lambda: not canvas.retirement.retired, timeout=10_000)
     assert canvas.message == "Nothing"
 
 
@@ -331,12 +332,13 @@ def test_far_zoomed_out_the_overview_draws_every_card_in_batches(qtbot, canvas):
     assert not canvas.node_items[0].isVisible()  # the detail layer is hidden: one item paints instead
     happened = [i < 100 for i in range(len(graph["nodes"]))]
     canvas.set_cursor_state(happened, 99)
+    # private: the overview's blocks by colour and opacity, counted exactly (not read back from pixels)
     batches = canvas._overview._batched()
     dim = canvas.palette.dim_opacity
     assert sum(len(r) for (colour, opacity), r in batches.items() if opacity == 1.0) == 100
     assert sum(len(r) for (colour, opacity), r in batches.items() if opacity == dim) == len(happened) - 100
     canvas.set_future_mode("hide")
-    assert sum(len(r) for r in canvas._overview._batched().values()) == 100
+    assert sum(len(r) for r in canvas._overview._batched().values()) == 100  # private: as above
     # clicking a block still finds its step
     box = canvas.graph_layout.nodes[50]
     assert canvas.node_at(canvas.mapFromScene(QPointF(box.cx, box.cy))) == 50

@@ -303,7 +303,7 @@ def test_cli_inspect_imports_no_qt():
 
 
 def test_a_tool_call_took_what_its_card_says():
-    from afp_desktop.app.panels.graph.graph_canvas import format_duration
+    from afp_desktop.app.panels.graph.card_text import format_duration
 
     run = open_run(str(corpus_path("14-context-injections", "trace.json")))
     nodes = run.stepgraph["nodes"]

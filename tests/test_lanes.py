@@ -134,7 +134,8 @@ def test_chip_text_keeps_the_meaningful_end():
 
 
 def test_the_canvas_draws_lanes_and_readable_chip_labels(qtbot):
-    from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas, card_lines
+    from afp_desktop.app.panels.graph.card_text import card_lines
+    from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 
     graph, layout = parallel()
     canvas = GraphCanvas()
@@ -146,6 +147,7 @@ def test_the_canvas_draws_lanes_and_readable_chip_labels(qtbot):
     chip = index_of(graph, label="fan/agentA/System Prompt")
     assert card_lines(graph["nodes"][chip])[0] == "System Prompt · agentA"
     rect = canvas.art.node_bounds(chip)
+    # private: the texts a card paints (its picture cannot be read back as text)
     assert canvas.art._texts_for(chip, rect)[0] == "System Prompt · agentA"  # fits without eliding
 
 

@@ -8,6 +8,7 @@ from collections import defaultdict
 
 import pytest
 
+# private: _format_iterations, the loop label's wording, is checked alone (a layout shows it only in labels)
 from afp_desktop.core.model.layout import (
     CHIP_KINDS,
     GraphLayout,

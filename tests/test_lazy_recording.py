@@ -22,6 +22,7 @@ from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.jsonx.lazyjson import LazyJSON, LazyJSONError
 from afp_desktop.core.library import stops as S
 from afp_desktop.core.library.stepgraph import build_step_graph
+from afp_desktop.core.model.replay import Replay
 from tests.corpus_util import SCENARIOS, load_json, read_bytes
 from tests.test_deepjson import same
 from tests.test_lazy_trace import TRICKY_STRINGS, random_value
@@ -44,7 +45,7 @@ def tiny_steps(monkeypatch):
     monkeypatch.setattr(lazy_recording, "MIN_BYTES", 0)
     monkeypatch.setattr(lazy_recording, "BATCHED_BYTES", 0)
     monkeypatch.setattr(jsonscan, "_CHUNK", 7)
-    monkeypatch.setattr(jsonscan, "_NATIVE_CHUNK", 7)
+    monkeypatch.setattr(jsonscan, "NATIVE_CHUNK", 7)
     monkeypatch.setattr(lazy_trace, "_BATCH", 40)
 
 
@@ -121,7 +122,7 @@ def test_a_deep_recording_reads_lazily_as_it_parses(monkeypatch, levels, steps):
     monkeypatch.setattr(lazy_recording, "MIN_BYTES", 0)
     if steps == "tiny":  # scan chunks and event batches of a few bytes: their boundaries fall everywhere
         monkeypatch.setattr(jsonscan, "_CHUNK", 61)
-        monkeypatch.setattr(jsonscan, "_NATIVE_CHUNK", 61)
+        monkeypatch.setattr(jsonscan, "NATIVE_CHUNK", 61)
         monkeypatch.setattr(lazy_trace, "_BATCH", 40)
     doc = deep_recording(levels)
     data = jsonio.dumps(doc)
@@ -165,12 +166,18 @@ def runs(monkeypatch, data: bytes):
     return lazy, eager
 
 
+def drillable(run) -> list[bool]:
+    """For each of the run's own stops: does it open onto stops of its own (as the timeline asks)?"""
+    replay = Replay(run)
+    return [replay.can_drill(i) for i in range(len(replay.spans))]
+
+
 def test_projections_of_a_deep_recording_equal_the_ordinary_read(monkeypatch):
     lazy, eager = runs(monkeypatch, jsonio.dumps(deep_recording(3000, seed=1)))
     assert lazy.stops == eager.stops and any(s["kind"] == "mount" for s in lazy.stops)
     assert jsonio.dumps(lazy.stepgraph) == jsonio.dumps(eager.stepgraph)
     assert lazy.status_states == eager.status_states
-    assert lazy.stops_drillable == eager.stops_drillable and any(lazy.stops_drillable)
+    assert drillable(lazy) == drillable(eager) and any(drillable(lazy))
     mount = next(s for s in lazy.stops if s["kind"] == "mount")
     assert S.drill(lazy.snapshot, mount) == S.drill(eager.snapshot, mount) is not None
     assert [n.code for n in lazy.all_notices()] == [n.code for n in eager.all_notices()]
@@ -189,7 +196,7 @@ def test_every_corpus_recording_reads_lazily_as_it_parses(monkeypatch, scenario)
     assert lazy.stops == eager.stops
     assert jsonio.dumps(lazy.stepgraph) == jsonio.dumps(eager.stepgraph)
     assert lazy.status_states == eager.status_states
-    assert lazy.stops_drillable == eager.stops_drillable
+    assert drillable(lazy) == drillable(eager)
 
 
 def test_the_large_corpus_recording_takes_the_lazy_path_by_itself(monkeypatch):
@@ -277,7 +284,7 @@ def test_a_recording_in_an_envelope_reads_lazily(monkeypatch):
     lazy, eager = runs(monkeypatch, jsonio.dumps(envelope))
     assert lazy.format == eager.format == "recording-envelope" and lazy.envelope == eager.envelope
     assert same(plain(lazy.document), jsonio.loads(jsonio.dumps(envelope)))
-    assert lazy.stops == eager.stops and lazy.stops_drillable == eager.stops_drillable
+    assert lazy.stops == eager.stops and drillable(lazy) == drillable(eager)
 
 
 @pytest.mark.parametrize("text", [
@@ -342,9 +349,9 @@ def test_a_broken_subflow_result_is_reported_when_read(monkeypatch, capsys):
         "broken-result.json", line, column)
     # that mount is no longer drillable (drilling reads it); every other one still is
     broken_mount = next(iter(doc["snapshot"]["subflowResults"]))
-    assert run.stops_drillable == [drillable and stop["runtimeStageId"] != broken_mount
-                                   for drillable, stop in zip(whole.stops_drillable, whole.stops)]
-    assert run.stops_drillable != whole.stops_drillable
+    assert drillable(run) == [drillable and stop["runtimeStageId"] != broken_mount
+                                   for drillable, stop in zip(drillable(whole), whole.stops)]
+    assert drillable(run) != drillable(whole)
 
 
 def test_a_broken_boundary_payload_is_named_like_a_large_traces(monkeypatch, tmp_path, capsys):
@@ -392,7 +399,7 @@ def test_the_progress_of_a_big_document_moves_forward_while_it_is_read(monkeypat
     monkeypatch.setattr(lazy_recording, "MIN_BYTES", 0)
     monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
     monkeypatch.setattr(jsonscan, "_CHUNK", 1024)  # (numpy: a report every 64 chunks; the C loop: every 8)
-    monkeypatch.setattr(jsonscan, "_NATIVE_CHUNK", 1024)
+    monkeypatch.setattr(jsonscan, "NATIVE_CHUNK", 1024)
     monkeypatch.setattr(lazy_trace, "_BATCH", 4096)
     told: list[float] = []
     run = load_bytes(read_bytes("15-large-run", name), name, progress=told.append)

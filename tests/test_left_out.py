@@ -125,9 +125,9 @@ def test_a_graph_shown_folded_is_loaded_without_its_whole_layout():
     path = str(corpus_path(LARGE, "trace.json"))
     steps = len(load_run(path).stepgraph["nodes"])  # (1,056: folded by a window that folds above 1,000)
     folded = load_run(path, fold_above=steps - 1)
-    assert folded.folded_graph is not None and "graph_layout" not in vars(folded)
+    assert folded.views.folded_graph is not None and folded.views.graph_layout is None
     for unfolded in (load_run(path), load_run(path, fold_above=steps)):  # never folded, or not this graph
-        assert "graph_layout" in vars(unfolded)
+        assert unfolded.views.graph_layout is not None
 
 
 def open_folded(qtbot, window):
@@ -135,17 +135,17 @@ def open_folded(qtbot, window):
     window.folding.set_enabled(True)
     open_and_wait(qtbot, window, corpus_path(LARGE, "trace.json"))
     run = window.session.run
-    assert "graph_layout" not in vars(run)
-    assert window.canvas.graph_layout is run.folded_graph[3]  # (drawn: the folded graph's own layout)
+    assert run.views.graph_layout is None
+    assert window.canvas.graph_layout is run.views.folded_graph.layout  # (drawn: the folded graph's own layout)
     return run
 
 
 def test_the_whole_layout_of_a_folded_graph_is_made_once_it_is_shown_and_drawn_when_unfolded(qtbot, window):
     run = open_folded(qtbot, window)
-    qtbot.waitUntil(lambda: "graph_layout" in vars(run), timeout=10_000)
+    qtbot.waitUntil(lambda: run.views.graph_layout is not None, timeout=10_000)
     window.action("fold").trigger()  # View ▸ Fold similar iterations, off
     assert not window.folding.enabled
-    assert window.canvas.graph_layout is run.graph_layout
+    assert window.canvas.graph_layout is run.views.graph_layout
     assert len(window.canvas.graph_layout.nodes) == len(run.stepgraph["nodes"])
 
 
@@ -153,5 +153,5 @@ def test_unfolded_before_its_whole_layout_is_made_the_graph_is_laid_out_then(qtb
     run = open_folded(qtbot, window)
     window.action("fold").trigger()  # (at once: the thread beside the window begins 400 ms after the run is shown)
     assert window.left_out.thread is None
-    assert window.canvas.graph_layout is run.graph_layout
+    assert window.canvas.graph_layout is run.views.graph_layout
     assert len(window.canvas.graph_layout.nodes) == len(run.stepgraph["nodes"])

@@ -64,7 +64,7 @@ def assert_all_agree(window: MainWindow) -> None:
     assert window.canvas.current == moment.current_node
     assert window.canvas.happened == [i < moment.nodes_started for i in range(len(run.step_fold.nodes))]
     assert window.canvas.art.active == frozenset(moment.active_nodes)
-    timeline = window.timeline
+    timeline = window.timeline.panel
     assert timeline.slider.value() == moment.position
     ends = [span.end for span in session.spans]
     at = moment.stop.index if moment.stop is not None and moment.at_stop else None
@@ -125,7 +125,7 @@ def test_keyboard_scrubbing(qtbot, window):
     for expected in range(1, 8):
         press(qtbot, window, Qt.Key.Key_Right)
         assert session.stop_index == expected and session.position == ends[expected]
-        assert window.timeline.cursor_x == expected
+        assert window.timeline.panel.cursor_x == expected
         assert_all_agree(window)
     here = session.position
     press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)
@@ -139,7 +139,7 @@ def test_keyboard_scrubbing(qtbot, window):
     assert_all_agree(window)
     press(qtbot, window, Qt.Key.Key_End)
     assert session.position == len(run.axis)
-    assert window.timeline.current_stop == len(run.stops) - 1
+    assert window.timeline.panel.current_stop == len(run.stops) - 1
     assert_all_agree(window)
 
 
@@ -153,13 +153,13 @@ def test_keys_work_with_focus_on_another_panel(qtbot, window):
 
 def test_space_plays_and_pauses(qtbot, window):
     open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
-    window.timeline.set_speed(4.0)
+    window.session.set_speed(4.0)
     press(qtbot, window, Qt.Key.Key_Home)
     press(qtbot, window, Qt.Key.Key_Space)
-    assert window.timeline.playing
+    assert window.session.playing
     qtbot.waitUntil(lambda: (window.session.stop_index or 0) >= 2, timeout=3000)
     press(qtbot, window, Qt.Key.Key_Space)
-    assert not window.timeline.playing
+    assert not window.session.playing
     assert_all_agree(window)
 
 
@@ -177,7 +177,7 @@ def test_text_fields_keep_their_keys(qtbot, window):
     press(qtbot, window, Qt.Key.Key_Space)
     assert edit.text() == "hell o"  # End, Left, then Space typed into the field
     assert window.session.position == before
-    assert not window.timeline.playing
+    assert not window.session.playing
     window.canvas.setFocus()
     press(qtbot, window, Qt.Key.Key_Home)
     assert window.session.position == 0  # and the keys work again outside it
@@ -199,7 +199,7 @@ def test_mouse_on_the_slider_moves_everything(qtbot, window):
     from PySide6.QtTest import QTest
 
     open_and_wait(qtbot, window, corpus_path(SCENARIO, "recording.json"))
-    slider = window.timeline.slider
+    slider = window.timeline.panel.slider
     QTest.mouseClick(slider, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      QPoint(slider.width() // 3, slider.height() // 2))
     window.session.flush()
@@ -343,8 +343,8 @@ def test_drill_into_a_mount_and_back_out(qtbot, window):
     session = window.session
     session.move_to_stop(1)
     session.flush()
-    assert window.timeline.drill_button.isEnabled()
-    window.timeline.drill_button.click()
+    assert window.timeline.panel.drill_button.isEnabled()
+    window.timeline.panel.drill_button.click()
     session.flush()
     assert session.breadcrumb == ["Run", "Iteration"]
     assert [s["label"] for s in session.stops] == ["Start", "System prompt", "Messages", "LLM turn", "End"]

@@ -44,12 +44,12 @@ def same(a, b) -> bool:
        start=st.integers(0, 8))
 def test_the_c_loop_gives_the_numpy_scan_s_answer(data, chunk, cut_ok, start):
     """Escaped quotes, runs of backslashes across a chunk's end, brackets in strings, unbalanced and cut texts."""
-    saved = jsonscan._NATIVE_CHUNK
-    jsonscan._NATIVE_CHUNK = chunk
+    saved = jsonscan.NATIVE_CHUNK
+    jsonscan.NATIVE_CHUNK = chunk
     try:
         native = jsonscan.brackets_outside_strings(data, cut_ok=cut_ok, start=start)
     finally:
-        jsonscan._NATIVE_CHUNK = saved
+        jsonscan.NATIVE_CHUNK = saved
     assert same(native, by_numpy(data, cut_ok=cut_ok, start=start))
 
 

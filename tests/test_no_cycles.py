@@ -10,6 +10,7 @@ import gc
 import pytest
 
 from afp_desktop.app.loading.loader import load_run
+from afp_desktop.core.model.prepared_views import graph_layout_of
 from tests.corpus_util import corpus_path, read_bytes
 
 FILES = [("02-react-two-tools", "trace.json"), ("02-react-two-tools", "events.ndjson"),
@@ -26,7 +27,7 @@ def cyclic_garbage_of_a_load(path) -> list[str]:
     try:
         run = load_run(str(path))
         run.payload_problems  # noqa: B018
-        run.graph_layout  # noqa: B018 - (the window lays the graph out as it shows it)
+        graph_layout_of(run)  # (the window lays the graph out as it shows it)
         del run
         gc.set_debug(gc.DEBUG_SAVEALL)
         gc.collect()

@@ -60,7 +60,7 @@ def _tall_timeline(qtbot, window) -> None:
     from PySide6.QtCore import Qt
 
     window.resizeDocks([window.docks["timeline"]], [420], Qt.Orientation.Vertical)
-    qtbot.waitUntil(lambda: window.timeline.stop_plot.vb.height() >= 56, timeout=3000)
+    qtbot.waitUntil(lambda: window.timeline.panel.stop_plot.vb.height() >= 56, timeout=3000)
 
 
 def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
@@ -70,7 +70,7 @@ def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
         window.open_file(corpus_path("02-react-two-tools", "recording.json"))
     qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     window.resizeDocks([window.docks["timeline"]], [150], Qt.Orientation.Vertical)
-    timeline, bands = window.timeline, window.features["iteration_bands"].bands
+    timeline, bands = window.timeline.panel, window.features["iteration_bands"].bands
     qtbot.waitUntil(lambda: timeline.stop_plot.vb.height() < 56, timeout=3000)
     timeline.stop_plot.setXRange(-1, 23, padding=0)
     qtbot.wait(50)
@@ -81,7 +81,7 @@ def test_bands_on_the_timeline(qtbot, window):
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("02-react-two-tools", "recording.json"))
     qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
-    session, timeline, bands = window.session, window.timeline, window.features["iteration_bands"].bands
+    session, timeline, bands = window.session, window.timeline.panel, window.features["iteration_bands"].bands
     session.move_to_stop(9)
     session.flush()
     assert bands.readout.text() == "Iteration 2 · stop 10 of 22"
@@ -122,7 +122,7 @@ def test_a_long_run_labels_only_what_fits(qtbot, window):
         window.open_file(corpus_path("15-large-run", "recording.json"))
     qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     window.session.flush()
-    bands, plot = window.features["iteration_bands"].bands, window.timeline.stop_plot
+    bands, plot = window.features["iteration_bands"].bands, window.timeline.panel.stop_plot
     assert len(bands.bands) == len(iteration_bands(window.session.stops)) > 100
     _tall_timeline(qtbot, window)
     plot.setXRange(300, 340, padding=0)
@@ -142,17 +142,17 @@ def test_a_big_runs_bands_and_pause_marks_follow_its_stops_that_come_a_turn_late
     monkeypatch.setattr(timeline_module, "DEFERRED_STOPS", 1)
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("02-react-two-tools", "recording.json"))
-    qtbot.waitUntil(lambda: window.timeline.built and len(window.timeline.stops) == 22, timeout=10_000)
+    qtbot.waitUntil(lambda: window.timeline.built and len(window.timeline.panel.stops) == 22, timeout=10_000)
     bands = window.features["iteration_bands"].bands
     qtbot.waitUntil(lambda: len(bands.bands) == 3, timeout=3000)
     assert list(bands.shading.opts["x0"]) == [0.55, 7.55, 14.55]
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("06-pause-resume", "recording.json"))
-    qtbot.waitUntil(lambda: len(window.timeline.stops) == len(window.session.stops), timeout=3000)
+    qtbot.waitUntil(lambda: len(window.timeline.panel.stops) == len(window.session.stops), timeout=3000)
     (mark,) = window.features["pauses"].marks
     markers = window.features["pauses"].markers
     qtbot.waitUntil(lambda: len(markers.data) == 1, timeout=3000)
-    assert markers.data["x"][0] == pytest.approx(x_of_position(window.timeline.ends, mark.position))
+    assert markers.data["x"][0] == pytest.approx(x_of_position(window.timeline.panel.ends, mark.position))
 
 
 def test_the_readout_and_the_inspector_agree_on_the_iteration_of_a_second_run_in_one_stream(qtbot, window, tmp_path):
@@ -164,6 +164,7 @@ def test_the_readout_and_the_inspector_agree_on_the_iteration_of_a_second_run_in
     two.write_bytes(one + one)
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(two)
+    qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     session, run = window.session, window.session.run
     said = set()
     for position in range(session.replay.length + 1):

@@ -48,6 +48,7 @@ def test_without_lz4_the_payloads_keep_the_file_bytes(monkeypatch, tmp_path):
     path.write_bytes(read_bytes("02-react-two-tools", "trace.json"))
     run = open_run(path)
     lazy = [e["payload"] for e in run.domain_events if type(e.get("payload")) is LazyJSON]
+    # private: which bytes a lazy payload keeps is seen only in memory
     assert lazy and all(type(p._buffer) is bytes for p in lazy)
 
 
@@ -58,8 +59,9 @@ def test_a_large_trace_keeps_its_payloads_packed_and_reads_them_exactly(tmp_path
     path.write_bytes(data)
     run = open_run(path)
     lazy = [e["payload"] for e in run.domain_events if type(e.get("payload")) is LazyJSON]
+    # private: as above
     assert lazy and all(type(p._buffer) is PackedBytes for p in lazy)  # the file's bytes are not kept
-    assert all(p.raw() == data[p._start:p._end] for p in lazy)
+    assert all(p.raw() == data[p._start:p._end] for p in lazy)  # private: where in the file each payload was found
     assert not run.payload_problems
 
 

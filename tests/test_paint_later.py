@@ -128,7 +128,7 @@ def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_
     session.flush()
     qtbot.waitUntil(lambda: window.timeline.built)
     drawn = PaintCount(window.timeline.panel.plots.viewport())
-    qtbot.waitUntil(lambda: drawn.count > 0 and window.timeline.stops and window_at_rest(window))  # (settled, drawn)
+    qtbot.waitUntil(lambda: drawn.count > 0 and window.timeline.panel.stops and window_at_rest(window))  # (settled, drawn)
     paints = PaintCount(window.timeline.panel.plots.viewport())  # (its cursor moves at every stop)
     held = window.paint_later.held
     session.move_to_stop(2)

@@ -175,7 +175,7 @@ def test_pause_marked_in_graph_timeline_and_bubble(qtbot, window):
     markers = window.features["pauses"].markers
     (tip,) = markers.data["data"]
     assert "not given yet" in tip
-    assert markers.data["x"][0] == pytest.approx(x_of_position(window.timeline.ends, mark.position))
+    assert markers.data["x"][0] == pytest.approx(x_of_position(window.timeline.panel.ends, mark.position))
     session.move_to(mark.resume_position, immediate=True)
     assert "Approved by Alice" in markers.data["data"][0] and "Waited 2 ms" in markers.data["data"][0]
     assert not bubble.pause_note.isVisibleTo(bubble)
@@ -240,7 +240,7 @@ def test_copy_link_to_this_stop(qtbot, window):
 
 def test_timeline_context_menu_copies_the_stop_under_the_mouse(qtbot, window):
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "recording.json"))
-    timeline = window.timeline
+    timeline = window.timeline.panel
     vb = timeline.stop_plot.vb
     index = next(i for i, label in enumerate(timeline.labels) if label == "LLM turn 1")
     low, high = vb.viewRange()[0]

@@ -45,7 +45,8 @@ def test_the_loader_reads_the_context_panels_writers_so_the_window_does_not(monk
 
     monkeypatch.setattr(context_state, "is_commit_bundle", walked)
     assert context_state.key_writes(run) == expected and expected
-    assert context_state.ContextStates(run)._writes == expected
+    states = context_state.ContextStates(run)  # (made without walking the log: its writers are the loader's)
+    assert all(states.writer(key, commits[-1]).commit == commits[-1] for key, commits in expected.items())
 
 
 def test_the_loader_reads_the_iteration_bands_so_the_window_does_not(monkeypatch):

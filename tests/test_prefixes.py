@@ -320,8 +320,8 @@ def test_the_trace_heads_quick_way_reads_what_the_decoder_reads(events, count, c
         at = whole.find(jsonio.dumps(events[min(where, len(events) - 1)]), start) if not indent else -1
         if at >= start:
             whole = whole[:at] + between + whole[at:]
-    quick = prefixes._head_by_brackets(whole, start, count, cut)
-    slow = prefixes._head_by_decoder(whole, start, count, cut)
+    quick = prefixes.head_by_brackets(whole, start, count, cut)
+    slow = prefixes.head_by_decoder(whole, start, count, cut)
     if quick is not None:
         assert slow is not None and quick[0]["events"] == slow[0]["events"]
     assert prefixes.trace_head(whole, count, max_bytes=cut) == (quick or slow)
@@ -332,13 +332,13 @@ def test_the_quick_way_reads_a_plain_head_and_one_that_holds_the_whole_list():
     events = [{"type": "run.entry", "n": i, "x": [{"y": "}"}]} for i in range(50)]
     whole = orjson.dumps({"version": 1, "events": events, "redaction": "none"})
     start = prefixes.TRACE_HEAD.match(whole).end()
-    head = prefixes._head_by_brackets(whole, start, 10, 1 << 20)
+    head = prefixes.head_by_brackets(whole, start, 10, 1 << 20)
     assert head is not None and head[0]["events"] == events[:10]
     assert whole[:int(head[1] * len(whole)) + 2].endswith(b"}]},{")
-    head = prefixes._head_by_brackets(whole, start, 1000, 1 << 20)
+    head = prefixes.head_by_brackets(whole, start, 1000, 1 << 20)
     assert head is not None and head[0]["events"] == events
-    assert prefixes._head_by_brackets(whole, start, 10, 200)[0]["events"] == events[:len(
-        prefixes._head_by_brackets(whole, start, 10, 200)[0]["events"])]
+    assert prefixes.head_by_brackets(whole, start, 10, 200)[0]["events"] == events[:len(
+        prefixes.head_by_brackets(whole, start, 10, 200)[0]["events"])]
 
 
 def test_waiting_for_the_window_to_show_a_part_is_not_the_reading_pace():

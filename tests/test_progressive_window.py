@@ -59,7 +59,7 @@ def test_the_first_events_show_and_can_be_scrubbed_before_the_load_ends(qtbot, w
     assert not window.progress.isVisible()
     assert not any(text.startswith("Still reading") for text in window.banner.texts)
     qtbot.waitUntil(lambda: not window.canvas.building and window.follow.growth.idle, timeout=LOAD_TIMEOUT)
-    assert len(window.canvas.graph_layout.nodes) == len(whole.graph_layout.nodes)
+    assert len(window.canvas.graph_layout.nodes) == len(whole.views.graph_layout.nodes)
 
 
 def test_the_run_grows_in_place_and_ends_where_opening_puts_it(qtbot, window, slow_prefixes):
@@ -221,8 +221,8 @@ def test_a_recording_shows_its_first_events_then_the_whole_run_at_the_same_momen
     assert not any("Only the typed event stream is in this file" in text for text in window.banner.texts), \
         "what is true of the part only is not said of the file"
     assert window.session.position == len(shown.axis)
-    qtbot.waitUntil(lambda: window.timeline.built and "Stops derived" in window.timeline.note.text(), timeout=10_000)
-    assert window.timeline.note.text() == ("Stops derived from the events (its commit log is read with the rest of "
+    qtbot.waitUntil(lambda: window.timeline.built and "Stops derived" in window.timeline.panel.note.text(), timeout=10_000)
+    assert window.timeline.panel.note.text() == ("Stops derived from the events (its commit log is read with the rest of "
                                            "the file)."), "not: no commit log in this file"
     window.session.move_to_stop(len(window.session.stops) // 2)
     window.session.flush()
@@ -237,8 +237,9 @@ def test_a_recording_shows_its_first_events_then_the_whole_run_at_the_same_momen
     assert window.session.moment.position == window.session.position
     assert not any(text.startswith("Still reading") for text in window.banner.texts)
     qtbot.waitUntil(lambda: not window.canvas.building, timeout=LOAD_TIMEOUT)
-    assert len(window.canvas.graph_layout.nodes) == len(whole.graph_layout.nodes) > len(shown.graph_layout.nodes)
-    qtbot.waitUntil(lambda: "commit log is read" not in window.timeline.note.text(), timeout=10_000)
+    assert len(window.canvas.graph_layout.nodes) == len(whole.views.graph_layout.nodes) > \
+        len(shown.views.graph_layout.nodes)
+    qtbot.waitUntil(lambda: "commit log is read" not in window.timeline.panel.note.text(), timeout=10_000)
 
 
 def test_a_recording_left_untouched_opens_whole_at_its_end(qtbot, window, slow_prefixes, tmp_path):
@@ -343,5 +344,5 @@ def test_a_run_that_grows_into_a_folded_graph_is_not_laid_out_whole_on_the_windo
         pass
     whole = window.session.run
     qtbot.waitUntil(lambda: not window.canvas.building and window.follow.growth.idle, timeout=LOAD_TIMEOUT)
-    assert window.canvas.graph_layout is whole.folded_graph[3]
-    assert "graph_layout" not in vars(whole)
+    assert window.canvas.graph_layout is whole.views.folded_graph.layout
+    assert whole.views.graph_layout is None

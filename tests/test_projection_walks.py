@@ -124,6 +124,7 @@ def test_replay_counts_a_mirrored_domain_event_with_its_typed_event(run):
     domain, typed = run
     axis = build_axis(domain, typed)
     shaped = SimpleNamespace(axis=axis, typed_events=typed, domain_events=domain)
+    # private: the count per step checked against a naive walk; the facts show only what it sums to
     assert list(ReplayFacts._effective_domain_counts(shaped)) == _effective_walk(axis, domain, typed)
 
 
@@ -187,6 +188,7 @@ def test_a_long_streams_axis_is_made_by_numpy():
     typed = [{"type": "agentfootprint.stream.llm_start", "meta": {}} for _ in range(axis_module.ANCHORED_AT_ONCE)]
     domain = [{"type": "llm.start", "commitIdxBefore": 0} for _ in typed]
     merged, counted = [], []
+    # private: which way a large anchored run is merged and counted (numpy or not) gives the same answer
     merge, count = axis_module._anchored_entries, axis_module._count_by_numpy
     with mock.patch.object(axis_module, "_anchored_entries", lambda *a: merged.append(merge(*a)) or merged[-1]), \
             mock.patch.object(axis_module, "_count_by_numpy", lambda *a: counted.append(count(*a)) or counted[-1]):
@@ -207,11 +209,12 @@ _DOMAIN_TYPES = st.sampled_from(["tool.start", "tool.end", "run.exit", "subflow.
 def test_the_domain_events_of_some_types_are_those_a_plain_filter_finds(domain, types, indexed):
     """The projections that visit only some DomainEvents (mounts, tool names, errors, the chat's prompts) visit
     exactly those a pass over every event keeps: dicts of one of the types, in order, each once."""
+    from afp_desktop.core.jsonx.fields import indices_by_text
     from afp_desktop.core.library.events import domain_indices_of, typed_indices_by_type
 
-    run = SimpleNamespace(domain_events=domain)
-    if indexed:
-        run.domain_by_type = typed_indices_by_type(domain)
+    # (the run's index as made in Python, or in C where built)
+    by_type = typed_indices_by_type(domain) if indexed else indices_by_text(domain, "type")
+    run = SimpleNamespace(domain_events=domain, domain_by_type=by_type)
     assert list(domain_indices_of(run, *types)) == [i for i, event in enumerate(domain)
                                                     if isinstance(event, dict) and event.get("type") in types]
 

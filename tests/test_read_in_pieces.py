@@ -47,11 +47,12 @@ class Shrinking(io.RawIOBase):
 def test_what_is_read_is_what_the_file_holds_when_its_size_was_wrong(small_pieces, held, said):
     """Shorter than its size said (cut while read): what it held. Longer (growing): all of it, read on."""
     content = bytes(range(256)) * (held // 256) + b"x" * (held % 256)
+    # private: a file whose size was wrong (cut or grown while read) cannot be made on disk at the right moment
     read = source._read_capped(Shrinking(content), 10_000_000, said)
     assert read == content and type(read) is bytes
 
 
 def test_the_limit_still_holds_for_a_file_that_grows_past_it(small_pieces):
     content = b"y" * 500_000
-    read = source._read_capped(Shrinking(content), 400_001, 300_000)
+    read = source._read_capped(Shrinking(content), 400_001, 300_000)  # private: as above
     assert len(read) == 400_001  # (one byte over: the caller says the file is larger than the limit)

@@ -217,8 +217,10 @@ def test_the_sections_kept_are_bounded_and_let_go_of_with_the_theme(qtbot, resto
             {"title": "Conversation", "style": "conversation",
              "rows": [{"role": "user", "text": f"other {step}.{i}"} for i in range(9)]}]})
         view.flush()
+    # private: the spare sections and messages kept for reuse: a bound on memory, not shown
     assert len(view._spare) <= readable_view.SPARE_SECTIONS
-    assert len(view._spare_messages) <= readable_view.SPARE_MESSAGES
+    assert len(view._spare_messages) <= readable_view.SPARE_MESSAGES  # private: as above
+    # private: as above
     qtbot.waitUntil(lambda: len(view._spare_holder.children()) == len(view._spare) * 2 + len(view._spare_messages))
     last = readable_view.SPARE_SECTIONS * 2 - 1
     view.show_model(_model(last, 3, error=f"failed #{last}"))  # (its error section is kept: it was just shown)
@@ -231,6 +233,7 @@ def test_the_sections_kept_are_bounded_and_let_go_of_with_the_theme(qtbot, resto
 
     theme.apply_theme(QApplication.instance(), "dark" if not readable_view.is_dark(view) else "light")
     view.set_theme("dark")
+    # private: a theme change drops the spares (they hold the old colours)
     assert not view._spare and not view._spare_messages
     view.show_model(_model(last, 3, error=f"failed #{last}"))
     view.flush()

@@ -155,13 +155,14 @@ def test_the_first_part_is_shown_before_the_events_of_the_next_are_parsed(monkey
     prefixes = Prefixes(lambda run: shown.append((len(run.typed_events), sum(parsed))))
     prefixes.next, prefixes.growth = 4, 8
     monkeypatch.setattr(formats, "run_from_recording_events", lambda evs, _name: _FakeRun(evs))
+    # private: the order of parsing and showing, checked on the one step that offers a part (no file, no thread)
     formats._offer_recording_part(prefixes, tail_module.find_recording_tail(data), "recording.json")
     assert shown == [(4, 4), (32, 32)]
     damaged = data.replace(b'"n":20', b'"n":tru')
     shown.clear(), parsed.clear()
     prefixes = Prefixes(lambda run: shown.append((len(run.typed_events), sum(parsed))))
     prefixes.next, prefixes.growth = 4, 8
-    formats._offer_recording_part(prefixes, tail_module.find_recording_tail(damaged), "recording.json")
+    formats._offer_recording_part(prefixes, tail_module.find_recording_tail(damaged), "recording.json")  # private: as above
     assert shown == [(4, 4)]
 
 
@@ -223,7 +224,7 @@ def test_the_end_of_a_big_file_is_read_only_as_far_back_as_its_events(tmp_path, 
     array_and_after = len(data) - data.index(b'"events"')
     assert opened[0].length == len(data), "(the whole file may be read: it is under the tail's 64 MB)"
     ahead = (3 if jsonscan.native is not None else 1) * 4096  # (a reader thread reads two pieces ahead)
-    ahead += tail_module._LOOK_BACK  # (and the key's backslashes are looked for before it)
+    ahead += tail_module.LOOK_BACK  # (and the key's backslashes are looked for before it)
     assert array_and_after <= opened[0].length - opened[0].floor < array_and_after + ahead
 
 
@@ -260,7 +261,7 @@ def test_each_look_back_reads_the_bytes_it_looks_at_first(tmp_path, monkeypatch)
     end = source.open_file_end(plain, len(escaped))
     quote = escaped.rindex(b'"')
     end.need(quote)
-    assert tail_module._escaped(end.buffer, quote, end.need)
+    assert tail_module.is_escaped(end.buffer, quote, end.need)
     end.close()
 
 
@@ -275,9 +276,9 @@ def test_a_run_of_backslashes_before_a_key_is_counted_across_pieces(tmp_path, ru
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(source.FileEnd, "PIECE", 1000)
         end.need(quote)
-        assert tail_module._escaped(end.buffer, quote, end.need) == (run % 2 == 1)
-    assert tail_module._escaped(text, quote, lambda _i: None) == (run % 2 == 1)
-    assert tail_module._escaped(b"\\" * run + b'"', run, lambda _i: None) == (run % 2 == 1), "(from the start)"
+        assert tail_module.is_escaped(end.buffer, quote, end.need) == (run % 2 == 1)
+    assert tail_module.is_escaped(text, quote, lambda _i: None) == (run % 2 == 1)
+    assert tail_module.is_escaped(b"\\" * run + b'"', run, lambda _i: None) == (run % 2 == 1), "(from the start)"
     end.close()
 
 

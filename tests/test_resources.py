@@ -210,11 +210,11 @@ def test_system_mode_follows_the_desktop_scheme(restore_app_look, monkeypatch):
     monkeypatch.setattr(theme, "system_theme", lambda _app=None: "light")
     seen = []
     theme.theme_notifier(app).theme_changed.connect(seen.append)
-    theme.theme_notifier(app)._system_changed(Qt.ColorScheme.Light)  # what colorSchemeChanged calls
+    app.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Light)  # the desktop changes its scheme
     assert seen == ["light"]
     assert app.palette().color(QPalette.ColorRole.Window).lightness() > 200
     theme.apply_theme(app, "dark")
-    theme.theme_notifier(app)._system_changed(Qt.ColorScheme.Light)  # an explicit choice is kept
+    app.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Light)  # an explicit choice is kept
     assert app.palette().color(QPalette.ColorRole.Window).lightness() < 80
 
 

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from afp_desktop.app.pacing import scheduler
 from afp_desktop.app.shell.main_window import MainWindow
 from afp_desktop.core.formats import open_run
+from afp_desktop.core.model.prepared_views import prepare_views
 from tests.corpus_util import corpus_path
 
 
@@ -70,7 +71,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
     """A run read in part (its stops follow a turn later, its graph in slices, its paint a turn later, its
     heavy panels once it settles): each of those pieces runs in a pass of the event loop of its own, the paint
     first; none is lost (the whole graph is made, the stops shown, the inspector follows)."""
-    from afp_desktop.app.panels.graph import graph_canvas
+    from afp_desktop.app.panels.graph import scene_builder
     from afp_desktop.app.panels.timeline import timeline
     from afp_desktop.app import session as session_module
 
@@ -86,7 +87,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
         monkeypatch.setattr(cls, name, recorded)
 
     # (private pieces spied on: each is the one place its kind of work runs, and the pass it runs in is the point)
-    spy(graph_canvas.GraphCanvas, "_build_next", "slice")
+    spy(scene_builder.SceneBuilder, "_make_next", "slice")
     spy(timeline.TimelinePanel, "_show_pending_stops", "stops")
     spy(scheduler.PaintLater, "_paint", "paint")
     spy(session_module.Session, "_settle", "settle")
@@ -96,10 +97,10 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
             if event.type() == QEvent.Type.Paint:
                 ran.append((pass_number[0], "graph painted"))
             return False
-    monkeypatch.setattr(graph_canvas, "BUILD_SLICE_S", 0.0)  # (several slices, however fast the machine)
-    monkeypatch.setattr(graph_canvas, "IN_VIEW_BUDGET_S", 0.0)
+    monkeypatch.setattr(scene_builder, "BUILD_SLICE_S", 0.0)  # (several slices, however fast the machine)
+    monkeypatch.setattr(scene_builder, "IN_VIEW_BUDGET_S", 0.0)
     run = open_run(str(corpus_path("15-large-run", "trace.json")))
-    run.prepare(window=True)
+    run.views = prepare_views(run)
     run.still_reading = True  # (as a big file's first part: its stops come a turn later)
     window = big_window
     painted = Painted()
@@ -112,7 +113,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
     for pass_number[0] in range(1, 100_000):  # (a guard only: the loop ends once every piece has run)
         QApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
         if not len(scheduler.turns()) and not window.session.settle_pending \
-                and not window.canvas.building and window.timeline.stops:
+                and not window.canvas.building and window.timeline.panel.stops:
             break
     tick.stop()
     kinds = [label for _at, label in ran if label != "graph painted"]
@@ -123,7 +124,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
     assert labels.index("graph painted") < labels.index("stops"), \
         f"the moment shown is painted before the stops follow: {ran}"
     assert len(window.canvas.node_items) == len(window.canvas.graph_layout.nodes)
-    assert window.timeline.stops, "the stops are shown"
+    assert window.timeline.panel.stops, "the stops are shown"
 
 
 

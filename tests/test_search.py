@@ -170,13 +170,13 @@ def test_joined_search_equals_a_search_of_each_text(query, regex, ignore_case):
     index = index_of("02-react-two-tools", "trace.json")
     pattern = compile_query(query, regex, ignore_case)
     expected = []
-    for p, part in enumerate(index._parts):
+    for p, part in enumerate(index.parts):
         for doc in range(len(part)):
             text = part.texts[int(part.text_of[doc])]
             expected += [(int(part.positions[doc]), p, doc, m.start(), m.end()) for m in pattern.finditer(text)
                          if m.end() > m.start()]
     result = index.find(query, regex=regex, ignore_case=ignore_case)
-    got = [(int(pos), int(p), int(d), int(s), int(e)) for pos, p, d, s, e in
+    got = [(int(pos), int(p), int(d), int(s), int(e)) for pos, p, d, s, e in  # private: the result's raw rows
            zip(result.positions, result._part, result._doc, result._start, result._end)]
     assert got == sorted(expected)
 
@@ -296,7 +296,7 @@ def test_fuzz_the_joined_search_against_each_text_alone():
     that change length when lower-cased, searched plain and as regexes, with and without case."""
     import random
 
-    from afp_desktop.core.views.search import _Part
+    from afp_desktop.core.views.search import IndexPart
 
     rng = random.Random(13)
     alphabet = ["a", "A", "b", " ", "\n", "\x00", "İ", "i", "ß", "S", "é", "É", "😀", "\t", "."]
@@ -305,7 +305,7 @@ def test_fuzz_the_joined_search_against_each_text_alone():
     for _round in range(150):
         texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(rng.randint(1, 8))]
         docs = [(rng.randint(0, 5), text, "where", None) for text in texts]
-        part = _Part(list(docs))
+        part = IndexPart(list(docs))
         for _query in range(6):
             regex = rng.random() < 0.4
             query = rng.choice(regexes) if regex else "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))
@@ -340,17 +340,17 @@ def test_a_query_matching_everywhere_scans_only_until_the_limit_is_reached(many_
     index = SearchIndex(open_run(many_calls).prepare())
     every = index.find(".", regex=True)
     scanned: list[int] = []
-    real = search_module._Part.matches
+    real = search_module.IndexPart.matches
 
     def counting(part, pattern, first=0, stop=None, deadline=None):
         scanned.append((len(part.texts) if stop is None else stop) - first)
         return real(part, pattern, first, stop, deadline)
 
-    monkeypatch.setattr(search_module._Part, "matches", counting)
+    monkeypatch.setattr(search_module.IndexPart, "matches", counting)
     first = index.find(".", regex=True, limit=500)
     assert len(first) == 500 and not first.complete and len(every) > 100_000
     assert [h.to_json() for h in first] == [every[i].to_json() for i in range(500)]
-    texts = sum(len(part.texts) for part in index._parts)
+    texts = sum(len(part.texts) for part in index.parts)
     assert sum(scanned) < texts / 10, (sum(scanned), texts)  # the scan stopped long before the end
 
 
@@ -464,7 +464,7 @@ def test_a_limited_scan_keeps_exactly_the_first_rows(texts, picks, query, limit,
     whole scan puts first (and one more when there are more), whatever the ranges it stopped between."""
     from afp_desktop.core.views import search as search_module
 
-    part = search_module._Part([(position, texts[which % len(texts)], "where", None) for position, which in picks])
+    part = search_module.IndexPart([(position, texts[which % len(texts)], "where", None) for position, which in picks])
     pattern = compile_query(query[0], regex=query[1])
     every = list(zip(*(column.tolist() for column in part.hits(pattern))))
     sizes = search_module.FIRST_RANGE_ROWS, search_module.RANGE_ROWS

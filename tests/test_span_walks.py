@@ -13,6 +13,7 @@ from afp_desktop.app.panels.chat_bubble import ChatBubblePanel
 from afp_desktop.app.session import Session
 import afp_desktop.core.model.replay as replay_module
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
+from afp_desktop.core.model.prepared_views import prepare_views
 from afp_desktop.core.model.replay import Replay, span_lines_walk
 from tests.test_stop_lines import _naive, _run
 
@@ -24,7 +25,7 @@ def long_turn_run(monkeypatch):
     """05-streaming-tokens with a 300-token answer, its LLM turn counted as long (over 50 states)."""
     monkeypatch.setattr(replay_module, "LONG_SPAN_STATES", 50)
     run = _run([f"w{k} " for k in range(300)])
-    turn = next(span for span in run.stop_spans if span.label.startswith("LLM turn"))
+    turn = next(span for span in Replay(run).spans if span.label.startswith("LLM turn"))
     return run, turn
 
 
@@ -53,13 +54,13 @@ def test_a_deferring_replay_gives_a_long_span_as_pending_and_keeps_the_walk_made
 
 def test_the_bubble_lists_a_long_stops_lines_once_walked_beside_the_window(qtbot, long_turn_run):
     run, turn = long_turn_run
-    run.prepare(window=True)  # as the window's loader thread does (Run.long_span_lines among it)
+    run.views = prepare_views(run)  # as the window's loader thread does (long_span_lines among them)
     session = Session()
     bubble = shown_alone(session, ChatBubblePanel(session))
     qtbot.addWidget(bubble)
     session.set_run(run, position=turn.end)
     expected = _naive(run, turn, DEFAULT_TEMPLATES, "Agent")
-    # The default templates: the loader's walk (Run.long_span_lines) is there, nothing is pending.
+    # The default templates: the loader's walk (PreparedViews.long_span_lines) is there, nothing is pending.
     assert f"saw {len(expected)} line(s)" in bubble.seen_lines.title()
     assert not session.replay.walks_wanted
 
@@ -156,4 +157,4 @@ def test_a_grown_span_resumes_its_walk_instead_of_walking_it_again(monkeypatch):
     # Other templates than the grown-from replay's: nothing is taken on.
     other = Replay(second, TYPING)
     other.inherit_walks(old)
-    assert not other._inherited
+    assert not other._inherited  # private: what was taken on shows nowhere else (the lines are the same)

@@ -402,13 +402,14 @@ def test_the_compact_timeline_reads_as_the_walk_of_every_prefix(steps):
     assert [jsonio.dumps(state) for state in timeline] == [jsonio.dumps(state) for state in walked]
     assert timeline == walked and timeline[-3:] == walked[-3:]
     for k in range(1, len(timeline)):
-        if timeline._slots[k] == timeline._slots[k - 1]:
+        if timeline._slots[k] == timeline._slots[k - 1]:  # private: equal slots must share one state object
             assert timeline[k - 1] is timeline[k]
 
 
 def test_a_long_stream_keeps_no_state_object_per_token():
     tokens = [ev("stream.token", content=f"word{i} ") for i in range(5000)]
     timeline = status_timeline([llm_start(), *tokens, ev("stream.llm_end")])
+    # private: memory shape: the states kept are not per token
     assert len(timeline._entries) < 5  # None, idle, hidden: the 5,000 streaming states are two numbers each
     # (prefix 2,500: the start and 2,499 tokens)
     assert timeline[2500] == {"state": "streaming", "vars": {"partial": "".join(f"word{i} " for i in range(2499))}}

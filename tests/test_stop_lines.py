@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 from afp_desktop.core.formats import load_bytes
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_line
 from afp_desktop.core.model.bubble import status_states_for
+from afp_desktop.core.model.prepared_views import prepare_views
 from afp_desktop.core.model.replay import Replay
 from afp_desktop.core.model.stop_lines import StopLines, _Streaming
 from tests.corpus_util import read_bytes
@@ -100,8 +101,9 @@ def test_the_loader_walks_long_spans_once_for_the_default_templates(monkeypatch)
 
     monkeypatch.setattr(replay_module, "LONG_SPAN_STATES", 50)
     run = _run([f"w{k} " for k in range(300)])
-    walks = run.long_span_lines  # (what Run.prepare(window=True) computes on the loader thread)
-    turn = next(span for span in run.stop_spans if span.label.startswith("LLM turn"))
+    run.views = prepare_views(run)  # as the window's loader thread does
+    walks = run.views.long_span_lines
+    turn = next(span for span in run.views.stop_spans if span.label.startswith("LLM turn"))
     assert (turn.start, turn.end) in walks
     replay = Replay(run)
     assert replay.lines_of(turn) is walks[(turn.start, turn.end)][0]  # taken, not walked again
@@ -117,5 +119,4 @@ def test_the_loader_walks_long_spans_once_for_the_default_templates(monkeypatch)
     named = Replay(run, None, "Ada")
     assert list(named.lines_of(turn)) == _naive(run, turn, DEFAULT_TEMPLATES, "Ada")
     loaded = _run([])
-    loaded.prepare(window=True)  # as the window's loader thread does
-    assert "long_span_lines" in loaded.__dict__
+    assert prepare_views(loaded).long_span_lines == {}  # (no span is long)

@@ -194,8 +194,10 @@ def test_derived_stops_from_domain_events():
 def _derived_by_composition(rids: list[str], mounts: set[str]) -> list:
     """What derived_stops_from_ids makes in one pass, made as the library composes it: one stop per stage
     (_stops_of_ids), filtered by the milestone rule (filter_stops), renamed to event positions."""
+    # private: the library's two steps (stops of ids, then the milestone rule) composed by hand
     stages = S._stops_of_ids(rids, lambda _first, rid: rid in mounts,
                              lambda i: rids[i][:rids[i].rfind("#")] if "#" in rids[i] else rids[i], lambda i: rids[i])
+    # private: as above
     kept = S.filter_stops(stages, lambda stop: S._as_milestone_decision(S.milestone_for(stop["runtimeStageId"]))) \
         if stages else []
     out = []

@@ -101,10 +101,10 @@ def test_the_save_dialog_opens_in_the_last_folder(qtbot, tmp_path, monkeypatch):
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (seen.append(a[2]), ("", ""))[1])
     chosen = []
     editor.folder_chosen.connect(chosen.append)
-    editor._save_dialog()
+    editor.save_button.click()
     assert target.exists() and chosen == [str(target.parent)]
-    editor._load_dialog()
-    editor._save_dialog()
+    editor.load_button.click()
+    editor.save_button.click()
     assert seen[1] == str(target.parent) and seen[2] == str(target.parent / "status-templates.json")
 
 

@@ -120,6 +120,7 @@ def test_a_tooltip_is_literal_marked_and_bounded():
 
 
 def test_the_chat_s_tooltip_of_seen_lines_stops_at_what_a_tooltip_shows():
+    # private: the seen lines' tooltip text, checked on 5 MB of lines no small run holds
     from afp_desktop.app.panels.chat_bubble import _joined
     from afp_desktop.app.widgets.plain_text import TOOLTIP_CHARS
 

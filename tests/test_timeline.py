@@ -264,13 +264,13 @@ def test_play_walks_the_stops(qtbot, react):
     session.set_run(react)
     session.move_to_stop(2)
     clock.advance(0)
-    panel.set_speed(4.0)
-    panel.toggle_play()
-    assert panel.playing and panel.play_button.text().endswith("Pause")
+    session.set_speed(4.0)
+    session.toggle_play()
+    assert session.playing and panel.play_button.text().endswith("Pause")
     clock.advance(2 * 250)  # two steps at 4×
     assert session.stop_index == 4 and panel.current_stop == 4
-    panel.toggle_play()
-    assert not panel.playing
+    session.toggle_play()
+    assert not session.playing
     stopped_at = session.position
     clock.advance(10_000)
     assert session.position == stopped_at
@@ -279,9 +279,9 @@ def test_play_walks_the_stops(qtbot, react):
 def test_play_stops_at_the_end(qtbot, panel, single):
     panel.session.set_run(single)
     panel.session.move_to_stop(1)
-    panel.set_speed(4.0)
-    panel.toggle_play()
-    qtbot.waitUntil(lambda: not panel.playing, timeout=3000)
+    panel.session.set_speed(4.0)
+    panel.session.toggle_play()
+    qtbot.waitUntil(lambda: not panel.session.playing, timeout=3000)
     assert panel.session.position == len(single.axis)
 
 
@@ -301,7 +301,7 @@ def test_drill_into_a_mount_and_back_out(panel, single):
     session.previous_stop()
     session.flush()
     assert session.stop_index == 3  # keys walk the inner stops
-    panel.back_out(0)
+    panel.session.drill_out(0)
     assert session.stops is single.stops
     assert panel.labels == ["Run start", "Iteration", "Run end"]
     assert not panel.back_button.isVisible()
@@ -323,13 +323,13 @@ def test_a_mount_without_inner_milestones_shows_the_stages_it_ran(panel, react):
     for i in offered:  # every square marker offered opens onto stops of its own
         assert panel.drill_into(i), panel.labels
         assert len(panel.labels) > 2 and len(panel.session.breadcrumb) == 2
-        panel.back_out(0)
+        panel.session.drill_out(0)
     assert panel.drill_into(1)  # the injection engine holds no milestone: its own stages instead
     assert panel.labels == ["Start", "Gather", "Evaluate", "Route", "Delta", "End"]
     assert panel.session.breadcrumb == ["Run", "Iteration 1"]
     assert "no milestones" not in panel.note.text()
     assert panel.plots.isVisible() and panel.plots.height() == height  # the panel does not jump
-    panel.back_out(0)
+    panel.session.drill_out(0)
 
 
 def test_a_mount_that_ran_no_stage_is_not_offered():
@@ -355,10 +355,10 @@ def test_file_with_only_bookends_uses_single_events(qtbot, panel, tmp_path):
     assert "one event at a time" in panel.note.text()
     panel.session.move_to(10)
     panel.session.flush()
-    panel.set_speed(4.0)
-    panel.toggle_play()
+    panel.session.set_speed(4.0)
+    panel.session.toggle_play()
     qtbot.waitUntil(lambda: panel.session.position >= 12, timeout=2000)
-    panel.stop_playing()
+    panel.session.stop_playing()
     _agree(panel)
 
 

@@ -103,7 +103,7 @@ def test_a_failed_run_shows_its_error_everywhere(qtbot, window):
     chat = window.panels["chat"]
     assert chat.error_note.isVisibleTo(chat) and error.message in chat.error_note.text()
     assert chat.status_text() is not None  # the library's line stays exactly what it was (streaming)
-    assert len(window.timeline.error_positions) == 1
+    assert len(window.timeline.panel.error_positions) == 1
 
 
 def test_a_trace_of_a_failed_run_counts_its_error(qtbot, window):
@@ -147,7 +147,7 @@ def test_the_slider_keeps_its_length_whatever_the_text_beside_it(qtbot, window):
     for position in (0, 5, 41, 60, len(window.session.run.axis)):
         window.session.move_to(position, immediate=True)
         qtbot.wait(1)
-        widths.add(window.timeline.slider.width())
+        widths.add(window.timeline.panel.slider.width())
     assert len(widths) == 1
 
 
@@ -172,10 +172,11 @@ def test_a_card_shows_tokens_and_time_only_once_its_step_has_ended(qtbot, window
     rect = QRectF(box.x, box.y, box.w, box.h)
     session.move_to(run.axis.domain_after[run.step_fold.node_created_at[llm]], immediate=True)
     assert window.session.moment.node_state(llm) == ACTIVE
+    # private: the texts a card paints (its picture cannot be read back as text)
     title, _corner, _detail, footer, duration = art._texts_for(llm, rect)
     assert footer == "" and duration == ""
     session.move_to(len(run.axis), immediate=True)
-    _title, _corner, _detail, footer, _duration = art._texts_for(llm, rect)
+    _title, _corner, _detail, footer, _duration = art._texts_for(llm, rect)  # private: as above
     assert "in" in footer and "out" in footer  # "10 in · 6 out"
 
 

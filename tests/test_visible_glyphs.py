@@ -116,7 +116,7 @@ def test_ordinary_text_the_fonts_draw_is_unchanged_in_a_label(qtbot, text):
 
 
 def test_a_graph_card_shows_the_markers_of_a_tool_name_not_blanks():
-    from afp_desktop.app.panels.graph.graph_canvas import card_lines
+    from afp_desktop.app.panels.graph.card_text import card_lines
 
     title, _corner, detail, _footer = map(visible_text, card_lines(
         {"kind": "tool", "label": "llm \u2192 tool (get\x1b[31m)\r\nsecond line", "toolName": "get\tweather\x00"}))

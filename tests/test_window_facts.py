@@ -203,7 +203,7 @@ def test_bars_show_only_what_has_happened_at_the_cursor(qtbot, window, tmp_path)
     run = window.session.run
     labels = [span.label for span in window.session.spans]
     tool, llm2 = float(labels.index("Tool call 1")), float(labels.index("LLM turn 2"))
-    figures = run.stop_figures
+    figures = run.views.stop_figures
     assert figures.tool_ms[int(tool)] > 0 and figures.tokens_in[int(llm2)] > 0
     tool_start = next(j for j, e in enumerate(run.typed_events) if e["type"].endswith("stream.tool_start"))
     move(window, run.axis.typed_after[tool_start])  # the tool is running

@@ -14,7 +14,6 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QProgressBar
 
-from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.app.pacing import window_activity as activity_module
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.panels import readable_view
@@ -364,23 +363,24 @@ def test_the_bars_bounds_follow_their_data_and_view(qtbot):
 
 
 def test_a_grown_folded_graph_uses_the_folds_found_while_loading(qtbot, window, monkeypatch):
-    """A big file's parts and its whole run are folded on the loader's thread (Run.prepare): showing them
+    """A big file's parts and its whole run are folded on the loader's thread (prepare_views): showing them
     grown on the window's thread does not look for folds again (25 ms on the 1,000-iteration run)."""
     from afp_desktop.app.features import graph_folding
     from afp_desktop.core.formats import open_run
+    from afp_desktop.core.model.prepared_views import prepare_views
     from tests.corpus_util import corpus_path
 
     path = corpus_path("15-large-run", "trace.json")
     first = open_run(path)
-    first.prepare(window=True)
+    first.views = prepare_views(first)
     window.session.set_run(first)
     window.folding.set_enabled(True)
     if window.folding.fw_map is not None:
         window.folding.set_hide_framework(not window.folding.hide_framework)
     assert window.folding.fw_map is None
     grown = open_run(path)
-    grown.prepare(window=True)
-    assert grown.folded_graph is not None, "(the large run has iterations to fold)"
+    grown.views = prepare_views(grown)
+    assert grown.views.folded_graph is not None, "(the large run has iterations to fold)"
 
     def not_here(*_args, **_kw):
         raise AssertionError("folds looked for again on the window's thread")
@@ -388,7 +388,7 @@ def test_a_grown_folded_graph_uses_the_folds_found_while_loading(qtbot, window, 
     monkeypatch.setattr(graph_folding, "find_folds", not_here)
     window.session.grow(grown, len(grown.axis))
     window.follow.growth.catch_up(now=True)
-    assert window.folding.folds == list(grown.folded_graph[0])
+    assert window.folding.folds == list(grown.views.folded_graph.folds)
 
 
 def test_the_overview_of_a_grown_run_is_drawn_on_a_turn_of_its_own(qtbot):
@@ -426,7 +426,7 @@ def test_the_timeline_is_built_once_its_imports_are_done_off_the_window_thread(q
     importing, asked = [True], []
     monkeypatch.setattr(warm_imports, "ready", lambda: asked.append(True) or not importing[0])
     session = Session()
-    host = shown_alone(session, TimelineHost(session))
+    host = TimelineHost(session)
     qtbot.addWidget(host)
     host.build_when_ready()
     qtbot.waitUntil(lambda: len(asked) >= 3)  # (it asked again twice, on its timer)
@@ -628,3 +628,51 @@ def test_the_pool_probe_sees_qts_pool_where_it_is_left_on():
                           check=False)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.split()[-1]) > 0
+
+
+def test_pyqtgraph_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_own(qtbot, monkeypatch):
+    """A file given at start-up: pyqtgraph's import, the panel made and the run shown in it came in one turn of the
+    event loop, right after the run was shown, and froze the window for all three. Each is a piece of its own
+    in the window's queue (app/pacing/scheduler.py), with the modules pyqtgraph imports before it."""
+    from afp_desktop.app.pacing import scheduler, warm_imports
+    from afp_desktop.app.panels.timeline import timeline as timeline_module
+    from afp_desktop.app.panels.timeline import timeline_host
+    from afp_desktop.app.session import Session
+    from afp_desktop.core.formats import open_run
+    from tests.corpus_util import corpus_path
+
+    done: list[str] = []
+    real_later, real_show_run = scheduler.later, timeline_module.TimelinePanel.show_run
+    monkeypatch.setattr(scheduler, "later", lambda owner, name, piece, first=False: real_later(
+        owner, name, lambda: (done.append("turn"), piece()), first))
+    monkeypatch.setattr(timeline_module.TimelinePanel, "show_run",
+                        lambda panel, run: (done.append("run shown"), real_show_run(panel, run)))
+    monkeypatch.setattr(timeline_host, "_pyqtgraph_imported", lambda: False)
+    monkeypatch.setattr(timeline_host, "_qt_names", lambda: [])
+    monkeypatch.setattr(timeline_host, "PYQTGRAPH_IMPORTS", ("colorsys",))
+    monkeypatch.setattr(timeline_host, "_import", lambda name: done.append(f"import {name}"))
+    monkeypatch.setattr(warm_imports, "ready", lambda: True)
+    session = Session()
+    session.set_run(open_run(corpus_path("02-react-two-tools", "recording.json")))
+    host = timeline_host.TimelineHost(session)
+    qtbot.addWidget(host)
+    host.when_built(lambda panel: done.append("built"))
+    host.build_when_ready()
+    qtbot.waitUntil(lambda: host.built, timeout=5_000)
+    # (the panel's module is imported already: no piece for it; the panel is made in the third turn)
+    assert done == ["import colorsys", "turn", "import pyqtgraph", "turn", "turn", "run shown", "built"]
+    assert host.panel.series is not None
+
+
+def test_the_host_only_hosts(qtbot):
+    """What the timeline shows and does is the panel's, reached as `panel`; play, speed and drilling out are the
+    session's. The host answers nothing of the panel's, and building it is never a side effect of asking."""
+    from afp_desktop.app.panels.timeline.timeline_host import TimelineHost
+    from afp_desktop.app.session import Session
+
+    host = TimelineHost(Session())
+    qtbot.addWidget(host)
+    for name in ("stops", "slider", "set_theme", "set_search_marks", "toggle_play", "speed_changed", "back_out"):
+        with pytest.raises(AttributeError):
+            getattr(host, name)
+    assert not host.built

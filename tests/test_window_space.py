@@ -46,7 +46,7 @@ def test_a_small_window_stays_usable(qtbot):
     assert (win.width(), win.height()) == (1024, 640)  # the docks' minimums allow it
     assert win.canvas.height() >= 300 and win.canvas.width() >= 560
     assert win.docks["timeline"].height() <= 0.32 * 640
-    timeline = win.timeline
+    timeline = win.timeline.panel
     assert timeline.stop_plot.height() >= 40  # the stop markers keep their room in a low dock
     # The header is elided, not cut: what it shows fits and ends in "…"; the whole text is kept.
     figures = win.summary.figures
@@ -80,13 +80,13 @@ def test_the_timeline_is_built_after_the_first_frame_and_keys_work_before(qtbot)
     qtbot.addWidget(win)
     assert not win.timeline.built  # not before the window is on screen
     win.session.set_run(load_run(RUN))
-    win.timeline.set_speed(2.0)
+    win.session.set_speed(2.0)
     assert win.session.speed == 2.0 and not win.timeline.built
     win.show()
     qtbot.waitUntil(lambda: win.timeline.built)
     # A run opened before the plots existed is shown by them.
-    assert win.timeline.slider.maximum() == len(win.session.run.axis)
-    assert win.timeline.speed_combo.currentData() == 2.0
+    assert win.timeline.panel.slider.maximum() == len(win.session.run.axis)
+    assert win.timeline.panel.speed_combo.currentData() == 2.0
 
 
 def test_a_file_given_at_start_up_loads_after_the_first_frame_then_the_plots(qtbot):
@@ -97,7 +97,7 @@ def test_a_file_given_at_start_up_loads_after_the_first_frame_then_the_plots(qtb
     with qtbot.waitSignal(win.loader.loaded, timeout=30_000):
         win.show()
     qtbot.waitUntil(lambda: win.timeline.built)
-    assert win.session.run is not None and win.timeline.slider.maximum() == len(win.session.run.axis)
+    assert win.session.run is not None and win.timeline.panel.slider.maximum() == len(win.session.run.axis)
 
 
 def test_a_big_file_given_at_start_up_has_its_timeline_with_its_first_part(qtbot, monkeypatch):

@@ -42,6 +42,7 @@ from afp_desktop.app.widgets.visible_text import first_line, visible_text
 from afp_desktop.app.session import Session
 from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
+from afp_desktop.core.model.prepared_views import graph_layout_of
 from afp_desktop.core.views.compare import (
     FIELD_NAMES,
     PAYLOAD_FIELDS,
@@ -160,7 +161,7 @@ class RunPane(QWidget):
         self.title.setText(f"{self.side}: {name or os.path.basename(run.path)}")
         graph = run.stepgraph
         if graph.get("nodes"):
-            self.canvas.set_graph(graph, layout or run.graph_layout)
+            self.canvas.set_graph(graph, layout or graph_layout_of(run))
             self.marks = mark_canvas(self.canvas, marks)
         else:
             self.canvas.clear("This run has no steps to compare.")
@@ -201,7 +202,7 @@ class ComparisonShown:
     @classmethod
     def of(cls, comparison: Comparison, run_a, run_b) -> "ComparisonShown":
         merged = merged_graph(comparison)
-        a, b = (run.graph_layout if run.stepgraph.get("nodes") else None for run in (run_a, run_b))  # (kept)
+        a, b = (graph_layout_of(run) if run.stepgraph.get("nodes") else None for run in (run_a, run_b))
         return cls(comparison, merged, layout_step_graph(merged) if merged["nodes"] else None,
                    comparison.totals(), (a, b))
 

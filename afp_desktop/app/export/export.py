@@ -20,8 +20,10 @@ from PySide6.QtCore import QBuffer, QIODevice, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-from afp_desktop.app.panels.graph.graph_canvas import GraphArt, GraphCanvas
+from afp_desktop.app.panels.graph.graph_art import GraphArt
+from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 from afp_desktop.app.look.style import palette_for
+from afp_desktop.app.widgets.text_lines import UNCLIPPED
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
 from afp_desktop.core.output_names import refuse_rotation_partner
 from afp_desktop.core.safe_write import check_destination, write_file
@@ -218,4 +220,4 @@ def _paint_captions(painter: QPainter, art: GraphArt, captions: Sequence[str], w
         y = top + CAPTION_PAD + n * CAPTION_LINE
         line = art.body_metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
         painter.drawText(QRectF(CAPTION_PAD, y, room, CAPTION_LINE), Qt.AlignmentFlag.AlignLeft |
-                         Qt.AlignmentFlag.AlignVCenter, line)
+                         Qt.AlignmentFlag.AlignVCenter | UNCLIPPED, line)

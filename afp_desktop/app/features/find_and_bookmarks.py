@@ -32,7 +32,7 @@ class FindAndBookmarks(PanelDefaults):
         for dock in (find_dock, bookmarks_dock):
             dock.hide()
         find.marks_changed.connect(lambda positions, nodes: (
-            window.timeline.set_search_marks(positions),
+            window.timeline.when_built(lambda panel: panel.set_search_marks(positions)),
             window.canvas.set_search_marks({window.folding.to_shown(n) for n in nodes if n is not None})))
         # Closing the Find panel takes its marks away; opening it again brings them back.
         find_dock.visibilityChanged.connect(lambda shown: window.isMinimized() or find.show_marks(shown))

@@ -15,7 +15,8 @@ from PySide6.QtCore import QObject, Signal
 
 from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS, FoldMap, find_folds, fold_graph
-from afp_desktop.core.model.layout import layout_step_graph
+from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
+from afp_desktop.core.model.prepared_views import FoldedGraph, graph_layout_of
 from afp_desktop.core.model.framework_steps import (
     ShownSteps,
     framework_nodes,
@@ -74,10 +75,11 @@ class GraphFolding(QObject):
         else:
             self.canvas.clear(empty_graph_reason(run))
 
-    def run_grown(self, run) -> None:
-        """The run grew (growth's graph job, once the grown graph is laid out): extend the graph shown."""
+    def run_grown(self, run, layout=None) -> None:
+        """The run grew (growth's graph job, once the grown graph is laid out: `layout`, or None): extend the graph
+        shown."""
         if run.stepgraph.get("nodes"):
-            self.grow(run)
+            self.grow(run, layout)
         elif self.canvas.art is not None or self.canvas.message is None:
             self.canvas.clear(empty_graph_reason(run))
 
@@ -105,23 +107,21 @@ class GraphFolding(QObject):
         graph = self._make_base(run)
         nodes = graph.get("nodes") or []
         self._steps = len(nodes)
-        prepared = getattr(run, "folded_graph", None) if self.fw_map is None else None  # folded in the loader
-        self._folds = list(prepared[0]) if prepared is not None else find_folds(nodes) if nodes else []
+        prepared = self._prepared_fold(run)
+        self._folds = list(prepared.folds) if prepared is not None else find_folds(nodes) if nodes else []
         self._show(run)
 
     def _make_base(self, run) -> dict:
         """The run's graph with its framework steps hidden or drawn; counts what is hidden."""
-        events = getattr(run, "domain_events", None) or []
+        events = run.domain_events
         graph = run.stepgraph
-        fold = getattr(run, "step_fold", None)  # (when each node was made: where a framework step goes)
+        fold = run.step_fold  # (when each node was made: where a framework step goes)
         if run is not self._fw_run or len(events) != self._fw_seen:  # (a run followed grows)
-            made = getattr(run, "__dict__", {})  # what the loader thread computed (prepare), for a run just loaded
-            fresh = run is not self._fw_run and "framework_steps" in made and "framework_nodes" in made
-            self.fw_steps = run.framework_steps if fresh else \
-                framework_steps(events, fold.internal_at if fold is not None else None)
-            self.fw_nodes = run.framework_nodes if fresh else framework_nodes(graph.get("nodes") or [])
+            views = run.views if run is not self._fw_run else None  # (what the loader thread made, for a new run)
+            self.fw_steps = views.framework_steps if views is not None else framework_steps(events, fold.internal_at)
+            self.fw_nodes = views.framework_nodes if views is not None else framework_nodes(graph.get("nodes") or [])
             self._fw_run, self._fw_seen = run, len(events)
-        created = fold.node_created_at if fold is not None else []
+        created = fold.node_created_at
         self._base, self.fw_map = shown_graph(graph, created, self.fw_steps, self.hide_framework, self.fw_nodes)
         hidden = hidden_count(graph.get("nodes") or [], self.fw_steps, self.fw_nodes) if self.hide_framework else 0
         self.framework_changed.emit(hidden)
@@ -136,9 +136,10 @@ class GraphFolding(QObject):
             self.show_run(self.session.run)
             self.canvas.centre_on_cursor()
 
-    def grow(self, run) -> None:
+    def grow(self, run, layout: GraphLayout | None = None) -> None:
         """The run grew (File ▸ Follow): extend the graph shown, keeping the zoom, the place looked at and the
-        user's expanded chips. Folded, the folds may have changed: the graph is shown anew, zoom and scroll kept."""
+        user's expanded chips. Folded, the folds may have changed: the graph is shown anew, zoom and scroll kept.
+        `layout`: the whole graph's, made already (None: made here when needed)."""
         fold = run.step_fold
         nodes = fold.nodes
         self._steps = len(nodes)
@@ -150,11 +151,11 @@ class GraphFolding(QObject):
             changed = None if since is None else \
                 [i for i in range(len(self.canvas.node_items)) if fold.node_changed_at[i] >= since]
             self.fmap = None
-            self.canvas.grow_graph(run.stepgraph, run.graph_layout, changed)
+            self.canvas.grow_graph(run.stepgraph, layout if layout is not None else graph_layout_of(run), changed)
         else:
-            made = getattr(run, "__dict__", {})  # folded in the loader thread (a big file's parts): not again here
-            if self.fw_map is None and "folded_graph" in made:
-                self._folds = list(made["folded_graph"][0]) if made["folded_graph"] is not None else []
+            views = run.views  # folded in the loader thread (a big file's parts): not again here
+            if self.fw_map is None and views is not None:
+                self._folds = list(views.folded_graph.folds) if views.folded_graph is not None else []
             else:
                 self._folds = find_folds(nodes)
             self._steps = len(nodes)
@@ -166,15 +167,20 @@ class GraphFolding(QObject):
             canvas.show_for_zoom()  # (overview or detail, by zoom)
             canvas.horizontalScrollBar().setValue(scroll[0])
             canvas.verticalScrollBar().setValue(scroll[1])
-        self._domain_seen = len(getattr(run, "domain_events", None) or ())
+        self._domain_seen = len(run.domain_events)
         if self.session.moment is not None:
             self.show_moment(self.session.moment)
         self.set_selected(self.session.selected)
 
+    def _prepared_fold(self, run) -> FoldedGraph | None:
+        """The graph as the loader thread folded it (None: not prepared, nothing folds, or the framework steps
+        drawn or hidden make the graph shown another one)."""
+        return run.views.folded_graph if run.views is not None and self.fw_map is None else None
+
     @property
     def fold_above(self) -> int | None:
         """A graph of more steps than this is shown folded (None: none is): the user's choice, else more than
-        AUTO_FOLD_STEPS. The one rule, also the loader's (Run.prepare)."""
+        AUTO_FOLD_STEPS. The one rule, also the loader's (prepare_views)."""
         return AUTO_FOLD_STEPS if self.choice is None else -1 if self.choice else None
 
     def _shows_folded(self, steps: int) -> bool:
@@ -200,16 +206,15 @@ class GraphFolding(QObject):
         return [f for f in self._folds if f.start not in self._expanded] if self.enabled else []
 
     def _show(self, run, fit: bool = True) -> None:
-        if self._base is not None and (run is not self._fw_run or
-                                       len(getattr(run, "domain_events", None) or ()) != self._fw_seen):
+        if self._base is not None and (run is not self._fw_run or len(run.domain_events) != self._fw_seen):
             self._make_base(run)  # the run grew since (a growth whose graph job has not run yet)
         graph = self._base if self._base is not None else run.stepgraph
-        self._domain_seen = len(getattr(run, "domain_events", None) or ())
+        self._domain_seen = len(run.domain_events)
         folds = self.folds
-        prepared = getattr(run, "folded_graph", None) if self.fw_map is None else None
-        if folds and prepared is not None and list(prepared[0]) == folds:
-            _folds, shown, self.fmap, layout = prepared
-            self.canvas.set_graph(shown, layout)
+        prepared = self._prepared_fold(run)
+        if folds and prepared is not None and list(prepared.folds) == folds:
+            self.fmap = prepared.fold_map
+            self.canvas.set_graph(prepared.shown, prepared.layout)
         elif folds:
             shown, self.fmap = fold_graph(graph, folds)
             self.canvas.set_graph(shown, layout_step_graph(shown))
@@ -218,7 +223,7 @@ class GraphFolding(QObject):
             self.canvas.set_graph(graph, layout_step_graph(graph))
         else:
             self.fmap = None
-            self.canvas.set_graph(graph, run.graph_layout)  # laid out in the loader thread
+            self.canvas.set_graph(graph, graph_layout_of(run))  # (laid out in the loader thread when prepared)
         if fit:
             self.canvas.fit_width()  # a wide row's last card is not cut off at the right edge
         self.folding_changed.emit(self.enabled)

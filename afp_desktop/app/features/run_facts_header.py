@@ -1,11 +1,13 @@
 """The run facts at the cursor: how the run ended (running until it has; a followed file still being written is
-running at its end), in the header and under the chat; and the library's own cost estimate with a limit once hit,
-in the header (app/run_end_words.py). A feature of the window's list."""
+running at its end), in the header and under the chat; the library's own cost estimate with a limit once hit,
+in the header (app/run_end_words.py); and the header's figures (calls, tokens, time, errors) as known at the
+cursor, the whole file's beside them (core/model/summary.py summary_at). A feature of the window's list."""
 
 from __future__ import annotations
 
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.run_end_words import TONE, cost_words, end_at, headline
+from afp_desktop.core.model.summary import summary_at
 from afp_desktop.core.views.run_facts import facts_of_run
 
 LISTED = 12  # the latest findings the count's tooltip lists
@@ -31,12 +33,15 @@ class RunFactsHeader(PanelDefaults):
         self.window.summary.show_end("")
         self.window.summary.show_library_cost("")
         self.window.summary.show_findings(0)
+        self.window.summary.show_known(None)
 
     def show_moment(self, moment) -> None:
         run = self.session.run
         if run is None:
             self.clear()
             return
+        self.window.summary.show_known(summary_at(run, moment.position), len(moment.errors),
+                                       f"event {moment.position:,} of {len(run.axis):,}")
         end = end_at(run, moment.position, live=self.window.follow.active)
         chat = self.window.panels.get("chat")
         if hasattr(chat, "show_end"):

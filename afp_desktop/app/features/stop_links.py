@@ -62,7 +62,7 @@ def apply_at(window, run, stage_id: str) -> str:
 
 def _timeline_menu(links: StopLinks, pos: QPoint) -> None:
     window = links.window
-    timeline = window.timeline
+    timeline = window.timeline.panel  # (the menu is attached once it is built)
     index = None
     if timeline.stops:
         scene_pos = timeline.plots.mapToScene(pos)

@@ -27,6 +27,7 @@ import time
 from PySide6.QtCore import QObject, QTimer
 
 from afp_desktop.app.pacing import scheduler
+from afp_desktop.core.model.prepared_views import graph_layout_of, summary_of
 
 QUIET_MS = 300
 COST_FACTOR = 3.0  # a job waits at least this many times what it took last time
@@ -86,7 +87,7 @@ class GrowthView(QObject):
                      _Job("stops", self._stops, 0.25), _Job("summary", self._summary, 1.0),
                      _Job("lists", self._lists, 1.0), _Job("inspector", self._inspector, 1.0)]
         self._graph_job = self.jobs[1]
-        self._laid_out = None  # the latest run whose graph is laid out, for the graph job
+        self._laid_out = None  # the latest run whose graph is laid out, with that layout (None: folded)
         self._messages_shown: list | None = None
         self._timer = QTimer(self)  # the next job due
         self._timer.setSingleShot(True)
@@ -124,7 +125,9 @@ class GrowthView(QObject):
         return not any(job.behind for job in self.jobs)
 
     def _grown(self, run) -> None:
-        self.window.timeline.run_grown(run)  # before the moment arrives: its stop index is one of the new stops
+        timeline = self.window.timeline
+        if timeline.built:
+            timeline.panel.run_grown(run)  # before the moment arrives: its stop index is one of the new stops
         for job in self.jobs:
             job.behind = job is not self._graph_job  # (the layout job hands the graph job its run)
         self._quiet.start()
@@ -165,14 +168,16 @@ class GrowthView(QObject):
     def _layout(self, run) -> None:
         """The new graph's layout (the costliest part, a few dozen ms for 600 steps), on its own event-loop turn;
         the graph job shows it on the next."""
+        layout = None
         if run.stepgraph.get("nodes") and not self.window.folding.would_fold(run):  # (folded: laid out as shown)
-            run.graph_layout  # noqa: B018 - computed once, kept by the run
-        self._laid_out = run
+            layout = graph_layout_of(run)
+        self._laid_out = (run, layout)
         self._graph_job.behind = True
 
     def _graph(self, _run) -> None:
         if self._laid_out is not None:
-            self.window.folding.run_grown(self._laid_out)
+            run, layout = self._laid_out
+            self.window.folding.run_grown(run, layout)
 
     def _stops(self, run) -> None:
         """What is drawn over the timeline's stops: iteration bands, pause marks."""
@@ -182,7 +187,7 @@ class GrowthView(QObject):
     def _summary(self, run) -> None:
         window = self.window
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
-        window.summary.show_summary(run.summary, run.format_name, os.path.basename(run.path), errors)
+        window.summary.show_summary(summary_of(run), run.format_name, os.path.basename(run.path), errors)
         messages = window.messages_for(run)
         if messages != self._messages_shown:
             self._messages_shown = messages

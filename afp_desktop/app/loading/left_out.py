@@ -3,8 +3,8 @@
 * **A big Trace's payloads**, kept as bytes until shown. Checking that each payload of a big Trace is valid JSON
   means parsing them all, and the run would be shown only after that. Nothing on screen needs it: a payload is
   checked again when it is read (the inspector, an export), and what the check finds is a banner line
-  (Run.prepare(check_payloads=False)). The command line still checks before it prints anything.
-* **The whole graph's layout when the graph is shown folded** (Run.prepare(fold_above=…)): only the folded
+  (prepared_views.prepare_views leaves it out). The command line still checks before it prints anything.
+* **The whole graph's layout when the graph is shown folded** (prepare_views(fold_above=…)): only the folded
   graph's layout is drawn; the whole one is needed once the user turns folding off, and making it lengthens a big
   Trace's load. Turned off before it is made, the window makes it then.
 
@@ -15,12 +15,14 @@ This thread makes them once the whole run is shown and painted, waiting while th
 from __future__ import annotations
 
 import threading
+from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from afp_desktop.app.pacing.beside_the_window import beside_the_window
 from afp_desktop.app.pacing.window_activity import window_activity
 from afp_desktop.core.formats.errors import LoadCancelled
+from afp_desktop.core.model.run import Run
 
 # The run's first paints come first: a check begun in the same turn competes with them for Python and lengthens
 # the window's longest stall while a big run opens; begun this much later, it finds those paints done.
@@ -45,7 +47,7 @@ class LeftOut(QObject):
         """Make what `run` was left without, once the run's first paints are done; the work for another run still
         going is stopped."""
         self.stop()
-        if run is None or not _left_out(run):
+        if run is None or not left_out(run):
             return
         self._pending = run
         self._later.start(START_AFTER_MS)  # (read now: a test may change it for a window made already)
@@ -70,8 +72,8 @@ class LeftOut(QObject):
     def _make(self, run, stop: threading.Event) -> None:
         try:
             with beside_the_window(stop):
-                for name in _left_out(run):
-                    getattr(run, name)  # computed once, kept by the run
+                for make in left_out(run):
+                    make()
         except LoadCancelled:
             return
         except Exception:  # noqa: BLE001 - a bug here must not take the window down: the work is left undone
@@ -84,10 +86,12 @@ class LeftOut(QObject):
             return
 
 
-def _left_out(run) -> list[str]:
-    """The projections of `run` the loader left out (none for a run that is not a loaded Run)."""
-    made = getattr(run, "__dict__", {})
-    names = [] if getattr(run, "payloads_checked", True) else ["payload_problems"]
-    if "folded_graph" in made and "graph_layout" not in made:
-        names.append("graph_layout")
-    return names
+def left_out(run: Run) -> list[Callable[[], object]]:
+    """What makes each projection of `run` the loader left out (each kept by the run or its views once made)."""
+    makes: list[Callable[[], object]] = []
+    if not run.payloads_checked:
+        makes.append(lambda: run.payload_problems)
+    views = run.views
+    if views is not None and views.graph_layout is None:
+        makes.append(lambda: views.whole_graph_layout(run))
+    return makes

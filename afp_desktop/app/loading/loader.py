@@ -22,10 +22,12 @@ from afp_desktop.app.pacing.window_activity import window_activity
 from afp_desktop.core.breathing import breathe, note_waiting
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError, open_run
 from afp_desktop.core.gcpause import gc_paused
+from afp_desktop.core.model.prepared_views import prepare_views
 from afp_desktop.core.views.context_state import key_writes
 from afp_desktop.core.views.inspect import pauses
 from afp_desktop.core.views.orientation import run_iteration_bands
 from afp_desktop.core.views.run_facts import facts_of_run
+from afp_desktop.core.views.timeline_series import run_timeline_series
 
 PROGRESS_GAP_S = 0.2
 PREFIX_WAIT_S = 1.0
@@ -36,13 +38,14 @@ PREFIX_SETTLE_MS = 30
 PREFIX_HOLD_MS = 0
 def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None, show_prefix=None,
              fold_above: int | None = None):
-    """open_run plus every projection the window needs (Run.prepare); raises LoadError / LoadCancelled.
+    """open_run plus every projection the window needs (prepared_views.prepare_views, handed on as run.views);
+    raises LoadError / LoadCancelled.
     `show_prefix(run)` gets the prepared runs of the first events of a big file while the rest is read.
-    `fold_above`: the window folds graphs of more steps than this (None: never; see Run.prepare)."""
+    `fold_above`: the window folds graphs of more steps than this (None: never; see prepare_views)."""
     report = progress or (lambda _f: None)
 
     def prepared_prefix(run) -> None:
-        run.prepare(cancelled=cancelled, window=True, check_payloads=False, fold_above=fold_above)
+        run.views = prepare_views(run, fold_above=fold_above, cancelled=cancelled)
         _read_for_the_window(run)
         show_prefix(run)
 
@@ -51,8 +54,8 @@ def load_run(path: str, progress=None, cancelled=None, conversation: str | None 
                        show_prefix=prepared_prefix if show_prefix is not None else None)
         # (A big Trace's payloads are checked, and a folded graph's whole layout made, once the run is shown:
         # app/loading/left_out.py.)
-        run.prepare(progress=lambda f: report(0.7 + 0.3 * f), cancelled=cancelled, window=True, check_payloads=False,
-                    fold_above=fold_above)
+        run.views = prepare_views(run, fold_above=fold_above, cancelled=cancelled,
+                                  progress=lambda f: report(0.7 + 0.3 * f))
         _read_for_the_window(run)
     report(1.0)
     return run
@@ -61,11 +64,13 @@ def load_run(path: str, progress=None, cancelled=None, conversation: str | None 
 def _read_for_the_window(run) -> None:
     """What panels read once per run (core/views/per_run.py), read here and not on the window's thread: the
     pause marks' pauses, the Context panel's writers of each state key, the timeline's iteration bands, the run
-    facts (findings, resilience, cost, thinking) of the Findings panel, the header and the timeline's marks."""
+    facts (findings, resilience, cost, thinking) of the Findings panel, the header and the timeline's marks, and
+    the timeline's series (its stops' labels, markers and bars as arrays)."""
     pauses(run)
     key_writes(run)
     run_iteration_bands(run)
     facts_of_run(run)
+    run_timeline_series(run)
 
 
 class _LoadThread(QThread):

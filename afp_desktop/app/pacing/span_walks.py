@@ -1,7 +1,7 @@
 """A long stop span's chat lines, walked beside the window when the loader did not walk them.
 
 The chat bubble lists the lines the chat user saw during the stop at the cursor (core/model/stop_lines.py). The
-loader walks every span of over 20,000 status states with the default templates (Run.long_span_lines); with
+loader walks every span of over 20,000 status states with the default templates (PreparedViews.long_span_lines); with
 other templates (the template editor) walking such a span on the window's thread when the cursor is in it would
 freeze the window at each edit, for as long as the span is long. The window's Replay therefore gives such a
 span's lines as pending (Replay.defer_long_walks) and this walks them on a thread of its own, waiting while the

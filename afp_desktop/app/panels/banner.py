@@ -281,9 +281,47 @@ def summary_parts(summary: RunSummary, format_name: str) -> list[str]:
     ]
 
 
+def _of(known: int, whole: int) -> str:
+    return f"{known:,}" if known == whole else f"{known:,} of {whole:,}"
+
+
+def known_parts(known: RunSummary, whole: RunSummary, format_name: str) -> list[str]:
+    """The figures as known at the cursor, each with the whole file's beside it where that is more ("3 of 12 LLM
+    calls"): the same as summary_parts(whole) once everything has happened."""
+    if _figures(known) == _figures(whole):
+        return summary_parts(whole, format_name)
+    models = ", ".join(known.models) if known.models else "no model named yet"
+    duration = format_duration(known.duration_ms) if known.duration_ms is not None else "no time yet"
+    if known.duration_ms != whole.duration_ms and whole.duration_ms is not None:
+        duration += f" of {format_duration(whole.duration_ms)}"
+    return [
+        format_name,
+        f"model{'s' if len(known.models) > 1 else ''}: {models}",
+        f"{_of(known.llm_calls, whole.llm_calls)} LLM call{'' if whole.llm_calls == 1 else 's'}",
+        f"{_of(known.tool_calls, whole.tool_calls)} tool call{'' if whole.tool_calls == 1 else 's'}",
+        f"tokens {_of(known.tokens_in, whole.tokens_in)} in / {_of(known.tokens_out, whole.tokens_out)} out",
+        duration,
+    ]
+
+
+def _figures(summary: RunSummary) -> tuple:
+    return (summary.models, summary.llm_calls, summary.tool_calls, summary.tokens_in, summary.tokens_out,
+            summary.duration_ms)
+
+
+def errors_words(known: int, whole: int) -> str:
+    """The error count at the cursor, the file's beside it while some are still to come."""
+    if not whole:
+        return "no errors"
+    if not known:
+        return f"no errors yet ({whole:,} in the file)"
+    return _count(known, "error") if known == whole else f"{known:,} of {_count(whole, 'error')}"
+
+
 class SummaryStrip(QFrame):
     """Name in bold, then the figures on one line, then the error count (red when there are any): a button that
-    jumps to the first error, its tooltip listing them all."""
+    jumps to the first error, its tooltip listing them all. Figures and count are as known at the cursor, the whole
+    file's beside them while some are still to come ("3 of 12 LLM calls"; app/features/run_facts_header.py)."""
 
     error_clicked = Signal()
 
@@ -329,29 +367,64 @@ class SummaryStrip(QFrame):
         row.addWidget(self.run_end)
         row.addWidget(self.findings)
         row.addWidget(self.errors)
+        self._whole: RunSummary | None = None  # the whole file's figures
+        self._format = ""
+        self._errors: list = []  # the run's errors (core.replay.RunError), in order
+        self._known: RunSummary | None = None  # as known at the cursor (None: shown whole)
+        self._errors_known: int | None = None
+        self._where = ""
         self.setVisible(False)
 
     def show_summary(self, summary: RunSummary, format_name: str, file_name: str, errors=()) -> None:
-        """`errors`: the run's errors (core.replay.RunError) — their count replaces the summary's."""
+        """The whole file's figures; `errors`: the run's errors (core.replay.RunError) — their count replaces the
+        summary's. Until `show_known` says otherwise, everything is shown as known."""
         self.name.setText(summary.name or file_name)
         self.name.setToolTip(plain_tooltip(file_name))
-        parts = summary_parts(summary, format_name)
-        self.figures.setText("  ·  ".join(parts))
-        self.figures.setToolTip(plain_tooltip("\n".join(parts)))
-        count = len(errors) if errors else summary.errors
-        self.errors.setText("no errors" if not count else _count(count, "error"))
-        red = ERROR_TEXT[is_dark_palette()]  # (a colour per theme: each ≥ 4.5:1 on its window, look/theme.py)
-        self.errors.setStyleSheet(f"QPushButton {{ color: {red}; font-weight: bold; border: none; }}" if count
-                                  else "QPushButton { border: none; }")
-        self.errors.setEnabled(bool(errors))
-        listed = [f"{i + 1}. at event {e.position}: {e.message}" for i, e in enumerate(list(errors)[:20])]
-        if len(errors) > 20:
-            listed.append(f"… and {len(errors) - 20} more")
-        self.errors.setToolTip(plain_tooltip("Click to go to the first error.\n" + "\n".join(listed))
-                               if errors else "")
+        self._whole, self._format, self._errors = summary, format_name, list(errors)
+        self._show_figures()
         self.setVisible(True)
 
+    def show_known(self, known: RunSummary | None, errors_known: int | None = None, where: str = "") -> None:
+        """The figures as known at the cursor (None: the whole file's) and how many errors had happened by then;
+        `where` names the cursor's moment in the tooltip ("event 40 of 120")."""
+        self._known, self._errors_known, self._where = known, errors_known, where
+        self._show_figures()
+
+    def _show_figures(self) -> None:
+        whole, known = self._whole, self._known
+        if whole is None:
+            return
+        whole_parts = summary_parts(whole, self._format)
+        parts = whole_parts if known is None else known_parts(known, whole, self._format)
+        text = "  ·  ".join(parts)
+        if text != self.figures.full_text():  # (a new text lays the header out again: not when it is the same)
+            self.figures.setText(text)
+        tip = "\n".join(parts)
+        if parts != whole_parts:
+            tip = f"As known at the cursor ({self._where or 'its moment'}):\n{tip}\n\nThe whole file:\n" \
+                + "\n".join(whole_parts[1:])
+        self.figures.setToolTip(plain_tooltip(tip))
+        errors = self._errors
+        count = len(errors) if errors else whole.errors
+        shown = count if self._errors_known is None else min(self._errors_known, count)
+        self.errors.setText(errors_words(shown, count))
+        red = ERROR_TEXT[is_dark_palette()]  # (a colour per theme: each ≥ 4.5:1 on its window, look/theme.py)
+        style = f"QPushButton {{ color: {red}; font-weight: bold; border: none; }}" if shown \
+            else "QPushButton { border: none; }"
+        if self.errors.styleSheet() != style:  # (a new style sheet restyles the button: not at every move)
+            self.errors.setStyleSheet(style)
+        self.errors.setEnabled(bool(errors))
+        # (the errors known at the cursor, each with its message; those still to come only counted)
+        listed = [f"{i + 1}. at event {e.position}: {e.message}" for i, e in enumerate(errors[:min(shown, 20)])]
+        if shown > 20:
+            listed.append(f"… and {shown - 20} more")
+        if count > shown:
+            listed.append(f"{count - shown:,} more later in the file")
+        self.errors.setToolTip(plain_tooltip("Click to go to the first error.\n" + "\n".join(listed))
+                               if errors else "")
+
     def clear(self) -> None:
+        self._whole, self._known, self._errors_known, self._errors = None, None, None, []
         self.setVisible(False)
 
     def show_cost(self, text: str, tooltip: str = "") -> None:

@@ -145,7 +145,7 @@ class BugReportPanel(QWidget, PanelDefaults):
         self.show_bundle(None)
 
     def show_run(self, run) -> None:
-        self.show_bundle(getattr(run, "bundle", None))
+        self.show_bundle(run.bundle)
 
     def show_bundle(self, info: BundleInfo | None) -> None:
         self.info = info

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.core.problems import LoadCancelled
 from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS
+from afp_desktop.app.widgets.text_lines import UNCLIPPED, line_height
 from afp_desktop.app.widgets.visible_text import visible_text
 
 if TYPE_CHECKING:  # (imported when the first index is built: numpy stays off the window's start-up path)
@@ -155,7 +156,7 @@ class HitDelegate(QStyledItemDelegate):
         self.theme = "light"
 
     def sizeHint(self, option, index) -> QSize:
-        line = QFontMetricsF(option.font).height()
+        line = line_height(QFontMetricsF(option.font))
         return QSize(200, int(line * 2 + self.PAD * 2 + 2))
 
     def paint(self, painter, option, index) -> None:
@@ -172,11 +173,11 @@ class HitDelegate(QStyledItemDelegate):
         muted.setAlpha(170)
         font = QFont(option.font)
         metrics = QFontMetricsF(font)
-        line = metrics.height()
+        line = line_height(metrics)
         rect = QRectF(option.rect).adjusted(self.PAD, self.PAD, -self.PAD, -self.PAD)
         painter.setFont(font)
         painter.setPen(muted)
-        painter.drawText(QRectF(rect.x(), rect.y(), rect.width(), line), Qt.AlignmentFlag.AlignLeft,
+        painter.drawText(QRectF(rect.x(), rect.y(), rect.width(), line), Qt.AlignmentFlag.AlignLeft | UNCLIPPED,
                          metrics.elidedText(visible_text(heading(hit)), Qt.TextElideMode.ElideRight, rect.width()))
         self._paint_excerpt(painter, hit, QRectF(rect.x(), rect.y() + line + 2, rect.width(), line), metrics,
                             text_colour)
@@ -194,17 +195,18 @@ class HitDelegate(QStyledItemDelegate):
             after = ""
         x = rect.x()
         painter.setPen(colour)
-        painter.drawText(QRectF(x, rect.y(), width, rect.height()), Qt.AlignmentFlag.AlignLeft, before)
+        painter.drawText(QRectF(x, rect.y(), width, rect.height()), Qt.AlignmentFlag.AlignLeft | UNCLIPPED, before)
         x += metrics.horizontalAdvance(before)
         match_width = metrics.horizontalAdvance(match)
         painter.fillRect(QRectF(x - 1, rect.y(), match_width + 2, rect.height()), HIGHLIGHT.get(self.theme))
         painter.setPen(QColor("#1b2030") if self.theme == "light" else QColor("#ffffff"))
-        painter.drawText(QRectF(x, rect.y(), match_width + 1, rect.height()), Qt.AlignmentFlag.AlignLeft, match)
+        painter.drawText(QRectF(x, rect.y(), match_width + 1, rect.height()), Qt.AlignmentFlag.AlignLeft | UNCLIPPED,
+                         match)
         x += match_width
         rest = rect.right() - x
         if after and rest > 0:
             painter.setPen(colour)
-            painter.drawText(QRectF(x, rect.y(), rest, rect.height()), Qt.AlignmentFlag.AlignLeft,
+            painter.drawText(QRectF(x, rect.y(), rest, rect.height()), Qt.AlignmentFlag.AlignLeft | UNCLIPPED,
                              metrics.elidedText(after, Qt.TextElideMode.ElideRight, rest))
 
 

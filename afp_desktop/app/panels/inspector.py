@@ -86,10 +86,9 @@ def llm_events_of(run, index: int) -> tuple[dict | None, tuple[int, dict] | None
 
 
 def progress_reports_by_call(run) -> dict[Any, list[int]]:
-    """Typed-event indices of every `stream.tool_progress`, grouped by toolCallId (a Run has them from its
-    loader thread; see core/tool_progress.py)."""
-    known = getattr(run, "progress_by_call", None)
-    return known if known is not None else tool_progress.progress_reports_by_call(run)
+    """Typed-event indices of every `stream.tool_progress`, grouped by toolCallId (the loader thread's when it
+    prepared the run's views; see core/tool_progress.py)."""
+    return run.views.progress_by_call if run.views is not None else tool_progress.progress_reports_by_call(run)
 
 
 def progress_reports(run, index: int, typed_pos: list[int],
@@ -171,8 +170,10 @@ class HeaderScroll(QScrollArea):
         content = self.widget()
         hint = content.sizeHint()
         width = self.viewport().width()
-        height = content.heightForWidth(width) if width > 0 and content.hasHeightForWidth() else -1
-        return QSize(hint.width(), max(height, hint.height(), content.minimumSizeHint().height()))
+        # (at its width, not the size hint's: a wrapping label's hint is its text at a narrow, several-line width,
+        # and the extra height would be handed out as gaps between the rows)
+        height = content.heightForWidth(width) if width > 0 and content.hasHeightForWidth() else hint.height()
+        return QSize(hint.width(), max(height, content.minimumSizeHint().height()))
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)

@@ -5,7 +5,8 @@ label's text document out several times per change (its size hints, each width a
 line is one row, its middle elided to the width (a streaming line is the whole answer so far: its start and
 newest words tell lines apart), the height is the number of rows, and a change of text is a repaint only. The
 whole lines are in the tooltip and on the clipboard (right-click ▸ Copy).
-Trace text is drawn as plain text (QPainter.drawText interprets no markup), bidi controls made visible.
+Trace text is drawn as plain text (QPainter.drawText interprets no markup), bidi controls made visible, in rows
+that hold every glyph's ink (app/widgets/text_lines.py: an underscore below the font's descent stays drawn).
 
 The title above the lines ("During LLM turn 4, the chat user saw 65 line(s):") is drawn by the same widget, and
 the widget keeps the tallest height it has needed while one scrubs (`settle()` lets it shrink: a new run, a new
@@ -22,12 +23,13 @@ from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette
 from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
 from afp_desktop.app.widgets.plain_text import TooltipWhenAsked
+from afp_desktop.app.widgets.text_lines import UNCLIPPED, line_height
 from afp_desktop.app.widgets.visible_text import visible_text
 
 PADDING = 6
 RADIUS = 6
 TITLE_GAP = 10  # between the title and the lines (the chat's spacing between rows)
-TITLE_FLAGS = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap
+TITLE_FLAGS = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap | UNCLIPPED
 COPY = "Copy these lines"
 
 
@@ -42,6 +44,7 @@ class StopLines(TooltipWhenAsked, QWidget):
         self._tip: Callable[[], str] | None = None  # makes the tooltip: every line of the stop, whole
         self._cut = False  # some rows are cut or left out whatever the width
         self._elided: tuple[int, list[str]] | None = None  # (width, the rows elided to it): a repaint reuses them
+        self._line_px: int | None = None  # a row's height in the present font (line_height)
         self._fill, self._ink = QColor("#f6f7f9"), QColor("#30384a")
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # (its width is the panel's)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -93,7 +96,9 @@ class StopLines(TooltipWhenAsked, QWidget):
         menu.exec(self.mapToGlobal(where))
 
     def _row_height(self) -> int:
-        return self.fontMetrics().lineSpacing()
+        if self._line_px is None:
+            self._line_px = line_height(self.fontMetrics())
+        return self._line_px
 
     def _title_px(self) -> int:
         """The title's height wrapped to the present width (0: no title)."""
@@ -133,7 +138,7 @@ class StopLines(TooltipWhenAsked, QWidget):
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
         if event.type() == event.Type.FontChange:
-            self._elided, self._title_height = None, None
+            self._elided, self._title_height, self._line_px = None, None, None
             self.settle()
 
     def elided_rows(self) -> list[str]:
@@ -160,6 +165,6 @@ class StopLines(TooltipWhenAsked, QWidget):
             painter.drawRoundedRect(QRect(0, top, self.width(), self._box_px()), RADIUS, RADIUS)
             painter.setPen(self._ink)
             step, width = self._row_height(), max(1, self.width() - 2 * PADDING)
-            flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine
+            flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine | UNCLIPPED
             for number, row in enumerate(self.elided_rows()):
                 painter.drawText(QRect(PADDING, top + PADDING + number * step, width, step), int(flags), row)

@@ -53,9 +53,9 @@ def template_warnings(key: str, template: str) -> list[str]:
 
 
 def tool_names(run) -> list[str]:
-    """Names of the tools the run actually called, in first-call order (a Run found them in its loader thread)."""
-    known = getattr(run, "tool_names", None)
-    return list(known) if known is not None else tool_names_called(run)
+    """Names of the tools the run actually called, in first-call order (the loader thread's when it prepared the
+    run's views)."""
+    return list(run.views.tool_names) if run.views is not None else tool_names_called(run)
 
 
 def fallback_template(key: str, templates: dict[str, str]) -> str:

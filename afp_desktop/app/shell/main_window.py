@@ -61,6 +61,7 @@ from afp_desktop.app.session import Session
 from afp_desktop.app.storage.settings import Settings
 from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.shell.menus import ActionRegistry
+from afp_desktop.core.model.prepared_views import summary_of
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +180,8 @@ class MainWindow(QMainWindow):
 
     def _build_docks(self) -> None:
         self.timeline = TimelineHost(self.session)  # its plots are built after the first frame
-        self.timeline_dock = self.add_dock("timeline", "Timeline", self.timeline,
+        # (the host only hosts: its panel joins the panels once it is built, _timeline_built)
+        self.timeline_dock = self._place_dock("timeline", "Timeline", self.timeline,
                                            Qt.DockWidgetArea.BottomDockWidgetArea)
         for key, title, panel_class in right_panels():
             self.add_dock(key, title, panel_class(self.session), Qt.DockWidgetArea.RightDockWidgetArea)
@@ -257,12 +259,16 @@ class MainWindow(QMainWindow):
     def add_dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
         """A dock for a panel: saved and restored with the layout by `key`, painted with the window, listed in
         View ▸ Panels."""
+        dock = self._place_dock(key, title, widget, area)
+        self.add_panel(key, widget)
+        return dock
+
+    def _place_dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{key}")  # saveState/restoreState find docks by name
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.docks[key] = dock
-        self.add_panel(key, widget)
         self.paint_later.watch(dock)
         self.actions.append(MenuId.PANELS, dock.toggleViewAction())
         return dock
@@ -317,8 +323,8 @@ class MainWindow(QMainWindow):
             ("previous_event", lambda: s.step_events(-1), key.Key_Left, shift),
             ("home", s.home, key.Key_Home, None),
             ("end", s.end, key.Key_End, None),
-            ("play", self.timeline.toggle_play, key.Key_Space, None),
-            ("back_out", lambda: self.timeline.back_out(len(s.breadcrumb) - 2), key.Key_Backspace, None),
+            ("play", s.toggle_play, key.Key_Space, None),
+            ("back_out", lambda: s.drill_out(len(s.breadcrumb) - 2), key.Key_Backspace, None),
             ("centre", self.canvas.centre_on_cursor, key.Key_C, None),
         )
         for action_id, slot, typed_key, modifiers in replay_keys:
@@ -348,8 +354,8 @@ class MainWindow(QMainWindow):
         self.folding = GraphFolding(s, self.canvas, self)
         # The panels, in one explicit list, told of each run and moment after the window's own handlers: the
         # graph first, then the timeline and the docks in the order they were added (features add theirs).
-        docked = [panel for key, panel in self.panels.items() if key != "timeline"]
-        self.panel_hub = PanelHub(s, [self.folding, self.timeline, *docked], parent=self)
+        self.panel_hub = PanelHub(s, [self.folding, *self.panels.values()], parent=self)
+        self.timeline.when_built(self._timeline_built)
         self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
         self.folding.folding_changed.connect(self.action("fold").setChecked)
         s.moment_changed.connect(lambda _moment: self.minimap.follow_cursor())
@@ -378,9 +384,15 @@ class MainWindow(QMainWindow):
             self.panels["bugreport"].conversation_chosen.connect(lambda path, conv: self.open_file(path, conv))
         self.empty.open_requested.connect(self.choose_file)
         self.empty.recent_chosen.connect(self.open_file)
-        self.timeline.speed_changed.connect(lambda speed: self.settings.set("play_speed", speed))
+        self.session.speed_changed.connect(lambda speed: self.settings.set("play_speed", speed))
         # The desktop switching scheme while the mode is "system" re-themes the widgets (theme.py); follow it.
         widget_theme.theme_notifier().theme_changed.connect(self._use_theme)
+
+    def _timeline_built(self, panel) -> None:
+        """The timeline's panel, made a few turns after the first frame (timeline_host.py), joins the panels: it
+        showed the run and moment of the time when it was made, and takes the theme now."""
+        self.add_panel("timeline", panel)
+        panel.set_theme(self.theme)
 
     # ----------------------------------------------------------------------------------------- settings
     def _apply_settings(self, restore_layout: bool) -> None:
@@ -396,7 +408,7 @@ class MainWindow(QMainWindow):
         self.canvas.set_future_mode(st.get("future_mode"))
         self.theme_actions[st.get("theme")].setChecked(True)
         self.apply_theme(st.get("theme"))
-        self.timeline.set_speed(st.get("play_speed"))
+        self.session.set_speed(st.get("play_speed"))
         templates = self.panels.get("templates")
         if hasattr(templates, "folder_chosen"):  # the template editor's Load…/Save… open where they last did
             templates.folder = st.get("template_folder") or st.get("last_folder")
@@ -587,7 +599,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{name} — afp-desktop")
         self.stack.setCurrentWidget(self.canvas)  # (the graph itself is a panel: GraphFolding.run_loaded)
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
-        self.summary.show_summary(run.summary, run.format_name, name, errors)
+        self.summary.show_summary(summary_of(run), run.format_name, name, errors)
         self.banner.set_messages(self.messages_for(run))
         if run.bundle is not None:  # a bug report: what the reporter said comes first
             self.docks["bugreport"].raise_()
@@ -754,7 +766,7 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------------------------------------- close
     def closeEvent(self, event) -> None:
-        self.timeline.stop_playing()
+        self.session.stop_playing()
         self.follow.stop()
         self.loader.abandon()
         self.left_out.stop()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from afp_desktop.app.widgets.plain_text import plain_tooltip
+from afp_desktop.app.widgets.text_lines import UNCLIPPED, line_height
 from afp_desktop.app.widgets.visible_text import visible_text
 
 MESSAGE_CHARS = 100      # an id longer than this is shortened (in the middle) in the status bar message
@@ -142,9 +143,9 @@ class IdLabel(QLabel):
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         metrics, whole = self.fontMetrics(), self.sizeHint().width()
         if len(self.text()) <= MIN_ID_CHARS:  # a short id is never elided ("45" must not become "…")
-            return QSize(whole, metrics.height())
+            return QSize(whole, line_height(metrics))
         # (not averageCharWidth: a CJK fallback font makes that wider than most whole ids)
-        return QSize(min(whole, metrics.horizontalAdvance("0" * MIN_ID_CHARS)), metrics.height())
+        return QSize(min(whole, metrics.horizontalAdvance("0" * MIN_ID_CHARS)), line_height(metrics))
 
     def elided(self) -> str:
         margins = self.contentsMargins()
@@ -156,7 +157,8 @@ class IdLabel(QLabel):
             painter.setPen(self.palette().color(self.foregroundRole()))
             painter.setFont(self.font())
             rect = self.contentsRect()
-            painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), self.elided())
+            painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | UNCLIPPED),
+                             self.elided())
 
 
 class IdField(QWidget):

@@ -161,6 +161,6 @@ class RunGrower:
         run.notices[:0] = self.notices
         if self._stops_cache is None:
             self._stops_cache = self._stops.stops()
-        run.seed(_fold=(self._fold, self._fold_note), axis=axis, status_states=list(self.status_states),
-                 _stops_and_notice=(self._stops_cache, None), payload_problems=[])
+        run.seed(fold=(self._fold, self._fold_note), axis=axis, status_states=list(self.status_states),
+                 stops_and_notice=(self._stops_cache, None), payload_problems=[])
         return run

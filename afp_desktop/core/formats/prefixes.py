@@ -147,10 +147,10 @@ def trace_head(data: bytes, count: int, max_bytes: int = HEAD_BYTES) -> tuple[di
     if found is None:
         return None
     start = found.end()
-    return _head_by_brackets(data, start, count, max_bytes) or _head_by_decoder(data, start, count, max_bytes)
+    return head_by_brackets(data, start, count, max_bytes) or head_by_decoder(data, start, count, max_bytes)
 
 
-def _head_by_decoder(data: bytes, start: int, count: int, max_bytes: int) -> tuple[dict, float] | None:
+def head_by_decoder(data: bytes, start: int, count: int, max_bytes: int) -> tuple[dict, float] | None:
     """trace_head one event at a time: stops before the first event it cannot read."""
     text = bytes(data[start:start + max_bytes]).decode("utf-8", "ignore")  # (a cut last character: dropped)
     decoder = jsonio.decoder()  # (numbers read as the whole file's are: an integer past 64 bits as a double)
@@ -172,7 +172,7 @@ def _head_by_decoder(data: bytes, start: int, count: int, max_bytes: int) -> tup
     return {"version": 1, "events": events, "redaction": None}, (start + read) / max(len(data), 1)
 
 
-def _head_by_brackets(data: bytes, start: int, count: int, max_bytes: int) -> tuple[dict, float] | None:
+def head_by_brackets(data: bytes, start: int, count: int, max_bytes: int) -> tuple[dict, float] | None:
     """trace_head's quick way: where the first `count` events end, found by the bracket scan (in C where built),
     then one parse of them all (several times faster than the decoder's one at a time). None
     whenever that way cannot tell (the head holds the array's end, a damaged event, anything but objects, no

@@ -39,7 +39,7 @@ SCANS = 2  # arrays scanned (each up to the whole events array) before giving up
 _KEY_TO_ARRAY = re.compile(rb'"events"[ \t\r\n]*:[ \t\r\n]*\[')
 _SPACE = b" \t\r\n"
 _SPACE_WITHIN = 4096  # white space looked over between the events array, its comma and the structure's key
-_LOOK_BACK = 4096  # bytes looked at a time for the backslashes before a quote
+LOOK_BACK = 4096  # bytes looked at a time for the backslashes before a quote
 
 
 class RecordingTail:
@@ -187,7 +187,7 @@ def _events_array(data: bytes, search):
             return None
         end = key
         found = _KEY_TO_ARRAY.match(data, key)
-        if found is None or _escaped(data, key, search.need):
+        if found is None or is_escaped(data, key, search.need):
             continue  # the string "events" as a value, or inside a string
         scans += 1
         brackets = search.partner_brackets(found.end() - 1)
@@ -239,12 +239,12 @@ def _rfind(data: bytes, needle: bytes, end: int, need: Callable[[int], None]) ->
     return -1
 
 
-def _escaped(data: bytes, quote: int, need: Callable[[int], None]) -> bool:
+def is_escaped(data: bytes, quote: int, need: Callable[[int], None]) -> bool:
     """The quote at `quote` is escaped: an odd run of backslashes before it (looked at 4 KiB at a time, each read
     first: a hostile run of millions of backslashes, looked at byte by byte, would take seconds)."""
     run, end = 0, quote
     while end > 0:
-        start = max(0, end - _LOOK_BACK)
+        start = max(0, end - LOOK_BACK)
         need(start)
         piece = data[start:end]
         kept = len(piece.rstrip(b"\\"))

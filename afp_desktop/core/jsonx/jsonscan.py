@@ -27,7 +27,7 @@ native: Any = compiled.load("afp_desktop.core.jsonx.brackets_c")  # None: numpy'
 np: Any = None  # numpy, once imported
 
 _CHUNK = 1 << 17  # bytes per vectorised step: bounds the temporary arrays (and so the peak memory)
-_NATIVE_CHUNK = 1 << 20  # bytes per call of the C loop (each call short): the output arrays are sized by it
+NATIVE_CHUNK = 1 << 20  # bytes per call of the C loop (each call short): the output arrays are sized by it
 _QUOTE, _BACKSLASH, _OPEN_SQUARE = 0x22, 0x5C, 0x5B
 
 
@@ -132,14 +132,14 @@ def _scan_with_numpy(data: bytes, start: int, size: int):
 
 def _scan_natively(data: bytes, start: int, size: int):
     """The same by the C loop, a chunk per call (breathing between two)."""
-    room = max(min(_NATIVE_CHUNK, size - start), 0)  # (a small text: small arrays)
+    room = max(min(NATIVE_CHUNK, size - start), 0)  # (a small text: small arrays)
     positions = np.empty(room, np.int64)
     opens = np.empty(room, np.uint8)
     found_positions, found_opens = [], []
     state, first, steps = 0, start, 0
     with letting_go():  # (the C loop lets go of Python: the window runs beside it)
         while start < size:
-            stop = min(start + _NATIVE_CHUNK, size)
+            stop = min(start + NATIVE_CHUNK, size)
             count, state = native.scan(data, start, stop, state, positions, opens)
             found_positions.append(positions[:count].copy())
             found_opens.append(opens[:count].view(bool).copy())

@@ -183,10 +183,9 @@ def typed_indices_by_type(events: list) -> dict[str, array]:
 
 
 def domain_indices_of(run, *types: str) -> Sequence[int]:
-    """The indices of the run's DomainEvents of any of these types, in order: from the run's shared index
-    (Run.domain_by_type) when it has one, else from a pass made now."""
-    by_type = getattr(run, "domain_by_type", None)
-    return indices_of(by_type if by_type is not None else indices_by_text(run.domain_events, "type"), *types)
+    """The indices of the run's DomainEvents of any of these types, in order, from the run's shared index
+    (Run.domain_by_type)."""
+    return indices_of(run.domain_by_type, *types)
 
 
 def indices_of(by_type: dict[str, array], *types: str) -> Sequence[int]:

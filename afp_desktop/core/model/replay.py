@@ -29,7 +29,6 @@ from afp_desktop.core.library.events import domain_indices_of, indices_of
 from afp_desktop.core.model.axis import TYPED_TO_DOMAIN, entry_codes
 from afp_desktop.core.model.bubble import BubbleModel, status_states_for
 from afp_desktop.core.model.open_steps import OpenSteps
-from afp_desktop.core.model.run_end import RunEnds
 from afp_desktop.core.model.stop_lines import StopLines, stop_lines_walk
 from afp_desktop.core.shapes import StopDict
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
@@ -95,9 +94,8 @@ class ReplayFacts:
         self.created = fold.node_created_at
         self.ended = self._ends(fold)
         close_unclosed_steps(run, self.nodes, self.created, self.ended)
-        ends = getattr(run, "run_ends", None)
         # The position from which the run is over for good: no step is in progress after it.
-        self.finished_at: int | None = (ends if ends is not None else RunEnds(run)).finished_at
+        self.finished_at: int | None = run.run_ends.finished_at
         self.effective_domain = self._effective_domain_counts(run)
         self._open = OpenSteps(self.created, self.ended, [node.get("kind") == "subflow" for node in self.nodes])
         self.tool_node_by_call = self._tool_nodes(run)
@@ -453,18 +451,26 @@ def span_lines_walk(run, span: StopSpan, templates: dict, app_name: str) -> tupl
     return stop_lines_walk(states, (prefix_at[span.start], prefix_at[span.end]), templates, app_name)
 
 
-def long_span_lines(run) -> dict[tuple[int, int], tuple[StopLines, list[int]]]:
-    """The walks of the run's long spans with the default templates (Run.long_span_lines, made by the loader): the
+def long_span_lines(run, spans: list[StopSpan]) -> dict[tuple[int, int], tuple[StopLines, list[int]]]:
+    """The walks of the long ones of `spans` (the run's own) with the default templates (made by the loader:
+    PreparedViews.long_span_lines): the
     chat bubble lists a stop's lines on the window's thread, and a run that goes on long after its last stop
     (several runs appended to one stream) has a last span of 100,000 states or more, too long to walk there."""
     states, _derived, prefix_at = status_states_for(run)
     if states is None:
         return {}
     walks = {}
-    for span in run.stop_spans or ():
+    for span in spans:
         if prefix_at[span.end] - prefix_at[span.start] > LONG_SPAN_STATES:
             walks[(span.start, span.end)] = span_lines_walk(run, span, DEFAULT_TEMPLATES, DEFAULT_APP_NAME)
     return walks
+
+
+def opens_inward(run, stop: StopDict) -> bool:
+    """Whether the run's stop `stop` opens onto stops of its own (a mount whose subflow's commits the snapshot
+    holds): Replay.can_drill for the stops shown."""
+    return (stop.get("kind") == "mount" and not stop.get("derived") and run.snapshot is not None
+            and inner_stops(run.snapshot, stop) is not None)
 
 
 class Replay:
@@ -473,9 +479,9 @@ class Replay:
     def __init__(self, run, templates: dict | None = None, app_name: str = DEFAULT_APP_NAME,
                  facts: ReplayFacts | None = None, defer_long_walks: bool = False) -> None:
         self.run = run
-        # A Run computes these once (its loader thread does); any other run-like object builds its own.
-        self.facts = facts or getattr(run, "replay_facts", None) or ReplayFacts(run)
-        self.bubbles = getattr(run, "bubble_model", None) or BubbleModel(run)
+        # (The run's own, computed once; the bubble model is the loader's when it prepared the window's views.)
+        self.facts = facts or run.replay_facts
+        self.bubbles = run.views.bubble_model if run.views is not None else BubbleModel(run)
         self.templates = dict(DEFAULT_TEMPLATES if templates is None else templates)
         self.app_name = app_name
         self.position = len(run.axis)
@@ -513,8 +519,8 @@ class Replay:
     def spans(self) -> list[StopSpan]:
         level = len(self._drill)
         if level not in self._levels:
-            if level == 0 and getattr(self.run, "stop_spans", None) is not None:
-                self._levels[0] = self.run.stop_spans
+            if level == 0 and self.run.views is not None:
+                self._levels[0] = self.run.views.stop_spans
                 return self._levels[0]
             low = int(self.stops[0].get("axisStart", 0)) if level and self.stops else 0
             self._levels[level] = spans_for(self.stops, self.run.axis, low)
@@ -562,8 +568,9 @@ class Replay:
         key = (span.start, span.end)
         walk = self._lines.get(key)
         if walk is None:
-            if self.templates == DEFAULT_TEMPLATES and self.app_name == DEFAULT_APP_NAME:
-                walk = self.run.__dict__.get("long_span_lines", {}).get(key)  # (the loader's, if it made them)
+            views = self.run.views
+            if views is not None and self.templates == DEFAULT_TEMPLATES and self.app_name == DEFAULT_APP_NAME:
+                walk = views.long_span_lines.get(key)  # (the loader's)
             if walk is None:
                 walk = self._resumed(span)
             if walk is None and self.defer_long_walks and span_states(self.run, span) > LONG_SPAN_STATES:
@@ -730,9 +737,7 @@ class Replay:
         spans = self.spans
         if not 0 <= index < len(spans):
             return False
-        stop = spans[index].stop
-        return (stop.get("kind") == "mount" and not stop.get("derived") and self.run.snapshot is not None
-                and inner_stops(self.run.snapshot, stop) is not None)
+        return opens_inward(self.run, spans[index].stop)
 
     def drill_in(self, index: int) -> bool:
         """Show the stops inside mount stop `index`, placed on the run's axis. False (nothing changes) when the

@@ -1,6 +1,9 @@
 """The loaded run: what the file holds, what it lacks, and the projections computed from it.
 
-A `Run` is built once by `formats.open_run` and never mutated afterwards except for its lazily computed caches.
+A `Run` is built once by `formats.open_run`; its events and facts never change afterwards. Its own projections
+(axis, step graph, stops, status, replay facts, how it ended) are computed once, at the first ask or by `prepare`.
+What only the window shows is not the run's: `prepared_views.prepare_views` makes it, and the loader hands it on
+as the run's one `views` attribute (None until then).
 Positions on the run are axis positions (see axis.py); `Run.at(position)` gives the events that have happened.
 """
 
@@ -20,6 +23,7 @@ from afp_desktop.core.library.stepgraph import StepGraphFold, build_step_graph_s
 from afp_desktop.core.breathing import breathe, breathing_over
 
 if TYPE_CHECKING:
+    from afp_desktop.core.model.prepared_views import PreparedViews
     from afp_desktop.core.library.status import StatusTimeline
 
 FORMAT_NAMES = {
@@ -56,6 +60,10 @@ class Run:
     still_reading: bool = False  # the first part of a file still being read (formats/prefixes.py)
     # …a part whose positions are not the whole run's (a recording's typed events alone: prefixes.same_moment)
     positions_differ: bool = False
+    # What only the window shows, made ahead by prepare_views (core/model/prepared_views.py) and handed on with
+    # the run; None: not prepared (the command line, tests, a run followed live): readers compute what they need.
+    views: "PreparedViews | None" = field(default=None, repr=False, compare=False)
+    _payload_problems: list[LoadError] | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- what the file holds -------------------------------------------------------------------------
     @property
@@ -117,22 +125,21 @@ class Run:
 
         return derived_status_timeline(self.domain_events)
 
-    @cached_property
+    @property
     def payload_problems(self) -> list[LoadError]:
         """A large Trace's payloads stay bytes until read (core/formats/lazy_trace.py): the errors of those
-        that are not valid JSON, in file order (empty for every other file, whose parse checked everything)."""
-        from afp_desktop.core.jsonx.lazyjson import LazyJSON
+        that are not valid JSON, in file order (empty for every other file, whose parse checked everything).
+        Checked at the first ask, then kept (payloads_checked)."""
+        if self._payload_problems is None:
+            self._payload_problems = _payload_problems(self.domain_events)
+        return self._payload_problems
 
-        problems: list[LoadError] = []
-        for event in breathing_over(self.domain_events):
-            payload = event.get("payload") if type(event) is dict else None
-            if type(payload) is LazyJSON:
-                problem = payload.problem()
-                if problem is not None:
-                    problems.append(problem)
-        return problems
+    @property
+    def payloads_checked(self) -> bool:
+        """Whether the payloads kept as bytes have been checked (payload_problems is known)."""
+        return self._payload_problems is not None
 
-    # Projections only the window uses, computed once per run (the loader thread computes them, see prepare).
+    # Facts every reader of the run shares (the command line, the share page, the window's replay and run facts).
     @cached_property
     def replay_facts(self):
         """When each step started and ended, and the errors (replay.ReplayFacts)."""
@@ -141,65 +148,11 @@ class Run:
         return ReplayFacts(self)
 
     @cached_property
-    def stop_spans(self) -> list:
-        """The spans of the run's own stops (replay.spans_for), the timeline's first level."""
-        from afp_desktop.core.model.replay import spans_for
+    def summary_tally(self):
+        """The run's figures as known at every position (summary.SummaryTally)."""
+        from afp_desktop.core.model.summary import tally_run
 
-        return spans_for(self.stops, self.axis, 0)
-
-    @cached_property
-    def long_span_lines(self) -> dict:
-        """The chat's lines during each very long stop span, with the default templates (replay.long_span_lines):
-        walked here, not on the window's thread when the cursor lands there."""
-        from afp_desktop.core.model.replay import long_span_lines
-
-        return long_span_lines(self)
-
-    @cached_property
-    def bubble_model(self):
-        from afp_desktop.core.model.bubble import BubbleModel
-
-        return BubbleModel(self)
-
-    @cached_property
-    def graph_layout(self):
-        """Boxes and routes of the StepGraph (layout.layout_step_graph)."""
-        from afp_desktop.core.model.layout import layout_step_graph
-
-        return layout_step_graph(self.stepgraph)
-
-    @cached_property
-    def folded_graph(self):
-        """(folds, graph shown, FoldMap, its layout) with every run of alike iterations folded
-        (fold_iterations.py); None when nothing folds."""
-        from afp_desktop.core.model.fold_iterations import find_folds, fold_graph
-        from afp_desktop.core.model.layout import layout_step_graph
-
-        folds = find_folds(self.step_fold.nodes)
-        if not folds:
-            return None
-        shown, fmap = fold_graph(self.stepgraph, folds)
-        return folds, shown, fmap, layout_step_graph(shown)
-
-    @cached_property
-    def framework_steps(self) -> list:
-        """The framework's own steps the StepGraph fold drops (framework_steps.py), in the order they began."""
-        from afp_desktop.core.model.framework_steps import framework_steps
-
-        return framework_steps(self.domain_events, self.step_fold.internal_at)
-
-    @cached_property
-    def framework_nodes(self) -> list[int]:
-        """StepGraph nodes that are framework plumbing by agentfootprint-lens's law (framework_steps.py)."""
-        from afp_desktop.core.model.framework_steps import framework_nodes
-
-        return framework_nodes(self.stepgraph.get("nodes") or [])
-
-    @cached_property
-    def summary(self):
-        from afp_desktop.core.model.summary import summarize
-
-        return summarize(self)
+        return tally_run(self)
 
     @cached_property
     def run_ends(self):
@@ -207,34 +160,6 @@ class Run:
         from afp_desktop.core.model.run_end import RunEnds
 
         return RunEnds(self)
-
-    @cached_property
-    def progress_by_call(self) -> dict:
-        """Typed-event indices of each tool call's progress reports (tool_progress.py)."""
-        from afp_desktop.core.model.tool_progress import progress_reports_by_call
-
-        return progress_reports_by_call(self)
-
-    @cached_property
-    def tool_names(self) -> list[str]:
-        from afp_desktop.core.model.summary import tool_names_called
-
-        return tool_names_called(self)
-
-    @cached_property
-    def stops_drillable(self) -> list[bool]:
-        """For each of the run's own stops: does it open onto stops of its own (replay.Replay.can_drill)?"""
-        from afp_desktop.core.model.replay import Replay
-
-        replay = Replay(self)
-        return [replay.can_drill(i) for i in breathing_over(range(len(self.stop_spans)), every=256)]
-
-    @cached_property
-    def stop_figures(self):
-        """Tokens per LLM turn and tool time per stop of the run's own stops (timeline.stop_figures)."""
-        from afp_desktop.core.model.timeline import stop_figures
-
-        return stop_figures(self, self.stops)
 
     @cached_property
     def _stops_and_notice(self) -> tuple[list[StopDict], Notice | None]:
@@ -251,11 +176,6 @@ class Run:
     def stops_notice(self) -> Notice | None:
         """Why the stops were derived from the events although the file has a commit log (None otherwise)."""
         return self._stops_and_notice[1]
-
-    @property
-    def payloads_checked(self) -> bool:
-        """Whether the payloads kept as bytes have been checked (payload_problems is known)."""
-        return "payload_problems" in self.__dict__
 
     def all_notices(self, check_payloads: bool = True) -> list[Notice]:
         """Everything the banner says about this run, computed from the run (the loader's notices and what the
@@ -286,13 +206,14 @@ class Run:
                 unique.append(notice)
         return unique
 
-    def seed(self, **projections: Any) -> "Run":
-        """Give the run projections computed elsewhere, by their cached-property names (a live run extends
-        them as events arrive instead of computing them from scratch: core/live_run.py)."""
-        for name, value in projections.items():
-            if not isinstance(getattr(type(self), name, None), cached_property):
-                raise AttributeError(f"Run has no cached projection {name!r}")
-            self.__dict__[name] = value
+    def seed(self, *, fold: tuple[StepGraphFold, str | None], axis: Axis, status_states: list[dict | None],
+             stops_and_notice: tuple[list, Notice | None],
+             payload_problems: list[LoadError]) -> "Run":
+        """Give the run its own projections computed elsewhere (a live run extends them as events arrive instead
+        of computing them from scratch: core/formats/live_run.py)."""
+        self.__dict__.update(_fold=fold, axis=axis, status_states=status_states,
+                             _stops_and_notice=stops_and_notice)  # (the cached properties' own slots)
+        self._payload_problems = payload_problems
         return self
 
     @cached_property
@@ -311,36 +232,25 @@ class Run:
         return stage_ids_on_axis(self.axis, self.domain_events, self.typed_events or [])
 
     def prepare(self, progress: Callable[[float], None] | None = None,
-                cancelled: Callable[[], bool] | None = None, window: bool = False,
-                check_payloads: bool = True, fold_above: int | None = None) -> "Run":
-        """Compute every projection now (a loader thread calls this so the window never waits on one).
+                cancelled: Callable[[], bool] | None = None, check_payloads: bool = True) -> "Run":
+        """Compute the run's own projections now (a loader thread calls this so that no reader waits on one).
         `progress` gets 0..1 as they complete; `cancelled` returning True stops with LoadCancelled.
-        `window`: also what only the window shows (replay facts, layout, summary, stop figures).
         `check_payloads=False`: the payloads kept as bytes are not checked now (payload_problems).
-        `fold_above`: the window shows a graph of more steps than this folded (None: never), and then the whole
-        graph's layout (graph_layout) is not made now: only the folded graph's is drawn."""
-        steps = ["axis", "_fold", "_stops_and_notice", "status_states"] + (["payload_problems"] if check_payloads
-                                                                             else [])
+        What only the window shows is made by core/model/prepared_views.prepare_views."""
+        steps: list[Callable[[], object]] = [lambda: self.axis, lambda: self._fold, lambda: self._stops_and_notice,
+                                             lambda: self.status_states]
+        if check_payloads:
+            steps.append(lambda: self.payload_problems)
         if self.typed_events is None:
-            steps.append("derived_status_states")
-        if window:
-            steps += ["replay_facts", "stop_spans", "long_span_lines", "bubble_model", "folded_graph", "graph_layout", "summary",
-                      "stop_figures", "tool_names", "stops_drillable", "progress_by_call", "framework_steps",
-                      "framework_nodes"]
-        for done, name in enumerate(steps, start=1):
+            steps.append(lambda: self.derived_status_states)
+        for done, step in enumerate(steps, start=1):
             if cancelled is not None and cancelled():
                 raise LoadCancelled()
             breathe()
-            if name != "graph_layout" or not self.shown_folded(fold_above):
-                getattr(self, name)
+            step()
             if progress is not None:
                 progress(done / len(steps))
         return self
-
-    def shown_folded(self, fold_above: int | None) -> bool:
-        """Whether a window that folds graphs of more than `fold_above` steps shows this one folded."""
-        steps = len(self.stepgraph.get("nodes") or [])
-        return fold_above is not None and steps > fold_above and self.folded_graph is not None
 
     # -- positions -------------------------------------------------------------------------------------
     def at(self, position: int) -> tuple[int, int]:
@@ -352,3 +262,16 @@ class Run:
         if states is None:
             return None
         return states[self.at(position)[1]]
+
+
+def _payload_problems(domain_events: list[dict]) -> list[LoadError]:
+    from afp_desktop.core.jsonx.lazyjson import LazyJSON
+
+    problems: list[LoadError] = []
+    for event in breathing_over(domain_events):
+        payload = event.get("payload") if type(event) is dict else None
+        if type(payload) is LazyJSON:
+            problem = payload.problem()
+            if problem is not None:
+                problems.append(problem)
+    return problems

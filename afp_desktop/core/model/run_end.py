@@ -102,7 +102,7 @@ def is_run_end(event: Any) -> bool:
 def start_lost(run) -> bool:
     """True when the typed stream's beginning is not in the file (rotated away, or dropped by a recorder's cap):
     its first event is not a run's start."""
-    envelope = getattr(run, "envelope", None)
+    envelope = run.envelope
     info = envelope.get("run") if isinstance(envelope, dict) else None
     dropped = info.get("droppedEvents") if isinstance(info, dict) else None
     if isinstance(dropped, int) and not isinstance(dropped, bool) and dropped > 0:

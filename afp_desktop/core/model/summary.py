@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+from array import array
+from bisect import bisect_left
 from dataclasses import asdict, dataclass, field
+from itertools import accumulate, islice
 
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
 from afp_desktop.core.library.events import domain_indices_of
-from afp_desktop.core.breathing import breathing_over
+from afp_desktop.core.breathing import EVERY, breathing_over
 
 
 @dataclass
@@ -71,60 +74,131 @@ _TOLD_BY_TYPED = frozenset({"agentfootprint.agent.run_configured", "agentfootpri
                             "agentfootprint.composition.enter"})
 
 
-def summarize(run) -> RunSummary:
-    s = RunSummary()
-    models: dict[str, None] = {}
-    times = []
-    for event in breathing_over(run.domain_events):
+class SummaryTally:
+    """The run's figures as known at every position: where each call, usage, error, model and time stamp was
+    told, by DomainEvent index (`i`: the first i have happened) and typed-event index (`j`). Made in one pass over
+    the events; `at(i, j)` is O(log n)."""
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.models: dict[str, int] = {}  # model -> the DomainEvent index where it was first named
+        self.llm_starts = array("q")  # DomainEvent indices
+        self.tool_starts = array("q")
+        self.usage_at = array("q")  # DomainEvent indices of llm.end
+        self.tokens_in: list[int] = []  # cumulative, per llm.end (a list: a file's numbers may not fit 64 bits)
+        self.tokens_out: list[int] = []
+        self.domain_errors = array("q")
+        self.typed_errors = array("q")  # typed-event indices
+        self.domain_times: list = []  # per DomainEvent: the last usable time stamp by it (None: none yet)
+        self.typed_times: list = []
+        self._extremes: tuple | None = None
+
+    def whole(self) -> RunSummary:
+        return self.at(len(self.domain_times), len(self.typed_times))
+
+    def at(self, domain_count: int, typed_count: int) -> RunSummary:
+        """The figures over the first `domain_count` DomainEvents and `typed_count` typed events."""
+        i, j = max(0, domain_count), max(0, typed_count)
+        ended = bisect_left(self.usage_at, i)
+        s = RunSummary(name=self.name, models=[m for m, at in self.models.items() if at < i],
+                       llm_calls=bisect_left(self.llm_starts, i), tool_calls=bisect_left(self.tool_starts, i),
+                       tokens_in=self.tokens_in[ended - 1] if ended else 0,
+                       tokens_out=self.tokens_out[ended - 1] if ended else 0,
+                       errors=bisect_left(self.domain_errors, i) + bisect_left(self.typed_errors, j))
+        first, last = self._span(i, j)
+        if first is not None and last is not None:
+            span = last - first
+            s.started_at_ms = int(first)
+            s.duration_ms = int(span) if _clock(span) is not None else None  # (1e308 after -1e308: none to give)
+        return s
+
+    def _span(self, i: int, j: int) -> tuple[int | float | None, int | float | None]:
+        """The earliest and the latest time stamp over the first i DomainEvents and j typed events."""
+        if self._extremes is None:
+            self._extremes = tuple(_running(times, extreme) for times in (self.domain_times, self.typed_times)
+                                   for extreme in (min, max))
+        d_min, d_max, t_min, t_max = self._extremes
+        i, j = min(i, len(d_min)), min(j, len(t_min))
+        lows = [x for x in (d_min[i - 1] if i else None, t_min[j - 1] if j else None) if x is not None]
+        highs = [x for x in (d_max[i - 1] if i else None, t_max[j - 1] if j else None) if x is not None]
+        return (min(lows) if lows else None), (max(highs) if highs else None)
+
+
+def _running(times: list, extreme) -> list:
+    """Per index, the least (`min`) or greatest (`max`) time stamp up to it (None: none yet). `times` carries the
+    last usable stamp forward over events without one (so they change no extreme), None before the first. Compared
+    in C (accumulate), a piece at a time, breathing between pieces; the stamps themselves are kept (an int beyond
+    2**53 stays exact)."""
+    lead = next((k for k, t in enumerate(times) if t is not None), len(times))
+    out: list = [None] * lead
+    for start in breathing_over(range(lead, len(times), EVERY), every=1):
+        piece = accumulate(times[start:start + EVERY], extreme, initial=out[-1]) if start > lead \
+            else accumulate(times[start:start + EVERY], extreme)
+        out.extend(islice(piece, 1, None) if start > lead else piece)
+    return out
+
+
+def _stamp(ts, last):
+    """`ts` when it is a usable time stamp, else the last usable one (None: none yet)."""
+    return ts if ts.__class__ is int or _clock(ts) is not None else last
+
+
+def tally_run(run) -> SummaryTally:
+    """One pass over the run's events: its figures, where each became known."""
+    s = SummaryTally()
+    last = None
+    for i, event in enumerate(breathing_over(run.domain_events)):
         etype = event.get("type")
-        ts = event.get("ts")
-        if ts.__class__ is int or _clock(ts) is not None:  # (an int, not a bool, is always finite)
-            times.append(ts)
+        last = _stamp(event.get("ts"), last)
+        s.domain_times.append(last)
         if etype == "llm.start":
-            s.llm_calls += 1
+            s.llm_starts.append(i)
             if isinstance(event.get("model"), str):
-                models[event["model"]] = None
+                s.models.setdefault(event["model"], i)
         elif etype == "llm.end":
             usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
-            s.tokens_in += _num(usage.get("input"))
-            s.tokens_out += _num(usage.get("output"))
+            before_in, before_out = (s.tokens_in[-1], s.tokens_out[-1]) if s.tokens_in else (0, 0)
+            s.usage_at.append(i)
+            s.tokens_in.append(before_in + _num(usage.get("input")))
+            s.tokens_out.append(before_out + _num(usage.get("output")))
         elif etype == "tool.start" and not event.get("notDispatched"):
-            s.tool_calls += 1
+            s.tool_starts.append(i)
         elif etype == "tool.end" and event.get("error") is True:
-            s.errors += 1
+            s.domain_errors.append(i)
         elif etype == "run.exit" and _has_error(event.get("payload")):
-            s.errors += 1
+            s.domain_errors.append(i)
         elif etype in ("subflow.entry", "composition.start") and s.name is None and _top_level(event):
             if event.get("primitiveKind") in ("Agent", "LLMCall", "Sequence", "Parallel", "Conditional", "Loop"):
                 s.name = _text(event.get("subflowName")) or _text(event.get("name"))
             elif etype == "composition.start":
                 s.name = _text(event.get("name"))
-    for event in breathing_over(run.typed_events or []):
+    last = None
+    for j, event in enumerate(breathing_over(run.typed_events or [])):
         etype = event.get("type")
         meta = event.get("meta")
-        if isinstance(meta, dict):
-            ts = meta.get("wallClockMs")
-            if ts.__class__ is int or _clock(ts) is not None:
-                times.append(ts)
+        last = _stamp(meta.get("wallClockMs"), last) if isinstance(meta, dict) else last
+        s.typed_times.append(last)
         if etype.__class__ is not str or etype not in _TOLD_BY_TYPED:
             continue  # (most of a long run's events: tokens, progress reports, injections)
         if etype == "agentfootprint.agent.run_configured" and s.name is None:
             payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
             s.name = payload.get("agentId") if isinstance(payload.get("agentId"), str) else None
         elif etype == "agentfootprint.error.fatal":
-            s.errors += 1
+            s.typed_errors.append(j)
         elif etype == "agentfootprint.composition.enter" and s.name is None:
             payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
             s.name = payload.get("name") if isinstance(payload.get("name"), str) else None
-    s.models = list(models)
-    if times:
-        # (each a C call over every time: breathing, they let the window run beside them; one min() over all of a
-        # big run's times would hold Python's lock throughout)
-        first = min(breathing_over(times))
-        span = max(breathing_over(times)) - first
-        s.started_at_ms = int(first)
-        s.duration_ms = int(span) if _clock(span) is not None else None  # (1e308 after -1e308: none to give)
     return s
+
+
+def summarize(run) -> RunSummary:
+    return run.summary_tally.whole()
+
+
+def summary_at(run, position: int) -> RunSummary:
+    """The figures as known at axis `position` (the first `position` entries have happened); the tally is made
+    once per run (Run.summary_tally)."""
+    return run.summary_tally.at(*run.axis.counts_at(position))
 
 
 def _has_error(payload) -> bool:

@@ -344,7 +344,7 @@ def _typed_slots(run, index: int) -> dict[str, SlotContent]:
     the tools the llm_start lists."""
     typed = run.typed_events
     created = run.step_fold.node_created_at[index]
-    anchors = getattr(run.axis, "anchors", None) or []
+    anchors = run.axis.anchors or []
     if not typed or created >= len(anchors) or anchors[created] is None:
         return {}
     start_j = anchors[created]

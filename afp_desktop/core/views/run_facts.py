@@ -78,7 +78,7 @@ class RunFacts:
 
     def __init__(self, run, facts: ReplayFacts | None = None) -> None:
         self._run = weakref.ref(run)  # (kept per run by facts_of_run: a strong reference would keep every run alive)
-        self.facts = facts or getattr(run, "replay_facts", None) or ReplayFacts(run)
+        self.facts = facts or run.replay_facts
         steps = EventSteps(run, self.facts)  # (one index of the steps' stage ids for all three)
         self.findings = Findings(run, self.facts, steps)
         self.resilience = Resilience(run, self.facts, steps)

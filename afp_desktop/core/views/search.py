@@ -90,7 +90,7 @@ class SearchResult:
 
     def _column(self, name: str) -> np.ndarray:
         out = np.empty(len(self._doc), dtype=np.int64)
-        for p, part in enumerate(self._index._parts):
+        for p, part in enumerate(self._index.parts):
             mask = self._part == p
             out[mask] = getattr(part, name)[self._doc[mask]]
         return out
@@ -101,7 +101,7 @@ class SearchResult:
     def __getitem__(self, i: int) -> Hit:
         if not -len(self) <= i < len(self):
             raise IndexError(i)
-        part = self._index._parts[int(self._part[i])]
+        part = self._index.parts[int(self._part[i])]
         doc = int(self._doc[i])
         text = part.texts[int(part.text_of[doc])]
         excerpt, span = make_excerpt(text, int(self._start[i]), int(self._end[i]))
@@ -134,7 +134,7 @@ def make_excerpt(text: str, start: int, end: int) -> tuple[str, tuple[int, int]]
 # ── the index ───────────────────────────────────────────────────────────────────────────────────────────
 
 
-class _Part:
+class IndexPart:
     """Texts (deduplicated, joined into one string) and the documents that hold them: per document its text,
     axis position, `where` and node (-1: none). Documents are numbered in axis order."""
 
@@ -274,7 +274,7 @@ class _Ranges:
     documents holding it), so one range never makes more than about that many rows but for one text, nor holds
     more than RANGE_CHARS characters. `last_text` ends the scan early (no text from there on can give a row)."""
 
-    def __init__(self, part: _Part, keep: int | None):
+    def __init__(self, part: IndexPart, keep: int | None):
         lengths = part.ends - part.starts + len(_SEPARATOR)
         docs = np.diff(part.ptr) if keep is None else np.minimum(np.diff(part.ptr), keep)
         self.chars = np.cumsum(lengths)
@@ -292,7 +292,8 @@ class _Ranges:
 
 
 class SearchIndex:
-    def __init__(self, run, templates: dict | None = None, app_name: str = "Agent", *, _content: _Part | None = None):
+    def __init__(self, run, templates: dict | None = None, app_name: str = "Agent", *,
+                 _content: IndexPart | None = None):
         self.run = run
         self.templates = dict(DEFAULT_TEMPLATES if templates is None else templates)
         self.app_name = app_name
@@ -300,16 +301,17 @@ class SearchIndex:
         self.stop_ends = [stop["axisEnd"] for stop in stops]
         self.stop_labels = ordinal_labels(stops)
         self._nodes = NodeFinder(run)
-        content = _content if _content is not None else _Part(list(content_texts(run, self._nodes)))
-        self._parts = (content, _Part(list(status_texts(run, self._nodes, self.templates, app_name))))
+        content = _content if _content is not None else IndexPart(list(content_texts(run, self._nodes)))
+        # the parts searched: the content's texts, then the status lines (a hit's part is its index here)
+        self.parts = (content, IndexPart(list(status_texts(run, self._nodes, self.templates, app_name))))
 
     def with_templates(self, templates: dict, app_name: str) -> "SearchIndex":
         """The same index with the status lines another template map renders (the content is not rebuilt)."""
-        return SearchIndex(self.run, templates, app_name, _content=self._parts[0])
+        return SearchIndex(self.run, templates, app_name, _content=self.parts[0])
 
     def __len__(self) -> int:
         """The number of indexed texts (with repeats)."""
-        return sum(len(part) for part in self._parts)
+        return sum(len(part) for part in self.parts)
 
     def stop_of(self, position: int) -> int | None:
         """The stop a position falls in: the first whose end is at or after it (the last stop past the end)."""
@@ -327,14 +329,14 @@ class SearchIndex:
         pattern = compile_query(query, regex, ignore_case)
         deadline = deadline_in(time_limit)
         try:
-            found = [part.hits(pattern, limit, deadline) for part in self._parts]
+            found = [part.hits(pattern, limit, deadline) for part in self.parts]
         except TimeoutError:
             raise too_slow(time_limit, regex) from None
         part = np.concatenate([np.full(len(f[0]), p, dtype=np.int64) for p, f in enumerate(found)])
         doc = np.concatenate([f[0] for f in found])
         start = np.concatenate([f[1] for f in found])
         end = np.concatenate([f[2] for f in found])
-        positions = np.concatenate([self._parts[p].positions[f[0]] for p, f in enumerate(found)])
+        positions = np.concatenate([self.parts[p].positions[f[0]] for p, f in enumerate(found)])
         order = np.lexsort((start, doc, part, positions))
         complete = limit is None or len(order) <= limit
         if not complete:

@@ -36,6 +36,7 @@ from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_lin
 from afp_desktop.core.model.bubble import status_states_for
 from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS, FOLD_KIND
 from afp_desktop.core.model.replay import DEFAULT_APP_NAME, LLM_KINDS, SLOT_CHIP, Replay, span_lines_walk
+from afp_desktop.core.model.prepared_views import folded_graph_of, graph_layout_of, summary_of
 from afp_desktop.core.views.inspect import chip_boundary, chip_call, chip_slot, inspect_node
 
 DATA_FORMAT = 1
@@ -189,7 +190,7 @@ def _ending(run, replay: Replay, outcome: str | None) -> dict:
         return {"outcome": "failed", "text": text}
     outcome = outcome or run_outcome(run)
     if outcome == "completed":
-        summary = run.summary
+        summary = summary_of(run)
         parts = [f"{summary.llm_calls:,} LLM call{'s' * (summary.llm_calls != 1)}",
                  f"{summary.tool_calls:,} tool call{'s' * (summary.tool_calls != 1)}"]
         if summary.tokens_in or summary.tokens_out:
@@ -253,12 +254,12 @@ def share_data(run, templates: dict | None = None, app_name: str = DEFAULT_APP_N
                  else min(bisect_right(counts, n), finished) for n in facts.ended]
 
     steps = len(facts.nodes)
-    folded = run.folded_graph if fold_above is not None and steps > fold_above else None
+    folded = folded_graph_of(run) if fold_above is not None and steps > fold_above else None
     if folded is not None:
         folds, graph, fmap, layout = folded
         shown_of = [fmap.to_shown(i) for i in range(steps)]
     else:
-        folds, graph, layout = [], run.stepgraph, run.graph_layout
+        folds, graph, layout = [], run.stepgraph, graph_layout_of(run)
         shown_of = list(range(steps))
     shown_nodes = graph.get("nodes") or []
 
@@ -306,7 +307,7 @@ def share_data(run, templates: dict | None = None, app_name: str = DEFAULT_APP_N
     return {
         "format": DATA_FORMAT,
         "generator": f"afp-desktop {__version__}",
-        "title": title or (run.summary.name or "agentfootprint run"),
+        "title": title or (summary_of(run).name or "agentfootprint run"),
         "fileFormat": run.format_name,
         "redaction": _redaction(run),
         "derived": run.typed_events is None,

@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from afp_desktop.app.look.theme import FOCUS_RING, is_dark_palette
+from afp_desktop.app.panels.graph.step_opacity import node_opacity
 from afp_desktop.core.views.neighbours import neighbour
 
 ARROWS = {Qt.Key.Key_Left: "left", Qt.Key.Key_Right: "right", Qt.Key.Key_Up: "up", Qt.Key.Key_Down: "down"}
@@ -92,8 +93,6 @@ class CardKeyboard(QObject):
 
     def _shown(self, index: int) -> bool:
         """Not a card hidden because it has not happened yet (future mode "hide")."""
-        from afp_desktop.app.panels.graph.graph_canvas import node_opacity
-
         canvas = self.canvas
         return node_opacity(canvas.happened, index, canvas.future_mode, 1.0) > 0
 

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.pacing import scheduler
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 from afp_desktop.app.panels.timeline.event_slider import EventSlider
 from afp_desktop.app.panels.timeline.plot_cache import cache_pixels
@@ -37,16 +37,9 @@ from afp_desktop.app.panels.timeline.timeline_overview import TimelineOverview
 from afp_desktop.app.panels.timeline.timeline_veil import Veil
 from afp_desktop.app.widgets.steady_label import SteadyLabel
 from afp_desktop.app.widgets.plain_text import plain_tooltip
-from afp_desktop.core.model.plot_scale import axis_top, plotted_all, stacked
 from afp_desktop.core.model.replay import ACTIVE
-from afp_desktop.core.model.timeline import (
-    KnownFigure,
-    has_usable_stops,
-    ordinal_labels,
-    stop_at_x,
-    stop_figures,
-    x_of_position,
-)
+from afp_desktop.core.model.timeline import KnownFigure, stop_at_x, x_of_position
+from afp_desktop.core.views.timeline_series import TimelineSeries, drilled_series, run_timeline_series
 from afp_desktop.app.look.style import GraphPalette, palette_for
 from afp_desktop.app.session import SPEEDS
 
@@ -63,12 +56,6 @@ MILESTONE_COLOUR_KIND = {       # a stop's milestone kind → the graph card kin
     "llm-turn": "user->llm", "tool-call": "llm->tool", "iteration": "subflow",
     "slot": "fork-branch", "decision": "decision-branch",
 }
-
-
-def _milestone_kind(stop: dict) -> str | None:
-    meta = stop.get("meta")
-    kind = meta.get("kind") if isinstance(meta, dict) else None
-    return kind if isinstance(kind, str) else None  # (from the file: a list for a kind must not break the strip)
 
 
 def _tick_font() -> QFont:
@@ -143,8 +130,8 @@ def _nice_step(minimum: float) -> int:
 
 
 class TimelinePanel(QWidget, PanelDefaults):
-    """Session-following timeline. Public for the window and tests: `toggle_play()`, `playing`, `speed`,
-    `drill_into(i)`, `back_out(depth)`, and the read-outs `current_stop`, `cursor_x`, `slider`, `position_label`."""
+    """Session-following timeline. Public for the window and tests: `drill_into(i)`, and the read-outs
+    `current_stop`, `cursor_x`, `slider`, `position_label`. Play, speed and drilling out are the session's."""
 
     speed_changed = Signal(float)
     playing_changed = Signal(bool)
@@ -166,9 +153,11 @@ class TimelinePanel(QWidget, PanelDefaults):
         self._errors_drawn = -1
         self._stop_of_node: tuple = (None, {})  # (figures, node → the stop its figures are summed on)
         self._drillable: list[bool] = []
+        self.series: TimelineSeries | None = None  # what the plots show of the stops (core/views/timeline_series)
         self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self._build()
         self.run_closed()
+        self.set_theme("light")  # (the window's theme follows: its plots are never left uncoloured)
 
     # ------------------------------------------------------------------------------------------- building
     def _build(self) -> None:
@@ -187,7 +176,7 @@ class TimelinePanel(QWidget, PanelDefaults):
         top.addWidget(self.note, 1)
         self.back_button = QPushButton("Back out")
         self.back_button.setToolTip("Return to the enclosing stops (Backspace)")
-        self.back_button.clicked.connect(lambda: self.back_out(len(self.session.breadcrumb) - 2))
+        self.back_button.clicked.connect(lambda: self.session.drill_out(len(self.session.breadcrumb) - 2))
         self.drill_button = QPushButton("Drill in")
         self.drill_button.setToolTip("Open the stops inside the subflow at the cursor (or double-click a square "
                                      "marker)")
@@ -219,7 +208,7 @@ class TimelinePanel(QWidget, PanelDefaults):
         self.play_button.setToolTip("Play or pause (Space)")
         self.play_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.play_button.setMinimumWidth(74)
-        self.play_button.clicked.connect(self.toggle_play)
+        self.play_button.clicked.connect(self.session.toggle_play)
         self.speed_combo = QComboBox()
         self.speed_combo.setToolTip("Playback speed, in stops per second")
         self.speed_combo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -362,18 +351,20 @@ class TimelinePanel(QWidget, PanelDefaults):
         self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
         self.overview.set_colours(pal.background, pal.selection, pal.cursor)
         self._draw_stops()
-        self.overview.set_stops(len(self.stops), self._overview_rgba(self.stops))
+        kinds = self.series.kinds if self.series is not None else []
+        self.overview.set_stops(len(self.stops), self._overview_rgba(kinds))
         if self.session.moment is not None and self.stops:
             self._draw_known_bars(self.session.moment)
 
-    def _overview_rgba(self, stops: list[dict]) -> Callable[[int], int]:
-        """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style).
-        Bound to `stops`: the strip draws a turn later, when the timeline may show other stops or none. Each kind's
-        colour is worked out once, not once per stop: a long run has thousands of stops and a handful of kinds."""
+    def _overview_rgba(self, kinds: list[str | None]) -> Callable[[int], int]:
+        """Stop i's marker colour as ARGB, for the overview strip (one stop per pixel column: not its whole style),
+        given each stop's milestone kind. Bound to `kinds`: the strip draws a turn later, when the timeline may show
+        other stops or none. Each kind's colour is worked out once, not once per stop: a long run has thousands of
+        stops and a handful of kinds."""
         by_kind: dict[str | None, int] = {}
 
         def rgba(i: int) -> int:
-            kind = _milestone_kind(stops[i])
+            kind = kinds[i]
             value = by_kind.get(kind)
             if value is None:
                 value = by_kind[kind] = self._colour(self._kind_colour(kind)).rgba()
@@ -387,14 +378,12 @@ class TimelinePanel(QWidget, PanelDefaults):
             colour = self._colours[name] = QColor(name)
         return colour
 
-    def _marker_colour(self, stop: dict) -> str:
-        return self._kind_colour(_milestone_kind(stop))
-
     def _kind_colour(self, kind: str | None) -> str:
         if kind in MILESTONE_COLOUR_KIND:
             return self.theme_palette.kind(MILESTONE_COLOUR_KIND[kind]).accent
         return self.theme_palette.text_muted
 
+    # ------------------------------------------------------------------------------------ session events
     # ------------------------------------------------------------------------ the panel's calls (panel.py)
     def run_loaded(self, run) -> None:
         self.show_run(run)
@@ -402,13 +391,17 @@ class TimelinePanel(QWidget, PanelDefaults):
     def run_grown(self, _run) -> None:
         self.grow()
 
+    def show_playing(self, playing: bool) -> None:
+        self._update_play_button()
+        self.playing_changed.emit(playing)
+
     def show_run(self, run) -> None:
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(run.axis))
         self.slider.setEnabled(True)
         self.slider.blockSignals(False)
         self.play_button.setEnabled(True)
-        if getattr(run, "still_reading", False) or len(run.stops) >= DEFERRED_STOPS:
+        if run.still_reading or len(run.stops) >= DEFERRED_STOPS:
             # The first part of a big file, or a run of thousands of stops: its stops follow a turn later, so that
             # laying them out and painting them (and the overview's image of them) does not add to every other
             # panel's first paint in one long freeze. Another run's stops go at once: they
@@ -437,7 +430,7 @@ class TimelinePanel(QWidget, PanelDefaults):
         a turn later, so the plots stay, emptied, instead of being hidden and shown again (hiding and showing
         them would lay the timeline out twice in the turn that draws the stops, and flicker)."""
         self._stops_pending = None
-        self.stops, self.labels, self.ends = [], [], []
+        self.stops, self.labels, self.ends, self.series = [], [], [], None
         self.current_stop = None
         self.error_markers.setData([])
         self.error_positions = []
@@ -450,7 +443,7 @@ class TimelinePanel(QWidget, PanelDefaults):
                 bars.setOpts(x=[], y0=0, height=[], width=0.6)
             self.bar_plot.setYRange(0, 1, padding=0)  # (no scale of the other run's tokens and tool time)
             self.tool_view.setYRange(0, 1, padding=0)
-            self._figures, self._bars_drawn = None, None
+            self._bars_drawn = None
         else:
             self.plots.setVisible(False)
             self.overview.setVisible(False)
@@ -498,20 +491,19 @@ class TimelinePanel(QWidget, PanelDefaults):
 
     def _show_stops(self, run, grown: bool = False) -> None:
         self.stops = self.session.stops
-        spans = self.session.spans
-        self.labels = [span.label for span in spans] if len(spans) == len(self.stops) else ordinal_labels(self.stops)
-        self.ends = [span.end for span in spans]
-        if self.stops is run.stops:  # the run's own stops: found in the loader thread
-            self._drillable = list(run.stops_drillable)
+        if self.stops is run.stops:  # the run's own stops: prepared in the loader thread
+            self.series = run_timeline_series(run)
         else:
-            self._drillable = [self.session.can_drill(i) for i in range(len(self.stops))]
+            self.series = drilled_series(run, self.stops, self.session.spans,
+                                         [self.session.can_drill(i) for i in range(len(self.stops))])
+        self.labels, self.ends, self._drillable = self.series.labels, self.series.ends, self.series.drillable
         self._set_crumbs()
         self.back_button.setVisible(len(self.session.breadcrumb) > 1)
         self._set_note()
         # Only start and end: a stop axis would be two dots. The slider (one step per event) does the work.
-        self.plots.setVisible(has_usable_stops(self.stops))
+        self.plots.setVisible(self.series.usable)
         self.overview.setVisible(self.plots.isVisibleTo(self))
-        self.overview.set_stops(len(self.stops), self._overview_rgba(self.stops), grown=grown)
+        self.overview.set_stops(len(self.stops), self._overview_rgba(self.series.kinds), grown=grown)
         self.stop_axis.set_labels(self.labels)
         self._draw_stops()
         self._draw_search_marks()
@@ -525,7 +517,7 @@ class TimelinePanel(QWidget, PanelDefaults):
         where = f"inside {crumbs[-1]}" if len(crumbs) > 1 else "in this file"
         if not self.stops:
             self.note.setText(f"No milestone stops {where}: the slider and Shift+←/→ move one event at a time.")
-        elif not has_usable_stops(self.stops):
+        elif not self.series.usable:
             self.note.setText(f"No milestones between start and end {where}: the slider and Shift+←/→ move one "
                               "event at a time.")
         elif any(stop.get("approximate") for stop in self.stops):
@@ -640,9 +632,8 @@ class TimelinePanel(QWidget, PanelDefaults):
                                    data=[f"Error at event {e.position}: {e.message}" for e in errors])
 
     def _marker_style(self, i: int) -> tuple[QColor, str]:
-        stop = self.stops[i]
-        bookend = stop.get("kind") in ("start", "end")
-        return self._colour(self._marker_colour(stop)), "s" if self._drillable[i] else ("d" if bookend else "o")
+        series = self.series
+        return self._colour(self._kind_colour(series.kinds[i])), series.symbols[i]
 
     def _tooltip(self, i: int) -> str:
         stop = self.stops[i]
@@ -655,30 +646,28 @@ class TimelinePanel(QWidget, PanelDefaults):
             lines.append("Double-click to see the stops inside it.")
         return "\n".join(lines)
 
+    @property
+    def _figures(self):
+        """The figures the bars show (None: no bars)."""
+        series = self.series
+        return series.figures if series is not None and series.has_bars and self.stops else None
+
     def _draw_figures(self) -> None:
-        run = self.session.run
-        if run is None or not self.stops:
-            figures = None
-        elif self.stops is run.stops:  # the run's own stops: computed once, in the loader thread
-            figures = run.stop_figures
-        else:
-            figures = stop_figures(run, self.stops)
-        show = figures is not None and (figures.has_tokens or figures.has_tool_time)
-        self._figures, self._bars_drawn = None, None
+        series = self.series
+        self._bars_drawn = None  # drawn once the view's range is set
+        show = series is not None and series.has_bars
         self.bar_plot.setVisible(show)
         if not show:
             return
-        self._figures, self._bars_drawn = figures, None  # drawn once the view's range is set
-        _, tops, heights = stacked(figures.tokens_in, figures.tokens_out)
-        self.bar_plot.setYRange(0, axis_top(top + height for top, height in zip(tops, heights)), padding=0)
-        self.tool_view.setYRange(0, axis_top(figures.tool_ms), padding=0)
-        self.bar_plot.getAxis("right").setVisible(figures.has_tool_time)
+        self.bar_plot.setYRange(0, series.token_top, padding=0)
+        self.tool_view.setYRange(0, series.tool_top, padding=0)
+        self.bar_plot.getAxis("right").setVisible(series.figures.has_tool_time)
 
     def _draw_bars(self) -> None:
         """Bars for the stops in view and a view's width either side: pyqtgraph draws every bar it is given on
         every repaint, and a long run has thousands."""
-        figures = getattr(self, "_figures", None)
-        if figures is None or not self.stops:
+        series = self.series
+        if self._figures is None:
             return
         low, high = self.stop_plot.vb.viewRange()[0]
         width = max(high - low, 1.0)
@@ -691,15 +680,14 @@ class TimelinePanel(QWidget, PanelDefaults):
         self._bars_drawn = (first - 0.5 if first else float("-inf"),
                             last - 0.5 if last < len(self.stops) else float("inf"))
         pal = self.theme_palette
-        xs = list(range(first, last))
+        xs, tokens_in = series.x[first:last], series.tokens_in[first:last]
         llm = QColor(pal.kind("user->llm").accent)
         llm_light = QColor(llm)
         llm_light.setAlpha(120)
-        tokens_in, tokens_out_from, tokens_out = stacked(figures.tokens_in[first:last], figures.tokens_out[first:last])
         self.token_in_bars.setOpts(x=xs, height=tokens_in, width=0.6, brush=llm, pen=pg.mkPen(None))
-        self.token_out_bars.setOpts(x=xs, y0=tokens_out_from, height=tokens_out, width=0.6,
+        self.token_out_bars.setOpts(x=xs, y0=tokens_in, height=series.tokens_out[first:last], width=0.6,
                                     brush=llm_light, pen=pg.mkPen(None))
-        self.tool_bars.setOpts(x=xs, height=plotted_all(figures.tool_ms[first:last]), width=0.6,
+        self.tool_bars.setOpts(x=xs, height=series.tool_ms[first:last], width=0.6,
                                brush=pal.kind("llm->tool").accent, pen=pg.mkPen(None))
 
     # ------------------------------------------------------------------------ what is known at the cursor
@@ -721,7 +709,7 @@ class TimelinePanel(QWidget, PanelDefaults):
 
     def known_figure(self, i: int):
         """Stop i's figures as known at the cursor (KnownFigure): what its column shows."""
-        figures, moment, run = getattr(self, "_figures", None), self.session.moment, self.session.run
+        figures, moment, run = self._figures, self.session.moment, self.session.run
         if figures is None or moment is None or run is None or figures.nodes is None:
             return None if figures is None else KnownFigure(figures.tokens_in[i], figures.tokens_out[i],
                                                             figures.tool_ms[i], False, False)
@@ -734,8 +722,8 @@ class TimelinePanel(QWidget, PanelDefaults):
         """Columns over the stops not wholly known at the cursor, drawn over the veil: only what is known there
         (timeline_known.py). Tool time is drawn in the token view, scaled to the tool axis: the tool view lies
         under the token view's veil."""
-        figures = getattr(self, "_figures", None)
-        if figures is None or not self.stops:
+        figures = self._figures
+        if figures is None:
             self.known_columns.clear()
             return
         pal = self.theme_palette
@@ -767,7 +755,7 @@ class TimelinePanel(QWidget, PanelDefaults):
     def shown_figure(self, i: int) -> tuple[float, float, float] | None:
         """What stop i's bars show at the cursor: (tokens in, tokens out, tool ms), or None when the veil over
         the stops to come hides them."""
-        figures = getattr(self, "_figures", None)
+        figures = self._figures
         if figures is None:
             return None
         if any(column.x == i for column in self.known_columns.columns):  # (drawn over the veil)
@@ -801,7 +789,7 @@ class TimelinePanel(QWidget, PanelDefaults):
                 button.setText(name)
                 button.setAutoRaise(True)
                 button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-                button.clicked.connect(lambda _checked=False, d=depth: self.back_out(d))
+                button.clicked.connect(lambda _checked=False, d=depth: self.session.drill_out(d))
                 self.crumb_bar.addWidget(button)
         self.crumb_bar.addSpacing(18)
 
@@ -862,36 +850,12 @@ class TimelinePanel(QWidget, PanelDefaults):
             self.session.move_to(spans[0].end)
         return True
 
-    def back_out(self, depth: int = 0) -> None:
-        self.session.drill_out(depth)
-
     # --------------------------------------------------------------------------------------------- play
-    @property
-    def speed(self) -> float:
-        return self.session.speed
-
-    def set_speed(self, speed: float) -> None:
-        self.session.set_speed(speed)
-
-    def show_playing(self, playing: bool) -> None:
-        self._update_play_button()
-        self.playing_changed.emit(playing)
-
     def show_speed(self, speed: float) -> None:
         self.speed_combo.blockSignals(True)
         self.speed_combo.setCurrentIndex(SPEEDS.index(speed))
         self.speed_combo.blockSignals(False)
         self.speed_changed.emit(speed)
-
-    @property
-    def playing(self) -> bool:
-        return self.session.playing
-
-    def toggle_play(self) -> None:
-        self.session.toggle_play()
-
-    def stop_playing(self) -> None:
-        self.session.stop_playing()
 
     def _update_play_button(self) -> None:
         self.play_button.setText("❚❚ Pause" if self.session.playing else "▶ Play")

@@ -1,19 +1,24 @@
-"""The timeline dock's content, built after the window's first frame.
+"""The timeline dock's content: a placeholder until the TimelinePanel is built, a few turns after the window's
+first frame, then the panel. The host only hosts: what the timeline shows and does is the panel's (`panel`,
+`when_built`), play, speed and drilling out are the session's, so the keys work before the panel exists.
 
-The timeline draws with pyqtgraph, whose import (with numpy) costs more than half a second: the window shows
-first and the plots are built a moment later (`build`, called by the window once it has painted). Play, speed
-and drilling out belong to the session, so the keys work before the plots exist; any other attribute of the
-timeline (tests, the window) builds it at once and is read from the real `TimelinePanel`.
+The panel draws with pyqtgraph, whose import (with numpy) costs more than half a second on the window's thread,
+where it must be (app/pacing/warm_imports.py). The build is cut into pieces, each run on a turn of its own through
+the window's queue of deferred work (app/pacing/scheduler.py), so that no piece freezes the window for long and
+none shares a turn with a paint or another panel's work: the Qt types pyqtgraph reads, the modules outside
+pyqtgraph it imports, pyqtgraph itself, the panel's module, the panel, then the run shown in it.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from afp_desktop.app.panels.panel import PanelDefaults
+from afp_desktop.app.pacing import scheduler
 
 MIN_HEIGHT = 150      # the plots' minimum and the controls; the dock keeps its size when they arrive
 PLOTS_MIN_HEIGHT = 96  # (the panel asks for 180: too much for a 640-px-high window)
@@ -22,10 +27,13 @@ LOW_BARS_HEIGHT = 52
 LOW_DOCK = 215
 WAIT_FOR_IMPORTS_MS = 20
 # pyqtgraph's import reads every attribute of QtCore, QtGui and QtWidgets, and PySide6 makes each type on first
-# read, which is much of the import's time. The host reads them first, this many per event-loop turn (a short
-# slice each), so that the import itself (on the window's thread, where it must be: app/pacing/warm_imports.py)
-# finds them made and freezes the window for less.
+# read, which is much of the import's time. The host reads them first, this many per piece of the build.
 PRIME_NAMES_PER_TURN = 60
+# Modules outside pyqtgraph that its import brings in (a part of its time): each imported in a piece of its own
+# first. One that is not installed is left to pyqtgraph, which tells a missing one it needs from one it can do without.
+PYQTGRAPH_IMPORTS = ("subprocess", "pydoc", "multiprocessing.connection", "xml.etree.ElementTree", "cProfile",
+                     "numpy.typing", "PySide6.QtOpenGLWidgets", "PySide6.QtTest", "PySide6.QtSvg")
+PANEL_MODULE = "afp_desktop.app.panels.timeline.timeline"
 
 
 def _pyqtgraph_imported() -> bool:
@@ -39,15 +47,25 @@ def _qt_names() -> list[tuple[object, str]]:
             if not name.startswith("_")]
 
 
-class TimelineHost(QWidget, PanelDefaults):
-    speed_changed = Signal(float)
+def _import(name: str) -> None:
+    importlib.import_module(name)
 
+
+def _import_if_installed(name: str) -> None:
+    try:
+        _import(name)
+    except ImportError:
+        pass
+
+
+class TimelineHost(QWidget):
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
-        self._panel = None
-        self._unread: list[tuple[object, str]] | None = None  # Qt names not yet read (build_when_ready)
-        self._theme = "light"
+        self._panel = None  # the TimelinePanel once it shows the session's run (`built`)
+        self._made = None  # the TimelinePanel made, before it is shown
+        self._pieces: Iterator[None] | None = None  # what is left of the build (build_when_ready)
+        self._when_built: list[Callable] = []
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._waiting = QLabel("Preparing the timeline…")
@@ -62,52 +80,91 @@ class TimelineHost(QWidget, PanelDefaults):
 
     @property
     def panel(self):
-        """The real TimelinePanel, built now if it was not yet."""
-        if self._panel is None:
-            self.build()
+        """The TimelinePanel, built now if it was not yet (the window builds it after its first frame; a picture
+        taken and a test ask for it at once)."""
+        self.build()
         return self._panel
 
+    def when_built(self, callback: Callable) -> None:
+        """Call `callback(panel)` once the TimelinePanel exists (now, if it does), in the order asked: what adds
+        to the panel or sets it up (its theme, search marks) waits for it instead of building it early."""
+        if self._panel is not None:
+            callback(self._panel)
+        else:
+            self._when_built.append(callback)
+
     def build_when_ready(self) -> None:
-        """Build once numpy has been imported off the window's thread (app/pacing/warm_imports.py); pyqtgraph is then
-        imported here, on the window's thread, where it must be."""
+        """Build the panel in pieces, one per turn (see the module's docstring), once numpy has been imported off
+        the window's thread; the first piece runs now."""
         from afp_desktop.app.pacing import warm_imports
 
-        if self._panel is not None:
+        if self._panel is not None or self._pieces is not None:
             return
         if not warm_imports.ready():
             QTimer.singleShot(WAIT_FOR_IMPORTS_MS, self, self.build_when_ready)  # (never after the host is gone)
             return
-        if self._unread is None:  # (none to read once pyqtgraph is in: it has read them all)
-            self._unread = [] if _pyqtgraph_imported() else _qt_names()
-        chunk, self._unread = self._unread[:PRIME_NAMES_PER_TURN], self._unread[PRIME_NAMES_PER_TURN:]
-        for module, name in chunk:
-            getattr(module, name, None)
-        if self._unread:
-            QTimer.singleShot(0, self, self.build_when_ready)
+        if _pyqtgraph_imported():  # (by another window, or a test: its costly import done already)
+            self.build()
             return
-        self.build()
+        self._pieces = self._build_in_pieces()
+        self._next_piece()
+
+    def _next_piece(self) -> None:
+        if self._pieces is not None and next(self._pieces, True) is None:
+            scheduler.later(self, "build", self._next_piece)
+
+    def _build_in_pieces(self) -> Iterator[None]:
+        if not _pyqtgraph_imported():  # (none to read once pyqtgraph is in: it has read them all)
+            names = _qt_names()
+            for first in range(0, len(names), PRIME_NAMES_PER_TURN):
+                for module, name in names[first:first + PRIME_NAMES_PER_TURN]:
+                    getattr(module, name, None)
+                yield
+            for name in PYQTGRAPH_IMPORTS:
+                _import_if_installed(name)
+                yield
+            _import("pyqtgraph")
+            yield
+        if PANEL_MODULE not in sys.modules:
+            _import(PANEL_MODULE)
+            yield
+        self._make_panel()
+        yield
+        self._show_panel()
 
     def build(self) -> None:
-        if self._panel is not None:
+        """Build the panel now, whole (what is left of a build in pieces is dropped)."""
+        if self._panel is None:
+            self._make_panel()
+            self._show_panel()
+        self._pieces = iter(())
+
+    def _make_panel(self) -> None:
+        if self._made is not None:
             return
         from afp_desktop.app.panels.timeline.timeline import TimelinePanel  # imports pyqtgraph
 
-        panel = TimelinePanel(self.session, self)  # a child from the start: never a window of its own
-        panel.plots.setMinimumHeight(PLOTS_MIN_HEIGHT)
-        panel.set_theme(self._theme)
-        panel.show_speed(self.session.speed)
-        if self.session.run is not None:  # a run opened before the plots existed
-            panel.show_run(self.session.run)
+        self._made = TimelinePanel(self.session, self)  # a child from the start: never a window of its own
+        self._made.hide()
+        self._made.plots.setMinimumHeight(PLOTS_MIN_HEIGHT)
+        self._made.show_speed(self.session.speed)
+
+    def _show_panel(self) -> None:
+        """The panel takes the placeholder's place, showing the run opened before it was made (one opened since,
+        it heard of itself); then what waited for it is called."""
+        panel = self._made
+        run = self.session.run
+        if run is not None and panel.series is None:
+            panel.show_run(run)
         self._layout.removeWidget(self._waiting)
         self._waiting.deleteLater()
         self._layout.addWidget(panel)
+        panel.show()
         self._panel = panel
         self._fit_bars()
-        if self._pending_marks:
-            panel.set_search_marks(self._pending_marks)
-        for callback in self._when_built:
+        callbacks, self._when_built = self._when_built, []
+        for callback in callbacks:
             callback(panel)
-        self._when_built.clear()
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -116,82 +173,3 @@ class TimelineHost(QWidget, PanelDefaults):
     def _fit_bars(self) -> None:
         if self._panel is not None:
             self._panel.bar_plot.setFixedHeight(BARS_HEIGHT if self.height() >= LOW_DOCK else LOW_BARS_HEIGHT)
-
-    def __getattr__(self, name: str):
-        # Only reached for names this class lacks: they are the panel's.
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.panel, name)
-
-    # -- what the window calls before the plots exist --------------------------------------------------------
-    _pending_marks: list = []
-    _when_built: list = []
-
-    def when_built(self, callback) -> None:
-        """Call `callback(panel)` once the real TimelinePanel exists (now, if it does): what adds to the plots
-        waits for them instead of building them before the first frame."""
-        if self._panel is not None:
-            callback(self._panel)
-        else:
-            self.__dict__.setdefault("_when_built", []).append(callback)
-
-    def set_search_marks(self, positions) -> None:
-        """Search matches to mark: kept until the plots exist (a search never builds them early)."""
-        if self._panel is not None:
-            self._panel.set_search_marks(positions)
-        else:
-            self._pending_marks = list(positions)
-    def set_theme(self, theme: str) -> None:
-        self._theme = theme
-        if self._panel is not None:
-            self._panel.set_theme(theme)
-
-    # -- the panel's calls (app/panels/panel.py): the plots, once built, follow; before, build() catches up -------
-    def run_loaded(self, run) -> None:
-        if self._panel is not None:
-            self._panel.run_loaded(run)
-
-    def run_grown(self, run) -> None:
-        if self._panel is not None:
-            self._panel.run_grown(run)
-
-    def run_closed(self) -> None:
-        if self._panel is not None:
-            self._panel.run_closed()
-
-    def moment(self, moment) -> None:
-        if self._panel is not None:
-            self._panel.moment(moment)
-
-    def stops_changed(self) -> None:
-        if self._panel is not None:
-            self._panel.stops_changed()
-
-    def show_playing(self, playing: bool) -> None:
-        if self._panel is not None:
-            self._panel.show_playing(playing)
-
-    def show_speed(self, speed: float) -> None:
-        self.speed_changed.emit(speed)  # (the window keeps it in the settings)
-        if self._panel is not None:
-            self._panel.show_speed(speed)
-
-    @property
-    def speed(self) -> float:
-        return self.session.speed
-
-    def set_speed(self, speed: float) -> None:
-        self.session.set_speed(speed)
-
-    @property
-    def playing(self) -> bool:
-        return self.session.playing
-
-    def toggle_play(self) -> None:
-        self.session.toggle_play()
-
-    def stop_playing(self) -> None:
-        self.session.stop_playing()
-
-    def back_out(self, depth: int = 0) -> None:
-        self.session.drill_out(depth)

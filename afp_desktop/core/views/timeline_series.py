@@ -1,0 +1,99 @@
+"""What the timeline draws for a list of stops, prepared as the arrays its plots take: each stop's label, axis
+end, milestone kind and marker symbol, and the token and tool-time bars (clamped for drawing, plot_scale.py)
+with the tops of their axes. Pure, no Qt.
+
+The loader computes it for the run's own stops beside the run's other projections (`run_timeline_series`), so
+the timeline only hands arrays to its plots; a drilled level's few stops are prepared when they are shown.
+numpy is imported when a series is made, not with this module: the window imports it off its own thread
+(app/pacing/warm_imports.py), and the loader's thread may import it itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from afp_desktop.core.model.plot_scale import axis_top, plotted_array
+from afp_desktop.core.model.timeline import StopFigures, has_usable_stops, ordinal_labels, stop_figures
+from afp_desktop.core.views.per_run import per_run
+
+BOOKEND_KINDS = ("start", "end")
+
+
+@dataclass(frozen=True)
+class TimelineSeries:
+    """The timeline's projection of `count` stops; x of stop i is i (core/model/timeline.py)."""
+
+    labels: list[str]
+    ends: list[int]                 # each stop's axisEnd: where its marker sits on the event axis
+    kinds: list[str | None]         # each stop's milestone kind (its meta.kind), None when it names none
+    symbols: list[str]              # "s" a drillable stop, "d" the start or the end, "o" any other
+    drillable: list[bool]
+    usable: bool                    # more than the two bookends: a stop axis worth drawing
+    figures: StopFigures | None     # the per-stop figures the bars show (None: no stops)
+    x: Any                          # numpy float arrays, one value per stop: the bars' x,
+    tokens_in: Any                  # the lower bars' heights (tokens in),
+    tokens_out: Any                 # the upper bars' heights, standing on tokens_in (tokens out),
+    tool_ms: Any                    # the tool-time bars' heights
+    token_top: float                # the tops of the token axis and of the tool-time axis
+    tool_top: float
+
+    @property
+    def count(self) -> int:
+        return len(self.labels)
+
+    @property
+    def has_bars(self) -> bool:
+        return self.figures is not None and (self.figures.has_tokens or self.figures.has_tool_time)
+
+
+def milestone_kind(stop: Mapping[str, Any]) -> str | None:
+    meta = stop.get("meta")
+    kind = meta.get("kind") if isinstance(meta, dict) else None
+    return kind if isinstance(kind, str) else None  # (from the file: a list for a kind must not break the strip)
+
+
+def timeline_series(stops: Sequence[Mapping[str, Any]], labels: Sequence[str] | None, ends: Sequence[int],
+                    drillable: Sequence[bool], figures: StopFigures | None) -> TimelineSeries:
+    """The series of `stops`: `labels` as the spans name them (None: numbered here, ordinal_labels), `ends`
+    each stop's axis end, `drillable` whether each opens onto stops of its own, `figures` their StopFigures."""
+    import numpy as np
+
+    count = len(stops)
+    if labels is None or len(labels) != count:
+        labels = ordinal_labels(stops)
+    drillable = list(drillable)
+    symbols = ["s" if drillable[i] else ("d" if stop.get("kind") in BOOKEND_KINDS else "o")
+               for i, stop in enumerate(stops)]
+    if figures is not None and count:
+        tokens_in = plotted_array(figures.tokens_in)
+        tokens_out = plotted_array(plotted_array(figures.tokens_in) + plotted_array(figures.tokens_out)) - tokens_in
+        tool_ms = plotted_array(figures.tool_ms)
+    else:
+        tokens_in = tokens_out = tool_ms = np.zeros(count)
+    return TimelineSeries(
+        labels=list(labels), ends=list(ends), kinds=[milestone_kind(stop) for stop in stops], symbols=symbols,
+        drillable=drillable, usable=has_usable_stops(stops), figures=figures if count else None,
+        x=np.arange(count, dtype=float), tokens_in=tokens_in, tokens_out=tokens_out, tool_ms=tool_ms,
+        token_top=axis_top((tokens_in + tokens_out).tolist()), tool_top=axis_top(tool_ms.tolist()))
+
+
+def drilled_series(run, stops: Sequence[Mapping[str, Any]], spans: Sequence[Any],
+                   drillable: Sequence[bool]) -> TimelineSeries:
+    """The series of a drilled level's stops (placed on the run's axis, `spans` their StopSpans)."""
+    return timeline_series(stops, [span.label for span in spans], [span.end for span in spans], drillable,
+                           stop_figures(run, stops) if stops else None)
+
+
+@per_run
+def run_timeline_series(run) -> TimelineSeries:
+    """The series of the run's own stops, once per run: the loader prepares it off the window's thread."""
+    from afp_desktop.core.model.replay import opens_inward, spans_for
+
+    views = run.views  # (prepared for the window; the command line and tests make them here)
+    spans = views.stop_spans if views is not None else spans_for(run.stops, run.axis, 0)
+    drillable = views.stops_drillable if views is not None else [opens_inward(run, span.stop) for span in spans]
+    figures = (views.stop_figures if views is not None else stop_figures(run, run.stops)) if run.stops else None
+    return timeline_series(run.stops, [span.label for span in spans], [span.end for span in spans], drillable,
+                           figures)
