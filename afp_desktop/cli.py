@@ -57,9 +57,11 @@ def write_json(value, indent: bool) -> None:
 
 
 def _open(path: str, conversation: str | None = None):
-    from afp_desktop.core import open_run
+    from afp_desktop.engine.collector import collector_paused
+    from afp_desktop.engine.service import Engine
 
-    run = open_run(path, conversation=conversation)  # (open_run pauses the garbage collector while it builds it)
+    with collector_paused():  # (the command line's policy: no collections while a run is built)
+        run = Engine().open(path, conversation=conversation, for_window=False)
     if run.payload_problems:  # a large Trace's payloads are checked here, not while loading: refuse as a parse would
         raise run.payload_problems[0]
     for warning in run.warnings:
@@ -175,7 +177,7 @@ def cmd_info(args) -> int:
         "commits": len(run.commit_log) if run.commit_log is not None else None,
         "stepGraphNodes": len(graph["nodes"]), "stepGraphEdges": len(graph["edges"]),
         "stops": len(run.stops), "stopsDerived": bool(run.stops and run.stops[0].get("derived")),
-        "redaction": run.redaction, **summary.as_json(), **facts.as_json(),
+        "redaction": run.redaction, **summary.as_json(), **facts.as_json(run),
         "notices": [n.text for n in run.all_notices()], "warnings": [str(w) for w in run.warnings],
     }
     if run.bundle is not None:
@@ -384,7 +386,7 @@ def cmd_export(args) -> int:
     _check_output(Path(args.output), inputs)
     run = _open(args.file, args.conversation)
     from afp_desktop.app.features.graph_folding import AUTO_FOLD_STEPS
-    from afp_desktop.core.model.prepared_views import fold_whole_graph
+    from afp_desktop.core.views.prepared_views import fold_whole_graph
 
     steps = len(run.stepgraph.get("nodes") or [])
     folded = fold_whole_graph(run) if (args.fold if args.fold is not None else steps > AUTO_FOLD_STEPS) else None
@@ -468,7 +470,7 @@ def cmd_view(args) -> int:
     if moment.current_node is not None:
         inspector = node_facts(run, replay.facts, moment.current_node, moment.position)
     view = moment.as_json(inspector)
-    known = RunFacts(run, replay.facts).as_json(moment.position)  # (what had happened by this moment)
+    known = RunFacts(run, replay.facts).as_json(run, moment.position)  # (what had happened by this moment)
     view["run"] = {key: known[key] for key in ("end", "resilience", "costUsd", "findings")}
     write_json(view, args.indent)
     return 0

@@ -53,7 +53,7 @@ print(json.dumps({'seconds': time.perf_counter() - t, 'peak': hwm() - base}))
 
 LOADER = _COMMON + r"""
 from afp_desktop.app.features.graph_folding import AUTO_FOLD_STEPS
-from afp_desktop.app.loading.loader import load_run
+from afp_desktop.engine.service import load_run
 import afp_desktop.core.formats, orjson, numpy
 base = rss()
 t = time.perf_counter()
@@ -83,7 +83,7 @@ base = rss()
 t = time.perf_counter()
 w.open_file(path)
 # Woken by the load's end, not by a timer every 2 ms: a window woken that often is a window at work, and the
-# loader waits for it (app/pacing/window_activity.py) as it would not in the app, which sleeps until something happens.
+# loader waits for it as it would not in the app, which sleeps until something happens.
 run_until(lambda: w.session.run is not None and not w.loader.busy, w.loader.loaded, w.loader.failed, poll_ms=250)
 shown = time.perf_counter() - t
 run_until(lambda: not w.canvas.building and not w.paint_later.holding)

@@ -39,9 +39,9 @@ _COMMON = PROCESS_COMMON + r"""
 import orjson, numpy
 from afp_desktop.core.jsonx import jsonio, deepjson, jsonscan
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.gcpause import gc_paused
+from afp_desktop.engine.collector import collector_paused as gc_paused
 from afp_desktop.core.model.summary import summarize
-from afp_desktop.core.model.prepared_views import prepare_views
+from afp_desktop.core.views.prepared_views import prepare_views
 base = rss()
 t = time.perf_counter()
 """

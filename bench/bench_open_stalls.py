@@ -39,7 +39,6 @@ from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QEventLoop, 
 from afp_desktop.app.pacing import scheduler  # noqa: E402
 from afp_desktop.app.shell.gui import create_application  # noqa: E402
 from afp_desktop.app.shell.main_window import MainWindow  # noqa: E402
-from afp_desktop.app.pacing.window_activity import window_activity  # noqa: E402
 
 TARGET_MS = 50.0
 # AFP_STALL_DUMPS=FILE: where a stall grows past DUMP_PAST_MS, faulthandler (which needs no lock of Python's) writes
@@ -61,11 +60,18 @@ def stolen_ms() -> float:
         return 0.0
 
 
+WINDOW_THREAD = threading.get_native_id()  # (this script's main thread is the window's)
+
+
 def window_thread_ms() -> tuple[float, float]:
     """(processor time the window's thread has run, time it has waited in the run queue for a processor), in ms:
-    the app's own readings (app/pacing/window_activity.py: its processor clock, Linux's schedstat; 0 elsewhere)."""
-    activity = window_activity()
-    return activity.cpu_seconds() * 1000, activity.queued_seconds() * 1000
+    Linux's /proc/self/task/<thread>/schedstat (0 elsewhere)."""
+    try:
+        with open(f"/proc/self/task/{WINDOW_THREAD}/schedstat", "rb") as stat:
+            ran, queued = stat.read().split()[:2]
+        return int(ran) / 1e6, int(queued) / 1e6
+    except (OSError, ValueError):
+        return 0.0, 0.0
 
 
 class StallMeter:

@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_reopen.py FILE [TIMES]
 
 Prints the memory after each open and after the run is closed (and freed beside the window). Memory should level
-off after the second open: what a load leaves behind is never collected (gcpause.py freezes it), so a leak here
+off after the second open: what a load leaves behind is never collected (engine/collector.py freezes it), so a leak here
 grows with every open. Before 2026-12-02 reopening the 448 MB corpus recording four times took the window from
 1.05 to 2.43 GB (a cycle in the layout kept every run); now it stays at ~1.06 GB.
 """

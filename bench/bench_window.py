@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from afp_desktop.app.shell.gui import create_application  # noqa: E402
 
 from afp_desktop.app.export.export import export_graph  # noqa: E402
-from afp_desktop.app.loading.loader import load_run  # noqa: E402
+from afp_desktop.engine.service import load_run  # noqa: E402
 from afp_desktop.app.shell.main_window import MainWindow  # noqa: E402
 from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas  # noqa: E402
 from afp_desktop.core.model.layout import layout_step_graph  # noqa: E402

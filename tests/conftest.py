@@ -27,6 +27,15 @@ from tests.corpus_util import SCENARIOS
 
 
 @pytest.fixture(autouse=True)
+def _loads_in_process(monkeypatch):
+    """Windows load in a thread of the test's own process (many tests change the core here, which an engine process
+    would not see); the tests of the engine process (test_engine_*.py) set this back."""
+    from afp_desktop.app.loading import loader
+
+    monkeypatch.setattr(loader, "IN_PROCESS", True)
+
+
+@pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path_factory, monkeypatch):
     """Keep every test away from the real user's settings, recent files and template maps."""
     home = tmp_path_factory.mktemp("afp-settings")

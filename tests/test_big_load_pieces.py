@@ -5,13 +5,12 @@ load runs, and the collector's objects frozen when it is switched back on."""
 from __future__ import annotations
 
 import gc
-import sys
 
 import pytest
 
 from afp_desktop.core.formats.ndjson import _last_content_offset, parse_ndjson
 from afp_desktop.core.formats.errors import LoadError
-from afp_desktop.core.gcpause import gc_paused
+from afp_desktop.engine.collector import collector_paused
 
 SAMPLES = [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"\n\n\nabc\n\n", b"x" * 30 + b"\n" + b"y" * 3,
            b"one\r\ntwo\r\n", b"  \n{}\n  \n", b"\n".join(b"line %d" % i for i in range(50))]
@@ -60,22 +59,9 @@ def test_a_cut_last_line_is_a_warning_and_a_bad_middle_line_an_error():
     assert len(events) == 5 and not warnings
 
 
-def test_the_switch_interval_is_short_only_while_loading():
-    from afp_desktop.app.pacing import beside_the_window as loader
-
-    usual = sys.getswitchinterval()
-    loader._load_begins()
-    loader._load_begins()
-    assert sys.getswitchinterval() == pytest.approx(min(usual, loader.LOADING_SWITCH_INTERVAL_S))
-    loader._load_ends()
-    assert sys.getswitchinterval() < usual or usual <= loader.LOADING_SWITCH_INTERVAL_S
-    loader._load_ends()
-    assert sys.getswitchinterval() == pytest.approx(usual)
-
-
 def test_objects_built_while_paused_are_frozen_out_of_collections():
     before = gc.get_freeze_count()
-    with gc_paused():
+    with collector_paused():
         built = [{"n": [i]} for i in range(10_000)]  # (a dict of only numbers is never tracked: a list in it is)
     assert gc.isenabled()
     assert all(gc.is_tracked(item) for item in built)

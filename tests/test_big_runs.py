@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QScrollArea
 
-from afp_desktop.app.loading.loader import load_run
+from afp_desktop.engine.service import load_run
 from afp_desktop.app.shell.main_window import MainWindow
 from tests.corpus_util import corpus_path
 from tests.paint_util import LayoutRequests

@@ -17,7 +17,7 @@ from afp_desktop.core import breathing as breathing_module
 from afp_desktop.core.breathing import breathe, breathing, breathing_over
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.jsonx import jsonscan
-from afp_desktop.core.model.prepared_views import prepare_views
+from afp_desktop.core.views.prepared_views import prepare_views
 from afp_desktop.core.views.inspect import pauses
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path, read_bytes
 
@@ -99,7 +99,7 @@ def test_a_large_run_breathes_often_from_reading_to_the_last_projection(name, tm
 def test_which_stops_can_be_drilled_into_is_found_breathing(monkeypatch):
     """7,008 stops of the 1,000-iteration recording were asked one by one with no breathing point: ~45 ms of the
     loader's Python, each move of the cursor meanwhile stalled 60-75 ms."""
-    from afp_desktop.core.model import prepared_views
+    from afp_desktop.core.views import prepared_views
 
     run = open_run(corpus_path("15-large-run", "trace.json"))
     breaths: list[int] = []
@@ -138,7 +138,7 @@ def _calls_between_breaths(work):
 
 @pytest.mark.parametrize("name", ["events.ndjson", "trace.json"])
 def test_the_search_index_of_a_large_run_breathes_often(name, tmp_path):
-    """The Find panel builds its index beside the window as a load does (app/pacing/beside_the_window.py): it must
+    """The Find panel builds its index beside the window as a load does (app/pacing/stoppable.py): it must
     reach a breathing point as often, or a paint waits for it (0.5 s on the 1,000-iteration run)."""
     from afp_desktop.core.library.status import DEFAULT_TEMPLATES
     from afp_desktop.core.views.search import SearchIndex
@@ -209,21 +209,6 @@ def test_a_trace_s_root_redaction_is_looked_for_from_the_end_a_piece_at_a_time()
             assert len(breaths) >= 2 * (len(data) // 1024 - 1), "both searches, a piece at a time"
         else:
             assert len(breaths) <= most_breaths
-
-
-def test_the_native_scan_breathes_as_c_that_lets_go_of_python():
-    """The bracket scan's breaths come inside a `letting_go` block (the window runs beside its C loop) but its
-    last, before the arrays are joined in Python, and every other breath outside one: a loader waits for the window
-    only at those."""
-    if jsonscan.native is None:
-        pytest.skip("the C scan is not built")
-    kinds: list[bool] = []
-    data = b'{"a": [' + b'{"b": "x"}, ' * 300_000 + b'1]}'
-    with breathing(lambda: kinds.append(breathing_module.lets_go())):
-        jsonscan.brackets_outside_strings(data)
-        breathe()
-    assert kinds[:-2] and all(kinds[:-2]), "the scan's breaths let go"
-    assert kinds[-2:] == [False, False] and not breathing_module.lets_go()
 
 
 def test_a_recordings_boundary_events_are_checked_a_slice_at_a_time():

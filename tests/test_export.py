@@ -160,7 +160,7 @@ def test_the_command_line_folds_alike_iterations_as_the_window_does(qapp, tmp_pa
 
 def test_an_image_of_a_folded_graph_says_no_click_to_expand(qtbot, tmp_path):
     from afp_desktop.core.formats import open_run
-    from afp_desktop.core.model.prepared_views import fold_whole_graph
+    from afp_desktop.core.views.prepared_views import fold_whole_graph
     from tests.corpus_util import corpus_path
 
     run = open_run(corpus_path("15-large-run", "trace.json"))

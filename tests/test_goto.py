@@ -7,7 +7,7 @@ import pytest
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views.goto import GoTo, GoToError, parse_go_to, resolve_go_to
 from afp_desktop.core.model.replay import Replay
-from afp_desktop.core.model.prepared_views import prepare_views
+from afp_desktop.core.views.prepared_views import prepare_views
 
 from tests.corpus_util import corpus_path
 

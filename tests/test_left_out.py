@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QObject
 from shiboken6 import isValid
 
-from afp_desktop.app.loading.loader import load_run
+from afp_desktop.engine.service import load_run
 from afp_desktop.app.loading.left_out import LeftOut
 from afp_desktop.core.formats import lazy_trace
 from afp_desktop.core.jsonx import lazyjson

@@ -1,5 +1,5 @@
 """A load leaves no cyclic garbage. The loader builds a run with the garbage collector off and then freezes
-everything alive (core/gcpause.py), so a reference cycle that became garbage during the load is never collected:
+everything alive (engine/collector.py), so a reference cycle that became garbage during the load is never collected:
 the layout's nested functions, which call each other through their enclosing frame, kept every box and the whole
 step graph with them, ~30 MB more each time the 1,000-iteration Trace was opened in the window."""
 
@@ -9,8 +9,8 @@ import gc
 
 import pytest
 
-from afp_desktop.app.loading.loader import load_run
-from afp_desktop.core.model.prepared_views import graph_layout_of
+from afp_desktop.engine.service import load_run
+from afp_desktop.core.views.prepared_views import graph_layout_of
 from tests.corpus_util import corpus_path, read_bytes
 
 FILES = [("02-react-two-tools", "trace.json"), ("02-react-two-tools", "events.ndjson"),

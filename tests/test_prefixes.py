@@ -339,24 +339,3 @@ def test_the_quick_way_reads_a_plain_head_and_one_that_holds_the_whole_list():
     assert head is not None and head[0]["events"] == events
     assert prefixes.head_by_brackets(whole, start, 10, 200)[0]["events"] == events[:len(
         prefixes.head_by_brackets(whole, start, 10, 200)[0]["events"])]
-
-
-def test_waiting_for_the_window_to_show_a_part_is_not_the_reading_pace():
-    """The loader waits for a part to be shown at its next breath (after the part's offer): that wait, noted with
-    breathing.note_waiting, is left out of the pace like the part's own building."""
-    from afp_desktop.core.breathing import note_waiting
-
-    now = [0.0]
-    shown: list[int] = []
-    parts = prefixes.Prefixes(lambda run: shown.append(len(run.typed_events)), first=10, growth=2, last_fraction=0.9,
-                              min_rest_s=1.0, clock=lambda: now[0])
-    parts.reading_begins()
-    events = list(range(100))
-    parts.offer(events[:10], 0.1, _Run)
-    now[0] = 5.1  # 5 s later, 20 % read: but 4.9 s of it was spent waiting for the window
-    note_waiting(4.9)
-    parts.offer(events[:20], 0.2, _Run)
-    assert shown == [10], "0.2 s of reading for 20 %: the rest in under a second, no part"
-    now[0] = 5.3
-    parts.offer(events[:20], 0.2, _Run)
-    assert shown == [10, 20], "0.4 s for 20 %: 1.6 s to go"

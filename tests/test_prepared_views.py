@@ -1,4 +1,4 @@
-"""The window's projections of a run are one value made at once (core/model/prepared_views.py), equal to what each
+"""The window's projections of a run are one value made at once (core/views/prepared_views.py), equal to what each
 reader computes for itself when the run has none."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.bubble import BubbleModel
 from afp_desktop.core.model.layout import layout_step_graph
-from afp_desktop.core.model.prepared_views import (
+from afp_desktop.core.views.prepared_views import (
     fold_whole_graph,
     graph_layout_of,
     prepare_views,
@@ -19,6 +19,11 @@ from afp_desktop.core.model.summary import summarize, tool_names_called
 from afp_desktop.core.model.timeline import stop_figures
 from afp_desktop.core.model.tool_progress import progress_reports_by_call
 from afp_desktop.core.problems import LoadCancelled
+from afp_desktop.core.views.context_state import key_writes
+from afp_desktop.core.views.inspect import pauses
+from afp_desktop.core.views.orientation import run_iteration_bands
+from afp_desktop.core.views.run_facts import facts_of_run
+from afp_desktop.core.views.timeline_series import run_timeline_series
 from tests.corpus_util import corpus_path
 
 
@@ -39,6 +44,14 @@ def test_the_prepared_views_are_what_each_reader_computes_without_them(scenario,
     assert graph_layout_of(prepared) is views.graph_layout
     assert (views.folded_graph is None) == (fold_whole_graph(bare) is None)
     assert isinstance(views.bubble_model, BubbleModel)
+    # What the window reads once per run: each reader reads the prepared one, else computes its equal.
+    assert views.run_facts.as_json(prepared) == facts_of_run(bare).as_json(bare)
+    assert facts_of_run(prepared) is views.run_facts
+    assert views.pauses == pauses(bare) and pauses(prepared) is views.pauses
+    assert views.key_writes == key_writes(bare) and key_writes(prepared) is views.key_writes
+    assert views.iteration_bands == run_iteration_bands(bare) and run_iteration_bands(prepared) is views.iteration_bands
+    assert views.timeline_series.labels == run_timeline_series(bare).labels
+    assert run_timeline_series(prepared) is views.timeline_series
     # The window's replay takes the prepared ones, not its own.
     shown = Replay(prepared)
     assert shown.bubbles is views.bubble_model and shown.spans is views.stop_spans

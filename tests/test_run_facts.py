@@ -147,16 +147,16 @@ def test_each_fact_is_known_only_from_its_moment_on():
     findings = Findings(run, replay.facts)
     first = findings.all[0].position
     assert findings.known(first - 1) == [] and findings.known(first) == findings.all[:1]
-    before = facts.as_json(first - 1)
+    before = facts.as_json(run, first - 1)
     assert before["findings"] == [] and before["end"]["reason"] == "unknown"
     tick = run.axis.typed_after[next(j for j, e in enumerate(stream.events) if e["type"].endswith("cost.tick"))]
     assert cost_usd(run, tick - 1) is None and cost_usd(run, tick) == pytest.approx(0.0021)
     retried = run.axis.typed_after[2 + next(j for j, e in enumerate(stream.events[2:])
                                             if e["type"].endswith("error.retried"))]
-    assert facts.as_json(retried - 1)["resilience"]["retries"] == 0
-    assert facts.as_json(retried)["resilience"]["retries"] == 1
-    assert sum(facts.as_json(retried)["eventTypes"].values()) == run.axis.typed_before[retried]
-    assert facts.as_json(replay.length)["end"]["reason"] == "budget"
+    assert facts.as_json(run, retried - 1)["resilience"]["retries"] == 0
+    assert facts.as_json(run, retried)["resilience"]["retries"] == 1
+    assert sum(facts.as_json(run, retried)["eventTypes"].values()) == run.axis.typed_before[retried]
+    assert facts.as_json(run, replay.length)["end"]["reason"] == "budget"
 
 
 def test_inspect_shows_each_attempt_error_wait_and_the_fallback(capsys, tmp_path):
@@ -212,7 +212,7 @@ def test_hostile_payloads_give_plain_one_line_facts(picked):
         stream.add(event_type[len(PREFIX):], "call-llm#1", placeholder=0)
         stream.events[-1]["payload"] = payload
     run = stream.run()
-    facts = RunFacts(run).as_json()
+    facts = RunFacts(run).as_json(run)
     assert facts["end"]["reason"] in REASONS and isinstance(facts["end"]["message"], str)
     for finding in facts["findings"]:
         assert isinstance(finding["message"], str) and "\n" not in finding["message"]

@@ -1,5 +1,5 @@
 """A run the window no longer shows is freed: the loader freezes what it built out of the garbage collector's
-way (gcpause.py), so a cycle through a run (its replay facts, its bubble model) kept every run ever opened —
+way (engine/collector.py), so a cycle through a run (its replay facts, its bubble model) kept every run ever opened —
 and every part of a big file shown while it was read — alive for as long as the window was open. A run no longer
 shown is freed beside the window, a piece at a time (app/loading/run_disposal.py): freeing the big corpus recording in
 one go froze the window ~115 ms."""

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 from afp_desktop.app.pacing import scheduler
 from afp_desktop.app.shell.main_window import MainWindow
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.model.prepared_views import prepare_views
+from afp_desktop.core.views.prepared_views import prepare_views
 from tests.corpus_util import corpus_path
 
 

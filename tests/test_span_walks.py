@@ -13,7 +13,7 @@ from afp_desktop.app.panels.chat_bubble import ChatBubblePanel
 from afp_desktop.app.session import Session
 import afp_desktop.core.model.replay as replay_module
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
-from afp_desktop.core.model.prepared_views import prepare_views
+from afp_desktop.core.views.prepared_views import prepare_views
 from afp_desktop.core.model.replay import Replay, span_lines_walk
 from tests.test_stop_lines import _naive, _run
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from afp_desktop.core.formats import load_bytes
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_line
 from afp_desktop.core.model.bubble import status_states_for
-from afp_desktop.core.model.prepared_views import prepare_views
+from afp_desktop.core.views.prepared_views import prepare_views
 from afp_desktop.core.model.replay import Replay
 from afp_desktop.core.model.stop_lines import StopLines, _Streaming
 from tests.corpus_util import read_bytes

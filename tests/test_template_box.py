@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from afp_desktop.app.panels.panel import shown_alone
-from afp_desktop.app.loading.loader import load_run
+from afp_desktop.engine.service import load_run
 from afp_desktop.app.panels.template_box import UNKNOWN_BACKGROUND
 from afp_desktop.app.panels.template_editor import TemplateEditorPanel
 from afp_desktop.app.session import Session

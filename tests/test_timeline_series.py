@@ -16,7 +16,7 @@ from afp_desktop.app.loading.loader import RunLoader
 from afp_desktop.app.panels.timeline.timeline import TimelinePanel
 from afp_desktop.app.session import Session
 from afp_desktop.core.formats import open_run
-from afp_desktop.core.model.prepared_views import prepare_views
+from afp_desktop.core.views.prepared_views import prepare_views
 from afp_desktop.core.model.plot_scale import PLOT_CEILING, axis_top, plotted_all, stacked
 from afp_desktop.core.model.timeline import StopFigures, ordinal_labels
 from afp_desktop.core.views.timeline_series import run_timeline_series, timeline_series

@@ -1,18 +1,16 @@
-"""numpy is imported by one thread at a time: a job running beside the window (a load, the find index, a
-comparison) starts only once the start-up import thread is done. Two threads importing numpy at once left it
+"""numpy is imported by one thread at a time: a job running beside the window (the find index, a comparison, a run
+received from the engine) starts only once the start-up import thread is done. Two threads importing numpy at once left it
 "partially initialized" (`afp-desktop FILE --follow` failed at start)."""
 
 from __future__ import annotations
 
 import threading
 
-from afp_desktop.app.loading import loader
 from afp_desktop.app.pacing import warm_imports
-from afp_desktop.app.pacing.beside_the_window import beside_the_window
+from afp_desktop.app.pacing.stoppable import stoppable
 
 
 def test_a_job_beside_the_window_starts_after_the_start_up_imports(qapp, monkeypatch):
-    loader.RunLoader()  # (a window's loader: what a job beside the window is measured against)
     importing = threading.Event()
     may_finish = threading.Event()
     order: list[str] = []
@@ -28,7 +26,7 @@ def test_a_job_beside_the_window_starts_after_the_start_up_imports(qapp, monkeyp
     assert importing.wait(60)
 
     def job() -> None:
-        with beside_the_window():
+        with stoppable():
             order.append("job")
 
     worker = threading.Thread(target=job)

@@ -332,13 +332,13 @@ def test_hostile_cost_and_limit_payloads_give_plain_words(usd, cumulative, kind,
         assert isinstance(headline(end_at(run, position)), str)
 
 
-def test_the_facts_kept_per_run_do_not_keep_the_run_alive():
+def test_the_facts_of_a_run_do_not_keep_it_alive():
     import gc
     import weakref
 
     run = facts_stream().run()
     facts = facts_of_run(run)
-    assert facts.as_json()["end"]["reason"] == "budget"
+    assert facts.as_json(run)["end"]["reason"] == "budget"
     gone = weakref.ref(run)
     del run
     gc.collect()

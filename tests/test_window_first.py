@@ -1,215 +1,20 @@
-"""The window comes first while a run loads: the loader waits at its breathing points when it has had to share
-Python with another thread, until the window's event loop goes to sleep (app/pacing/window_activity.py); the progress
-bar and a step's readable view are painted with the window's next paint and in pieces, not all at once."""
+"""The window comes first while a run loads: the progress bar and a step's readable view are painted with the
+window's next paint and in pieces, not all at once; the timeline's imports wait for the first frame."""
 
 from __future__ import annotations
 
 import os
 import sys
-import threading
-import time
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QProgressBar
 
-from afp_desktop.app.pacing import window_activity as activity_module
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.panels import readable_view
 from afp_desktop.app.panels.readable_view import ReadableView
-from afp_desktop.app.pacing.window_activity import Contention, window_activity
 from tests.paint_util import PaintCount
-
-# The loader's allowance in these tests: long, so a busy test machine cannot blur a wait and no wait.
-ALLOWANCE = 1.0
-
-
-@pytest.fixture
-def contention(qapp, monkeypatch):
-    """A Contention whose thread never gets the processor (its CPU clock stands still): it always shared it. The
-    window's thread is at work all along (its processor clock moves with the wall clock)."""
-    monkeypatch.setattr(activity_module.time, "thread_time", lambda: 0.0)
-    monkeypatch.setattr(activity_module, "YIELD_S", ALLOWANCE)
-    made = Contention(threading.Event())
-    monkeypatch.setattr(made.activity, "cpu_seconds", time.monotonic)
-    monkeypatch.setattr(made.activity, "clock", 1)
-    made._wall -= 0.01  # (some time has passed since the last breathing point)
-    return made
-
-
-def set_later(event: threading.Event, seconds: float) -> None:
-    threading.Timer(seconds, event.set).start()
-
-
-def test_a_loader_that_shared_the_processor_waits_until_the_window_sleeps(contention):
-    set_later(contention.activity.asleep, 0.02)
-    started = time.monotonic()
-    contention.yield_if_shared()
-    waited = time.monotonic() - started
-    assert 0.015 <= waited < ALLOWANCE / 2, "it waited for the window's sleep, not for its whole allowance"
-
-
-def test_it_waits_no_longer_than_its_allowance_and_then_works(contention, monkeypatch):
-    monkeypatch.setattr(activity_module, "YIELD_S", 0.1)
-    started = time.monotonic()
-    contention.yield_if_shared()  # nobody says the window sleeps
-    assert 0.09 <= time.monotonic() - started < ALLOWANCE
-    contention._wall -= 0.01
-    started = time.monotonic()
-    contention.yield_if_shared()  # right after a wait, it works before it waits again (never starved)
-    assert time.monotonic() - started < ALLOWANCE / 2
-
-
-def test_a_window_already_asleep_is_not_waited_for(contention, monkeypatch):
-    """The window went to sleep before the loader listened (its loop says so once, when it goes to sleep): its
-    processor clock stands still, and the loader goes on within a few probes. Before, it waited its whole
-    allowance: in the NDJSON run's load, 23 waits of 50 ms each with the window's clock still, 1.15 s of 5.1 s."""
-    window_cpu = 7.0
-    monkeypatch.setattr(contention.activity, "cpu_seconds", lambda: window_cpu)
-    contention._window_cpu = window_cpu - 1.0  # (it was at work since the last breathing point)
-    started = time.monotonic()
-    contention.yield_if_shared()
-    assert time.monotonic() - started < ALLOWANCE / 4
-
-
-def test_a_window_whose_clock_cannot_be_read_is_waited_for_until_it_sleeps(contention, monkeypatch):
-    monkeypatch.setattr(contention.activity, "clock", None)
-    monkeypatch.setattr(contention.activity, "cpu_seconds", lambda: 0.0)
-    set_later(contention.activity.asleep, 0.05)
-    started = time.monotonic()
-    contention.yield_if_shared()  # (shared: its own clock stood still)
-    assert 0.04 <= time.monotonic() - started < ALLOWANCE / 2
-
-
-@pytest.mark.parametrize("why", ["stopping", "the window waits for the load"])
-def test_it_never_waits_when_stopping_or_when_the_window_itself_waits_for_it(contention, why):
-    if why == "stopping":
-        contention.stop.set()
-    else:
-        contention.activity.waiting_for_load += 1
-    try:
-        started = time.monotonic()
-        contention.yield_if_shared()
-        assert time.monotonic() - started < ALLOWANCE / 2
-    finally:
-        if why != "stopping":
-            contention.activity.waiting_for_load -= 1
-
-
-def waits_of(made: Contention, monkeypatch) -> list[float]:
-    """Each wait the loader asks for (not made: these tests are about when it asks)."""
-    asked: list[float] = []
-    monkeypatch.setattr(made.activity, "wait_until_asleep", asked.append)
-    return asked
-
-
-def test_the_window_at_work_makes_the_loader_wait_even_when_it_had_the_processor(qapp, monkeypatch):
-    """The window's thread painting in C++ holds no Python, so the loader keeps the processor; but each return
-    of the window to Python then waits for the loader: its own processor clock moving is the sign."""
-    monkeypatch.setattr(activity_module.time, "thread_time", time.monotonic)  # the loader never lost the processor
-    made = Contention(threading.Event())
-    asked = waits_of(made, monkeypatch)
-    made._wall -= 0.01
-    made._cpu -= 0.01
-    window_cpu = [0.0]
-    monkeypatch.setattr(made.activity, "cpu_seconds", lambda: window_cpu[0])
-    made._mark()  # window clock 0.0
-    time.sleep(0.005)
-    made.yield_if_shared()  # window clock 0.0: idle, no wait
-    assert asked == []
-    made._resumed = 0.0
-    time.sleep(0.005)
-    window_cpu[0] = 0.5
-    made.yield_if_shared()  # window clock 0.5 s later: at work, so the loader waits
-    assert asked == [activity_module.YIELD_S]
-
-
-def watched(monkeypatch, figure: str, read) -> tuple[Contention, list[float]]:
-    """A Contention that reads the window's `figure` (cpu_seconds, queued_seconds) from `read`, marked now and free
-    to wait at once; the waits it asks for."""
-    made = Contention(threading.Event())
-    asked = waits_of(made, monkeypatch)
-    monkeypatch.setattr(made.activity, figure, read)
-    made._mark()
-    made._resumed = 0.0
-    return made, asked
-
-
-def test_breathing_points_closer_than_a_millisecond_still_notice_the_window_at_work(qapp, monkeypatch):
-    """A loop breathing every 0.2 ms (a recording's lazy payloads) judged each breath over its own 0.2 ms, found
-    every one too short to judge, and never waited: during a window's turn it breathed 181 times and took 55 ms of
-    processor; moving the cursor while the 448 MB recording loaded stalled 100-130 ms."""
-    monkeypatch.setattr(activity_module.time, "thread_time", time.monotonic)  # the loader never lost the processor
-    window_cpu = [0.0]
-    made, asked = watched(monkeypatch, "cpu_seconds", lambda: window_cpu[0])
-    end = time.monotonic() + 0.02
-    while time.monotonic() < end and not asked:
-        time.sleep(0.0002)
-        window_cpu[0] += 0.0002  # the window's thread at work all along
-        made.yield_if_shared()
-    assert asked
-
-
-def test_a_real_competing_thread_makes_the_loader_wait(qapp, monkeypatch):
-    """No clock stood still: a second thread running Python takes turns with this one, which notices."""
-    made = Contention(threading.Event())
-    asked = waits_of(made, monkeypatch)
-    monkeypatch.setattr(made.activity, "cpu_seconds", lambda: 0.0)  # (the window idle: only the rival competes)
-    made._mark()
-    done = threading.Event()
-
-    def compete() -> None:
-        while not done.is_set():
-            sum(range(200))
-
-    rival = threading.Thread(target=compete)
-    rival.start()
-    try:
-        for _ in range(5):
-            end = time.monotonic() + 0.03
-            while time.monotonic() < end:
-                sum(range(200))
-            made._resumed = 0.0
-            made.yield_if_shared()
-    finally:
-        done.set()
-        rival.join()
-    assert asked
-
-
-@pytest.mark.parametrize("window", ["at work", "asleep already"])
-def test_a_wait_ends_when_the_window_is_found_not_at_work(qapp, window, monkeypatch):
-    """The wait itself, on a real thread beside the window's thread. Asleep: the window's own processor clock
-    stands still (this thread sleeps in join). At work: a clock that moves as fast as the wall's, as a window's
-    that has the processor all the time (a real busy thread's clock stalls whenever a loaded machine preempts it,
-    and the wait then rightly ends: it did beside processes spinning on both cores)."""
-    activity = window_activity()
-    if window == "at work":
-        monkeypatch.setattr(activity, "cpu_seconds", time.monotonic)
-    waited: list[float] = []
-
-    def loader() -> None:
-        started = time.monotonic()
-        activity.wait_until_asleep(0.2)
-        waited.append(time.monotonic() - started)
-
-    thread = threading.Thread(target=loader)
-    thread.start()
-    thread.join()
-    if window == "at work":
-        assert waited[0] >= 0.2, "a window at work is waited for (its allowance, nobody said it sleeps)"
-    else:
-        assert waited[0] < 0.1, "a window whose clock stands still is asleep"
-
-
-def test_the_window_says_when_its_event_loop_goes_to_sleep(qapp):
-    activity = window_activity()
-    activity.asleep.clear()
-    loop = QEventLoop()
-    QTimer.singleShot(30, loop.quit)
-    loop.exec()  # (a real event loop: it sleeps while it waits for the timer)
-    assert activity.asleep.is_set()
 
 
 @pytest.mark.parametrize("kind", [QProgressBar, LoadProgressBar])
@@ -367,7 +172,7 @@ def test_a_grown_folded_graph_uses_the_folds_found_while_loading(qtbot, window, 
     grown on the window's thread does not look for folds again (25 ms on the 1,000-iteration run)."""
     from afp_desktop.app.features import graph_folding
     from afp_desktop.core.formats import open_run
-    from afp_desktop.core.model.prepared_views import prepare_views
+    from afp_desktop.core.views.prepared_views import prepare_views
     from tests.corpus_util import corpus_path
 
     path = corpus_path("15-large-run", "trace.json")
@@ -450,53 +255,6 @@ def test_the_warm_imports_never_import_pyqtgraph_off_the_window_thread():
     assert done.stdout.split() == ["True", "False"]
 
 
-def test_the_window_clock_is_the_window_thread_s_made_by_the_loader_on_that_thread(qapp, monkeypatch):
-    """A loader thread asking first would time itself, see itself "at work" and wait at every breathing point."""
-    from afp_desktop.app.loading.loader import RunLoader
-
-    monkeypatch.setattr(activity_module, "_activity", None)
-    loader = RunLoader()
-    activity = activity_module._activity
-    assert activity is not None, "the loader makes it, on the window's thread"
-    if hasattr(time, "pthread_getcpuclockid"):
-        assert activity.clock == time.pthread_getcpuclockid(threading.get_ident())
-    monkeypatch.setattr(activity_module, "_activity", None)
-    failures: list[Exception] = []
-
-    def ask_from_another_thread() -> None:
-        try:
-            window_activity()
-        except RuntimeError as err:
-            failures.append(err)
-
-    thread = threading.Thread(target=ask_from_another_thread)
-    thread.start()
-    thread.join()
-    assert failures, "never made on another thread"
-    loader.deleteLater()
-
-
-def test_with_the_window_idle_a_loader_thread_never_waits(qapp, monkeypatch):
-    monkeypatch.setattr(activity_module, "YIELD_S", ALLOWANCE)
-    window_activity()
-    waited: list[float] = []
-
-    def load() -> None:
-        made = Contention(threading.Event())
-        for _ in range(5):
-            end = time.monotonic() + 0.03
-            while time.monotonic() < end:
-                sum(range(200))
-            started = time.monotonic()
-            made.yield_if_shared()
-            waited.append(time.monotonic() - started)
-
-    thread = threading.Thread(target=load)
-    thread.start()
-    thread.join()  # (the window's thread sleeps meanwhile: no processor time, no Python)
-    assert max(waited) < ALLOWANCE / 2
-
-
 def test_the_qt_types_pyqtgraph_reads_are_made_a_few_per_turn_before_it_is_imported(qtbot, monkeypatch):
     """pyqtgraph's import makes every Qt type it reads (~0.1 s of its ~0.2 s on the window's thread): the host
     reads them first, PRIME_NAMES_PER_TURN per event-loop turn, then builds."""
@@ -523,60 +281,6 @@ def test_the_qt_types_pyqtgraph_reads_are_made_a_few_per_turn_before_it_is_impor
     assert len(read) == timeline_host.PRIME_NAMES_PER_TURN and not host.built  # one turn's worth, then it yields
     qtbot.waitUntil(lambda: host.built, timeout=5_000)
     assert len(read) == len(names)
-
-
-def test_c_that_lets_go_waits_while_the_window_waits_for_a_processor(qapp, monkeypatch):
-    """A bracket scan in C holds no Python, but it takes a processor: with another program keeping the other one
-    busy, the window's thread waited in the run queue for half of each turn (27 ms of 57). At such a breathing
-    point the loader waits when the window's thread has been queued (yield_if_starved), and only then."""
-    queued = [0.0]
-    made, asked = watched(monkeypatch, "queued_seconds", lambda: queued[0])
-    time.sleep(0.005)
-    made.yield_if_starved()  # never queued: the scan goes on beside the window
-    assert asked == []
-    time.sleep(0.005)
-    queued[0] += 0.003  # queued for 3 of the last 5 ms
-    made.yield_if_starved()
-    assert asked == [activity_module.YIELD_S]
-
-
-def test_a_window_queued_for_a_processor_is_not_taken_for_asleep(qapp, monkeypatch):
-    """Its processor clock stands still while it waits in the run queue: that is a window at work, and the
-    loader keeps waiting (before, the first still probe ended the wait)."""
-    activity = window_activity()
-    monkeypatch.setattr(activity, "cpu_seconds", lambda: 1.0)  # never runs…
-    monkeypatch.setattr(activity, "queued_seconds", time.monotonic)  # …because it is queued all the time
-    monkeypatch.setattr(activity, "clock", 1)
-    started = time.monotonic()
-    activity.wait_until_asleep(0.1)
-    assert time.monotonic() - started >= 0.1
-
-
-def test_the_window_threads_wait_for_a_processor_is_read_from_the_system(qapp):
-    """On Linux the figure comes from the window thread's schedstat: it can be read and never goes back."""
-    activity = window_activity()
-    if not sys.platform.startswith("linux") or not os.path.exists(f"/proc/self/task/{threading.get_native_id()}/schedstat"):
-        pytest.skip("schedstat is Linux's (a kernel with scheduler statistics)")
-    assert activity._schedstat is not None
-    first = activity.queued_seconds()
-    end = time.monotonic() + 0.02
-    while time.monotonic() < end:
-        sum(range(100))
-    assert 0.0 <= first <= activity.queued_seconds()
-
-
-def test_a_loaders_breathing_point_in_c_that_lets_go_asks_whether_the_window_is_starved(qapp, monkeypatch):
-    from afp_desktop.app.pacing.beside_the_window import beside_the_window
-    from afp_desktop.core.breathing import breathe, letting_go
-
-    asked: list[str] = []
-    monkeypatch.setattr(Contention, "yield_if_starved", lambda self: asked.append("starved?"))
-    monkeypatch.setattr(Contention, "yield_if_shared", lambda self: asked.append("shared?"))
-    with beside_the_window():
-        with letting_go():
-            breathe()
-        breathe()
-    assert asked == ["starved?", "shared?"]
 
 
 # A fresh process (the test process's own Qt has made up its mind about the pool): the app's Qt application, a

@@ -13,7 +13,7 @@ import traceback
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from afp_desktop.app.loading.loader import load_run
+from afp_desktop.engine.service import load_run
 from afp_desktop.core.formats import LoadError
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 from afp_desktop.core.views.compare import compare_runs, diff

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from afp_desktop.app.loading.loader import load_run
+from afp_desktop.engine.service import load_run
 from afp_desktop.app.shell.main_window import MainWindow
 from afp_desktop.app.shell.proportions import default_dock_sizes
 from tests.corpus_util import corpus_path

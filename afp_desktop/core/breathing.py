@@ -1,10 +1,8 @@
 """Breathing points: where the core's long loops let the thread running them pause, or stop.
 
-The window builds a run on a loader thread, and Python runs one thread at a time: while the loader runs
-Python, each call of the window's thread between Qt and Python waits its turn, and a paint makes hundreds.
-So the long loops of the core call `breathe()` every few milliseconds of work; the loader installs a hook
-there (`breathing`) that waits while the window is busy and raises LoadCancelled once the load is cancelled.
-With no hook installed (the command line, the tests, the window's own thread) it does nothing.
+The long loops of the core call `breathe()` every few milliseconds of work; whoever runs them may install a hook
+there (`breathing`): the engine process's raises LoadCancelled once the window has cancelled the load, a job beside
+the window's once it is asked to stop. With no hook installed (the command line, the tests) it does nothing.
 """
 
 from __future__ import annotations
@@ -41,27 +39,6 @@ def _for_this_thread(name: str, value) -> Iterator[None]:
 def breathing(hook: Callable[[], None]):
     """Call `hook` at every breathing point reached on this thread while the block runs."""
     return _for_this_thread("hook", hook)
-
-
-def letting_go():
-    """Within the block, the work between two breaths is mostly C that lets go of Python (a bracket scan): the
-    window's thread runs meanwhile, so a hook need not wait for it there (`lets_go`). It still stops a load."""
-    return _for_this_thread("letting_go", True)
-
-
-def lets_go() -> bool:
-    """Whether this thread is in a `letting_go` block."""
-    return bool(getattr(_local, "letting_go", False))
-
-
-def note_waiting(seconds: float) -> None:
-    """This thread waited `seconds` for the window (to show a part handed to it): not time spent reading."""
-    _local.waited = getattr(_local, "waited", 0.0) + seconds
-
-
-def waited_so_far() -> float:
-    """Seconds this thread has waited for the window (note_waiting), all told."""
-    return float(getattr(_local, "waited", 0.0))
 
 
 def breathing_over(items: Iterable[T], every: int = EVERY) -> Iterable[T]:

@@ -42,7 +42,7 @@ from afp_desktop.app.widgets.visible_text import first_line, visible_text
 from afp_desktop.app.session import Session
 from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
-from afp_desktop.core.model.prepared_views import graph_layout_of
+from afp_desktop.core.views.prepared_views import graph_layout_of
 from afp_desktop.core.views.compare import (
     FIELD_NAMES,
     PAYLOAD_FIELDS,
@@ -217,10 +217,10 @@ class _CompareThread(QThread):
         self.stop_flag = threading.Event()  # set: end at the next breathing point (the window is closing)
 
     def run(self) -> None:
-        from afp_desktop.app.pacing.beside_the_window import beside_the_window
+        from afp_desktop.app.pacing.stoppable import stoppable
 
         try:
-            with beside_the_window(self.stop_flag):  # (the window stays first while two long runs are aligned)
+            with stoppable(self.stop_flag):
                 comparison = compare_runs(*self.runs)
                 shown = ComparisonShown.of(comparison, *self.runs)
             self.done.emit(shown)

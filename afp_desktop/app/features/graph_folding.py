@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS, FoldMap, find_folds, fold_graph
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
-from afp_desktop.core.model.prepared_views import FoldedGraph, graph_layout_of
+from afp_desktop.core.views.prepared_views import FoldedGraph, graph_layout_of
 from afp_desktop.core.model.framework_steps import (
     ShownSteps,
     framework_nodes,

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.export.export_dialog import default_export_folder, proposed_file_name, remember_export_folder
-from afp_desktop.app.pacing.beside_the_window import beside_the_window
+from afp_desktop.app.pacing.stoppable import stoppable
 from afp_desktop.core.formats import LoadCancelled
 from afp_desktop.core.safe_write import UnsafeOutput, check_destination, write_file
 
@@ -31,7 +31,7 @@ class _PageThread(QThread):
 
         run, templates, app_name, stop = self._args
         try:
-            with beside_the_window(self.stop_flag):
+            with stoppable(self.stop_flag):
                 page = page_bytes(run, templates, app_name, stop=stop, title=os.path.basename(run.path))
         except Exception as err:  # noqa: BLE001 - said to the user in a sentence
             self.made.emit(err)

@@ -27,7 +27,7 @@ import time
 from PySide6.QtCore import QObject, QTimer
 
 from afp_desktop.app.pacing import scheduler
-from afp_desktop.core.model.prepared_views import graph_layout_of, summary_of
+from afp_desktop.core.views.prepared_views import graph_layout_of, summary_of
 
 QUIET_MS = 300
 COST_FACTOR = 3.0  # a job waits at least this many times what it took last time

@@ -9,7 +9,7 @@
   Trace's load. Turned off before it is made, the window makes it then.
 
 This thread makes them once the whole run is shown and painted, waiting while the window is at work
-(pacing/beside_the_window.py); the banner then says what the check found.
+(pacing/stoppable.py); the banner then says what the check found.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from afp_desktop.app.pacing.beside_the_window import beside_the_window
-from afp_desktop.app.pacing.window_activity import window_activity
+from afp_desktop.app.pacing.stoppable import stoppable
 from afp_desktop.core.formats.errors import LoadCancelled
 from afp_desktop.core.model.run import Run
 
@@ -56,7 +55,6 @@ class LeftOut(QObject):
         run, self._pending = self._pending, None
         if run is None:
             return
-        window_activity()  # (made on the window's thread, which it watches, before the checking thread asks)
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._make, args=(run, self._stop), name="afp-left-out",
                                        daemon=True)
@@ -71,7 +69,7 @@ class LeftOut(QObject):
 
     def _make(self, run, stop: threading.Event) -> None:
         try:
-            with beside_the_window(stop):
+            with stoppable(stop):
                 for make in left_out(run):
                     make()
         except LoadCancelled:

@@ -9,7 +9,7 @@ A recording's part (its typed events, found from the end of the file) is not ext
 whole run, at the moment of the same typed event if the user moved.
 If the load fails or is cancelled, the part shown is taken away: a damaged file is not shown as if whole.
 While the window is at work (the user moves through the part shown), the load holds back at its breathing
-points (app/pacing/window_activity.py): Python runs one thread at a time, and the window comes first.
+points (engine_link.py): Python runs one thread at a time, and the window comes first.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Dropping the last reference to a big run frees it in one long call on the thread
 window's thread, as another file is opened over a big run, it would freeze the window while the new file's first
 part is shown. The session
 hands the run it stops showing here instead; once nothing else holds it, a thread beside the window
-(pacing/beside_the_window.py: it waits while the window is at work) takes it apart (core/dismantle.py).
+(pacing/stoppable.py) takes it apart (core/dismantle.py).
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from afp_desktop.app.pacing.beside_the_window import beside_the_window
-from afp_desktop.app.pacing.window_activity import window_activity
+from afp_desktop.app.pacing.stoppable import stoppable
 from afp_desktop.core.dismantle import take_apart
 
 HAND_OVER_AFTER_MS = 400  # the run that took its place is shown first (its first paints, its settled moment)
@@ -55,7 +54,6 @@ class RunDisposal(QObject):
         if kept:
             self._timer.start()
         if ready:
-            window_activity()  # (made on the window's thread, which it watches, before the freeing thread asks)
             nothing_shown = getattr(self.parent(), "run", None) is None  # (the session's: a run closed, not replaced)
             self.freeing = threading.Thread(target=_free, args=(ready, nothing_shown), name="afp-free-run",
                                             daemon=True)
@@ -67,7 +65,7 @@ def _free(values: list, give_back: bool) -> None:
     """Take `values` apart; `give_back`: then hand the freed memory back to the system (a run closed: nothing
     will reuse it soon. A run replaced by another is not: the new one reuses it, and the trim's lock on the
     allocator would lengthen the stalls of the new run's opening)."""
-    with beside_the_window():
+    with stoppable():
         while values:
             try:
                 take_apart(values.pop())

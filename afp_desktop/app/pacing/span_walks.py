@@ -5,7 +5,7 @@ loader walks every span of over 20,000 status states with the default templates 
 other templates (the template editor) walking such a span on the window's thread when the cursor is in it would
 freeze the window at each edit, for as long as the span is long. The window's Replay therefore gives such a
 span's lines as pending (Replay.defer_long_walks) and this walks them on a thread of its own, waiting while the
-window is at work (pacing/beside_the_window.py); `walked` then tells the session, which keeps the walk if the
+window is at work (pacing/stoppable.py); `walked` then tells the session, which keeps the walk if the
 templates are still those and shows the moment again.
 """
 
@@ -15,8 +15,7 @@ import threading
 
 from PySide6.QtCore import QObject, Signal
 
-from afp_desktop.app.pacing.beside_the_window import beside_the_window
-from afp_desktop.app.pacing.window_activity import window_activity
+from afp_desktop.app.pacing.stoppable import stoppable
 from afp_desktop.core.formats.errors import LoadCancelled
 from afp_desktop.core.model.replay import span_lines_walk
 
@@ -42,7 +41,6 @@ class SpanWalks(QObject):
                 and self.thread is not None and self.thread.is_alive():
             return
         self.stop()
-        window_activity()  # (made on the window's thread, which it watches, before the walking thread asks)
         self._stop = threading.Event()
         self._asked = asked
         self.thread = threading.Thread(target=self._walk, args=(replay, span, asked[2], asked[3], self._stop),
@@ -56,7 +54,7 @@ class SpanWalks(QObject):
 
     def _walk(self, replay, span, templates: dict, app_name: str, stop: threading.Event) -> None:
         try:
-            with beside_the_window(stop):
+            with stoppable(stop):
                 walk = span_lines_walk(replay.run, span, templates, app_name)
         except LoadCancelled:
             return

@@ -74,6 +74,7 @@ class BannerLine(QFrame):
     exact text appears under it, and is the sentence's tooltip), and ✕ to dismiss it."""
 
     dismissed = Signal(object)  # the message it says now
+    action_asked = Signal(object)  # the message whose action button was clicked
 
     def __init__(self, message: BannerMessage, dark: bool, parent: QWidget | None = None):
         super().__init__(parent)
@@ -98,6 +99,9 @@ class BannerLine(QFrame):
         self.details_button = _small_button("Details", "Show what exactly the file says")
         self.details_button.setCheckable(True)
         row.addWidget(self.details_button)
+        self.action_button = _small_button("", "")
+        self.action_button.clicked.connect(lambda: self.action_asked.emit(self.message))
+        row.addWidget(self.action_button)
         self.more_button = _small_button("", "Show every message")  # the first line's; BannerRow sets it
         row.addWidget(self.more_button)
         self.more_button.setVisible(False)
@@ -127,6 +131,8 @@ class BannerLine(QFrame):
         if not message.has_detail:
             self.details_button.setChecked(False)
         self.details_button.setVisible(message.has_detail)
+        self.action_button.setText(message.action or "")
+        self.action_button.setVisible(message.action is not None)
 
 
 def _small_button(text: str, tip: str) -> QToolButton:
@@ -142,7 +148,9 @@ def _small_button(text: str, tip: str) -> QToolButton:
 class BannerRow(QWidget):
     """The messages above the graph, most severe first, collapsed to one line with "+N more" that expands
     them. A message with a code replaces an earlier one with the same code (a second failed open replaces
-    the first). Each line is dismissable; the row hides when empty."""
+    the first). Each line is dismissable; the row hides when empty. A message's action button: action_asked."""
+
+    action_asked = Signal(object)  # the BannerMessage whose action was clicked
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -230,6 +238,7 @@ class BannerRow(QWidget):
             else:
                 line = BannerLine(message, self.dark)
                 line.dismissed.connect(self._dismiss)
+                line.action_asked.connect(self.action_asked)
                 line.more_button.clicked.connect(lambda: self.set_expanded(not self.expanded))  # (the first's shows)
             self._layout.addWidget(line)
         for line in (line for left in spare.values() for line in left):
@@ -245,6 +254,12 @@ class BannerRow(QWidget):
             line.more_button.setVisible(i == 0 and count > 1)
         if lines:
             lines[0].more_button.setText("Show less" if self.expanded else f"+{count - 1} more")
+
+    def remove_code(self, code: str) -> None:
+        """Take away the message with this code, if there is one."""
+        if any(m.code == code for m in self._messages):
+            self._messages = [m for m in self._messages if m.code != code]
+            self._rebuild()
 
     def _dismiss(self, message: BannerMessage) -> None:
         if message in self._messages:

@@ -60,11 +60,11 @@ class _IndexThread(QThread):
     def run(self) -> None:
         from afp_desktop.core.views.search import SearchIndex
 
-        from afp_desktop.app.pacing.beside_the_window import beside_the_window
+        from afp_desktop.app.pacing.stoppable import stoppable
 
         run, templates, app_name, base = self._args
         try:
-            with beside_the_window(self.stop_flag):
+            with stoppable(self.stop_flag):
                 index = base.with_templates(templates, app_name) if base is not None and base.run is run \
                     else SearchIndex(run, templates, app_name)
         except LoadCancelled:
@@ -88,11 +88,11 @@ class _SearchThread(QThread):
         self.stop_flag = threading.Event()  # set: end at the next breathing point (superseded, or closing)
 
     def run(self) -> None:
-        from afp_desktop.app.pacing.beside_the_window import beside_the_window
+        from afp_desktop.app.pacing.stoppable import stoppable
 
         index, query, regex, ignore_case = self._args
         try:
-            with beside_the_window(self.stop_flag):
+            with stoppable(self.stop_flag):
                 result = index.find(query, regex=regex, ignore_case=ignore_case, limit=MAX_LISTED,
                                     time_limit=SEARCH_TIME_LIMIT_S)
         except LoadCancelled:

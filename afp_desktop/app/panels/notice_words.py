@@ -63,6 +63,7 @@ class BannerMessage:
     detail: str
     level: str = "warning"  # "error" | "warning" | "info"
     code: str | None = None
+    action: str | None = None  # a button's words ("Reload"); the banner says when it is clicked (action_asked)
 
     @property
     def has_detail(self) -> bool:
@@ -78,6 +79,14 @@ def message_for(code: str | None, text: str, level: str = "warning") -> BannerMe
 def by_severity(messages: list[BannerMessage]) -> list[BannerMessage]:
     """Errors first, then warnings, then information; the order within a level is kept."""
     return sorted(messages, key=lambda m: LEVEL_ORDER.get(m.level, len(LEVEL_ORDER)))
+
+
+def engine_ended_message(file_name: str, how: str) -> BannerMessage:
+    """The engine process ended while it read a file (a crash, a kill): the window is still up, and can try again."""
+    return BannerMessage(f"Reading {file_name} stopped: the engine process ended ({how})",
+                         f"The process that reads files ended while it read {file_name} ({how}); the window is "
+                         "unharmed. Reload opens the file again in a fresh process.", "error", "engine-ended",
+                         action="Reload")
 
 
 def failed_open_message(file_name: str, detail: str) -> BannerMessage:

@@ -105,7 +105,7 @@ def show_main_window():
 def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
                 conversation: str | None = None, size: tuple[int, int] = SCREENSHOT_SIZE,
                 at: str | None = None) -> int:
-    from afp_desktop.app.loading.loader import load_run
+    from afp_desktop.engine.service import Engine
     from afp_desktop.app.shell.main_window import MainWindow
     from afp_desktop.core.formats import LoadError
     from afp_desktop.core.output_names import refuse_rotation_partner
@@ -123,7 +123,7 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     window.show()
     if path:
         try:
-            run = load_run(path, conversation=conversation)
+            run = Engine().open(path, conversation=conversation)
         except LoadError as err:
             print(for_terminal(f"afp-desktop: {err}"), file=sys.stderr)
             window.close()
@@ -182,7 +182,7 @@ def run_compare_gui(path_a: str, path_b: str, screenshot: str | None = None) -> 
     """`afp-desktop A B --compare [--screenshot OUT.png]`."""
     from afp_desktop.app.look import theme as widget_theme
     from afp_desktop.app.compare.compare_window import CompareWindow
-    from afp_desktop.app.loading.loader import load_run
+    from afp_desktop.engine.service import Engine
     from afp_desktop.app.storage.settings import Settings
     from afp_desktop.core.formats import LoadError
 
@@ -195,7 +195,7 @@ def run_compare_gui(path_a: str, path_b: str, screenshot: str | None = None) -> 
         window.open_paths(path_a, path_b)
         return app.exec()
     try:  # (loaded before the window shows: a file that cannot be read leaves nothing open)
-        runs = [load_run(path) for path in (path_a, path_b)]
+        runs = [Engine().open(path) for path in (path_a, path_b)]
     except LoadError as err:
         print(for_terminal(f"afp-desktop: {err}"), file=sys.stderr)
         return 2

@@ -49,7 +49,9 @@ from afp_desktop.app.loading.loader import RunLoader
 from afp_desktop.app.pacing.scheduler import PaintLater
 from afp_desktop.app.loading.left_out import LeftOut
 from afp_desktop.app.loading.progressive import ProgressiveDisplay
-from afp_desktop.app.panels.notice_words import BannerMessage, failed_open_message, message_for
+from afp_desktop.app.panels.notice_words import (
+    BannerMessage, engine_ended_message, failed_open_message, message_for,
+)
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip
 from afp_desktop.app.panels.empty_state import EmptyState
 from afp_desktop.app.panels.panel import Panel, PanelHub
@@ -61,7 +63,7 @@ from afp_desktop.app.session import Session
 from afp_desktop.app.storage.settings import Settings
 from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.shell.menus import ActionRegistry
-from afp_desktop.core.model.prepared_views import summary_of
+from afp_desktop.core.views.prepared_views import summary_of
 
 log = logging.getLogger(__name__)
 
@@ -380,6 +382,8 @@ class MainWindow(QMainWindow):
         self.loader.failed.connect(self._on_failed)
         self.loader.cancelled.connect(self._on_cancelled)
         self.loader.conversation_needed.connect(self._choose_conversation)
+        self.loader.engine_ended.connect(self._on_engine_ended)
+        self.banner.action_asked.connect(self._on_banner_action)
         if hasattr(self.panels.get("bugreport"), "conversation_chosen"):  # switching conversations of a bundle
             self.panels["bugreport"].conversation_chosen.connect(lambda path, conv: self.open_file(path, conv))
         self.empty.open_requested.connect(self.choose_file)
@@ -579,6 +583,19 @@ class MainWindow(QMainWindow):
             self.empty.set_error(f"Could not open this file.\n{message}")
         else:
             self.banner.add_message(failed_open_message(os.path.basename(failed or ""), message))
+
+    def _on_engine_ended(self, path: str, how: str) -> None:
+        """The engine process ended while it read `path` (a crash, a kill): the window says so, with Reload."""
+        self._set_loading(False)
+        self.progressive.abandon()
+        self._engine_ended_path = path
+        self.statusBar().showMessage(f"Reading {os.path.basename(path)} stopped: the engine process ended ({how})")
+        self.banner.add_message(engine_ended_message(os.path.basename(path), how))
+
+    def _on_banner_action(self, message) -> None:
+        if message.code == "engine-ended" and getattr(self, "_engine_ended_path", None):
+            self.banner.remove_code("engine-ended")
+            self.open_file(self._engine_ended_path)
 
     def _on_cancelled(self) -> None:
         self._set_loading(False)

@@ -23,7 +23,6 @@ from afp_desktop.core.formats.lossless import is_lossless, read_lossless
 from afp_desktop.core.formats.ndjson import EVENT_HEAD, NON_SPACE, looks_like_ndjson, parse_ndjson
 from afp_desktop.core.formats.source import is_zip, read_source, rotated_pair
 from afp_desktop.core.breathing import progress_span, reporting
-from afp_desktop.core.gcpause import gc_paused
 from afp_desktop.core.problems import Notice
 from afp_desktop.core.model.run import Run
 
@@ -58,8 +57,7 @@ def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
         from afp_desktop.core.formats.prefixes import Prefixes
 
         prefixes = Prefixes(show_prefix, cancelled=cancelled)
-    with gc_paused():
-        return _open_run(Path(path), progress, cancelled, conversation, prefixes)
+    return _open_run(Path(path), progress, cancelled, conversation, prefixes)
 
 
 def _open_run(path: Path, progress, cancelled, conversation: str | None = None,

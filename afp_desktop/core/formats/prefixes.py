@@ -24,7 +24,6 @@ import re
 import time
 from typing import Callable
 
-from afp_desktop.core.breathing import waited_so_far
 from afp_desktop.core.formats.errors import LoadCancelled
 from afp_desktop.core.jsonx import jsonio, jsonscan
 from afp_desktop.core.model.run import Run
@@ -65,11 +64,10 @@ class Prefixes:
         self.clock = clock
         self.started = clock()  # (reset by reading_begins)
         self.in_parts = 0.0  # seconds spent building and showing parts since: not the file's reading pace
-        self.waited_before = waited_so_far()  # nor is waiting for the window to show a part (breathing.note_waiting)
 
     def reading_begins(self) -> None:
         """The file's bytes are in memory (read, decompressed): its events are parsed from now on."""
-        self.started, self.in_parts, self.waited_before = self.clock(), 0.0, waited_so_far()
+        self.started, self.in_parts = self.clock(), 0.0
 
     def offer(self, events: list, fraction: float, build: Callable[[list], Run],
               mark: Callable[[Run], None] | None = None) -> None:
@@ -90,11 +88,11 @@ class Prefixes:
 
     def _rest_is_short(self, fraction: float) -> bool:
         """After the first part: will the rest of the file be read in less than min_rest_s at the pace so far (the
-        time spent on parts, and waiting for the window to show them, left out)?
+        time spent on parts, and on the window showing them, left out)?
         (A fraction of 0 — a recording's parts, found from its end before the file is read — has no pace.)"""
         if not self.shown or fraction <= 0:
             return False
-        reading = self.clock() - self.started - self.in_parts - (waited_so_far() - self.waited_before)
+        reading = self.clock() - self.started - self.in_parts
         return reading / fraction * (1 - fraction) < self.min_rest_s
 
 

@@ -53,6 +53,11 @@ def byte_limit(limit: int | None):
         _override = previous
 
 
+def byte_limit_given() -> int | None:
+    """The limit a `byte_limit` block in force set (None: none), to hand on to another process."""
+    return _override
+
+
 @dataclass(frozen=True)
 class ByteBudget:
     """The most bytes a file of one format may hold (on disk, and once decompressed), and where that comes from:

@@ -20,7 +20,7 @@ import os
 from typing import Any
 
 from afp_desktop.core import compiled
-from afp_desktop.core.breathing import breathe, find_breathing, letting_go, report
+from afp_desktop.core.breathing import breathe, find_breathing, report
 
 native: Any = compiled.load("afp_desktop.core.jsonx.brackets_c")  # None: numpy's passes
 
@@ -137,18 +137,17 @@ def _scan_natively(data: bytes, start: int, size: int):
     opens = np.empty(room, np.uint8)
     found_positions, found_opens = [], []
     state, first, steps = 0, start, 0
-    with letting_go():  # (the C loop lets go of Python: the window runs beside it)
-        while start < size:
-            stop = min(start + NATIVE_CHUNK, size)
-            count, state = native.scan(data, start, stop, state, positions, opens)
-            found_positions.append(positions[:count].copy())
-            found_opens.append(opens[:count].view(bool).copy())
-            start = stop
-            breathe()
-            steps += 1
-            if not steps % 8:  # (every 8 MB)
-                report((start - first) / max(size - first, 1))
-    breathe()  # (a breath where Python runs, before the arrays are joined: a loader waits for the window there)
+    while start < size:
+        stop = min(start + NATIVE_CHUNK, size)
+        count, state = native.scan(data, start, stop, state, positions, opens)
+        found_positions.append(positions[:count].copy())
+        found_opens.append(opens[:count].view(bool).copy())
+        start = stop
+        breathe()
+        steps += 1
+        if not steps % 8:  # (every 8 MB)
+            report((start - first) / max(size - first, 1))
+    breathe()  # (a breath before the arrays are joined)
     return found_positions, found_opens, state & 1
 
 

@@ -161,7 +161,7 @@ class BubbleModel:
     """Everything the chat preview needs, precomputed once per run so each cursor move is a few lookups."""
 
     def __init__(self, run):
-        self.length = len(run.axis)  # (not the run: it caches this model, and a cycle would outlive it: gcpause.py)
+        self.length = len(run.axis)  # (not the run: it caches this model, and a cycle would outlive it: engine/collector.py)
         self.states, self.derived, self._prefix_at = status_states_for(run)
         domain_pos, typed_pos = event_positions(run)
         prompts: list[tuple[int, str, str]] = []

@@ -764,7 +764,7 @@ def layout_step_graph(graph: dict) -> GraphLayout:
 def _end_cycles(*functions: Callable) -> None:
     """Nested functions that call one another do it through their enclosing frame's cells, a reference cycle
     (function → cell → function) that only the garbage collector frees. A load runs with the collector off and
-    then freezes what is alive (core/gcpause.py), so such a cycle would be kept for ever, and with it everything
+    then freezes what is alive (engine/collector.py), so such a cycle would be kept for ever, and with it everything
     the functions see: every box and the whole step graph, each time a run is opened.
     Emptying the cells that hold the functions ends the cycle; call this once they are done with."""
     for function in functions:

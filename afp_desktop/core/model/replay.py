@@ -86,7 +86,7 @@ class ReplayFacts:
 
     def __init__(self, run) -> None:
         # (The run is not kept: the run caches its facts, and a cycle through it would outlive the window
-        # showing it once the loader has frozen it out of the garbage collector's way, gcpause.py.)
+        # showing it once the loader has frozen it out of the garbage collector's way, engine/collector.py.)
         axis = run.axis
         self.length = len(axis)
         fold = run.step_fold

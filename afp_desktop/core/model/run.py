@@ -2,8 +2,8 @@
 
 A `Run` is built once by `formats.open_run`; its events and facts never change afterwards. Its own projections
 (axis, step graph, stops, status, replay facts, how it ended) are computed once, at the first ask or by `prepare`.
-What only the window shows is not the run's: `prepared_views.prepare_views` makes it, and the loader hands it on
-as the run's one `views` attribute (None until then).
+What only the window shows is not the run's: `core/views/prepared_views.prepare_views` makes it, and the loader
+hands it on as the run's one `views` attribute (None until then).
 Positions on the run are axis positions (see axis.py); `Run.at(position)` gives the events that have happened.
 """
 
@@ -23,7 +23,6 @@ from afp_desktop.core.library.stepgraph import StepGraphFold, build_step_graph_s
 from afp_desktop.core.breathing import breathe, breathing_over
 
 if TYPE_CHECKING:
-    from afp_desktop.core.model.prepared_views import PreparedViews
     from afp_desktop.core.library.status import StatusTimeline
 
 FORMAT_NAMES = {
@@ -60,9 +59,10 @@ class Run:
     still_reading: bool = False  # the first part of a file still being read (formats/prefixes.py)
     # …a part whose positions are not the whole run's (a recording's typed events alone: prefixes.same_moment)
     positions_differ: bool = False
-    # What only the window shows, made ahead by prepare_views (core/model/prepared_views.py) and handed on with
-    # the run; None: not prepared (the command line, tests, a run followed live): readers compute what they need.
-    views: "PreparedViews | None" = field(default=None, repr=False, compare=False)
+    # What only the window shows: a PreparedViews made ahead by prepare_views (core/views/prepared_views.py, a
+    # floor above the model, so not named here) and handed on with the run (pickled with it too); None: not
+    # prepared (the command line, tests, a run followed live): readers compute what they need.
+    views: Any = field(default=None, repr=False, compare=False)
     _payload_problems: list[LoadError] | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- what the file holds -------------------------------------------------------------------------
@@ -236,7 +236,7 @@ class Run:
         """Compute the run's own projections now (a loader thread calls this so that no reader waits on one).
         `progress` gets 0..1 as they complete; `cancelled` returning True stops with LoadCancelled.
         `check_payloads=False`: the payloads kept as bytes are not checked now (payload_problems).
-        What only the window shows is made by core/model/prepared_views.prepare_views."""
+        What only the window shows is made by core/views/prepared_views.prepare_views."""
         steps: list[Callable[[], object]] = [lambda: self.axis, lambda: self._fold, lambda: self._stops_and_notice,
                                              lambda: self.status_states]
         if check_payloads:

@@ -192,7 +192,7 @@ def tally_run(run) -> SummaryTally:
 
 
 def summarize(run) -> RunSummary:
-    return run.summary_tally.whole()
+    return tally_run(run).whole()
 
 
 def summary_at(run, position: int) -> RunSummary:

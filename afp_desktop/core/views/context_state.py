@@ -18,7 +18,6 @@ from typing import Any
 
 from afp_desktop.core.library.stops import PATH_DELIMITER, apply_bundle, is_commit_bundle
 from afp_desktop.core.breathing import breathing_over
-from afp_desktop.core.views.per_run import per_run
 
 VALUE_CHARS = 160
 ENTERED, CHANGED, LEFT, SAME = "entered", "changed", "left", "same"
@@ -59,10 +58,14 @@ def one_line(value: Any, limit: int = VALUE_CHARS) -> str:
     return '""' if value == "" else jsonio.one_line(value, limit)  # (an empty string is a value, not a blank)
 
 
-@per_run
 def key_writes(run) -> dict[str, list[int]]:
-    """Each top-level state key → the commits (indices into the run's commit log) that wrote it, in order. Read
-    once per run: a long run's commit log is too long to read again on the window's thread."""
+    """`find_key_writes` of the run: the prepared views' (the window's loader read them: a long run's commit log
+    is too long to read on the window's thread), else read now. Treat the result as read-only."""
+    return run.views.key_writes if run.views is not None else find_key_writes(run)
+
+
+def find_key_writes(run) -> dict[str, list[int]]:
+    """Each top-level state key → the commits (indices into the run's commit log) that wrote it, in order."""
     log = run.commit_log if isinstance(run.commit_log, list) else []
     writes: dict[str, list[int]] = {}
     for index, bundle in enumerate(breathing_over(log, every=256)):

@@ -36,7 +36,6 @@ from afp_desktop.core.library.events import indices_of
 from afp_desktop.core.model.pause_question import question_in
 from afp_desktop.core.model.replay import DONE, LLM_KINDS, NOT_STARTED, ReplayFacts
 from afp_desktop.core.views.cost import PriceTable, cost_text
-from afp_desktop.core.views.per_run import per_run
 from afp_desktop.core.views.step_ids import subflow_path_text
 from afp_desktop.core.breathing import breathing_over
 
@@ -416,10 +415,14 @@ def chip_call(run, index: int) -> int | None:
 # ── Pauses (typed events only) ──────────────────────────────────────────────────────────────────────────
 
 
-@per_run
 def pauses(run) -> list[dict]:
-    """Every pause.request with the pause.resume that answered it: typed indices, question, answer, wait.
-    Read once per run (a big run has 100,000+ typed events); treat the result as read-only."""
+    """The run's pauses (`find_pauses`): the prepared views' (the window's loader found them: a big run has
+    100,000+ typed events), else found now. Treat the result as read-only."""
+    return run.views.pauses if run.views is not None else find_pauses(run)
+
+
+def find_pauses(run) -> list[dict]:
+    """Every pause.request with the pause.resume that answered it: typed indices, question, answer, wait."""
     out: list[dict] = []
     open_pause: dict | None = None
     typed = run.typed_events or []

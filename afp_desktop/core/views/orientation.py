@@ -11,7 +11,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from afp_desktop.core.views.per_run import per_run
 
 
 @dataclass(frozen=True)
@@ -44,11 +43,10 @@ def iteration_bands(stops: list[dict]) -> list[IterationBand]:
     return bands
 
 
-@per_run
 def run_iteration_bands(run) -> list[IterationBand]:
-    """`iteration_bands` of the run's own stops, once per run (the loader reads it, so a long run's stops are not
-    walked on the window's thread)."""
-    return iteration_bands(run.stops)
+    """`iteration_bands` of the run's own stops: the prepared views' (the window's loader made them, so a long
+    run's stops are not walked on the window's thread), else made now."""
+    return run.views.iteration_bands if run.views is not None else iteration_bands(run.stops)
 
 
 def band_of_stop(bands: list[IterationBand], stop_index: int | None) -> IterationBand | None:

@@ -5,7 +5,6 @@ start was lost. Pure, no Qt; each part as known at a position (default: the end)
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +13,6 @@ from afp_desktop.core.breathing import breathing_over
 from afp_desktop.core.model.replay import ReplayFacts
 from afp_desktop.core.views.event_steps import EventSteps
 from afp_desktop.core.views.findings import Findings
-from afp_desktop.core.views.per_run import per_run
 from afp_desktop.core.views.resilience import Resilience
 
 NO_TYPE = "(no type)"
@@ -74,10 +72,10 @@ class StepNote:
 
 
 class RunFacts:
-    """The facts of one run, computed once: findings, resilience, how it ended, the steps' costs and reasoning."""
+    """The facts of one run, computed once: findings, resilience, how it ended, the steps' costs and reasoning.
+    Holds no reference to the run (it travels pickled in the run's prepared views): `as_json` is given it."""
 
     def __init__(self, run, facts: ReplayFacts | None = None) -> None:
-        self._run = weakref.ref(run)  # (kept per run by facts_of_run: a strong reference would keep every run alive)
         self.facts = facts or run.replay_facts
         steps = EventSteps(run, self.facts)  # (one index of the steps' stage ids for all three)
         self.findings = Findings(run, self.facts, steps)
@@ -100,10 +98,9 @@ class RunFacts:
     def of_step(notes: list[StepNote], node: int, position: int) -> list[StepNote]:
         return [note for note in notes if note.node == node and note.position <= position]
 
-    def as_json(self, position: int | None = None) -> dict:
-        """The `info --json` part: end, resilience, costUsd, eventTypes, findings, startLost."""
-        run = self._run()
-        assert run is not None, "the run these facts were computed from is still alive while asked about"
+    def as_json(self, run, position: int | None = None) -> dict:
+        """The `info --json` part of `run` (the run these facts were computed from): end, resilience, costUsd,
+        eventTypes, findings, startLost."""
         ends = run.run_ends
         end = ends.final if position is None else ends.at(position)
         findings = self.findings.all if position is None else self.findings.known(position)
@@ -112,4 +109,6 @@ class RunFacts:
                 "findings": [finding.as_json() for finding in findings], "startLost": ends.start_lost}
 
 
-facts_of_run = per_run(RunFacts)  # (one per run: the inspector asks at every move of the cursor)
+def facts_of_run(run) -> RunFacts:
+    """The run's facts: the prepared views' (the window's loader made them), else computed now."""
+    return run.views.run_facts if run.views is not None else RunFacts(run)

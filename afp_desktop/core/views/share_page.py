@@ -36,7 +36,7 @@ from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_lin
 from afp_desktop.core.model.bubble import status_states_for
 from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS, FOLD_KIND
 from afp_desktop.core.model.replay import DEFAULT_APP_NAME, LLM_KINDS, SLOT_CHIP, Replay, span_lines_walk
-from afp_desktop.core.model.prepared_views import folded_graph_of, graph_layout_of, summary_of
+from afp_desktop.core.views.prepared_views import folded_graph_of, graph_layout_of, summary_of
 from afp_desktop.core.views.inspect import chip_boundary, chip_call, chip_slot, inspect_node
 
 DATA_FORMAT = 1

@@ -2,8 +2,8 @@
 end, milestone kind and marker symbol, and the token and tool-time bars (clamped for drawing, plot_scale.py)
 with the tops of their axes. Pure, no Qt.
 
-The loader computes it for the run's own stops beside the run's other projections (`run_timeline_series`), so
-the timeline only hands arrays to its plots; a drilled level's few stops are prepared when they are shown.
+The loader's thread makes it for the run's own stops among the window's prepared views (prepared_views.py; read
+through `run_timeline_series`), so the timeline only hands arrays to its plots; a drilled level's few stops are prepared when they are shown.
 numpy is imported when a series is made, not with this module: the window imports it off its own thread
 (app/pacing/warm_imports.py), and the loader's thread may import it itself.
 """
@@ -16,7 +16,6 @@ from typing import Any
 
 from afp_desktop.core.model.plot_scale import axis_top, plotted_array
 from afp_desktop.core.model.timeline import StopFigures, has_usable_stops, ordinal_labels, stop_figures
-from afp_desktop.core.views.per_run import per_run
 
 BOOKEND_KINDS = ("start", "end")
 
@@ -86,14 +85,21 @@ def drilled_series(run, stops: Sequence[Mapping[str, Any]], spans: Sequence[Any]
                            stop_figures(run, stops) if stops else None)
 
 
-@per_run
 def run_timeline_series(run) -> TimelineSeries:
-    """The series of the run's own stops, once per run: the loader prepares it off the window's thread."""
+    """The series of the run's own stops: the prepared views' (the loader made them off the window's thread),
+    else made now."""
+    return run.views.timeline_series if run.views is not None else own_stops_series(run)
+
+
+def own_stops_series(run, spans: Sequence[Any] | None = None, drillable: Sequence[bool] | None = None,
+                     figures: StopFigures | None = None) -> TimelineSeries:
+    """The series of the run's own stops, from their spans, drillable flags and figures (each made now when not
+    given: prepare_views gives the ones it made already)."""
     from afp_desktop.core.model.replay import opens_inward, spans_for
 
-    views = run.views  # (prepared for the window; the command line and tests make them here)
-    spans = views.stop_spans if views is not None else spans_for(run.stops, run.axis, 0)
-    drillable = views.stops_drillable if views is not None else [opens_inward(run, span.stop) for span in spans]
-    figures = (views.stop_figures if views is not None else stop_figures(run, run.stops)) if run.stops else None
+    spans = spans if spans is not None else spans_for(run.stops, run.axis, 0)
+    drillable = drillable if drillable is not None else [opens_inward(run, span.stop) for span in spans]
+    if figures is None and run.stops:
+        figures = stop_figures(run, run.stops)
     return timeline_series(run.stops, [span.label for span in spans], [span.end for span in spans], drillable,
-                           figures)
+                           figures if run.stops else None)

@@ -3,9 +3,14 @@
 A Run holds the file's events and facts and the projections every reader shares (axis, step graph, stops, status,
 replay facts, how it ended). The window also shows projections nothing else needs: the timeline's spans, figures and
 which stops open inward, the chat's bubble model and its long spans' lines, the graph's layout (folded or whole),
-the summary strip, the tool names and progress reports, the framework's own steps. A loader thread makes them all
-at once here, so the window's thread never walks a big run to find one, and hands them on as the run's one `views`
-attribute. A run without them (`run.views is None`: the command line, tests, a run followed live) is shown by
+the summary strip, the tool names and progress reports, the framework's own steps, the run's facts (findings,
+resilience, costs, reasoning), its pauses, the writers of each state key, the iteration bands and the timeline's
+series. A loader thread makes them all at once here, so the window's thread never walks a big run to find one, and
+hands them on as the run's one `views` attribute; they hold plain values only, so they travel with the run when it
+is pickled to the window from another process. Each has a reader beside the function that computes it
+(`summary_of`, `facts_of_run`, `pauses`, `key_writes`, `run_iteration_bands`, `run_timeline_series`, …) that
+reads the prepared views when the run has them and computes now when it has not.
+It is a view of the run, so it lives among the views: the model below it never imports it. A run without them (`run.views is None`: the command line, tests, a run followed live) is shown by
 readers that compute what they need themselves.
 
 Every field is made, except one left out on purpose: the whole graph's layout when the graph is shown folded
@@ -29,6 +34,11 @@ from afp_desktop.core.model.summary import RunSummary, summarize, tool_names_cal
 from afp_desktop.core.model.timeline import StopFigures, stop_figures
 from afp_desktop.core.model.tool_progress import progress_reports_by_call
 from afp_desktop.core.problems import LoadCancelled
+from afp_desktop.core.views.context_state import find_key_writes
+from afp_desktop.core.views.inspect import find_pauses
+from afp_desktop.core.views.orientation import IterationBand, iteration_bands
+from afp_desktop.core.views.run_facts import RunFacts
+from afp_desktop.core.views.timeline_series import TimelineSeries, own_stops_series
 
 
 def _graph(run) -> dict:
@@ -77,6 +87,11 @@ class PreparedViews:
     progress_by_call: dict[Any, list[int]]  # typed-event indices of each tool call's progress reports
     framework_steps: list[FrameworkStep]  # the framework's own steps the StepGraph fold drops
     framework_nodes: list[int]  # StepGraph nodes that are framework plumbing
+    run_facts: RunFacts  # findings, resilience, costs and reasoning (run_facts.facts_of_run)
+    pauses: list[dict]  # each pause and its answer (inspect.pauses)
+    key_writes: dict[str, list[int]]  # the commits that wrote each top-level state key (context_state.key_writes)
+    iteration_bands: list[IterationBand]  # of the run's own stops (orientation.run_iteration_bands)
+    timeline_series: TimelineSeries  # the timeline's arrays for the run's own stops (run_timeline_series)
 
     def whole_graph_layout(self, run) -> GraphLayout:
         """The whole graph's layout of `run` (the run these views were prepared for): made now if it was left
@@ -126,13 +141,19 @@ def prepare_views(run, *, fold_above: int | None = None, cancelled: Callable[[],
         ("bubble_model", lambda: BubbleModel(run)),
         ("folded_graph", lambda: fold_whole_graph(run)),
         ("graph_layout", whole_layout),
-        ("summary", lambda: summarize(run)),
+        ("summary", lambda: run.summary_tally.whole()),
         ("stop_figures", lambda: stop_figures(run, run.stops)),
         ("tool_names", lambda: tool_names_called(run)),
         ("stops_drillable", drillable),
         ("progress_by_call", lambda: progress_reports_by_call(run)),
         ("framework_steps", lambda: framework_steps(run.domain_events, run.step_fold.internal_at)),
         ("framework_nodes", lambda: framework_nodes(run.stepgraph.get("nodes") or [])),
+        ("run_facts", lambda: RunFacts(run)),
+        ("pauses", lambda: find_pauses(run)),
+        ("key_writes", lambda: find_key_writes(run)),
+        ("iteration_bands", lambda: iteration_bands(run.stops)),
+        ("timeline_series", lambda: own_stops_series(run, made["stop_spans"], made["stops_drillable"],
+                                                     made["stop_figures"])),
     ]
     total = len(steps) + 1  # (the run's own projections first)
     run.prepare(progress=None if progress is None else lambda f: progress(f / total), cancelled=cancelled,

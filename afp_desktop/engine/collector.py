@@ -1,12 +1,13 @@
-"""The garbage collector paused while a run is built.
+"""The garbage collector held off while a run is built or received: a policy of the process that does it (the
+engine process's main, the command line, the window receiving a run), never of the core.
 
-Bulk-building millions of small dicts and lists (parsing, folding) triggers collections that find nothing to
-free and add greatly to the load time. Counted, so nested or overlapping loads (threads) restore it once.
+Bulk-building millions of small dicts and lists (parsing, folding, unpickling) triggers collections that find
+nothing to free and add greatly to the time taken; in the window's process a full collection over them holds
+Python's lock, and the window, for a long stretch. Counted, so nested or overlapping holds (threads) restore it once.
 
 When the collector comes back on, everything alive is moved to the permanent generation (`gc.freeze`): the run
 just built is millions of objects that will live as long as it is shown, and the first full collection over
-them would otherwise hold the GIL for a long stretch — freezing whichever thread triggers it, often
-the window's. Frozen objects are still freed by reference counting when the run is closed.
+them would otherwise walk them all. Frozen objects are still freed by reference counting when the run is closed.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ _was_enabled = True
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     global _holders, _was_enabled
     with _lock:
         if _holders == 0:

@@ -1,0 +1,333 @@
+"""The window's side of the engine process (engine/process.py): starts it, talks to it, and turns its messages
+into the signals of a load (the same as in_process.ThreadLoad's), so RunLoader sees no difference.
+
+The connection is watched by a QSocketNotifier on its descriptor: a message is read when it has arrived, on the
+window's thread, and every message is small. A run comes as a spill file, received a slice per turn of the event
+loop (received_runs.py).
+When the process ends in the middle of a load (a crash, a kill, out of memory), the load says so (`ended`) and
+the next load starts a fresh process. A load that has ended retires its process (its memory goes back to the
+system) and a fresh one is started a little later, warm for the next open.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import shutil
+import signal
+import sys
+import tempfile
+import types
+import weakref
+from collections import deque
+from contextlib import contextmanager
+from typing import Iterator
+
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
+
+from afp_desktop.app.loading.received_runs import SlicedReceive
+from afp_desktop.core.formats.source import byte_limit_given
+from afp_desktop.engine import process as engine_process
+
+WARM_AT_START_MS = 0  # a process is started on the first turn of the event loop after the loader is made,
+WARM_AFTER_MS = 1500  # and a fresh one this long after a load ended (not while the run is first shown): each is
+# ready for the next open
+HOLD_LOADS = False  # tests: each load waits at its first breathing point until its `go()` (`held` says it is there)
+QUIT_WAIT_S = 2.0  # a process told to quit is waited for this long at shutdown, then killed
+_ids = itertools.count(1)
+
+
+def how_it_ended(exitcode: int | None) -> str:
+    """"signal SIGKILL", "exit code 3" (what the system says of a process that ended)."""
+    if exitcode is None:
+        return "no exit code"
+    if exitcode < 0:
+        try:
+            return f"signal {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+@contextmanager
+def _main_script_hidden() -> Iterator[None]:
+    """While a process is spawned, `__main__` is a bare module: a spawned process runs the parent's main script
+    again (unless it is a package's __main__), and the window's imports Qt, which the engine process never does
+    (and a script without a `__name__ == "__main__"` guard would start its work again there)."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
+class EngineProcess:
+    """One engine process and the window's end of its connection."""
+
+    def __init__(self, spill_folder: str) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.connection, child_end = context.Pipe(duplex=True)
+        self.process = context.Process(target=engine_process.serve, args=(child_end, spill_folder),
+                                       name="afp-engine", daemon=True)
+        with _main_script_hidden():
+            self.process.start()
+        child_end.close()
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def send(self, *request) -> bool:
+        """False when the process is gone (its end of the connection closed)."""
+        try:
+            self.connection.send(request)
+            return True
+        except (OSError, ValueError):
+            return False
+
+    def quit(self) -> None:
+        self.send("quit")
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+
+    def reap(self, seconds: float = 0.0) -> bool:
+        """Whether the process has ended (waited for up to `seconds`); its connection is closed once it has."""
+        self.process.join(seconds)
+        if self.process.exitcode is None:
+            return False
+        self.connection.close()
+        return True
+
+
+class EngineLoads(QObject):
+    """Makes EngineLoads for a RunLoader and keeps the engine process they go through."""
+
+    held = Signal()  # (HOLD_LOADS, tests: a load waits at its first breathing point for go_on())
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.spill_folder: str | None = None  # made with the first process, removed once none is left (wait)
+        self.engine: EngineProcess | None = None
+        self._notifier: QSocketNotifier | None = None
+        self._loads: dict[int, EngineLoad] = {}
+        self._ending: list[EngineProcess] = []  # told to quit, or killed: reaped later
+        self._warm = QTimer(self)
+        self._warm.setSingleShot(True)
+        self._warm.timeout.connect(self.warm)
+        self._warm.start(WARM_AT_START_MS)
+
+    @property
+    def engine_pid(self) -> int | None:
+        return self.engine.pid if self.engine is not None else None
+
+    def make(self, path: str, conversation: str | None, fold_above: int | None) -> EngineLoad:
+        return EngineLoad(self, next(_ids), path, conversation, fold_above)
+
+    def go_on(self) -> None:
+        """Every held load goes on (HOLD_LOADS)."""
+        for load in list(self._loads.values()):
+            self.send("go", load.id)
+
+    def warm(self) -> None:
+        """A process ready for the next load (started now if there is none, or if it has ended)."""
+        self._reap_ended()
+        if self.engine is not None and not self.engine.process.is_alive():
+            self._engine_ended()
+        if self.engine is None:
+            if self.spill_folder is None:
+                self.spill_folder = tempfile.mkdtemp(prefix="afp-engine-")
+                weakref.finalize(self, shutil.rmtree, self.spill_folder, ignore_errors=True)  # (at exit at the latest)
+            self.engine = EngineProcess(self.spill_folder)
+            self._notifier = QSocketNotifier(self.engine.connection.fileno(), QSocketNotifier.Type.Read, self)
+            self._notifier.activated.connect(self._readable)
+
+    def begin(self, load: EngineLoad) -> None:
+        self._warm.stop()
+        self.warm()
+        self._loads[load.id] = load
+        request = {"path": load.path, "conversation": load.conversation, "fold_above": load.fold_above,
+                   "show_prefixes": True, "byte_limit": byte_limit_given(), "hold": HOLD_LOADS}
+        if not self.engine.send("open", load.id, request):
+            self._engine_ended()
+
+    def send(self, *request) -> None:
+        if self.engine is not None:
+            self.engine.send(*request)
+
+    def abandon(self, load: EngineLoad) -> None:
+        """A load no one waits for any more: its process is ended at once (no need to wait for a breathing point)
+        and the next load gets a fresh one."""
+        if self._loads.pop(load.id, None) is not None and self.engine is not None:
+            self._retire(kill=True)
+
+    def _readable(self) -> None:
+        engine = self.engine
+        if engine is None:
+            return
+        try:
+            while engine.connection.poll():
+                message = engine.connection.recv()
+                self._deliver(message)
+                if self.engine is not engine:
+                    return  # (retired meanwhile: what it still sends is not wanted)
+        except (EOFError, OSError):
+            self._engine_ended()
+
+    def _deliver(self, message) -> None:
+        kind, load_id, *rest = message
+        load = self._loads.get(load_id)
+        if load is None:
+            if kind in ("prefix", "loaded"):
+                engine_process.discard(rest[0])
+            return
+        if kind in ("loaded", "failed", "cancelled", "conversation_needed"):
+            del self._loads[load_id]
+            self._retire(kill=False)
+            self._warm.start(WARM_AFTER_MS)
+        load.message(kind, rest)
+
+    def _engine_ended(self) -> None:
+        """The process ended by itself: every load it had ends with why."""
+        engine, self.engine = self.engine, None
+        self._drop_notifier()
+        how = "no exit code"
+        if engine is not None:
+            engine.reap(5.0)
+            how = how_it_ended(engine.process.exitcode)
+        loads, self._loads = list(self._loads.values()), {}
+        for load in loads:
+            load.message("ended", [how])
+
+    def _retire(self, kill: bool) -> None:
+        engine, self.engine = self.engine, None
+        self._drop_notifier()
+        if engine is None:
+            return
+        engine.kill() if kill else engine.quit()
+        self._ending.append(engine)
+
+    def _drop_notifier(self) -> None:
+        if self._notifier is not None:
+            self._notifier.setEnabled(False)
+            self._notifier.deleteLater()
+            self._notifier = None
+
+    def _reap_ended(self) -> None:
+        self._ending = [engine for engine in self._ending if not engine.reap()]
+
+    def wait(self, msecs: int = 30_000) -> bool:
+        """Every receive ended (one going on is stopped) and, with no load going on, every process ended and the
+        spill folder removed (shutdown, tests; the next load starts a fresh process)."""
+        receiving = [load for load in EngineLoad.receiving if load.link is self]
+        done = all(load.wait(msecs) for load in receiving)
+        if not self._loads:
+            self._warm.stop()
+            self._retire(kill=False)
+        for engine in self._ending:
+            if not engine.reap(min(QUIT_WAIT_S, msecs / 1000)):
+                engine.kill()
+                engine.reap(QUIT_WAIT_S)
+        self._ending = []
+        if self.engine is None and self.spill_folder is not None:
+            shutil.rmtree(self.spill_folder, ignore_errors=True)
+            self.spill_folder = None
+        return done
+
+
+class EngineLoad(QObject):
+    """One load through the engine process (the signals of in_process.ThreadLoad)."""
+
+    progress = Signal(float)
+    prefix = Signal(object)
+    loaded = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+    conversation_needed = Signal(str, object)
+    ended = Signal(str)  # how the engine process ended ("signal SIGKILL", "exit code 3")
+    receiving: set["EngineLoad"] = set()  # loads whose runs are being unpickled
+
+    def __init__(self, link: EngineLoads, load_id: int, path: str, conversation: str | None,
+                 fold_above: int | None) -> None:
+        super().__init__(link)
+        self.link, self.id = link, load_id
+        self.path, self.conversation, self.fold_above = path, conversation, fold_above
+        self.stopping = False
+        self.prefixes_shown = 0
+        self._spills: deque = deque()  # ("prefix" | "loaded", spill file) waiting to be received, in order
+        self._receiver: SlicedReceive | None = None
+
+    def start(self) -> None:
+        self.link.begin(self)
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.link.send("cancel", self.id)
+
+    def abandon(self) -> None:
+        self.stopping = True
+        self.link.abandon(self)
+        if self._receiver is not None:
+            self._receiver.stop()
+        for _kind, spill in self._spills:
+            engine_process.discard(spill)
+        self._spills.clear()
+
+    def part_shown(self) -> None:
+        """(The engine does not wait for the window: nothing to do.)"""
+
+    def wait(self, msecs: int = 30_000) -> bool:
+        receiver = self._receiver
+        if receiver is not None and not receiver.wait(msecs):
+            return False
+        EngineLoad.receiving.discard(self)
+        return True
+
+    def message(self, kind: str, rest: list) -> None:
+        if kind == "progress":
+            self.progress.emit(rest[0])
+        elif kind == "held":
+            self.link.held.emit()
+        elif kind in ("prefix", "loaded"):
+            if kind == "loaded":  # (the whole run: the parts not yet received are not needed)
+                for _kind, spill in self._spills:
+                    engine_process.discard(spill)
+                self._spills.clear()
+            elif self._spills and self._spills[-1][0] == "prefix":  # (a later part replaces one not yet received)
+                engine_process.discard(self._spills.pop()[1])
+            self._spills.append((kind, rest[0]))
+            self._receive_next()
+        elif kind == "failed":
+            self.failed.emit(rest[0])
+        elif kind == "cancelled":
+            self.cancelled.emit()
+        elif kind == "conversation_needed":
+            self.conversation_needed.emit(rest[0], rest[1])
+        elif kind == "ended":
+            self.ended.emit(rest[0])
+
+    def _receive_next(self) -> None:
+        if self._receiver is not None or not self._spills:
+            return
+        kind, spill = self._spills.popleft()
+        self._receiver = SlicedReceive(kind, spill, self)
+        self._receiver.received.connect(self._received)
+        EngineLoad.receiving.add(self)
+        self._receiver.start()
+
+    def _received(self, kind: str, run) -> None:
+        receiver, self._receiver = self._receiver, None
+        if receiver is not None:
+            receiver.deleteLater()
+        EngineLoad.receiving.discard(self)
+        if run is None:
+            self.failed.emit(f"{self.path}: the engine's run could not be received")
+        elif kind == "prefix":
+            self.prefix.emit(run)
+        else:
+            self.loaded.emit(run)
+        self._receive_next()
+

@@ -1,0 +1,31 @@
+"""A long job on a thread beside the window (the find index, a comparison, a long stop's lines, a check left out
+of a load) ends at its next breathing point once it is asked to stop: a window closing waits for that, and a
+thread left running when its window is deleted takes the program down."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+from afp_desktop.app.pacing import warm_imports
+from afp_desktop.core.breathing import breathing
+from afp_desktop.core.formats import LoadCancelled
+
+
+@contextmanager
+def stoppable(stop: threading.Event | None = None) -> Iterator[None]:
+    """Run a job on this thread (not the window's) that raises LoadCancelled at its next breathing point once `stop`
+    is set. It starts once the start-up imports are done (warm_imports.py: one thread imports numpy at a time, two
+    at once leave it "partially initialized")."""
+    warm_imports.finish()
+    if stop is None:
+        yield
+        return
+
+    def stop_here() -> None:
+        if stop.is_set():
+            raise LoadCancelled()
+
+    with breathing(stop_here):
+        yield

@@ -1,0 +1,219 @@
+"""The engine process's main: requests in, messages out, over one `multiprocessing.connection.Connection`.
+
+Requests (tuples, the kind first):
+  ("open", load, {"path", "conversation", "fold_above", "show_prefixes", "byte_limit", "hold"})
+  ("cancel", load)            stop that load at its next breathing point
+  ("go", load)                a load held at its first breathing point goes on ("hold": tests)
+  ("close",)                  let go of the open run
+  ("quit",)                   end the process
+Messages (tuples, the kind and the load first):
+  ("progress", load, fraction)   ("prefix", load, spill)   ("loaded", load, spill)   ("failed", load, message)
+  ("cancelled", load)   ("conversation_needed", load, path, conversations)   ("held", load)
+A run travels as a pickle (protocol 5) written to a spill file in the folder the window gave (`spill`: its name),
+never through the connection: every message on it stays small, so the window reads it at once.
+
+The process's own policy lives here: the garbage collector held off while a run is built (collector.py), and a
+priority below the window's (NICENESS).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from collections import deque
+from multiprocessing.connection import Connection
+from typing import Callable
+
+from afp_desktop.core.breathing import breathing
+from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError
+from afp_desktop.core.formats.source import byte_limit
+from afp_desktop.engine.collector import collector_paused
+from afp_desktop.engine.service import Engine
+
+PICKLE_PROTOCOL = 5
+PROGRESS_GAP_S = 0.1  # progress messages at most this often (and at 100 %)
+POLL_GAP_S = 0.01  # a breathing point looks for a cancel at most this often (a poll is a system call)
+# The engine runs at a lower priority than the window: when they want the same processor (two processors, another
+# program busy on one), the system runs the window's thread first and the engine in what it leaves.
+NICENESS = 5
+
+
+class _Requests:
+    """The connection's requests: the ones read while a load runs (looking for its cancel) kept for later."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.waiting: deque = deque()
+        self.cancelled: set[int] = set()
+
+    def next(self):
+        return self.waiting.popleft() if self.waiting else self.connection.recv()
+
+    def read_waiting(self) -> None:
+        """Read what has arrived without blocking; cancels are noted, the rest kept in order."""
+        while self.connection.poll():
+            self._note(self.connection.recv())
+
+    def wait_for_go(self, load: int) -> None:
+        """Block until `load` may go on (its "go", or its cancel)."""
+        while load not in self.cancelled:
+            request = self.connection.recv()
+            if request[:2] == ("go", load):
+                return
+            self._note(request)
+
+    def _note(self, request) -> None:
+        if request[0] == "cancel":
+            self.cancelled.add(request[1])
+        else:
+            self.waiting.append(request)
+
+
+def serve(connection: Connection, spill_folder: str) -> None:
+    """The engine process's main: serve requests until "quit" or the window's end of the connection closes."""
+    if hasattr(os, "nice"):
+        try:
+            os.nice(NICENESS)
+        except OSError:
+            pass
+    engine = Engine()
+    requests = _Requests(connection)
+    spills = 0
+    while True:
+        try:
+            request = requests.next()
+        except (EOFError, OSError):
+            return
+        kind = request[0]
+        if kind == "quit":
+            return
+        if kind == "close":
+            engine.close()
+        elif kind == "open":
+            spills = _open(engine, requests, request[1], request[2], spill_folder, spills)
+        # ("go" and "cancel" of a load that has ended: nothing to do)
+
+
+def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_folder: str, spills: int) -> int:
+    """Serve one open request; returns the number of spill files written so far."""
+    connection = requests.connection
+    last = {"poll": time.monotonic(), "progress": -1.0, "percent": -1}
+    held = [bool(asked.get("hold"))]
+
+    def send(*message) -> None:
+        connection.send(message)
+
+    def breathe_here() -> None:
+        if held[0]:
+            held[0] = False
+            send("held", load)
+            requests.wait_for_go(load)
+        now = time.monotonic()
+        if now - last["poll"] >= POLL_GAP_S:
+            last["poll"] = now
+            requests.read_waiting()
+        if load in requests.cancelled:
+            raise LoadCancelled()
+
+    def cancelled() -> bool:
+        breathe_here()
+        return False
+
+    def progress(fraction: float) -> None:
+        percent, now = int(fraction * 100), time.monotonic()
+        if percent != last["percent"] and (now - last["progress"] >= PROGRESS_GAP_S or percent == 100):
+            last["percent"], last["progress"] = percent, now
+            send("progress", load, percent / 100)
+
+    def spill(run) -> str:
+        nonlocal spills
+        spills += 1
+        name = os.path.join(spill_folder, f"run-{os.getpid()}-{spills}.pickle")
+        with open(name, "wb") as out:
+            pickle.dump(run, out, protocol=PICKLE_PROTOCOL)
+        return name
+
+    def show_prefix(run) -> None:
+        send("prefix", load, spill(run))
+
+    path = asked["path"]
+    try:
+        with byte_limit(asked.get("byte_limit")), collector_paused(), breathing(breathe_here):
+            run = engine.open(path, conversation=asked.get("conversation"), fold_above=asked.get("fold_above"),
+                              progress=progress, cancelled=cancelled,
+                              show_prefix=show_prefix if asked.get("show_prefixes") else None)
+        name = spill(run)
+    except LoadCancelled:
+        send("cancelled", load)
+    except Exception as err:  # noqa: BLE001 - told apart in words (failure_message)
+        if load in requests.cancelled:
+            send("cancelled", load)  # (what stopping raised on the way out is no failure)
+        elif isinstance(err, ConversationChoiceNeeded):
+            send("conversation_needed", load, path, err.conversations)
+        else:
+            send("failed", load, failure_message(path, err))
+    else:
+        if load in requests.cancelled:
+            os.unlink(name)
+            send("cancelled", load)
+        else:
+            send("loaded", load, name)
+    finally:
+        engine.close()  # (the window holds the run now: the engine keeps no second copy)
+    return spills
+
+
+def failure_message(path: str, error: Exception) -> str:
+    """Why a load ended, in words (never a traceback)."""
+    if isinstance(error, LoadError):
+        return str(error)
+    if isinstance(error, FileNotFoundError):
+        return f"{path}: the file does not exist (it may have been moved or deleted)"
+    if isinstance(error, PermissionError):
+        return f"{path}: permission denied; the file cannot be read"
+    if isinstance(error, IsADirectoryError):
+        return f"{path}: this is a folder, not a trace file"
+    if isinstance(error, MemoryError):
+        return f"{path}: not enough memory to load this file"
+    return f"{path}: could not be opened ({type(error).__name__}: {error})"  # a bug or an unforeseen shape
+
+
+def receive(spill: str, between_frames: Callable[[], None] | None = None):
+    """The run in spill file `spill` (then removed), unpickled through `FrameReader`: Python code between every
+    frame the unpickler reads, which calls `between_frames()` (where the reading thread may pause)."""
+    try:
+        with open(spill, "rb") as source:
+            return pickle.load(FrameReader(source, between_frames))
+    finally:
+        discard(spill)
+
+
+def discard(spill: str) -> None:
+    """Remove a spill file no one will read."""
+    try:
+        os.unlink(spill)
+    except OSError:
+        pass
+
+
+class FrameReader:
+    """A file whose `read` / `readinto` / `readline` are Python code. The C unpickler reads a protocol-5 pickle a
+    frame (at most 64 KiB) at a time through them: each call runs Python bytecode, where a thread waiting for
+    Python's lock gets it, and `between_frames()`, so unpickling never goes on for longer than one frame's objects
+    take without a chance to pause."""
+
+    def __init__(self, source, between_frames: Callable[[], None] | None = None) -> None:
+        self._source = source
+        self._between = between_frames or (lambda: None)
+
+    def read(self, size: int = -1) -> bytes:
+        self._between()
+        return self._source.read(size)
+
+    def readinto(self, buffer) -> int:
+        self._between()
+        return self._source.readinto(buffer)
+
+    def readline(self) -> bytes:
+        return self._source.readline()

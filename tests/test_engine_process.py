@@ -1,0 +1,130 @@
+"""The window reads runs in an engine process (app/loading/engine_link.py, engine/process.py): when that process
+dies — a crash, a kill, running out of memory — during a load, the window stays up, says so in its banner with a
+Reload that opens the file again in a fresh process; killed after a load, the run shown stays and the next open
+works. (pytest-qt, a real window; the load is held at its first breathing point until the test has killed it.)"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+
+import pytest
+
+from afp_desktop.app.loading import engine_link
+from afp_desktop.app.loading import loader as loader_module
+from tests.corpus_util import corpus_path
+
+LOAD_TIMEOUT = 60_000
+
+
+@pytest.fixture
+def engine_window(qtbot, monkeypatch):
+    """The window, loading through the engine process (as the app does)."""
+    from afp_desktop.app.shell.main_window import MainWindow
+
+    monkeypatch.setattr(loader_module, "IN_PROCESS", False)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    window.follow.stop()
+    window.loader.abandon()
+    window.loader.wait(10_000)
+
+
+def sample(tmp_path, name: str = "trace.json", scenario: str = "02-react-two-tools"):
+    target = tmp_path / name
+    shutil.copy(corpus_path(scenario, name), target)
+    return str(target)
+
+
+def test_the_window_stays_up_when_the_engine_is_killed_during_a_load_and_reload_reads_again(qtbot, engine_window,
+                                                                                             tmp_path, monkeypatch):
+    window, path = engine_window, sample(tmp_path)
+    monkeypatch.setattr(engine_link, "HOLD_LOADS", True)
+    with qtbot.waitSignal(window.loader.loads.held, timeout=LOAD_TIMEOUT):
+        window.open_file(path)
+    pid = window.loader.loads.engine_pid
+    assert pid is not None and pid != os.getpid()
+    with qtbot.waitSignal(window.loader.engine_ended, timeout=LOAD_TIMEOUT) as ended:
+        os.kill(pid, signal.SIGKILL)
+    assert ended.args == [path, "signal SIGKILL"]
+    assert window.isVisible() and not window.loader.busy and not window.progress.isVisible()
+    assert window.banner.sentences[0] == "Reading trace.json stopped: the engine process ended (signal SIGKILL)"
+    line = window.banner.lines[0]
+    assert line.action_button.isVisible() and line.action_button.text() == "Reload"
+    monkeypatch.setattr(engine_link, "HOLD_LOADS", False)
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT) as loaded:
+        line.action_button.click()
+    assert loaded.args[0].path == path and window.session.run is loaded.args[0]
+    assert window.loader.loads.engine_pid != pid
+    assert not any("engine process ended" in sentence for sentence in window.banner.sentences)
+
+
+def test_an_engine_that_ends_with_an_exit_code_is_said_so(qtbot, engine_window, tmp_path, monkeypatch):
+    window, path = engine_window, sample(tmp_path)
+    monkeypatch.setattr(engine_link, "HOLD_LOADS", True)
+    with qtbot.waitSignal(window.loader.loads.held, timeout=LOAD_TIMEOUT):
+        window.open_file(path)
+    with qtbot.waitSignal(window.loader.engine_ended, timeout=LOAD_TIMEOUT) as ended:
+        window.loader.loads.send("quit")  # (held, the engine reads requests: it ends as asked, exit code 0)
+        os.kill(window.loader.loads.engine_pid, signal.SIGTERM)
+    assert ended.args[1] in ("signal SIGTERM", "exit code 0")
+    assert window.isVisible()
+
+
+def test_a_run_shown_stays_when_the_engine_is_killed_after_its_load_and_the_next_open_works(qtbot, engine_window,
+                                                                                           tmp_path):
+    window = engine_window
+    first, second = sample(tmp_path), sample(tmp_path, "events.ndjson", "06-pause-resume")
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT) as loaded:
+        window.open_file(first)
+    run = loaded.args[0]
+    assert run.path == first and window.session.run is run
+    window.loader.loads.warm()  # (the process ready for the next open)
+    engine = window.loader.loads.engine
+    os.kill(engine.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not engine.process.is_alive(), timeout=LOAD_TIMEOUT)
+    assert window.isVisible() and window.session.run is run and not window.banner.sentences[:1] == [
+        "Reading trace.json stopped: the engine process ended (signal SIGKILL)"]
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT) as loaded:
+        window.open_file(second)
+    assert loaded.args[0].path == second and window.session.run is loaded.args[0]
+    assert window.loader.loads.engine_pid != engine.pid or window.loader.loads.engine_pid is None
+
+
+def test_a_failure_and_a_cancel_come_back_from_the_engine_in_words(qtbot, engine_window, tmp_path, monkeypatch):
+    window = engine_window
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(b'{"schemaVersion": 1, "events": [')
+    with qtbot.waitSignal(window.loader.failed, timeout=LOAD_TIMEOUT) as failed:
+        window.open_file(str(broken))
+    assert str(broken) in failed.args[0] and "Traceback" not in failed.args[0]
+    monkeypatch.setattr(engine_link, "HOLD_LOADS", True)
+    with qtbot.waitSignal(window.loader.loads.held, timeout=LOAD_TIMEOUT):
+        window.open_file(sample(tmp_path))
+    with qtbot.waitSignal(window.loader.cancelled, timeout=LOAD_TIMEOUT):
+        window.loader.cancel()
+        window.loader.loads.go_on()
+
+
+def test_a_bundle_of_several_conversations_asks_which_through_the_engine(qtbot, tmp_path, monkeypatch):
+    from tests.bundle_util import several_conversations_zip
+
+    monkeypatch.setattr(loader_module, "IN_PROCESS", False)
+    path = tmp_path / "several.zip"
+    path.write_bytes(several_conversations_zip())
+    loader = loader_module.RunLoader()
+    try:
+        with qtbot.waitSignal(loader.conversation_needed, timeout=LOAD_TIMEOUT) as needed:
+            loader.start(path)
+        assert needed.args[0] == str(path) and len(needed.args[1]) >= 2
+        with qtbot.waitSignal(loader.loaded, timeout=LOAD_TIMEOUT) as loaded:
+            loader.start(path, needed.args[1][1].id)
+        assert loaded.args[0].bundle.chosen == needed.args[1][1].id
+    finally:
+        loader.abandon()
+        loader.wait(10_000)

@@ -1,0 +1,65 @@
+"""The engine in-process (engine/service.py: what the command line and tests call) and the way a run travels to the
+window (engine/process.py): pickled whole, read back through Python code a frame at a time."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from afp_desktop.core.formats import LoadError
+from afp_desktop.engine import process
+from afp_desktop.engine.service import Engine
+from tests.corpus_util import corpus_path
+
+
+def test_the_engine_holds_the_run_it_opened_prepared_for_the_window():
+    engine = Engine()
+    run = engine.open(str(corpus_path("02-react-two-tools", "trace.json")))
+    assert engine.run is run
+    made = vars(run)
+    assert {"axis", "replay_facts", "graph_layout", "summary", "stop_figures"} <= set(made)
+    bare = Engine().open(str(corpus_path("02-react-two-tools", "trace.json")), for_window=False)
+    assert "graph_layout" not in vars(bare) and bare.stepgraph == run.stepgraph
+    engine.close()
+    assert engine.run is None
+
+
+def test_a_prepared_run_comes_back_from_its_spill_file_whole_and_the_file_goes(tmp_path):
+    run = Engine().open(str(corpus_path("06-pause-resume", "recording.json")))
+    spill = tmp_path / "run.pickle"
+    spill.write_bytes(pickle.dumps(run, protocol=process.PICKLE_PROTOCOL))
+    back = process.receive(str(spill))
+    assert not spill.exists()
+    assert len(back.axis) == len(run.axis) and back.stepgraph == run.stepgraph and back.summary == run.summary
+
+
+def test_the_unpickler_reads_a_frame_at_a_time_through_python(tmp_path, monkeypatch):
+    """Each read is Python code, where another thread gets Python's lock: a big pickle is read in many calls of at
+    most a frame each, never in one."""
+    value = [{"n": i, "text": f"{i:050d}"} for i in range(100_000)]
+    spill = tmp_path / "big.pickle"
+    data = pickle.dumps(value, protocol=process.PICKLE_PROTOCOL)
+    spill.write_bytes(data)
+    sizes: list[int] = []
+    read, readinto = process.FrameReader.read, process.FrameReader.readinto
+    monkeypatch.setattr(process.FrameReader, "read", lambda self, size=-1: sizes.append(size) or read(self, size))
+    monkeypatch.setattr(process.FrameReader, "readinto",
+                        lambda self, buffer: sizes.append(len(buffer)) or readinto(self, buffer))
+    assert process.receive(str(spill)) == value
+    assert len(sizes) >= len(data) // (1 << 17) > 10 and max(sizes) <= 1 << 17
+
+
+@pytest.mark.parametrize("error, words", [
+    (FileNotFoundError(), "the file does not exist"), (PermissionError(), "permission denied"),
+    (IsADirectoryError(), "this is a folder"), (MemoryError(), "not enough memory"),
+    (ValueError("odd"), "could not be opened (ValueError: odd)"),
+])
+def test_why_a_load_ended_is_said_in_words_naming_the_file(error, words):
+    message = process.failure_message("run.json", error)
+    assert message.startswith("run.json: ") and words in message
+
+
+def test_a_load_error_is_said_as_the_core_says_it():
+    error = LoadError("run.json", "not valid JSON")
+    assert process.failure_message("run.json", error) == str(error)
