@@ -16,7 +16,7 @@ replaced is freed meanwhile). Targets: the first frame ≤ 0.5 s; the longest st
 ("steal" in /proc/stat): every thread stands still meanwhile, so each stall says how much the host took during it,
 and when it took any, the longest stall during which it took none is printed too. With AFP_STALL_DUMPS=FILE,
 every thread's stack is written to FILE whenever a stall grows past 40 ms (AFP_STALL_DUMP_MS). After each untouched open it
-checks that every panel has caught up (nothing left in the window's queue, app/pacing/one_per_turn.py, and no growth job
+checks that every panel has caught up (nothing left in the window's queue, app/pacing/scheduler.py, and no growth job
 behind). With --json, each FILE is only opened while the cursor moves (then scrubbed): the text goes to stderr and
 one JSON object to stdout, {file: open_and_measure's figures}.
 """
@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QEventLoop, QObject, QTimer  # noqa: E402
 
-from afp_desktop.app.pacing import one_per_turn  # noqa: E402
+from afp_desktop.app.pacing import scheduler  # noqa: E402
 from afp_desktop.app.shell.gui import create_application  # noqa: E402
 from afp_desktop.app.shell.main_window import MainWindow  # noqa: E402
 
@@ -258,15 +258,15 @@ def open_untouched(app, path: Path) -> None:
 
 
 def print_caught_up(app, window) -> None:
-    """Every piece the window put off (app/pacing/one_per_turn.py) has run and every panel shows the whole run (the growth
+    """Every piece the window put off (app/pacing/scheduler.py) has run and every panel shows the whole run (the growth
     jobs): a queue left standing still kept the big Trace's panels behind for 20 s and more."""
-    queue, growth = one_per_turn.one_per_turn(), window.follow.growth
+    queue, growth = scheduler.turns(), window.follow.growth
     try:
         waited = pump_until(app, lambda: not len(queue) and growth.idle, 10)
         print(f"  every panel caught up             {waited * 1000:7.0f} ms after that   MET")
     except TimeoutError:
         print(f"  every panel caught up             NOT MET: still waiting after 10 s: "
-              f"{[name for _owner, name in queue._queue]}, growth jobs behind "
+              f"{[name for _owner, name in queue.waiting_names()]}, growth jobs behind "
               f"{[job.name for job in growth.jobs if job.behind]}")
 
 

@@ -42,7 +42,7 @@ def window(qtbot, large_run):
 
 def painted_all(qtbot, window) -> None:
     """Every paint asked for so far is done: the turn's paint request served (a step's paint may be held for
-    the next turn: app/pacing/paint_later.py), and then the held one."""
+    the next turn: app/pacing/scheduler.py), and then the held one."""
     QApplication.processEvents()
     qtbot.waitUntil(lambda: not window.paint_later.holding)
     QApplication.processEvents()

@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.core.formats import open_run  # before the session: formats must initialise first
 from afp_desktop.app.panels.chat_bubble import HIDDEN_NOTE, ChatBubblePanel
 from afp_desktop.app.panels.template_editor import TemplateEditorPanel, TemplateTableModel
@@ -30,8 +31,8 @@ LARGE = "15-large-run"
 def open_panels(qtbot, scenario: str, name: str = "recording.json"):
     session = Session()
     session.set_run(open_run(str(corpus_path(scenario, name))), position=0)
-    bubble = ChatBubblePanel(session)
-    editor = TemplateEditorPanel(session)
+    bubble = shown_alone(session, ChatBubblePanel(session))
+    editor = shown_alone(session, TemplateEditorPanel(session))
     qtbot.addWidget(bubble)
     qtbot.addWidget(editor)
     editor.set_app_name(APP_NAME)
@@ -186,7 +187,7 @@ def test_save_load_and_remember(qtbot, tmp_path):
     assert json.loads(path.read_text(encoding="utf-8")) == {**DEFAULT_TEMPLATES, "idle": "{{appName}} mulls…"}
     # a new editor (next start of the app) restores the remembered map and app name
     other = Session()
-    restored = TemplateEditorPanel(other)
+    restored = shown_alone(other, TemplateEditorPanel(other))
     qtbot.addWidget(restored)
     assert other.templates["idle"] == "{{appName}} mulls…" and other.app_name == APP_NAME
 
@@ -195,7 +196,7 @@ def test_corrupted_store_falls_back_to_defaults(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("AFP_DESKTOP_CONFIG_DIR", str(tmp_path))
     (tmp_path / "status-templates.json").write_text("{nope", encoding="utf-8")
     session = Session()
-    editor = TemplateEditorPanel(session)
+    editor = shown_alone(session, TemplateEditorPanel(session))
     qtbot.addWidget(editor)
     assert session.templates == DEFAULT_TEMPLATES
     assert "could not be read" in editor.message.text()
@@ -234,7 +235,7 @@ def test_markup_in_the_chat_is_shown_literally(qtbot, tmp_path):
     path.write_text("\n".join(json.dumps(e) for e in events), encoding="utf-8")
     session = Session()
     session.set_run(open_run(str(path)))
-    bubble = ChatBubblePanel(session)
+    bubble = shown_alone(session, ChatBubblePanel(session))
     qtbot.addWidget(bubble)
     label = bubble.user_row.bubble.label
     assert label.text() == markup and label.textFormat() == Qt.TextFormat.PlainText

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.app.panels.context_panel import WRITER_COLUMN, ContextPanel
 from afp_desktop.app.session import Session
 from afp_desktop.core.views.context_state import (
@@ -137,7 +138,7 @@ def test_fold_cache_gives_the_same_states():
 @pytest.fixture
 def panel(qtbot):
     session = Session()
-    widget = ContextPanel(session)
+    widget = shown_alone(session, ContextPanel(session))
     qtbot.addWidget(widget)
     widget.resize(600, 500)
     widget.show()

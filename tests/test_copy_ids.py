@@ -10,6 +10,7 @@ from PySide6.QtCore import QMimeData, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QLabel
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.core.formats import open_run  # before the session: formats must initialise first
 from afp_desktop.app.widgets.copy_id import CopyIdButton, IdLabel, shortened
 from afp_desktop.app.panels.inspector import InspectorPanel
@@ -45,7 +46,7 @@ def tool_node(run) -> int:
 def shown_inspector(qtbot, run, index):
     session = Session()
     session.set_run(run)
-    inspector = InspectorPanel(session)
+    inspector = shown_alone(session, InspectorPanel(session))
     qtbot.addWidget(inspector)
     inspector.resize(560, 760)
     inspector.show()

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from PySide6.QtCore import Qt
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.app.panels.event_list import EventListPanel
 from afp_desktop.app.session import Session
 from afp_desktop.core.views.event_list import (
@@ -82,7 +83,7 @@ def test_row_of_moment():
 @pytest.fixture
 def panel(qtbot):
     session = Session()
-    widget = EventListPanel(session)
+    widget = shown_alone(session, EventListPanel(session))
     qtbot.addWidget(widget)
     widget.resize(900, 400)
     widget.show()

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.core.formats import lazy_trace, open_run  # before the session: formats must initialise first
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
 from afp_desktop.app.panels import json_tree
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.app.panels.inspector import InspectorPanel
 from afp_desktop.app.panels.json_tree import JsonModel, JsonTreeView, path_string
+from afp_desktop.app.pacing.scheduler import SETTLE_MS, TURN_MS, ManualClock, TurnQueue
 from afp_desktop.app.session import Session
 from tests.corpus_util import corpus_path
 
@@ -21,10 +23,10 @@ from PySide6.QtWidgets import QLabel
 MARKUP = "<b>bold</b><script>x</script>"
 
 
-def open_inspector(qtbot, run, position=None):
-    session = Session()
+def open_inspector(qtbot, run, position=None, clock=None):
+    session = Session(clock=clock, queue=TurnQueue(clock) if clock is not None else None)
     session.set_run(run, position=position)
-    inspector = InspectorPanel(session)
+    inspector = shown_alone(session, InspectorPanel(session))
     qtbot.addWidget(inspector)
     return session, inspector
 
@@ -237,10 +239,9 @@ def test_every_node_of_every_corpus_file_can_be_inspected(qtbot):
 def test_fast_scrubbing_refreshes_the_inspector_once_it_settles(qtbot):
     """A deliberate move shows at once; while moves keep coming (a scrub) the inspector waits, then refreshes
     once, at the last position: the moves in between are dropped, not queued."""
-    from afp_desktop.app import session as session_module
-
+    clock = ManualClock()
     run = recording("02-react-two-tools")
-    session, inspector = open_inspector(qtbot, run, position=0)
+    session, inspector = open_inspector(qtbot, run, position=0, clock=clock)
     ends = [s["axisEnd"] for s in run.stops]
     session.move_to(ends[5], immediate=True)
     shown_first = session.moment.current_node
@@ -249,10 +250,11 @@ def test_fast_scrubbing_refreshes_the_inspector_once_it_settles(qtbot):
     session.moment_settled.connect(lambda moment: refreshes.append(moment.position))
     for end in ends[6:15]:  # a scrub: moves closer together than SETTLE_MS
         session.move_to(end)
-        qtbot.wait(5)
+        clock.advance(5)
     latest = session.moment.current_node
     assert latest != shown_first and inspector.node_index == shown_first
-    qtbot.waitUntil(lambda: inspector.node_index == latest, timeout=session_module.SETTLE_MS * 20)
+    clock.advance(SETTLE_MS + TURN_MS)
+    assert inspector.node_index == latest
     assert refreshes == [ends[14]]
 
 
@@ -347,7 +349,7 @@ def test_another_step_of_the_same_shape_is_shown_in_the_same_header_widgets(qtbo
     call_id.copy()
     assert QGuiApplication.clipboard().text() == call_id.value and call_id.value in " ".join(now)
     assert call_id.accessibleDescription() == f"Copies {call_id.value} to the clipboard"
-    fresh = inspector.__class__(session)  # the same step drawn by a new inspector: the same rows
+    fresh = shown_alone(session, inspector.__class__(session))  # the same step drawn by a new inspector: the same rows
     qtbot.addWidget(fresh)
     assert header_texts(fresh) == now
     session.select_node(first(run, "user->llm"))
@@ -376,7 +378,7 @@ def test_a_shape_of_header_seen_before_is_shown_again_in_its_kept_widgets(qtbot)
     assert [a is b for a, b in zip(inspector.copy_buttons, tool_buttons)] == [True] * len(tool_buttons)
     visible = [rows for rows in inspector.findChildren(HeaderRows) if rows.isVisible()]
     assert visible == [inspector._rows.current] and len(inspector.findChildren(HeaderRows)) == built
-    fresh = inspector.__class__(session)
+    fresh = shown_alone(session, inspector.__class__(session))
     qtbot.addWidget(fresh)
     assert header_texts(inspector) == header_texts(fresh) and any(run.step_fold.nodes[tools[-1]]["toolName"] in text
                                                                   for text in header_texts(fresh))

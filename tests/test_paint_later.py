@@ -1,4 +1,4 @@
-"""A heavy change is painted on the event loop's next turn (app/pacing/paint_later.py, pytest-qt, offscreen): input and
+"""A heavy change is painted on the event loop's next turn (app/pacing/scheduler.py, pytest-qt, offscreen): input and
 timers are served between the change and its paint, so neither adds to the other's stall; the paint still comes."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QWidget
 
-from afp_desktop.app.pacing.paint_later import PaintLater
+from afp_desktop.app.pacing.scheduler import PaintLater
 from tests.corpus_util import corpus_path
 from tests.paint_util import PaintCount
 
@@ -37,10 +37,9 @@ def shown_widget(qtbot, order: list[str]) -> tuple[CountedWidget, PaintLater]:
 
 
 def an_overdue_timer(order: list[str]) -> QTimer:
-    timer = QTimer(singleShot=True, interval=1)
-    timer.timeout.connect(lambda: order.append("timer"))
+    timer = QTimer(singleShot=True, interval=0)  # due before the paint is asked for, as a stall meter's tick or a
+    timer.timeout.connect(lambda: order.append("timer"))  # key repeat would be
     timer.start()
-    time.sleep(0.005)  # due before the paint is asked for, as a stall meter's tick or a key repeat would be
     return timer
 
 
@@ -84,7 +83,8 @@ def test_updates_made_while_held_are_painted_by_the_one_held_request(qtbot):
     change_in_a_turn(widget, paint_later)
     widget.update()  # Qt asks no second time while one request is out: the held one must serve this too
     qtbot.waitUntil(lambda: "paint" in order)
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: not len(paint_later.queue))  # (nothing more is to come: the queue is empty)
+    QCoreApplication.sendPostedEvents()
     assert order == ["paint"] and not paint_later.holding
 
 
@@ -106,8 +106,14 @@ def open_sample(qtbot, window) -> None:
     """The small sample run, opened and shown, with no paint held."""
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         window.open_file(corpus_path("02-react-two-tools", "trace.json"))
-    qtbot.waitUntil(lambda: not window.canvas.building and not window.paint_later.holding)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: window_at_rest(window))
+
+
+def window_at_rest(window) -> bool:
+    """Nothing held, queued or still to settle: what comes next is the test's doing."""
+    scheduler = window.session.scheduler
+    return not window.canvas.building and not window.paint_later.holding and not len(scheduler.queue) \
+        and not scheduler.settle_waiting
 
 
 def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_next(qtbot, window, monkeypatch):
@@ -120,8 +126,9 @@ def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_
     session = window.session
     session.move_to_stop(1)
     session.flush()
-    qtbot.waitUntil(lambda: not window.paint_later.holding and window.timeline.built)
-    qtbot.wait(150)  # (the step settled: the inspector drew it)
+    qtbot.waitUntil(lambda: window.timeline.built)
+    drawn = PaintCount(window.timeline.panel.plots.viewport())
+    qtbot.waitUntil(lambda: drawn.count > 0 and window.timeline.panel.stops and window_at_rest(window))  # (settled, drawn)
     paints = PaintCount(window.timeline.panel.plots.viewport())  # (its cursor moves at every stop)
     held = window.paint_later.held
     session.move_to_stop(2)
@@ -135,15 +142,19 @@ def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_
     qtbot.waitUntil(lambda: not window.paint_later.holding)
 
 
-def test_a_heavy_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window):
+def test_a_heavy_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window, monkeypatch):
     from afp_desktop.app.shell.main_window import LIGHT_MOVE_MS
 
     open_sample(qtbot, window)
     window.session.move_to_stop(0)
     window.session.flush()
     qtbot.waitUntil(lambda: not window.paint_later.holding)
-    # a panel slower than a step's budget (the inspector drawing a big step, a long run's graph scrolled)
-    window.session.moment_changed.connect(lambda _moment: time.sleep(LIGHT_MOVE_MS / 1000 + 0.004))
+    # a panel slower than a step's budget (the inspector drawing a big step, a long run's graph scrolled): the
+    # scheduler's clock (the one the paint's budget is read on) moves on while the panels take the moment
+    clock, taken = window.session.scheduler.clock, [0.0]
+    real_now = clock.now
+    monkeypatch.setattr(clock, "now", lambda: real_now() + taken[0])
+    window.session.moment_changed.connect(lambda _moment: taken.__setitem__(0, taken[0] + LIGHT_MOVE_MS / 1000 + 0.004))
     paints = PaintCount(window.canvas.viewport())
     held = window.paint_later.held
     window.session.move_to_stop(1)

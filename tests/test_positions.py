@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.replay import Replay
 from afp_desktop.core.library.status import select_status
@@ -85,7 +86,7 @@ def test_a_paused_runs_banners_and_timeline_say_the_same_about_its_stops(qtbot):
     said = " ".join(SENTENCES.get(code) or "" for code in codes)
     assert "shows the last" not in said and "every leg" in said
     session = Session()
-    panel = TimelinePanel(session)
+    panel = shown_alone(session, TimelinePanel(session))
     qtbot.addWidget(panel)
     session.set_run(run)
     session.flush()

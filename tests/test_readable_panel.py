@@ -4,6 +4,7 @@ text."""
 
 from __future__ import annotations
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.core.formats import open_run  # before the session: formats must initialise first
 from afp_desktop.app.panels.inspector import InspectorPanel
 from afp_desktop.app.panels.readable_view import Collapsible, InjectionTable, ReadableView
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit
 def shown_inspector(qtbot, run, position=None):
     session = Session()
     session.set_run(run, position=position)
-    inspector = InspectorPanel(session)
+    inspector = shown_alone(session, InspectorPanel(session))
     qtbot.addWidget(inspector)
     inspector.resize(520, 700)
     inspector.show()

@@ -3,6 +3,7 @@ one is what gets published, even when it asks for the stop the first one already
 
 from __future__ import annotations
 
+from afp_desktop.app.pacing.scheduler import ManualClock, TurnQueue
 from afp_desktop.app.session import Session
 from afp_desktop.core.formats import open_run
 from tests.corpus_util import corpus_path
@@ -62,7 +63,8 @@ def test_a_move_back_to_the_published_moment_cancels_the_pending_one(qtbot):
 def test_play_state_lives_in_the_replay_and_one_rule_restarts_it(qtbot):
     """Playing is the replay's state (the timer only paces it): played to its end, the replay stops and the
     session says so; asked to play at the end, both start again at the first span's start."""
-    session = Session()
+    clock = ManualClock()
+    session = Session(clock=clock, queue=TurnQueue(clock))
     run = open_run(corpus_path("02-react-two-tools", "recording.json"))
     session.set_run(run)  # at the end
     seen = []
@@ -70,8 +72,11 @@ def test_play_state_lives_in_the_replay_and_one_rule_restarts_it(qtbot):
     session.start_playing()
     assert session.playing and session.replay.playing and seen == [True]
     assert session.position == session.spans[0].start
-    while session.replay.playing:
-        session._play_tick()  # (the timer's slot, driven by hand: no clock)
+    clock.advance(999)
+    assert session.position == session.spans[0].start, "a step of play comes once a second at 1×"
+    clock.advance(1)
+    assert session.position > session.spans[0].start
+    clock.advance(1000 * len(session.spans))  # (a stop a second, on the clock advanced by hand)
     assert not session.playing and seen == [True, False]
     assert session.position == session.replay.length
     from afp_desktop.core.model.replay import Replay

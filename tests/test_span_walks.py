@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.core.formats import open_run  # noqa: F401  (before the session: formats initialise first)
 from afp_desktop.app.panels.chat_bubble import ChatBubblePanel
 from afp_desktop.app.session import Session
@@ -55,7 +56,7 @@ def test_the_bubble_lists_a_long_stops_lines_once_walked_beside_the_window(qtbot
     run, turn = long_turn_run
     run.views = prepare_views(run)  # as the window's loader thread does (long_span_lines among them)
     session = Session()
-    bubble = ChatBubblePanel(session)
+    bubble = shown_alone(session, ChatBubblePanel(session))
     qtbot.addWidget(bubble)
     session.set_run(run, position=turn.end)
     expected = _naive(run, turn, DEFAULT_TEMPLATES, "Agent")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.engine.service import load_run
 from afp_desktop.app.panels.template_box import UNKNOWN_BACKGROUND
 from afp_desktop.app.panels.template_editor import TemplateEditorPanel
@@ -15,7 +16,7 @@ from tests.corpus_util import corpus_path
 
 def make_editor(qtbot) -> TemplateEditorPanel:
     session = Session()
-    editor = TemplateEditorPanel(session, restore=False)
+    editor = shown_alone(session, TemplateEditorPanel(session, restore=False))
     qtbot.addWidget(editor)
     editor.resize(520, 640)
     session.set_run(load_run(corpus_path("04-tool-progress", "recording.json")))

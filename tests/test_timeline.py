@@ -10,6 +10,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtTest import QTest
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.app.panels.timeline.timeline import (
     LABEL_GAP_PX,
     VEIL_OFFSET,
@@ -25,6 +26,7 @@ from afp_desktop.core.model.timeline import (
     stop_figures,
     x_of_position,
 )
+from afp_desktop.app.pacing.scheduler import ManualClock, TurnQueue
 from afp_desktop.app.session import Session
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.library.stops import drill
@@ -155,7 +157,7 @@ def test_usable_stops():
 @pytest.fixture
 def panel(qtbot):
     session = Session()
-    widget = TimelinePanel(session)
+    widget = shown_alone(session, TimelinePanel(session))
     qtbot.addWidget(widget)
     widget.resize(1200, 300)
     widget.show()
@@ -254,18 +256,24 @@ def test_dragging_the_cursor_line_snaps_to_stops(qtbot, panel, react):
     _agree(panel)
 
 
-def test_play_walks_the_stops(qtbot, panel, react):
-    panel.session.set_run(react)
-    panel.session.move_to_stop(2)
-    panel.session.set_speed(4.0)
-    panel.session.toggle_play()
-    assert panel.session.playing and panel.play_button.text().endswith("Pause")
-    qtbot.waitUntil(lambda: panel.session.stop_index is not None and panel.session.stop_index >= 4, timeout=3000)
-    panel.session.toggle_play()
-    assert not panel.session.playing
-    stopped_at = panel.session.position
-    qtbot.wait(400)
-    assert panel.session.position == stopped_at
+def test_play_walks_the_stops(qtbot, react):
+    clock = ManualClock()  # (play is paced by the scheduler's clock: advanced here by hand)
+    session = Session(clock=clock, queue=TurnQueue(clock))
+    panel = shown_alone(session, TimelinePanel(session))
+    qtbot.addWidget(panel)
+    session.set_run(react)
+    session.move_to_stop(2)
+    clock.advance(0)
+    session.set_speed(4.0)
+    session.toggle_play()
+    assert session.playing and panel.play_button.text().endswith("Pause")
+    clock.advance(2 * 250)  # two steps at 4×
+    assert session.stop_index == 4 and panel.current_stop == 4
+    session.toggle_play()
+    assert not session.playing
+    stopped_at = session.position
+    clock.advance(10_000)
+    assert session.position == stopped_at
 
 
 def test_play_stops_at_the_end(qtbot, panel, single):

@@ -3,6 +3,7 @@ were drawn short and below the zero line)."""
 
 from __future__ import annotations
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.core.formats import open_run  # before the session: formats must initialise first
 from afp_desktop.app.panels.timeline.timeline import TimelinePanel
 from afp_desktop.app.session import Session
@@ -11,7 +12,7 @@ from tests.corpus_util import corpus_path
 
 def test_tool_bars_follow_the_token_plot_after_resizes(qtbot):
     session = Session()
-    panel = TimelinePanel(session)
+    panel = shown_alone(session, TimelinePanel(session))
     qtbot.addWidget(panel)
     panel.resize(900, 300)
     panel.show()

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.app.loading.loader import RunLoader
 from afp_desktop.app.panels.timeline.timeline import TimelinePanel
 from afp_desktop.app.session import Session
@@ -53,7 +54,7 @@ def test_a_loaded_run_reaches_the_timeline_with_its_series_prepared(qtbot):
         loader.start(corpus_path("15-large-run", "recording.json"))
     run = loaded.args[0]
     session = Session()
-    panel = TimelinePanel(session)
+    panel = shown_alone(session, TimelinePanel(session))
     qtbot.addWidget(panel)
     panel.resize(1200, 300)
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.app.widgets.visible_text import marker, shown_text, visible_text
 
 HOSTILE = "tool \x1b[31mred\x1b[0m nul\x00 \U0002000b"
@@ -140,7 +141,7 @@ def test_the_event_list_shows_a_hostile_tool_name_with_markers(qtbot, tmp_path):
     hostile = tmp_path / "hostile.recording.json"
     hostile.write_text(text.replace("get_weather", "get\\u001b[31m\\u0000weather"), encoding="utf-8")
     session = Session()
-    panel = EventListPanel(session)
+    panel = shown_alone(session, EventListPanel(session))
     qtbot.addWidget(panel)
     session.set_run(open_run(hostile))
     model = panel.model

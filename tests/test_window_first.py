@@ -7,6 +7,7 @@ import os
 import sys
 
 import pytest
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QProgressBar
 
@@ -21,9 +22,10 @@ def test_the_progress_bar_is_painted_with_the_next_paint_not_at_once(qtbot, kind
     bar = kind()
     bar.setRange(0, 100)
     qtbot.addWidget(bar)
+    first = PaintCount(bar)
     bar.show()
     qtbot.waitExposed(bar)
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: first.count >= 1)  # (its first paint is over)
     counter = PaintCount(bar)
     bar.setValue(40)
     at_once = counter.count
@@ -127,8 +129,14 @@ def test_a_strip_repainted_paints_only_its_bars(qtbot, monkeypatch):
 
     drawn = bars_drawn(monkeypatch)
     view = bars_plot(qtbot, CulledBars, (100, 160))
-    qtbot.wait(50)  # (the axes settle their width after the first paint)
-    whole = view.grab().toImage()
+    grabs = [view.grab().toImage()]
+
+    def settled() -> bool:  # (the axes settle their width after the first paint: two grabs alike, with the
+        QCoreApplication.processEvents()  # layout requests a grab posts served between them)
+        grabs.append(view.grab().toImage())
+        return len(grabs) > 2 and grabs[-1] == grabs[-2]
+    qtbot.waitUntil(settled)
+    whole = grabs[-1]
     for left in range(60, 400, 37):
         strip = QRect(left, 0, 6, view.height())
         drawn.clear()
@@ -155,8 +163,7 @@ def test_the_bars_bounds_follow_their_data_and_view(qtbot):
     grown = bars.boundingRect()
     assert grown.right() > 10.3 and grown.bottom() > 9
     plot.setXRange(0, 1000, padding=0)  # zoomed out: the pen's width in data units grows with it
-    qtbot.wait(20)
-    assert bars.boundingRect().right() > grown.right()
+    qtbot.waitUntil(lambda: bars.boundingRect().right() > grown.right())
     assert bars.boundingRect() == pg.BarGraphItem.boundingRect(bars)
 
 
@@ -221,13 +228,13 @@ def test_the_timeline_is_built_once_its_imports_are_done_off_the_window_thread(q
     from afp_desktop.app.panels.timeline.timeline_host import TimelineHost
     from afp_desktop.app.session import Session
 
-    importing = [True]
-    monkeypatch.setattr(warm_imports, "ready", lambda: not importing[0])
+    importing, asked = [True], []
+    monkeypatch.setattr(warm_imports, "ready", lambda: asked.append(True) or not importing[0])
     session = Session()
     host = TimelineHost(session)
     qtbot.addWidget(host)
     host.build_when_ready()
-    qtbot.wait(60)
+    qtbot.waitUntil(lambda: len(asked) >= 3)  # (it asked again twice, on its timer)
     assert not host.built, "it waits for the imports"
     importing[0] = False
     qtbot.waitUntil(lambda: host.built, timeout=2_000)
@@ -330,8 +337,8 @@ def test_the_pool_probe_sees_qts_pool_where_it_is_left_on():
 def test_pyqtgraph_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_own(qtbot, monkeypatch):
     """A file given at start-up: pyqtgraph's import, the panel made and the run shown in it came in one turn of the
     event loop, right after the run was shown, and froze the window for all three. Each is a piece of its own
-    in the window's queue (app/pacing/one_per_turn.py), with the modules pyqtgraph imports before it."""
-    from afp_desktop.app.pacing import one_per_turn, warm_imports
+    in the window's queue (app/pacing/scheduler.py), with the modules pyqtgraph imports before it."""
+    from afp_desktop.app.pacing import scheduler, warm_imports
     from afp_desktop.app.panels.timeline import timeline as timeline_module
     from afp_desktop.app.panels.timeline import timeline_host
     from afp_desktop.app.session import Session
@@ -339,8 +346,8 @@ def test_pyqtgraph_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_o
     from tests.corpus_util import corpus_path
 
     done: list[str] = []
-    real_later, real_show_run = one_per_turn.later, timeline_module.TimelinePanel.show_run
-    monkeypatch.setattr(one_per_turn, "later", lambda owner, name, piece, first=False: real_later(
+    real_later, real_show_run = scheduler.later, timeline_module.TimelinePanel.show_run
+    monkeypatch.setattr(scheduler, "later", lambda owner, name, piece, first=False: real_later(
         owner, name, lambda: (done.append("turn"), piece()), first))
     monkeypatch.setattr(timeline_module.TimelinePanel, "show_run",
                         lambda panel, run: (done.append("run shown"), real_show_run(panel, run)))

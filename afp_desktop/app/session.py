@@ -1,28 +1,25 @@
 """The session: a thin Qt adapter over the core's `Replay` (one per window).
 
 It is the only place requests to move arrive. It coalesces them (latest wins) so fast scrubbing never queues
-stale work, turns Replay changes into signals, and runs the play timer. It holds no replay logic of its own:
+stale work, turns Replay changes into signals, and paces play on the scheduler's clock. It holds no replay logic of its own:
 positions, stops, spans, drill and the moment all come from `afp_desktop.core.model.replay`.
 
-Panels implement three calls — run loaded, run closed, moment changed — and render only the `Moment` given.
-`moment_settled` follows a scrub once it pauses (SETTLE_MS), for panels whose work is heavy (the inspector).
+The window hands what the session publishes to its panels (`Panel`, app/panels/panel.py); the phases a move goes
+through — move, moment, paint, settled — are the scheduler's (app/pacing/scheduler.py), on a clock that tests
+advance by hand. `moment_settled` follows a scrub once it pauses (SETTLE_MS), for panels whose work is heavy.
 """
 
 from __future__ import annotations
 
-import time
+from PySide6.QtCore import QObject, Signal
 
-from PySide6.QtCore import QObject, QTimer, Signal
-
-from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.pacing.scheduler import GROWTH_SETTLE_MS, Clock, MomentScheduler, Pending, TurnQueue
 from afp_desktop.app.loading.run_disposal import RunDisposal
 from afp_desktop.app.pacing.span_walks import SpanWalks
 from afp_desktop.core.model.replay import Moment, Replay, StopSpan
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
-SETTLE_MS = 80                 # moves closer together than this are one scrub
-GROWTH_SETTLE_MS = 250         # a run growing (File ▸ Follow) settles at most this often
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
 EVENTS_PER_STOP_TICK = 10      # with no usable stops, play walks single events this many times faster
 
@@ -39,7 +36,7 @@ class Session(QObject):
     playing_changed = Signal(bool)
     speed_changed = Signal(float)
 
-    def __init__(self, parent: QObject | None = None):
+    def __init__(self, parent: QObject | None = None, clock: Clock | None = None, queue: TurnQueue | None = None):
         super().__init__(parent)
         self.run: Run | None = None
         self.replay: Replay | None = None
@@ -49,22 +46,13 @@ class Session(QObject):
         self.selected: int | None = None
         self.speed = 1.0
         self._wanted: tuple[int, int | None] | None = None
-        self.publish_started = 0.0  # when the latest move began to be published (time.perf_counter())
         self.one_stop_step = False  # the latest move went to the stop next to the one shown, or stayed in it
-        self._publish_timer = QTimer(self)
-        self._publish_timer.setSingleShot(True)
-        self._publish_timer.setInterval(0)
-        # In a pass of the event loop that has done heavy work already, or right after one (a piece of the window's
-        # queue, a part of a big file shown), the move is published on the next pass, not on top of it: a
-        # publish never shares a pass with other heavy work.
-        self._publish_timer.timeout.connect(lambda: one_per_turn.after_a_busy_pass(self, self._publish))
-        self._settle_timer = QTimer(self)
-        self._settle_timer.setSingleShot(True)
-        self._settle_timer.setInterval(SETTLE_MS)
-        # (Due, the heavy panels' turn waits in the window's queue: not with a paint or a graph slice.)
-        self._settle_timer.timeout.connect(lambda: one_per_turn.later(self, "settle", self._settle))
-        self._play_timer = QTimer(self)
-        self._play_timer.timeout.connect(self._play_tick)
+        # move → moment → paint, then settled once the cursor is still (the paint steps are the window's)
+        self.scheduler = MomentScheduler(self, apply_move=lambda: self._apply_wanted(),
+                                         show_moment=lambda: self._show_moment(), settle=lambda: self._settle(),
+                                         clock=clock, queue=queue)
+        self._play_next: Pending | None = None  # the next step of play, on the scheduler's clock
+        self._pacing = False  # play is paced (from start_playing to stop_playing)
         self.settle_pending = False  # a run was shown and its settled moment is still to come
         self.disposal = RunDisposal(self)  # runs no longer shown are freed beside the window
         self.span_walks = SpanWalks(self)  # a long stop's chat lines, walked beside the window
@@ -94,7 +82,7 @@ class Session(QObject):
         """`run` is the run shown with events added at its end (File ▸ Follow). A new Replay over it keeps the
         chosen stop, the drill and the selection; `run_grown` lets panels extend what they show instead of
         rebuilding it (run_loaded), then the moment at `position` is published at once."""
-        self._publish_timer.stop()
+        self.scheduler.cancel_move()
         old, wanted, self._wanted = self.replay, self._wanted, None  # a pending move is published now
         if self.run is not run:
             self.disposal.retire(self.run, old)
@@ -109,10 +97,8 @@ class Session(QObject):
         self.replay = replay
         self.moment = replay.moment()
         self.run_grown.emit(run)
-        self.moment_changed.emit(self.moment)
-        self.span_walks.want(replay)
-        if not self._settle_timer.isActive():  # growing every 50 ms must not put the settle off for ever;
-            self._settle_timer.start(GROWTH_SETTLE_MS)  # heavy panels (the inspector) follow a few times a second
+        # growing every 50 ms must not put the settle off for ever: heavy panels follow a few times a second
+        self.scheduler.moment_made(settle_ms=GROWTH_SETTLE_MS)
 
     def _replay_of(self, run: Run) -> Replay:
         """The window's replay of `run`: a long stop's chat lines are walked beside the window (span_walks)."""
@@ -145,52 +131,42 @@ class Session(QObject):
             return
         self._wanted = self.replay.cursor_at(position, stop)
         if immediate:  # a deliberate single move: publish and settle now
-            self._publish_timer.stop()
-            self._publish()
-            if self._settle_due():
+            self.scheduler.move_now()
+            if self.scheduler.take_settle():
                 self._settle()
-        elif not self._publish_timer.isActive():
-            self._publish_timer.start()
+        else:
+            self.scheduler.move_wanted()
 
     def flush(self) -> None:
         """Publish a pending move (and a pending settle) now; tests and exports use this."""
         if self._wanted is not None:
-            self._publish_timer.stop()
-            self._publish()
-        if self._settle_due():
+            self.scheduler.move_now()
+        if self.scheduler.take_settle():
             self._settle()
 
-    def _settle_due(self) -> bool:
-        """A settle is waiting (its timer, or its turn in the window's queue): it is taken off to be run now."""
-        due = self._settle_timer.isActive() or one_per_turn.waiting(self, "settle")
-        self._settle_timer.stop()
-        one_per_turn.cancel(self, "settle")
-        return due
-
-    def _publish(self) -> None:
+    def _apply_wanted(self) -> bool:
+        """The scheduler's move phase: the latest move asked for, applied to the replay; whether it made a new
+        moment."""
         if self.replay is None or self._wanted is None:
-            return
+            return False
         (position, stop), self._wanted = self._wanted, None
-        self.publish_started = time.perf_counter()  # (the window paints a light move at once: paint_later.py)
         replay = self.replay
         if position == replay.position and stop == replay.chosen_stop and self.moment is not None:
-            return
+            return False
         before = self.moment.stop if self.moment is not None else None
         replay.move_to(position, stop)
         self.moment = replay.moment()
         after = self.moment.stop
         self.one_stop_step = before is not None and after is not None and abs(after.index - before.index) <= 1
-        self._emit_moment()
+        return True
 
     def _emit_moment(self, settled_now: bool = False) -> None:
+        self.scheduler.moment_made(settled_now)
+
+    def _show_moment(self) -> None:
+        """The scheduler's moment phase."""
         self.moment_changed.emit(self.moment)
         self.span_walks.want(self.replay)
-        if settled_now:
-            self._settle_due()
-            self._settle()
-        else:
-            one_per_turn.cancel(self, "settle")  # (moves keep coming: the settle waits until they pause)
-            self._settle_timer.start(SETTLE_MS)
 
     def _on_span_walked(self, replay, span, templates: dict, app_name: str, walk) -> None:
         """A long span's lines are walked (app/pacing/span_walks.py): kept if still wanted, and the moment shown again
@@ -227,8 +203,7 @@ class Session(QObject):
             self._wanted = None  # (back where the published moment is: nothing to publish)
             return
         self._wanted = target
-        if not self._publish_timer.isActive():
-            self._publish_timer.start()
+        self.scheduler.move_wanted()
 
     @property
     def stops(self) -> list[dict]:
@@ -311,7 +286,8 @@ class Session(QObject):
         if speed not in SPEEDS or speed == self.speed:
             return
         self.speed = speed
-        self._play_timer.setInterval(self._interval())
+        if self._pacing:  # (the next step comes at the new pace)
+            self._pace_play()
         self.speed_changed.emit(speed)
 
     def toggle_play(self) -> None:
@@ -329,16 +305,31 @@ class Session(QObject):
         if (self.replay.position, self.replay.chosen_stop) != before:
             self.moment = self.replay.moment()
             self._emit_moment(settled_now=True)
-        self._play_timer.start(self._interval())
+        self._pace_play()
         self.playing_changed.emit(True)
 
     def stop_playing(self) -> None:
-        was = self.playing or self._play_timer.isActive()
+        was = self.playing or self._pacing
         if self.replay is not None:
             self.replay.pause()
-        self._play_timer.stop()
+        if self._play_next is not None:
+            self._play_next.cancel()
+        self._play_next, self._pacing = None, False
         if was:
             self.playing_changed.emit(False)
+
+    def _pace_play(self) -> None:
+        """The next step of play, one interval from now (the one asked for before is dropped)."""
+        if self._play_next is not None:
+            self._play_next.cancel()
+        self._pacing = True
+        self._play_next = self.scheduler.clock.call_later(self._interval(), self._play_step)
+
+    def _play_step(self) -> None:
+        self._play_next = None
+        self._play_tick()
+        if self.playing and self._pacing:
+            self._pace_play()
 
     def _play_tick(self) -> None:
         if self.replay is None or not self.replay.playing:

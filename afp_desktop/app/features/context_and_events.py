@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.context_panel import ContextPanel
 from afp_desktop.app.panels.event_list import EventListPanel
 
 
-class EventsAndContext:
+class EventsAndContext(PanelDefaults):
     key = "events_and_context"
 
     def __init__(self, window) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QPainterPath
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.model.timeline import x_of_position
 from afp_desktop.core.views.run_facts import facts_of_run
@@ -44,7 +45,7 @@ def grouped(xs_and_tips: list[tuple[float, str]]) -> tuple[list[float], list[str
     return xs, joined
 
 
-class FactMarks:
+class FactMarks(PanelDefaults):
     key = "fact_marks"
 
     def __init__(self, window) -> None:
@@ -56,9 +57,6 @@ class FactMarks:
         self._drawn_for: tuple | None = None
         self._badges_shown: tuple | None = None
         window.timeline.when_built(self._attach)
-        self.session.run_loaded.connect(lambda _run: self.redraw())
-        self.session.run_closed.connect(self.redraw)
-        self.session.moment_changed.connect(lambda _moment: self._draw())
 
     def _attach(self, panel) -> None:
         import pyqtgraph as pg
@@ -74,8 +72,18 @@ class FactMarks:
             panel.stop_plot.addItem(markers)
         self.redraw()
 
+    # -- a panel's calls (app/panels/panel.py) --
+    def run_loaded(self, _run) -> None:
+        self.redraw()
+
     def run_grown(self, _run) -> None:
         self.redraw()
+
+    def run_closed(self) -> None:
+        self.redraw()
+
+    def moment(self, _moment) -> None:
+        self._draw()
 
     def redraw(self) -> None:
         self._drawn_for = None

@@ -8,12 +8,13 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.export.export_dialog import default_export_folder, proposed_file_name, remember_export_folder
 from afp_desktop.app.panels.bookmarks_panel import BookmarksPanel
 from afp_desktop.app.panels.find_panel import FindPanel
 
 
-class FindAndBookmarks:
+class FindAndBookmarks(PanelDefaults):
     """Find in run and Bookmarks: two docks on the left, hidden until asked for, the Find menu's actions, and the
     search marks forwarded to the timeline and the graph."""
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.findings_panel import FindingsPanel
 
 
-class FindingsShown:
+class FindingsShown(PanelDefaults):
     key = "findings"
 
     def __init__(self, window) -> None:

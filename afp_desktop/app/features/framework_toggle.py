@@ -14,6 +14,7 @@ from typing import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolButton
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.plain_text import TooltipWhenAsked, plain_tooltip
 from afp_desktop.core.model.framework_steps import describe_hidden
 
@@ -64,7 +65,7 @@ class HiddenChip(TooltipWhenAsked, QToolButton):
         self.canvas.reserve(bottom=size.height() + 2 * MARGIN if self.isVisible() else 0)
 
 
-class FrameworkToggle:
+class FrameworkToggle(PanelDefaults):
     """View ▸ Hide framework steps (checked from the settings), the chip saying how many are hidden, and their
     wiring."""
 
@@ -84,10 +85,14 @@ class FrameworkToggle:
         action.toggled.connect(self._toggled)
         folding.framework_changed.connect(self._counted)
         self.chip.clicked.connect(lambda: action.setChecked(False))
-        window.session.run_closed.connect(self._closed)
-        window.session.moment_changed.connect(self._moved)
         for future in window.future_actions.values():  # View ▸ Future steps dimmed / hidden
             future.triggered.connect(self.refresh)
+
+    def run_closed(self) -> None:
+        self._closed()
+
+    def moment(self, moment) -> None:
+        self._moved(moment)
 
     def _toggled(self, on: bool) -> None:
         settings = self.window.settings

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
+from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS, FoldMap, find_folds, fold_graph
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
 from afp_desktop.core.views.prepared_views import FoldedGraph, graph_layout_of
@@ -23,6 +24,13 @@ from afp_desktop.core.model.framework_steps import (
     hidden_count,
     shown_graph,
 )
+
+
+def empty_graph_reason(run) -> str:
+    """Why a run's graph has no card (said on the empty canvas)."""
+    if not run.domain_events:
+        return "This file holds no events the step graph is built from (LLM calls, tool calls, subflows)."
+    return "None of this file's events makes a step in the graph (no LLM call, tool call or subflow)."
 
 
 @dataclass(frozen=True)
@@ -58,15 +66,40 @@ class GraphFolding(QObject):
         self.fw_nodes: list[int] = []
         self._fw_run, self._fw_seen = None, -1  # the run and DomainEvent count the steps were found for
         self._base: dict | None = None  # the graph before folding (the run's, or with framework steps changed)
-        session.moment_changed.connect(self.show_moment)
-        session.selection_changed.connect(self.set_selected)
-        session.run_closed.connect(self._forget_run)
         canvas.node_activated.connect(self.activate)
 
-    def _forget_run(self) -> None:
+    # -- the graph's calls as a panel (app/panels/panel.py) ------------------------------------------------------
+    def run_loaded(self, run) -> None:
+        if run.stepgraph.get("nodes"):
+            self.show_run(run)
+        else:
+            self.canvas.clear(empty_graph_reason(run))
+
+    def run_grown(self, run, layout=None) -> None:
+        """The run grew (growth's graph job, once the grown graph is laid out: `layout`, or None): extend the graph
+        shown."""
+        if run.stepgraph.get("nodes"):
+            self.grow(run, layout)
+        elif self.canvas.art is not None or self.canvas.message is None:
+            self.canvas.clear(empty_graph_reason(run))
+
+    def run_closed(self) -> None:
         """No run is shown: nothing of the last one is kept (it can be freed)."""
         self._fw_run, self._fw_seen, self._base, self.fw_map, self.fmap = None, -1, None, None, None
         self.fw_steps, self.fw_nodes = [], []
+        self.canvas.clear("")
+
+    def moment(self, moment) -> None:
+        self.show_moment(moment)
+
+    def settled(self, _moment) -> None:
+        pass
+
+    def selection_changed(self, index: int | None) -> None:
+        self.set_selected(index)
+
+    def set_theme(self, theme: str) -> None:
+        self.canvas.set_palette(palette_for(theme))
 
     # -- the graph -------------------------------------------------------------------------------------------
     def show_run(self, run) -> None:

@@ -80,8 +80,6 @@ class IterationBands:
         plot.vb.sigXRangeChanged.connect(lambda *_: self.place_labels())
         plot.vb.sigResized.connect(lambda *_: self.place_labels())
         self.timeline.stops_shown.connect(self.redraw)
-        self.session.run_closed.connect(self.clear)
-        self.session.moment_changed.connect(self._on_moment)
 
     def clear(self) -> None:
         self.bands = []
@@ -108,7 +106,7 @@ class IterationBands:
             label.setColor(text)
         self.place_labels()
         if self.session.moment is not None:
-            self._on_moment(self.session.moment)
+            self.moment(self.session.moment)
 
     def place_labels(self) -> None:
         """Label the bands in view that are wide enough on screen; hide the rest of the pool."""
@@ -142,7 +140,7 @@ class IterationBands:
         if isinstance(item, BandLabel) and item.band is not None:
             self.session.move_to_stop(item.band.first)  # after the timeline's move to the nearest stop: wins
 
-    def _on_moment(self, moment) -> None:
+    def moment(self, moment) -> None:
         span = moment.stop
         run = self.session.run
         iteration = step_iteration(run, moment.current_node) if run is not None else None

@@ -3,8 +3,10 @@ a feature of the window's list that keeps pyqtgraph off the start-up path."""
 
 from __future__ import annotations
 
+from afp_desktop.app.panels.panel import PanelDefaults
 
-class IterationOrientation:
+
+class IterationOrientation(PanelDefaults):
     key = "iteration_bands"
 
     def __init__(self, window) -> None:
@@ -17,10 +19,22 @@ class IterationOrientation:
 
         window = self.window
         self.bands = IterationBands(window, panel)
-        window.panels["iteration_readout"] = self.bands.readout  # (re-themed with the panels)
         self.bands.set_theme(window.theme)
         if window.session.run is not None:
             self.bands.redraw()
+
+    # -- a panel's calls (app/panels/panel.py): the bands follow once the timeline's plots are built --
+    def run_closed(self) -> None:
+        if self.bands is not None:
+            self.bands.clear()
+
+    def moment(self, moment) -> None:
+        if self.bands is not None:
+            self.bands.moment(moment)
+
+    def set_theme(self, theme: str) -> None:
+        if self.bands is not None:
+            self.bands.set_theme(theme)
 
     def run_grown(self, _run) -> None:
         if self.bands is not None and len(self.window.session.breadcrumb) == 1:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QPainterPath
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.views.pause_marks import PauseMark, pause_marks
 from afp_desktop.core.model.timeline import x_of_position
@@ -22,7 +23,7 @@ def _pause_symbol() -> QPainterPath:
     return path
 
 
-class PauseView:
+class PauseView(PanelDefaults):
     key = "pauses"
 
     def __init__(self, window) -> None:
@@ -32,9 +33,6 @@ class PauseView:
         self.markers = None  # made with the timeline's plots (pyqtgraph stays off the start-up path)
         self._timeline = None
         window.timeline.when_built(self._attach)
-        self.session.run_loaded.connect(self._on_run_loaded)
-        self.session.run_closed.connect(self._on_run_closed)
-        self.session.moment_changed.connect(self._on_moment)
 
     def _attach(self, panel) -> None:
         import pyqtgraph as pg
@@ -48,16 +46,16 @@ class PauseView:
 
     def run_grown(self, run) -> None:
         """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
-        self._on_run_loaded(run)
+        self.run_loaded(run)
 
-    def _on_run_loaded(self, run) -> None:
+    def run_loaded(self, run) -> None:
         replay = self.session.replay
         self.marks = pause_marks(run, replay.facts.tool_node_by_call if replay is not None else None)
         self._draw_timeline()
         if self.session.moment is not None:
-            self._on_moment(self.session.moment)
+            self.moment(self.session.moment)
 
-    def _on_run_closed(self) -> None:
+    def run_closed(self) -> None:
         self.marks = []
         if self.markers is not None:
             self.markers.setData([])
@@ -78,7 +76,7 @@ class PauseView:
                              brush=pg.mkBrush(PAUSE_COLOUR), pen=pg.mkPen(PAUSE_COLOUR, width=1),
                              data=[mark.tooltip(position) for mark in known])
 
-    def _on_moment(self, moment) -> None:
+    def moment(self, moment) -> None:
         if not self.marks:
             return
         canvas = self.window.canvas

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.core.views.cost import (
     PriceTable,
     PriceTableError,
@@ -205,7 +206,7 @@ def run_models(run) -> list[str]:
     return list(dict.fromkeys(str(n["llmModel"]) for n in nodes if isinstance(n, dict) and n.get("llmModel")))
 
 
-class CostShown:
+class CostShown(PanelDefaults):
     """Keeps the table and shows cost where it goes: the canvas's subflow boxes, the inspector, the header."""
 
     key = "cost"
@@ -214,9 +215,13 @@ class CostShown:
         self.window = window
         self.table = _stored_table(window.settings)
         window.bind_action("prices", self.edit)
-        window.session.moment_changed.connect(self.show_moment)
-        window.session.run_loaded.connect(lambda _run: self.apply())
         self.apply()
+
+    def run_loaded(self, _run) -> None:
+        self.apply()
+
+    def moment(self, moment) -> None:
+        self.show_moment(moment)
 
     def set_table(self, table: PriceTable | None) -> None:
         self.table = table

@@ -5,6 +5,7 @@ cursor, the whole file's beside them (core/model/summary.py summary_at). A featu
 
 from __future__ import annotations
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.run_end_words import TONE, cost_words, end_at, headline
 from afp_desktop.core.model.summary import summary_at
 from afp_desktop.core.views.run_facts import facts_of_run
@@ -12,17 +13,21 @@ from afp_desktop.core.views.run_facts import facts_of_run
 LISTED = 12  # the latest findings the count's tooltip lists
 
 
-class RunFactsHeader:
+class RunFactsHeader(PanelDefaults):
     key = "run_facts"
 
     def __init__(self, window) -> None:
         self.window = window
         self.session = window.session
-        self.session.moment_changed.connect(self.show_moment)
-        self.session.run_closed.connect(self.clear)
         window.summary.findings.clicked.connect(lambda: window.action("show_findings").trigger())
         if self.session.moment is not None:
             self.show_moment(self.session.moment)
+
+    def moment(self, moment) -> None:
+        self.show_moment(moment)
+
+    def run_closed(self) -> None:
+        self.clear()
 
     def clear(self) -> None:
         self.window.summary.show_end("")

@@ -11,6 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.export.export_dialog import default_export_folder, proposed_file_name, remember_export_folder
 from afp_desktop.app.pacing.stoppable import stoppable
 from afp_desktop.core.formats import LoadCancelled
@@ -38,7 +39,7 @@ class _PageThread(QThread):
             self.made.emit(page)
 
 
-class SharePage:
+class SharePage(PanelDefaults):
     key = "share"
 
     def __init__(self, window) -> None:
@@ -47,8 +48,12 @@ class SharePage:
         self.written: str | None = None  # the last page written
         self.action = window.bind_action("share", self.ask)
         self.action.setEnabled(False)
-        window.session.run_loaded.connect(lambda _run: self.action.setEnabled(True))
-        window.session.run_closed.connect(lambda: self.action.setEnabled(False))
+
+    def run_loaded(self, _run) -> None:
+        self.action.setEnabled(True)
+
+    def run_closed(self) -> None:
+        self.action.setEnabled(False)
 
     def ask(self) -> None:
         run = self.window.session.run

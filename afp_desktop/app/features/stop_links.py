@@ -10,6 +10,7 @@ from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.core.views.links import link_command, resolve_stage, stop_stage_id
 from afp_desktop.core.model.timeline import stop_at_x
 
@@ -77,7 +78,7 @@ def _timeline_menu(links: StopLinks, pos: QPoint) -> None:
     menu.popup(timeline.plots.mapToGlobal(pos))
 
 
-class StopLinks:
+class StopLinks(PanelDefaults):
     """Go ▸ Copy link to this stop, the timeline's context menu, and a file opened `--at` a stage."""
 
     key = "stop_links"
@@ -87,11 +88,10 @@ class StopLinks:
         self.pending_at: tuple[str, str] | None = None  # (file, stage id) to move to once that file is loaded
         self.at_message: str | None = None  # what moving there said
         self.timeline_menu: QMenu | None = None
-        window.session.run_loaded.connect(self._on_run_loaded)
         window.bind_action("copy_link", lambda: copy_link(window))
         window.timeline.when_built(self._attach)
 
-    def _on_run_loaded(self, run) -> None:
+    def run_loaded(self, run) -> None:
         pending, self.pending_at = self.pending_at, None
         if pending is not None and pending[0] == os.path.abspath(run.path):
             self.at_message = apply_at(self.window, run, pending[1])

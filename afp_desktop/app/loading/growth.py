@@ -26,7 +26,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer
 
-from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.pacing import scheduler
 from afp_desktop.core.views.prepared_views import graph_layout_of, summary_of
 
 QUIET_MS = 300
@@ -91,7 +91,7 @@ class GrowthView(QObject):
         self._messages_shown: list | None = None
         self._timer = QTimer(self)  # the next job due
         self._timer.setSingleShot(True)
-        self._timer.timeout.connect(lambda: one_per_turn.later(self, "job", self._run_due))  # (a turn of its own)
+        self._timer.timeout.connect(lambda: scheduler.later(self, "job", self._run_due))  # (a turn of its own)
         self._quiet = QTimer(self)  # growth paused: catch every job up
         self._quiet.setSingleShot(True)
         self._quiet.setInterval(QUIET_MS)
@@ -112,7 +112,7 @@ class GrowthView(QObject):
         """A new run, or none: nothing of the last one is due or kept (a run closed is not held here until the
         next one is opened)."""
         self._timer.stop()
-        one_per_turn.cancel(self, "job")
+        scheduler.cancel(self, "job")
         self._quiet.stop()
         for job in self.jobs:
             job.behind = False
@@ -127,7 +127,7 @@ class GrowthView(QObject):
     def _grown(self, run) -> None:
         timeline = self.window.timeline
         if timeline.built:
-            timeline.panel.grow()  # before the moment arrives: its stop index is one of the new stops
+            timeline.panel.run_grown(run)  # before the moment arrives: its stop index is one of the new stops
         for job in self.jobs:
             job.behind = job is not self._graph_job  # (the layout job hands the graph job its run)
         self._quiet.start()
@@ -175,14 +175,9 @@ class GrowthView(QObject):
         self._graph_job.behind = True
 
     def _graph(self, _run) -> None:
-        window = self.window
-        if self._laid_out is None:
-            return
-        run, layout = self._laid_out
-        if run.stepgraph.get("nodes"):
-            window.folding.grow(run, layout)
-        elif window.canvas.art is not None or window.canvas.message is None:
-            window.canvas.clear(window.empty_graph_reason(run))
+        if self._laid_out is not None:
+            run, layout = self._laid_out
+            self.window.folding.run_grown(run, layout)
 
     def _stops(self, run) -> None:
         """What is drawn over the timeline's stops: iteration bands, pause marks."""

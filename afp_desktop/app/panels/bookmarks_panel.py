@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.storage.bookmark_store import load_book, save_book
 from afp_desktop.app.widgets.note_dialog import NoteDialog
 from afp_desktop.app.widgets.plain_text import plain_tooltip
@@ -37,7 +38,7 @@ def ask_note(parent: QWidget, title: str, label: str, text: str = "") -> str | N
     return dialog.note if dialog.exec() == QDialog.DialogCode.Accepted else None
 
 
-class BookmarksPanel(QWidget):
+class BookmarksPanel(QWidget, PanelDefaults):
     """Session-following list of the open run's bookmarks. `message(str)` reports a save or read problem."""
 
     message = Signal(str)
@@ -71,18 +72,16 @@ class BookmarksPanel(QWidget):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout.addLayout(buttons)
-        session.run_loaded.connect(self._on_run_loaded)
-        session.run_closed.connect(self._on_run_closed)
-        self._on_run_closed()
+        self.run_closed()
 
     # ----------------------------------------------------------------------------------------- loading
-    def _on_run_loaded(self, run) -> None:
+    def run_loaded(self, run) -> None:
         self.book, warning = load_book(run)
         if warning:  # after the window has shown the new run (which replaces its messages)
             QTimer.singleShot(0, self, lambda: self.message.emit(warning))
         self.refresh()
 
-    def _on_run_closed(self) -> None:
+    def run_closed(self) -> None:
         self.book = None
         self.refresh()
 

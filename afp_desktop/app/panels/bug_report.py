@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.text_box import TraceTextBox
 from afp_desktop.app.panels.banner import plain_label
 from afp_desktop.app.widgets.plain_text import plain_tooltip
@@ -47,7 +48,7 @@ def _text_box(placeholder: str) -> TraceTextBox:
     return box
 
 
-class BugReportPanel(QWidget):
+class BugReportPanel(QWidget, PanelDefaults):
     """Follows the session: filled when a run carries `run.bundle`, a sentence otherwise."""
 
     conversation_chosen = Signal(str, str)  # (bundle path, conversation id): the window opens it
@@ -65,8 +66,6 @@ class BugReportPanel(QWidget):
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.stack)
-        session.run_loaded.connect(self.show_run)
-        session.run_closed.connect(lambda: self.show_bundle(None))
 
     # -------------------------------------------------------------------------------------------- layout
     def _build_report(self) -> QWidget:
@@ -139,6 +138,12 @@ class BugReportPanel(QWidget):
         return scroll
 
     # ------------------------------------------------------------------------------------------ showing
+    def run_loaded(self, run) -> None:
+        self.show_run(run)
+
+    def run_closed(self) -> None:
+        self.show_bundle(None)
+
     def show_run(self, run) -> None:
         self.show_bundle(run.bundle)
 

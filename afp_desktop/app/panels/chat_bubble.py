@@ -12,6 +12,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.stop_lines import StopLines
 from afp_desktop.app.widgets.plain_text import TOOLTIP_CHARS, plain_label, plain_tooltip
 from afp_desktop.app.panels.run_end_words import TONE, bubble_words
@@ -174,12 +175,12 @@ class _SteadyColumn(QWidget):
         return super().event(event)
 
 
-class ChatBubblePanel(QWidget):
+class ChatBubblePanel(QWidget, PanelDefaults):
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.view = None  # the Bubble of the moment shown (afp_desktop.core.model.replay.Bubble)
-        self.moment = None
+        self.shown_moment = None
 
         self.trace_note = plain_label(TRACE_NOTE, colour="#7a4b00")
         self.empty_note = plain_label("Open a run to see its chat.", colour=MUTED, italic=True)
@@ -225,11 +226,8 @@ class ChatBubblePanel(QWidget):
         layout.addWidget(scroll)
 
         self.set_theme("light")
-        session.run_loaded.connect(self._on_run_loaded)
-        session.run_closed.connect(self._on_run_closed)
-        session.moment_changed.connect(self.show_moment)
         if session.moment is not None:
-            self.show_moment(session.moment)
+            self.moment(session.moment)
         else:
             self.refresh()
 
@@ -285,25 +283,25 @@ class ChatBubblePanel(QWidget):
         """The status line the bubble shows, or None when no status bubble is shown."""
         return self.status_label.text() if self.status_row.isVisibleTo(self) else None
 
-    # -- following the session --------------------------------------------------------------------------
-    def _on_run_loaded(self, run) -> None:
-        self.moment = None
+    # -- the panel's calls (app/panels/panel.py) ----------------------------------------------------------
+    def run_loaded(self, run) -> None:
+        self.shown_moment = None
         self._settle()
 
-    def _on_run_closed(self) -> None:
-        self.moment = None
+    def run_closed(self) -> None:
+        self.shown_moment = None
         self._thinking_of = self._thinking = None  # (nothing of a closed run is kept: it is freed)
         self._settle()
         self.refresh()
 
-    def show_moment(self, moment) -> None:
-        """Render the bubble of `moment` (the session calls this for every moment it publishes)."""
-        self.moment = moment
+    def moment(self, moment) -> None:
+        """Render the bubble of `moment` (every moment the session publishes)."""
+        self.shown_moment = moment
         self.refresh()
 
     def refresh(self) -> None:
         session = self.session
-        moment = self.moment
+        moment = self.shown_moment
         if moment is None or session.run is None:
             self.view = None
             for widget in (self.trace_note, self.user_row, self.answer_row, self.status_row, self.hidden_note,
@@ -347,7 +345,7 @@ class ChatBubblePanel(QWidget):
         """How the run ended as known at the cursor (a RunEnd; None: running), said under the conversation
         (app/run_facts_header.py tells it after each moment). A failure the error note already tells, and a pause
         whose question is shown, are not said twice."""
-        said = end is not None and self.moment is not None \
+        said = end is not None and self.shown_moment is not None \
             and not (end.reason == "paused" and self.pause_note.isVisibleTo(self)) \
             and not (end.reason == "failed" and self.error_note.isVisibleTo(self))
         self.end_note.setVisible(said)

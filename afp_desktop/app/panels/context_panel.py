@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.text_box import TraceTextBox
 from afp_desktop.app.widgets.plain_text import plain_label, plain_tooltip
 from afp_desktop.core.views.inspect import as_text
@@ -34,7 +35,7 @@ WRITER_COLUMN = 2
 DETAIL_CHARS = 20_000
 
 
-class ContextPanel(QWidget):
+class ContextPanel(QWidget, PanelDefaults):
     """Session-following state view; `table`, `note`, `changed_only` and `view` (the ContextView) for tests."""
 
     def __init__(self, session, parent: QWidget | None = None):
@@ -80,17 +81,14 @@ class ContextPanel(QWidget):
         splitter.setStretchFactor(1, 1)
         layout.addWidget(splitter, 1)
         self._shown_rows: list = []
-        session.run_loaded.connect(self._on_run_loaded)
-        session.run_closed.connect(self._on_run_closed)
-        session.moment_settled.connect(self._on_settled)
-        self._on_run_closed()
+        self.run_closed()
 
     # ------------------------------------------------------------------------------------------- the run
     def run_grown(self, run) -> None:
         """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
-        self._on_run_loaded(run)
+        self.run_loaded(run)
 
-    def _on_run_loaded(self, run) -> None:
+    def run_loaded(self, run) -> None:
         self.states = ContextStates(run)
         self.view = None
         if not self.states.available:
@@ -100,9 +98,9 @@ class ContextPanel(QWidget):
         self.table.setEnabled(True)
         self._dirty = True
         if self.session.moment is not None:
-            self._on_settled(self.session.moment)
+            self.settled(self.session.moment)
 
-    def _on_run_closed(self) -> None:
+    def run_closed(self) -> None:
         self.states, self.view = None, None
         self._show_unavailable("Open a recording to see the run's state keys at the cursor here.")
 
@@ -113,7 +111,7 @@ class ContextPanel(QWidget):
         self.table.setEnabled(False)
         self.changed_only.setEnabled(False)
 
-    def _on_settled(self, _moment) -> None:
+    def settled(self, _moment) -> None:
         self._dirty = True
         if self.isVisible() and not self.visibleRegion().isEmpty():  # (a background tab has an empty region)
             self.refresh()

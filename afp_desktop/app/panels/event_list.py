@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.plain_text import plain_label, plain_tooltip
 from afp_desktop.app.widgets.visible_text import visible_text
 from afp_desktop.core.views.event_list import (
@@ -132,7 +133,7 @@ class EventListModel(QAbstractTableModel):
         return self.moment_row
 
 
-class EventListPanel(QWidget):
+class EventListPanel(QWidget, PanelDefaults):
     """Session-following list of every event; `table`, `model`, `type_combo` and `filter_edit` for tests."""
 
     def __init__(self, session, parent: QWidget | None = None):
@@ -181,13 +182,10 @@ class EventListPanel(QWidget):
         self._filter_timer.timeout.connect(self.apply_filter)
         self.filter_edit.textChanged.connect(lambda _text: self._filter_timer.start())
         self.type_combo.currentIndexChanged.connect(lambda _i: self.apply_filter())
-        session.run_loaded.connect(self._on_run_loaded)
-        session.run_closed.connect(self._on_run_closed)
-        session.moment_changed.connect(self.show_moment)
-        self._on_run_closed()
+        self.run_closed()
 
     # ------------------------------------------------------------------------------------------- the run
-    def _on_run_loaded(self, run) -> None:
+    def run_loaded(self, run) -> None:
         self.types = None  # the type of every event: worked out when the list is first shown
         self.filter_edit.blockSignals(True)
         self.filter_edit.clear()
@@ -198,7 +196,7 @@ class EventListPanel(QWidget):
         self._fill_types()
         self._show_count()
         if self.session.moment is not None:
-            self.show_moment(self.session.moment)
+            self.moment(self.session.moment)
 
     def run_grown(self, run) -> None:
         """The run shown has grown: an unfiltered list gets the new rows (its scroll kept); a filtered one keeps
@@ -244,7 +242,7 @@ class EventListPanel(QWidget):
         if self.types is None and self.session.run is not None:  # first shown since the run opened
             QTimer.singleShot(0, self, self._ensure_types)  # (never once the list is gone)
 
-    def _on_run_closed(self) -> None:
+    def run_closed(self) -> None:
         self.types = None
         self.model.set_run(None)
         self.type_combo.clear()
@@ -261,7 +259,7 @@ class EventListPanel(QWidget):
         self.model.set_run(run, rows)
         self._show_count()
         if self.session.moment is not None:
-            self.show_moment(self.session.moment)
+            self.moment(self.session.moment)
 
     def _show_count(self) -> None:
         run = self.session.run
@@ -273,7 +271,7 @@ class EventListPanel(QWidget):
                                  "after it." if shown == total else f"{shown:,} of {total:,} events match the filter.")
 
     # ---------------------------------------------------------------------------------------- the cursor
-    def show_moment(self, moment) -> None:
+    def moment(self, moment) -> None:
         row = self.model.set_position(moment.position)
         if row is not None:
             self.table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.EnsureVisible)

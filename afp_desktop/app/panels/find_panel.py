@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from typing import TYPE_CHECKING
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.core.problems import LoadCancelled
 from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS
 from afp_desktop.app.widgets.text_lines import UNCLIPPED, line_height
@@ -223,7 +224,7 @@ class _SearchBox(QLineEdit):
             super().keyPressEvent(event)
 
 
-class FindPanel(QWidget):
+class FindPanel(QWidget, PanelDefaults):
     """Session-following search panel. `marks_changed(positions, node_indices)` tells the window what to mark on
     the timeline and the graph (empty lists clear the marks)."""
 
@@ -243,10 +244,7 @@ class FindPanel(QWidget):
         self._pending_search = False
         self._marks_shown = True
         self._build_ui()
-        session.run_loaded.connect(self._on_run_loaded)
-        session.run_closed.connect(self._on_run_closed)
-        session.templates_changed.connect(self._on_templates_changed)
-        self._on_run_closed()
+        self.run_closed()
 
     def _build_ui(self) -> None:
         layout = QVBoxLayout(self)
@@ -458,9 +456,9 @@ class FindPanel(QWidget):
 
     def run_grown(self, run) -> None:
         """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
-        self._on_run_loaded(run)
+        self.run_loaded(run)
 
-    def _on_run_loaded(self, _run) -> None:
+    def run_loaded(self, _run) -> None:
         self._generation += 1  # drop any build under way
         self._building = None
         self._drop_search()
@@ -472,7 +470,7 @@ class FindPanel(QWidget):
             if self.search_box.text():
                 self.search()
 
-    def _on_run_closed(self) -> None:
+    def run_closed(self) -> None:
         self._generation += 1
         self._building = None
         self._drop_search()
@@ -480,7 +478,7 @@ class FindPanel(QWidget):
         self._show(None, "Open a run to search it.")
         self.search_box.setEnabled(self.session.run is not None)
 
-    def _on_templates_changed(self) -> None:
+    def templates_changed(self) -> None:
         if self.index is None:
             return
         self._drop_search()

@@ -14,6 +14,7 @@ from PySide6.QtCore import QRect, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.app.widgets.visible_text import visible_text
 from afp_desktop.core.views.findings import Finding
@@ -41,7 +42,7 @@ def step_name(nodes, node: int | None) -> str:
     return " ".join(label.split())
 
 
-class FindingsPanel(QWidget):
+class FindingsPanel(QWidget, PanelDefaults):
     """Follows the session: filled when a run is shown (or grows), greyed rows follow the cursor."""
 
     finding_chosen = Signal(object)  # the Finding clicked
@@ -78,9 +79,6 @@ class FindingsPanel(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.tree, 1)
         layout.addStretch(0)  # (no findings: the sentence alone at the top, no empty list under it)
-        session.run_loaded.connect(self.show_run)
-        session.run_closed.connect(self.clear)
-        session.moment_changed.connect(lambda moment: self.show_known(moment.position))
         if session.run is not None:
             self.show_run(session.run)
         else:
@@ -131,6 +129,15 @@ class FindingsPanel(QWidget):
         kept = bar.value()
         self.show_run(run)
         bar.setValue(kept)
+
+    def run_loaded(self, run) -> None:
+        self.show_run(run)
+
+    def run_closed(self) -> None:
+        self.clear()
+
+    def moment(self, moment) -> None:
+        self.show_known(moment.position)
 
     def show_known(self, position: int) -> None:
         """Rows of findings that had happened by `position` as known; the rest greyed ("later") or hidden."""

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QTabWidget, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.look.fonts import fixed_font
 from afp_desktop.app.widgets.rows_table import RowsTable
 from afp_desktop.app.widgets.text_box import TraceTextBox
@@ -193,7 +194,7 @@ class ModestTabs(QTabWidget):
         return QSize(hint.width(), min(hint.height(), max(self.minimumHeight(), 1)))
 
 
-class InspectorPanel(QWidget):
+class InspectorPanel(QWidget, PanelDefaults):
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
@@ -299,14 +300,8 @@ class InspectorPanel(QWidget):
         layout.addWidget(self._header)
         layout.addWidget(self.tabs, 1)
 
-        session.run_loaded.connect(self._on_run_loaded)
-        session.run_closed.connect(self.refresh)
-        # The inspector is the heaviest panel: it follows the moment once a scrub settles (the session drops
-        # the moves in between), so fast scrubbing never queues stale work here.
-        session.moment_settled.connect(lambda _moment: self.refresh())
-        session.selection_changed.connect(lambda _index: self.refresh())
         if session.run is not None:
-            self._on_run_loaded(session.run)
+            self.run_loaded(session.run)
         else:
             self.refresh()
 
@@ -326,9 +321,20 @@ class InspectorPanel(QWidget):
     # -- which node, as of when -------------------------------------------------------------------------
     def run_grown(self, run) -> None:
         """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
-        self._on_run_loaded(run)
+        self.run_loaded(run)
 
-    def _on_run_loaded(self, run) -> None:
+    def run_closed(self) -> None:
+        self.refresh()
+
+    def settled(self, _moment) -> None:
+        # The inspector is the heaviest panel: it follows the moment once a scrub settles (the session drops
+        # the moves in between), so fast scrubbing never queues stale work here.
+        self.refresh()
+
+    def selection_changed(self, _index) -> None:
+        self.refresh()
+
+    def run_loaded(self, run) -> None:
         self._positions = event_positions(run)
         self._progress_by_call = progress_reports_by_call(run)
         self._key = None

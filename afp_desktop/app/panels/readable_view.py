@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QApplication, QFormLayout, QFrame, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget,
 )
 
-from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.pacing import scheduler
 from afp_desktop.app.widgets.copy_id import CopyIdButton, id_field
 from afp_desktop.app.look.fonts import fixed_font
 from afp_desktop.app.widgets.plain_text import plain_label
@@ -275,8 +275,8 @@ class ReadableView(QScrollArea):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
-        # (each piece of it waits a pass after a pass of heavy work: one_per_turn.after_a_busy_pass)
-        self._timer.timeout.connect(lambda: one_per_turn.after_a_busy_pass(self, lambda: self._draw(in_pieces=True)))
+        # (each piece of it waits a pass after a pass of heavy work: scheduler.after_a_busy_pass)
+        self._timer.timeout.connect(lambda: scheduler.after_a_busy_pass(self, lambda: self._draw(in_pieces=True)))
         self._pending: list[dict] = []  # sections still to add to the body shown, one per event-loop turn
         self._shown: list[tuple[bytes | None, QWidget, QWidget]] = []  # (key, title, widget) of the sections drawn
         # Sections of steps drawn before, kept for a step that shows the same (SPARE_SECTIONS at most): successive
@@ -289,7 +289,7 @@ class ReadableView(QScrollArea):
         self._piece_timer = QTimer(self)
         self._piece_timer.setSingleShot(True)
         self._piece_timer.setInterval(0)
-        self._piece_timer.timeout.connect(lambda: one_per_turn.after_a_busy_pass(self, self._add_piece))
+        self._piece_timer.timeout.connect(lambda: scheduler.after_a_busy_pass(self, self._add_piece))
 
     def set_theme(self, _theme: str) -> None:
         """Error text has a colour per theme: draw again, keeping none of the sections drawn before (those shown

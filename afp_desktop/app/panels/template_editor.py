@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QSplitter, QStyledItemDelegate, QTableView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.app.storage import template_store
 from afp_desktop.app.widgets.plain_text import plain_label
@@ -182,7 +183,7 @@ class LiveDelegate(QStyledItemDelegate):
         return editor
 
 
-class TemplateEditorPanel(QWidget):
+class TemplateEditorPanel(QWidget, PanelDefaults):
     folder_chosen = Signal(str)  # the folder of a template map loaded or saved (the window remembers it)
 
     def __init__(self, session, parent: QWidget | None = None, *, restore: bool = True):
@@ -290,9 +291,6 @@ class TemplateEditorPanel(QWidget):
         self.reset_button.clicked.connect(self.reset_to_defaults)
         self.load_button.clicked.connect(self._load_dialog)
         self.save_button.clicked.connect(self._save_dialog)
-        session.templates_changed.connect(self._on_session_templates)
-        session.run_loaded.connect(lambda _run: self._on_run_changed())
-        session.run_closed.connect(self._on_run_changed)
 
         self.model.set_map(session.templates)
         if restore:
@@ -459,7 +457,7 @@ class TemplateEditorPanel(QWidget):
             if warning:
                 self.show_message(warning, error=True)
 
-    def _on_session_templates(self) -> None:
+    def templates_changed(self) -> None:
         if self.session.templates != self.model.templates:  # changed by someone else: follow
             self.model.set_map(self.session.templates)
             self._refresh_add_combo()
@@ -470,6 +468,12 @@ class TemplateEditorPanel(QWidget):
     # -- the run ----------------------------------------------------------------------------------------
     def run_grown(self, _run) -> None:
         """The run shown has grown: its tools and lines are listed again."""
+        self._on_run_changed()
+
+    def run_loaded(self, _run) -> None:
+        self._on_run_changed()
+
+    def run_closed(self) -> None:
         self._on_run_changed()
 
     def _on_run_changed(self) -> None:

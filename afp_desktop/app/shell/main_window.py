@@ -2,8 +2,9 @@
 the right, a banner and summary strip on top, and the menus, keys, drag and drop and loading that tie them to
 the session.
 
-Wiring rule: every panel follows the session; the window only forwards the canvas's clicks to the session and
-the session's cursor and selection to the canvas. Nothing else talks to anything else.
+Wiring rule: every panel and feature implements `Panel` (app/panels/panel.py) and is told of the session's runs and
+moments through one list, the window's `panel_hub`; the window only forwards the canvas's clicks to the session.
+Nothing else talks to anything else.
 """
 
 from __future__ import annotations
@@ -40,12 +41,12 @@ from afp_desktop.app.export.export_dialog import (ExportChoice, ExportDialog, de
 from afp_desktop.app.storage.file_labels import TRACE_FILTER, recent_label
 from afp_desktop.app.loading.follow import FollowController
 from afp_desktop.app.shell.go_to_box import GoToBox
-from afp_desktop.app.features.graph_folding import GraphFolding
+from afp_desktop.app.features.graph_folding import GraphFolding, empty_graph_reason
 from afp_desktop.app.shell.help_overlay import HelpOverlay
 from afp_desktop.app.pacing import warm_imports
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.loading.loader import RunLoader
-from afp_desktop.app.pacing.paint_later import PaintLater
+from afp_desktop.app.pacing.scheduler import PaintLater
 from afp_desktop.app.loading.left_out import LeftOut
 from afp_desktop.app.loading.progressive import ProgressiveDisplay
 from afp_desktop.app.panels.notice_words import (
@@ -53,6 +54,7 @@ from afp_desktop.app.panels.notice_words import (
 )
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip
 from afp_desktop.app.panels.empty_state import EmptyState
+from afp_desktop.app.panels.panel import Panel, PanelHub
 from afp_desktop.app.panels.graph.graph_canvas import GraphCanvas
 from afp_desktop.app.panels.graph.graph_minimap import GraphMinimap
 from afp_desktop.app.panels.timeline.timeline_host import TimelineHost
@@ -61,7 +63,6 @@ from afp_desktop.app.session import Session
 from afp_desktop.app.storage.settings import Settings
 from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.shell.menus import ActionRegistry
-from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.views.prepared_views import summary_of
 
 log = logging.getLogger(__name__)
@@ -123,7 +124,8 @@ class MainWindow(QMainWindow):
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
         self.left_out = LeftOut(self)  # what the loader left out (a big Trace's payloads check), made once shown
         self.left_out.checked.connect(self._on_payloads_checked)
-        self.paint_later = PaintLater(self)
+        scheduler = self.session.scheduler
+        self.paint_later = PaintLater(self, queue=scheduler.queue, clock=scheduler.clock)
         self.paint_later.served.connect(self.loader.window_painted)  # (a part shown, then painted: the load goes on)
         self.remember_layout = restore_layout  # a --screenshot window must not overwrite the user's layout
         self.theme = "light"
@@ -131,7 +133,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("afp-desktop")
         self.setAcceptDrops(True)
         self.resize(1440, 900)
-        self.panels: dict[str, QWidget] = {}  # every panel, by key: themed together
+        self.panels: dict[str, QWidget] = {}  # every panel, by key (each is also in panel_hub's one list)
         self.docks: dict[str, QDockWidget] = {}
         self.actions = ActionRegistry(self)  # the menus, from the action table (shell/action_table.py)
         self._build_central()
@@ -142,8 +144,12 @@ class MainWindow(QMainWindow):
         self.help_overlay = HelpOverlay(self)
         self._build_menus()
         self._connect()
-        # After _connect: a feature's panels follow a run the window has shown.
-        self.features = {feature.key: feature(self) for feature in window_features()}
+        # After _connect: a feature's panels follow a run the window has shown. Each feature is a panel too
+        # (app/panels/panel.py): told of each run and moment after the docks, in the order of window_features().
+        self.features = {}
+        for feature in window_features():
+            self.features[feature.key] = made = feature(self)
+            self.panel_hub.add(made)
         self._default_state = self.saveState()
         self._apply_settings(restore_layout)
         self._refresh_recent()
@@ -176,7 +182,8 @@ class MainWindow(QMainWindow):
 
     def _build_docks(self) -> None:
         self.timeline = TimelineHost(self.session)  # its plots are built after the first frame
-        self.timeline_dock = self.add_dock("timeline", "Timeline", self.timeline,
+        # (the host only hosts: its panel joins the panels once it is built, _timeline_built)
+        self.timeline_dock = self._place_dock("timeline", "Timeline", self.timeline,
                                            Qt.DockWidgetArea.BottomDockWidgetArea)
         for key, title, panel_class in right_panels():
             self.add_dock(key, title, panel_class(self.session), Qt.DockWidgetArea.RightDockWidgetArea)
@@ -254,15 +261,28 @@ class MainWindow(QMainWindow):
     def add_dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
         """A dock for a panel: saved and restored with the layout by `key`, painted with the window, listed in
         View ▸ Panels."""
+        dock = self._place_dock(key, title, widget, area)
+        self.add_panel(key, widget)
+        return dock
+
+    def _place_dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{key}")  # saveState/restoreState find docks by name
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.docks[key] = dock
-        self.panels.setdefault(key, widget)
         self.paint_later.watch(dock)
         self.actions.append(MenuId.PANELS, dock.toggleViewAction())
         return dock
+
+    def add_panel(self, key: str, panel: Panel) -> None:
+        """A panel the window tells of each run and moment (app/panels/panel.py): it must implement `Panel`."""
+        if key in self.panels:
+            return
+        self.panels[key] = panel
+        hub = getattr(self, "panel_hub", None)  # (the docks built before the hub are listed when it is made)
+        if hub is not None:
+            hub.add(panel)
 
     def bind_action(self, action_id: str, handler=None, *, action: QAction | None = None) -> QAction:
         """Bind a handler to an entry of the action table (shell/action_table.py); it shows where the table says."""
@@ -334,14 +354,19 @@ class MainWindow(QMainWindow):
         s.run_closed.connect(self.left_out.stop)
         # The canvas shows the graph with similar iterations folded; graph_folding maps the steps both ways.
         self.folding = GraphFolding(s, self.canvas, self)
+        # The panels, in one explicit list, told of each run and moment after the window's own handlers: the
+        # graph first, then the timeline and the docks in the order they were added (features add theirs).
+        self.panel_hub = PanelHub(s, [self.folding, *self.panels.values()], parent=self)
+        self.timeline.when_built(self._timeline_built)
         self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
         self.folding.folding_changed.connect(self.action("fold").setChecked)
         s.moment_changed.connect(lambda _moment: self.minimap.follow_cursor())
-        # A new moment is painted on the turn after the panels took it (paint_later.py): two short stalls, not one
-        # long one. A step of one stop that the panels took in less than a step's budget is painted at once (a
-        # jump scrolls the graph and the timeline: its paint is heavy, and moves coming faster share a paint).
-        s.moment_changed.connect(lambda _moment: self.paint_later.arm(
-            light_until=s.publish_started + LIGHT_MOVE_MS / 1000 if s.one_stop_step else None))
+        # The scheduler's paint phase: a new moment is painted on the turn after the panels took it (PaintLater):
+        # two short stalls, not one long one. A step of one stop that the panels took in less than a step's budget
+        # is painted at once (a jump scrolls the graph and the timeline: its paint is heavy, and moves coming
+        # faster share a paint).
+        s.scheduler.paint_steps.append(lambda: self.paint_later.arm(
+            light_until=s.scheduler.moment_began + LIGHT_MOVE_MS / 1000 if s.one_stop_step else None))
         # A big run's stops reach the timeline a turn after the other panels: their paint waits a turn more, or
         # laying them out and painting them with the graph's next paint would freeze the window in one piece.
         self.timeline.when_built(lambda panel: panel.stops_shown.connect(lambda: self.paint_later.arm()))
@@ -366,6 +391,12 @@ class MainWindow(QMainWindow):
         self.session.speed_changed.connect(lambda speed: self.settings.set("play_speed", speed))
         # The desktop switching scheme while the mode is "system" re-themes the widgets (theme.py); follow it.
         widget_theme.theme_notifier().theme_changed.connect(self._use_theme)
+
+    def _timeline_built(self, panel) -> None:
+        """The timeline's panel, made a few turns after the first frame (timeline_host.py), joins the panels: it
+        showed the run and moment of the time when it was made, and takes the theme now."""
+        self.add_panel("timeline", panel)
+        panel.set_theme(self.theme)
 
     # ----------------------------------------------------------------------------------------- settings
     def _apply_settings(self, restore_layout: bool) -> None:
@@ -431,12 +462,8 @@ class MainWindow(QMainWindow):
         for widget in [self, *self.findChildren(QWidget)]:
             if widget.styleSheet():
                 widget.setStyleSheet(widget.styleSheet())
-        self.canvas.set_palette(palette_for(theme))
-        self.timeline.when_built(lambda panel: panel.set_theme(theme))
         self.banner.set_dark(theme == "dark")
-        for panel in self.panels.values():
-            if hasattr(panel, "set_theme"):
-                panel.set_theme(theme)
+        self.panel_hub.set_theme(theme)  # (the graph's palette, the timeline's, every dock's)
 
     # ----------------------------------------------------------------------------------------- loading
     def choose_file(self) -> None:
@@ -587,12 +614,7 @@ class MainWindow(QMainWindow):
     def _on_run_loaded(self, run) -> None:
         name = os.path.basename(run.path)
         self.setWindowTitle(f"{name} — afp-desktop")
-        self.stack.setCurrentWidget(self.canvas)
-        graph = run.stepgraph
-        if graph.get("nodes"):
-            self.folding.show_run(run)
-        else:
-            self.canvas.clear(self.empty_graph_reason(run))
+        self.stack.setCurrentWidget(self.canvas)  # (the graph itself is a panel: GraphFolding.run_loaded)
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
         self.summary.show_summary(summary_of(run), run.format_name, name, errors)
         self.banner.set_messages(self.messages_for(run))
@@ -625,14 +647,11 @@ class MainWindow(QMainWindow):
 
     @staticmethod
     def empty_graph_reason(run) -> str:
-        if not run.domain_events:
-            return "This file holds no events the step graph is built from (LLM calls, tool calls, subflows)."
-        return "None of this file's events makes a step in the graph (no LLM call, tool call or subflow)."
+        return empty_graph_reason(run)
 
     def _show_empty(self) -> None:
         self.setWindowTitle("afp-desktop")
         self.stack.setCurrentWidget(self.empty)
-        self.canvas.clear("")
         self.summary.clear()
         self.banner.set_messages([message_for("settings", self.settings.warning)] if self.settings.warning else [])
         for action_id in ("export", "reload", "close"):

@@ -10,7 +10,7 @@ from itertools import chain
 
 from PySide6.QtWidgets import QGraphicsItem
 
-from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.pacing import scheduler
 from afp_desktop.app.panels.graph.graph_art import GraphArt
 from afp_desktop.app.panels.graph.graph_items import EdgeItem, GroupItem, NodeItem, item_opacity, show_item
 from afp_desktop.app.panels.graph.scene_order import distinct_routes, route_key
@@ -105,13 +105,13 @@ class SceneBuilder:
     def stop(self) -> None:
         """Make nothing more (the graph is gone)."""
         self.pending = None
-        one_per_turn.cancel(self.canvas, "build")
+        scheduler.cancel(self.canvas, "build")
 
     def continue_later(self) -> None:
-        """The next slice on a later turn, if any is left (app/pacing/one_per_turn.py: not with the paint or the
+        """The next slice on a later turn, if any is left (app/pacing/scheduler.py: not with the paint or the
         timeline's stops)."""
         if self.pending:
-            one_per_turn.later(self.canvas, "build", self._make_next)
+            scheduler.later(self.canvas, "build", self._make_next)
 
     def _make_next(self) -> None:
         self.make_slice()

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.pacing import scheduler
+from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 from afp_desktop.app.panels.timeline.event_slider import EventSlider
 from afp_desktop.app.panels.timeline.plot_cache import cache_pixels
@@ -49,7 +50,7 @@ VEIL_OFFSET = 0.35              # the veil over "not yet" starts just past the c
 TICK_FONT_PX = 11
 LABEL_GAP_PX = 16
 # The first part of a big file, or a run shown whole with this many stops, gets its stops a turn after the other
-# panels (app/pacing/one_per_turn.py: not in the turn of their first paint).
+# panels (app/pacing/scheduler.py: not in the turn of their first paint).
 DEFERRED_STOPS = 2000
 MILESTONE_COLOUR_KIND = {       # a stop's milestone kind → the graph card kind whose hue it borrows
     "llm-turn": "user->llm", "tool-call": "llm->tool", "iteration": "subflow",
@@ -128,7 +129,7 @@ def _nice_step(minimum: float) -> int:
     return step
 
 
-class TimelinePanel(QWidget):
+class TimelinePanel(QWidget, PanelDefaults):
     """Session-following timeline. Public for the window and tests: `drill_into(i)`, and the read-outs
     `current_stop`, `cursor_x`, `slider`, `position_label`. Play, speed and drilling out are the session's."""
 
@@ -155,13 +156,7 @@ class TimelinePanel(QWidget):
         self.series: TimelineSeries | None = None  # what the plots show of the stops (core/views/timeline_series)
         self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self._build()
-        session.run_loaded.connect(self.show_run)
-        session.run_closed.connect(self._on_run_closed)
-        session.stops_changed.connect(self._on_stops_changed)
-        session.moment_changed.connect(self._on_moment)
-        session.playing_changed.connect(lambda playing: (self._update_play_button(), self.playing_changed.emit(playing)))
-        session.speed_changed.connect(self.show_speed)
-        self._on_run_closed()
+        self.run_closed()
         self.set_theme("light")  # (the window's theme follows: its plots are never left uncoloured)
 
     # ------------------------------------------------------------------------------------------- building
@@ -389,6 +384,17 @@ class TimelinePanel(QWidget):
         return self.theme_palette.text_muted
 
     # ------------------------------------------------------------------------------------ session events
+    # ------------------------------------------------------------------------ the panel's calls (panel.py)
+    def run_loaded(self, run) -> None:
+        self.show_run(run)
+
+    def run_grown(self, _run) -> None:
+        self.grow()
+
+    def show_playing(self, playing: bool) -> None:
+        self._update_play_button()
+        self.playing_changed.emit(playing)
+
     def show_run(self, run) -> None:
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(run.axis))
@@ -403,16 +409,16 @@ class TimelinePanel(QWidget):
             if self.stops:
                 self._clear_stops(keep_plots=True)
             self._stops_pending = run
-            one_per_turn.later(self, "stops", self._show_pending_stops)  # (not with the paint: one_per_turn.py)
+            scheduler.later(self, "stops", self._show_pending_stops)  # (not with the paint: scheduler.py)
             return
-        self._on_stops_changed()
+        self.stops_changed()
 
     def _show_pending_stops(self) -> None:
         run, self._stops_pending = self._stops_pending, None
         if run is not None and run is self.session.run and not self.stops:
-            self._on_stops_changed()
+            self.stops_changed()
 
-    def _on_run_closed(self) -> None:
+    def run_closed(self) -> None:
         self._clear_stops()
         self.slider.setEnabled(False)
         self.play_button.setEnabled(False)
@@ -464,7 +470,7 @@ class TimelinePanel(QWidget):
                 self._initial_range()
             self._draw_bars()
 
-    def _on_stops_changed(self) -> None:
+    def stops_changed(self) -> None:
         run = self.session.run
         if run is None:
             return
@@ -472,7 +478,7 @@ class TimelinePanel(QWidget):
         self._initial_range()
         self._draw_bars()
         if self.session.moment is not None:
-            self._on_moment(self.session.moment)
+            self.moment(self.session.moment)
         self.stops_shown.emit()
 
     def _initial_range(self) -> None:
@@ -529,7 +535,7 @@ class TimelinePanel(QWidget):
             self.note.setText("Double-click a square marker to see the stops inside it." if any(self._drillable)
                               else "")
 
-    def _on_moment(self, moment) -> None:
+    def moment(self, moment) -> None:
         if not self.stops or self.session.run is None:
             self._show_position(moment, None)
             return

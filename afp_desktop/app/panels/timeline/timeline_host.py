@@ -4,7 +4,7 @@ first frame, then the panel. The host only hosts: what the timeline shows and do
 
 The panel draws with pyqtgraph, whose import (with numpy) costs more than half a second on the window's thread,
 where it must be (app/pacing/warm_imports.py). The build is cut into pieces, each run on a turn of its own through
-the window's queue of deferred work (app/pacing/one_per_turn.py), so that no piece freezes the window for long and
+the window's queue of deferred work (app/pacing/scheduler.py), so that no piece freezes the window for long and
 none shares a turn with a paint or another panel's work: the Qt types pyqtgraph reads, the modules outside
 pyqtgraph it imports, pyqtgraph itself, the panel's module, the panel, then the run shown in it.
 """
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from afp_desktop.app.pacing import one_per_turn
+from afp_desktop.app.pacing import scheduler
 
 MIN_HEIGHT = 150      # the plots' minimum and the controls; the dock keeps its size when they arrive
 PLOTS_MIN_HEIGHT = 96  # (the panel asks for 180: too much for a 640-px-high window)
@@ -111,7 +111,7 @@ class TimelineHost(QWidget):
 
     def _next_piece(self) -> None:
         if self._pieces is not None and next(self._pieces, True) is None:
-            one_per_turn.later(self, "build", self._next_piece)
+            scheduler.later(self, "build", self._next_piece)
 
     def _build_in_pieces(self) -> Iterator[None]:
         if not _pyqtgraph_imported():  # (none to read once pyqtgraph is in: it has read them all)
