@@ -11,6 +11,7 @@ _.picture  # pyqtgraph's AxisItem caches its drawing here; set to None, it draws
 spacing  # AxisItem.tickStrings(values, scale, spacing): pyqtgraph's signature
 
 # Kept alive or read by what they serve.
+_.show_playing, _.show_speed  # the panel hub calls them by name (app/panels/panel.py OPTIONAL_CALLS)
 _.at_message  # what moving to a linked stop said (the stop-link tests read it)
 _._previous_fd, _._previous  # the signal handlers to restore
 __getattr__, __dir__  # the core's lazy front door (PEP 562)

@@ -118,6 +118,7 @@ class PanelHub(QObject):
             panel.set_theme(theme)
 
     def _tell(self, call: str, *args) -> None:
+        assert call in OPTIONAL_CALLS, call
         for panel in list(self.panels):
             method = getattr(type(panel), call, None)
             if callable(method):
