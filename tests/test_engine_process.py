@@ -128,3 +128,22 @@ def test_a_bundle_of_several_conversations_asks_which_through_the_engine(qtbot, 
     finally:
         loader.abandon()
         loader.wait(10_000)
+
+
+def test_a_screenshot_is_taken_of_a_run_the_engine_process_read(qtbot, tmp_path, monkeypatch, capsys):
+    """`afp-desktop FILE --screenshot OUT` reads the run as the window's loads do: in an engine process."""
+    from afp_desktop import cli
+    from afp_desktop.app.loading import engine_link
+
+    monkeypatch.setattr(loader_module, "IN_PROCESS", False)
+    opened = []
+    real = engine_link.open_in_engine_process
+    monkeypatch.setattr(engine_link, "open_in_engine_process", lambda *a, **k: opened.append(a) or real(*a, **k))
+    shot = tmp_path / "shot.png"
+    assert cli.main([str(sample(tmp_path)), "--screenshot", str(shot), "--stop", "3"]) == 0
+    assert opened and shot.stat().st_size > 0
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"x":', encoding="utf-8")
+    assert cli.main([str(broken), "--screenshot", str(tmp_path / "none.png")]) == 2
+    err = capsys.readouterr().err
+    assert "broken.json, line 1" in err and "not valid JSON" in err and not (tmp_path / "none.png").exists()

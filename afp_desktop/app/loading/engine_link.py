@@ -103,6 +103,43 @@ class EngineProcess:
         return True
 
 
+def open_in_engine_process(path: str, conversation: str | None = None, fold_above: int | None = None):
+    """The run `path` holds, read and prepared by an engine process of its own and waited for (the window's
+    `--screenshot`: what opening the file shows, through the same process as the window's loads). Raises the
+    LoadError the engine reports (a bundle's choice of conversation included), or one saying how the process ended."""
+    from afp_desktop.core.formats import ConversationChoiceNeeded, LoadError
+
+    folder = tempfile.mkdtemp(prefix="afp-engine-")
+    engine = EngineProcess(folder)
+    try:
+        engine.send("open", 1, {"path": path, "conversation": conversation, "fold_above": fold_above,
+                                "show_prefixes": False, "byte_limit": byte_limit_given(), "hold": False})
+        while True:
+            try:
+                message = engine.connection.recv()
+            except (EOFError, OSError):
+                engine.reap(QUIT_WAIT_S)
+                raise LoadError(path, "reading it stopped: the engine process ended "
+                                      f"({how_it_ended(engine.process.exitcode)})") from None
+            kind, rest = message[0], message[2:]
+            if kind == "loaded":
+                return engine_process.receive(rest[0])
+            if kind == "failed":
+                error = LoadError(path, "")
+                error.args = (rest[0],)  # (the engine's message, whole: it names the file itself)
+                raise error
+            if kind == "conversation_needed":
+                raise ConversationChoiceNeeded(path, tuple(rest[1]))
+            if kind == "cancelled":
+                raise LoadError(path, "reading it was cancelled")
+    finally:
+        engine.quit()
+        if not engine.reap(QUIT_WAIT_S):
+            engine.kill()
+            engine.reap(QUIT_WAIT_S)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 class EngineLoads(QObject):
     """Makes EngineLoads for a RunLoader and keeps the engine process they go through."""
 

@@ -105,8 +105,10 @@ def show_main_window():
 def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
                 conversation: str | None = None, size: tuple[int, int] = SCREENSHOT_SIZE,
                 at: str | None = None) -> int:
-    from afp_desktop.engine.service import Engine
+    from afp_desktop.app.loading import loader
+    from afp_desktop.app.loading.engine_link import open_in_engine_process
     from afp_desktop.app.shell.main_window import MainWindow
+    from afp_desktop.engine.service import Engine
     from afp_desktop.core.formats import LoadError
     from afp_desktop.core.output_names import refuse_rotation_partner
     from afp_desktop.core.safe_write import UnsafeOutput, check_destination, write_file
@@ -123,7 +125,10 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     window.show()
     if path:
         try:
-            run = Engine().open(path, conversation=conversation)
+            if loader.IN_PROCESS:  # (tests that change the core in this process)
+                run = Engine().open(path, conversation=conversation)
+            else:  # what opening the file shows, read by an engine process as the window's loads are
+                run = open_in_engine_process(path, conversation=conversation)
         except LoadError as err:
             print(for_terminal(f"afp-desktop: {err}"), file=sys.stderr)
             window.close()
