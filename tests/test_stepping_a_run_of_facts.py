@@ -157,3 +157,18 @@ def test_the_inspectors_header_holds_no_gaps_at_any_stop(qtbot, window, tmp_path
             assert title.height() == title.heightForWidth(title.width()), (index, title.text())
             checked += 1
     assert checked >= len(session.stops) - 1
+
+
+def test_the_banner_says_the_run_failed_only_from_the_moment_it_did(qtbot, window, tmp_path):
+    """A permission halt ends the run with an error: the banner's "The run failed: …" line comes with that moment,
+    not at the first stop; moving back takes it away, moving to the end brings it back."""
+    path = write(tmp_path, halted_stream())
+    open_and_wait(qtbot, window, path)
+    session = window.session
+    session.move_to(len(session.run.axis), immediate=True)
+    assert [text for text in window.banner.texts if text.startswith("The run failed: ")], window.banner.texts
+    session.move_to_stop(0)
+    session.flush()
+    assert not any(text.startswith("The run failed: ") for text in window.banner.texts), window.banner.texts
+    session.move_to(len(session.run.axis), immediate=True)
+    assert any(text.startswith("The run failed: PolicyHaltError") for text in window.banner.texts)

@@ -5,6 +5,7 @@ cursor, the whole file's beside them (core/model/summary.py summary_at). A featu
 
 from __future__ import annotations
 
+from afp_desktop.app.panels.notice_words import message_for
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.run_end_words import TONE, cost_words, end_at, headline
 from afp_desktop.core.model.summary import summary_at
@@ -19,6 +20,7 @@ class RunFactsHeader(PanelDefaults):
     def __init__(self, window) -> None:
         self.window = window
         self.session = window.session
+        self._failure = None if self.session.run is None else self.failure_message(self.session.run)
         window.summary.findings.clicked.connect(lambda: window.action("show_findings").trigger())
         if self.session.moment is not None:
             self.show_moment(self.session.moment)
@@ -26,7 +28,28 @@ class RunFactsHeader(PanelDefaults):
     def moment(self, moment) -> None:
         self.show_moment(moment)
 
+    def run_loaded(self, run) -> None:
+        self._failure = self.failure_message(run)
+
+    def run_grown(self, run) -> None:
+        self._failure = self.failure_message(run)
+
+    @staticmethod
+    def failure_message(run):
+        """The banner's line saying the run failed, and why (None: it did not)."""
+        notice = next((n for n in run.all_notices(check_payloads=False) if n.code == "failed"), None)
+        return None if notice is None else message_for(notice.code, notice.text, notice.level)
+
+    def show_failure(self, ended: bool) -> None:
+        """The run's failure in the banner from the moment the run ended, never before (one cursor, one moment)."""
+        banner, failure = self.window.banner, self._failure
+        if failure is not None and ended and not banner.shows("failed") and not banner.was_dismissed("failed"):
+            banner.add_message(failure)
+        elif not (failure is not None and ended) and banner.shows("failed"):
+            banner.remove_code("failed")
+
     def run_closed(self) -> None:
+        self._failure = None
         self.clear()
 
     def clear(self) -> None:
@@ -43,6 +66,7 @@ class RunFactsHeader(PanelDefaults):
         self.window.summary.show_known(summary_at(run, moment.position), len(moment.errors),
                                        f"event {moment.position:,} of {len(run.axis):,}")
         end = end_at(run, moment.position, live=self.window.follow.active)
+        self.show_failure(end is not None)
         chat = self.window.panels.get("chat")
         if hasattr(chat, "show_end"):
             chat.show_end(end)

@@ -157,6 +157,7 @@ class BannerRow(QWidget):
         self.dark = False
         self.expanded = False
         self._messages: list[BannerMessage] = []
+        self._dismissed_codes: set[str] = set()
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(1)
@@ -189,6 +190,7 @@ class BannerRow(QWidget):
         if list(messages) == getattr(self, "_given", None):
             return
         self._given = list(messages)
+        self._dismissed_codes: set[str] = set()
         self._messages = [m if isinstance(m, BannerMessage) else message_for(None, *m) for m in messages]
         self._rebuild()
 
@@ -255,6 +257,14 @@ class BannerRow(QWidget):
         if lines:
             lines[0].more_button.setText("Show less" if self.expanded else f"+{count - 1} more")
 
+    def shows(self, code: str) -> bool:
+        """A message with this code is in the banner (shown, or under "+N more")."""
+        return any(m.code == code for m in self._messages)
+
+    def was_dismissed(self, code: str) -> bool:
+        """The person closed the message with this code since the banner's messages were last set."""
+        return code in self._dismissed_codes
+
     def remove_code(self, code: str) -> None:
         """Take away the message with this code, if there is one."""
         if any(m.code == code for m in self._messages):
@@ -264,6 +274,8 @@ class BannerRow(QWidget):
     def _dismiss(self, message: BannerMessage) -> None:
         if message in self._messages:
             self._messages.remove(message)
+            if message.code is not None:
+                self._dismissed_codes.add(message.code)
             self._rebuild()
 
 

@@ -114,6 +114,9 @@ def is_text_field(widget: QWidget | None) -> bool:
     return False
 
 
+AT_THE_END = ("failed",)  # the banner's notices about how the run ended: shown from the moment it ended
+
+
 class MainWindow(QMainWindow):
     def __init__(self, session: Session | None = None, settings: Settings | None = None,
                  restore_layout: bool = True):
@@ -625,8 +628,10 @@ class MainWindow(QMainWindow):
 
     def messages_for(self, run) -> list[BannerMessage]:
         """The banner: each notice in a plain sentence (notice_words), its exact text as the detail."""
+        # (how the run ended is said once the cursor has reached it: RunFactsHeader; the payloads are checked
+        # beside the window: left_out)
         messages = [message_for(notice.code, notice.text, notice.level)
-                    for notice in run.all_notices(check_payloads=False)]  # (checked beside the window: left_out)
+                    for notice in run.all_notices(check_payloads=False) if notice.code not in AT_THE_END]
         noticed = " ".join(m.detail for m in messages)
         for problem in run.warnings:
             if str(problem) not in noticed:
