@@ -599,7 +599,7 @@ class MainWindow(QMainWindow):
         """The engine process holding the run shown has ended (a request found it gone): the run shown stays, and
         the window says so, with Reload."""
         run = self.session.run
-        if run is None or not getattr(run, "path", None):
+        if run is None or not run.path:
             return
         self._engine_ended_path = str(run.path)
         self.banner.add_message(engine_lost_message(os.path.basename(str(run.path)), how))

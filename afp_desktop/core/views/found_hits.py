@@ -12,10 +12,12 @@ from afp_desktop.core.views.search import Hit, SearchResult
 class FoundHits:
     """The listed hits of one query in axis order; `complete` is False when the limit cut the list short."""
 
-    def __init__(self, columns: tuple[list, ...] = ((), (), (), (), (), (), (), ()), complete: bool = True,
+    def __init__(self, columns: tuple[list, ...] | None = None, complete: bool = True,
                  refusal: str | None = None) -> None:
+        """`columns`: (positions, stops, stop labels, wheres, nodes, excerpts, match starts, match ends), one entry
+        per hit; None: no hits."""
         (self.positions, self._stops, self._labels, self._wheres, self._nodes, self._excerpts, self._starts,
-         self._ends) = (list(column) for column in columns)
+         self._ends) = (list(column) for column in columns or ([],) * 8)
         self.complete = complete
         self.refusal = refusal  # why there are no hits when the query could not be searched
 
