@@ -42,6 +42,7 @@ class EngineRequests(QObject):
         self.drop(tag)
         run = self.session.run
         if self.engine_link is not None and self.engine_link.holds(run):
+            self.threads.let_go_when_idle()  # (of a run it was asked about before: a part shown while loading)
             key = ("engine", self.engine_link.request(tag, kind, args))
         else:
             key = ("thread", self.threads.request(tag, kind, args, run))
@@ -80,4 +81,5 @@ class EngineRequests(QObject):
             self.engine_lost.emit(str(value))
         elif kind == "request_failed":
             on_failed(str(value))
-        # ("superseded": a newer request with the same tag took its place; a superseded request is never waited for)
+        elif kind == "superseded":  # (one superseded by a newer request with its tag is no longer waited for here)
+            on_failed("another run was being opened or the run was closed")

@@ -193,5 +193,10 @@ class ThreadRequests(QObject):
         if not self._threads:
             self.engine.adopt(None)
 
+    def let_go_when_idle(self) -> None:
+        """The engine lets go of the run it was asked about, unless a request about it is under way."""
+        if not self._threads and not self._queue:
+            self.engine.adopt(None)
+
     def wait(self, msecs: int = 30_000) -> bool:
         return all(thread.wait(msecs) for thread in list(self._threads))
