@@ -100,3 +100,24 @@ def test_searching_after_the_engine_was_killed_leaves_the_window_up_with_a_messa
     assert loaded.args[0].path == path
     search(qtbot, panel, "Oslo")
     assert panel.model.rowCount() and panel.count_label.text().endswith("matches")
+
+
+def test_queries_typed_while_the_index_is_built_wait_for_it_and_never_stop_it(qtbot, engine_window, tmp_path,  # noqa: F811
+                                                                              monkeypatch):
+    window = engine_window
+    open_through_the_engine(qtbot, window, sample(tmp_path))
+    replies: list[tuple[str, bool]] = []
+    window.loader.loads.replied.connect(lambda _id, kind, value: replies.append((kind, value is None)))
+    monkeypatch.setattr(engine_link, "HOLD_REQUESTS", True)
+    with qtbot.waitSignal(window.loader.loads.held, timeout=SEARCH_TIMEOUT):  # the index's build, held
+        panel = show_find(qtbot, window)
+    monkeypatch.setattr(engine_link, "HOLD_REQUESTS", False)
+    panel.search_box.setText("get_weather")
+    panel.search()
+    panel.search_box.setText("convert_units")
+    with qtbot.waitSignal(panel.searched, timeout=SEARCH_TIMEOUT):
+        panel.search()
+        window.loader.loads.go_on()
+    qtbot.waitUntil(lambda: len(replies) == 3, timeout=SEARCH_TIMEOUT)
+    assert replies == [("answer", True), ("superseded", True), ("answer", False)]  # (index built, one query dropped)
+    assert all("convert_units" in panel.model.hit(row).excerpt for row in range(panel.model.rowCount()))

@@ -235,7 +235,7 @@ class FindPanel(QWidget, PanelDefaults):
         self._prepare_index()
 
     def _prepare_index(self) -> None:
-        """Have the engine build the run's index before the first query comes (the query waits behind it)."""
+        """Have the engine build the run's index before the first query comes (queries wait behind it)."""
         if self.session.run is not None and not self._index_asked:
             self._index_asked = True
             self.requests.request("find_index", "index_for_find", self._index_args(), lambda _none: None,
@@ -271,6 +271,7 @@ class FindPanel(QWidget, PanelDefaults):
                 "limit": MAX_LISTED, "time_limit": SEARCH_TIME_LIMIT_S, **self._index_args()}
         self._searching = True
         self.count_label.setText("Searching…")
+        self._prepare_index()  # (a request of its own: a newer query, which supersedes this one, never stops it)
         self.requests.request("find", "find", args, self._on_found, self._on_failed)
 
     def _drop_search(self) -> None:
