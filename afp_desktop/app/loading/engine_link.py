@@ -31,7 +31,7 @@ from afp_desktop.core.formats.source import byte_limit_given
 from afp_desktop.engine import process as engine_process
 
 WARM_AT_START_MS = 0  # a process is started on the first turn of the event loop after the loader is made,
-WARM_AFTER_MS = 1500  # and a fresh one this long after a load ended (not while the run is first shown): each is
+WARM_AFTER_MS = 1500  # and a fresh one this long after a load failed or was cancelled (not while the window is busy): each is
 # ready for the next open
 HOLD_LOADS = False  # tests: each load waits at its first breathing point until its `go()` (`held` says it is there)
 HOLD_REQUESTS = False  # tests: each request waits at its first breathing point until `go_on()` (`held` says so)
