@@ -64,3 +64,19 @@ def test_why_a_load_ended_is_said_in_words_naming_the_file(error, words):
 def test_a_load_error_is_said_as_the_core_says_it():
     error = LoadError("run.json", "not valid JSON")
     assert process.failure_message("run.json", error) == str(error)
+
+
+def test_the_engine_answers_find_with_the_cores_hits_in_plain_columns_and_refuses_a_bad_query_in_words():
+    from afp_desktop.core.formats import open_run
+    from afp_desktop.core.views.search import SearchIndex
+
+    path = str(corpus_path("02-react-two-tools", "events.ndjson"))
+    engine = Engine()
+    engine.open(path)
+    found = engine.answer("find", {"query": "oslo", "ignore_case": True, "limit": 5})
+    expected = SearchIndex(open_run(path)).find("oslo", ignore_case=True, limit=5)
+    back = pickle.loads(pickle.dumps(found, protocol=5))
+    assert list(back) == list(expected) and len(back) == 5 and back.complete == expected.complete
+    assert back.positions == [int(p) for p in expected.positions] and back.node_set() == expected.node_set()
+    refused = engine.answer("find", {"query": "(", "regex": True})
+    assert not len(refused) and refused.refusal and "Traceback" not in refused.refusal

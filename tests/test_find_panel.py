@@ -27,7 +27,7 @@ def find(qtbot, window, query: str):  # noqa: F811
     assert QApplication.focusWidget() is panel.search_box
     panel.search_box.clear()
     qtbot.keyClicks(panel.search_box, query)
-    qtbot.waitUntil(lambda: panel.index is not None and panel.search_box.text() == query
+    qtbot.waitUntil(lambda: panel.search_box.text() == query
                     # private: the typing delay: a result shown before it ends is the last query's
                     and not panel._timer.isActive() and not panel.searching and panel.result is not None,
                     timeout=SEARCH_TIMEOUT)
@@ -179,13 +179,13 @@ def test_closing_the_window_stops_an_index_build(qtbot, window, monkeypatch):  #
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert started.wait(5)
-    threads = window.panels["find"].findChildren(QThread)  # its index and search threads
+    threads = window.engine_requests.findChildren(QThread)  # the threads answering its requests
     window.close()
     try:
         assert threads and not any(thread.isRunning() for thread in threads)
     finally:
         release.set()  # (whatever happened, no thread outlives the test's window)
-        window.panels["find"].wait_for_index(20_000)
+        window.engine_requests.threads.wait(20_000)
 
 
 def test_a_large_run(qtbot, window):  # noqa: F811
@@ -213,7 +213,7 @@ def test_closing_the_run_clears_the_panel(qtbot, window):  # noqa: F811
     panel = find(qtbot, window, "Oslo")
     assert panel.model.rowCount()
     window.close_run()
-    assert panel.model.rowCount() == 0 and panel.index is None
+    assert panel.model.rowCount() == 0 and panel.result is None
     assert not panel.search_box.isEnabled()
 
 
@@ -232,20 +232,22 @@ def test_screenshot_of_the_find_panel(qtbot, window, theme, tmp_path):  # noqa: 
 
 
 def _hold_searches(monkeypatch, panel, holding: int = 1):
-    """The panel's index answers its first `holding` searches only once `release` is set; records the thread
+    """Search indexes answer their first `holding` searches only once `release` is set; records the thread
     each search ran on. (Off the UI thread only: on it, holding would hang the test instead of failing it.)"""
-    started, release, threads = threading.Event(), threading.Event(), []
-    real = panel.index.find
+    from afp_desktop.core.views.search import SearchIndex
 
-    def held(query, **options):
+    started, release, threads = threading.Event(), threading.Event(), []
+    real = SearchIndex.find
+
+    def held(index, query, **options):
         on_ui_thread = threading.current_thread() is threading.main_thread()
         threads.append("UI" if on_ui_thread else "worker")
         if not on_ui_thread and len(threads) <= holding:
             started.set()
             release.wait(30)
-        return real(query, **options)
+        return real(index, query, **options)
 
-    monkeypatch.setattr(panel.index, "find", held)
+    monkeypatch.setattr(SearchIndex, "find", held)
     return started, release, threads
 
 
@@ -283,7 +285,7 @@ def test_a_newer_query_drops_the_search_under_way(qtbot, window, monkeypatch):  
             panel.search()
     finally:
         release.set()
-    assert panel.wait_for_index(20_000)
+    assert panel.requests.threads.wait(20_000)
     QApplication.processEvents()  # (the dropped search's answer, had it sent one, is delivered here)
     excerpts = [h.excerpt for h in hit_rows(panel)]
     assert excerpts and all("convert_units" in e for e in excerpts) and threads == ["worker", "worker"]
@@ -357,15 +359,17 @@ def test_closing_the_window_stops_a_search_under_way(qtbot, window, monkeypatch)
             stopped.set()
             raise
 
-    monkeypatch.setattr(panel.index, "find", long_search)
+    from afp_desktop.core.views.search import SearchIndex
+
+    monkeypatch.setattr(SearchIndex, "find", long_search)
     panel.search_box.setText("convert_units")
     panel.search()
     assert started.wait(10)
-    threads = panel.findChildren(QThread)  # its index and search threads
+    threads = window.engine_requests.findChildren(QThread)  # the threads answering its requests
     window.close()
     try:
         assert threads and not any(thread.isRunning() for thread in threads)
         assert stopped.is_set() and not panel.searching
     finally:
         release.set()  # (whatever happened, no thread outlives the test's window)
-        panel.wait_for_index(20_000)
+        window.engine_requests.threads.wait(20_000)

@@ -6,9 +6,15 @@ Requests (tuples, the kind first):
   ("go", load)                a load held at its first breathing point goes on ("hold": tests)
   ("close",)                  let go of the open run
   ("quit",)                   end the process
+  ("request", id, tag, kind, args[, hold])   a request about the run the last open loaded (service.Engine.answer)
 Messages (tuples, the kind and the load first):
   ("progress", load, fraction)   ("prefix", load, spill)   ("loaded", load, spill)   ("failed", load, message)
   ("cancelled", load)   ("conversation_needed", load, path, conversations)   ("held", load)
+  ("answer", id, value)   ("request_failed", id, message)   ("superseded", id)   ("held", id)
+The process keeps the run it loaded until the next open or close, and answers requests about it one at a time.
+A newer request with the same tag supersedes an older one: a queued one is dropped before it starts, and a running
+one stops at its next breathing point (both are told "superseded"); an open, close or quit waiting stops one too.
+A request held ("hold": tests) waits at its first breathing point for its ("go", id).
 A run travels as a pickle (protocol 5) written to a spill file in the folder the window gave (`spill`: its name),
 never through the connection: every message on it stays small, so the window reads it at once.
 
@@ -29,7 +35,7 @@ from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError
 from afp_desktop.core.formats.source import byte_limit
 from afp_desktop.engine.collector import collector_paused
-from afp_desktop.engine.service import Engine
+from afp_desktop.engine.service import Engine, NoRun
 
 PICKLE_PROTOCOL = 5
 PROGRESS_GAP_S = 0.1  # progress messages at most this often (and at 100 %)
@@ -63,6 +69,13 @@ class _Requests:
                 return
             self._note(request)
 
+    def superseded(self, request) -> bool:
+        """Whether a request waiting makes `request` (a "request") pointless: a newer one with its tag, or an open,
+        close or quit."""
+        tag = request[2]
+        return any(waiting[0] in ("open", "close", "quit") or (waiting[0] == "request" and waiting[2] == tag)
+                   for waiting in self.waiting)
+
     def _note(self, request) -> None:
         if request[0] == "cancel":
             self.cancelled.add(request[1])
@@ -92,6 +105,8 @@ def serve(connection: Connection, spill_folder: str) -> None:
             engine.close()
         elif kind == "open":
             spills = _open(engine, requests, request[1], request[2], spill_folder, spills)
+        elif kind == "request":
+            _answer(engine, requests, request)
         # ("go" and "cancel" of a load that has ended: nothing to do)
 
 
@@ -159,9 +174,50 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
             send("cancelled", load)
         else:
             send("loaded", load, name)
-    finally:
-        engine.close()  # (the window holds the run now: the engine keeps no second copy)
     return spills
+
+
+class _Superseded(Exception):
+    """A newer request stops the one running."""
+
+
+def _answer(engine: Engine, requests: _Requests, request) -> None:
+    """Serve one request, unless a request waiting supersedes it (then, or when one arrives while it runs, it is
+    told "superseded")."""
+    _kind, request_id, _tag, kind, args, *hold = request
+    connection = requests.connection
+    requests.read_waiting()
+    if requests.superseded(request):
+        connection.send(("superseded", request_id))
+        return
+    last = {"poll": time.monotonic()}
+    held = [bool(hold and hold[0])]
+
+    def breathe_here() -> None:
+        if held[0]:
+            held[0] = False
+            connection.send(("held", request_id))
+            requests.wait_for_go(request_id)
+            last["poll"] = 0.0
+        now = time.monotonic()
+        if now - last["poll"] >= POLL_GAP_S:
+            last["poll"] = now
+            requests.read_waiting()
+            if requests.superseded(request):
+                raise _Superseded()
+
+    try:
+        with breathing(breathe_here):
+            value = engine.answer(kind, args)
+    except _Superseded:
+        connection.send(("superseded", request_id))
+    except NoRun:
+        connection.send(("request_failed", request_id, "the engine holds no run (it was closed, or another is "
+                                                       "being opened)"))
+    except Exception as err:  # noqa: BLE001 - a request never takes the engine down; the window is told why
+        connection.send(("request_failed", request_id, f"{type(err).__name__}: {str(err)[:300]}"))
+    else:
+        connection.send(("answer", request_id, value))
 
 
 def failure_message(path: str, error: Exception) -> str:

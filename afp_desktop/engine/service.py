@@ -1,6 +1,7 @@
 """The engine's requests, in-process: `Engine.open(path)` reads a run and prepares every projection the window
-needs, so the run it returns can be shown at once. The command line and the tests call it directly; the window
-calls it through the engine process (process.py)."""
+needs, so the run it returns can be shown at once; `Engine.answer(kind, args)` answers a request about that run
+(REQUESTS: kind → what it answers). The command line and the tests call it directly; the window calls it through
+the engine process (process.py), or in a thread of its own process for a run it did not load through the engine."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ from typing import Callable
 
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.run import Run
+from afp_desktop.core.views.found_hits import FoundHits
 from afp_desktop.core.views.prepared_views import prepare_views
+from afp_desktop.core.views.query import QueryError
+from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
+
+REQUESTS = ("find", "index_for_find")  # the kinds of request `answer` knows
+
+
+class NoRun(Exception):
+    """A request came when no run is open."""
 
 
 class Engine:
@@ -16,6 +26,12 @@ class Engine:
 
     def __init__(self) -> None:
         self.run: Run | None = None
+        self._index = None  # the SearchIndex of `run` (built by the first find; status lines per template map)
+
+    def adopt(self, run: Run | None) -> None:
+        """Answer later requests about `run` (a run read elsewhere: the window's own)."""
+        if run is not self.run:
+            self.run, self._index = run, None
 
     def open(self, path: str, conversation: str | None = None, fold_above: int | None = None,
              progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None,
@@ -25,7 +41,7 @@ class Engine:
         this (None: never; see prepare_views). `show_prefix(run)` gets the prepared runs of the first events of a
         big file while the rest is read. `for_window=False`: the run as read (the command line computes what it asks
         for), none of the window's projections prepared."""
-        self.run = None  # (the run opened before is let go of before the next is built)
+        self.run, self._index = None, None  # (the run opened before is let go of before the next is built)
         if for_window:
             self.run = load_run(path, progress, cancelled, conversation, show_prefix, fold_above)
         else:
@@ -33,7 +49,44 @@ class Engine:
         return self.run
 
     def close(self) -> None:
-        self.run = None
+        self.run, self._index = None, None
+
+    def answer(self, kind: str, args: dict):
+        """The answer to a request of `kind` (one of REQUESTS) about the open run; raises NoRun when none is open,
+        LoadCancelled when a breathing point's hook stops it."""
+        if kind == "find":
+            return self.find(**args)
+        if kind == "index_for_find":
+            self.search_index(**args)
+            return None
+        raise ValueError(f"the engine knows no request {kind!r}")
+
+    def search_index(self, templates: dict | None = None, app_name: str = "Agent"):
+        """The open run's SearchIndex with the status lines of `templates` and `app_name` (built by the first call,
+        its status lines made again when they change)."""
+        from afp_desktop.core.views.search import SearchIndex  # (numpy: imported by the first search)
+
+        if self.run is None:
+            raise NoRun("no run is open")
+        index = self._index
+        if index is None:
+            index = SearchIndex(self.run, templates, app_name)
+        elif templates is not None and (index.templates != templates or index.app_name != app_name):
+            index = index.with_templates(templates, app_name)  # (only the status lines are made again)
+        self._index = index
+        return index
+
+    def find(self, query: str, regex: bool = False, ignore_case: bool = False, limit: int | None = None,
+             time_limit: float = DEFAULT_TIME_LIMIT_S, templates: dict | None = None,
+             app_name: str = "Agent") -> FoundHits:
+        """The hits of `query` in the open run (core/views/search.py), status lines rendered with `templates` and
+        `app_name`; an invalid query or one out of time gives FoundHits.refused (why, in words)."""
+        index = self.search_index(templates, app_name)
+        try:
+            result = index.find(query, regex=regex, ignore_case=ignore_case, limit=limit, time_limit=time_limit)
+        except QueryError as err:
+            return FoundHits.refused(str(err))
+        return FoundHits.of(result)
 
 
 def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None, show_prefix=None,

@@ -22,7 +22,7 @@ class FindAndBookmarks(PanelDefaults):
 
     def __init__(self, window) -> None:
         session = window.session
-        find, bookmarks = FindPanel(session), BookmarksPanel(session)
+        find, bookmarks = FindPanel(session, window.engine_requests), BookmarksPanel(session)
         area = Qt.DockWidgetArea.LeftDockWidgetArea
         find_dock = window.add_dock("find", "Find in run", find, area)
         bookmarks_dock = window.add_dock("bookmarks", "Bookmarks", bookmarks, area)

@@ -5,8 +5,9 @@ The connection is watched by a QSocketNotifier on its descriptor: a message is r
 window's thread, and every message is small. A run comes as a spill file, received a slice per turn of the event
 loop (received_runs.py).
 When the process ends in the middle of a load (a crash, a kill, out of memory), the load says so (`ended`) and
-the next load starts a fresh process. A load that has ended retires its process (its memory goes back to the
-system) and a fresh one is started a little later, warm for the next open.
+the next load starts a fresh process. A load that failed or was cancelled retires its process (its memory goes back
+to the system) and a fresh one is started a little later, warm for the next open; a load that ended with its run
+keeps its process, which holds that run and answers requests about it (`request`, `replied`) until the next open.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from afp_desktop.core.formats.source import byte_limit_given
 from afp_desktop.engine import process as engine_process
 
 WARM_AT_START_MS = 0  # a process is started on the first turn of the event loop after the loader is made,
-WARM_AFTER_MS = 1500  # and a fresh one this long after a load ended (not while the run is first shown): each is
+WARM_AFTER_MS = 1500  # and a fresh one this long after a load failed or was cancelled (not while the window is busy): each is
 # ready for the next open
 HOLD_LOADS = False  # tests: each load waits at its first breathing point until its `go()` (`held` says it is there)
+HOLD_REQUESTS = False  # tests: each request waits at its first breathing point until `go_on()` (`held` says so)
 QUIT_WAIT_S = 2.0  # a process told to quit is waited for this long at shutdown, then killed
 _ids = itertools.count(1)
 
@@ -143,7 +145,9 @@ def open_in_engine_process(path: str, conversation: str | None = None, fold_abov
 class EngineLoads(QObject):
     """Makes EngineLoads for a RunLoader and keeps the engine process they go through."""
 
-    held = Signal()  # (HOLD_LOADS, tests: a load waits at its first breathing point for go_on())
+    held = Signal()  # (HOLD_LOADS, HOLD_REQUESTS, tests: a load or request waits at its first breathing point)
+    # (request id, "answer" | "request_failed" | "superseded" | "ended", the answer | why | how the process ended)
+    replied = Signal(int, str, object)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -151,6 +155,10 @@ class EngineLoads(QObject):
         self.engine: EngineProcess | None = None
         self._notifier: QSocketNotifier | None = None
         self._loads: dict[int, EngineLoad] = {}
+        self._requests: set[int] = set()  # sent, not yet replied to
+        self._held_run: weakref.ref | None = None  # the run the engine holds (the last one it loaded)
+        self._held_by: EngineProcess | None = None
+        self.lost_how: str | None = None  # how the process holding the window's run ended, if it did
         self._ending: list[EngineProcess] = []  # told to quit, or killed: reaped later
         self._warm = QTimer(self)
         self._warm.setSingleShot(True)
@@ -166,8 +174,33 @@ class EngineLoads(QObject):
 
     def go_on(self) -> None:
         """Every held load goes on (HOLD_LOADS)."""
-        for load in list(self._loads.values()):
-            self.send("go", load.id)
+        for waiting in [*self._loads, *self._requests]:
+            self.send("go", waiting)
+
+    def holds(self, run) -> bool:
+        """Whether `run` is the one the engine loaded last (its requests go to the engine process; when that has
+        ended, `lost_how` says how)."""
+        return run is not None and self._held_run is not None and self._held_run() is run
+
+    def now_holds(self, run) -> None:
+        """The engine process's last load gave the window `run`, which it keeps (unless another load began)."""
+        if not self._loads and self.engine is not None:
+            self._held_run, self._held_by, self.lost_how = weakref.ref(run), self.engine, None
+
+    def request(self, tag: str, kind: str, args: dict) -> int:
+        """Send a request about the held run; its reply comes as `replied` (ended at once: the process is gone)."""
+        request_id = next(_ids)
+        self._requests.add(request_id)
+        engine = self.engine
+        if engine is None or engine is not self._held_by or not engine.send("request", request_id, tag, kind, args,
+                                                                         HOLD_REQUESTS):
+            if engine is not None and engine is self._held_by:
+                QTimer.singleShot(0, self, self._engine_ended)  # (its reply comes after this returns)
+            else:
+                self._requests.discard(request_id)
+                QTimer.singleShot(0, self, lambda: self.replied.emit(request_id, "ended", self.lost_how or
+                                                                     "no exit code"))
+        return request_id
 
     def warm(self) -> None:
         """A process ready for the next load (started now if there is none, or if it has ended)."""
@@ -184,6 +217,7 @@ class EngineLoads(QObject):
 
     def begin(self, load: EngineLoad) -> None:
         self._warm.stop()
+        self._held_run = self._held_by = None  # (the engine lets go of its run as the open begins)
         self.warm()
         self._loads[load.id] = load
         request = {"path": load.path, "conversation": load.conversation, "fold_above": load.fold_above,
@@ -216,6 +250,13 @@ class EngineLoads(QObject):
 
     def _deliver(self, message) -> None:
         kind, load_id, *rest = message
+        if load_id in self._requests:
+            if kind == "held":
+                self.held.emit()
+            else:
+                self._requests.discard(load_id)
+                self.replied.emit(load_id, kind, rest[0] if rest else None)
+            return
         load = self._loads.get(load_id)
         if load is None:
             if kind in ("prefix", "loaded"):
@@ -223,8 +264,9 @@ class EngineLoads(QObject):
             return
         if kind in ("loaded", "failed", "cancelled", "conversation_needed"):
             del self._loads[load_id]
-            self._retire(kill=False)
-            self._warm.start(WARM_AFTER_MS)
+            if kind != "loaded":  # (a loaded run stays in the engine, for requests about it)
+                self._retire(kill=False)
+                self._warm.start(WARM_AFTER_MS)
         load.message(kind, rest)
 
     def _engine_ended(self) -> None:
@@ -235,9 +277,14 @@ class EngineLoads(QObject):
         if engine is not None:
             engine.reap(5.0)
             how = how_it_ended(engine.process.exitcode)
+        if engine is not None and engine is self._held_by:
+            self.lost_how = how
         loads, self._loads = list(self._loads.values()), {}
         for load in loads:
             load.message("ended", [how])
+        requests, self._requests = sorted(self._requests), set()
+        for request_id in requests:
+            self.replied.emit(request_id, "ended", how)
 
     def _retire(self, kill: bool) -> None:
         engine, self.engine = self.engine, None
@@ -365,6 +412,7 @@ class EngineLoad(QObject):
         elif kind == "prefix":
             self.prefix.emit(run)
         else:
+            self.link.now_holds(run)
             self.loaded.emit(run)
         self._receive_next()
 

@@ -105,3 +105,98 @@ class ThreadLoads:
     def wait(self, msecs: int = 30_000) -> bool:
         return all(thread.wait(msecs) for thread in list(self.threads))
 
+
+
+class _RequestThread(QThread):
+    """Answers one request with the in-process engine (service.Engine.answer), on the run given."""
+
+    done = Signal(int, str, object)  # (request id, "answer" | "request_failed" | "superseded", value)
+
+    def __init__(self, engine: Engine, request_id: int, run, kind: str, args: dict, parent: QObject) -> None:
+        super().__init__(parent)
+        self.engine, self.request_id, self.run_asked, self.kind, self.args = engine, request_id, run, kind, args
+        self.stop_flag = threading.Event()  # set: end at the next breathing point (superseded, or closing)
+
+    def _stop_here(self) -> None:
+        if self.stop_flag.is_set():
+            raise LoadCancelled()
+
+    def run(self) -> None:
+        try:
+            self.engine.adopt(self.run_asked)
+            with breathing(self._stop_here):
+                value = self.engine.answer(self.kind, self.args)
+        except Exception as err:  # noqa: BLE001 - a request never takes the window down; the panel is told why
+            if isinstance(err, LoadCancelled) or self.stop_flag.is_set():
+                self.done.emit(self.request_id, "superseded", None)
+            else:
+                self.done.emit(self.request_id, "request_failed", f"{type(err).__name__}: {str(err)[:300]}")
+        else:
+            self.done.emit(self.request_id, "superseded" if self.stop_flag.is_set() else "answer", value)
+
+
+class ThreadRequests(QObject):
+    """Requests about a run the window holds but the engine process does not (tests that load in this process; a
+    followed file, which grows in the window's process; a run shown after a later load failed): answered by the
+    same service.Engine, in one thread of this process at a time, with the engine process's rules: a newer request
+    with the same tag drops a queued one and stops a running one at its next breathing point."""
+
+    replied = Signal(int, str, object)  # (request id, "answer" | "request_failed" | "superseded", value)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine = Engine()  # (used by one thread at a time: requests run in turn)
+        self._queue: list[tuple[int, str, object, str, dict]] = []  # (id, tag, run, kind, args)
+        self._running: tuple[str, _RequestThread] | None = None  # (tag, thread)
+        self._threads: set[_RequestThread] = set()
+        self._ids = 0
+
+    def request(self, tag: str, kind: str, args: dict, run) -> int:
+        self._ids += 1
+        request_id = self._ids
+        if self._running is not None and self._running[0] == tag:
+            self._running[1].stop_flag.set()
+        for queued in [queued for queued in self._queue if queued[1] == tag]:
+            self._queue.remove(queued)
+            self.replied.emit(queued[0], "superseded", None)
+        self._queue.append((request_id, tag, run, kind, args))
+        self._start_next()
+        return request_id
+
+    def _start_next(self) -> None:
+        if self._running is not None or not self._queue:
+            return
+        request_id, tag, run, kind, args = self._queue.pop(0)
+        thread = _RequestThread(self.engine, request_id, run, kind, args, self)
+        thread.done.connect(self._done)
+        thread.finished.connect(lambda: self._finished(thread))
+        self._threads.add(thread)
+        self._running = (tag, thread)
+        thread.start()
+
+    def _done(self, request_id: int, kind: str, value) -> None:
+        self.replied.emit(request_id, kind, value)
+
+    def _finished(self, thread: _RequestThread) -> None:
+        self._threads.discard(thread)
+        thread.deleteLater()
+        if self._running is not None and self._running[1] is thread:
+            self._running = None
+        self._start_next()
+
+    def forget(self) -> None:
+        """The run changed or the window is closing: queued requests are dropped and the running one stops at its
+        next breathing point; the engine lets go of the run."""
+        self._queue.clear()
+        for thread in self._threads:
+            thread.stop_flag.set()
+        if not self._threads:
+            self.engine.adopt(None)
+
+    def let_go_when_idle(self) -> None:
+        """The engine lets go of the run it was asked about, unless a request about it is under way."""
+        if not self._threads and not self._queue:
+            self.engine.adopt(None)
+
+    def wait(self, msecs: int = 30_000) -> bool:
+        return all(thread.wait(msecs) for thread in list(self._threads))

@@ -1,8 +1,8 @@
 """Find in run (Ctrl+Shift+F): one search box over the whole run (core/search.py), the hits listed by stop, event
 and where, each excerpt with its match highlighted; Enter or a click moves the one cursor there and selects the
-node; ↑/↓ walk the hits. The index is built on a worker thread the first time it is needed (and again, for the
-status lines only, when the template map changes), and each search runs on a worker thread too, within a time
-limit: the window never waits for either, and a newer query drops the search under way.
+node; ↑/↓ walk the hits. Each search is a request to the engine (app/loading/engine_requests.py, tag "find"), which
+builds the index with the first one (its status lines again when the template map changes) and searches within a
+time limit: the window never waits, and a newer query supersedes the search under way.
 
 Excerpts are trace text: they are drawn with QPainter.drawText as plain text and the match is highlighted by
 painting a rectangle behind it, never by markup.
@@ -10,9 +10,7 @@ painting a rectangle behind it, never by markup.
 
 from __future__ import annotations
 
-import threading
-
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QRectF, QSize, Qt, QThread, QTimer, Signal
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -29,77 +27,18 @@ from PySide6.QtWidgets import (
 from typing import TYPE_CHECKING
 
 from afp_desktop.app.panels.panel import PanelDefaults
-from afp_desktop.core.problems import LoadCancelled
 from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS
 from afp_desktop.app.widgets.text_lines import UNCLIPPED, line_height
 from afp_desktop.app.widgets.visible_text import visible_text
 
-if TYPE_CHECKING:  # (imported when the first index is built: numpy stays off the window's start-up path)
-    from afp_desktop.core.views.search import SearchIndex, SearchResult
+if TYPE_CHECKING:
+    from afp_desktop.core.views.found_hits import FoundHits
 
 MAX_LISTED = DEFAULT_MAX_HITS  # hits listed (and marked); the count says when there are more
 SEARCH_TIME_LIMIT_S = 3.0  # a search still running then is stopped, and the panel says why
-SEARCH_WAIT_MS = 30_000  # a window closing waits this long at most for a search to end (it ends at its time limit)
 SEARCH_DELAY_MS = 180  # typing pauses this long before the search runs
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1
 HIGHLIGHT = {"light": QColor("#ffd54a"), "dark": QColor("#8a6d00")}
-
-
-class _IndexThread(QThread):
-    """Builds a SearchIndex (or swaps the status lines of one) off the UI thread."""
-
-    built = Signal(object, int)  # SearchIndex, generation
-
-    def __init__(self, run, templates: dict, app_name: str, base: SearchIndex | None, generation: int,
-                 parent: QObject | None = None):
-        super().__init__(parent)
-        self._args = (run, dict(templates), app_name, base)
-        self.generation = generation
-        self.stop_flag = threading.Event()  # set: end at the next breathing point (the window is closing)
-
-    def run(self) -> None:
-        from afp_desktop.core.views.search import SearchIndex
-
-        from afp_desktop.app.pacing.stoppable import stoppable
-
-        run, templates, app_name, base = self._args
-        try:
-            with stoppable(self.stop_flag):
-                index = base.with_templates(templates, app_name) if base is not None and base.run is run \
-                    else SearchIndex(run, templates, app_name)
-        except LoadCancelled:
-            return
-        except Exception as err:  # never take the window down over a search index
-            index = err
-        self.built.emit(index, self.generation)
-
-
-class _SearchThread(QThread):
-    """Runs one query on an index off the UI thread; `found` carries the SearchResult, or the QueryError (or any
-    other exception) that says why there is none."""
-
-    found = Signal(object, int)  # SearchResult | Exception, generation
-
-    def __init__(self, index: SearchIndex, query: str, regex: bool, ignore_case: bool, generation: int,
-                 parent: QObject | None = None):
-        super().__init__(parent)
-        self._args = (index, query, regex, ignore_case)
-        self.generation = generation
-        self.stop_flag = threading.Event()  # set: end at the next breathing point (superseded, or closing)
-
-    def run(self) -> None:
-        from afp_desktop.app.pacing.stoppable import stoppable
-
-        index, query, regex, ignore_case = self._args
-        try:
-            with stoppable(self.stop_flag):
-                result = index.find(query, regex=regex, ignore_case=ignore_case, limit=MAX_LISTED,
-                                    time_limit=SEARCH_TIME_LIMIT_S)
-        except LoadCancelled:
-            return
-        except Exception as err:  # a QueryError says what is wrong; anything else must not take the window down
-            result = err
-        self.found.emit(result, self.generation)
 
 
 class HitModel(QAbstractListModel):
@@ -107,11 +46,11 @@ class HitModel(QAbstractListModel):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.result: SearchResult | None = None
+        self.result: FoundHits | None = None
         self._count = 0
         self._cache: dict[int, object] = {}
 
-    def set_result(self, result: SearchResult | None) -> None:
+    def set_result(self, result: FoundHits | None) -> None:
         self.beginResetModel()
         self.result = result
         self._count = 0 if result is None else min(len(result), MAX_LISTED)
@@ -231,17 +170,14 @@ class FindPanel(QWidget, PanelDefaults):
     marks_changed = Signal(list, list)
     searched = Signal()  # a search finished (tests wait on it)
 
-    def __init__(self, session, parent: QWidget | None = None):
+    def __init__(self, session, requests, parent: QWidget | None = None):
+        """`requests`: the window's EngineRequests (the only way a search is run)."""
         super().__init__(parent)
         self.session = session
-        self.index: SearchIndex | None = None
-        self._generation = 0
-        self._building: _IndexThread | None = None
-        self._threads: set[QThread] = set()
-        self._searching: _SearchThread | None = None
-        self._search_generation = 0
+        self.requests = requests
+        self._searching = False
+        self._index_asked = False  # the engine was asked to build the index of the run shown
         self._go_to_first = False  # when the search under way ends (Enter was pressed before it did)
-        self._pending_search = False
         self._marks_shown = True
         self._build_ui()
         self.run_closed()
@@ -296,24 +232,34 @@ class FindPanel(QWidget, PanelDefaults):
     def focus_search(self) -> None:
         self.search_box.setFocus()
         self.search_box.selectAll()
-        self._ensure_index()
+        self._prepare_index()
+
+    def _prepare_index(self) -> None:
+        """Have the engine build the run's index before the first query comes (queries wait behind it)."""
+        if self.session.run is not None and not self._index_asked:
+            self._index_asked = True
+            self.requests.request("find_index", "index_for_find", self._index_args(), lambda _none: None,
+                                  lambda _why: None)  # (a failure is said by the query that follows)
+
+    def _index_args(self) -> dict:
+        return {"templates": dict(self.session.templates), "app_name": self.session.app_name}
 
     def set_theme(self, theme: str) -> None:
         self.delegate.theme = theme if theme in HIGHLIGHT else "light"
         self.list.viewport().update()
 
     @property
-    def result(self) -> SearchResult | None:
+    def result(self) -> FoundHits | None:
         return self.model.result
 
     @property
     def searching(self) -> bool:
         """A search is under way (its hits replace the list when it ends)."""
-        return self._searching is not None
+        return self._searching
 
     def search(self) -> None:
-        """Run the query in the box (the index is built first when there is none yet). The search runs on a worker
-        thread; `searched` is emitted when its hits (or the reason there are none) are shown."""
+        """Ask the engine for the query in the box; `searched` is emitted when its hits (or the reason there are
+        none) are shown."""
         self._timer.stop()
         self._drop_search()
         query = self.search_box.text()
@@ -321,40 +267,28 @@ class FindPanel(QWidget, PanelDefaults):
             self._show(None, "" if self.session.run is None else "Type to search the whole run: labels, tools, "
                        "arguments, results, messages, prompts, status lines, progress, errors.")
             return
-        if self.index is None:
-            self._pending_search = True
-            self._ensure_index()
-            self.count_label.setText("Indexing the run…")
-            return
-        self._search_generation += 1
-        thread = _SearchThread(self.index, query, self.regex_button.isChecked(), not self.case_button.isChecked(),
-                               self._search_generation, self)
-        thread.found.connect(self._on_found)
-        thread.finished.connect(self._on_thread_finished)
-        self._threads.add(thread)
-        self._searching = thread
+        args = {"query": query, "regex": self.regex_button.isChecked(), "ignore_case": not self.case_button.isChecked(),
+                "limit": MAX_LISTED, "time_limit": SEARCH_TIME_LIMIT_S, **self._index_args()}
+        self._searching = True
         self.count_label.setText("Searching…")
-        thread.start()
+        self._prepare_index()  # (a request of its own: a newer query, which supersedes this one, never stops it)
+        self.requests.request("find", "find", args, self._on_found, self._on_failed)
 
     def _drop_search(self) -> None:
-        """The search under way, if any, is superseded: it ends at its next breathing point, unheard."""
-        self._search_generation += 1
-        if self._searching is not None:
-            self._searching.stop_flag.set()
-            self._searching = None
+        """The search under way, if any, is superseded: its answer is not wanted."""
+        self._searching = False
+        self.requests.drop("find")
 
-    def _on_found(self, result, generation: int) -> None:
-        if generation != self._search_generation:
-            return  # a newer query, run or close superseded this search
-        self._searching = None
+    def _on_failed(self, why: str) -> None:
+        self._searching = False
+        self._go_to_first = False
+        self._show(None, f"The search could not run: {why}.")
+
+    def _on_found(self, result: FoundHits) -> None:
+        self._searching = False
         go_to_first, self._go_to_first = self._go_to_first, False
-        from afp_desktop.core.views.search import QueryError
-
-        if isinstance(result, QueryError):
-            self._show(None, f"Cannot search: {result}.")
-            return
-        if isinstance(result, Exception):
-            self._show(None, f"The search failed ({type(result).__name__}: {str(result)[:200]}).")
+        if result.refusal is not None:
+            self._show(None, f"Cannot search: {result.refusal}.")
             return
         if not len(result):
             self._show(result, "No matches.")
@@ -401,13 +335,13 @@ class FindPanel(QWidget, PanelDefaults):
     def _on_return(self) -> None:
         if self._timer.isActive() or self.model.result is None:
             self.search()
-            self._go_to_first = self._searching is not None
-        elif self._searching is not None:
+            self._go_to_first = self._searching
+        elif self._searching:
             self._go_to_first = True
         else:
             self.step(1)
 
-    def _show(self, result: SearchResult | None, message: str) -> None:
+    def _show(self, result: FoundHits | None, message: str) -> None:
         self.model.set_result(result)
         self.count_label.setText(message)
         self.show_marks(self._marks_shown)
@@ -422,84 +356,36 @@ class FindPanel(QWidget, PanelDefaults):
         else:
             self.marks_changed.emit(sorted({int(p) for p in result.positions}), sorted(result.node_set()))
 
-    def _ensure_index(self) -> None:
-        if self.index is None and self._building is None and self.session.run is not None:
-            self._start_build(None)
-
-    def _start_build(self, base: SearchIndex | None) -> None:
-        self._generation += 1
-        thread = _IndexThread(self.session.run, self.session.templates, self.session.app_name, base,
-                              self._generation, self)
-        thread.built.connect(self._on_built)
-        thread.finished.connect(self._on_thread_finished)
-        self._threads.add(thread)
-        self._building = thread
-        thread.start()
-
-    def _on_thread_finished(self) -> None:
-        thread = self.sender()
-        self._threads.discard(thread)
-        if thread is not None:
-            thread.deleteLater()
-
-    def _on_built(self, index, generation: int) -> None:
-        if generation != self._generation:
-            return  # a newer run or template map superseded this build
-        self._building = None
-        if isinstance(index, Exception):
-            self._show(None, f"The run could not be indexed for search ({type(index).__name__}: {index}).")
-            return
-        self.index = index
-        if self._pending_search or self.search_box.text():
-            self._pending_search = False
-            self.search()
-
     def run_grown(self, run) -> None:
         """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
         self.run_loaded(run)
 
     def run_loaded(self, _run) -> None:
-        self._generation += 1  # drop any build under way
-        self._building = None
         self._drop_search()
-        self.index = None
+        self._index_asked = False
         self._show(None, "")
         self.search_box.setEnabled(True)
         if self.isVisible():
-            self._ensure_index()
+            self._prepare_index()
             if self.search_box.text():
                 self.search()
 
     def run_closed(self) -> None:
-        self._generation += 1
-        self._building = None
         self._drop_search()
-        self.index = None
+        self._index_asked = False
         self._show(None, "Open a run to search it.")
         self.search_box.setEnabled(self.session.run is not None)
 
     def templates_changed(self) -> None:
-        if self.index is None:
-            return
-        self._drop_search()
-        base, self.index = self.index, None
-        self._start_build(base)  # only the status lines are rebuilt
+        """The status lines read differently: the hits shown are searched for again (the engine re-renders the
+        status lines it indexed)."""
+        if self.model.result is not None or self._searching:
+            self.search()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        self._ensure_index()
+        self._prepare_index()
 
     def stop_indexing(self) -> None:
-        """The window is closing: every index build and search ends at its next breathing point (a thread still
-        running when the window is deleted would take the whole program down)."""
-        self._generation += 1
-        self._building = None
+        """The window is closing: no answer is wanted any more (the window's EngineRequests stops the work)."""
         self._drop_search()
-        for thread in self._threads:
-            thread.stop_flag.set()  # type: ignore[attr-defined]
-
-    def wait_for_index(self, msecs: int = 60_000) -> bool:
-        """Block until index and search threads have ended (tests and shutdown). A search may be inside one long
-        match, which only its time limit ends: it is waited for that long at least."""
-        return all(t.wait(max(msecs, SEARCH_WAIT_MS) if isinstance(t, _SearchThread) else msecs)
-                   for t in list(self._threads))

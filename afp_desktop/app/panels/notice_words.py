@@ -89,6 +89,14 @@ def engine_ended_message(file_name: str, how: str) -> BannerMessage:
                          action="Reload")
 
 
+def engine_lost_message(file_name: str, how: str) -> BannerMessage:
+    """The engine process holding the run shown ended (a crash, a kill): the run stays, and Reload reads it again."""
+    return BannerMessage(f"The engine process ended ({how}): searching {file_name} needs Reload",
+                         f"The process that holds {file_name} for searches ended ({how}); the run shown is "
+                         "unharmed. Reload opens the file again in a fresh process.", "error", "engine-ended",
+                         action="Reload")
+
+
 def failed_open_message(file_name: str, detail: str) -> BannerMessage:
     """A file that could not be opened while a run is shown (the next failure replaces it: same code)."""
     return BannerMessage(f"Could not open {file_name}; the run shown is still the one opened before.", detail,

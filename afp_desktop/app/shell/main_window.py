@@ -45,12 +45,13 @@ from afp_desktop.app.features.graph_folding import GraphFolding, empty_graph_rea
 from afp_desktop.app.shell.help_overlay import HelpOverlay
 from afp_desktop.app.pacing import warm_imports
 from afp_desktop.app.shell.load_progress import LoadProgressBar
+from afp_desktop.app.loading.engine_requests import EngineRequests
 from afp_desktop.app.loading.loader import RunLoader
 from afp_desktop.app.pacing.scheduler import PaintLater
 from afp_desktop.app.loading.left_out import LeftOut
 from afp_desktop.app.loading.progressive import ProgressiveDisplay
 from afp_desktop.app.panels.notice_words import (
-    BannerMessage, engine_ended_message, failed_open_message, message_for,
+    BannerMessage, engine_ended_message, engine_lost_message, failed_open_message, message_for,
 )
 from afp_desktop.app.panels.banner import BannerRow, SummaryStrip
 from afp_desktop.app.panels.empty_state import EmptyState
@@ -124,6 +125,8 @@ class MainWindow(QMainWindow):
         self.session = session or Session(self)
         self.settings = settings or Settings()
         self.loader = RunLoader(self)
+        self.engine_requests = EngineRequests(self.session, self.loader.loads, self)  # everything but view data
+        self.engine_requests.engine_lost.connect(self._on_engine_lost)
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
         self.left_out = LeftOut(self)  # what the loader left out (a big Trace's payloads check), made once shown
         self.left_out.checked.connect(self._on_payloads_checked)
@@ -595,6 +598,15 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Reading {os.path.basename(path)} stopped: the engine process ended ({how})")
         self.banner.add_message(engine_ended_message(os.path.basename(path), how))
 
+    def _on_engine_lost(self, how: str) -> None:
+        """The engine process holding the run shown has ended (a request found it gone): the run shown stays, and
+        the window says so, with Reload."""
+        run = self.session.run
+        if run is None or not run.path:
+            return
+        self._engine_ended_path = str(run.path)
+        self.banner.add_message(engine_lost_message(os.path.basename(str(run.path)), how))
+
     def _on_banner_action(self, message) -> None:
         if message.code == "engine-ended" and getattr(self, "_engine_ended_path", None):
             self.banner.remove_code("engine-ended")
@@ -612,6 +624,7 @@ class MainWindow(QMainWindow):
         self._set_loading(False)
         self.follow.closed()
         self.session.close_run()
+        self.engine_requests.forget_run()
 
     # --------------------------------------------------------------------------------------- showing a run
     def _on_run_loaded(self, run) -> None:
@@ -793,11 +806,12 @@ class MainWindow(QMainWindow):
         self.left_out.stop()
         self.session.span_walks.stop()
         self.panels["find"].stop_indexing()
+        self.engine_requests.forget_run()
         self.features["share"].stop()
         if self.remember_layout:
             self._save_layout()
             self._remember_position()
         self._persist()
         self.loader.wait(5000)
-        self.panels["find"].wait_for_index(5000)
+        self.engine_requests.stop(5000)
         super().closeEvent(event)

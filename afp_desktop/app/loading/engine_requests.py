@@ -1,0 +1,85 @@
+"""The window's one way to ask the engine about the run it shows: `request(tag, kind, args, on_answer, on_failed)`.
+Everything but the view data is such a request; the window never waits for one. A newer request with the same tag
+supersedes the one before it: only the newest's reply is delivered (the engine drops an older one queued, and stops
+one running at its next breathing point).
+
+A run the engine process loaded (engine_link.py) is asked there; any other run the window shows — loaded in this
+process (in_process.py, the tests), a followed file (which grows in the window's process), a run still shown after a
+later load failed — is asked of the same service.Engine in a thread of the window's process (ThreadRequests).
+When the process holding the run has ended, the request fails at once with how (`engine_lost` tells the window).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from afp_desktop.app.loading.in_process import ThreadRequests
+
+
+class EngineRequests(QObject):
+    """`loads`: the loader's (engine_link.EngineLoads, or in_process.ThreadLoads, which holds no run)."""
+
+    engine_lost = Signal(str)  # how the engine process holding the run shown ended (a request found it gone)
+
+    def __init__(self, session, loads, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.engine_link = loads if hasattr(loads, "holds") else None
+        self.threads = ThreadRequests(self)
+        self.threads.replied.connect(lambda request_id, kind, value: self._replied("thread", request_id, kind, value))
+        if self.engine_link is not None:
+            self.engine_link.replied.connect(
+                lambda request_id, kind, value: self._replied("engine", request_id, kind, value))
+        self._latest: dict[str, tuple[str, int]] = {}  # tag → (route, id) of its newest request
+        self._waiting: dict[tuple[str, int], tuple[str, Callable, Callable]] = {}  # (route, id) → (tag, callbacks)
+
+    def request(self, tag: str, kind: str, args: dict, on_answer: Callable[[object], None],
+                on_failed: Callable[[str], None]) -> None:
+        """Ask `kind` (service.REQUESTS) with `args` about the run shown; `on_answer(value)` or `on_failed(why, in
+        words)` is called later, on the window's thread, unless a newer request with `tag` comes first."""
+        self.drop(tag)
+        run = self.session.run
+        if self.engine_link is not None and self.engine_link.holds(run):
+            self.threads.let_go_when_idle()  # (of a run it was asked about before: a part shown while loading)
+            key = ("engine", self.engine_link.request(tag, kind, args))
+        else:
+            key = ("thread", self.threads.request(tag, kind, args, run))
+        self._latest[tag] = key
+        self._waiting[key] = (tag, on_answer, on_failed)
+
+    def drop(self, tag: str) -> None:
+        """The reply to `tag`'s newest request is no longer wanted."""
+        key = self._latest.pop(tag, None)
+        if key is not None:
+            self._waiting.pop(key, None)
+
+    def forget_run(self) -> None:
+        """The run shown is closed or replaced: no reply about it is wanted, and this process lets go of it."""
+        self._latest.clear()
+        self._waiting.clear()
+        self.threads.forget()
+
+    def stop(self, msecs: int = 5000) -> bool:
+        """The window is closing: requests in this process end (at their next breathing point)."""
+        self.forget_run()
+        return self.threads.wait(msecs)
+
+    def _replied(self, route: str, request_id: int, kind: str, value) -> None:
+        key = (route, request_id)
+        waiting = self._waiting.pop(key, None)
+        if waiting is None:
+            return
+        tag, on_answer, on_failed = waiting
+        if self._latest.get(tag) == key:
+            del self._latest[tag]
+        if kind == "answer":
+            on_answer(value)
+        elif kind == "ended":
+            on_failed(f"the engine process ended ({value}); Reload the file to use it again")
+            self.engine_lost.emit(str(value))
+        elif kind == "request_failed":
+            on_failed(str(value))
+        elif kind == "superseded":  # (one superseded by a newer request with its tag is no longer waited for here)
+            on_failed("another run was being opened or the run was closed")
