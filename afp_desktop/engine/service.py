@@ -59,7 +59,7 @@ class Engine:
         if kind == "index_for_find":
             self.search_index(**args)
             return None
-        raise ValueError(f"the engine knows no request {kind!r}")
+        raise ValueError(f"the engine knows no request {kind!r} (it knows {', '.join(REQUESTS)})")
 
     def search_index(self, templates: dict | None = None, app_name: str = "Agent"):
         """The open run's SearchIndex with the status lines of `templates` and `app_name` (built by the first call,
