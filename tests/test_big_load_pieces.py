@@ -8,6 +8,7 @@ import gc
 
 import pytest
 
+# private: the stream's last content offset, a helper of the parser tested on its own
 from afp_desktop.core.formats.ndjson import _last_content_offset, parse_ndjson
 from afp_desktop.core.formats.errors import LoadError
 from afp_desktop.engine.collector import collector_paused

@@ -204,6 +204,7 @@ def test_a_trace_s_root_redaction_is_looked_for_from_the_end_a_piece_at_a_time()
         breaths: list[int] = []
         with mock.patch.object(breathing_module, "FIND_PIECE", 1024), breathing(partial(breaths.append, 1)):
             assert breathing_module.rfind_breathing(data, b'"redaction"', len(data)) == data.rfind(b'"redaction"')
+            # private: the root-key check of the lazy Trace reader, breathing inside
             assert lazy_trace._has_root_key(data, positions, depth, b"redaction")
         if most_breaths is None:
             assert len(breaths) >= 2 * (len(data) // 1024 - 1), "both searches, a piece at a time"
@@ -222,12 +223,14 @@ def test_a_recordings_boundary_events_are_checked_a_slice_at_a_time():
     breaths = []
     with breathing(lambda: breaths.append(1)):
         warnings: list = []
+        # private: the domain-list check of assembly, breathing inside
         assert assemble._domain_list(events, "rec.json", warnings) is events and not warnings
     assert len(breaths) >= 4
     for bad_at in (0, every + 5, len(events) - 1):
         spoiled = list(events)
         spoiled[bad_at] = {"type": 7}
         warnings = []
+        # private: the domain-list check of assembly, breathing inside
         kept = assemble._domain_list(spoiled, "rec.json", warnings)
         assert len(kept) == len(events) - 1 and spoiled[bad_at] not in kept
         assert "1 DomainEvent(s)" in str(warnings[0])

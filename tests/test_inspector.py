@@ -377,6 +377,7 @@ def test_a_shape_of_header_seen_before_is_shown_again_in_its_kept_widgets(qtbot)
     session.select_node(tools[-1])
     assert [a is b for a, b in zip(inspector.copy_buttons, tool_buttons)] == [True] * len(tool_buttons)
     visible = [rows for rows in inspector.findChildren(HeaderRows) if rows.isVisible()]
+    # private: the header rows kept for the next step, which paint the same
     assert visible == [inspector._rows.current] and len(inspector.findChildren(HeaderRows)) == built
     fresh = shown_alone(session, inspector.__class__(session))
     qtbot.addWidget(fresh)

@@ -243,6 +243,7 @@ def test_recent_files(qtbot, window, tmp_path):
     open_and_wait(qtbot, window, second)
     assert window.settings.recent_files[:2] == [str(second), str(first)]
     assert Settings().recent_files[:2] == [str(second), str(first)]  # saved on disk too
+    # private: the recent-files menu filled as its aboutToShow would
     window._fill_recent_menu()
     titles = [a.text() for a in window.menu(MenuId.RECENT).actions() if a.text()]
     assert "events.ndjson   —   " in titles[0] and "trace.redacted.json   —   " in titles[1]  # name, folder

@@ -292,6 +292,7 @@ def test_the_whole_run_takes_the_part_s_place_on_a_turn_of_its_own(qtbot, window
     path = tmp_path / name
     path.write_bytes(read_bytes("15-large-run", name))
     seen: list[tuple[bool, object]] = []  # at the delivery: (in the arrival's own handler, the run shown)
+    # private: the loader's delivery of the whole run, wrapped to count its turn
     deliver = loader_module.RunLoader._deliver
 
     def watched(loader, thread, run) -> None:

@@ -96,10 +96,12 @@ def test_a_replaced_run_still_held_elsewhere_is_left_whole(qtbot, window):
     later, and at last only let go of: nothing in it changes."""
     path = corpus_path("02-react-two-tools", "recording.json")
     disposal = window.session.disposal
+    # private: the disposal's pace, quicker for the test
     disposal._timer.setInterval(20)
     held = open_and_settle(qtbot, window, path)()
     fresh = open_run(path)
     open_and_settle(qtbot, window, corpus_path("07-flow-sequence", "trace.json"))
+    # private: the disposal's state: nothing held, the run being freed
     qtbot.waitUntil(lambda: not disposal._held and disposal.freeing is not None
                     and not disposal.freeing.is_alive(), timeout=FREED_TIMEOUT)
     assert held.step_fold.graph() == fresh.step_fold.graph()
@@ -127,6 +129,7 @@ def test_giving_memory_back_asks_the_c_library_where_it_can():
     from afp_desktop.app.loading import run_disposal
 
     run_disposal.give_memory_back()
+    # private: whether the C library's trim was found
     assert bool(run_disposal._trim) == sys.platform.startswith("linux")  # (glibc on the Linux this is built on)
 
 

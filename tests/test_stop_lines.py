@@ -13,6 +13,7 @@ from afp_desktop.core.library.status import DEFAULT_TEMPLATES, render_status_lin
 from afp_desktop.core.model.bubble import status_states_for
 from afp_desktop.core.views.prepared_views import prepare_views
 from afp_desktop.core.model.replay import Replay
+# private: the streamed line's own type: lines stream, not copies
 from afp_desktop.core.model.stop_lines import StopLines, _Streaming
 from tests.corpus_util import read_bytes
 
@@ -69,6 +70,7 @@ def test_a_long_streamed_answer_is_kept_as_lengths_not_texts():
     turn = next(span for span in replay.spans if span.label.startswith("LLM turn"))
     lines = replay.lines_of(turn)
     assert isinstance(lines, StopLines) and len(lines) >= 3_000
+    # private: the streamed line's own type: lines stream, not copies
     assert sum(type(item) is _Streaming for item in lines._items) >= 3_000  # not 3,000 copies of the answer
     assert lines[-1].endswith("w2999 ") and lines[:2] == ["Thinking…", "w0 "]
     assert list(lines) == _naive(run, turn, DEFAULT_TEMPLATES, "Agent")

@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtTest import QTest
 
 from afp_desktop.app.panels.panel import shown_alone
+# private: the timeline's own helpers, tested on their own
 from afp_desktop.app.panels.timeline.timeline import (
     LABEL_GAP_PX,
     VEIL_OFFSET,
@@ -288,6 +289,7 @@ def test_play_stops_at_the_end(qtbot, panel, single):
 def test_drill_into_a_mount_and_back_out(panel, single):
     session = panel.session
     session.set_run(single)
+    # private: which stops the timeline offers to drill into
     assert panel._drillable == [False, True, False]
     assert panel.drill_into(1)
     session.flush()
@@ -318,6 +320,7 @@ def test_double_click_drills_in(panel, single):
 def test_a_mount_without_inner_milestones_shows_the_stages_it_ran(panel, react):
     panel.session.set_run(react)
     height = panel.plots.height()
+    # private: which stops the timeline offers to drill into
     offered = [i for i, square in enumerate(panel._drillable) if square]
     assert offered and "Double-click a square marker" in panel.note.text()
     for i in offered:  # every square marker offered opens onto stops of its own
@@ -551,6 +554,7 @@ def test_the_markers_cache_is_drawn_with_the_stops_in_view_only(panel, large, qt
     from afp_desktop.app.panels.timeline.timeline_markers import StopMarkers
 
     drawn = []
+    # private: the markers' painter, wrapped to count its calls
     paint_markers = StopMarkers._paint_markers
     monkeypatch.setattr(StopMarkers, "_paint_markers",
                         lambda self, painter, transform, first, last, *rest:

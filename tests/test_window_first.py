@@ -43,8 +43,10 @@ def test_a_readable_view_shown_with_a_long_step_draws_it_in_pieces(qtbot):
     sections = [{"title": f"Section {k}", "text": f"text {k}"} for k in range(8)]
     view.show_model({"node": 1, "sections": sections})  # (hidden: nothing is drawn yet)
     view.show()
+    # private: the readable view's title widget type
     drawn_at_show = len(view.widget().findChildren(type(readable_view._title("x"))))
     assert view.drawn is None or drawn_at_show < 2 * len(sections), "showing it did not draw the whole step at once"
+    # private: the readable view's pending sections
     qtbot.waitUntil(lambda: view.drawn is not None and not view._pending, timeout=3_000)
     assert list(view.section_texts()) == [s["title"] for s in sections]
 
