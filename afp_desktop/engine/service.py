@@ -5,14 +5,16 @@ the engine process (process.py), or in a thread of its own process for a run it 
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.run import Run
-from afp_desktop.core.views.found_hits import FoundHits
 from afp_desktop.core.views.prepared_views import prepare_views
 from afp_desktop.core.views.query import QueryError
 from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
+
+if TYPE_CHECKING:
+    from afp_desktop.core.views.found_hits import FoundHits
 
 REQUESTS = ("find", "index_for_find")  # the kinds of request `answer` knows
 
@@ -81,6 +83,8 @@ class Engine:
              app_name: str = "Agent") -> FoundHits:
         """The hits of `query` in the open run (core/views/search.py), status lines rendered with `templates` and
         `app_name`; an invalid query or one out of time gives FoundHits.refused (why, in words)."""
+        from afp_desktop.core.views.found_hits import FoundHits
+
         index = self.search_index(templates, app_name)
         try:
             result = index.find(query, regex=regex, ignore_case=ignore_case, limit=limit, time_limit=time_limit)

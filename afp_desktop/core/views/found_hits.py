@@ -4,9 +4,10 @@ quick to pickle, never the index they came from. `FoundHits.of(result)` makes th
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from afp_desktop.core.views.search import Hit, SearchResult
+if TYPE_CHECKING:  # (search imports numpy: a window or command that never searches need not)
+    from afp_desktop.core.views.search import Hit, SearchResult
 
 
 class FoundHits:
@@ -37,6 +38,8 @@ class FoundHits:
         return len(self.positions)
 
     def __getitem__(self, i: int) -> Hit:
+        from afp_desktop.core.views.search import Hit
+
         return Hit(self.positions[i], self._stops[i], self._labels[i], self._wheres[i], self._nodes[i],
                    self._excerpts[i], (self._starts[i], self._ends[i]))
 
