@@ -147,3 +147,19 @@ def test_a_screenshot_is_taken_of_a_run_the_engine_process_read(qtbot, tmp_path,
     assert cli.main([str(broken), "--screenshot", str(tmp_path / "none.png")]) == 2
     err = capsys.readouterr().err
     assert "broken.json, line 1" in err and "not valid JSON" in err and not (tmp_path / "none.png").exists()
+
+
+def test_closing_the_run_ends_the_engine_process_that_held_it(qtbot, engine_window, tmp_path):
+    """File ▸ Close: the engine process holding the closed run ends (its memory goes back to the system); the next
+    open reads in a fresh one."""
+    window = engine_window
+    path = sample(tmp_path)
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(str(path))
+    holder = window.loader.loads.engine
+    assert holder is not None and holder.process.is_alive()
+    window.action("close").trigger()
+    qtbot.waitUntil(lambda: not holder.process.is_alive(), timeout=10_000)
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(str(path))
+    assert window.loader.loads.engine is not holder and window.session.run is not None

@@ -202,6 +202,15 @@ class EngineLoads(QObject):
                                                                      "no exit code"))
         return request_id
 
+    def let_go(self) -> None:
+        """The run the process holds is closed: the process ends (its memory goes back to the system) and a fresh
+        one is warmed a little later for the next open."""
+        if self._loads:
+            return
+        self._held_run, self._held_by = None, None
+        self._retire(kill=False)
+        self._warm.start(WARM_AFTER_MS)
+
     def warm(self) -> None:
         """A process ready for the next load (started now if there is none, or if it has ended)."""
         self._reap_ended()

@@ -102,6 +102,9 @@ class ThreadLoads:
         self.threads.discard(thread)
         thread.deleteLater()
 
+    def let_go(self) -> None:
+        """(A run read in this process is let go of with the window's references to it.)"""
+
     def wait(self, msecs: int = 30_000) -> bool:
         return all(thread.wait(msecs) for thread in list(self.threads))
 

@@ -91,6 +91,12 @@ class RunLoader(QObject):
             self._current.abandon()
             self._current = None
 
+    def let_go(self) -> None:
+        """The run shown is closed: whoever read it lets go of it (the engine process ends, and its memory with it;
+        a fresh one is warmed for the next open)."""
+        self.abandon()
+        self.loads.let_go()
+
     def wait(self, msecs: int = 30_000) -> bool:
         """Block until every load has ended (shutdown and tests)."""
         return self.loads.wait(msecs)

@@ -620,7 +620,7 @@ class MainWindow(QMainWindow):
     def close_run(self) -> None:
         self._remember_position()
         self._persist()
-        self.loader.abandon()
+        self.loader.let_go()
         self._set_loading(False)
         self.follow.closed()
         self.session.close_run()
