@@ -34,12 +34,18 @@ class LayoutRequests(EventCount):
     TYPE = QEvent.Type.LayoutRequest
 
 
+def serve_waiting() -> None:
+    """Serve the events waiting now: the window system's (a resize), then what they and earlier code posted (the
+    layout requests a new size or text makes, queued calls)."""
+    QCoreApplication.processEvents()
+    QCoreApplication.sendPostedEvents()
+
+
 def paint_waiting(widget: QWidget) -> None:
     """Paint now what `widget`'s window has waiting to be painted, as Qt's frame timer would a few ms later: the
     events waiting are served first (a resize from the window system, the layout requests it posts, a graphics
     scene telling its views what changed by a queued call), then the window is sent the UpdateRequest that timer
     sends, which paints its dirty widgets. Nothing dirty: no paint.
     (Not for a window whose paint PaintLater holds back: this would paint it before the held paint's turn.)"""
-    QCoreApplication.processEvents()
-    QCoreApplication.sendPostedEvents()  # (what serving those events posted)
+    serve_waiting()
     QCoreApplication.sendEvent(widget.window(), QEvent(QEvent.Type.UpdateRequest))
