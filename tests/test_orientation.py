@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views.orientation import band_of_stop, iteration_bands, readout, step_iteration
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path
-from tests.paint_util import paint_waiting
+from tests.paint_util import window_painted
 
 
 @pytest.mark.parametrize("scenario", SMALL_SCENARIOS)
@@ -64,13 +64,6 @@ def _tall_timeline(qtbot, window) -> None:
     qtbot.waitUntil(lambda: window.timeline.panel.stop_plot.vb.height() >= 56, timeout=3000)
 
 
-def _painted(qtbot, window) -> None:
-    """The window painted as it is now (pyqtgraph places text items in the paint after a change of range), once
-    no paint of it is held back for a later turn (PaintLater)."""
-    qtbot.waitUntil(lambda: not window.paint_later.holding)
-    paint_waiting(window)
-
-
 def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
     from PySide6.QtCore import Qt
 
@@ -81,7 +74,7 @@ def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
     timeline, bands = window.timeline.panel, window.features["iteration_bands"].bands
     qtbot.waitUntil(lambda: timeline.stop_plot.vb.height() < 56, timeout=3000)
     timeline.stop_plot.setXRange(-1, 23, padding=0)
-    _painted(qtbot, window)
+    window_painted(qtbot, window)  # (pyqtgraph places text items in the paint after a change of range)
     assert bands.shown_labels() == [] and bands.readout.text()  # the readout still says where the cursor is
 
 
@@ -97,7 +90,7 @@ def test_bands_on_the_timeline(qtbot, window):
     assert list(opts["x0"]) == [0.55, 7.55, 14.55] and list(opts["x1"]) == [7.45, 14.45, 20.45]
     _tall_timeline(qtbot, window)
     timeline.stop_plot.setXRange(-1, 23, padding=0)
-    _painted(qtbot, window)
+    window_painted(qtbot, window)  # (pyqtgraph places text items in the paint after a change of range)
     labels = bands.shown_labels()
     assert [label.band.label for label in labels] == ["Iteration 1", "Iteration 2", "Iteration 3"]
     assert all(label.textItem.toPlainText() == label.band.label for label in labels)
