@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QScrollArea
 from afp_desktop.engine.service import load_run
 from afp_desktop.app.shell.main_window import MainWindow
 from tests.corpus_util import corpus_path
-from tests.paint_util import LayoutRequests
+from tests.paint_util import LayoutRequests, serve_waiting, window_painted
 
 LARGE = "15-large-run"
 
@@ -38,14 +38,6 @@ def window(qtbot, large_run):
     yield win
     win.loader.abandon()
     win.loader.wait()
-
-
-def painted_all(qtbot, window) -> None:
-    """Every paint asked for so far is done: the turn's paint request served (a step's paint may be held for
-    the next turn: app/pacing/scheduler.py), and then the held one."""
-    QApplication.processEvents()
-    qtbot.waitUntil(lambda: not window.paint_later.holding)
-    QApplication.processEvents()
 
 
 def _plot_range(window) -> tuple[float, float]:
@@ -100,8 +92,8 @@ def test_the_overview_drawn_after_its_run_is_closed_draws_that_run_s_stops(qtbot
     strip.repaint()
     assert strip._redraw.isActive()  # private: as above
     window.close_run()
+    # (its slot has run then: pytest-qt fails the test on an exception in it)
     qtbot.waitUntil(lambda: not strip._redraw.isActive(), timeout=2_000)  # private: as above
-    qtbot.wait(20)  # (pytest-qt fails the test on an exception in the timer's slot)
     assert strip._image is not None and strip._image.width() == strip.width()  # private: as above
 
 
@@ -212,12 +204,12 @@ def test_the_minimap_paints_every_pixel_so_the_graph_under_it_is_not_drawn_again
     assert all(colour.alpha() == 255 for colour in corners)
     window.session.move_to_stop(3)
     window.session.flush()
-    qtbot.wait(50)
+    window_painted(qtbot, window)
     graph = PaintCount(window.canvas.viewport())
     for stop in (4, 5, 6):
         window.session.move_to_stop(stop)
-        qtbot.wait(20)
-        painted_all(qtbot, window)
+        window.session.flush()  # (the move published, as the next turn of the event loop would)
+        window_painted(qtbot, window)
         # private: what the map drew against what a fresh paint would draw
         assert minimap._cursor_drawn == minimap._cursor_marks()
     assert graph.count <= 3  # the cards that changed, not the map's corner once more for each
@@ -229,13 +221,13 @@ def test_the_minimap_is_repainted_when_its_cursor_moves_a_pixel_and_only_then(qt
     minimap, session = window.minimap, window.session
     session.move_to_stop(0)
     session.flush()
-    qtbot.wait(50)
+    window_painted(qtbot, window)
     painted, moved = PaintCount(minimap), 0
     for stop in range(1, 120):
         before = minimap._cursor_marks()  # private: the cursor marks a fresh paint would draw
         session.move_to_stop(stop)
         session.flush()
-        painted_all(qtbot, window)
+        window_painted(qtbot, window)
         moved += minimap._cursor_marks() != before  # private: as above
         # What the map shows is what a fresh paint would show: its dot and veil where the cursor is now.
         assert minimap._cursor_drawn == minimap._cursor_marks(), stop  # private: as above
@@ -286,7 +278,7 @@ def test_a_scroll_of_the_graph_moves_its_pixels_and_the_widgets_over_it_stay_in_
     bar = canvas.verticalScrollBar()
     assert bar.maximum() > 400
     bar.setValue(bar.maximum() // 2)
-    painted_all(qtbot, window)
+    window_painted(qtbot, window)
     overlays = (minimap, minimap.centre_button, chip)
     assert all(widget.isVisible() for widget in overlays)
     placed = [widget.geometry() for widget in overlays]
@@ -295,7 +287,7 @@ def test_a_scroll_of_the_graph_moves_its_pixels_and_the_widgets_over_it_stay_in_
     before = _on_screen(window)
     for step in (40, -90, 25):
         bar.setValue(bar.value() + step)
-        painted_all(qtbot, window)
+        window_painted(qtbot, window)
         assert [widget.geometry() for widget in overlays] == placed, step
         assert painted.regions, step
         area = sum(r.width() * r.height() for region in painted.regions for r in region)
@@ -493,7 +485,7 @@ def test_stepping_through_a_long_run_never_lays_the_main_window_out(qtbot, windo
     session = window.session
     session.move_to_stop(1)
     session.flush()
-    qtbot.wait(50)
+    window_painted(qtbot, window)  # (its layouts and paints done)
     requests = LayoutRequests(window)
     timeline = LayoutRequests(window.timeline.panel)
     labels, readouts = [], []
@@ -516,11 +508,12 @@ def test_stepping_repaints_the_timelines_readouts_not_the_dock_under_them(qtbot,
     session = window.session
     session.move_to_stop(1)
     session.flush()
-    qtbot.wait(50)
+    window_painted(qtbot, window)
     dock, readout = PaintCount(window.docks["timeline"]), PaintCount(window.features["iteration_bands"].bands.readout)
     for stop in range(2, 20):
         session.move_to_stop(stop)
-        qtbot.wait(5)
+        session.flush()  # (the move published, as the next turn of the event loop would)
+        window_painted(qtbot, window)
     assert readout.count >= 5, "the readout was repainted with each new text"
     assert dock.count <= 1, f"the dock under it was repainted {dock.count} times"
 
@@ -534,7 +527,7 @@ def test_the_chat_bubbles_scroll_bar_changing_does_not_repaint_the_dock_under_it
     session = window.session
     session.move_to_stop(5)
     session.flush()
-    qtbot.wait(50)
+    window_painted(qtbot, window)
     bar = window.docks["chat"].findChild(QScrollArea).verticalScrollBar()
     qtbot.waitUntil(bar.isVisible, timeout=3000)
     dock, painted = PaintCount(window.docks["chat"]), PaintCount(bar)
@@ -545,7 +538,7 @@ def test_the_chat_bubbles_scroll_bar_changing_does_not_repaint_the_dock_under_it
         session.flush()
         # private: the chat keeps its tallest height while one scrubs: let it fit this stop, as a new run does
         chat._settle()
-        qtbot.wait(20)  # (Qt paints a window on a 5 ms frame timer: a 5 ms wait often ended before the bar's paint)
+        window_painted(qtbot, window)
         heights.add(chat.seen_lines.parentWidget().height())  # the chat's column
     assert len(heights) > 1, "(the content's height changed from stop to stop)"
     assert painted.count >= 1, "(the bar changed with the content)"
@@ -561,5 +554,5 @@ def test_dropping_a_scrolled_graph_does_not_place_the_minimap_of_no_graph(qtbot,
     canvas.verticalScrollBar().setValue(canvas.verticalScrollBar().maximum())  # scrolled: the new scene scrolls back
     assert canvas.verticalScrollBar().value() > 0
     canvas.clear("closed")  # (pytest-qt fails the test on an exception in a Python override of a Qt method)
-    qtbot.wait(20)
+    serve_waiting()
     assert not window.minimap.isVisible()

@@ -290,7 +290,7 @@ def test_seen_lines_are_one_row_each_cut_to_a_narrow_panel_and_whole_in_the_tool
     from PySide6.QtGui import QGuiApplication
 
     from afp_desktop.app.panels.stop_lines import TITLE_FLAGS, TITLE_GAP
-    from tests.paint_util import LayoutRequests
+    from tests.paint_util import LayoutRequests, serve_waiting
 
     _session, bubble, lines = at_the_first_tool_call_shown_wide(qtbot)
     view = bubble.seen_lines
@@ -306,12 +306,12 @@ def test_seen_lines_are_one_row_each_cut_to_a_narrow_panel_and_whole_in_the_tool
     view.copy()
     assert QGuiApplication.clipboard().text() == "\n".join(f"• {line}" for line in lines)
 
-    qtbot.wait(20)
+    serve_waiting()
     requests = LayoutRequests(view.parentWidget())  # (after the resize's own requests)
     height = view.height()
     view.set_rows([f"• other {k}" for k in range(len(lines))])  # the same number of rows, other text
     view.set_rows([f"• fewer {k}" for k in range(len(lines) - 1)], title="During another stop, …:")
-    qtbot.wait(20)
+    serve_waiting()  # (a layout request the new rows made is delivered here)
     assert requests.count == 0 and view.text().startswith("• fewer 0") and view.height() == height
 
 
@@ -355,6 +355,8 @@ def test_the_chat_keeps_its_height_while_one_scrubs_and_settles_for_a_new_run(qt
     """A cursor move changes the lines of the stop: a column that grew and shrank brought the scroll bar in and
     out, rewrapping every row (~4 ms of a step on the big stream). The column only grows within a run, so
     nothing jumps; every row stays inside it; a new run lets it shrink again."""
+    from tests.paint_util import serve_waiting
+
     session, bubble, _editor = open_panels(qtbot, "04-tool-progress")
     bubble.resize(420, 260)
     bubble.show()
@@ -365,7 +367,7 @@ def test_the_chat_keeps_its_height_while_one_scrubs_and_settles_for_a_new_run(qt
     for stop in range(len(session.stops)):
         session.move_to_stop(stop)
         session.flush()
-        qtbot.wait(1)
+        serve_waiting()  # (the column laid out for the stop's rows)
         heights.append(column.height())
         bar_seen.append(bar.isVisible())
         for row in (bubble.user_row, bubble.status_row, bubble.seen_lines):
@@ -378,5 +380,5 @@ def test_the_chat_keeps_its_height_while_one_scrubs_and_settles_for_a_new_run(qt
 
     session.set_run(open_run(str(corpus_path("02-react-two-tools", "recording.json"))), position=0)
     session.flush()
-    qtbot.wait(1)
+    serve_waiting()
     assert column.height() < heights[-1]

@@ -75,8 +75,9 @@ def test_a_finished_file_is_not_followed_unless_asked(window, qtbot, tmp_path):
     path = tmp_path / "done.ndjson"
     path.write_bytes(read_bytes("02-react-two-tools", "events.ndjson"))
     window.open_file(path)
-    qtbot.waitUntil(lambda: window.session.run is not None, timeout=10_000)
-    qtbot.wait(1300)  # longer than the "still growing" window
+    # loaded (File ▸ Follow is enabled then), and the check whether the file is still being written has run
+    qtbot.waitUntil(lambda: window.session.run is not None and window.action("follow").isEnabled()
+                    and not window.follow.growth_check_waiting, timeout=10_000)
     assert not window.follow.active and window.follow.indicator.isHidden()
     assert window.action("follow").isEnabled() and not window.action("follow").isChecked()
     window.action("follow").trigger()

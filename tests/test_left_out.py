@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QCoreApplication, QObject
 from shiboken6 import isValid
 
 from afp_desktop.engine.service import load_run
@@ -83,7 +83,7 @@ def test_a_check_of_a_run_no_longer_shown_stops_and_is_not_said_of_the_next(qtbo
     assert not check.is_alive()  # (stopped at its next breathing point, or done and silent)
     clean_run = window.session.run
     qtbot.waitUntil(lambda: reported == [clean_run], timeout=10_000)
-    qtbot.wait(100)
+    QCoreApplication.sendPostedEvents()  # the first check's thread has ended: what it sent, if anything, is here now
     assert broken_run not in reported and reported == [clean_run]
     assert not any("not valid JSON" in text for text in window.banner.texts)
 

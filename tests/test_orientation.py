@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views.orientation import band_of_stop, iteration_bands, readout, step_iteration
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path
+from tests.paint_util import window_painted
 
 
 @pytest.mark.parametrize("scenario", SMALL_SCENARIOS)
@@ -73,7 +74,7 @@ def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
     timeline, bands = window.timeline.panel, window.features["iteration_bands"].bands
     qtbot.waitUntil(lambda: timeline.stop_plot.vb.height() < 56, timeout=3000)
     timeline.stop_plot.setXRange(-1, 23, padding=0)
-    qtbot.wait(50)
+    window_painted(qtbot, window)  # (pyqtgraph places text items in the paint after a change of range)
     assert bands.shown_labels() == [] and bands.readout.text()  # the readout still says where the cursor is
 
 
@@ -89,7 +90,7 @@ def test_bands_on_the_timeline(qtbot, window):
     assert list(opts["x0"]) == [0.55, 7.55, 14.55] and list(opts["x1"]) == [7.45, 14.45, 20.45]
     _tall_timeline(qtbot, window)
     timeline.stop_plot.setXRange(-1, 23, padding=0)
-    qtbot.wait(50)  # (text items place themselves when the view has laid out)
+    window_painted(qtbot, window)  # (pyqtgraph places text items in the paint after a change of range)
     labels = bands.shown_labels()
     assert [label.band.label for label in labels] == ["Iteration 1", "Iteration 2", "Iteration 3"]
     assert all(label.textItem.toPlainText() == label.band.label for label in labels)

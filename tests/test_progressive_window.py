@@ -8,6 +8,7 @@ import inspect
 import lzma
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from afp_desktop.app.loading import loader as loader_module
 from afp_desktop.core.formats import prefixes
@@ -111,7 +112,8 @@ def test_opening_another_file_drops_the_first_one_s_later_parts(qtbot, window, s
     window.session.run_grown.connect(late.append)
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         window.open_file(small)
-    qtbot.wait(1500)  # the first load's thread would have shown more by now
+    assert window.loader.wait()  # the first load's thread has ended: whatever it sent is queued
+    QApplication.processEvents()  # and delivered (a late part would grow the run shown)
     assert str(window.session.run.path).endswith("04-tool-progress/events.ndjson.xz") or \
         window.session.run.path == str(small)
     assert not late and not window.session.run.still_reading

@@ -14,6 +14,7 @@ import pytest
 from afp_desktop.app.loading import loader as loader_module
 from afp_desktop.core.formats import open_run, prefixes
 from tests.corpus_util import corpus_path
+from tests.paint_util import window_painted
 
 LOAD_TIMEOUT = 60_000
 FREED_TIMEOUT = 10_000
@@ -34,7 +35,10 @@ def open_and_settle(qtbot, window, path) -> weakref.ref:
     window.loader.loaded.disconnect(got.append)
     ref = weakref.ref(got.pop())
     qtbot.waitUntil(lambda: window.follow.growth.idle and not window.canvas.building, timeout=LOAD_TIMEOUT)
-    qtbot.wait(50)
+    window.session.flush()  # (its first moment published and settled)
+    scheduler = window.session.scheduler
+    qtbot.waitUntil(lambda: not len(scheduler.queue) and not scheduler.settle_waiting, timeout=LOAD_TIMEOUT)
+    window_painted(qtbot, window)
     return ref
 
 
@@ -45,7 +49,7 @@ def test_a_run_replaced_by_another_is_freed(qtbot, window, name):
     where = freed_where(first())
     window.session.move_to_stop(2)  # (a moment, the inspector, the bubble: what a user does)
     window.session.flush()
-    qtbot.wait(50)
+    window_painted(qtbot, window)
     second = open_and_settle(qtbot, window, corpus_path("07-flow-sequence", "trace.json"))
     qtbot.waitUntil(lambda: first() is None, timeout=FREED_TIMEOUT)
     assert where == ["afp-free-run"], "not freed beside the window"
@@ -143,5 +147,8 @@ def test_what_a_replaced_run_freed_is_left_for_the_next_run(qtbot, window, monke
     first = open_and_settle(qtbot, window, corpus_path("06-pause-resume", "events.ndjson"))
     open_and_settle(qtbot, window, corpus_path("07-flow-sequence", "trace.json"))
     qtbot.waitUntil(lambda: first() is None, timeout=FREED_TIMEOUT)
-    qtbot.wait(50)
+    disposal = window.session.disposal
+    # private: nothing left to hand over, and every thread that freed a run has ended (a trim comes at its end)
+    qtbot.waitUntil(lambda: not disposal._held and not any(thread.name == "afp-free-run"
+                                                          for thread in threading.enumerate()), timeout=FREED_TIMEOUT)
     assert asked == []

@@ -3,6 +3,7 @@ label keeps a fixed size, grows once when a text needs more room, and settles ba
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
@@ -21,15 +22,20 @@ def _holder(qtbot, label: SteadyLabel) -> QWidget:
     return holder
 
 
+def _laid_out() -> None:
+    """Every event posted so far is delivered: the layout requests a new text made, and the layouts they run."""
+    QCoreApplication.sendPostedEvents()
+
+
 def test_a_text_that_fits_changes_nothing_but_the_label(qtbot):
     label = SteadyLabel()
     holder = _holder(qtbot, label)
     label.setText("Iteration 12 · stop 40 of 99")
-    qtbot.wait(10)
+    _laid_out()
     requests = LayoutRequests(holder)
     for text in ("Iteration 12 · stop 41 of 99", "Iteration 3 · stop 9 of 99", "stop 1 of 99"):
         label.setText(text)
-        qtbot.wait(10)
+        _laid_out()
         assert label.text() == text
     assert requests.count == 0
 
@@ -38,15 +44,15 @@ def test_a_longer_text_grows_the_label_once_and_is_shown_whole(qtbot):
     label = SteadyLabel()
     holder = _holder(qtbot, label)
     label.setText("stop 1 of 9")
-    qtbot.wait(10)
+    _laid_out()
     requests = LayoutRequests(holder)
     longer = "Iteration 1,000 · stop 7,008 of 7,008"
     label.setText(longer)
-    qtbot.wait(10)
+    _laid_out()
     assert requests.count == 1
     assert label.width() >= label.fontMetrics().horizontalAdvance(longer)
     label.setText("stop 2 of 9")  # shorter again: the label keeps its room (no layout)
-    qtbot.wait(10)
+    _laid_out()
     assert requests.count == 1
     wide = label.width()
     label.settle_size()  # a new run: back to the text's own size

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pyqtgraph
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF
@@ -33,7 +34,7 @@ from afp_desktop.core.formats import open_run
 from afp_desktop.core.library.stops import drill
 from afp_desktop.core.model.summary import summarize
 from tests.corpus_util import corpus_path
-from tests.paint_util import PaintCount
+from tests.paint_util import PaintCount, paint_waiting
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +239,10 @@ def test_click_on_a_stop_moves_there(panel, react):
     _agree(panel)
 
 
-def test_dragging_the_cursor_line_snaps_to_stops(qtbot, panel, react):
+def test_dragging_the_cursor_line_snaps_to_stops(panel, react, monkeypatch):
+    # pyqtgraph drops mouse moves that come sooner than 1/mouseRateLimit s after the last one: off, every move is
+    # delivered (the moves here are sent back to back)
+    monkeypatch.setitem(pyqtgraph.CONFIG_OPTIONS, "mouseRateLimit", 0)
     panel.session.set_run(react)
     panel.session.move_to_stop(3)
     panel.session.flush()
@@ -247,7 +251,6 @@ def test_dragging_the_cursor_line_snaps_to_stops(qtbot, panel, react):
     QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
     for x in (4.0, 6.0, 9.0, 11.4):
         QTest.mouseMove(viewport, _scene_point_of(panel, x))
-        qtbot.wait(25)  # pyqtgraph drops mouse moves closer together than 1/60 s
     assert panel.cursor_x == 11  # snapped while dragging
     QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                        _scene_point_of(panel, 11.4))
@@ -406,7 +409,8 @@ def test_a_move_that_scrolls_the_timeline_paints_it_once(panel, large, qtbot):
     """pyqtgraph moves its items to a new range during the paint that follows, and that asks for a second paint;
     the panel applies the range at once (_apply_view_now)."""
     panel.session.set_run(large)
-    qtbot.wait(100)
+    panel.session.flush()
+    paint_waiting(panel)
     paints = PaintCount(panel.plots.viewport())
     count = len(large.stops)
     for index in (0, count // 2, count - 1, count // 3):
@@ -415,7 +419,8 @@ def test_a_move_that_scrolls_the_timeline_paints_it_once(panel, large, qtbot):
         panel.session.flush()
         assert not low <= panel.cursor_x <= high, "each move scrolls the timeline"
         paints.count = 0
-        qtbot.wait(80)
+        paint_waiting(panel)
+        paint_waiting(panel)  # (what that paint asked for)
         assert paints.count == 1, f"the move to stop {index} painted the timeline {paints.count} times"
 
 
@@ -461,7 +466,8 @@ def test_a_step_of_one_stop_repaints_a_strip_of_the_timeline(panel, react, qtbot
     panel.session.set_run(react)
     panel.session.move_to_stop(3)
     panel.session.flush()
-    qtbot.wait(100)
+    paint_waiting(panel)
+    paint_waiting(panel)  # (what that paint asked for)
     low, high = panel.stop_plot.vb.viewRange()[0]
     px_per_stop = panel.stop_plot.vb.width() / (high - low)
     bounds = panel.future.boundingRect()
@@ -470,7 +476,8 @@ def test_a_step_of_one_stop_repaints_a_strip_of_the_timeline(panel, react, qtbot
         painted.rect = None
         panel.session.move_to_stop(index)
         panel.session.flush()
-        qtbot.wait(60)
+        paint_waiting(panel)
+        paint_waiting(panel)  # (what that paint asked for)
         assert painted.rect is not None, "the move was painted"
         assert painted.rect.width() < 3 * px_per_stop, (index, painted.rect, px_per_stop)
     assert panel.future.boundingRect() == bounds
@@ -482,20 +489,20 @@ def test_the_slider_is_repainted_when_its_handle_moves_not_at_every_value(panel,
     panel.session.set_run(large)
     panel.session.move_to(10)
     panel.session.flush()
-    qtbot.wait(50)
+    paint_waiting(panel)
     slider = panel.slider
     paints = PaintCount(slider)
     handles = []
     for position in range(11, 60):
         panel.session.move_to(position)
         panel.session.flush()
-        qtbot.wait(5)
+        paint_waiting(panel)  # (each move painted: a handle that moved, or a slider repainted at every value)
         assert slider.value() == position
         handles.append(slider.handle_rect().x())
     moved = sum(1 for a, b in zip(handles, handles[1:]) if a != b)
     assert 0 < moved < len(handles) - 1, "(the run is long enough for several events to a pixel)"
     assert paints.count <= moved + 2
-    qtbot.wait(20)
+    paint_waiting(panel)
     assert slider.painted_handle == slider.handle_rect(), "the handle on screen is where the value puts it"
 
 
@@ -517,7 +524,8 @@ def test_the_cached_items_show_what_drawing_them_afresh_shows(panel, large, reac
 
     session, count = panel.session, len(large.stops)
     session.set_run(large)
-    qtbot.wait(50)
+    session.flush()
+    paint_waiting(panel)
     cached = [item for item in panel.plots.scene().items()
               if item.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache]
     assert {panel.markers, panel.token_in_bars, panel.tool_bars, panel.stop_plot.getAxis("bottom")} <= set(cached)
@@ -527,7 +535,7 @@ def test_the_cached_items_show_what_drawing_them_afresh_shows(panel, large, reac
             for stop in stops:
                 session.move_to_stop(stop)
                 session.flush()
-                qtbot.wait(15)
+                paint_waiting(panel)  # (each move painted: its caches drawn as on screen)
         return act
 
     steps = [moves(10, 11, 12), moves(count // 2, count // 2 + 1, 3), moves(count - 1, 40),
@@ -537,7 +545,8 @@ def test_the_cached_items_show_what_drawing_them_afresh_shows(panel, large, reac
              lambda: session.set_run(react), moves(3, 4), lambda: session.set_run(large), moves(5, count - 2)]
     for number, step in enumerate(steps):
         step()
-        qtbot.wait(40)
+        session.flush()
+        paint_waiting(panel)
         shown = _pixels(panel.plots)
         for item in cached:
             item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
@@ -564,7 +573,7 @@ def test_the_markers_cache_is_drawn_with_the_stops_in_view_only(panel, large, qt
         panel.session.move_to_stop(stop)  # (each scrolls the timeline: the cache is drawn again)
         panel.session.flush()
         drawn.clear()
-        qtbot.wait(40)
+        paint_waiting(panel)
         low, high = panel.stop_plot.vb.viewRange()[0]
         slack = (high - low) / 4  # (the cache spans the view's widget, the axes' columns beside the stops too)
         assert drawn and all(first >= low - slack and last <= high + slack for first, last in drawn), (drawn, low, high)

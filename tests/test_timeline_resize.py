@@ -8,6 +8,7 @@ from afp_desktop.core.formats import open_run  # before the session: formats mus
 from afp_desktop.app.panels.timeline.timeline import TimelinePanel
 from afp_desktop.app.session import Session
 from tests.corpus_util import corpus_path
+from tests.paint_util import paint_waiting
 
 
 def test_tool_bars_follow_the_token_plot_after_resizes(qtbot):
@@ -21,7 +22,7 @@ def test_tool_bars_follow_the_token_plot_after_resizes(qtbot):
     session.flush()
     for size in ((900, 420), (900, 260), (1000, 520), (1000, 240), (640, 240)):  # height alone moves the plot
         panel.resize(*size)
-        qtbot.wait(60)
+        paint_waiting(panel)  # the resize, its layout, and its paint (pyqtgraph applies a new range in it)
         token_box = panel.bar_plot.vb.sceneBoundingRect()
         tool_box = panel.tool_view.sceneBoundingRect()
         assert all(abs(a - b) <= 1 for a, b in zip(tool_box.getRect(), token_box.getRect())), (size, tool_box)

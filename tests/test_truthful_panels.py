@@ -146,7 +146,7 @@ def test_the_slider_keeps_its_length_whatever_the_text_beside_it(qtbot, window):
     widths = set()
     for position in (0, 5, 41, 60, len(window.session.run.axis)):
         window.session.move_to(position, immediate=True)
-        qtbot.wait(1)
+        QApplication.sendPostedEvents()  # the layout requests the new texts made, served
         widths.add(window.timeline.panel.slider.width())
     assert len(widths) == 1
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from PySide6.QtCore import QCoreApplication
 
 from afp_desktop.engine.service import load_run
 from afp_desktop.app.shell.main_window import MainWindow
@@ -26,7 +27,9 @@ def shown_window(qtbot, width: int | None = None, height: int | None = None) -> 
     win.session.set_run(load_run(RUN))
     win.session.flush()
     qtbot.waitUntil(lambda: win.timeline.built)  # built after the first frame
-    qtbot.wait(50)  # the default dock sizes are applied once the window is shown
+    # The default dock sizes come on a 0 ms timer started at show, due before the first frame's, which builds the
+    # plots: both have run; the layout requests they posted are served now.
+    QCoreApplication.sendPostedEvents()
     return win
 
 

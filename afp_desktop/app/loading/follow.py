@@ -140,6 +140,12 @@ class FollowController(QObject):
         return self.mode is not None
 
     @property
+    def growth_check_waiting(self) -> bool:
+        """The check whether a file just opened is still being written has yet to run (it runs once the file
+        has been open GROWING_WINDOW_S)."""
+        return self._growth_timer.isActive()
+
+    @property
     def at_live_end(self) -> bool:
         return self.session.run is not None and self.session.position >= self._shown_length
 
