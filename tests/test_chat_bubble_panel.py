@@ -24,6 +24,14 @@ from tests.corpus_util import CUSTOM_TEMPLATES, SCENARIOS, corpus_path, load_jso
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
+from afp_desktop.app.look.fonts import load_bundled_fonts
+
+
+@pytest.fixture(autouse=True)
+def _bundled_fonts(qapp):
+    """The fonts the app registers at start (an emoji drawn, not shown as its code point), as in the window."""
+    load_bundled_fonts()
+
 APP_NAME = "Ada"
 LARGE = "15-large-run"
 
