@@ -159,10 +159,14 @@ class HeaderScroll(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         header.installEventFilter(self)
+        self._wish = QSize()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
         if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
-            self.updateGeometry()  # the content changed its wish (new rows): a scroll area does not pass it on
+            wish = self.sizeHint()
+            if wish != self._wish:  # the content changed its wish (new rows): a scroll area does not pass it on
+                self._wish = wish
+                self.updateGeometry()  # (new texts in rows of the same height: no layout of the window above)
         return super().eventFilter(watched, event)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
@@ -178,6 +182,7 @@ class HeaderScroll(QScrollArea):
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
+            self._wish = self.sizeHint()
             self.updateGeometry()  # a new width, a new height wish
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802

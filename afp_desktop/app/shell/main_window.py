@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from afp_desktop.app.widgets.layout_stop import LayoutStop
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop import __version__
 from afp_desktop.app.look import theme as widget_theme
@@ -181,7 +182,7 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.canvas)
         column.addWidget(self.banner)
-        column.addWidget(self.summary)
+        column.addWidget(LayoutStop(self.summary))  # (its texts change at every move)
         column.addWidget(self.go_to_box)
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
