@@ -80,3 +80,15 @@ def test_the_engine_answers_find_with_the_cores_hits_in_plain_columns_and_refuse
     assert back.positions == [int(p) for p in expected.positions] and back.node_set() == expected.node_set()
     refused = engine.answer("find", {"query": "(", "regex": True})
     assert not len(refused) and refused.refusal and "Traceback" not in refused.refusal
+
+
+def test_a_big_object_is_read_a_piece_at_a_time(tmp_path):
+    """A recording's text travels as one bytes object of hundreds of megabytes: it is read into its buffer a piece
+    at a time, with a pause between pieces, never in one read that would hold the window waiting for seconds."""
+    big = bytes(range(256)) * (12 * process.READ_PIECE // 256 + 1)
+    spill = tmp_path / "big.pickle"
+    spill.write_bytes(pickle.dumps({"text": big}, protocol=process.PICKLE_PROTOCOL))
+    pauses = []
+    back = process.receive(str(spill), lambda: pauses.append(1))
+    assert back["text"] == big
+    assert len(pauses) >= len(big) // process.READ_PIECE

@@ -253,6 +253,9 @@ def discard(spill: str) -> None:
         pass
 
 
+READ_PIECE = 1 << 22  # bytes of a big object read between two pauses (a few milliseconds of copying)
+
+
 class FrameReader:
     """A file whose `read` / `readinto` / `readline` are Python code. The C unpickler reads a protocol-5 pickle a
     frame (at most 64 KiB) at a time through them: each call runs Python bytecode, where a thread waiting for
@@ -268,8 +271,18 @@ class FrameReader:
         return self._source.read(size)
 
     def readinto(self, buffer) -> int:
-        self._between()
-        return self._source.readinto(buffer)
+        """A big object (a recording's text: hundreds of megabytes) is read into its buffer a piece at a time, with
+        `between_frames()` before each piece: one read of the whole would hold the reading thread's slice, and the
+        window waiting for it, for seconds."""
+        view = memoryview(buffer).cast("B")
+        done = 0
+        while done < len(view):
+            self._between()
+            count = self._source.readinto(view[done:done + READ_PIECE])
+            if not count:
+                break
+            done += count
+        return done
 
     def readline(self) -> bytes:
         return self._source.readline()
