@@ -69,10 +69,7 @@ def restore_app_look(qapp):
     notifier.mode, notifier.effective = chosen
 
 
-@pytest.fixture
-def window(qtbot):
-    """The main window, shown at 1400×900 and exposed; its following and its loader stopped afterwards. (A test file that needs
-    another window defines its own `window`.)"""
+def _shown_window(qtbot):
     from afp_desktop.app.shell.main_window import MainWindow
 
     win = MainWindow()
@@ -84,3 +81,20 @@ def window(qtbot):
     win.follow.stop()
     win.loader.abandon()
     win.loader.wait()
+
+
+@pytest.fixture
+def window(qtbot):
+    """The main window, shown at 1400×900 and exposed; its following and its loader stopped afterwards. (A test file that needs
+    another window defines its own `window`.)"""
+    yield from _shown_window(qtbot)
+
+
+@pytest.fixture
+def engine_window(qtbot, monkeypatch):
+    """The main window as `window`, but loading through the engine process as the app does (tests load in a thread
+    of their own process otherwise: `loader.IN_PROCESS`)."""
+    from afp_desktop.app.loading import loader
+
+    monkeypatch.setattr(loader, "IN_PROCESS", False)
+    yield from _shown_window(qtbot)

@@ -9,30 +9,12 @@ import os
 import shutil
 import signal
 
-import pytest
 
 from afp_desktop.app.loading import engine_link
 from afp_desktop.app.loading import loader as loader_module
 from tests.corpus_util import corpus_path
 
 LOAD_TIMEOUT = 60_000
-
-
-@pytest.fixture
-def engine_window(qtbot, monkeypatch):
-    """The window, loading through the engine process (as the app does)."""
-    from afp_desktop.app.shell.main_window import MainWindow
-
-    monkeypatch.setattr(loader_module, "IN_PROCESS", False)
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    window.follow.stop()
-    window.loader.abandon()
-    window.loader.wait(10_000)
 
 
 def sample(tmp_path, name: str = "trace.json", scenario: str = "02-react-two-tools"):

@@ -15,7 +15,7 @@ from afp_desktop.app.loading import engine_link
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views.search import SearchIndex
 from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS
-from tests.test_engine_process import LOAD_TIMEOUT, engine_window, sample  # noqa: F401 - the fixture
+from tests.test_engine_process import LOAD_TIMEOUT, sample
 
 SEARCH_TIMEOUT = 60_000
 
@@ -39,7 +39,7 @@ def search(qtbot, panel, query: str) -> None:
         panel.search()
 
 
-def test_find_through_the_engine_process_gives_the_cores_hits(qtbot, engine_window, tmp_path):  # noqa: F811
+def test_find_through_the_engine_process_gives_the_cores_hits(qtbot, engine_window, tmp_path):
     window, path = engine_window, sample(tmp_path)
     open_through_the_engine(qtbot, window, path)
     panel = show_find(qtbot, window)
@@ -54,7 +54,7 @@ def test_find_through_the_engine_process_gives_the_cores_hits(qtbot, engine_wind
     assert replies.count("answer") >= 3  # (the answers came from the engine process)
 
 
-def test_a_newer_query_supersedes_one_running_and_one_queued(qtbot, engine_window, tmp_path, monkeypatch):  # noqa: F811
+def test_a_newer_query_supersedes_one_running_and_one_queued(qtbot, engine_window, tmp_path, monkeypatch):
     window = engine_window
     open_through_the_engine(qtbot, window, sample(tmp_path))
     panel = show_find(qtbot, window)
@@ -81,7 +81,7 @@ def test_a_newer_query_supersedes_one_running_and_one_queued(qtbot, engine_windo
     assert len(shown) == 1 and not panel.searching
 
 
-def test_searching_after_the_engine_was_killed_leaves_the_window_up_with_a_message(qtbot, engine_window,  # noqa: F811
+def test_searching_after_the_engine_was_killed_leaves_the_window_up_with_a_message(qtbot, engine_window,
                                                                                    tmp_path):
     window, path = engine_window, sample(tmp_path)
     run = open_through_the_engine(qtbot, window, path)
@@ -102,7 +102,7 @@ def test_searching_after_the_engine_was_killed_leaves_the_window_up_with_a_messa
     assert panel.model.rowCount() and panel.count_label.text().endswith("matches")
 
 
-def test_queries_typed_while_the_index_is_built_wait_for_it_and_never_stop_it(qtbot, engine_window, tmp_path,  # noqa: F811
+def test_queries_typed_while_the_index_is_built_wait_for_it_and_never_stop_it(qtbot, engine_window, tmp_path,
                                                                               monkeypatch):
     window = engine_window
     open_through_the_engine(qtbot, window, sample(tmp_path))

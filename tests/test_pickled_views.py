@@ -8,7 +8,6 @@ import pickle
 
 import pytest
 
-from afp_desktop.app.loading import loader
 from afp_desktop.engine.service import load_run
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views import context_state, inspect, orientation, run_facts, timeline_series
@@ -78,21 +77,6 @@ def test_a_prepared_run_handed_on_is_read_without_computing_again(monkeypatch, n
         assert pauses and facts.findings.all is not None
     else:
         assert writes and series.count == len(expected.stops) > 0
-
-
-@pytest.fixture
-def engine_window(qtbot, monkeypatch):
-    """The window, loading through the engine process (as the app does)."""
-    from afp_desktop.app.shell.main_window import MainWindow
-
-    monkeypatch.setattr(loader, "IN_PROCESS", False)
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    window.loader.abandon()
-    window.loader.wait(10_000)
 
 
 def test_the_window_shows_a_handed_on_run_without_computing_what_it_reads_once(qtbot, engine_window, monkeypatch):
