@@ -517,7 +517,9 @@ def test_stepping_repaints_the_timelines_readouts_not_the_dock_under_them(qtbot,
         session.flush()  # (the move published, as the next turn of the event loop would)
         window_painted(qtbot, window)
     assert readout.count >= 5, "the readout was repainted with each new text"
-    assert dock.count <= 1, f"the dock under it was repainted {dock.count} times"
+    # (not at every step: 18 steps; a layout of the main window — the inspector's header changing height between kinds
+    # of steps — may repaint the dock once or twice)
+    assert dock.count <= 2, f"the dock under it was repainted {dock.count} times"
 
 
 def test_the_chat_bubbles_scroll_bar_changing_does_not_repaint_the_dock_under_it(qtbot, window):
