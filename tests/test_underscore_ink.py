@@ -31,16 +31,20 @@ def _underscore_ink(font: QFont) -> int:
     return _darkness(image)
 
 
-def _clips_underscore(font: QFont) -> bool:
-    """A row as high as the font's line spacing, clipped to it, loses the underscore's ink."""
-    metrics = QFontMetrics(font)
+def _ink_in_row(font: QFont, height: int) -> float:
+    """The underscore's ink drawn into a row `height` high, clipped to it."""
     image = QImage(60, 60, QImage.Format.Format_ARGB32)
     image.fill(QColor("white"))
     with QPainter(image) as painter:
         painter.setFont(font)
         painter.setPen(QColor("black"))
-        painter.drawText(QRect(20, 20, 30, metrics.lineSpacing()), int(Qt.AlignmentFlag.AlignLeft), "_")
-    return _darkness(image) < _underscore_ink(font) * 0.9
+        painter.drawText(QRect(20, 20, 30, height), int(Qt.AlignmentFlag.AlignLeft), "_")
+    return _darkness(image)
+
+
+def _clips_underscore(font: QFont) -> bool:
+    """A row as high as the font's line spacing, clipped to it, loses the underscore's ink."""
+    return _ink_in_row(font, QFontMetrics(font).lineSpacing()) < _underscore_ink(font) * 0.9
 
 
 def _low_underscore_font() -> QFont:
@@ -74,14 +78,7 @@ def _stop_lines(qtbot, font: QFont, rows: list[str]) -> QImage:
 
 def test_the_line_height_holds_the_underscore(qapp):
     font = _low_underscore_font()
-    metrics = QFontMetrics(font)
-    image = QImage(60, 60, QImage.Format.Format_ARGB32)
-    image.fill(QColor("white"))
-    with QPainter(image) as painter:
-        painter.setFont(font)
-        painter.setPen(QColor("black"))
-        painter.drawText(QRect(20, 20, 30, line_height(metrics)), int(Qt.AlignmentFlag.AlignLeft), "_")
-    assert _darkness(image) >= _underscore_ink(font) * 0.9
+    assert _ink_in_row(font, line_height(QFontMetrics(font))) >= _underscore_ink(font) * 0.9
 
 
 @pytest.mark.parametrize("rows", [["scan_"], ["scan_", "next line"], ["first", "scan_"]])
