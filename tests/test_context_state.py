@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from afp_desktop.app.panels.panel import shown_alone
-from afp_desktop.app.panels.context_panel import WRITER_COLUMN, ContextPanel
+from afp_desktop.app.panels.context_panel import READING, WRITER_COLUMN, ContextPanel
 from afp_desktop.app.session import Session
 from afp_desktop.core.views.context_state import (
     CHANGED,
@@ -22,6 +22,7 @@ from afp_desktop.core.views.context_state import (
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.replay import Replay
 from afp_desktop.core.library.stops import PATH_DELIMITER, state_at
+from tests.answers_util import engine_requests
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path
 
 
@@ -138,11 +139,18 @@ def test_fold_cache_gives_the_same_states():
 @pytest.fixture
 def panel(qtbot):
     session = Session()
-    widget = shown_alone(session, ContextPanel(session))
+    requests = engine_requests(session)
+    widget = shown_alone(session, ContextPanel(session, requests))
     qtbot.addWidget(widget)
     widget.resize(600, 500)
     widget.show()
-    return widget
+    yield widget
+    requests.stop()
+
+
+def wait_for_state(qtbot, panel) -> None:
+    """Until the engine's answer for the moment asked last is shown."""
+    qtbot.waitUntil(lambda: panel.note.text() != READING and panel.answer is not None, timeout=10_000)
 
 
 def test_panel_lists_keys_and_jumps_to_the_writer(qtbot, panel):
@@ -152,6 +160,7 @@ def test_panel_lists_keys_and_jumps_to_the_writer(qtbot, panel):
     index = next(i for i, span in enumerate(session.spans) if span.label == "Tool call 1")
     session.move_to_stop(index)
     session.flush()
+    wait_for_state(qtbot, panel)
     table = panel.table
     keys = [table.item(r, 0).text() for r in range(table.rowCount())]
     assert "history" in keys and "2 entered, 2 changed, 0 left" in panel.note.text()
@@ -167,15 +176,21 @@ def test_panel_lists_keys_and_jumps_to_the_writer(qtbot, panel):
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
                      pos=table.visualRect(table.model().index(row, WRITER_COLUMN)).center())
     session.flush()
+    wait_for_state(qtbot, panel)
     stop = session.spans[session.stop_index].stop
     assert session.stop_index < index
     assert (0 if stop["kind"] == "start" else stop["commitIdx"]) <= commit <= stop["lastCommitIdx"]
     table.setCurrentCell(0, 0)
     assert panel.detail.toPlainText().startswith(table.item(0, 0).text())
+    qtbot.waitUntil(lambda: not panel.detail.toPlainText().endswith("Reading…"))
+    key, status = table.item(0, 0).text(), table.item(0, 1).text()
+    commit = panel.view.commit if status != "− left" else panel.view.previous_commit
+    assert panel.detail.toPlainText().endswith("\n\n" + ContextStates(run).value_text(key, commit))
 
 
 def test_panel_says_when_there_is_no_commit_log(qtbot, panel):
     panel.session.set_run(open_run(corpus_path("02-react-two-tools", "events.ndjson")))
+    qtbot.waitUntil(lambda: "no commit log" in panel.note.text())
     assert "no commit log" in panel.note.text() and not panel.table.isEnabled()
     assert panel.table.rowCount() == 0
 
@@ -186,5 +201,5 @@ def test_panel_waits_until_shown(qtbot, panel):
     panel.session.flush()
     assert panel.view is None  # nothing folded while hidden
     panel.show()
-    qtbot.waitUntil(lambda: panel.view is not None)  # folded when painted
+    qtbot.waitUntil(lambda: panel.view is not None)  # asked for when painted
     assert panel.table.rowCount() > 0

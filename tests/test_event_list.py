@@ -9,10 +9,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from afp_desktop.app.panels.panel import shown_alone
-from afp_desktop.app.panels.event_list import EventListPanel
+from afp_desktop.app.panels.event_list import NOT_YET, EventListPanel
 from afp_desktop.app.session import Session
 from afp_desktop.core.views.event_list import (
     SUMMARY_CHARS,
+    event_cells,
     event_summary,
     event_type,
     filter_entries,
@@ -20,6 +21,7 @@ from afp_desktop.core.views.event_list import (
     type_counts,
 )
 from afp_desktop.core.formats import open_run
+from tests.answers_util import RequestsByHand, engine_requests, events_in_the_engine
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path
 
 FILES = ("recording.json", "events.ndjson", "trace.json")
@@ -83,17 +85,38 @@ def test_row_of_moment():
 @pytest.fixture
 def panel(qtbot):
     session = Session()
-    widget = shown_alone(session, EventListPanel(session))
+    requests = engine_requests(session)
+    widget = shown_alone(session, EventListPanel(session, requests))
     qtbot.addWidget(widget)
     widget.resize(900, 400)
     widget.show()
-    return widget
+    yield widget
+    requests.stop()
 
 
-def load(panel, scenario="02-react-two-tools", name="recording.json"):
-    run = open_run(corpus_path(scenario, name))
+def load(panel, scenario="02-react-two-tools", name="recording.json", run=None):
+    run = run or open_run(corpus_path(scenario, name))
     panel.session.set_run(run)
     return run
+
+
+def rows_on_screen(panel) -> range:
+    table = panel.table
+    top = max(0, table.rowAt(0))
+    bottom = table.rowAt(table.viewport().height() - 1)
+    return range(top, (panel.model.rowCount() - 1 if bottom < 0 else bottom) + 1)
+
+
+def wait_for_rows(qtbot, panel) -> None:
+    """Until the engine's cells of every row on screen have arrived."""
+    model = panel.model
+    panel.table.viewport().repaint()  # (a paint asks for the rows on screen)
+    qtbot.waitUntil(lambda: all(model.has_cells(model.entry_of(row)) for row in rows_on_screen(panel)),
+                    timeout=10_000)
+
+
+def wait_for_filter(qtbot, panel) -> None:
+    qtbot.waitUntil(lambda: panel.count_label.text() != "Filtering…", timeout=10_000)
 
 
 def test_click_and_enter_move_the_cursor_right_after_the_event(qtbot, panel):
@@ -101,6 +124,7 @@ def test_click_and_enter_move_the_cursor_right_after_the_event(qtbot, panel):
     table, model = panel.table, panel.model
     assert model.rowCount() == len(run.axis.entries)
     assert model.moment_row == len(run.axis.entries) - 1  # opened at the end
+    wait_for_rows(qtbot, panel)
     rect = table.visualRect(model.index(0, 2))
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     panel.session.flush()
@@ -129,11 +153,14 @@ def test_moment_row_is_highlighted_and_followed(qtbot, panel):
 def test_filter_by_type_then_click(qtbot, panel):
     run = load(panel)
     combo = panel.type_combo
+    qtbot.waitUntil(lambda: panel.types is not None)
     index = combo.findData("tool.end")
     assert index > 0
     combo.setCurrentIndex(index)
     expected = [i for i, e in enumerate(run.axis.entries) if event_type(run, e) == "tool.end"]
+    wait_for_filter(qtbot, panel)
     assert panel.model.rowCount() == len(expected) == 2
+    wait_for_rows(qtbot, panel)
     assert panel.model.cells(1)[2] == "tool.end"
     panel.table.clicked.emit(panel.model.index(1, 0))
     panel.session.flush()
@@ -142,6 +169,7 @@ def test_filter_by_type_then_click(qtbot, panel):
     combo.setCurrentIndex(0)
     panel.filter_edit.setText("LLM_END")
     panel.apply_filter()  # (the text filter waits for a pause in typing)
+    wait_for_filter(qtbot, panel)
     assert panel.model.rowCount() == Counter(event_type(run, e) for e in run.axis.entries)[
         "agentfootprint.stream.llm_end"]
     assert "match the filter" in panel.count_label.text()
@@ -150,7 +178,8 @@ def test_filter_by_type_then_click(qtbot, panel):
 def test_trace_text_is_plain(qtbot, panel):
     load(panel)
     model = panel.model
-    for row in range(model.rowCount()):
+    wait_for_rows(qtbot, panel)
+    for row in rows_on_screen(panel):
         for column in range(model.columnCount()):
             assert isinstance(model.data(model.index(row, column)), str)
     tip = model.data(model.index(0, 4), Qt.ItemDataRole.ToolTipRole)
@@ -162,8 +191,9 @@ def test_the_large_run_is_windowed(qtbot, panel):
     model = panel.model
     assert model.rowCount() == len(run.axis.entries) > 7000
     panel.session.move_to(100, immediate=True)
+    wait_for_rows(qtbot, panel)
     # private: how many rows were made shows only in the model's cache
-    assert len(model._cells) < 200  # only the rows on screen were made
+    assert 0 < len(model._cells) < 200  # only the rows on screen (and a margin) were asked for
     panel.session.move_to(len(run.axis.entries), immediate=True)
     assert model.moment_row == model.rowCount() - 1
 
@@ -179,6 +209,7 @@ def test_types_are_listed_only_once_shown(qtbot, panel):
     load(panel)
     assert panel.types is None and panel.type_combo.count() == 1  # "All types" only: nothing listed yet
     assert panel.model.rowCount() > 0
+    assert not [asked for asked in panel.requests._latest if asked == "event_types"]  # private: nothing asked
     panel.show()
     qtbot.waitUntil(lambda: panel.types is not None)
     assert panel.type_combo.count() > 5 and panel.type_combo.findData("tool.end") > 0
@@ -207,3 +238,57 @@ def test_a_list_deleted_before_its_types_are_listed_leaves_no_call_behind(qtbot)
     window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     QCoreApplication.processEvents()  # the next turn, its calls served (pytest-qt fails the test on an exception in one)
+
+
+# ── the engine's answers ──────────────────────────────────────────────────────────────────────────────────
+
+
+def test_the_list_shows_a_run_whose_events_live_in_the_engine(qtbot, panel):
+    """The window's thread never reads the run's events: the rows, the types and a filter's rows are the engine's
+    answers (here the in-process engine's thread reads them; a read on the window's thread raises)."""
+    real = open_run(corpus_path("02-react-two-tools", "recording.json"))
+    run = load(panel, run=events_in_the_engine(real))
+    model = panel.model
+    assert model.rowCount() == len(real.axis.entries)
+    assert model.cells(0)[2:] == (NOT_YET,) * 3  # nothing read here: the engine has not answered yet
+    wait_for_rows(qtbot, panel)
+    for row in rows_on_screen(panel):
+        assert model.cells(row)[2:] == event_cells(real, row)
+    assert "typed and" in panel.count_label.text()
+    qtbot.waitUntil(lambda: panel.types is not None)
+    assert panel.types == type_counts(real)
+    panel.type_combo.setCurrentIndex(panel.type_combo.findData("tool.end"))
+    wait_for_filter(qtbot, panel)
+    assert list(model.rows) == filter_entries(real, exact_type="tool.end")
+    wait_for_rows(qtbot, panel)
+    assert [model.cells(row)[2] for row in range(model.rowCount())] == ["tool.end", "tool.end"]
+    panel.table.clicked.emit(model.index(1, 0))
+    panel.session.flush()
+    assert panel.session.position == model.rows[1] + 1 and model.moment_row == 1
+    assert panel.session.run is run
+
+
+def test_an_answer_asked_before_a_newer_one_is_dropped(qtbot):
+    """Answers delivered out of order (a filter typed over, a run replaced): only the newest ask's is shown."""
+    run = open_run(corpus_path("02-react-two-tools", "recording.json"))
+    session = Session()
+    requests = RequestsByHand(run)
+    panel = shown_alone(session, EventListPanel(session, requests))
+    qtbot.addWidget(panel)
+    panel.resize(900, 400)
+    panel.show()
+    session.set_run(run)
+    panel.filter_edit.setText("tool_")
+    panel.apply_filter()
+    panel.filter_edit.setText("llm_end")
+    panel.apply_filter()
+    older, newer = requests.of_kind("event_filter")
+    requests.answer(newer)
+    requests.answer(older)  # (late: the filter was typed over)
+    assert list(panel.model.rows) == filter_entries(run, "llm_end")
+    panel.table.viewport().repaint()
+    qtbot.waitUntil(lambda: bool(requests.of_kind("event_rows")))
+    asked_about_the_first_run = requests.of_kind("event_rows")[-1]
+    session.set_run(open_run(corpus_path("06-pause-resume", "recording.json")))
+    requests.answer(asked_about_the_first_run)  # (about the run shown before)
+    assert panel.model.cells(0)[2:] == (NOT_YET,) * 3

@@ -132,6 +132,8 @@ def test_the_compare_window_names_a_step_with_markers():
 
 def test_the_event_list_shows_a_hostile_tool_name_with_markers(qtbot, tmp_path):
     from afp_desktop.app.panels.event_list import EventListPanel
+    from tests.answers_util import engine_requests
+    from tests.test_event_list import wait_for_rows
     from afp_desktop.app.session import Session
     from afp_desktop.core.formats import open_run
     from tests.corpus_util import corpus_path
@@ -141,9 +143,14 @@ def test_the_event_list_shows_a_hostile_tool_name_with_markers(qtbot, tmp_path):
     hostile = tmp_path / "hostile.recording.json"
     hostile.write_text(text.replace("get_weather", "get\\u001b[31m\\u0000weather"), encoding="utf-8")
     session = Session()
-    panel = shown_alone(session, EventListPanel(session))
+    requests = engine_requests(session)
+    panel = shown_alone(session, EventListPanel(session, requests))
     qtbot.addWidget(panel)
+    panel.resize(900, 3000)  # (every row on screen)
+    panel.show()
     session.set_run(open_run(hostile))
+    wait_for_rows(qtbot, panel)
+    requests.stop()
     model = panel.model
     cells = [model.data(model.index(row, column)) for row in range(model.rowCount())
              for column in range(model.columnCount())]

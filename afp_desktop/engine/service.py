@@ -16,7 +16,8 @@ from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
 if TYPE_CHECKING:
     from afp_desktop.core.views.found_hits import FoundHits
 
-REQUESTS = ("find", "index_for_find")  # the kinds of request `answer` knows
+REQUESTS = ("find", "index_for_find",  # the kinds of request `answer` knows
+            "event_rows", "event_types", "event_filter", "context", "context_value")
 
 
 class NoRun(Exception):
@@ -29,11 +30,13 @@ class Engine:
     def __init__(self) -> None:
         self.run: Run | None = None
         self._index = None  # the SearchIndex of `run` (built by the first find; status lines per template map)
+        self._helpers: dict[str, tuple[Run, int, object]] = {}  # name → (run, its length, helper): _helper
 
     def adopt(self, run: Run | None) -> None:
         """Answer later requests about `run` (a run read elsewhere: the window's own)."""
         if run is not self.run:
             self.run, self._index = run, None
+            self._helpers.clear()
 
     def open(self, path: str, conversation: str | None = None, fold_above: int | None = None,
              progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None,
@@ -44,6 +47,7 @@ class Engine:
         big file while the rest is read. `for_window=False`: the run as read (the command line computes what it asks
         for), none of the window's projections prepared."""
         self.run, self._index = None, None  # (the run opened before is let go of before the next is built)
+        self._helpers.clear()
         if for_window:
             self.run = load_run(path, progress, cancelled, conversation, show_prefix, fold_above)
         else:
@@ -52,6 +56,7 @@ class Engine:
 
     def close(self) -> None:
         self.run, self._index = None, None
+        self._helpers.clear()
 
     def answer(self, kind: str, args: dict):
         """The answer to a request of `kind` (one of REQUESTS) about the open run; raises NoRun when none is open,
@@ -61,7 +66,21 @@ class Engine:
         if kind == "index_for_find":
             self.search_index(**args)
             return None
+        if kind in LIST_ANSWERS:
+            name, make, method = LIST_ANSWERS[kind]
+            return getattr(self._helper(name, make), method)(**args)
         raise ValueError(f"the engine knows no request {kind!r} (it knows {', '.join(REQUESTS)})")
+
+    def _helper(self, name: str, make: Callable[[Run], object]) -> object:
+        """The open run's helper `name`, made by `make(run)` at the first ask and again once the run has grown."""
+        run = self.run
+        if run is None:
+            raise NoRun("no run is open")
+        held = self._helpers.get(name)
+        if held is None or held[0] is not run or held[1] != len(run.axis):
+            held = (run, len(run.axis), make(run))
+            self._helpers[name] = held
+        return held[2]
 
     def search_index(self, templates: dict | None = None, app_name: str = "Agent"):
         """The open run's SearchIndex with the status lines of `templates` and `app_name` (built by the first call,
@@ -91,6 +110,28 @@ class Engine:
         except QueryError as err:
             return FoundHits.refused(str(err))
         return FoundHits.of(result)
+
+
+def _event_list_answers(run: Run) -> object:
+    from afp_desktop.core.views.event_list import EventListAnswers
+
+    return EventListAnswers(run)
+
+
+def _context_states(run: Run) -> object:
+    from afp_desktop.core.views.context_state import ContextStates
+
+    return ContextStates(run)
+
+
+# The event list's and the Context tab's requests: kind → (helper, its maker, the method answering)
+LIST_ANSWERS: dict[str, tuple[str, Callable[[Run], object], str]] = {
+    "event_rows": ("event_list", _event_list_answers, "rows"),
+    "event_types": ("event_list", _event_list_answers, "type_counts"),
+    "event_filter": ("event_list", _event_list_answers, "filtered"),
+    "context": ("context", _context_states, "answer"),
+    "context_value": ("context", _context_states, "value_text"),
+}
 
 
 def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None, show_prefix=None,

@@ -15,7 +15,8 @@ class EventsAndContext(PanelDefaults):
 
     def __init__(self, window) -> None:
         session = window.session
-        events, context = EventListPanel(session), ContextPanel(session)
+        requests = window.engine_requests  # (the rows, the types, a filter and the state: the engine's answers)
+        events, context = EventListPanel(session, requests), ContextPanel(session, requests)
         events_dock = window.add_dock("events", "Events", events, Qt.DockWidgetArea.BottomDockWidgetArea)
         context_dock = window.add_dock("context", "Context", context, Qt.DockWidgetArea.RightDockWidgetArea)
         if "inspector" in window.docks:

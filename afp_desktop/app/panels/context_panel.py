@@ -2,8 +2,10 @@
 with what entered, changed or left since the previous stop and which stage wrote each key. A click on the
 stage jumps to that stage's stop. A file without a commit log says so plainly. All values are plain text.
 
-The fold is worked out when the cursor settles (not on every frame of a scrub), and only while the tab shows
-(a background tab folds when it is next painted).
+The engine folds (a request, app/loading/engine_requests.py: tag "context" for the keys at the cursor,
+"context_value" for the chosen key's whole value); the tab says "Reading…" until the answer comes and drops an
+answer about an earlier moment. It asks when the cursor settles (not on every frame of a scrub), and only while
+the tab shows (a background tab asks when it is next painted).
 """
 
 from __future__ import annotations
@@ -24,25 +26,26 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.text_box import TraceTextBox
 from afp_desktop.app.widgets.plain_text import plain_label, plain_tooltip
-from afp_desktop.core.views.inspect import as_text
-from afp_desktop.core.views.context_state import CHANGED, ENTERED, LEFT, SAME, ContextStates, context_at, stop_of_commit
+from afp_desktop.core.views.context_state import CHANGED, ENTERED, LEFT, SAME, ContextAnswer, stop_of_commit
 
 STATUS_TEXT = {ENTERED: "+ entered", CHANGED: "~ changed", LEFT: "− left", SAME: ""}
 STATUS_COLOUR = {"light": {ENTERED: "#1d7a35", CHANGED: "#7a4cc2", LEFT: "#b3261e"},
                  "dark": {ENTERED: "#7fdc95", CHANGED: "#c9a8ff", LEFT: "#ff9a92"}}
 COLUMNS = ("key", "change", "written by", "value")  # change: since the previous stop
 WRITER_COLUMN = 2
-DETAIL_CHARS = 20_000
+READING = "Reading the run's state at the cursor…"
 
 
 class ContextPanel(QWidget, PanelDefaults):
     """Session-following state view; `table`, `note`, `changed_only` and `view` (the ContextView) for tests."""
 
-    def __init__(self, session, parent: QWidget | None = None):
+    def __init__(self, session, requests, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
-        self.states: ContextStates | None = None
+        self.requests = requests
+        self.answer: ContextAnswer | None = None  # the engine's, for the moment asked last
         self.view = None
+        self._asked: object | None = None  # the newest request (an answer to any other is dropped)
         self.theme = "light"
         self._dirty = False
         layout = QVBoxLayout(self)
@@ -89,20 +92,24 @@ class ContextPanel(QWidget, PanelDefaults):
         self.run_loaded(run)
 
     def run_loaded(self, run) -> None:
-        self.states = ContextStates(run)
-        self.view = None
-        if not self.states.available:
-            self._show_unavailable(self.states.reason)
-            return
-        self.changed_only.setEnabled(True)
-        self.table.setEnabled(True)
+        self._forget()
+        self._shown_rows = []
+        self.table.setRowCount(0)
+        self.detail.clear()
+        self.note.setText(READING)
         self._dirty = True
         if self.session.moment is not None:
             self.settled(self.session.moment)
 
     def run_closed(self) -> None:
-        self.states, self.view = None, None
+        self._forget()
         self._show_unavailable("Open a recording to see the run's state keys at the cursor here.")
+
+    def _forget(self) -> None:
+        """Answers about the moment or run shown before are no longer wanted."""
+        self.answer, self.view, self._asked = None, None, None
+        self.requests.drop("context")
+        self.requests.drop("context_value")
 
     def _show_unavailable(self, text: str) -> None:
         self.note.setText(text)
@@ -123,9 +130,12 @@ class ContextPanel(QWidget, PanelDefaults):
 
     # ------------------------------------------------------------------------------------------- the view
     def refresh(self) -> None:
+        """Ask the engine for the state at the cursor (shown when it comes; "Reading…" until then)."""
         moment = self.session.moment
-        states = self.states
-        if moment is None or states is None or not states.available:
+        if moment is None or self.session.run is None:
+            return
+        if self.answer is not None and self.answer.view is None:  # (no commit log: nothing to ask again)
+            self._dirty = False
             return
         self._dirty = False
         top_level = len(moment.breadcrumb) == 1  # inner stops count commits of their own subflow's log
@@ -138,8 +148,27 @@ class ContextPanel(QWidget, PanelDefaults):
             spans = self.session.spans
             if top_level and span.index > 0 and spans[span.index - 1].end == span.start:
                 previous_stop = spans[span.index - 1].stop
-        self.view = context_at(states, moment.position, stop, moment.at_stop, previous_position, previous_stop)
+        args = {"position": moment.position, "stop": stop, "at_stop": moment.at_stop,
+                "previous_position": previous_position, "previous_stop": previous_stop}
+        asked = self._asked = object()
+        self.note.setText(READING)
+        self.requests.request("context", "context", args, lambda answer: self._answered(asked, answer),
+                              lambda why: self._failed(asked, why))
+
+    def _answered(self, asked: object, answer: ContextAnswer) -> None:
+        if asked is not self._asked:  # (an earlier moment's, or an earlier run's)
+            return
+        self.answer, self.view = answer, answer.view
+        if answer.view is None:
+            self._show_unavailable(answer.reason or "This run's state keys cannot be shown.")
+            return
+        self.changed_only.setEnabled(True)
+        self.table.setEnabled(True)
         self._fill()
+
+    def _failed(self, asked: object, why: str) -> None:
+        if asked is self._asked:
+            self.note.setText(f"The run's state could not be read: {why}")
 
     def _fill(self) -> None:
         view = self.view
@@ -154,8 +183,9 @@ class ContextPanel(QWidget, PanelDefaults):
             since = "" if view.previous_commit is None else (
                 f" Since the previous stop: {counts[ENTERED]} entered, {counts[CHANGED]} changed, "
                 f"{counts[LEFT]} left.")
+            commits = self.answer.commits if self.answer is not None else 0
             self.note.setText(f"{len(view.rows) - counts[LEFT]} state keys {where} (commits 1–{view.commit + 1} of "
-                              f"{len(self.states.log)} applied).{since} Click a stage to go to its stop.")
+                              f"{commits} applied).{since} Click a stage to go to its stop.")
         rows = [row for row in view.rows if not self.changed_only.isChecked() or row.status != SAME]
         chosen = self.table.currentRow()
         chosen_key = self._shown_rows[chosen].key if 0 <= chosen < len(self._shown_rows) else None
@@ -188,20 +218,26 @@ class ContextPanel(QWidget, PanelDefaults):
         self._show_detail(self.table.currentRow())
 
     def _show_detail(self, row: int) -> None:
-        if not 0 <= row < len(self._shown_rows) or self.view is None or self.states is None:
+        """The chosen key's head at once, its whole value when the engine sends it (tag "context_value")."""
+        self.requests.drop("context_value")
+        if not 0 <= row < len(self._shown_rows) or self.view is None:
             self.detail.clear()
             return
         key_row = self._shown_rows[row]
         view = self.view
-        state = self.states.state_through(view.commit if key_row.status != LEFT else view.previous_commit)
-        text = as_text(state.get(key_row.key))
-        if len(text) > DETAIL_CHARS:
-            text = text[:DETAIL_CHARS] + f"\n… ({len(text) - DETAIL_CHARS:,} more characters)"
         writer = key_row.writer
         head = f"{key_row.key}" + (" (left: its value before)" if key_row.status == LEFT else "") + (
             f" · written by {writer.stage} ({writer.stage_id}), commit {writer.commit + 1}" if writer else
             " · from the initial state")
-        self.detail.setPlainText(head + "\n\n" + text)
+        self.detail.setPlainText(head + "\n\nReading…")
+        commit = view.commit if key_row.status != LEFT else view.previous_commit
+        self.requests.request("context_value", "context_value", {"key": key_row.key, "commit": commit},
+                              lambda text: self._show_value(view, head, text),
+                              lambda why: self._show_value(view, head, f"(could not be read: {why})"))
+
+    def _show_value(self, view, head: str, text: str) -> None:
+        if view is self.view:
+            self.detail.setPlainText(head + "\n\n" + text)
 
     def _clicked(self, row: int, column: int) -> None:
         if column != WRITER_COLUMN:

@@ -9,8 +9,9 @@ has happened) is highlighted and kept in view; rows still to come are greyed. Al
 from __future__ import annotations
 
 from bisect import bisect_left
+from typing import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,40 +27,43 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.plain_text import plain_label, plain_tooltip
 from afp_desktop.app.widgets.visible_text import visible_text
-from afp_desktop.core.views.event_list import (
-    event_stage,
-    event_summary,
-    event_type,
-    event_types,
-    filter_entries,
-    row_of_moment,
-    type_counts,
-)
+from afp_desktop.core.views.event_list import row_of_moment
 
 COLUMNS = ("#", "kind", "type", "stage", "summary")
 KIND_NAMES = {"t": "typed", "d": "domain"}
 HIGHLIGHT = {"light": "#ffe9a8", "dark": "#5a4a12"}
+NOT_YET = "…"  # a cell whose text the engine has not sent yet
 _CACHE_ROWS = 4000
+PAGE_MARGIN = 40  # rows asked for above and below the ones on screen (a short scroll finds them there)
 
 
 class EventListModel(QAbstractTableModel):
-    """Rows are axis entries (all of them, or the filtered indices); cells are made when asked for."""
+    """Rows are axis entries (all of them, or the filtered indices). The number and kind of a row come from the
+    axis; its type, stage and summary are asked of the engine a page at a time (`rows_wanted` says a row on
+    screen has none yet) and shown as NOT_YET until they arrive."""
+
+    rows_wanted = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.run = None
-        self.rows: list[int] | None = None   # None: every entry, row r = entry r
+        self.rows: Sequence[int] | None = None   # None: every entry, row r = entry r
         self.position = 0
         self.moment_row: int | None = None
         self.theme = "light"
-        self._cells: dict[int, tuple[str, str, str, str, str]] = {}
+        self._cells: dict[int, tuple[str, str, str]] = {}  # entry → (type, stage, summary), made visible
+        self.asked: set[int] = set()  # entries asked of the engine, their cells still to come
+        self._wanted = False
         self._bold = QFont()
         self._bold.setBold(True)
 
-    def set_run(self, run, rows: list[int] | None = None) -> None:
+    def set_run(self, run, rows: Sequence[int] | None = None) -> None:
+        same_run = run is self.run
         self.beginResetModel()
         self.run, self.rows = run, rows
-        self._cells.clear()
+        if not same_run:
+            self._cells.clear()
+            self.asked.clear()
         self.moment_row = None
         self.endResetModel()
 
@@ -81,16 +85,34 @@ class EventListModel(QAbstractTableModel):
 
     def cells(self, row: int) -> tuple[str, str, str, str, str]:
         entry_index = self.entry_of(row)
-        cells = self._cells.get(entry_index)
-        if cells is None:
-            run = self.run
-            entry = run.axis.entries[entry_index]
-            cells = (f"{entry_index + 1:,}", KIND_NAMES.get(entry[0], entry[0]), visible_text(event_type(run, entry)),
-                     visible_text(event_stage(run, entry)), visible_text(event_summary(run, entry)))
-            if len(self._cells) > _CACHE_ROWS:
-                self._cells.clear()
-            self._cells[entry_index] = cells
-        return cells
+        kind = self.run.axis.entries[entry_index][0]
+        known = self._cells.get(entry_index)
+        if known is None:
+            if entry_index not in self.asked and not self._wanted:
+                self._wanted = True
+                self.rows_wanted.emit()
+            known = (NOT_YET, NOT_YET, NOT_YET)
+        return (f"{entry_index + 1:,}", KIND_NAMES.get(kind, kind), *known)
+
+    def has_cells(self, entry_index: int) -> bool:
+        return entry_index in self._cells
+
+    def take_cells(self, answer: dict[int, tuple[str, str, str]]) -> None:
+        """The engine's cells for the entries it was asked for (the list is repainted)."""
+        self._wanted = False
+        if len(self._cells) + len(answer) > _CACHE_ROWS:
+            self._cells.clear()
+        for entry_index, cells in answer.items():
+            self._cells[entry_index] = tuple(visible_text(text) for text in cells)  # type: ignore[assignment]
+        self.asked.difference_update(answer)
+        count = self.rowCount()
+        if count and answer:
+            self.dataChanged.emit(self.index(0, 2), self.index(count - 1, len(COLUMNS) - 1))
+
+    def asking(self, entries: list[int]) -> None:
+        """`entries` are asked of the engine (a newer ask replaces the one before: its answer will not come)."""
+        self._wanted = False
+        self.asked = set(entries)
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or self.run is None:
@@ -134,12 +156,20 @@ class EventListModel(QAbstractTableModel):
 
 
 class EventListPanel(QWidget, PanelDefaults):
-    """Session-following list of every event; `table`, `model`, `type_combo` and `filter_edit` for tests."""
+    """Session-following list of every event; `table`, `model`, `type_combo` and `filter_edit` for tests.
+    `requests` (app/loading/engine_requests.py) asks the engine for the rows' cells (tag "event_rows"), the run's
+    types ("event_types") and a filter's entries ("event_filter"); an answer about an earlier run or an earlier
+    filter is dropped."""
 
-    def __init__(self, session, parent: QWidget | None = None):
+    def __init__(self, session, requests, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
-        self.types: list[str] | None = None
+        self.requests = requests
+        self.types: list[tuple[str, int]] | None = None  # (type, count), most frequent first: once the engine says
+        self._types_asked = False
+        self._filter_asked: object | None = None  # the filter asked for last (its answer is the one shown)
+        self.failure: str | None = None  # why the engine could not answer, said under the filters
+        self._shown = object()  # the run shown (a new one each time a run is opened or closed; not when it grows)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(4)
@@ -157,6 +187,7 @@ class EventListPanel(QWidget, PanelDefaults):
         self.count_label = plain_label(muted=True)
         layout.addWidget(self.count_label)
         self.model = EventListModel(self)
+        self.model.rows_wanted.connect(lambda: QTimer.singleShot(0, self, self.ask_for_rows))
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -186,7 +217,7 @@ class EventListPanel(QWidget, PanelDefaults):
 
     # ------------------------------------------------------------------------------------------- the run
     def run_loaded(self, run) -> None:
-        self.types = None  # the type of every event: worked out when the list is first shown
+        self._forget_asks()
         self.filter_edit.blockSignals(True)
         self.filter_edit.clear()
         self.filter_edit.blockSignals(False)
@@ -213,9 +244,16 @@ class EventListPanel(QWidget, PanelDefaults):
         else:
             model.run = run
         if self.type_combo.currentIndex() <= 0:  # no type chosen: the type counts are listed again
-            self.types = None
+            self.types, self._types_asked = None, False
             self._fill_types()
         self._show_count()
+
+    def _forget_asks(self) -> None:
+        """Answers asked for about the run shown before are no longer wanted."""
+        for tag in ("event_rows", "event_types", "event_filter"):
+            self.requests.drop(tag)
+        self.types, self._types_asked, self._filter_asked, self.failure = None, False, None, None
+        self._shown = object()
 
     def _fill_types(self) -> None:
         run = self.session.run
@@ -225,37 +263,96 @@ class EventListPanel(QWidget, PanelDefaults):
             self.type_combo.addItem(f"All types ({len(run.axis.entries):,} events)", None)
         self.type_combo.blockSignals(False)
         if run is not None and self.isVisible() and not self.visibleRegion().isEmpty():
-            self._ensure_types()
+            self._ask_for_types()
 
-    def _ensure_types(self) -> list[str]:
-        run = self.session.run
-        if self.types is None and run is not None:
-            self.types = event_types(run)
-            self.type_combo.blockSignals(True)
-            for kind, count in type_counts(run, self.types):
-                self.type_combo.addItem(f"{kind} ({count:,})", kind)
-            self.type_combo.blockSignals(False)
-        return self.types or []
+    def _ask_for_types(self) -> None:
+        """Ask the engine for the run's types and their counts (once a run; the combo lists them on arrival)."""
+        if self.types is not None or self._types_asked or self.session.run is None:
+            return
+        self._types_asked = True
+        shown = self._shown
+        self.requests.request("event_types", "event_types", {},
+                              lambda counts: self._show_types(shown, counts), lambda why: self._failed(shown, why))
+
+    def _show_types(self, shown: object, counts: list[tuple[str, int]]) -> None:
+        if shown is not self._shown:
+            return
+        self.types = counts
+        self.type_combo.blockSignals(True)
+        for kind, count in counts:
+            self.type_combo.addItem(f"{kind} ({count:,})", kind)
+        self.type_combo.blockSignals(False)
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
-        if self.types is None and self.session.run is not None:  # first shown since the run opened
-            QTimer.singleShot(0, self, self._ensure_types)  # (never once the list is gone)
+        if self.types is None and not self._types_asked and self.session.run is not None:  # first shown
+            QTimer.singleShot(0, self, self._ask_for_types)  # (never once the list is gone)
 
     def run_closed(self) -> None:
-        self.types = None
+        self._forget_asks()
         self.model.set_run(None)
         self.type_combo.clear()
         for widget in (self.type_combo, self.filter_edit, self.table):
             widget.setEnabled(False)
         self.count_label.setText("Open a trace file to list its events here.")
 
+    # ----------------------------------------------------------------------------------------- the rows
+    def ask_for_rows(self) -> None:
+        """Ask the engine for the cells of the rows on screen (and a margin around them) it has not sent yet."""
+        model, run = self.model, self.model.run
+        count = model.rowCount()
+        if run is None or not count:
+            return
+        top = self.table.rowAt(0)
+        bottom = self.table.rowAt(self.table.viewport().height() - 1)
+        top = 0 if top < 0 else top
+        bottom = min(count - 1, top + self.table.viewport().height() // max(1, self.table.rowHeight(0))) \
+            if bottom < 0 else bottom
+        first, last = max(0, top - PAGE_MARGIN), min(count - 1, bottom + PAGE_MARGIN)
+        missing = [entry for entry in map(model.entry_of, range(first, last + 1)) if not model.has_cells(entry)]
+        if not missing:
+            return
+        model.asking(missing)
+        shown = self._shown
+        self.requests.request("event_rows", "event_rows", {"entries": missing},
+                              lambda cells: self._take_rows(shown, cells), lambda why: self._failed(shown, why))
+
+    def _take_rows(self, shown: object, cells: dict) -> None:
+        if shown is self._shown:  # (cells of an earlier part of a run that grew are still right)
+            self.model.take_cells(cells)
+            if self.failure is not None:
+                self.failure = None
+                self._show_count()
+
+    def _failed(self, shown: object, why: str) -> None:
+        if shown is self._shown:
+            self.model.asking([])
+            self.failure = why
+            self._show_count()
+
+    # --------------------------------------------------------------------------------------- the filter
     def apply_filter(self) -> None:
+        """Ask the engine which entries the filter keeps (no filter: every entry, at once)."""
         run = self.session.run
         if run is None:
             return
-        types = self._ensure_types()
-        rows = filter_entries(run, self.filter_edit.text(), self.type_combo.currentData(), types)
+        text, exact_type = self.filter_edit.text(), self.type_combo.currentData()
+        if not text.strip() and not exact_type:
+            self.requests.drop("event_filter")
+            self._filter_asked = None
+            self._show_rows(run, None)
+            return
+        asked = self._filter_asked = (text, exact_type)
+        shown = self._shown
+        self.count_label.setText("Filtering…")
+        self.requests.request("event_filter", "event_filter", {"text": text, "exact_type": exact_type},
+                              lambda rows: self._filtered(shown, asked, rows), lambda why: self._failed(shown, why))
+
+    def _filtered(self, shown: object, asked: object, rows) -> None:
+        if shown is self._shown and asked is self._filter_asked:  # (not a filter typed over since)
+            self._show_rows(self.session.run, rows)
+
+    def _show_rows(self, run, rows) -> None:
         self.model.set_run(run, rows)
         self._show_count()
         if self.session.moment is not None:
@@ -263,12 +360,19 @@ class EventListPanel(QWidget, PanelDefaults):
 
     def _show_count(self) -> None:
         run = self.session.run
-        total = len(run.axis.entries) if run is not None else 0
+        if run is None:
+            return
+        if self.failure is not None:
+            self.count_label.setText(f"The events could not be read: {self.failure}")
+            return
+        axis = run.axis
+        total = len(axis.entries)
         shown = self.model.rowCount()
-        typed = len(run.typed_events or []) if run is not None else 0
-        where = f"{typed:,} typed and {total - typed:,} domain events" if run is not None else ""
+        typed = axis.typed_before[total] if total < len(axis.typed_before) else 0
+        where = f"{typed:,} typed and {total - typed:,} domain events"
         self.count_label.setText(f"All {total:,} events in order ({where}). Click one to move the cursor right "
-                                 "after it." if shown == total else f"{shown:,} of {total:,} events match the filter.")
+                                 "after it." if shown == total else
+                                 f"{shown:,} of {total:,} events match the filter.")
 
     # ---------------------------------------------------------------------------------------- the cursor
     def moment(self, moment) -> None:

@@ -1,5 +1,6 @@
 """How the run ended and what it cost, as the header and the chat bubble say it at the cursor: each only once
-known there (core/model/run_end.py, core/views/run_facts.py). No Qt."""
+known there (core/model/run_end.py, core/views/run_facts.py). No Qt; read from the run's prepared facts (view
+data the engine made), never from its events."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 
 from afp_desktop.core.model.run_end import RunEnd
 from afp_desktop.core.views.findings import Finding
-from afp_desktop.core.views.run_facts import cost_usd, facts_of_run
+from afp_desktop.core.views.run_facts import RunFacts, StepNote, facts_of_run
 
 HEADLINES = {
     "completed": "✓ completed",
@@ -70,7 +71,7 @@ class CostWords:
 def cost_words(run, position: int) -> CostWords:
     """The library's own estimate at the cursor: the run so far, each priced step, and a limit once hit."""
     facts = facts_of_run(run)
-    so_far = cost_usd(run, position)
+    so_far = cost_so_far(facts, position)
     limits: list[Finding] = [f for f in facts.findings.known(position) if f.kind in LIMIT_KINDS]
     if so_far is None and not limits:
         return CostWords("", "")
@@ -87,16 +88,32 @@ def cost_words(run, position: int) -> CostWords:
         where = f"{name} (iteration {iteration})" if isinstance(iteration, int) else str(name)
         lines.append(f"  event {tick.position:,} · {where}: {usd(spent) if priced else 'not priced'}")
     if limits:
-        text += f" · {_limit_of(run, limits)} hit"
+        text += f" · {_limit_of(facts, limits)} hit"
         lines += ["", *(f"Limit: {f.message}" for f in limits)]
     return CostWords(text, "\n".join(lines))
 
 
-def _limit_of(run, limits: list[Finding]) -> str:
+def cost_so_far(facts: RunFacts, position: int) -> float | None:
+    """The library's last cumulative estimate (cost.tick) by `position`; None when no call was priced by then
+    (run_facts.cost_usd, from the facts' ticks)."""
+    for tick in reversed(facts.costs):
+        if tick.position > position:
+            continue
+        cumulative = tick.payload.get("cumulative")
+        if isinstance(cumulative, dict):
+            for key in ("estimatedUsd", "usd", "costUsd"):
+                value = cumulative.get(key)
+                if _finite(value):
+                    return float(value)
+    return None
+
+
+def _limit_of(facts: RunFacts, limits: list[Finding]) -> str:
     """"cost limit $0.0050" from the last cost.limit_hit's payload, else "a limit"."""
+    hits: dict[int, StepNote] = {note.position: note for note in facts.limit_hits}
     for finding in reversed(limits):
-        event = (run.typed_events or [])[finding.typed_index]
-        payload = event.get("payload") if isinstance(event, dict) else None
+        hit = hits.get(finding.position)
+        payload = hit.payload if hit is not None else None
         if finding.kind != "cost.limit_hit" or not isinstance(payload, dict):
             continue
         limit = payload.get("limit")

@@ -7,6 +7,9 @@ A file without a commit log (NDJSON, Trace) has no state to show: `ContextStates
 Commits at a position: the events carry `commitIdxBefore`; at axis position p (p entries happened) the commits
 applied are those before the next entry's count (`axis.commit_before[p]`), all of them at the end. A commit
 stop pins its own `lastCommitIdx` instead, so two stops at one position still show their own state.
+
+The engine answers the Context tab's requests with `ContextStates.answer` (the view at a position) and
+`ContextStates.value_text` (one key's whole value), plain values that pickle small.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from afp_desktop.core.library.stops import PATH_DELIMITER, apply_bundle, is_comm
 from afp_desktop.core.breathing import breathing_over
 
 VALUE_CHARS = 160
+DETAIL_CHARS = 20_000  # a key's whole value is cut here (the rest counted)
 ENTERED, CHANGED, LEFT, SAME = "entered", "changed", "left", "same"
 
 
@@ -50,6 +54,16 @@ class ContextView:
         for row in self.rows:
             out[row.status] += 1
         return out
+
+
+@dataclass(frozen=True)
+class ContextAnswer:
+    """The Context tab at a position: `view` (None and `reason` said when the run has no commit log) and how many
+    commits the log holds."""
+
+    view: ContextView | None
+    commits: int
+    reason: str | None = None
 
 
 def one_line(value: Any, limit: int = VALUE_CHARS) -> str:
@@ -176,6 +190,27 @@ class ContextStates:
                 if key not in now:
                     rows.append(KeyRow(key, LEFT, one_line(value), self.writer(key, commit)))
         return ContextView(tuple(rows), commit, previous)
+
+
+    # -- the engine's answers ------------------------------------------------------------------------------------
+    def answer(self, position: int, stop: dict | None = None, at_stop: bool = False,
+               previous_position: int | None = None, previous_stop: dict | None = None) -> ContextAnswer:
+        """context_at this position (None and the reason when the run has no commit log)."""
+        if not self.available:
+            return ContextAnswer(None, 0, self.reason)
+        view = context_at(self, position, stop, at_stop, previous_position, previous_stop)
+        return ContextAnswer(view, len(self.log))
+
+    def value_text(self, key: str, commit: int | None, limit: int = DETAIL_CHARS) -> str:
+        """`key`'s whole value in the state through `commit` (None: the initial state), as plain text cut at
+        `limit` characters."""
+        from afp_desktop.core.views.inspect import as_text
+
+        state = self.state_through(commit if commit is not None else -1)
+        text = as_text(state.get(key))
+        if len(text) > limit:
+            text = text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
+        return text
 
 
 def context_at(states: ContextStates, position: int, stop: dict | None = None, at_stop: bool = False,

@@ -2,13 +2,17 @@
 
 Row r of the unfiltered list is axis entry r: the event that happens between positions r and r + 1, so moving
 the cursor "right after" it is `move_to(r + 1)`. A filter keeps a sorted list of entry indices.
+
+`EventListAnswers` answers the engine's requests about one run's list (its rows' cells, its types, a filter's
+entries) in plain values that pickle small: the window holds the axis, never the events.
 """
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections import Counter
-from typing import Any
+from typing import Any, Iterable
 
 from afp_desktop.core.breathing import breathing_over
 from afp_desktop.core.model.axis import runtime_stage_id_of
@@ -111,3 +115,36 @@ def row_of_moment(rows: list[int] | None, position: int, length: int) -> int | N
         return min(position, length) - 1 if position > 0 else None
     row = bisect_left(rows, position) - 1
     return row if row >= 0 else None
+
+
+def event_cells(run, entry_index: int) -> tuple[str, str, str]:
+    """(type, stage, summary) of axis entry `entry_index`, each one plain line."""
+    entry = run.axis.entries[entry_index]
+    return event_type(run, entry), event_stage(run, entry), event_summary(run, entry)
+
+
+class EventListAnswers:
+    """The event list's requests about one run: the type of every entry is worked out once, at the first filter or
+    type count, and kept for the next."""
+
+    def __init__(self, run) -> None:
+        self.run = run
+        self._types: list[str] | None = None
+
+    def types(self) -> list[str]:
+        if self._types is None:
+            self._types = event_types(self.run)
+        return self._types
+
+    def rows(self, entries: Iterable[int]) -> dict[int, tuple[str, str, str]]:
+        """Entry index → its cells (type, stage, summary), for the entries asked for that the run has."""
+        count = len(self.run.axis.entries)
+        return {index: event_cells(self.run, index) for index in breathing_over(entries, every=32) if 0 <= index < count}
+
+    def type_counts(self) -> list[tuple[str, int]]:
+        return type_counts(self.run, self.types())
+
+    def filtered(self, text: str = "", exact_type: str | None = None) -> array | None:
+        """filter_entries as a compact array of entry indices (None: no filter)."""
+        rows = filter_entries(self.run, text, exact_type, self.types())
+        return None if rows is None else array("q", rows)

@@ -19,6 +19,7 @@ NO_TYPE = "(no type)"
 _TICK = "agentfootprint.cost.tick"
 _THINKING = "agentfootprint.stream.thinking_delta"
 _THINKING_END = "agentfootprint.stream.thinking_end"
+_LIMIT_HIT = "agentfootprint.cost.limit_hit"
 
 
 def event_type_counts(run, position: int | None = None) -> dict[str, int]:
@@ -83,6 +84,7 @@ class RunFacts:
         self.costs = self._notes(run, _TICK, steps.step_of)
         self.thinking = self._notes(run, _THINKING, steps.llm_step_of)
         self.thinking_ends = self._notes(run, _THINKING_END, steps.step_of)
+        self.limit_hits = self._notes(run, _LIMIT_HIT, steps.step_of)  # (what each limit was: its payload)
 
     @staticmethod
     def _notes(run, event_type: str, step_of) -> list[StepNote]:
