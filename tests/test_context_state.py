@@ -22,7 +22,7 @@ from afp_desktop.core.views.context_state import (
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.replay import Replay
 from afp_desktop.core.library.stops import PATH_DELIMITER, state_at
-from tests.answers_util import engine_requests
+from tests.answers_util import RequestsByHand, engine_requests, events_in_the_engine
 from tests.corpus_util import SMALL_SCENARIOS, corpus_path
 
 
@@ -203,3 +203,63 @@ def test_panel_waits_until_shown(qtbot, panel):
     panel.show()
     qtbot.waitUntil(lambda: panel.view is not None)  # asked for when painted
     assert panel.table.rowCount() > 0
+
+
+# ── the engine's answers ──────────────────────────────────────────────────────────────────────────────────
+
+
+def test_the_tab_shows_a_run_whose_events_live_in_the_engine(qtbot, panel):
+    """The window's thread never reads the run's events: the keys at the cursor and a key's whole value are the
+    engine's answers (here the in-process engine's thread reads them; a read on the window's thread raises)."""
+    real = open_run(corpus_path("02-react-two-tools", "recording.json"))
+    session = panel.session
+    session.set_run(events_in_the_engine(real))
+    index = next(i for i, span in enumerate(session.spans) if span.label == "Tool call 1")
+    session.move_to_stop(index)
+    session.flush()
+    assert panel.note.text() == READING  # nothing folded here: the engine has not answered yet
+    wait_for_state(qtbot, panel)
+    span = session.spans[index]
+    expected = context_at(ContextStates(real), session.position, span.stop, True,
+                          session.spans[index - 1].end, session.spans[index - 1].stop)
+    table = panel.table
+    assert [table.item(r, 0).text() for r in range(table.rowCount())] == [row.key for row in expected.rows]
+    assert "2 entered, 2 changed, 0 left" in panel.note.text()
+    table.setCurrentCell(0, 0)
+    qtbot.waitUntil(lambda: not panel.detail.toPlainText().endswith("Reading…"), timeout=10_000)
+    assert panel.detail.toPlainText().endswith(
+        "\n\n" + ContextStates(real).value_text(expected.rows[0].key, expected.commit))
+
+
+def test_an_answer_about_an_earlier_moment_is_dropped(qtbot):
+    """Answers delivered out of order (the cursor moved on, the run was replaced): only the newest ask's is shown,
+    and "Reading…" until it comes."""
+    run = open_run(corpus_path("02-react-two-tools", "recording.json"))
+    session = Session()
+    requests = RequestsByHand(run)
+    panel = shown_alone(session, ContextPanel(session, requests))
+    qtbot.addWidget(panel)
+    panel.resize(600, 500)
+    panel.show()
+    session.set_run(run)
+    first = next(i for i, span in enumerate(session.spans) if span.label == "Tool call 1")
+    session.move_to_stop(first)
+    session.flush()
+    session.move_to_stop(0)
+    session.flush()
+    older, newer = requests.of_kind("context")[-2:]
+    assert requests.asked[older][2]["position"] != requests.asked[newer][2]["position"]
+    assert panel.note.text() == READING
+    requests.answer(newer)
+    shown = [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())], panel.note.text()
+    requests.answer(older)  # (late: the cursor moved on)
+    assert panel.view.commit == requests.engine.answer("context", requests.asked[newer][2]).view.commit
+    assert ([panel.table.item(r, 0).text() for r in range(panel.table.rowCount())], panel.note.text()) == shown
+    assert "2 entered, 2 changed, 0 left" not in panel.note.text()  # (what the older answer would say)
+    session.move_to_stop(first)
+    session.flush()
+    asked_about_the_first_run = requests.of_kind("context")[-1]
+    session.set_run(open_run(corpus_path("06-pause-resume", "recording.json")))
+    session.flush()
+    requests.answer(asked_about_the_first_run)  # (about the run shown before)
+    assert panel.note.text() == READING and panel.view is None
