@@ -8,8 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 
-from afp_desktop.app.panels.run_end_words import cost_words, end_at, headline
-from afp_desktop.core.views.run_facts import facts_of_run
+from afp_desktop.app.panels.run_end_words import cost_so_far, cost_words, end_at, headline
+from afp_desktop.core.views.run_facts import cost_usd, facts_of_run
+from tests.answers_util import events_in_the_engine
 from tests.facts_run import Stream, facts_stream, halted_stream, paused_stream, start, thinking_stream
 
 LOAD_TIMEOUT = 30_000
@@ -133,6 +134,16 @@ def test_the_header_shows_the_librarys_cost_and_the_limit_once_hit(qtbot, window
     assert summary.library_cost.text() == "cost $0.0061 · limit $0.0050 hit"
     assert "tool → llm (iteration 2): $0.0040" in summary.library_cost.toolTip()
     assert "The cost limit was reached" in summary.library_cost.toolTip()
+
+
+def test_the_cost_words_come_from_the_prepared_facts_not_the_events():
+    """The header's cost and limit are read from the facts the engine prepared: the same words for a run whose
+    events the window's thread may not read."""
+    real = facts_stream().run()
+    held = events_in_the_engine(facts_stream().run())
+    said = [cost_words(held, position) for position in range(len(real.axis) + 1)]
+    assert said == [cost_words(real, position) for position in range(len(real.axis) + 1)]
+    assert said[-1].text == "cost $0.0061 · limit $0.0050 hit"
 
 
 # ── the thinking stream ───────────────────────────────────────────────────────────────────────────────────────
@@ -326,6 +337,7 @@ def test_hostile_cost_and_limit_payloads_give_plain_words(usd, cumulative, kind,
     s.add("cost.limit_hit", "route#2", kind=kind, limit=limit, actual=usd, action="abort")
     run = s.run()
     for position in (0, len(run.axis) // 2, len(run.axis)):
+        assert cost_so_far(facts_of_run(run), position) == cost_usd(run, position)
         words = cost_words(run, position)
         assert isinstance(words.text, str) and isinstance(words.tooltip, str)
         assert "inf" not in words.text.replace("info", "") and "nan" not in words.text
