@@ -292,3 +292,35 @@ def test_an_answer_asked_before_a_newer_one_is_dropped(qtbot):
     session.set_run(open_run(corpus_path("06-pause-resume", "recording.json")))
     requests.answer(asked_about_the_first_run)  # (about the run shown before)
     assert panel.model.cells(0)[2:] == (NOT_YET,) * 3
+
+
+def test_the_list_and_the_context_tab_fill_in_through_the_engine_process(qtbot, engine_window, tmp_path):
+    """The answers cross from the engine process (pickled): the rows on screen, the types, a filter's rows and
+    the Context tab's keys are the core's."""
+    from tests.test_context_state import wait_for_state
+    from tests.test_engine_requests import open_through_the_engine
+    from tests.test_engine_process import sample
+
+    window = engine_window
+    run = open_through_the_engine(qtbot, window, sample(tmp_path, "recording.json"))
+    real = open_run(corpus_path("02-react-two-tools", "recording.json"))
+    window.docks["events"].show()
+    window.docks["events"].raise_()
+    panel = window.panels["events"]
+    model = panel.model
+    wait_for_rows(qtbot, panel)
+    for row in rows_on_screen(panel):
+        assert model.cells(row)[2:] == event_cells(real, row)
+    qtbot.waitUntil(lambda: panel.types is not None, timeout=10_000)
+    assert panel.types == type_counts(real)
+    panel.type_combo.setCurrentIndex(panel.type_combo.findData("tool.end"))
+    wait_for_filter(qtbot, panel)
+    assert list(model.rows) == filter_entries(real, exact_type="tool.end")
+    context = window.panels["context"]
+    window.docks["context"].show()
+    window.docks["context"].raise_()
+    window.session.move_to_stop(next(i for i, span in enumerate(window.session.spans) if span.label == "Tool call 1"))
+    window.session.flush()
+    wait_for_state(qtbot, context)
+    assert "2 entered, 2 changed, 0 left" in context.note.text() and context.table.rowCount() > 0
+    assert window.loader.loads.holds(run)
