@@ -256,6 +256,13 @@ def test_an_answer_about_an_earlier_moment_is_dropped(qtbot):
     assert panel.view.commit == requests.engine.answer("context", requests.asked[newer][2]).view.commit
     assert ([panel.table.item(r, 0).text() for r in range(panel.table.rowCount())], panel.note.text()) == shown
     assert "2 entered, 2 changed, 0 left" not in panel.note.text()  # (what the older answer would say)
+    panel.table.setCurrentCell(0, 0)
+    panel.table.setCurrentCell(1, 0)
+    first_key, second_key = requests.of_kind("context_value")[-2:]
+    requests.answer(second_key)
+    requests.answer(first_key)  # (late: another key was chosen)
+    assert panel.detail.toPlainText().startswith(panel.table.item(1, 0).text() + " ")
+    assert panel.detail.toPlainText().endswith(requests.engine.answer("context_value", requests.asked[second_key][2]))
     session.move_to_stop(first)
     session.flush()
     asked_about_the_first_run = requests.of_kind("context")[-1]

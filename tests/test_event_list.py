@@ -268,6 +268,23 @@ def test_the_list_shows_a_run_whose_events_live_in_the_engine(qtbot, panel):
     assert panel.session.run is run
 
 
+def test_a_row_read_off_screen_is_asked_for_and_the_rows_scrolled_to_still_are(qtbot, panel):
+    """A cell read away from the rows on screen (a tooltip, a test) is asked for too, and never stops the asking
+    for the rows a scroll brings on screen."""
+    run = load(panel)
+    model = panel.model
+    panel.session.move_to(0, immediate=True)
+    panel.table.scrollToTop()
+    wait_for_rows(qtbot, panel)
+    far = len(run.axis.entries) - 1
+    assert far not in rows_on_screen(panel) and not model.has_cells(far)
+    assert model.cells(far)[2:] == (NOT_YET,) * 3
+    qtbot.waitUntil(lambda: model.has_cells(far), timeout=10_000)
+    assert model.cells(far)[2:] == event_cells(run, far)
+    panel.table.scrollTo(model.index(far - 70, 0))
+    wait_for_rows(qtbot, panel)
+
+
 def test_an_answer_asked_before_a_newer_one_is_dropped(qtbot):
     """Answers delivered out of order (a filter typed over, a run replaced): only the newest ask's is shown."""
     run = open_run(corpus_path("02-react-two-tools", "recording.json"))

@@ -46,6 +46,7 @@ class ContextPanel(QWidget, PanelDefaults):
         self.answer: ContextAnswer | None = None  # the engine's, for the moment asked last
         self.view = None
         self._asked: object | None = None  # the newest request (an answer to any other is dropped)
+        self._value_asked: object | None = None  # the newest request for a key's whole value (the same rule)
         self.theme = "light"
         self._dirty = False
         layout = QVBoxLayout(self)
@@ -107,7 +108,7 @@ class ContextPanel(QWidget, PanelDefaults):
 
     def _forget(self) -> None:
         """Answers about the moment or run shown before are no longer wanted."""
-        self.answer, self.view, self._asked = None, None, None
+        self.answer, self.view, self._asked, self._value_asked = None, None, None, None
         self.requests.drop("context")
         self.requests.drop("context_value")
 
@@ -220,6 +221,7 @@ class ContextPanel(QWidget, PanelDefaults):
     def _show_detail(self, row: int) -> None:
         """The chosen key's head at once, its whole value when the engine sends it (tag "context_value")."""
         self.requests.drop("context_value")
+        self._value_asked = None
         if not 0 <= row < len(self._shown_rows) or self.view is None:
             self.detail.clear()
             return
@@ -231,12 +233,13 @@ class ContextPanel(QWidget, PanelDefaults):
             " · from the initial state")
         self.detail.setPlainText(head + "\n\nReading…")
         commit = view.commit if key_row.status != LEFT else view.previous_commit
+        asked = self._value_asked = object()
         self.requests.request("context_value", "context_value", {"key": key_row.key, "commit": commit},
-                              lambda text: self._show_value(view, head, text),
-                              lambda why: self._show_value(view, head, f"(could not be read: {why})"))
+                              lambda text: self._show_value(asked, head, text),
+                              lambda why: self._show_value(asked, head, f"(could not be read: {why})"))
 
-    def _show_value(self, view, head: str, text: str) -> None:
-        if view is self.view:
+    def _show_value(self, asked: object, head: str, text: str) -> None:
+        if asked is self._value_asked:  # (not a key chosen, a moment or a run shown before)
             self.detail.setPlainText(head + "\n\n" + text)
 
     def _clicked(self, row: int, column: int) -> None:

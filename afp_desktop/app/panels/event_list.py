@@ -39,8 +39,8 @@ PAGE_MARGIN = 40  # rows asked for above and below the ones on screen (a short s
 
 class EventListModel(QAbstractTableModel):
     """Rows are axis entries (all of them, or the filtered indices). The number and kind of a row come from the
-    axis; its type, stage and summary are asked of the engine a page at a time (`rows_wanted` says a row on
-    screen has none yet) and shown as NOT_YET until they arrive."""
+    axis; its type, stage and summary are asked of the engine a page at a time (`rows_wanted` says a row was
+    read without them: `take_wanted`) and shown as NOT_YET until they arrive."""
 
     rows_wanted = Signal()
 
@@ -53,7 +53,7 @@ class EventListModel(QAbstractTableModel):
         self.theme = "light"
         self._cells: dict[int, tuple[str, str, str]] = {}  # entry → (type, stage, summary), made visible
         self.asked: set[int] = set()  # entries asked of the engine, their cells still to come
-        self._wanted = False
+        self._wanted: set[int] = set()  # entries read without cells and not asked for yet
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -64,6 +64,7 @@ class EventListModel(QAbstractTableModel):
         if not same_run:
             self._cells.clear()
             self.asked.clear()
+            self._wanted.clear()
         self.moment_row = None
         self.endResetModel()
 
@@ -88,9 +89,10 @@ class EventListModel(QAbstractTableModel):
         kind = self.run.axis.entries[entry_index][0]
         known = self._cells.get(entry_index)
         if known is None:
-            if entry_index not in self.asked and not self._wanted:
-                self._wanted = True
-                self.rows_wanted.emit()
+            if entry_index not in self.asked and entry_index not in self._wanted:
+                self._wanted.add(entry_index)
+                if len(self._wanted) == 1:  # (one signal for the rows read until they are asked for)
+                    self.rows_wanted.emit()
             known = (NOT_YET, NOT_YET, NOT_YET)
         return (f"{entry_index + 1:,}", KIND_NAMES.get(kind, kind), *known)
 
@@ -99,7 +101,6 @@ class EventListModel(QAbstractTableModel):
 
     def take_cells(self, answer: dict[int, tuple[str, str, str]]) -> None:
         """The engine's cells for the entries it was asked for (the list is repainted)."""
-        self._wanted = False
         if len(self._cells) + len(answer) > _CACHE_ROWS:
             self._cells.clear()
         for entry_index, cells in answer.items():
@@ -109,9 +110,13 @@ class EventListModel(QAbstractTableModel):
         if count and answer:
             self.dataChanged.emit(self.index(0, 2), self.index(count - 1, len(COLUMNS) - 1))
 
+    def take_wanted(self) -> set[int]:
+        """The entries read without cells since the last call (the caller asks for them)."""
+        wanted, self._wanted = self._wanted, set()
+        return wanted
+
     def asking(self, entries: list[int]) -> None:
         """`entries` are asked of the engine (a newer ask replaces the one before: its answer will not come)."""
-        self._wanted = False
         self.asked = set(entries)
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
@@ -298,8 +303,10 @@ class EventListPanel(QWidget, PanelDefaults):
 
     # ----------------------------------------------------------------------------------------- the rows
     def ask_for_rows(self) -> None:
-        """Ask the engine for the cells of the rows on screen (and a margin around them) it has not sent yet."""
+        """Ask the engine for the cells of the rows on screen (and a margin around them) and of any row read since
+        the last ask, those it has not sent yet."""
         model, run = self.model, self.model.run
+        wanted = model.take_wanted()
         count = model.rowCount()
         if run is None or not count:
             return
@@ -309,7 +316,8 @@ class EventListPanel(QWidget, PanelDefaults):
         bottom = min(count - 1, top + self.table.viewport().height() // max(1, self.table.rowHeight(0))) \
             if bottom < 0 else bottom
         first, last = max(0, top - PAGE_MARGIN), min(count - 1, bottom + PAGE_MARGIN)
-        missing = [entry for entry in map(model.entry_of, range(first, last + 1)) if not model.has_cells(entry)]
+        on_screen = map(model.entry_of, range(first, last + 1))
+        missing = sorted(entry for entry in wanted.union(on_screen) if not model.has_cells(entry))
         if not missing:
             return
         model.asking(missing)
