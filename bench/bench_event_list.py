@@ -1,5 +1,5 @@
 """Event list and Context figures on big runs: listing types, filtering, one screen of summaries, and folding
-the commit log to a stop (cold and warm).
+the commit log to a stop (cold and warm); the engine's answers to the window, pickled, in bytes.
 
     .venv/bin/python bench/bench_event_list.py [EVENTS_FILE [RECORDING_FILE]]
 
@@ -11,6 +11,7 @@ The goal: a filter ≤ 300 ms, a screen of rows ≤ 10 ms, a fold on a settled s
 from __future__ import annotations
 
 import lzma
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -19,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from afp_desktop.core.views.context_state import ContextStates  # noqa: E402
 from afp_desktop.core.views.event_list import (  # noqa: E402
+    EventListAnswers,
     event_stage,
     event_summary,
     event_type,
@@ -74,6 +76,11 @@ def main() -> None:
         return [(event_type(run, e), event_stage(run, e), event_summary(run, e)) for e in entries[middle:middle + 40]]
 
     timed("one screen of rows (40 rows, 3 cells each)", screen)
+    answers = EventListAnswers(run)
+    page = timed("the engine's page of rows (120 rows)", lambda: answers.rows(range(middle, middle + 120)))
+    kept = answers.filtered("tool_end")
+    print(f"  pickled answers: a page {len(pickle.dumps(page)):,} bytes; the 'tool_end' filter "
+          f"({0 if kept is None else len(kept):,} rows) {len(pickle.dumps(kept)):,} bytes")
 
     print(f"{recording}:")
     large = open_run(recording)
@@ -83,6 +90,8 @@ def main() -> None:
     timed("fold to the last commit (cold)", lambda: ContextStates(large).state_through(len(log) - 1), 1)
     states.state_through(len(log) // 2)
     timed("the next stop after a cached one (warm)", lambda: states.view(len(log) // 2 + 20, len(log) // 2), 1)
+    answer = states.answer(len(large.axis))
+    print(f"  pickled answer: the Context tab at the end {len(pickle.dumps(answer)):,} bytes")
     print(f"  ({len(log):,} commits; {len(cold):,} state keys)")
 
 
