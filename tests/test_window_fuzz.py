@@ -13,7 +13,7 @@ import traceback
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from afp_desktop.engine.service import load_run
+from afp_desktop.engine.service import Engine, load_run
 from afp_desktop.core.formats import LoadError
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 from afp_desktop.core.views.compare import compare_runs, diff
@@ -63,6 +63,16 @@ def hostile_file_in_the_window(window, app, folder, case, caught: list) -> None:
         index.find(query, ignore_case=True)
     compare_runs(run, run).totals()
     diff(run, run)
+    # What the event list and the Context tab ask the engine (a failure there would only be said in the panel).
+    engine = Engine()
+    engine.adopt(run)
+    engine.answer("event_types", {})
+    engine.answer("event_filter", {"text": "a"})
+    engine.answer("event_rows", {"entries": range(len(run.axis.entries))})
+    for position in (0, len(run.axis) // 2, len(run.axis)):
+        answer = engine.answer("context", {"position": position})
+        for row in answer.view.rows if answer.view is not None else ():
+            engine.answer("context_value", {"key": row.key, "commit": answer.view.commit})
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
