@@ -306,9 +306,11 @@ def test_an_answer_asked_before_a_newer_one_is_dropped(qtbot):
     panel.table.viewport().repaint()
     qtbot.waitUntil(lambda: bool(requests.of_kind("event_rows")))
     asked_about_the_first_run = requests.of_kind("event_rows")[-1]
+    entries = requests.asked[asked_about_the_first_run][2]["entries"]
     session.set_run(open_run(corpus_path("06-pause-resume", "recording.json")))
     requests.answer(asked_about_the_first_run)  # (about the run shown before)
-    assert panel.model.cells(0)[2:] == (NOT_YET,) * 3
+    assert entries and not any(panel.model.has_cells(entry) for entry in entries)
+    assert panel.model.cells(entries[0])[2:] == (NOT_YET,) * 3
 
 
 def test_the_list_and_the_context_tab_fill_in_through_the_engine_process(qtbot, engine_window, tmp_path):
