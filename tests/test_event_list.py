@@ -209,7 +209,7 @@ def test_types_are_listed_only_once_shown(qtbot, panel):
     load(panel)
     assert panel.types is None and panel.type_combo.count() == 1  # "All types" only: nothing listed yet
     assert panel.model.rowCount() > 0
-    assert not [asked for asked in panel.requests._latest if asked == "event_types"]  # private: nothing asked
+    assert "event_types" not in panel.requests.waiting_tags()  # nothing asked
     panel.show()
     qtbot.waitUntil(lambda: panel.types is not None)
     assert panel.type_combo.count() > 5 and panel.type_combo.findData("tool.end") > 0

@@ -55,6 +55,10 @@ class EngineRequests(QObject):
         if key is not None:
             self._waiting.pop(key, None)
 
+    def waiting_tags(self) -> list[str]:
+        """The tags whose newest request is not answered yet."""
+        return list(self._latest)
+
     def forget_run(self) -> None:
         """The run shown is closed or replaced: no reply about it is wanted, and this process lets go of it."""
         self._latest.clear()
