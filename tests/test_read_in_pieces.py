@@ -70,6 +70,7 @@ def test_a_file_read_into_a_bytearray_gives_what_its_bytes_give(tmp_path, monkey
     from tests.corpus_util import read_bytes
 
     monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
+    monkeypatch.setattr(lazy_trace, "ONCE_MIN_BYTES", 0)  # (the command line too)
     monkeypatch.setattr(lazy_recording, "MIN_BYTES", 0)
     text = read_bytes("15-large-run", name)
     path = tmp_path / (name + (".xz" if compressed else ""))
