@@ -94,12 +94,12 @@ def let_pages_go(text: bytes | bytearray) -> None:
 
 def _buffer_address(text: bytes | bytearray) -> int:
     """Where `text`'s contents start in memory (its own buffer, not a copy; 0 if unknown)."""
-    if type(text) is bytearray:
+    if isinstance(text, bytearray):
         contents = (ctypes.c_char * len(text)).from_buffer(text)
         address = ctypes.addressof(contents)
         del contents  # (its hold on the bytearray's buffer)
         return address
-    return ctypes.cast(ctypes.c_char_p(bytes(text) if type(text) is not bytes else text), ctypes.c_void_p).value or 0
+    return ctypes.cast(ctypes.c_char_p(text), ctypes.c_void_p).value or 0
 
 
 _madvise: Any = None  # the C library's madvise, once looked up (False: none to use)
