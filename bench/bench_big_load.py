@@ -106,10 +106,10 @@ def process_seconds(args: list[str]) -> float:
     return best
 
 
-def measure(script: str, path: Path) -> dict:
+def measure(script: str, path: Path, timeout: float = 600) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), AFP_DESKTOP_CONFIG_DIR=tempfile.mkdtemp())
     out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, env=env,
-                         timeout=600)
+                         timeout=timeout)
     if out.returncode:
         raise RuntimeError(out.stderr[-2000:])
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -15,7 +15,8 @@ replaced is freed meanwhile). Targets: the first frame ≤ 0.5 s; the longest st
 (published and painted) ≤ 8 ms median. On a virtual machine the host may run someone else on its processors
 ("steal" in /proc/stat): every thread stands still meanwhile, so each stall says how much the host took during it,
 and when it took any, the longest stall during which it took none is printed too. With AFP_STALL_DUMPS=FILE,
-every thread's stack is written to FILE whenever a stall grows past 40 ms (AFP_STALL_DUMP_MS). After each untouched open it
+every thread's stack is written to FILE whenever a stall grows past 40 ms (AFP_STALL_DUMP_MS); a run may take
+AFP_BENCH_LOAD_TIMEOUT_S seconds (120) to load. After each untouched open it
 checks that every panel has caught up (nothing left in the window's queue, app/pacing/scheduler.py, and no growth job
 behind). With --json, each FILE is only opened while the cursor moves (then scrubbed): the text goes to stderr and
 one JSON object to stdout, {file: open_and_measure's figures}.
@@ -50,6 +51,7 @@ TARGET_MS = 50.0
 STALL_DUMPS = open(os.environ["AFP_STALL_DUMPS"], "a") if os.environ.get("AFP_STALL_DUMPS") else None
 DUMP_PAST_MS = float(os.environ.get("AFP_STALL_DUMP_MS", TARGET_MS - 10))  # (AFP_STALL_DUMP_MS: another limit)
 BIG = Path(os.environ.get("AFP_BIG_CORPUS", "/work/shared/corpus/big/react-1000"))
+LOAD_TIMEOUT_S = float(os.environ.get("AFP_BENCH_LOAD_TIMEOUT_S", "120"))  # the longest wait for a run to load
 
 
 def stolen_ms() -> float:
@@ -244,7 +246,7 @@ def open_untouched(app, path: Path) -> None:
     meter.start()
     start = time.perf_counter()
     window.open_file(path)
-    pump_until(app, lambda: window.session.run is not None and not window.loader.busy, 120)
+    pump_until(app, lambda: window.session.run is not None and not window.loader.busy, LOAD_TIMEOUT_S)
     whole = time.perf_counter() - start
     settle_until = time.perf_counter() + 1.5
     pump_until(app, lambda: time.perf_counter() >= settle_until, 5)
@@ -275,13 +277,13 @@ def open_over(app, first: Path, second: Path) -> None:
     other (and the replaced run is freed)."""
     window = open_window(app)
     window.open_file(first)
-    pump_until(app, lambda: window.session.run is not None and not window.loader.busy, 120)
+    pump_until(app, lambda: window.session.run is not None and not window.loader.busy, LOAD_TIMEOUT_S)
     settle_until = time.perf_counter() + 1.5
     pump_until(app, lambda: time.perf_counter() >= settle_until, 5)
     meter = StallMeter()
     meter.start()
     window.open_file(second)
-    pump_until(app, lambda: window.session.run is not None and not window.loader.busy, 120)
+    pump_until(app, lambda: window.session.run is not None and not window.loader.busy, LOAD_TIMEOUT_S)
     settle_until = time.perf_counter() + 2.0  # (the replaced run is freed from 0.4 s after the new one shows)
     pump_until(app, lambda: time.perf_counter() >= settle_until, 5)
     meter.stop()
@@ -317,7 +319,7 @@ def open_and_measure(app, path: Path, scrub_after: bool = True) -> dict:
     start = time.perf_counter()
     window.open_file(path)
     pump_until(app, lambda: window.session.run is not None and not window.loader.busy
-               and not getattr(window, "showing_run", False), 120)
+               and not getattr(window, "showing_run", False), LOAD_TIMEOUT_S)
     # let deferred, incremental work (scene building in slices, panels filling) finish
     settle_until = time.perf_counter() + 1.5
     pump_until(app, lambda: time.perf_counter() >= settle_until, 5)

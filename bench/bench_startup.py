@@ -36,6 +36,7 @@ DRIVER = r"""
 import os, sys, time
 STALL_TICK_MS, SETTLE_MS = %d, %d
 UNTIL_WHOLE = os.environ.get("AFP_STARTUP_UNTIL_WHOLE") == "1"  # wait for the whole run too, not only the timeline
+GIVE_UP_MS = int(float(os.environ.get("AFP_STARTUP_GIVE_UP_S", "60")) * 1000)  # the window quits after this long
 from afp_desktop.app.shell import gui
 
 _make = gui.create_application
@@ -87,7 +88,7 @@ def create_application():
 
     app._startup_watch = Watch()
     app.installEventFilter(app._startup_watch)
-    QTimer.singleShot(60000, app.quit)
+    QTimer.singleShot(GIVE_UP_MS, app.quit)
     return app
 
 gui.create_application = create_application
@@ -97,18 +98,19 @@ main()
 """ % (STALL_TICK_MS, SETTLE_MS)
 
 
-def one_run(file: Path, checkout: Path = ROOT, until_whole: bool = False) -> tuple[
+def one_run(file: Path, checkout: Path = ROOT, until_whole: bool = False, timeout: float = 90) -> tuple[
         float, float | None, float | None, float | None, float | None]:
     """(first frame, run shown, timeline plots ready) in seconds after the command, the longest stall of the
     window's thread from the first frame until SETTLE_MS after the plots are ready (`until_whole`: and the whole
     run read), in ms, and the processor time the window's thread worked in it, in ms (the rest it waited: for a
-    processor, or for Python's lock)."""
+    processor, or for Python's lock). `timeout`: seconds the whole process may take."""
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
            "AFP_DESKTOP_CONFIG_DIR": str(ROOT / "bench" / ".startup-config"),
-           "AFP_STARTUP_UNTIL_WHOLE": "1" if until_whole else "0"}
+           "AFP_STARTUP_UNTIL_WHOLE": "1" if until_whole else "0",
+           "AFP_STARTUP_GIVE_UP_S": str(max(1.0, timeout - 30))}  # (its window gives up before the process is killed)
     start = time.monotonic()
     out = subprocess.run([sys.executable, "-c", DRIVER, str(file)], env=env, capture_output=True, text=True,
-                         timeout=90, cwd=checkout).stdout  # `-c` imports afp_desktop from the working folder
+                         timeout=timeout, cwd=checkout).stdout  # `-c` imports afp_desktop from the working folder
     marks = dict(line.split(" ", 1) for line in out.splitlines() if line.startswith(("first-frame", "run-shown", "timeline-ready", "longest-stall", "its-work")))
     if "first-frame" not in marks:
         raise SystemExit(f"the window never painted; output:\n{out}")

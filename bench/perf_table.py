@@ -1,6 +1,7 @@
 """The performance targets measured and written as a table into docs/performance.md (a script, not a test).
 
-    .venv/bin/python bench/perf_table.py [--runs N] [--quick] [--no-busy] [--print]
+    .venv/bin/python bench/perf_table.py [--runs N] [--quick] [--no-busy] [--print] [--recording FILE ...]
+                                         [--recordings-only]
 
 Each measure runs N times (--runs, 3) in fresh processes, through the other benches' own code:
 bench_startup.one_run (`afp-desktop FILE`, cold start: the first frame, the first part shown, the longest stall of
@@ -12,6 +13,10 @@ against a bare orjson parse of the file, or for a recording the whole `afp-deskt
 bench_cli_startup (`afp-desktop stepgraph` on a ~12 MB Trace against a process that only parses it).
 The files are the corpus's big run (48 MB Trace, 53 MB stream, 448 MB recording), decompressed from $AFP_BIG_CORPUS
 (default /work/shared/corpus/big/react-1000) into a temporary folder. --quick: the Trace only, one run.
+--recording FILE (again for more; or $AFP_LONG_RECORDINGS, paths separated by ':'): a long recording measured
+too, read where it is (bench/make_long_recording.py makes the 894 MB and 1.4 GB ones); one that is absent is
+skipped, said on stderr. Its waits grow with its size (LOAD_SECONDS_PER_MB). --recordings-only: only those (not
+the corpus's files, nor the `stepgraph` row).
 --busy (the default; --no-busy to leave it out): a process spinning on one core all along, started and stopped here.
 The table (worst of the N runs, their median, met when the worst is within the target) goes between the markers
 below in docs/performance.md, under a line naming the date, the machine and the commit; --print only prints it.
@@ -21,6 +26,7 @@ A measure that fails or cannot be made says so in its row: never a figure it did
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import lzma
@@ -39,6 +45,8 @@ DOC = ROOT / "docs" / "performance.md"
 BIG = Path(os.environ.get("AFP_BIG_CORPUS", "/work/shared/corpus/big/react-1000"))
 BEGIN, END = "<!-- perf-table:begin -->", "<!-- perf-table:end -->"
 FILES = {"trace.json": "48 MB Trace", "events.ndjson": "53 MB stream", "recording.json": "448 MB recording"}
+LONG_RECORDINGS_ENV = "AFP_LONG_RECORDINGS"
+LOAD_SECONDS_PER_MB = 0.5  # a long recording's waits (its load, each bench's process): this long per MB, or more
 
 
 @dataclass
@@ -172,13 +180,19 @@ def attempt(rows: list[Row], measure: Callable[[], None]) -> None:
             row.not_measured = row.not_measured or f"the bench failed ({why})"
 
 
+def load_timeout(path: Path) -> float:
+    """Seconds a bench may wait for `path` to load (a long recording takes longer than the defaults allow)."""
+    return max(120.0, path.stat().st_size / 1e6 * LOAD_SECONDS_PER_MB)
+
+
 def measure_file(path: Path, measures: Measures, config: Path) -> None:
     """One run of every measure of one file, each in fresh processes."""
     startup, big_load, cli = bench_module("bench_startup"), bench_module("bench_big_load"), \
         bench_module("bench_cli_startup")
+    wait = load_timeout(path)
 
     def cold_start() -> None:
-        first, run_shown, _ready, stall, _work = startup.one_run(path, until_whole=True)
+        first, run_shown, _ready, stall, _work = startup.one_run(path, until_whole=True, timeout=max(90.0, wait))
         measures.first_frame.figures.append(first)
         if run_shown is None or stall is None:
             raise RuntimeError("the run was never shown")
@@ -186,8 +200,9 @@ def measure_file(path: Path, measures: Measures, config: Path) -> None:
         measures.cold_stall.figures.append(stall)
 
     def file_open() -> None:
+        env = dict(environment(config), AFP_BENCH_LOAD_TIMEOUT_S=str(wait))
         out = subprocess.run([sys.executable, str(BENCH / "bench_open_stalls.py"), "--json", str(path)],
-                             capture_output=True, text=True, env=environment(config), timeout=900, cwd=ROOT)
+                             capture_output=True, text=True, env=env, timeout=max(900.0, 4 * wait), cwd=ROOT)
         if out.returncode:
             raise RuntimeError(out.stderr.strip() or f"exit {out.returncode}")
         figures = json.loads(out.stdout.strip().splitlines()[-1])[str(path)]
@@ -196,7 +211,7 @@ def measure_file(path: Path, measures: Measures, config: Path) -> None:
         measures.scrub.figures.append(figures["one_stop_median_ms"])
 
     def complete_and_memory() -> None:
-        window = big_load.measure(big_load.WINDOW, path)
+        window = big_load.measure(big_load.WINDOW, path, timeout=max(600.0, 2 * wait))
         measures.memory.figures.append(window["peak"] / path.stat().st_size)
         if measures.recording:
             reference, _cpu = cli.timed([sys.executable, "-m", "afp_desktop", "info", str(path)])
@@ -241,18 +256,35 @@ def prepare(names: list[str], folder: Path) -> tuple[dict[str, Measures], dict[s
     return measures, paths
 
 
-def measure_all(runs: int, measures: dict[str, Measures], paths: dict[str, Path], folder: Path) -> list[Row]:
+def long_recordings(given: list[Path]) -> tuple[dict[str, Measures], dict[str, Path]]:
+    """The rows and paths of the long recordings named by --recording and $AFP_LONG_RECORDINGS (keyed by path);
+    one that is absent is skipped, said on stderr."""
+    named = [*given, *(Path(p) for p in os.environ.get(LONG_RECORDINGS_ENV, "").split(os.pathsep) if p)]
+    measures: dict[str, Measures] = {}
+    paths: dict[str, Path] = {}
+    for path in dict.fromkeys(p.resolve() for p in named):
+        if not path.is_file():
+            print(f"{path}: not found, skipped", file=sys.stderr)
+            continue
+        measures[str(path)] = Measures(f"{path.stat().st_size / 1e6:,.0f} MB recording ({path.name})", True)
+        paths[str(path)] = path
+    return measures, paths
+
+
+def measure_all(runs: int, measures: dict[str, Measures], paths: dict[str, Path], folder: Path,
+                with_stepgraph: bool = True) -> list[Row]:
     stepgraph = Row("`afp-desktop stepgraph` process ÷ a bare `orjson.loads` process", "12 MB Trace", "≤ 1.5×", 1.5,
                     "×")
     startup = bench_module("bench_startup")
     attempt([], lambda: startup.one_run(startup.DEFAULT_FILE))  # (the window's bytecode compiled before timing)
     for run in range(runs):
         print(f"run {run + 1} of {runs}", file=sys.stderr, flush=True)
-        measure_stepgraph(stepgraph, folder)
+        if with_stepgraph:
+            measure_stepgraph(stepgraph, folder)
         for name, path in paths.items():
             print(f"  {name}", file=sys.stderr, flush=True)
             measure_file(path, measures[name], folder / "config")
-    return [row for kept in measures.values() for row in kept.rows()] + [stepgraph]
+    return [row for kept in measures.values() for row in kept.rows()] + ([stepgraph] if with_stepgraph else [])
 
 
 def main() -> None:
@@ -262,15 +294,21 @@ def main() -> None:
     parser.add_argument("--busy", action=argparse.BooleanOptionalAction, default=True,
                         help="a process spinning on one core all along (default: on)")
     parser.add_argument("--print", action="store_true", help="print the table, leave docs/performance.md as it is")
+    parser.add_argument("--recording", action="append", type=Path, default=[], metavar="FILE",
+                        help=f"a long recording measured too (again for more; also ${LONG_RECORDINGS_ENV})")
+    parser.add_argument("--recordings-only", action="store_true",
+                        help="only the long recordings (not the corpus's files nor the stepgraph row)")
     args = parser.parse_args()
     runs, names = (1, ["trace.json"]) if args.quick else (args.runs, list(FILES))
+    if args.recordings_only:
+        names = []
     with tempfile.TemporaryDirectory() as tmp:
         measures, paths = prepare(names, Path(tmp))
-        if args.busy:
-            with Spinner():
-                rows = measure_all(runs, measures, paths, Path(tmp))
-        else:
-            rows = measure_all(runs, measures, paths, Path(tmp))
+        extra_measures, extra_paths = long_recordings(args.recording)
+        measures.update(extra_measures)
+        paths.update(extra_paths)
+        with Spinner() if args.busy else contextlib.nullcontext():
+            rows = measure_all(runs, measures, paths, Path(tmp), with_stepgraph=not args.recordings_only)
     table = table_markdown(rows, machine_line(runs, args.busy))
     print(table)
     if not args.print:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tests.corpus_util import corpus_path, read_bytes
@@ -16,7 +17,8 @@ from tests.corpus_util import corpus_path, read_bytes
 ROOT = Path(__file__).resolve().parents[1]
 NEVER = ("PySide6", "shiboken6", "pyqtgraph", "afp_desktop.app")  # the window's
 NOT_FOR_A_SMALL_FILE = ("numpy", "lz4", "platformdirs")  # big files' readers, settings
-NOT_FOR_STEPGRAPH = ("afp_desktop.core.formats.bundle", "zipfile")  # (a bundle's reader: for a zip only)
+NOT_FOR_STEPGRAPH = ("afp_desktop.core.formats.bundle", "zipfile",  # (a bundle's reader: for a zip only)
+                     "afp_desktop.core.views.prepared_views", "afp_desktop.core.views.query", "regex")  # the window's
 
 
 def imported_by(*argv: str) -> set[str]:
@@ -43,9 +45,23 @@ def test_a_small_file_is_read_without_qt_the_window_or_numpy(command, name):
         assert within(names, NOT_FOR_STEPGRAPH) == []
 
 
-def test_a_big_trace_imports_numpy_but_never_qt_or_the_window(tmp_path):
+def test_a_trace_read_once_below_its_size_is_parsed_whole_without_numpy_or_the_views(tmp_path):
+    """The command line reads a run once: a Trace under lazy_trace.ONCE_MIN_BYTES is parsed whole, without the big
+    files' readers (numpy's import alone costs more than parsing it) nor the window's projections."""
     path = tmp_path / "trace.json"
     path.write_bytes(read_bytes("15-large-run", "trace.json"))
+    names = imported_by("stepgraph", str(path))
+    assert "afp_desktop.core.formats" in names and "orjson" in names  # (the account is read right)
+    assert within(names, NEVER + NOT_FOR_A_SMALL_FILE + NOT_FOR_STEPGRAPH) == []
+
+
+def test_a_big_trace_imports_numpy_but_never_qt_or_the_window(tmp_path):
+    from afp_desktop.core.formats.lazy_trace import ONCE_MIN_BYTES
+
+    doc = orjson.loads(read_bytes("15-large-run", "trace.json"))
+    copies = ONCE_MIN_BYTES // len(orjson.dumps(doc)) + 1
+    path = tmp_path / "trace.json"
+    path.write_bytes(orjson.dumps({**doc, "events": doc["events"] * copies}))
     names = imported_by("stepgraph", str(path))
     assert "numpy" in names
     assert within(names, NEVER) == []

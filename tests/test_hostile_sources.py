@@ -210,3 +210,33 @@ def test_cli_fifo_and_dev_zero_are_one_line_refusals(tmp_path, capsys):
         assert cli.main(["info", str(target)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the peak read from Linux's /proc/self/status")
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_big_file_is_held_once_while_it_is_read(tmp_path, compressed):
+    """Read whole, a big file (or what a compressed one expands to) is one buffer, never parts joined: the read's
+    peak is about the file's size, not twice it. In a child process, so the peak is the read's own (VmHWM)."""
+    size = 192 << 20
+    path = tmp_path / ("big.json.gz" if compressed else "big.json")
+    if compressed:
+        _bomb(path, lambda d: gzip.compress(d, 1), size // len(ZEROS_64M))
+    else:
+        with open(path, "wb") as handle:
+            handle.truncate(size)  # (zeros: a sparse file, nothing big written)
+    script = textwrap.dedent(f"""
+        from afp_desktop.core.formats import source
+
+        def memory(field):
+            with open("/proc/self/status") as status:
+                return next(int(line.split()[1]) * 1024 for line in status if line.startswith(field))
+
+        before = memory("VmRSS:")
+        data = source.read_source({str(path)!r})
+        print(len(data), memory("VmHWM:") - before)
+    """)
+    env = {**os.environ, "AFP_DESKTOP_MAX_BYTES": "1G"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    length, grew = done.stdout.split()
+    assert int(length) == size, done.stderr
+    assert int(grew) < size * 1.25, f"the read's peak grew by {int(grew) >> 20} MiB for a {size >> 20} MiB file"

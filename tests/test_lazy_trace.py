@@ -40,12 +40,14 @@ def lazies(doc) -> int:
 @pytest.fixture
 def always_lazy(monkeypatch):
     monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
+    monkeypatch.setattr(lazy_trace, "ONCE_MIN_BYTES", 0)  # (the command line's reads too)
 
 
 @pytest.fixture
 def tiny_steps(monkeypatch):
     """Chunks and batches of a few bytes, so their boundaries fall everywhere."""
     monkeypatch.setattr(lazy_trace, "MIN_BYTES", 0)
+    monkeypatch.setattr(lazy_trace, "ONCE_MIN_BYTES", 0)
     monkeypatch.setattr(jsonscan, "_CHUNK", 7)
     monkeypatch.setattr(jsonscan, "NATIVE_CHUNK", 7)
     monkeypatch.setattr(lazy_trace, "_BATCH", 40)

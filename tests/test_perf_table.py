@@ -60,3 +60,25 @@ def test_the_table_replaces_what_lies_between_the_markers_and_keeps_the_rest(per
 def test_a_document_without_the_markers_gets_them_and_the_table_at_its_end(perf_table):
     written = perf_table.with_table("# Performance\n\nText.\n", "| t |")
     assert written == f"# Performance\n\nText.\n\n{perf_table.BEGIN}\n| t |\n{perf_table.END}\n"
+
+
+def test_long_recordings_come_from_the_flag_and_the_environment_and_absent_ones_are_skipped(perf_table, tmp_path,
+                                                                                            monkeypatch, capsys):
+    present, also, absent = tmp_path / "long.json", tmp_path / "longer.json", tmp_path / "absent.json"
+    present.write_bytes(b"x" * 2_000_000)
+    also.write_bytes(b"y" * 3_000_000)
+    monkeypatch.setenv(perf_table.LONG_RECORDINGS_ENV, f"{also}:{absent}:{present}")
+    measures, paths = perf_table.long_recordings([present])
+    assert list(paths) == [str(present), str(also)]  # (each once, in the order named)
+    assert [m.cold_part.file for m in measures.values()] == ["2 MB recording (long.json)", "3 MB recording (longer.json)"]
+    assert all(m.recording for m in measures.values())
+    assert f"{absent}: not found, skipped" in capsys.readouterr().err
+
+
+def test_a_long_recording_may_take_longer_to_load_than_the_default_waits(perf_table, tmp_path):
+    small, big = tmp_path / "small.json", tmp_path / "big.json"
+    small.write_bytes(b"{}")
+    with open(big, "wb") as handle:
+        handle.truncate(1_400_000_000)  # (sparse: nothing written)
+    assert perf_table.load_timeout(small) == 120
+    assert perf_table.load_timeout(big) == 1400 * perf_table.LOAD_SECONDS_PER_MB

@@ -12,6 +12,8 @@ a cache — is left whole and freed by whoever drops it last, as usual.
 
 from __future__ import annotations
 
+import ctypes
+import mmap
 import sys
 import sysconfig
 import time
@@ -19,11 +21,13 @@ from itertools import islice
 from typing import Any
 
 from afp_desktop.core.breathing import breathe
-from afp_desktop.core.bytes_memory import BIG_TEXT, let_pages_go  # noqa: F401 (BIG_TEXT: tests read it here)
 
 PIECE_S = 0.001  # each piece of freeing aims at this long (a breath between two pieces)
 MANY = 256  # a list or dict of more than this many items is freed a slice of items at a time, unwalked
 _ATOMS = (str, bytes, bytearray, int, float, complex, bool, type(None), memoryview, range)
+BIG_TEXT = 32 << 20  # a text this big has its own mapping (glibc maps chunks over 32 MB by themselves)
+MADV_DONTNEED = 4  # (Linux)
+_TEXTS = (bytes, bytearray)  # a file's text, read whole: its pages are given back before it is freed
 _OWNED = 2  # sys.getrefcount of a value held by one local variable (the variable and getrefcount's argument)
 # Reference counts tell "held only here" on the CPython this app pins (3.11). Python 3.14 may count fewer (borrowed
 # references on the stack) and a free-threaded build counts per thread: there a value is only let go of, whole.
@@ -43,7 +47,7 @@ def take_apart(value: Any) -> int:
     while pending:
         item = pending.pop()
         if isinstance(item, _ATOMS) or sys.getrefcount(item) > _OWNED:
-            if type(item) is bytes and sys.getrefcount(item) <= _OWNED:
+            if type(item) in _TEXTS and sys.getrefcount(item) <= _OWNED:
                 let_pages_go(item)  # (ours alone: a file's text, read whole)
             del item  # no parts, or someone else holds it: let go of our reference only
             pieces.count(1)
@@ -61,13 +65,59 @@ def take_apart(value: Any) -> int:
         while parts:
             part = parts.pop()
             if sys.getrefcount(part) <= _OWNED:
-                if type(part) is bytes:
+                if type(part) in _TEXTS:
                     let_pages_go(part)
                 elif not isinstance(part, _ATOMS):
                     pending.append(part)
             del part
             pieces.count(1)
     return emptied
+
+
+def let_pages_go(text: bytes | bytearray) -> None:
+    """Give a big text's memory back to the system before it is freed; only for a value nobody else holds (its
+    contents read as zeros after this). Freeing it is one munmap with Python's lock held, long for a big text, and
+    the window cannot run Python meanwhile. madvise through ctypes lets go of the lock while the system takes the
+    pages, and the munmap that follows has nothing left to free. (Whole pages inside its contents only: the
+    object's header and the allocator's stay.)"""
+    if type(text) not in _TEXTS or len(text) < BIG_TEXT:
+        return
+    madvise = _madvise_function()
+    if not madvise:
+        return
+    address, page = _buffer_address(text), mmap.PAGESIZE
+    start = (address + page - 1) // page * page
+    end = (address + len(text)) // page * page
+    if address and end > start:
+        madvise(start, end - start, MADV_DONTNEED)
+
+
+def _buffer_address(text: bytes | bytearray) -> int:
+    """Where `text`'s contents start in memory (its own buffer, not a copy; 0 if unknown)."""
+    if isinstance(text, bytearray):
+        contents = (ctypes.c_char * len(text)).from_buffer(text)
+        address = ctypes.addressof(contents)
+        del contents  # (its hold on the bytearray's buffer)
+        return address
+    return ctypes.cast(ctypes.c_char_p(text), ctypes.c_void_p).value or 0
+
+
+_madvise: Any = None  # the C library's madvise, once looked up (False: none to use)
+
+
+def _madvise_function():
+    global _madvise
+    if _madvise is None:
+        _madvise = False
+        if sys.platform.startswith("linux"):
+            try:
+                found = ctypes.CDLL(None, use_errno=True).madvise
+                found.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+                found.restype = ctypes.c_int
+                _madvise = found
+            except (OSError, AttributeError):
+                pass
+    return _madvise
 
 
 class _Pieces:

@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING, Callable
 
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.run import Run
-from afp_desktop.core.views.prepared_views import prepare_views
-from afp_desktop.core.views.query import QueryError
 from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
 
 if TYPE_CHECKING:
@@ -44,14 +42,15 @@ class Engine:
         """Read `path` and prepare it for the window; raises LoadError / LoadCancelled (and OSError).
         `conversation` picks one of a bug-report bundle's; `fold_above`: the window folds graphs of more steps than
         this (None: never; see prepare_views). `show_prefix(run)` gets the prepared runs of the first events of a
-        big file while the rest is read. `for_window=False`: the run as read (the command line computes what it asks
-        for), none of the window's projections prepared."""
+        big file while the rest is read. `for_window=False`: the run as read once (open_run's `read_once`; the
+        command line computes what it asks for), none of the window's projections prepared."""
         self.run, self._index = None, None  # (the run opened before is let go of before the next is built)
         self._helpers.clear()
         if for_window:
             self.run = load_run(path, progress, cancelled, conversation, show_prefix, fold_above)
         else:
-            self.run = open_run(path, progress=progress, cancelled=cancelled, conversation=conversation)
+            self.run = open_run(path, progress=progress, cancelled=cancelled, conversation=conversation,
+                                read_once=True)
         return self.run
 
     def close(self) -> None:
@@ -103,6 +102,7 @@ class Engine:
         """The hits of `query` in the open run (core/views/search.py), status lines rendered with `templates` and
         `app_name`; an invalid query or one out of time gives FoundHits.refused (why, in words)."""
         from afp_desktop.core.views.found_hits import FoundHits
+        from afp_desktop.core.views.query import QueryError
 
         index = self.search_index(templates, app_name)
         try:
@@ -140,6 +140,8 @@ def load_run(path: str, progress=None, cancelled=None, conversation: str | None 
     raises LoadError / LoadCancelled. `show_prefix(run)` gets the prepared runs of the first events of a big file
     while the rest is read. `fold_above`: the window folds graphs of more steps than this (None: never; see
     prepare_views)."""
+    from afp_desktop.core.views.prepared_views import prepare_views  # (the window's projections: not the CLI's)
+
     report = progress or (lambda _f: None)
 
     def prepared_prefix(run) -> None:

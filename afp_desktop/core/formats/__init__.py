@@ -47,21 +47,22 @@ ProgressFn = Callable[[float], None]
 
 def open_run(path: str | os.PathLike, *, progress: ProgressFn | None = None,
              cancelled: Callable[[], bool] | None = None, conversation: str | None = None,
-             show_prefix: ShowFn | None = None) -> Run:
+             show_prefix: ShowFn | None = None, read_once: bool = False) -> Run:
     """Open any supported trace file. Raises LoadError (with file, line, column) or LoadCancelled.
     `conversation` picks one conversation of a bug-report bundle (ConversationChoiceNeeded lists them).
     `show_prefix(run)` is given runs of the first events of a big NDJSON stream or Trace while the rest is read
-    (prefixes.py); the run returned is built from the whole file either way."""
+    (prefixes.py); the run returned is built from the whole file either way. `read_once`: the run is used once
+    and let go (the command line), not kept and shown: a Trace under lazy_trace.ONCE_MIN_BYTES is parsed whole."""
     prefixes = None
     if show_prefix is not None:
         from afp_desktop.core.formats.prefixes import Prefixes
 
         prefixes = Prefixes(show_prefix, cancelled=cancelled)
-    return _open_run(Path(path), progress, cancelled, conversation, prefixes)
+    return _open_run(Path(path), progress, cancelled, conversation, prefixes, read_once)
 
 
 def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
-              prefixes: Prefixes | None = None) -> Run:
+              prefixes: Prefixes | None = None, read_once: bool = False) -> Run:
     source_warnings: list[Problem] = []  # (trailing data after a compressed stream)
     if prefixes is not None:  # a big recording's first events, from the end of the file before it is read whole
         from afp_desktop.core.formats import prefixes as prefixes_module
@@ -91,7 +92,7 @@ def _open_run(path: Path, progress, cancelled, conversation: str | None = None,
             run = _load_ndjson(data, str(path), progress, cancelled, prefixes)
     else:
         run = load_bytes(data, str(path), progress=progress, cancelled=cancelled, stream_checked=True,
-                         prefixes=prefixes)
+                         prefixes=prefixes, read_once=read_once)
     run.warnings[:0] = source_warnings
     return run
 
@@ -132,8 +133,8 @@ OBJECT_STREAM_TEXT = ("This file holds one JSON event after another, each over s
 
 def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
                cancelled: Callable[[], bool] | None = None, stream_checked: bool = False,
-               prefixes: Prefixes | None = None) -> Run:
-    """Detect the shape of `data` (already decompressed) and build the Run."""
+               prefixes: Prefixes | None = None, read_once: bool = False) -> Run:
+    """Detect the shape of `data` (already decompressed) and build the Run (`read_once`: as open_run's)."""
     if NON_SPACE.search(data) is None:  # (a search, not data.strip(): no copy of a large file)
         raise LoadError(name, "the file is empty")
     if is_zip(data):
@@ -158,7 +159,8 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
                               "per line (NDJSON)", 1, 1)
     from afp_desktop.core.formats.cut_trace import looks_cut, salvage_cut_trace
     from afp_desktop.core.formats.lazy_recording import load_recording_lazily
-    from afp_desktop.core.formats.lazy_trace import MIN_BYTES as LAZY_MIN_BYTES, load_trace_lazily
+    from afp_desktop.core.formats.lazy_trace import (MIN_BYTES as LAZY_MIN_BYTES, ONCE_MIN_BYTES,
+                                                     load_trace_lazily)
 
     salvage_tried = False
     try:
@@ -179,7 +181,8 @@ def load_bytes(data: bytes, name: str, *, progress: ProgressFn | None = None,
                     if tail is not None:
                         _offer_recording_part(prefixes, tail, name)
         with reporting(progress), progress_span(0.0, 0.75):  # (the bar moves while a big document is read)
-            doc = load_trace_lazily(stripped, name, told)  # None unless a large Trace
+            doc = load_trace_lazily(stripped, name, told,  # None unless a large Trace
+                                    ONCE_MIN_BYTES if read_once else LAZY_MIN_BYTES)
             if doc is None:
                 doc = load_recording_lazily(stripped, name)  # None unless a large recording: then parse it all
         if doc is None and EVENT_HEAD.match(stripped):  # an event first: objects one after another, as jq prints

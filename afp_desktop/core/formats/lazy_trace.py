@@ -35,6 +35,8 @@ np: Any = None  # numpy, once jsonscan has imported it
 
 
 MIN_BYTES = 512 * 1024  # smaller files parse eagerly and quickly (and need not import numpy)
+ONCE_MIN_BYTES = 32 << 20  # read once (the command line): a smaller Trace is parsed whole, sooner than numpy
+#   is imported and the file scanned (its payloads are not kept for later)
 _BATCH = 1 << 16  # bytes of events per orjson call: its working memory is many times the text it parses
 _OPEN_SQUARE, _OPEN_CURLY = 0x5B, 0x7B
 _COMMA = 0x2C
@@ -43,11 +45,11 @@ _KEY_LEAD = frozenset(b"{, \t\r\n")  # what may stand before a key's opening quo
 _COLON_AFTER_KEY = re.compile(rb"[ \t\r\n]*:")
 
 
-def load_trace_lazily(data: bytes, name: str, read_so_far=None) -> Any:
-    """The parsed document with lazy event payloads, or None when this file should be parsed the ordinary way.
-    `read_so_far(events, fraction, root)` is told the events parsed so far after each batch (`root`: the
-    document's other keys)."""
-    if len(data) < MIN_BYTES or data[:1] != b"{" or len(data) >= 2**31:
+def load_trace_lazily(data: bytes, name: str, read_so_far=None, min_bytes: int | None = None) -> Any:
+    """The parsed document with lazy event payloads, or None when this file should be parsed the ordinary way
+    (smaller than `min_bytes`, MIN_BYTES if None, among others). `read_so_far(events, fraction, root)` is told the events parsed so
+    far after each batch (`root`: the document's other keys)."""
+    if len(data) < (MIN_BYTES if min_bytes is None else min_bytes) or data[:1] != b"{" or len(data) >= 2**31:
         return None
     if RECORDING_HEAD.match(data) or rfind_breathing(data, b'"redaction"', len(data)) == -1:
         return None  # a recording: its snapshot first (no search of all of it), or no "redaction" (a Trace has one)

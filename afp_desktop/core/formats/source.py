@@ -12,7 +12,7 @@ bomb's size.
 
 from __future__ import annotations
 
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import errno
 import lzma
@@ -226,15 +226,16 @@ def _os_error_text(err: OSError) -> str:
 
 
 def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) -> bytes:
-    """The file's content, decompressed if it is gzip or xz. Opens read-only; raises LoadError. Warnings (such
-    as trailing data after a compressed stream) are appended to `warnings` when given."""
+    """The file's content, decompressed if it is gzip or xz. Opens read-only; raises LoadError. Warnings (such as
+    trailing data after a compressed stream) are appended to `warnings` when given. A big file's content is a
+    bytearray (`_read_capped`), typed as bytes: its readers only read it, as they read bytes (never hash it)."""
     name = os.fsdecode(path)
     handle, info = open_regular(path, check_size=False)  # (its format's own budget is checked below)
     with handle:
         try:
             head = handle.read(HEAD_BYTES)
             if head.startswith(GZIP_MAGIC) or head.startswith(XZ_MAGIC):  # (the limit: of what it expands to)
-                return _decompress_stream(head, handle, name, None, warnings)
+                return cast(bytes, _decompress_stream(head, handle, name, None, warnings))
             budget = budget_for(kind_of_head(head))
             if info.st_size > budget.limit:
                 raise LoadError(name, budget.refusal(f"the file is {describe_size(info.st_size)}, too large to open",
@@ -246,7 +247,7 @@ def read_source(path: str | os.PathLike, warnings: list[Problem] | None = None) 
     if len(data) > budget.limit:  # it grew while being read
         raise LoadError(name, budget.refusal("the file is larger than the limit (it grew while it was read)",
                                              len(data)))
-    return data
+    return cast(bytes, data)
 
 
 class FileEnd:
@@ -321,25 +322,30 @@ def read_regular(path: str | os.PathLike, limit: int) -> bytes:
             raise LoadError(name, _os_error_text(err)) from None
     if len(data) > limit:
         raise LoadError(name, _too_large_text(None, limit))
-    return data
+    return cast(bytes, data)  # (read with no size given: bytes)
 
 
-PIECE_READ = 16 << 20  # a big file is read this much at a time into its one bytes object, a breath between two
+PIECE_READ = 16 << 20  # a big file is read this much at a time into its one buffer, a breath between two
 
 
-def _read_capped(handle, most: int, expected: int = 0) -> bytes:
-    """At most `most` bytes. A file read whole is one bytes object, never parts joined (which doubles the peak):
-    a big one (`expected`, a regular file's size) read into it a piece at a time (`_read_in_pieces`), else the
-    first read asks for all `expected` bytes and one more."""
-    parts = []
+def _read_capped(handle, most: int, expected: int = 0) -> bytes | bytearray:
+    """At most `most` bytes. A file read whole is one buffer, never parts joined (which doubles the peak): a big one
+    (`expected`, a regular file's size) is a bytearray read into a piece at a time (`_read_in_pieces`), else the
+    first read asks for all `expected` bytes and one more. (A bytearray reads as bytes do, and orjson, re and numpy
+    take it as they take bytes.)"""
     if expected >= 2 * PIECE_READ and expected < most:
         whole = _read_in_pieces(handle, expected)
-        if whole is not None:
-            if len(whole) < expected:
-                return whole  # (the file became shorter while it was read: what it held)
-            parts.append(whole)
-            most -= expected
-            expected = 0  # (more than its size said: a file growing, read on as any stream)
+        if len(whole) < expected:
+            return whole  # (the file became shorter while it was read: what it held)
+        most -= expected
+        while most > 0:  # (more than its size said: a file growing, read on as any stream, onto the same buffer)
+            chunk = handle.read(min(most, 16 * _CHUNK))
+            if not chunk:
+                break
+            whole += chunk
+            most -= len(chunk)
+        return whole
+    parts = []
     first = expected + 1 if expected > 0 else 16 * _CHUNK
     while most > 0:
         chunk = handle.read(min(most, first))
@@ -351,28 +357,22 @@ def _read_capped(handle, most: int, expected: int = 0) -> bytes:
     return b"".join(parts)
 
 
-def _read_in_pieces(handle, size: int) -> bytes | None:
-    """The next `size` bytes of `handle` (fewer at its end) read a piece at a time, breathing between pieces, into
-    one new bytes object: a big file read in one call would hold the thread with no breath, and the window's paint
-    of a move would wait for all of it. The object is made unfilled through the C API and filled before anyone
-    else sees it. None where that is not possible (not CPython): the caller reads it in one go."""
-    from afp_desktop.core.bytes_memory import unfilled_bytes, writable_view  # (ctypes: for a big file only)
-
-    text = unfilled_bytes(size)
-    target = writable_view(text) if text is not None else None
-    if text is None or target is None:
-        return None
+def _read_in_pieces(handle, size: int) -> bytearray:
+    """The next `size` bytes of `handle` (fewer at its end) read a piece at a time into one new bytearray, breathing
+    between pieces (a loader's cancellation and progress, the window's turn in the same process): a big file read in
+    one call would hold the thread with no breath."""
+    text = bytearray(size)
     done = 0
-    try:
+    with memoryview(text) as target:
         while done < size:
             got = handle.readinto(target[done:min(done + PIECE_READ, size)])
             if not got:
                 break
             done += got
             breathe()
-    finally:
-        target.release()
-    return text if done == size else text[:done]
+    if done < size:
+        del text[done:]  # (in place: the buffer shrinks, nothing is copied)
+    return text
 
 
 class _Decoder:
@@ -401,13 +401,12 @@ class _Decoder:
 
 
 def _decompress_stream(head: bytes, handle, name: str, budget: ByteBudget | None,
-                       warnings: list[Problem] | None) -> bytes:
+                       warnings: list[Problem] | None) -> bytes | bytearray:
     """The content of a gzip or xz stream, refused as soon as it passes the budget (None: the budget of the format
     its first HEAD_BYTES decompressed name)."""
     magic = GZIP_MAGIC if head.startswith(GZIP_MAGIC) else XZ_MAGIC
     decoder = _Decoder(magic)
-    parts: list[bytes] = []
-    total = 0
+    whole = bytearray()  # (grown in place, never parts joined at the end: no second copy of what it expands to)
     pending = head  # compressed bytes read but not yet given to the decoder
     trailing = b""
     ended = False
@@ -420,11 +419,10 @@ def _decompress_stream(head: bytes, handle, name: str, budget: ByteBudget | None
                 exhausted = not data
             out = decoder.decompress(data)
             if out:
-                total += len(out)
-                parts.append(out)
-                if budget is None and total >= HEAD_BYTES:
-                    budget = budget_for(kind_of_head(b"".join(parts)[:HEAD_BYTES]))
-                if budget is not None and total > budget.limit:
+                whole += out
+                if budget is None and len(whole) >= HEAD_BYTES:
+                    budget = budget_for(kind_of_head(bytes(whole[:HEAD_BYTES])))
+                if budget is not None and len(whole) > budget.limit:
                     raise LoadError(name, budget.refusal("the compressed file expands to more than the limit; it "
                                                          "was not loaded", 2 * budget.limit))
             if decoder.eof:
@@ -451,12 +449,12 @@ def _decompress_stream(head: bytes, handle, name: str, budget: ByteBudget | None
     except (zlib.error, lzma.LZMAError, EOFError) as err:
         raise LoadError(name, f"the compressed file is damaged ({err})") from None
     if budget is None:  # (it ended within its head)
-        budget = budget_for(kind_of_head(b"".join(parts)[:HEAD_BYTES]))
-        if total > budget.limit:
+        budget = budget_for(kind_of_head(bytes(whole[:HEAD_BYTES])))
+        if len(whole) > budget.limit:
             raise LoadError(name, budget.refusal("the compressed file expands to more than the limit; it was not "
                                                  "loaded", 2 * budget.limit))
     if not ended:
-        if warnings is None or not total:
+        if warnings is None or not whole:
             raise LoadError(name, "the compressed file is cut off (its end is missing); decompress what there is "
                                   "with a tool, or open the complete file")
         # What it holds up to the cut is read like any file cut off while written (a cut last line, a cut Trace).
@@ -467,17 +465,18 @@ def _decompress_stream(head: bytes, handle, name: str, budget: ByteBudget | None
         kind = "gzip" if magic == GZIP_MAGIC else "xz"
         warnings.append(Problem(name, f"{describe_size(extra)} of data after the end of the {kind} stream "
                                       "were ignored (they are not part of the compressed file)"))
-    return b"".join(parts)
+    return whole if len(whole) >= 2 * PIECE_READ else bytes(whole)
 
 
 def decompress(data: bytes, name: str) -> bytes:
-    """Decompress bytes already in memory (gzip or xz, else returned as they are), within the same budget."""
+    """Decompress bytes already in memory (gzip or xz, else returned as they are), within the same budget (big:
+    a bytearray, as `read_source`'s)."""
     if not (data.startswith(GZIP_MAGIC) or data.startswith(XZ_MAGIC)):
         return data
     import io
 
     handle = io.BytesIO(data)
-    return _decompress_stream(handle.read(8), handle, name, None, None)
+    return cast(bytes, _decompress_stream(handle.read(8), handle, name, None, None))
 
 
 def rotation_partner(path: str | os.PathLike) -> Path:
