@@ -7,7 +7,7 @@ Requests (tuples, the kind first):
   ("close",)                  let go of the open run
   ("quit",)                   end the process
   ("request", id, tag, kind, args[, hold])   a request about the run the last open loaded (service.Engine.answer)
-  ("follow", id, {"path", "probe"})   follow that file as it grows (follow.py); ("follow_shown", id) the window has
+  ("follow", id, {"path", "probe", "spill_above"})   follow that file as it grows (follow.py); ("follow_shown", id) the window has
   shown its last growth; ("unfollow", id) stop
 Messages (tuples, the kind and the load first):
   ("progress", load, fraction)   ("prefix", load, spill)   ("loaded", load, spill)   ("failed", load, message)
@@ -100,7 +100,7 @@ def serve(connection: Connection, spill_folder: str) -> None:
     engine = Engine()
     requests = _Requests(connection)
     spills = 0
-    following: tuple[int, RunFollow] | None = None
+    following: tuple[int, RunFollow, int] | None = None
     while True:
         try:
             if following is not None and not requests.waiting and not connection.poll(following[1].wait_s()):
@@ -125,7 +125,8 @@ def serve(connection: Connection, spill_folder: str) -> None:
 
             if following is not None:
                 following[1].close()
-            following = (request[1], RunFollow(request[2]["path"], request[2].get("probe")))
+            asked = request[2]
+            following = (request[1], RunFollow(asked["path"], asked.get("probe")), asked.get("spill_above", 20_000))
         elif kind in ("follow_shown", "unfollow") and following is not None and following[0] == request[1]:
             if kind == "unfollow":
                 following[1].close()
@@ -202,19 +203,18 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
     return spills
 
 
-SPILL_GROWTH_EVENTS = 20_000  # a growth of more events than this goes through a spill file, not the connection
-
-
-def _follow_step(connection: Connection, following: tuple[int, RunFollow], spill_folder: str, spills: int) -> int:
-    """One step of the follow; its messages sent. Returns the number of spill files written so far."""
-    follow_id, follow = following
+def _follow_step(connection: Connection, following: tuple[int, RunFollow, int], spill_folder: str,
+                 spills: int) -> int:
+    """One step of the follow; its messages sent (a growth of more events than the window's `spill_above` through a
+    spill file, not the connection). Returns the number of spill files written so far."""
+    follow_id, follow, spill_above = following
     try:
         messages = follow.step()
     except Exception as err:  # noqa: BLE001 - a follow never takes the engine down; the window is told why
         follow.close()
         messages = [("stopped", f"{follow.path}: following it stopped ({type(err).__name__}: {str(err)[:300]})")]
     for message in messages:
-        if message[0] == "grown" and len(message[1].tails["typed"][1]) > SPILL_GROWTH_EVENTS:
+        if message[0] == "grown" and len(message[1].tails["typed"][1]) > spill_above:
             spills += 1
             name = os.path.join(spill_folder, f"growth-{os.getpid()}-{spills}.pickle")
             with open(name, "wb") as out:

@@ -206,12 +206,13 @@ class EngineLoads(QObject):
                                                                      "no exit code"))
         return request_id
 
-    def follow(self, path: str, probe) -> int:
-        """Have the engine process follow `path` (a fresh one if none is up); its messages come as `followed`."""
+    def follow(self, path: str, probe, spill_above: int) -> int:
+        """Have the engine process follow `path` (a fresh one if none is up); its messages come as `followed`, a
+        growth of more than `spill_above` events as a spill file."""
         follow_id = next(_ids)
         self.warm()
         self.following = follow_id
-        if not self.engine.send("follow", follow_id, {"path": path, "probe": probe}):
+        if not self.engine.send("follow", follow_id, {"path": path, "probe": probe, "spill_above": spill_above}):
             QTimer.singleShot(0, self, self._engine_ended)
         return follow_id
 

@@ -20,6 +20,8 @@ from PySide6.QtCore import QObject, QThread, Signal
 from afp_desktop.app.loading.received_runs import SlicedReceive
 from afp_desktop.engine import process as engine_process
 
+SPILL_ABOVE = 20_000  # a growth of more events than this (the first of a big file) comes through a spill file
+
 
 class ProcessFollow(QObject):
     """A follow run by the engine process (`loads`: the loader's engine_link.EngineLoads)."""
@@ -33,7 +35,7 @@ class ProcessFollow(QObject):
         self._receiver: SlicedReceive | None = None
         loads.followed.connect(self._followed)
         loads.follow_ended.connect(self._ended)
-        self.id = loads.follow(path, probe)
+        self.id = loads.follow(path, probe, SPILL_ABOVE)
 
     def shown(self) -> None:
         if self.loads.following == self.id:
