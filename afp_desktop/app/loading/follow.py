@@ -79,6 +79,7 @@ class FollowController(QObject):
         self._caught_up = False  # a growth has been shown
         self._shown_length = 0  # axis length of the run the session shows (the live end the cursor may be at)
         self._opened: tuple[str, object, float] | None = None  # (path, stat key, time) when a load started
+        self._ended_while_following: str | None = None  # the file the engine process was following when it ended
         self._reload_seen = None
         self._stable = None
         self.last_publish_s = 0.0
@@ -149,10 +150,12 @@ class FollowController(QObject):
 
     def loaded(self, run, follow: bool | None = None) -> None:
         """The loader delivered `run`. Follow it when asked (`follow`), or when it was already being followed
-        (a reload), or when the file is still growing (checked over about a second)."""
+        (a reload, or the Reload of an engine that ended while it followed), or when the file is still growing
+        (checked over about a second)."""
         self.action.setEnabled(True)
         opened, self._opened = self._opened, None
-        if follow is None and self.active and self.path == run.path:
+        ended_while_following, self._ended_while_following = self._ended_while_following, None
+        if follow is None and ((self.active and self.path == run.path) or ended_while_following == run.path):
             follow = True
         if follow:
             self.start(run)
@@ -231,7 +234,7 @@ class FollowController(QObject):
         """The run was closed: stop, and File ▸ Follow has nothing to follow."""
         self._growth_timer.stop()
         self.stop()
-        self.path = None
+        self.path = self._ended_while_following = None
         if hasattr(self, "action"):
             self.action.setEnabled(False)
 
@@ -268,6 +271,7 @@ class FollowController(QObject):
         elif kind == "ended":
             path = self.path or ""
             self.stop()
+            self._ended_while_following = path
             self.engine_ended.emit(path, message[1])
         elif kind == "retired" and self.session.run is not None:  # (its process was ended for a load)
             self.start(self.session.run)
