@@ -126,7 +126,7 @@ def serve(connection: Connection, spill_folder: str) -> None:
             if following is not None:
                 following[1].close()
             asked = request[2]
-            following = (request[1], RunFollow(asked["path"], asked.get("probe")), asked.get("spill_above", 20_000))
+            following = (request[1], RunFollow(asked["path"], asked.get("probe")), asked["spill_above"])
         elif kind in ("follow_shown", "unfollow") and following is not None and following[0] == request[1]:
             if kind == "unfollow":
                 following[1].close()
