@@ -105,3 +105,24 @@ def test_an_engine_killed_while_it_follows_gives_the_banner_of_a_load_and_reload
     qtbot.waitUntil(lambda: typed_count(window) == len(lines) and window.follow.active, timeout=LOAD_TIMEOUT)
     assert window.loader.loads.engine_pid not in (None, pid)
     assert not any("engine process ended" in sentence for sentence in window.banner.sentences)
+
+
+def test_a_big_growth_comes_through_a_spill_file_and_lands_whole(qtbot, engine_window, tmp_path, monkeypatch):
+    from afp_desktop.app.loading import follow_link
+
+    monkeypatch.setattr(follow_link, "SPILL_ABOVE", 10)  # (growths of more than 10 events: through a spill file)
+    window, lines = engine_window, _lines()
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"".join(lines[:25]))
+    window.open_file(str(path), follow=True)
+    qtbot.waitUntil(lambda: window.follow.active and typed_count(window) == 25, timeout=LOAD_TIMEOUT)
+    spills = []
+    window.loader.loads.followed.connect(lambda _id, kind, rest: spills.append(rest[0]) if kind == "grown_spill"
+                                         else None)
+    with open(path, "ab") as out:
+        out.write(b"".join(lines[25:]))
+    qtbot.waitUntil(lambda: typed_count(window) == len(lines), timeout=LOAD_TIMEOUT)
+    (tmp_path / "whole.ndjson").write_bytes(b"".join(lines))
+    whole = open_run(str(tmp_path / "whole.ndjson"))
+    assert window.session.run.stepgraph == whole.stepgraph and window.session.stops == whole.stops
+    assert spills and not any(os.path.exists(spill) for spill in spills)  # received, then removed
