@@ -1,15 +1,18 @@
 """Follow benchmark (a script, not a test): prints figures for following a file while it is written, offscreen.
 
-    .venv/bin/python bench/bench_follow.py [--rate 5000] [--scenario 15-large-run]
+    .venv/bin/python bench/bench_follow.py [--rate 5000] [--scenario 15-large-run] [--file some/events.ndjson]
 
-- core throughput: FileFollower + parse + RunGrower.feed over the run's NDJSON, in events per second (the
-  whole file at once, and in 100-line batches with a snapshot after each, as the window does);
 - window: a writer thread appends the run's lines at `--rate` events per second in 20 ms batches (5 ms for a
-  small run; each cut mid-line once) while the window follows the file; for every batch, the time from its
-  last line landing on disk to the window showing a run that holds it (latency: the session has the moment,
+  small run; each cut mid-line once) while the window follows the file, as the app does: the engine process
+  reads, parses and grows the run (engine/follow.py) and sends the window each growth; for every batch, the time
+  from its last line landing on disk to the window showing a run that holds it (latency: the session has the moment,
   the chat bubble, status bar and timeline show it; the graph follows within about 250 ms, app/loading/growth.py),
   how long each growth took to show (FollowController.publish), and the longest UI stall (the longest gap
-  between ticks of a 5 ms timer). Target: keeps up with 5,000 events/s with <= 100 ms latency.
+  between ticks of a 5 ms timer). Target: keeps up with 5,000 events/s with <= 100 ms latency. It also says
+  whether the window's process imported the follower or the run grower (it must not);
+- core throughput (afterwards, in this process): FileFollower + parse + RunGrower.feed over the run's NDJSON, in
+  events per second (the whole file at once, and in 100-line batches with a snapshot after each, as the engine
+  does).
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from afp_desktop.core.formats.follow import FileFollower, parse_lines  # noqa: E402
-from afp_desktop.core.formats.live_run import RunGrower  # noqa: E402
 from tests.corpus_util import read_bytes  # noqa: E402
+
+FOLLOW_MODULES = ("afp_desktop.core.formats.follow", "afp_desktop.core.formats.live_run")
 
 
 def ms(seconds: float) -> str:
@@ -37,6 +40,9 @@ def ms(seconds: float) -> str:
 
 
 def core_throughput(data: bytes, tmp: Path) -> None:
+    from afp_desktop.core.formats.follow import FileFollower, parse_lines
+    from afp_desktop.core.formats.live_run import RunGrower
+
     path = tmp / "whole.ndjson"
     path.write_bytes(data)
     count = data.count(b"\n")
@@ -167,21 +173,29 @@ def window_latency(data: bytes, rate: float, tmp: Path) -> None:
           f"   longest {ms(gaps[-1])}")
     print(f"  shown the last event      {ms(caught_up)} after it landed "
           f"({'kept up' if caught_up <= 0.1 else 'fell behind'})")
+    imported = [name for name in FOLLOW_MODULES if name in sys.modules]
+    print(f"  window's process imported {', '.join(imported) or 'neither the follower nor the run grower'}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rate", type=float, action="append", help="events per second (repeatable)")
-    parser.add_argument("--scenario", action="append", help="corpus scenario(s) (repeatable)")
+    parser.add_argument("--scenario", action="append", help="corpus scenario(s) in tests/corpus (repeatable)")
+    parser.add_argument("--file", action="append", help="an NDJSON run to write instead (repeatable)")
     args = parser.parse_args()
+    runs = [(name, Path(name).read_bytes()) for name in args.file or []]
+    if not runs or args.scenario:
+        runs += [(scenario, read_bytes(scenario, "events.ndjson"))
+                 for scenario in args.scenario or ["15-large-run", "04-tool-progress"]]
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        for scenario in args.scenario or ["15-large-run", "04-tool-progress"]:
-            data = read_bytes(scenario, "events.ndjson")
-            print(f"== {scenario}")
-            core_throughput(data, tmp)
+        for name, data in runs:
+            print(f"== {name}")
             for rate in args.rate or [5000]:
                 window_latency(data, rate, tmp)
+        for name, data in runs:
+            print(f"== {name}")
+            core_throughput(data, tmp)
 
 
 if __name__ == "__main__":

@@ -7,10 +7,14 @@ Requests (tuples, the kind first):
   ("close",)                  let go of the open run
   ("quit",)                   end the process
   ("request", id, tag, kind, args[, hold])   a request about the run the last open loaded (service.Engine.answer)
+  ("follow", id, {"path", "probe", "spill_above"})   follow that file as it grows (follow.py); ("follow_shown", id) the window has
+  shown its last growth; ("unfollow", id) stop
 Messages (tuples, the kind and the load first):
   ("progress", load, fraction)   ("prefix", load, spill)   ("loaded", load, spill)   ("failed", load, message)
   ("cancelled", load)   ("conversation_needed", load, path, conversations)   ("held", load)
   ("answer", id, value)   ("request_failed", id, message)   ("superseded", id)   ("held", id)
+  ("follow", id, "grown", growth)   ("follow", id, "grown_spill", spill)   ("follow", id, "note", text, msecs)
+  ("follow", id, "stopped", text)   (follow.py; a big growth, the first of a big file, comes as a spill file)
 The process keeps the run it loaded until the next open or close, and answers requests about it one at a time.
 A newer request with the same tag supersedes an older one: a queued one is dropped before it starts, and a running
 one stops at its next breathing point (both are told "superseded"); an open, close or quit waiting stops one too.
@@ -29,13 +33,16 @@ import pickle
 import time
 from collections import deque
 from multiprocessing.connection import Connection
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError
 from afp_desktop.core.formats.source import byte_limit
 from afp_desktop.engine.collector import collector_paused
 from afp_desktop.engine.service import Engine, NoRun
+
+if TYPE_CHECKING:
+    from afp_desktop.engine.follow import RunFollow
 
 PICKLE_PROTOCOL = 5
 PROGRESS_GAP_S = 0.1  # progress messages at most this often (and at 100 %)
@@ -93,8 +100,14 @@ def serve(connection: Connection, spill_folder: str) -> None:
     engine = Engine()
     requests = _Requests(connection)
     spills = 0
+    following: tuple[int, RunFollow, int] | None = None
     while True:
         try:
+            if following is not None and not requests.waiting and not connection.poll(following[1].wait_s()):
+                spills = _follow_step(connection, following, spill_folder, spills)
+                if following[1].stopped:
+                    following = None
+                continue
             request = requests.next()
         except (EOFError, OSError):
             return
@@ -107,6 +120,19 @@ def serve(connection: Connection, spill_folder: str) -> None:
             spills = _open(engine, requests, request[1], request[2], spill_folder, spills)
         elif kind == "request":
             _answer(engine, requests, request)
+        elif kind == "follow":
+            from afp_desktop.engine.follow import RunFollow  # (the window imports this module, never the follow)
+
+            if following is not None:
+                following[1].close()
+            asked = request[2]
+            following = (request[1], RunFollow(asked["path"], asked.get("probe")), asked["spill_above"])
+        elif kind in ("follow_shown", "unfollow") and following is not None and following[0] == request[1]:
+            if kind == "unfollow":
+                following[1].close()
+                following = None
+            else:
+                following[1].shown()
         # ("go" and "cancel" of a load that has ended: nothing to do)
 
 
@@ -174,6 +200,27 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
             send("cancelled", load)
         else:
             send("loaded", load, name)
+    return spills
+
+
+def _follow_step(connection: Connection, following: tuple[int, RunFollow, int], spill_folder: str,
+                 spills: int) -> int:
+    """One step of the follow; its messages sent (a growth of more events than the window's `spill_above` through a
+    spill file, not the connection). Returns the number of spill files written so far."""
+    follow_id, follow, spill_above = following
+    try:
+        messages = follow.step()
+    except Exception as err:  # noqa: BLE001 - a follow never takes the engine down; the window is told why
+        follow.close()
+        messages = [("stopped", f"{follow.path}: following it stopped ({type(err).__name__}: {str(err)[:300]})")]
+    for message in messages:
+        if message[0] == "grown" and len(message[1].tails["typed"][1]) > spill_above:
+            spills += 1
+            name = os.path.join(spill_folder, f"growth-{os.getpid()}-{spills}.pickle")
+            with open(name, "wb") as out:
+                pickle.dump(message[1], out, protocol=PICKLE_PROTOCOL)
+            message = ("grown_spill", name)
+        connection.send(("follow", follow_id, *message))
     return spills
 
 

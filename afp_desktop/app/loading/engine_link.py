@@ -148,6 +148,9 @@ class EngineLoads(QObject):
     held = Signal()  # (HOLD_LOADS, HOLD_REQUESTS, tests: a load or request waits at its first breathing point)
     # (request id, "answer" | "request_failed" | "superseded" | "ended", the answer | why | how the process ended)
     replied = Signal(int, str, object)
+    # (follow id, "grown" | "grown_spill" | "note" | "stopped", the rest) a follow's message (engine/follow.py)
+    followed = Signal(int, str, object)
+    follow_ended = Signal(int, str)  # (follow id, how the process ended; "" when it was retired by the window)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -156,6 +159,7 @@ class EngineLoads(QObject):
         self._notifier: QSocketNotifier | None = None
         self._loads: dict[int, EngineLoad] = {}
         self._requests: set[int] = set()  # sent, not yet replied to
+        self.following: int | None = None  # the follow the process runs (follow_link.py)
         self._held_run: weakref.ref | None = None  # the run the engine holds (the last one it loaded)
         self._held_by: EngineProcess | None = None
         self.lost_how: str | None = None  # how the process holding the window's run ended, if it did
@@ -201,6 +205,21 @@ class EngineLoads(QObject):
                 QTimer.singleShot(0, self, lambda: self.replied.emit(request_id, "ended", self.lost_how or
                                                                      "no exit code"))
         return request_id
+
+    def follow(self, path: str, probe, spill_above: int) -> int:
+        """Have the engine process follow `path` (a fresh one if none is up); its messages come as `followed`, a
+        growth of more than `spill_above` events as a spill file."""
+        follow_id = next(_ids)
+        self.warm()
+        self.following = follow_id
+        if not self.engine.send("follow", follow_id, {"path": path, "probe": probe, "spill_above": spill_above}):
+            QTimer.singleShot(0, self, self._engine_ended)
+        return follow_id
+
+    def unfollow(self, follow_id: int) -> None:
+        if self.following == follow_id:
+            self.following = None
+            self.send("unfollow", follow_id)
 
     def let_go(self) -> None:
         """The run the process holds is closed: the process ends (its memory goes back to the system) and a fresh
@@ -259,6 +278,12 @@ class EngineLoads(QObject):
 
     def _deliver(self, message) -> None:
         kind, load_id, *rest = message
+        if kind == "follow":
+            if load_id == self.following:
+                self.followed.emit(load_id, rest[0], rest[1:])
+            elif rest[0] == "grown_spill":
+                engine_process.discard(rest[1])
+            return
         if load_id in self._requests:
             if kind == "held":
                 self.held.emit()
@@ -294,12 +319,18 @@ class EngineLoads(QObject):
         requests, self._requests = sorted(self._requests), set()
         for request_id in requests:
             self.replied.emit(request_id, "ended", how)
+        following, self.following = self.following, None
+        if following is not None:
+            self.follow_ended.emit(following, how)
 
     def _retire(self, kill: bool) -> None:
         engine, self.engine = self.engine, None
         self._drop_notifier()
         if engine is None:
             return
+        following, self.following = self.following, None
+        if following is not None:  # (its follow ends with it: the window starts it again in a fresh one)
+            QTimer.singleShot(0, self, lambda: self.follow_ended.emit(following, ""))
         engine.kill() if kill else engine.quit()
         self._ending.append(engine)
 

@@ -1,36 +1,33 @@
 """File ▸ Follow: show a run while the agent writes it.
 
-An NDJSON stream is followed line by line (core/follow.py reads only what is new, through rotations) and its
-Run grown in place (core/live_run.py). Work is done on the UI thread in short slices (a time budget per slice),
-so the window never freezes; the grown run is handed to the session at most every so often, spaced by how long
-the last redraw took. A QFileSystemWatcher wakes the follow as soon as the file changes; a 100 ms timer polls
-too (watchers miss renames and some file systems). The cursor stays at the live end if it was there, otherwise
-where the user put it; "Jump to live" goes back to the end.
+An NDJSON stream is followed by the engine (engine/follow.py: the engine process, or a thread of this one when the
+window loads in its own process; app/loading/follow_link.py): it reads what is new, through rotations, grows the
+run and sends what changed (engine/growth_delta.py), at most every 50 ms and once the window has shown the last
+one. The window applies it to the run it shows (RunMirror) and hands the grown run to the session; its panels
+extend what they show (growth.py). The window's process never reads, parses or projects the followed lines. The
+cursor stays at the live end if it was there, otherwise where the user put it; "Jump to live" goes back to the end.
+When the engine process ends while it follows, the window says so as for a load (a banner with Reload).
 
 A Trace or recording (one JSON document) cannot grow line by line: when it is rewritten whole, it is reloaded
-with File ▸ Reload's logic, which keeps the cursor.
+with File ▸ Reload's logic, which keeps the cursor (a QFileSystemWatcher wakes the check; a 100 ms timer polls
+too: watchers miss renames and some file systems).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections import deque
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from afp_desktop.app.loading.growth import extends
-from afp_desktop.core.formats.follow import FileFollower, parse_lines
+from afp_desktop.app.loading.follow_link import ProcessFollow, ThreadFollow
 from afp_desktop.core.formats.errors import LoadError
 from afp_desktop.core.formats.source import GZIP_MAGIC, XZ_MAGIC, open_regular
-from afp_desktop.core.formats.live_run import RunGrower
+from afp_desktop.engine.growth_delta import RunMirror, extends, probe_of
 
-POLL_MS = 100
-SLICE_S = 0.012  # parse and project for at most this long before letting the window breathe
-LINES_PER_STEP = 256
+POLL_MS = 100  # a whole document's file is looked at this often (the engine polls a stream itself)
 GROWING_WINDOW_S = 1.0  # a file whose size or time changes within this long after opening is still being written
-MIN_PUBLISH_GAP_S = 0.05  # at most one growth shown per 50 ms: the latest wins
 
 
 def _stat_key(path: str):
@@ -68,6 +65,7 @@ class FollowController(QObject):
 
     live_changed = Signal(bool)
     published = Signal(object)  # the grown Run, once the session shows it
+    engine_ended = Signal(str, str)  # (path, how) the engine process ended while it followed the file
 
     def __init__(self, window):
         super().__init__(window)
@@ -75,31 +73,23 @@ class FollowController(QObject):
         self.session = window.session
         self.path: str | None = None
         self.mode: str | None = None  # "stream" | "reload" while following
-        self.follower: FileFollower | None = None
-        self.grower: RunGrower | None = None
-        self._pending: deque = deque()
-        self._rotated_at_start = False
-        self._dirty = False
-        self._started_over = False  # the file was replaced since the last publish: the next one loads, not grows
+        self.link: ProcessFollow | ThreadFollow | None = None  # the engine's follow (stream)
+        self._mirror: RunMirror | None = None
+        self._ended = False  # the run's end event has been seen
+        self._caught_up = False  # a growth has been shown
         self._shown_length = 0  # axis length of the run the session shows (the live end the cursor may be at)
-        self._next_publish = 0.0
-        self._published_at = 0.0
-        self._caught_up = False
         self._opened: tuple[str, object, float] | None = None  # (path, stat key, time) when a load started
+        self._ended_while_following: str | None = None  # the file the engine process was following when it ended
         self._reload_seen = None
+        self._stable = None
         self.last_publish_s = 0.0
-        self.line_arrivals: deque = deque()  # (monotonic time, lines read) for the latency benchmark
+        self.lines_read = 0  # lines the engine had read when the last growth was sent (benchmarks)
         self._poll_timer = QTimer(self)
         self._poll_timer.setInterval(POLL_MS)
         self._poll_timer.timeout.connect(self.poll)
-        self._work_timer = QTimer(self)
-        self._work_timer.setSingleShot(True)
-        self._work_timer.setInterval(0)
-        self._work_timer.timeout.connect(self._work)
-        self._again_timer = QTimer(self)
-        self._again_timer.setSingleShot(True)
-        self._again_timer.setInterval(0)
-        self._again_timer.timeout.connect(self.poll)
+        self._ack_timer = QTimer(self)  # the engine may send the next growth (after as long as the last took)
+        self._ack_timer.setSingleShot(True)
+        self._ack_timer.timeout.connect(self._shown)
         self._growth_timer = QTimer(self)  # owned, so it dies with the window (a bare singleShot would not)
         self._growth_timer.setSingleShot(True)
         self._growth_timer.timeout.connect(self._check_growth)
@@ -160,10 +150,12 @@ class FollowController(QObject):
 
     def loaded(self, run, follow: bool | None = None) -> None:
         """The loader delivered `run`. Follow it when asked (`follow`), or when it was already being followed
-        (a reload), or when the file is still growing (checked over about a second)."""
+        (a reload, or the Reload of an engine that ended while it followed), or when the file is still growing
+        (checked over about a second)."""
         self.action.setEnabled(True)
         opened, self._opened = self._opened, None
-        if follow is None and self.active and self.path == run.path:
+        ended_while_following, self._ended_while_following = self._ended_while_following, None
+        if follow is None and ((self.active and self.path == run.path) or ended_while_following == run.path):
             follow = True
         if follow:
             self.start(run)
@@ -196,14 +188,19 @@ class FollowController(QObject):
         self.path = run.path
         self.mode = "stream" if _is_plain_stream(run, run.path) else "reload"
         self._shown_length = len(run.axis)
+        self._ended = self._caught_up = False
         if self.mode == "stream":
-            self.follower = FileFollower(run.path)
-            self.grower = RunGrower(run.path)
-            self._rotated_at_start = self._caught_up = False
+            self._mirror = RunMirror(run)
+            loads = self.window.loader.loads
+            if hasattr(loads, "follow"):  # (the engine process: engine_link.EngineLoads)
+                self.link = ProcessFollow(loads, run.path, probe_of(run), self)
+            else:
+                self.link = ThreadFollow(run.path, probe_of(run), self)
+            self.link.arrived.connect(self._arrived)
         else:
             self._reload_seen = _stat_key(run.path)
-        self._watch()
-        self._poll_timer.start()
+            self._watch()
+            self._poll_timer.start()
         self.action.blockSignals(True)
         self.action.setChecked(True)
         self.action.blockSignals(False)
@@ -214,12 +211,13 @@ class FollowController(QObject):
     def stop(self) -> None:
         was = self.active
         self._poll_timer.stop()
-        self._work_timer.stop()
-        self._again_timer.stop()
-        if self.follower is not None:
-            self.follower.close()
-        self.follower = self.grower = None
-        self._pending.clear()
+        self._ack_timer.stop()
+        link, self.link = self.link, None
+        if link is not None:
+            link.arrived.disconnect(self._arrived)
+            link.stop()
+            link.deleteLater()
+        self._mirror = None
         self.mode = None
         for paths in (self._watcher.files(), self._watcher.directories()):
             if paths:
@@ -236,12 +234,12 @@ class FollowController(QObject):
         """The run was closed: stop, and File ▸ Follow has nothing to follow."""
         self._growth_timer.stop()
         self.stop()
-        self.path = None
+        self.path = self._ended_while_following = None
         if hasattr(self, "action"):
             self.action.setEnabled(False)
 
     def _watch(self) -> None:
-        """(Re)watch the file and its folder: a watcher drops a file once it is renamed (rotation)."""
+        """(Re)watch the file and its folder: a watcher drops a file once it is renamed."""
         if self.path is None:
             return
         folder = os.path.dirname(self.path) or "."
@@ -251,83 +249,50 @@ class FollowController(QObject):
             self._watcher.addPath(folder)
 
     def _woken(self, _path: str) -> None:
-        if self.active:
+        if self.mode == "reload":
             self.poll()
 
     def poll(self) -> None:
-        """Read what is new (cheap: bytes and line splits); projecting it is left to `_work`'s slices."""
+        """A whole document: reload it once it was rewritten (a stream is polled by the engine)."""
         if self.mode == "reload":
+            self._watch()
             self._check_rewritten()
-            return
-        if self.follower is None:
-            return
-        update = self.follower.poll()
-        self._watch()
-        if update.restarted:
-            self._pending.clear()
-            self.grower.restart()
-            self._dirty = self._started_over = True
-        for notice in update.notices:
-            if notice.code == "rotated":
-                if not self.grower.typed and not self._pending:
-                    self._rotated_at_start = True
-                self.window.statusBar().showMessage(notice.text, 5000)
-            elif notice.code in ("restarted", "cut-line", "long-line"):
-                self.grower.add_notice(notice.code, notice.text)
-                self._dirty = True
-            elif notice.code == "skipped":
-                self.window.statusBar().showMessage(notice.text, 10000)
-        reason = self.follower.stopped
-        if reason is not None:  # the file is no longer one to read: what was read stays shown
+
+    def _arrived(self, message) -> None:
+        """A message of the engine's follow (follow_link.py)."""
+        kind = message[0]
+        if kind == "grown":
+            self.publish(message[1])
+        elif kind == "note":
+            self.window.statusBar().showMessage(message[1], message[2])
+        elif kind == "stopped":  # the file is no longer one to read: what was read stays shown
             self.stop()
-            self.window.statusBar().showMessage(reason, 15000)
-            return
-        if update.lines:
-            self._pending.extend(update.lines)
-            self.line_arrivals.append((time.monotonic(), len(update.lines)))
-        if (self._pending or self._dirty) and not self._work_timer.isActive():
-            self._work_timer.start()
-        if update.more:  # (one poll reads a bounded amount: the rest is read at once, not at the next tick)
-            self._again_timer.start()
+            self.window.statusBar().showMessage(message[1], 15000)
+        elif kind == "ended":
+            path = self.path or ""
+            self.stop()
+            self._ended_while_following = path
+            self.engine_ended.emit(path, message[1])
+        elif kind == "retired" and self.session.run is not None:  # (its process was ended for a load)
+            self.start(self.session.run)
 
-    def _work(self) -> None:
-        """One slice: parse and project pending lines for at most SLICE_S, then show the grown run when the
-        backlog is done (or every so often during a long catch-up)."""
-        if self.grower is None:
-            return
-        deadline = time.perf_counter() + SLICE_S
-        while self._pending and time.perf_counter() < deadline:
-            lines = [self._pending.popleft() for _ in range(min(LINES_PER_STEP, len(self._pending)))]
-            events, problems = parse_lines(lines)
-            for problem in problems:
-                self.grower.add_notice("bad-line", problem.text)
-            self.grower.feed(events)
-            self._dirty = True
-        now = time.monotonic()
-        # The first catch-up replaces the loaded run only once done (no partial run flashing in between);
-        # after that a long backlog is still shown four times a second as it is worked through.
-        ready = not self._pending or (self._caught_up and now - self._published_at > 0.25)
-        if self._dirty and ready and now >= self._next_publish:
-            self.publish()
-        if self._pending or self._dirty:
-            delay = 0 if self._pending else max(0, int((self._next_publish - time.monotonic()) * 1000) + 1)
-            self._work_timer.start(delay)
-
-    def publish(self) -> None:
-        """Hand the grown run to the session, keeping the cursor (or keeping it at the live end)."""
-        if self.grower is None:
+    def publish(self, growth) -> None:
+        """Show the grown run, keeping the cursor (or keeping it at the live end); then the engine may send the
+        next growth, once the window has been free at least as long as this one took."""
+        if self._mirror is None:
             return
         started = time.monotonic()
         session = self.session
         at_end = self.at_live_end
         position, selected = session.position, session.selected
-        run = self.grower.snapshot(rotated=self._rotated_at_start)
+        run = self._mirror.apply(growth)
+        self._ended = growth.ended
+        self.lines_read = growth.lines_read
         length = len(run.axis)
         shown = session.run
-        grows = not self._started_over and shown is not None and length >= self._shown_length \
-            and (self._caught_up or extends(run, shown))
+        grows = shown is not None and length >= self._shown_length \
+            and not (growth.starts_over and self._caught_up) and extends(run, shown)
         self._shown_length = length
-        self._dirty = self._started_over = False
         if grows:  # the panels extend what they show (app/loading/growth.py); nothing is rebuilt
             session.grow(run, length if at_end else min(position, length))
             self._published(run, started)
@@ -352,11 +317,13 @@ class FollowController(QObject):
         self._show_state()
         spent = time.monotonic() - started
         self.last_publish_s = spent
-        # The next redraw waits at least as long as this one took: the window stays at least half free.
-        self._next_publish = time.monotonic() + max(MIN_PUBLISH_GAP_S, spent)
-        self._published_at = time.monotonic()
         self._caught_up = True
+        self._ack_timer.start(int(spent * 1000))  # (the window stays at least half free)
         self.published.emit(run)
+
+    def _shown(self) -> None:
+        if self.link is not None:
+            self.link.shown()
 
     def _check_rewritten(self) -> None:
         """A whole-document file: reload once it changed and has held still for one poll."""
@@ -364,7 +331,7 @@ class FollowController(QObject):
         if key is None or key == self._reload_seen:
             self._stable = key
             return
-        if key != getattr(self, "_stable", None):
+        if key != self._stable:
             self._stable = key  # still changing: wait one more poll
             return
         self._reload_seen = key
@@ -378,8 +345,7 @@ class FollowController(QObject):
 
     def _show_state(self) -> None:
         live = self.active
-        ended = self.grower is not None and self.grower.ended
-        self.indicator.setText("● Live — run ended" if ended else "● Live")
+        self.indicator.setText("● Live — run ended" if live and self._ended else "● Live")
         self.indicator.setVisible(live)
         self.jump_button.setVisible(live and not self.at_live_end)
         if hasattr(self, "jump_action"):

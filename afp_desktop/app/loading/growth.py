@@ -28,23 +28,10 @@ from PySide6.QtCore import QObject, QTimer
 
 from afp_desktop.app.pacing import scheduler
 from afp_desktop.core.views.prepared_views import graph_layout_of, summary_of
+from afp_desktop.engine.growth_delta import extends  # noqa: F401 - (progressive.py tells a part from a new run by it)
 
 QUIET_MS = 300
 COST_FACTOR = 3.0  # a job waits at least this many times what it took last time
-
-
-def extends(grown, shown) -> bool:
-    """`grown` holds `shown`'s events first (the same file read further: checked at both ends of both event
-    lists), so showing it is a growth, not a new run."""
-    for old, new in ((shown.typed_events, grown.typed_events), (shown.domain_events, grown.domain_events)):
-        if old is None and new is None:
-            continue
-        if old is None or new is None or len(new) < len(old):
-            return False
-        if old and (old[0] != new[0] or old[-1] != new[len(old) - 1]):
-            return False
-    # (A part with no commit log has stops derived from its events: a whole run with one is not a growth of it.)
-    return shown.format == grown.format and (shown.commit_log is None) == (grown.commit_log is None)
 
 
 # Who is told of growth by which job (each has `run_grown(run)`): features by key, panels by key.

@@ -140,7 +140,8 @@ class _RequestThread(QThread):
 
 class ThreadRequests(QObject):
     """Requests about a run the window holds but the engine process does not (tests that load in this process; a
-    followed file, which grows in the window's process; a run shown after a later load failed): answered by the
+    followed file's grown run, which the window makes from the engine's growths; a run shown after a later load
+    failed): answered by the
     same service.Engine, in one thread of this process at a time, with the engine process's rules: a newer request
     with the same tag drops a queued one and stops a running one at its next breathing point."""
 

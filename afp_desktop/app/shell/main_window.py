@@ -390,6 +390,7 @@ class MainWindow(QMainWindow):
         self.loader.cancelled.connect(self._on_cancelled)
         self.loader.conversation_needed.connect(self._choose_conversation)
         self.loader.engine_ended.connect(self._on_engine_ended)
+        self.follow.engine_ended.connect(self._on_engine_ended)  # (the engine process ended while it followed)
         self.banner.action_asked.connect(self._on_banner_action)
         if hasattr(self.panels.get("bugreport"), "conversation_chosen"):  # switching conversations of a bundle
             self.panels["bugreport"].conversation_chosen.connect(lambda path, conv: self.open_file(path, conv))
