@@ -185,3 +185,21 @@ def test_a_job_beside_the_window_waits_for_numpy_until_asked_to_stop(qapp, monke
     stop.set()
     worker.join(60)
     assert order == ["stopped"]
+
+
+def test_a_request_answered_in_the_windows_process_waits_for_numpys_piece_first(qapp, qtbot, monkeypatch):
+    """A followed file's requests are answered on a thread of the window's process, and an answer may import numpy
+    (search, the timeline's figures): the thread waits for numpy's piece (`wait_for_numpy`, whose waiting the test
+    of stoppable above shows) before it answers."""
+    from afp_desktop.app.loading.in_process import ThreadRequests
+
+    order: list[str] = []
+    monkeypatch.setattr(window_imports, "wait_for_numpy", lambda stopped: order.append("waited for numpy"))
+    requests = ThreadRequests()
+    real_answer = requests.engine.answer
+    monkeypatch.setattr(requests.engine, "answer", lambda kind, args: (order.append(kind), real_answer(kind, args))[1])
+    replies: list[str] = []
+    requests.replied.connect(lambda _id, kind, _value: replies.append(kind))
+    requests.request("find", "find", {"query": "x"}, None)
+    qtbot.waitUntil(lambda: replies != [], timeout=10_000)
+    assert order == ["waited for numpy", "find"]

@@ -8,9 +8,11 @@ every Qt type and defines Qt subclasses, which on another thread, while the wind
 A thread beside the window imports neither; each waits for numpy's piece or needs none:
 - a run received from the engine (loading/received_runs.py) may hold arrays: its unpickling works only while the
   window's thread waits for it, and is given its first slice once numpy's piece has run (`numpy_imported`);
-- a job beside the window (stoppable.py) waits while the pieces are under way (`wait_for_numpy`); a job on a run
-  never waits long, as a run is shown only once it was received;
-- the tests' in-process loads: the tests import numpy and pyqtgraph on the main thread before any test.
+- a job beside the window (stoppable.py) waits while the pieces are under way until numpy's has run
+  (`wait_for_numpy`);
+- a load or a request answered in the window's process (loading/in_process.py: a followed file's requests, the
+  tests' loads) waits the same way; the tests import numpy and pyqtgraph on the main thread before any test;
+- once the application quits no piece runs any more, and nothing waits for one.
 
 The pieces, in order: numpy; the Qt types pyqtgraph reads (PySide6 makes each on first read), QT_NAMES_PER_PIECE per
 piece; the modules outside pyqtgraph it imports, one per piece; pyqtgraph. A package's import (numpy's, pyqtgraph's)
@@ -33,6 +35,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import CodeType
+
+from PySide6.QtCore import QCoreApplication
 
 from afp_desktop.app.pacing import scheduler
 from afp_desktop.engine.collector import collector_paused
@@ -195,6 +199,7 @@ def pieces() -> Iterator[str]:
 
 
 _numpy_done = threading.Event()  # numpy's piece has run: numpy is in, whole
+_event_loop_ended = threading.Event()  # the application quits: no piece runs any more
 
 
 class WindowImports:
@@ -268,6 +273,9 @@ def window_imports() -> WindowImports:
     global _imports
     if _imports is None:
         _imports = WindowImports()
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(_event_loop_ended.set)
     return _imports
 
 
@@ -283,9 +291,10 @@ def numpy_imported() -> bool:
 
 def wait_for_numpy(stopped: Callable[[], bool] = lambda: False) -> None:
     """On a thread beside the window: return once numpy's piece has run, or at once when the pieces have not begun
-    (no window imports anything then), or once `stopped()` says the job is to stop."""
+    (no window imports anything then), or once `stopped()` says the job is to stop, or the application quits (the
+    window's thread, which may be waiting for the job, runs no piece any more)."""
     if threading.current_thread() is threading.main_thread():
         return  # (the window's thread runs the pieces: it never waits for them)
     while _imports is not None and _imports.started and not _numpy_done.wait(WAIT_STEP_S):
-        if stopped():
+        if stopped() or _event_loop_ended.is_set():
             return
