@@ -203,3 +203,27 @@ def test_a_request_answered_in_the_windows_process_waits_for_numpys_piece_first(
     requests.request("find", "find", {"query": "x"}, None)
     qtbot.waitUntil(lambda: replies != [], timeout=10_000)
     assert order == ["waited for numpy", "find"]
+
+
+def test_a_piece_that_fails_ends_the_pieces_and_what_waits_goes_on(qapp, monkeypatch):
+    """numpy not importable (a broken install): its piece fails, and on the next turn the pieces are done, so that
+    what waits for them (the timeline, a received run) goes on and says what is wrong instead of waiting forever."""
+    import threading
+
+    def fail(name: str) -> None:
+        raise ImportError(f"no {name}")
+
+    monkeypatch.setattr(window_imports, "imported", lambda name: False)
+    monkeypatch.setattr(window_imports, "_package_sources", lambda package: [])
+    monkeypatch.setattr(window_imports, "_import", fail)
+    monkeypatch.setattr(window_imports, "_numpy_done", threading.Event())
+    clock = scheduler.ManualClock()
+    imports = window_imports.WindowImports(scheduler.TurnQueue(clock))
+    called: list[bool] = []
+    imports.when_imported(lambda: called.append(True))
+    clock.advance(scheduler.TURN_MS)  # ("numpy's modules listed")
+    with pytest.raises(ImportError):
+        clock.advance(scheduler.TURN_MS)
+    assert window_imports.numpy_imported() and not imports.done
+    clock.advance(scheduler.TURN_MS)
+    assert imports.done and called == [True]

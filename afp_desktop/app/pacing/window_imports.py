@@ -178,12 +178,14 @@ def _package_in_pieces(package: str) -> Iterator[str]:
 
 def pieces() -> Iterator[str]:
     """The imports, a piece per step: each step does one piece's work, then yields the piece's name."""
-    if not imported(NUMPY):
-        for name in _package_in_pieces(NUMPY):
-            if name == f"import {NUMPY}":
-                _numpy_done.set()
-            yield name
-    _numpy_done.set()
+    try:
+        if not imported(NUMPY):
+            for name in _package_in_pieces(NUMPY):
+                if name == f"import {NUMPY}":
+                    _numpy_done.set()
+                yield name
+    finally:  # (numpy's piece has run, even if it failed: what waits for it goes on, and says what is wrong)
+        _numpy_done.set()
     if imported(PYQTGRAPH):  # (its import has read the Qt types and imported what it needs)
         return
     names = _qt_names()
@@ -248,9 +250,11 @@ class WindowImports:
             self._step()
 
     def _next_piece(self) -> None:
-        self._step()
-        if not self._done:
-            self.queue.later((self, "piece"), self._next_piece)
+        try:
+            self._step()
+        finally:  # (a piece that failed has ended the pieces: the next step says they are done)
+            if not self._done:
+                self.queue.later((self, "piece"), self._next_piece)
 
     def _step(self) -> None:
         assert self._pieces is not None
