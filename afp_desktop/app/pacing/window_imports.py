@@ -49,7 +49,7 @@ CODES_PER_PIECE = 40
 # Modules outside pyqtgraph that its import brings in. One that is not installed is left to pyqtgraph, which tells a
 # missing one it needs from one it can do without.
 PYQTGRAPH_IMPORTS = ("subprocess", "pydoc", "multiprocessing.connection", "xml.etree.ElementTree", "cProfile",
-                     "numpy.typing", "PySide6.QtOpenGLWidgets", "PySide6.QtTest", "PySide6.QtSvg", "colorama")
+                     "numpy.typing", "PySide6.QtOpenGL", "PySide6.QtOpenGLWidgets", "PySide6.QtTest", "PySide6.QtSvg", "colorama")
 # Each package's folders that its import never reads (their modules are neither read nor prepared beforehand).
 SKIPPED_FOLDERS = {
     NUMPY: ("tests", "f2py", "_pyinstaller", "testing", "typing", "distutils", "random", "fft", "polynomial", "ma",
