@@ -19,8 +19,9 @@ import tempfile
 os.environ["AFP_DESKTOP_CONFIG_DIR"] = tempfile.mkdtemp(prefix="afp-tests-settings-")
 
 import pytest  # noqa: E402
-# The app imports pyqtgraph on the window's thread when its timeline is first built (app/pacing/warm_imports.py says
-# why not sooner); the tests import it once here, so that no test's timing depends on being the first to build one.
+# The app imports numpy and pyqtgraph on the window's thread only, after its first frame (app/pacing/window_imports.py);
+# the tests import them here, on the main thread before any test, so that a test's load on a thread never imports
+# numpy, and no test's timing depends on being the first to build a timeline.
 import pyqtgraph  # noqa: E402,F401
 
 from tests.corpus_util import SCENARIOS

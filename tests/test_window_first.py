@@ -223,47 +223,16 @@ def test_the_overview_of_a_grown_run_is_drawn_on_a_turn_of_its_own(qtbot):
     assert colour_at_middle() == "#00ff00", "another run: drawn at once"
 
 
-def test_the_timeline_is_built_once_its_imports_are_done_off_the_window_thread(qtbot, monkeypatch):
-    """numpy is imported on a thread of its own; the timeline waits for it instead of importing it on the
-    window's thread (which froze the window that long just after start-up)."""
-    from afp_desktop.app.pacing import warm_imports
-    from afp_desktop.app.panels.timeline.timeline_host import TimelineHost
-    from afp_desktop.app.session import Session
+def test_the_timeline_is_built_once_the_window_imports_ran_the_qt_types_in_several_pieces(qtbot, monkeypatch):
+    """The host's build waits for the window's imports (app/pacing/window_imports.py), a piece per turn of the
+    window's queue, driven here by a ManualClock: the Qt types pyqtgraph reads are made in several pieces, and the
+    panel is built only once pyqtgraph's piece has run."""
+    import threading
 
-    importing, asked = [True], []
-    monkeypatch.setattr(warm_imports, "ready", lambda: asked.append(True) or not importing[0])
-    session = Session()
-    host = TimelineHost(session)
-    qtbot.addWidget(host)
-    host.build_when_ready()
-    qtbot.waitUntil(lambda: len(asked) >= 3)  # (it asked again twice, on its timer)
-    assert not host.built, "it waits for the imports"
-    importing[0] = False
-    qtbot.waitUntil(lambda: host.built, timeout=2_000)
-
-
-def test_the_warm_imports_never_import_pyqtgraph_off_the_window_thread():
-    """pyqtgraph's import reads every attribute of PySide6's modules and defines Qt subclasses: on a thread,
-    while the window ran its event loop, it crashed the app (SIGSEGV). The thread imports numpy only."""
-    import subprocess
-    import sys
-
-    code = ("import sys, os\nos.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
-            "from afp_desktop.app.shell.gui import create_application\nfrom afp_desktop.app.pacing import warm_imports\n"
-            "app = create_application()\nwarm_imports.start()\nwarm_imports.finish()\n"
-            "print('numpy' in sys.modules, 'pyqtgraph' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["True", "False"]
-
-
-def test_the_qt_types_pyqtgraph_reads_are_made_a_few_per_turn_before_it_is_imported(qtbot, monkeypatch):
-    """pyqtgraph's import makes every Qt type it reads (~0.1 s of its ~0.2 s on the window's thread): the host
-    reads them first, PRIME_NAMES_PER_TURN per event-loop turn, then builds."""
     from PySide6 import QtCore
 
-    from afp_desktop.app.pacing import warm_imports
-    from afp_desktop.app.panels.timeline import timeline_host
+    from afp_desktop.app.pacing import scheduler, window_imports
+    from afp_desktop.app.panels.timeline.timeline_host import TimelineHost
     from afp_desktop.app.session import Session
 
     read: list[str] = []
@@ -273,16 +242,30 @@ def test_the_qt_types_pyqtgraph_reads_are_made_a_few_per_turn_before_it_is_impor
             read.append(name)
             return getattr(QtCore, name)
 
-    names = [(Module(), "QObject")] * (timeline_host.PRIME_NAMES_PER_TURN * 3 + 1)
-    monkeypatch.setattr(timeline_host, "_pyqtgraph_imported", lambda: False)
-    monkeypatch.setattr(timeline_host, "_qt_names", lambda: list(names))
-    monkeypatch.setattr(warm_imports, "ready", lambda: True)
-    host = timeline_host.TimelineHost(Session())
+    count = window_imports.QT_NAMES_PER_PIECE * 2 + 1
+    monkeypatch.setattr(window_imports, "imported", lambda name: False)
+    monkeypatch.setattr(window_imports, "_qt_names", lambda: [(Module(), "QObject")] * count)
+    monkeypatch.setattr(window_imports, "_package_sources", lambda package: [])
+    monkeypatch.setattr(window_imports, "PYQTGRAPH_IMPORTS", ())
+    monkeypatch.setattr(window_imports, "_import", lambda name: None)  # (numpy and pyqtgraph are in already)
+    monkeypatch.setattr(window_imports, "_numpy_done", threading.Event())
+    clock = scheduler.ManualClock()
+    imports = window_imports.WindowImports(scheduler.TurnQueue(clock))
+    monkeypatch.setattr(window_imports, "_imports", imports)
+    host = TimelineHost(Session())
     qtbot.addWidget(host)
     host.build_when_ready()
-    assert len(read) == timeline_host.PRIME_NAMES_PER_TURN and not host.built  # one turn's worth, then it yields
-    qtbot.waitUntil(lambda: host.built, timeout=5_000)
-    assert len(read) == len(names)
+    made_qt_types = []
+    for _turn in range(1_000):  # (far more turns than the pieces)
+        if imports.done:
+            break
+        clock.advance(scheduler.TURN_MS)  # (a turn of the imports)
+        if imports.ran and imports.ran[-1] == "Qt types":
+            made_qt_types.append(len(read))
+        assert not host.built or imports.done
+    assert made_qt_types == [window_imports.QT_NAMES_PER_PIECE, 2 * window_imports.QT_NAMES_PER_PIECE, count]
+    assert imports.ran[-1] == "import pyqtgraph"
+    qtbot.waitUntil(lambda: host.built, timeout=5_000)  # (then the host's own pieces, on the window's queue)
 
 
 # A fresh process (the test process's own Qt has made up its mind about the pool): the app's Qt application, a
@@ -336,11 +319,12 @@ def test_the_pool_probe_sees_qts_pool_where_it_is_left_on():
     assert int(done.stdout.split()[-1]) > 0
 
 
-def test_pyqtgraph_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_own(qtbot, monkeypatch):
+def test_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_own(qtbot, monkeypatch):
     """A file given at start-up: pyqtgraph's import, the panel made and the run shown in it came in one turn of the
-    event loop, right after the run was shown, and froze the window for all three. Each is a piece of its own
-    in the window's queue (app/pacing/scheduler.py), with the modules pyqtgraph imports before it."""
-    from afp_desktop.app.pacing import scheduler, warm_imports
+    event loop, right after the run was shown, and froze the window for all three. pyqtgraph comes in the window's
+    imports (app/pacing/window_imports.py), then the panel and the run shown in it each in a piece of its own in
+    the window's queue (app/pacing/scheduler.py)."""
+    from afp_desktop.app.pacing import scheduler, window_imports
     from afp_desktop.app.panels.timeline import timeline as timeline_module
     from afp_desktop.app.panels.timeline import timeline_host
     from afp_desktop.app.session import Session
@@ -353,11 +337,13 @@ def test_pyqtgraph_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_o
         owner, name, lambda: (done.append("turn"), piece()), first))
     monkeypatch.setattr(timeline_module.TimelinePanel, "show_run",
                         lambda panel, run: (done.append("run shown"), real_show_run(panel, run)))
-    monkeypatch.setattr(timeline_host, "_pyqtgraph_imported", lambda: False)
-    monkeypatch.setattr(timeline_host, "_qt_names", lambda: [])
-    monkeypatch.setattr(timeline_host, "PYQTGRAPH_IMPORTS", ("colorsys",))
-    monkeypatch.setattr(timeline_host, "_import", lambda name: done.append(f"import {name}"))
-    monkeypatch.setattr(warm_imports, "ready", lambda: True)
+
+    def pieces():
+        done.append("import pyqtgraph")
+        yield "import pyqtgraph"
+
+    monkeypatch.setattr(window_imports, "pieces", pieces)
+    monkeypatch.setattr(window_imports, "_imports", window_imports.WindowImports())
     session = Session()
     session.set_run(open_run(corpus_path("02-react-two-tools", "recording.json")))
     host = timeline_host.TimelineHost(session)
@@ -365,8 +351,8 @@ def test_pyqtgraph_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_o
     host.when_built(lambda panel: done.append("built"))
     host.build_when_ready()
     qtbot.waitUntil(lambda: host.built, timeout=5_000)
-    # (the panel's module is imported already: no piece for it; the panel is made in the third turn)
-    assert done == ["import colorsys", "turn", "import pyqtgraph", "turn", "turn", "run shown", "built"]
+    # (the panel's module is imported already: no piece for it; the panel is made in the first turn of the host's)
+    assert done == ["import pyqtgraph", "turn", "turn", "run shown", "built"]
     assert host.panel.series is not None
 
 

@@ -9,6 +9,7 @@ import time
 from PySide6.QtCore import QObject, QThread, Signal
 
 from afp_desktop.app.loading import loader as loader_module
+from afp_desktop.app.pacing import window_imports
 from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled
 from afp_desktop.engine.collector import collector_paused
@@ -67,6 +68,10 @@ class ThreadLoad(QThread):
         self.shown.wait(loader_module.PREFIX_WAIT_S)  # (not the file's reading pace: prefixes.py leaves it out)
 
     def run(self) -> None:
+        window_imports.wait_for_numpy(self.stop_flag.is_set)  # (a run may hold numpy's arrays)
+        if self.stop_flag.is_set():
+            self.cancelled.emit()
+            return
         try:
             with collector_paused(), breathing(self._stop_here):
                 run = Engine().open(self.path, self.conversation, self.fold_above, progress=self._progress,
@@ -125,6 +130,10 @@ class _RequestThread(QThread):
             raise LoadCancelled()
 
     def run(self) -> None:
+        window_imports.wait_for_numpy(self.stop_flag.is_set)  # (an answer may import numpy: search, the timeline)
+        if self.stop_flag.is_set():
+            self.done.emit(self.request_id, "superseded", None)
+            return
         try:
             self.engine.adopt(self.run_asked)
             with breathing(self._stop_here):

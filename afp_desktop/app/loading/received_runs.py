@@ -6,6 +6,10 @@ makes hundreds) would wait for the other's turn. So the unpickling thread works 
 for it: once per turn of the event loop (a 0 ms timer, served after input and paints) the window's thread hands it
 a slice of SLICE_S and blocks until it pauses between two frames of the pickle. The collector is held off while a
 run is received, and the run is then frozen out of its way (engine/collector.py).
+
+A run may hold numpy's arrays, and numpy is imported on the window's thread alone (app/pacing/window_imports.py): the
+first slice is given once numpy's piece of the window's imports has run, so the unpickling finds numpy whole and
+imports none of it.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from afp_desktop.app.pacing import warm_imports
+from afp_desktop.app.pacing import window_imports
 from afp_desktop.engine import process as engine_process
 from afp_desktop.engine.collector import collector_paused
 
@@ -63,9 +67,10 @@ class SlicedReceive(QObject):
         return not self._thread.is_alive()
 
     def _turn(self) -> None:
-        """On the window's thread: the unpickling thread works a slice while this one waits (not before the start-up
-        imports are done: it waits for them first, warm_imports.py)."""
-        if not warm_imports.ready():
+        """On the window's thread: the unpickling thread works a slice while this one waits (not before numpy is
+        imported: its import is asked for, and each turn looks again)."""
+        if not window_imports.numpy_imported():
+            window_imports.start()
             return
         self._handed_back.clear()
         self._turn_given.set()
@@ -78,7 +83,6 @@ class SlicedReceive(QObject):
             self._run = None
 
     def _receive(self) -> None:
-        warm_imports.finish()  # (one thread imports numpy at a time: a run may hold arrays)
         try:
             self._wait_for_turn()
             with collector_paused():

@@ -8,7 +8,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-from afp_desktop.app.pacing import warm_imports
+from afp_desktop.app.pacing import window_imports
 from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import LoadCancelled
 
@@ -16,12 +16,14 @@ from afp_desktop.core.formats import LoadCancelled
 @contextmanager
 def stoppable(stop: threading.Event | None = None) -> Iterator[None]:
     """Run a job on this thread (not the window's) that raises LoadCancelled at its next breathing point once `stop`
-    is set. It starts once the start-up imports are done (warm_imports.py: one thread imports numpy at a time, two
-    at once leave it "partially initialized")."""
-    warm_imports.finish()
+    is set. It starts once numpy's import on the window's thread has run, if it is under way (window_imports.py:
+    only the window's thread imports numpy), or once it is asked to stop while it waits."""
+    window_imports.wait_for_numpy(stop.is_set if stop is not None else lambda: False)
     if stop is None:
         yield
         return
+    if stop.is_set():
+        raise LoadCancelled()
 
     def stop_here() -> None:
         if stop.is_set():

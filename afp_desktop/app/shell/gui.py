@@ -82,11 +82,7 @@ def run_gui(path: str | None, screenshot: str | None = None, stop: int | None = 
     elif path:
         window.open_after_first_frame(path, conversation=conversation,  # the window shows first, then the file
                                       follow=True if follow else None)
-    code = app.exec()
-    from afp_desktop.app.pacing import warm_imports
-
-    warm_imports.finish()  # closed during start-up: the imports end before the interpreter does
-    return code
+    return app.exec()
 
 
 def show_main_window():

@@ -44,7 +44,7 @@ from afp_desktop.app.loading.follow import FollowController
 from afp_desktop.app.shell.go_to_box import GoToBox
 from afp_desktop.app.features.graph_folding import GraphFolding, empty_graph_reason
 from afp_desktop.app.shell.help_overlay import HelpOverlay
-from afp_desktop.app.pacing import warm_imports
+from afp_desktop.app.pacing import window_imports
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.loading.engine_requests import EngineRequests
 from afp_desktop.app.loading.loader import RunLoader
@@ -220,7 +220,7 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if not getattr(self, "_painted_once", False):  # the window is on screen: now build what can wait
             self._painted_once = True
-            warm_imports.start()  # numpy, off the window's thread (not before: the first frame first)
+            window_imports.start()  # numpy and pyqtgraph, a piece per turn (not before: the first frame first)
             # A timer owned by the window: it dies with the window (a closed window builds nothing).
             QTimer(self, singleShot=True, interval=0, timeout=self._after_first_frame).start()
 

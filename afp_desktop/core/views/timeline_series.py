@@ -4,8 +4,8 @@ with the tops of their axes. Pure, no Qt.
 
 The loader's thread makes it for the run's own stops among the window's prepared views (prepared_views.py; read
 through `run_timeline_series`), so the timeline only hands arrays to its plots; a drilled level's few stops are prepared when they are shown.
-numpy is imported when a series is made, not with this module: the window imports it off its own thread
-(app/pacing/warm_imports.py), and the loader's thread may import it itself.
+numpy is imported when a series is made, not with this module (the engine imports it then; the window's process
+imports it on the window's thread alone, app/pacing/window_imports.py).
 """
 
 from __future__ import annotations

@@ -2,11 +2,10 @@
 first frame, then the panel. The host only hosts: what the timeline shows and does is the panel's (`panel`,
 `when_built`), play, speed and drilling out are the session's, so the keys work before the panel exists.
 
-The panel draws with pyqtgraph, whose import (with numpy) costs more than half a second on the window's thread,
-where it must be (app/pacing/warm_imports.py). The build is cut into pieces, each run on a turn of its own through
-the window's queue of deferred work (app/pacing/scheduler.py), so that no piece freezes the window for long and
-none shares a turn with a paint or another panel's work: the Qt types pyqtgraph reads, the modules outside
-pyqtgraph it imports, pyqtgraph itself, the panel's module, the panel, then the run shown in it.
+The panel draws with pyqtgraph, imported (with numpy) on the window's thread in pieces (app/pacing/window_imports.py).
+The build waits for them, then goes on in pieces of its own, each run on a turn of its own through the window's
+queue of deferred work (app/pacing/scheduler.py), so that no piece freezes the window for long and none shares a
+turn with a paint or another panel's work: the panel's module, the panel, then the run shown in it.
 """
 
 from __future__ import annotations
@@ -15,47 +14,17 @@ import importlib
 import sys
 from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from afp_desktop.app.pacing import scheduler
+from afp_desktop.app.pacing import scheduler, window_imports
 
 MIN_HEIGHT = 150      # the plots' minimum and the controls; the dock keeps its size when they arrive
 PLOTS_MIN_HEIGHT = 96  # (the panel asks for 180: too much for a 640-px-high window)
 BARS_HEIGHT = 84       # the per-stop bars, and in a low dock a shorter version so the stop markers keep room
 LOW_BARS_HEIGHT = 52
 LOW_DOCK = 215
-WAIT_FOR_IMPORTS_MS = 20
-# pyqtgraph's import reads every attribute of QtCore, QtGui and QtWidgets, and PySide6 makes each type on first
-# read, which is much of the import's time. The host reads them first, this many per piece of the build.
-PRIME_NAMES_PER_TURN = 60
-# Modules outside pyqtgraph that its import brings in (a part of its time): each imported in a piece of its own
-# first. One that is not installed is left to pyqtgraph, which tells a missing one it needs from one it can do without.
-PYQTGRAPH_IMPORTS = ("subprocess", "pydoc", "multiprocessing.connection", "xml.etree.ElementTree", "cProfile",
-                     "numpy.typing", "PySide6.QtOpenGLWidgets", "PySide6.QtTest", "PySide6.QtSvg")
 PANEL_MODULE = "afp_desktop.app.panels.timeline.timeline"
-
-
-def _pyqtgraph_imported() -> bool:
-    return "pyqtgraph" in sys.modules
-
-
-def _qt_names() -> list[tuple[object, str]]:
-    from PySide6 import QtCore, QtGui, QtWidgets
-
-    return [(module, name) for module in (QtCore, QtGui, QtWidgets) for name in dir(module)
-            if not name.startswith("_")]
-
-
-def _import(name: str) -> None:
-    importlib.import_module(name)
-
-
-def _import_if_installed(name: str) -> None:
-    try:
-        _import(name)
-    except ImportError:
-        pass
 
 
 class TimelineHost(QWidget):
@@ -94,39 +63,20 @@ class TimelineHost(QWidget):
             self._when_built.append(callback)
 
     def build_when_ready(self) -> None:
-        """Build the panel in pieces, one per turn (see the module's docstring), once numpy has been imported off
-        the window's thread; the first piece runs now."""
-        from afp_desktop.app.pacing import warm_imports
-
+        """Build the panel in pieces, one per turn (see the module's docstring), once numpy and pyqtgraph have been
+        imported in theirs."""
         if self._panel is not None or self._pieces is not None:
             return
-        if not warm_imports.ready():
-            QTimer.singleShot(WAIT_FOR_IMPORTS_MS, self, self.build_when_ready)  # (never after the host is gone)
-            return
-        if _pyqtgraph_imported():  # (by another window, or a test: its costly import done already)
-            self.build()
-            return
         self._pieces = self._build_in_pieces()
-        self._next_piece()
+        window_imports.window_imports().when_imported(lambda: scheduler.later(self, "build", self._next_piece))
 
     def _next_piece(self) -> None:
         if self._pieces is not None and next(self._pieces, True) is None:
             scheduler.later(self, "build", self._next_piece)
 
     def _build_in_pieces(self) -> Iterator[None]:
-        if not _pyqtgraph_imported():  # (none to read once pyqtgraph is in: it has read them all)
-            names = _qt_names()
-            for first in range(0, len(names), PRIME_NAMES_PER_TURN):
-                for module, name in names[first:first + PRIME_NAMES_PER_TURN]:
-                    getattr(module, name, None)
-                yield
-            for name in PYQTGRAPH_IMPORTS:
-                _import_if_installed(name)
-                yield
-            _import("pyqtgraph")
-            yield
         if PANEL_MODULE not in sys.modules:
-            _import(PANEL_MODULE)
+            importlib.import_module(PANEL_MODULE)
             yield
         self._make_panel()
         yield
@@ -135,6 +85,7 @@ class TimelineHost(QWidget):
     def build(self) -> None:
         """Build the panel now, whole (what is left of a build in pieces is dropped)."""
         if self._panel is None:
+            window_imports.window_imports().finish_now()
             self._make_panel()
             self._show_panel()
         self._pieces = iter(())
