@@ -172,6 +172,7 @@ def test_pause_marked_in_graph_timeline_and_bubble(qtbot, window):
     assert QUESTION in canvas.node_items[mark.node].toolTip()
     assert bubble.status_text() == "Waiting on you: stage requested pause"  # the library's exact line stays
     assert bubble.pause_note.isVisibleTo(bubble) and QUESTION in bubble.pause_note.text()
+    qtbot.waitUntil(lambda: window.features["pauses"].markers is not None)  # the timeline is built after the load
     markers = window.features["pauses"].markers
     (tip,) = markers.data["data"]
     assert "not given yet" in tip
