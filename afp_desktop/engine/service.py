@@ -16,7 +16,7 @@ from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
 if TYPE_CHECKING:
     from afp_desktop.core.views.found_hits import FoundHits
 
-REQUESTS = ("find", "index_for_find")  # the kinds of request `answer` knows
+REQUESTS = ("find", "index_for_find", "inspect")  # the kinds of request `answer` knows
 
 
 class NoRun(Exception):
@@ -61,6 +61,8 @@ class Engine:
         if kind == "index_for_find":
             self.search_index(**args)
             return None
+        if kind == "inspect":
+            return self.inspect(**args)
         raise ValueError(f"the engine knows no request {kind!r} (it knows {', '.join(REQUESTS)})")
 
     def search_index(self, templates: dict | None = None, app_name: str = "Agent"):
@@ -91,6 +93,15 @@ class Engine:
         except QueryError as err:
             return FoundHits.refused(str(err))
         return FoundHits.of(result)
+
+
+    def inspect(self, index: int, position: int | None = None, prices=None) -> dict:
+        """What the inspector shows of step `index` at axis `position` (core/views/inspector_content.py)."""
+        from afp_desktop.core.views.inspector_content import inspector_content
+
+        if self.run is None:
+            raise NoRun("no run is open")
+        return inspector_content(self.run, index, position, prices)
 
 
 def load_run(path: str, progress=None, cancelled=None, conversation: str | None = None, show_prefix=None,
