@@ -17,6 +17,7 @@ from afp_desktop.app.panels.panel import shown_alone
 from afp_desktop.core.formats import lazy_trace, open_run  # before the session: formats must initialise first
 from afp_desktop.app.panels.inspector import READING, InspectorPanel
 from afp_desktop.app.session import Session
+from afp_desktop.app.shell.gui import settle_until_answered
 from afp_desktop.core.jsonx.lazyjson import LazyJSON
 from afp_desktop.core.views.inspector_content import inspector_content
 from afp_desktop.engine.service import Engine
@@ -195,3 +196,22 @@ def test_the_engine_process_answers_and_a_killed_one_leaves_a_sentence(qtbot, en
         window.session.flush()
     assert failed.args[0].startswith("This step's content could not be read: the engine process ended (signal ")
     assert window.isVisible() and inspector.reading_line.text() == failed.args[0]
+
+
+def test_the_window_s_inspector_asks_the_window_s_engine_docked_or_floating(qtbot, window):
+    inspector = window.panels["inspector"]
+    assert inspector.requests is window.engine_requests
+    window.docks["inspector"].setFloating(True)
+    assert inspector.window() is not window and inspector.requests is window.engine_requests
+
+
+def test_a_screenshot_waits_for_the_inspector_s_answer(qtbot, window):
+    run = recording("02-react-two-tools")
+    window.session.set_run(run)  # (as --screenshot does: the run given, then the picture)
+    window.session.select_node(first(run, "llm->tool"))
+    window.session.flush()
+    inspector = window.panels["inspector"]
+    assert inspector.is_reading and window.engine_requests.pending
+    settle_until_answered(QApplication.instance(), window.engine_requests)
+    assert not inspector.is_reading and not window.engine_requests.pending
+    assert inspector.content["index"] == first(run, "llm->tool") and inspector.readable.section_texts()

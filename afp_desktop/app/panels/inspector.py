@@ -136,7 +136,7 @@ class ModestTabs(QTabWidget):
 
 class InspectorPanel(QWidget, PanelDefaults):
     """`requests`: the window's engine requests (app/loading/engine_requests.py); by default the main window's
-    it is docked in, else its own (a panel shown alone)."""
+    it is in, else its own (a panel shown alone)."""
 
     content_shown = Signal()  # an answer was drawn: the content of the moment shown
     failed_shown = Signal(str)  # a request failed: the sentence shown
@@ -250,6 +250,7 @@ class InspectorPanel(QWidget, PanelDefaults):
         self._header = HeaderScroll(header)  # (hidden while no step is shown)
         layout.addWidget(self._header)
         layout.addWidget(self.tabs, 1)
+        layout.addStretch(0)  # (while the tabs are hidden — a step being read, nothing shown — the rest sits on top)
 
         if session.run is not None:
             self.run_loaded(session.run)
@@ -272,12 +273,16 @@ class InspectorPanel(QWidget, PanelDefaults):
     # -- which node, as of when -------------------------------------------------------------------------
     @property
     def requests(self):
-        """Where the inspector's requests go: the one given, else the window's, else the panel's own."""
+        """Where the inspector's requests go: the one given, else the main window's it is in (docked or floating),
+        else the panel's own."""
         if self._requests is not None:
             return self._requests
-        window_requests = getattr(self.window(), "engine_requests", None)
-        if window_requests is not None:
-            return window_requests
+        holder = self.parentWidget()
+        while holder is not None:
+            window_requests = getattr(holder, "engine_requests", None)
+            if window_requests is not None:
+                return window_requests
+            holder = holder.parentWidget()
         if self._own_requests is None:
             from afp_desktop.app.loading.engine_requests import EngineRequests
 
