@@ -10,8 +10,9 @@ All trace text is plain text.
 
 The content is the engine's: each moment shown is a request "inspect" (tag "inspector",
 core/views/inspector_content.py), a newer one superseding the one before. Until its answer comes the header shows
-the step's name and kind (the step graph's) over a quiet "Reading…" line; an answer for a moment no longer
-shown is never drawn. The window reads none of the run's events here.
+the step's name and kind (the step graph's) and a quiet "Reading…" line stands where the tabs go (the same step
+at another moment: its tabs greyed); an answer for a moment no longer shown is never drawn. The window reads none
+of the run's events here.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QFormLayout, QFrame, QPushButton, QScrollArea, QSizePolicy, QSplitter,
+    QFormLayout, QFrame, QPushButton, QScrollArea, QSizePolicy, QSplitter, QStackedWidget,
     QTabWidget, QVBoxLayout, QWidget,
 )
 
@@ -162,18 +163,26 @@ class InspectorPanel(QWidget, PanelDefaults):
         self.show_end = QPushButton("Show when it ended")
         self.show_end.setToolTip("Move the cursor to when this step ended: its whole life, result included")
         self.show_end.clicked.connect(self._show_end_clicked)
+        self.note.setVisible(False)  # (each shown with a step that has one)
+        self.show_end.setVisible(False)
         header = QWidget()
         header_layout = QVBoxLayout(header)
         header_layout.setContentsMargins(6, 6, 6, 2)
         header_layout.addWidget(self.title)
-        self.reading_line = plain_label(READING, muted=True, italic=True)  # (or why the content is not shown)
-        self.reading_line.setVisible(False)
-        header_layout.addWidget(self.reading_line)
-        header_layout.addWidget(self.note)
-        header_layout.addWidget(self.show_end, 0, Qt.AlignmentFlag.AlignLeft)
+        # The step's facts (note, "Show when it ended", ids): hidden while another step's content is read, their
+        # place kept, so the room the panel needs stays the same until the answer comes.
+        self.details = QWidget()
+        keep_place = self.details.sizePolicy()
+        keep_place.setRetainSizeWhenHidden(True)
+        self.details.setSizePolicy(keep_place)
+        details_layout = QVBoxLayout(self.details)
+        details_layout.setContentsMargins(0, 0, 0, 0)
+        details_layout.addWidget(self.note)
+        details_layout.addWidget(self.show_end, 0, Qt.AlignmentFlag.AlignLeft)
         rows_slot = QVBoxLayout()
         rows_slot.setContentsMargins(0, 0, 0, 0)
-        header_layout.addLayout(rows_slot)
+        details_layout.addLayout(rows_slot)
+        header_layout.addWidget(self.details)
         self._rows = HeaderForms(rows_slot)
 
         self.tabs = ModestTabs()
@@ -244,18 +253,50 @@ class InspectorPanel(QWidget, PanelDefaults):
             self.tabs.addTab(page, name)
 
         self.empty = plain_label("Select a step, or move the cursor, to inspect it.", muted=True, italic=True)
-        layout = QVBoxLayout(self)
+        # The panel has no layout of its own: what it holds is laid out in `inside`, and a new wish of theirs (a
+        # header a line taller once the answer came) reaches the dock only when the room the panel needs changed.
+        self.inside = QWidget(self)
+        self._needs = QSize()
+        layout = QVBoxLayout(self.inside)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.empty)
         self._header = HeaderScroll(header)  # (hidden while no step is shown)
         layout.addWidget(self._header)
-        layout.addWidget(self.tabs, 1)
-        layout.addStretch(0)  # (while the tabs are hidden — a step being read, nothing shown — the rest sits on top)
+        self.reading_line = plain_label(READING, muted=True, italic=True)  # (or why the content is not shown)
+        self.reading_page = QWidget()
+        reading_layout = QVBoxLayout(self.reading_page)
+        reading_layout.setContentsMargins(6, 6, 6, 6)
+        reading_layout.addWidget(self.reading_line)
+        reading_layout.addStretch(1)
+        self.body = QStackedWidget()  # the tabs, or "Reading…" in their place
+        self.body.addWidget(self.tabs)
+        self.body.addWidget(self.reading_page)
+        layout.addWidget(self.body, 1)
 
         if session.run is not None:
             self.run_loaded(session.run)
         else:
             self.refresh()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self.inside.sizeHint()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self.inside.minimumSizeHint()
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:  # (posted by `inside`: the panel has no layout)
+            needs = self.inside.minimumSizeHint()
+            if needs != self._needs:  # (a new minimum: the dock and the window hear of it, once)
+                self._needs = needs
+                self.updateGeometry()
+            self.inside.setGeometry(self.rect())
+            return True
+        return super().event(event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.inside.setGeometry(self.rect())
 
     def focus_search(self) -> bool:
         """Put the keyboard in the search box of the JSON tree on the visible tab (Ctrl+F)."""
@@ -292,7 +333,7 @@ class InspectorPanel(QWidget, PanelDefaults):
     @property
     def is_reading(self) -> bool:
         """A request for the moment shown is under way (its content is not drawn yet)."""
-        return self._wanted is not None and self._wanted != self._drawn_for and self.reading_line.text() == READING
+        return self._wanted is not None and self._wanted != self._drawn_for
 
     def run_grown(self, run) -> None:
         """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
@@ -326,7 +367,7 @@ class InspectorPanel(QWidget, PanelDefaults):
         self._wanted = self._drawn_for = None
         self.empty.setVisible(True)
         self._header.setVisible(False)
-        self.tabs.setVisible(False)
+        self.body.setVisible(False)
 
     def _target(self) -> tuple[int | None, str]:
         session, view = self.session, self.session.moment
@@ -359,16 +400,13 @@ class InspectorPanel(QWidget, PanelDefaults):
             # Another step: nothing of the step before stands under its header while this one's is read.
             self.node = self.content = None
             self._drawn_for = self._drawn_tabs = None
-            self.note.setVisible(False)
-            self.show_end.setVisible(False)
-            self._rows.show([])
-            self._header_rows = None
-            self.tabs.setVisible(False)
+            self.details.setVisible(False)
+            self.reading_line.setText(READING)
+            self.body.setCurrentWidget(self.reading_page)
         else:
             self.tabs.setEnabled(False)  # (the same step at another moment: greyed until its content comes)
+        self.body.setVisible(True)
         self.node_index = index
-        self.reading_line.setText(READING)
-        self.reading_line.setVisible(True)
         self.requests.request(REQUEST_TAG, "inspect", {"index": index, "position": position, "prices": self.prices},
                               self._answer_for(wanted), self._failure_for(wanted))
 
@@ -389,12 +427,10 @@ class InspectorPanel(QWidget, PanelDefaults):
         self._drawn_for = self._wanted
         self.node = self.content = None
         self._drawn_tabs = None
-        self.note.setVisible(False)
-        self.show_end.setVisible(False)
-        self.tabs.setVisible(False)
+        self.details.setVisible(False)
         sentence = f"This step's content could not be read: {why.rstrip('.')}."
         self.reading_line.setText(sentence)
-        self.reading_line.setVisible(True)
+        self.body.setCurrentWidget(self.reading_page)
         self.failed_shown.emit(sentence)
 
     def _show_content(self, wanted: tuple, content: dict) -> None:
@@ -402,9 +438,9 @@ class InspectorPanel(QWidget, PanelDefaults):
         self.content = content
         self.node = node = content["node"]
         kind = content["kind"]
-        self.reading_line.setVisible(False)
         self.tabs.setEnabled(True)
-        self.tabs.setVisible(True)
+        self.body.setCurrentWidget(self.tabs)
+        self.details.setVisible(True)
         note = content["note"]
         self.note.setStyleSheet(f"color: {NOTE_COLOURS[is_dark(self)]};")
         self.note.setText(note or "")
