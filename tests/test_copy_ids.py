@@ -18,6 +18,7 @@ from afp_desktop.app.session import Session
 from afp_desktop.core.views.inspect import inspect_node
 from afp_desktop.core.views.step_ids import step_ids
 from tests.corpus_util import corpus_path, read_bytes
+from tests.inspector_reading import read
 
 CALL_ID = "<b>x</b>\u202etc-weather"
 RUN_ID = "<i>run</i>\u202e-2"
@@ -52,6 +53,7 @@ def shown_inspector(qtbot, run, index):
     inspector.show()
     qtbot.waitExposed(inspector)
     session.select_node(index)
+    read(qtbot, inspector)
     inspector.readable.flush()
     QApplication.processEvents()  # (widgets added to a shown layout show on the next turn)
     return session, inspector
@@ -104,6 +106,7 @@ def test_the_confirmation_goes_to_the_status_bar(qtbot, window, hostile_run):
     window.session.select_node(tool_node(hostile_run))
     window.session.flush()
     inspector = window.panels["inspector"]
+    read(qtbot, inspector)
     button = next(b for b in inspector.copy_buttons if b.what == "tool call id")
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     assert clipboard_text() == CALL_ID
@@ -243,6 +246,7 @@ def test_the_header_shows_every_id_on_a_roomy_dock_and_scrolls_on_a_short_one(qt
     window.session.select_node(next(i for i, n in enumerate(run.step_fold.nodes) if n["kind"] == "user->llm"))
     window.session.flush()
     inspector = window.panels["inspector"]
+    read(qtbot, inspector)
     header = inspector.findChild(HeaderScroll)
     window.resizeDocks([window.docks["inspector"]], [620], Qt.Orientation.Vertical)
     # a roomy dock: all of the header shows, nothing cut (the layout settles over a few event-loop turns)

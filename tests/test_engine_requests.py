@@ -15,6 +15,7 @@ from afp_desktop.app.loading import engine_link
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views.search import SearchIndex
 from afp_desktop.core.views.search_limits import DEFAULT_MAX_HITS
+from tests.inspector_reading import inspector_answered
 from tests.test_engine_process import LOAD_TIMEOUT, sample
 
 SEARCH_TIMEOUT = 60_000
@@ -25,6 +26,7 @@ def open_through_the_engine(qtbot, window, path: str):
         window.open_file(path)
     run = loaded.args[0]
     assert window.session.run is run and window.loader.loads.holds(run)
+    inspector_answered(qtbot, window)  # (the inspector asks about the step at the cursor: answered before counting)
     return run
 
 

@@ -14,6 +14,7 @@ from afp_desktop.app.storage.settings import Settings
 from afp_desktop.core.model.framework_steps import FRAMEWORK_KIND, framework_steps
 from afp_desktop.core.views.cost import parse_price_table
 from tests.corpus_util import corpus_path
+from tests.inspector_reading import read
 
 LOAD_TIMEOUT = 20_000
 PRICES = {"default": {"input": 3, "output": 15}, "models": {"mock": {"input": 0.5, "output": 1.5}}}
@@ -200,6 +201,7 @@ def test_cost_shows_only_with_a_table_and_only_once_the_calls_ended(qtbot, windo
     session.activate_node(call)  # the cursor goes to when the call started: not returned yet
     session.flush()
     inspector = window.panels["inspector"]
+    read(qtbot, inspector)
     labels = [inspector.fields.itemAt(r, inspector.fields.ItemRole.LabelRole).widget().text()
               for r in range(inspector.fields.rowCount())]
     assert "tokens" not in labels and "cost" not in labels
@@ -207,6 +209,7 @@ def test_cost_shows_only_with_a_table_and_only_once_the_calls_ended(qtbot, windo
     assert window.summary.cost.text() == "cost: –"
     session.show_node_end(call)
     session.flush()
+    read(qtbot, inspector)
     labels = {inspector.fields.itemAt(r, inspector.fields.ItemRole.LabelRole).widget().text():
               inspector.fields.itemAt(r, inspector.fields.ItemRole.FieldRole).widget().text()
               for r in range(inspector.fields.rowCount())}

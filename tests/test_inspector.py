@@ -15,6 +15,7 @@ from afp_desktop.app.panels.json_tree import JsonModel, JsonTreeView, path_strin
 from afp_desktop.app.pacing.scheduler import SETTLE_MS, TURN_MS, ManualClock, TurnQueue
 from afp_desktop.app.session import Session
 from tests.corpus_util import corpus_path
+from tests.inspector_reading import read
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication
@@ -28,6 +29,7 @@ def open_inspector(qtbot, run, position=None, clock=None):
     session.set_run(run, position=position)
     inspector = shown_alone(session, InspectorPanel(session))
     qtbot.addWidget(inspector)
+    read(qtbot, inspector)
     return session, inspector
 
 
@@ -54,6 +56,7 @@ def test_llm_node_shows_its_slot_payloads(qtbot):
     session, inspector = open_inspector(qtbot, run)
     index = first(run, "user->llm")
     session.select_node(index)
+    read(qtbot, inspector)
     assert inspector.tabs.currentWidget() is inspector.readable  # the Readable tab comes first (issue 15)
     assert {"Slots", "Injections", "Text", "Raw JSON"} <= set(visible_tabs(inspector))
     tree = inspector.slots_tree
@@ -90,6 +93,7 @@ def test_progress_run_of_a_tool_call(qtbot):
     run = recording("04-tool-progress")
     session, inspector = open_inspector(qtbot, run)
     session.select_node(first(run, "llm->tool", toolName="scan_repo"))
+    read(qtbot, inspector)
     assert {"Tool", "Progress", "Text"} <= set(visible_tabs(inspector))
     table = inspector.progress_table
     assert table.rowCount() == 4
@@ -104,6 +108,7 @@ def test_progress_run_of_a_tool_call(qtbot):
     # at the cursor: the second report has just happened; later ones are not known yet, nor the result
     second = int(table.item(1, 1).text())
     session.move_to(second, immediate=True)
+    read(qtbot, inspector)
     assert inspector.progress_table.rowCount() == 2  # only the reports made by this moment
     assert "2 progress report(s)" in inspector.progress_note.text()
     assert inspector.tool_result.model.rowCount() == 0  # nothing shown: not a null result
@@ -116,6 +121,7 @@ def test_follows_the_cursor_without_a_selection(qtbot):
     session, inspector = open_inspector(qtbot, run, position=0)
     assert inspector.node_index is None
     session.move_to(len(run.axis), immediate=True)
+    read(qtbot, inspector)
     assert inspector.node_index == session.view.current_node
     assert "step at the cursor" in inspector.title.text()
 
@@ -140,11 +146,13 @@ def test_subflow_payloads_and_rollups(qtbot):
     session, inspector = open_inspector(qtbot, run)
     work = first(run, "subflow", label="work")
     session.select_node(work)
+    read(qtbot, inspector)
     assert "Subflow" in visible_tabs(inspector) and inspector.tabs.currentWidget() is inspector.readable
     assert inspector.entry_tree.model.value == {"message": "Intent=weather; get weather for Bergen"}
     texts = [w.text() for w in inspector.findChildren(QLabel)]
     assert "2 LLM call(s), 1 tool call(s), 0 loop iteration(s)" in texts
     session.move_to(run.axis.position_of_domain(run.step_fold.node_created_at[work]) + 2, immediate=True)
+    read(qtbot, inspector)
     assert "still open at the cursor" in [w.text() for w in inspector.findChildren(QLabel)]
 
 
@@ -161,6 +169,7 @@ def test_markup_in_payloads_is_shown_literally(qtbot, tmp_path):
     run = open_run(str(path))
     session, inspector = open_inspector(qtbot, run)
     session.select_node(first(run, "llm->tool"))
+    read(qtbot, inspector)
 
     assert MARKUP in inspector.title.text()
     assert inspector.title.textFormat() == Qt.TextFormat.PlainText
@@ -230,8 +239,10 @@ def test_every_node_of_every_corpus_file_can_be_inspected(qtbot):
             session, inspector = open_inspector(qtbot, run)
             for position in range(0, len(run.axis) + 1, 5):
                 session.move_to(position, immediate=True)
+                read(qtbot, inspector)
             for index in range(len(run.stepgraph["nodes"])):
                 session.select_node(index)
+                read(qtbot, inspector)
                 assert inspector.node_index == index and visible_tabs(inspector)
                 assert inspector.tabs.isTabVisible(inspector.tabs.currentIndex())
 
@@ -244,12 +255,14 @@ def test_fast_scrubbing_refreshes_the_inspector_once_it_settles(qtbot):
     session, inspector = open_inspector(qtbot, run, position=0, clock=clock)
     ends = [s["axisEnd"] for s in run.stops]
     session.move_to(ends[5], immediate=True)
+    read(qtbot, inspector)
     shown_first = session.moment.current_node
     assert inspector.node_index == shown_first
     refreshes = []
     session.moment_settled.connect(lambda moment: refreshes.append(moment.position))
     for end in ends[6:15]:  # a scrub: moves closer together than SETTLE_MS
         session.move_to(end)
+        read(qtbot, inspector)
         clock.advance(5)
     latest = session.moment.current_node
     assert latest != shown_first and inspector.node_index == shown_first
@@ -264,6 +277,7 @@ def test_payloads_left_in_the_file_are_read_when_shown(qtbot, monkeypatch):
     assert any(type(e.get("payload")) is LazyJSON for e in run.domain_events)
     session, inspector = open_inspector(qtbot, run)
     session.select_node(first(run, "user->llm"))
+    read(qtbot, inspector)
     tree = inspector.slots_tree
     assert top_keys(tree) == ["systemPrompt", "messages", "tools"]
     assert tree.select_path(("messages", "entryPayload", "messages", 0, "content"))
@@ -283,6 +297,7 @@ def test_a_payload_that_is_not_json_says_where(qtbot, monkeypatch, tmp_path):
     run = open_run(path)
     session, inspector = open_inspector(qtbot, run)
     session.select_node(0)
+    read(qtbot, inspector)
     model = inspector.entry_tree.model
     text = model.data(model.index(0, 1))
     column = path.read_bytes().split(b"\n")[1].index(b"<b>") + 1
@@ -313,16 +328,20 @@ def test_the_header_is_rebuilt_only_when_what_it_shows_changes(qtbot):
     session, inspector = open_inspector(qtbot, run)
     tool = first(run, "llm->tool", toolName="scan_repo")
     session.select_node(tool)
+    read(qtbot, inspector)
     table = inspector.progress_table
     at = [int(table.item(row, 1).text()) for row in range(table.rowCount())]
     session.move_to(at[1], immediate=True)
+    read(qtbot, inspector)
     buttons, texts = list(inspector.copy_buttons), header_texts(inspector)
     assert buttons and any("not ended" in text for text in texts)
     session.move_to(at[2], immediate=True)
+    read(qtbot, inspector)
     assert inspector.progress_table.rowCount() == 3  # (the inspector did follow the cursor)
     assert inspector.copy_buttons == buttons and all(a is b for a, b in zip(inspector.copy_buttons, buttons))
     assert header_texts(inspector) == texts
     session.move_to(len(run.axis), immediate=True)
+    read(qtbot, inspector)
     ended = header_texts(inspector)
     assert ended != texts and any("ends at +" in text for text in ended)
 
@@ -338,8 +357,10 @@ def test_another_step_of_the_same_shape_is_shown_in_the_same_header_widgets(qtbo
     first_tool = first(run, "llm->tool", toolName="scan_repo")
     second_tool = first(run, "llm->tool", toolName="walk_graph")
     session.select_node(first_tool)
+    read(qtbot, inspector)
     buttons, texts = list(inspector.copy_buttons), header_texts(inspector)
     session.select_node(second_tool)
+    read(qtbot, inspector)
     assert inspector.node_index == second_tool
     assert all(a is b for a, b in zip(inspector.copy_buttons, buttons)) and len(inspector.copy_buttons) == len(buttons)
     now = header_texts(inspector)
@@ -351,8 +372,11 @@ def test_another_step_of_the_same_shape_is_shown_in_the_same_header_widgets(qtbo
     assert call_id.accessibleDescription() == f"Copies {call_id.value} to the clipboard"
     fresh = shown_alone(session, inspector.__class__(session))  # the same step drawn by a new inspector: the same rows
     qtbot.addWidget(fresh)
+    read(qtbot, fresh)
     assert header_texts(fresh) == now
     session.select_node(first(run, "user->llm"))
+    read(qtbot, inspector)
+    read(qtbot, fresh)
     assert not any(a is b for a, b in zip(inspector.copy_buttons, buttons))  # (an LLM step: another shape)
     assert header_texts(inspector) == header_texts(fresh)
 
@@ -370,20 +394,26 @@ def test_a_shape_of_header_seen_before_is_shown_again_in_its_kept_widgets(qtbot)
     tools = [i for i, node in enumerate(run.step_fold.nodes) if node["kind"] == "llm->tool"]
     llm = first(run, "user->llm")
     session.select_node(tools[0])
+    read(qtbot, inspector)
     tool_buttons = list(inspector.copy_buttons)
     session.select_node(llm)
+    read(qtbot, inspector)
     llm_buttons = list(inspector.copy_buttons)
     built = len(inspector.findChildren(HeaderRows))
     session.select_node(tools[-1])
+    read(qtbot, inspector)
     assert [a is b for a, b in zip(inspector.copy_buttons, tool_buttons)] == [True] * len(tool_buttons)
     visible = [rows for rows in inspector.findChildren(HeaderRows) if rows.isVisible()]
     # private: the header rows kept for the next step, which paint the same
     assert visible == [inspector._rows.current] and len(inspector.findChildren(HeaderRows)) == built
     fresh = shown_alone(session, inspector.__class__(session))
     qtbot.addWidget(fresh)
+    read(qtbot, fresh)
     assert header_texts(inspector) == header_texts(fresh) and any(run.step_fold.nodes[tools[-1]]["toolName"] in text
                                                                   for text in header_texts(fresh))
     session.select_node(llm)
+    read(qtbot, inspector)
+    read(qtbot, fresh)
     assert [a is b for a, b in zip(inspector.copy_buttons, llm_buttons)] == [True] * len(llm_buttons)
     assert header_texts(inspector) == header_texts(fresh)
     assert len(inspector.findChildren(HeaderRows)) == built
@@ -414,6 +444,7 @@ def test_a_step_not_started_and_a_tool_not_returned_show_nothing_of_their_future
     session, inspector = open_inspector(qtbot, run, position=0)
     tool = first(run, "llm->tool", toolName="scan_repo")
     session.select_node(tool)
+    read(qtbot, inspector)
     texts = header_texts(inspector)
     assert "None" not in " ".join(texts) and "timing: not started at this moment" in texts
     begin = run.step_fold.node_created_at[tool]

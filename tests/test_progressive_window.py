@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from afp_desktop.app.loading import loader as loader_module
 from afp_desktop.core.formats import prefixes
 from tests.corpus_util import corpus_path, read_bytes
+from tests.inspector_reading import read
 
 LOAD_TIMEOUT = 60_000
 
@@ -255,6 +256,7 @@ def test_a_recording_left_untouched_opens_whole_at_its_end(qtbot, window, slow_p
     inspector = window.panels["inspector"]
     assert window.session.settle_pending and inspector.node is None
     qtbot.waitUntil(lambda: not window.session.settle_pending, timeout=5_000)
+    read(qtbot, inspector)
     assert inspector.node is not None and inspector.node_index == window.session.moment.current_node
     window.session.move_to_stop(3)
     window.session.flush()

@@ -12,6 +12,7 @@ from afp_desktop.app.session import Session
 from afp_desktop.core.views.inspect import chip_slot
 from afp_desktop.core.model.run import Run
 from tests.corpus_util import corpus_path
+from tests.inspector_reading import read
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPlainTextEdit
@@ -25,6 +26,7 @@ def shown_inspector(qtbot, run, position=None):
     inspector.resize(520, 700)
     inspector.show()
     qtbot.waitExposed(inspector)
+    read(qtbot, inspector)
     return session, inspector
 
 
@@ -44,6 +46,7 @@ def test_a_slot_chip_shows_the_system_prompt_messages_and_tools(qtbot):
     session, inspector = shown_inspector(qtbot, run)
     assert inspector.tabs.currentWidget() is inspector.readable
     session.select_node(node(run, lambda n: chip_slot(n) == "system-prompt"))
+    read(qtbot, inspector)
     shown = texts(inspector.readable)
     assert any(t.startswith("You are a customer support assistant.\n\nAnswer in plain English") for t in shown)
     assert any(t.startswith("System prompt · 258 characters") for t in inspector.readable.titles)
@@ -53,8 +56,10 @@ def test_a_slot_chip_shows_the_system_prompt_messages_and_tools(qtbot):
     assert "Refund policy: refunds within 30 days" in table.detail.toPlainText()
 
     session.select_node(node(run, lambda n: chip_slot(n) == "messages"))
+    read(qtbot, inspector)
     assert "user" in texts(inspector.readable)
     session.select_node(node(run, lambda n: chip_slot(n) == "tools"))
+    read(qtbot, inspector)
     shown = texts(inspector.readable)
     assert "read_skill" in shown
     schema = inspector.readable.widget().findChild(Collapsible)
@@ -69,12 +74,14 @@ def test_a_tool_card_offers_its_end_and_then_shows_arguments_and_result(qtbot):
     index = node(run, lambda n: n.get("toolName") == "get_weather")
     session.activate_node(index)  # a click on the card: the cursor goes to when the call started
     session.flush()
+    read(qtbot, inspector)
     assert inspector.show_end.isVisible()
     assert "Oslo: 18°C, light rain" not in texts(inspector.readable)
     assert "Result" not in inspector.readable.titles and "Arguments" in inspector.readable.titles
 
     qtbot.mouseClick(inspector.show_end, Qt.MouseButton.LeftButton)
     session.flush()
+    read(qtbot, inspector)
     assert session.moment.node_state(index) == "done" and session.selected == index
     assert not inspector.show_end.isVisible()
     shown = texts(inspector.readable)
@@ -85,6 +92,7 @@ def test_a_pause_shows_the_question_the_answer_and_the_wait(qtbot):
     run = open_run(str(corpus_path("06-pause-resume", "recording.json")))
     session, inspector = shown_inspector(qtbot, run)
     session.select_node(node(run, lambda n: n.get("toolName") == "ask_human"))
+    read(qtbot, inspector)
     shown = texts(inspector.readable)
     assert "Paused for a person" in inspector.readable.titles
     assert {"Refund $42.99 for order #123?", "Approved by Alice", "2 ms"} <= set(shown)
@@ -104,6 +112,7 @@ def test_trace_text_is_never_markup(qtbot):
     session, inspector = shown_inspector(qtbot, run)
     for index in range(len(run.step_fold.nodes)):
         session.select_node(index)
+        read(qtbot, inspector)
         inspector.readable.flush()
         labels = inspector.readable.widget().findChildren(QLabel)
         assert all(label.textFormat() == Qt.TextFormat.PlainText for label in labels)
@@ -117,6 +126,7 @@ def test_the_injections_tab_has_a_detail_pane_and_long_text_is_monospace(qtbot):
     session, inspector = shown_inspector(qtbot, run)
     index = node(run, lambda n: n["kind"] == "tool->llm")
     session.select_node(index)
+    read(qtbot, inspector)
     injections = run.step_fold.nodes[index]["injections"]
     table = inspector.injections
     table.setCurrentCell(4, 0)

@@ -19,6 +19,7 @@ from afp_desktop.core.model.summary import summary_at
 from afp_desktop.core.views.run_facts import facts_of_run
 from tests.facts_run import facts_stream, halted_stream
 from tests.test_window_facts import built_timeline, open_and_wait, write
+from tests.inspector_reading import read
 
 
 def shown_texts(widget: QWidget) -> list[str]:
@@ -75,6 +76,7 @@ def test_each_stop_tells_what_had_happened_by_then_and_nothing_later(qtbot, wind
     for index in range(len(session.stops)):
         session.move_to_stop(index)
         session.flush()
+        read(qtbot, inspector)
         inspector.readable.flush()
         position = session.position
         known_findings = facts.findings.known(position)
@@ -151,6 +153,7 @@ def test_the_inspectors_header_holds_no_gaps_at_any_stop(qtbot, window, tmp_path
     for index in range(len(session.stops)):
         session.move_to_stop(index)
         session.flush()
+        read(qtbot, inspector)
         for _ in range(3):  # (the layouts the move asked for, as the event loop would run them)
             QApplication.processEvents()
         if title.isVisibleTo(inspector):  # (no step at the cursor: no header)

@@ -12,6 +12,7 @@ from afp_desktop.core.formats import open_run  # noqa: F401  (before the session
 from afp_desktop.app.widgets.text_box import SHOWN_CHARS, TraceTextBox
 from afp_desktop.core.model.run import Run
 from tests.test_readable_panel import shown_inspector
+from tests.inspector_reading import read
 
 RLO = "\u202e"
 
@@ -65,6 +66,7 @@ def test_the_readable_tab_shows_a_huge_result_in_part_and_its_controls_as_marker
     run = _tool_run(result)
     session, inspector = shown_inspector(qtbot, run)
     session.select_node(next(i for i, n in enumerate(run.step_fold.nodes) if n.get("toolName") == "fetch"))
+    read(qtbot, inspector)
     inspector.readable.flush()
     shown = [w.toPlainText() for w in inspector.readable.widget().findChildren(QPlainTextEdit)]
     longest = max(shown, key=len)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.replay import ACTIVE, Replay
 from tests.corpus_util import corpus_path
+from tests.inspector_reading import read
 
 LOAD_TIMEOUT = 30_000
 SAMPLE = "sample_traces/tool-progress.recording.json"
@@ -76,11 +77,13 @@ def test_the_inspector_says_what_is_not_known_yet(qtbot, window):
     start = run.axis.domain_after[run.step_fold.node_created_at[llm]]
     session.select_node(llm)
     session.move_to(start, immediate=True)
+    read(qtbot, inspector)
     assert "tokens" not in inspector.node and "endOffsetMs" not in inspector.node
     assert "not known yet" in inspector.note.text()
     assert not any(inspector.fields.itemAt(r, inspector.fields.ItemRole.LabelRole).widget().text() in
                    ("tokens", "stop reason") for r in range(inspector.fields.rowCount()))
     session.move_to(len(run.axis), immediate=True)
+    read(qtbot, inspector)
     assert "tokens" in inspector.node and not inspector.note.isVisible()
 
 

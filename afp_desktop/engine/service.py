@@ -14,7 +14,7 @@ from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
 if TYPE_CHECKING:
     from afp_desktop.core.views.found_hits import FoundHits
 
-REQUESTS = ("find", "index_for_find",  # the kinds of request `answer` knows
+REQUESTS = ("find", "index_for_find", "inspect",  # the kinds of request `answer` knows
             "event_rows", "event_types", "event_filter", "context", "context_value")
 
 
@@ -65,6 +65,8 @@ class Engine:
         if kind == "index_for_find":
             self.search_index(**args)
             return None
+        if kind == "inspect":
+            return self.inspect(**args)
         if kind in LIST_ANSWERS:
             name, make, method = LIST_ANSWERS[kind]
             return getattr(self._helper(name, make), method)(**args)
@@ -110,6 +112,14 @@ class Engine:
         except QueryError as err:
             return FoundHits.refused(str(err))
         return FoundHits.of(result)
+
+    def inspect(self, index: int, position: int | None = None, prices=None) -> dict:
+        """What the inspector shows of step `index` at axis `position` (core/views/inspector_content.py)."""
+        from afp_desktop.core.views.inspector_content import inspector_content
+
+        if self.run is None:
+            raise NoRun("no run is open")
+        return inspector_content(self.run, index, position, prices)
 
 
 def _event_list_answers(run: Run) -> object:

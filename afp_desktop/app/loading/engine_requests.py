@@ -49,6 +49,11 @@ class EngineRequests(QObject):
         self._latest[tag] = key
         self._waiting[key] = (tag, on_answer, on_failed)
 
+    @property
+    def pending(self) -> bool:
+        """A reply is still wanted (a panel waits for it)."""
+        return bool(self._waiting)
+
     def drop(self, tag: str) -> None:
         """The reply to `tag`'s newest request is no longer wanted."""
         key = self._latest.pop(tag, None)

@@ -7,17 +7,23 @@ ones that appear only where they apply: Slots (the
 system-prompt / messages / tools boundary payloads), Injections, Tool (arguments and result), Progress (the
 call's `stream.tool_progress` reports), Text, Subflow (payloads and §2.9 rollups) and Raw JSON.
 All trace text is plain text.
+
+The content is the engine's: each moment shown is a request "inspect" (tag "inspector",
+core/views/inspector_content.py), a newer one superseding the one before. Until its answer comes the header shows
+the step's name and kind (the step graph's) and a quiet "Reading…" line stands where the tabs go (the same step
+at another moment: its tabs greyed); an answer for a moment no longer shown is never drawn. The window reads none
+of the run's events here.
 """
 
 from __future__ import annotations
 
 
-from typing import Any
+from typing import Any, Callable
 
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QFormLayout, QFrame, QPushButton, QScrollArea, QSizePolicy, QSplitter,
+    QFormLayout, QFrame, QPushButton, QScrollArea, QSizePolicy, QSplitter, QStackedWidget,
     QTabWidget, QVBoxLayout, QWidget,
 )
 
@@ -30,92 +36,22 @@ from afp_desktop.app.panels.header_rows import HeaderForms
 from afp_desktop.app.panels.json_tree import JsonTreeView, value_summary
 from afp_desktop.app.panels.readable_view import ReadableView, is_dark
 from afp_desktop.app.look.theme import NOTE_TEXT
-from afp_desktop.core.jsonx import jsonio
-from afp_desktop.core.model import tool_progress
-from afp_desktop.core.model.bubble import event_positions, rollups
-from afp_desktop.core.views.cost import cost_text
-from afp_desktop.core.views.inspect import inspect_node
-from afp_desktop.core.views.step_ids import StepId, step_ids
-from afp_desktop.core.model.replay import DONE, LASTING_KINDS, NOT_STARTED
-from afp_desktop.core.library.status import progress_message_of
+from afp_desktop.core.views.step_ids import StepId
 
-LATE_FIELDS = ("tokens", "endOffsetMs", "exitPayload")  # known only once the step has ended
-
+REQUEST_TAG = "inspector"
+READING = "Reading…"
 
 MUTED = QColor("#8a909c")
 NOTE_COLOURS = NOTE_TEXT  # (light, dark): the "in progress" note, ≥ 4.5:1 on each theme's window
-LLM_START_KINDS = ("user->llm", "tool->llm")
 INJECTION_COLUMNS = (("source", "source"), ("slot", "slot"), ("role", "asRole"), ("reason", "reason"),
                      ("score", "retrievalScore"), ("rank", "rankPosition"), ("budget tokens", "budgetTokens"),
                      ("budget fraction", "budgetFraction"), ("source id", "sourceId"),
                      ("summary", "contentSummary"))
-_PROGRESS = "agentfootprint.stream.tool_progress"
-
-
-# ── Facts about a node that live in the events, not in the node ─────────────────────────────────────────
-
-
-def _domain_after(run, start: int, kind: str, match) -> tuple[int, dict] | None:
-    for i in range(start + 1, len(run.domain_events)):
-        event = run.domain_events[i]
-        if isinstance(event, dict) and event.get("type") == kind and match(event):
-            return i, event
-    return None
-
-
-def tool_call_id(run, index: int) -> Any:
-    """The toolCallId of an llm->tool node (from the tool.start that created it)."""
-    event = run.domain_events[run.step_fold.node_created_at[index]]
-    return event.get("toolCallId") if isinstance(event, dict) else None
-
-
-def tool_end_of(run, index: int) -> tuple[int, dict] | None:
-    start = run.step_fold.node_created_at[index]
-    call_id = tool_call_id(run, index)
-    return _domain_after(run, start, "tool.end", lambda e: jsonio.same_id(e.get("toolCallId"), call_id))
-
-
-def llm_events_of(run, index: int) -> tuple[dict | None, tuple[int, dict] | None]:
-    """(llm.start, (index, llm.end)) of an LLM-call node: provider, prompt sizes, stop reason, response text."""
-    start = run.step_fold.node_created_at[index]
-    begin = run.domain_events[start]
-    if not isinstance(begin, dict) or begin.get("type") != "llm.start":
-        return None, None
-    path = jsonio.path_key(begin.get("subflowPath"))  # (keys: comparing deeply nested lists recurses)
-    return begin, _domain_after(run, start, "llm.end", lambda e: jsonio.path_key(e.get("subflowPath")) == path)
-
-
-def progress_reports_by_call(run) -> dict[Any, list[int]]:
-    """Typed-event indices of every `stream.tool_progress`, grouped by toolCallId (the loader thread's when it
-    prepared the run's views; see core/tool_progress.py)."""
-    return run.views.progress_by_call if run.views is not None else tool_progress.progress_reports_by_call(run)
-
-
-def progress_reports(run, index: int, typed_pos: list[int],
-                     by_call: dict[Any, list[int]] | None = None) -> list[tuple[int, dict]]:
-    """(axis position, payload) of every `stream.tool_progress` of this node's call, in order."""
-    call_id = tool_call_id(run, index)
-    if call_id is None or run.typed_events is None or not isinstance(call_id, (str, int, float)):
-        return []
-    if by_call is None:
-        by_call = progress_reports_by_call(run)
-    return [(typed_pos[j], run.typed_events[j]["payload"]) for j in by_call.get(call_id, [])]
-
-
-def _compact(value: Any, limit: int = 200) -> str:
-    text = jsonio.text_of(value)
-    return text[:limit] + "…" if len(text) > limit else text
+MAIN_TABS = ("Readable", "Slots", "Tool", "Text", "Subflow", "Raw JSON")  # a new kind of step opens on the first
 
 
 def _fmt(value: Any) -> str:
     return value_summary(value) if not isinstance(value, str) else value
-
-
-def _paired(ids: dict[str, StepId], first: str, second: str) -> tuple[str, Any]:
-    """A header row holding two ids (the second with its own caption), or whichever of them the step has."""
-    if first in ids and second in ids:
-        return first, (ids[first], second, ids[second])
-    return (first, ids[first]) if first in ids else (second, ids.get(second))
 
 
 # ── Widgets ─────────────────────────────────────────────────────────────────────────────────────────────
@@ -200,15 +136,23 @@ class ModestTabs(QTabWidget):
 
 
 class InspectorPanel(QWidget, PanelDefaults):
-    def __init__(self, session, parent: QWidget | None = None):
+    """`requests`: the window's engine requests (app/loading/engine_requests.py); by default the main window's
+    it is in, else its own (a panel shown alone)."""
+
+    content_shown = Signal()  # an answer was drawn: the content of the moment shown
+    failed_shown = Signal(str)  # a request failed: the sentence shown
+
+    def __init__(self, session, parent: QWidget | None = None, requests=None):
         super().__init__(parent)
         self.session = session
-        self.node_index: int | None = None
-        self.node: dict | None = None
-        self._key: Any = None
-        self._positions: tuple[list[int], list[int]] | None = None
-        self._upto = 0          # DomainEvents that count as happened for this node's look-ups
-        self._position = 0      # the axis position they correspond to
+        self._requests = requests
+        self._own_requests = None  # made when docked in no window that has them
+        self.node_index: int | None = None  # the step shown (its header at once, its content when it comes)
+        self.node: dict | None = None  # that step as known at the moment its content is of
+        self.content: dict | None = None  # the engine's answer drawn (core/views/inspector_content.py)
+        self._wanted: tuple | None = None  # (run, step, position, prices) of the request last sent
+        self._drawn_for: tuple | None = None  # and of the content drawn
+        self._drawn_tabs: Any = None  # what the tabs beside Readable were drawn from (same: kept, tree expansion too)
         self._kind: str | None = None
         self.prices = None  # the user's price table (core/views/cost.py), or None: no cost shown
         self._header_rows: list | None = None  # the rows the header shows (their widgets change only with them)
@@ -219,15 +163,26 @@ class InspectorPanel(QWidget, PanelDefaults):
         self.show_end = QPushButton("Show when it ended")
         self.show_end.setToolTip("Move the cursor to when this step ended: its whole life, result included")
         self.show_end.clicked.connect(self._show_end_clicked)
+        self.note.setVisible(False)  # (each shown with a step that has one)
+        self.show_end.setVisible(False)
         header = QWidget()
         header_layout = QVBoxLayout(header)
         header_layout.setContentsMargins(6, 6, 6, 2)
         header_layout.addWidget(self.title)
-        header_layout.addWidget(self.note)
-        header_layout.addWidget(self.show_end, 0, Qt.AlignmentFlag.AlignLeft)
+        # The step's facts (note, "Show when it ended", ids): hidden while another step's content is read, their
+        # place kept, so the room the panel needs stays the same until the answer comes.
+        self.details = QWidget()
+        keep_place = self.details.sizePolicy()
+        keep_place.setRetainSizeWhenHidden(True)
+        self.details.setSizePolicy(keep_place)
+        details_layout = QVBoxLayout(self.details)
+        details_layout.setContentsMargins(0, 0, 0, 0)
+        details_layout.addWidget(self.note)
+        details_layout.addWidget(self.show_end, 0, Qt.AlignmentFlag.AlignLeft)
         rows_slot = QVBoxLayout()
         rows_slot.setContentsMargins(0, 0, 0, 0)
-        header_layout.addLayout(rows_slot)
+        details_layout.addLayout(rows_slot)
+        header_layout.addWidget(self.details)
         self._rows = HeaderForms(rows_slot)
 
         self.tabs = ModestTabs()
@@ -298,17 +253,50 @@ class InspectorPanel(QWidget, PanelDefaults):
             self.tabs.addTab(page, name)
 
         self.empty = plain_label("Select a step, or move the cursor, to inspect it.", muted=True, italic=True)
-        layout = QVBoxLayout(self)
+        # The panel has no layout of its own: what it holds is laid out in `inside`, and a new wish of theirs (a
+        # header a line taller once the answer came) reaches the dock only when the room the panel needs changed.
+        self.inside = QWidget(self)
+        self._needs = QSize()
+        layout = QVBoxLayout(self.inside)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.empty)
         self._header = HeaderScroll(header)  # (hidden while no step is shown)
         layout.addWidget(self._header)
-        layout.addWidget(self.tabs, 1)
+        self.reading_line = plain_label(READING, muted=True, italic=True)  # (or why the content is not shown)
+        self.reading_page = QWidget()
+        reading_layout = QVBoxLayout(self.reading_page)
+        reading_layout.setContentsMargins(6, 6, 6, 6)
+        reading_layout.addWidget(self.reading_line)
+        reading_layout.addStretch(1)
+        self.body = QStackedWidget()  # the tabs, or "Reading…" in their place
+        self.body.addWidget(self.tabs)
+        self.body.addWidget(self.reading_page)
+        layout.addWidget(self.body, 1)
 
         if session.run is not None:
             self.run_loaded(session.run)
         else:
             self.refresh()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self.inside.sizeHint()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self.inside.minimumSizeHint()
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:  # (posted by `inside`: the panel has no layout)
+            needs = self.inside.minimumSizeHint()
+            if needs != self._needs:  # (a new minimum: the dock and the window hear of it, once)
+                self._needs = needs
+                self.updateGeometry()
+            self.inside.setGeometry(self.rect())
+            return True
+        return super().event(event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.inside.setGeometry(self.rect())
 
     def focus_search(self) -> bool:
         """Put the keyboard in the search box of the JSON tree on the visible tab (Ctrl+F)."""
@@ -324,6 +312,29 @@ class InspectorPanel(QWidget, PanelDefaults):
         return True
 
     # -- which node, as of when -------------------------------------------------------------------------
+    @property
+    def requests(self):
+        """Where the inspector's requests go: the one given, else the main window's it is in (docked or floating),
+        else the panel's own."""
+        if self._requests is not None:
+            return self._requests
+        holder = self.parentWidget()
+        while holder is not None:
+            window_requests = getattr(holder, "engine_requests", None)
+            if window_requests is not None:
+                return window_requests
+            holder = holder.parentWidget()
+        if self._own_requests is None:
+            from afp_desktop.app.loading.engine_requests import EngineRequests
+
+            self._own_requests = EngineRequests(self.session, None, self)
+        return self._own_requests
+
+    @property
+    def is_reading(self) -> bool:
+        """A request for the moment shown is under way (its content is not drawn yet)."""
+        return self._wanted is not None and self._wanted != self._drawn_for
+
     def run_grown(self, run) -> None:
         """The run shown has grown (a followed file, a big file read in parts): show the latest of it."""
         self.run_loaded(run)
@@ -340,9 +351,9 @@ class InspectorPanel(QWidget, PanelDefaults):
         self.refresh()
 
     def run_loaded(self, run) -> None:
-        self._positions = event_positions(run)
-        self._progress_by_call = progress_reports_by_call(run)
-        self._key = None
+        self._wanted = self._drawn_for = self._drawn_tabs = None
+        if self._own_requests is not None:
+            self._own_requests.forget_run()
         self.readable.clear()  # (the last run's step, drawn on the turn after its header changed, stood beside it)
         if getattr(self.session, "settle_pending", False):
             self._show_nothing()  # (the settled moment draws the step shortly; nothing of the last run meanwhile)
@@ -350,10 +361,13 @@ class InspectorPanel(QWidget, PanelDefaults):
             self.refresh()
 
     def _show_nothing(self) -> None:
-        self.node_index = self.node = self._key = None
+        if self._wanted is not None:
+            self.requests.drop(REQUEST_TAG)
+        self.node_index = self.node = self.content = None
+        self._wanted = self._drawn_for = None
         self.empty.setVisible(True)
         self._header.setVisible(False)
-        self.tabs.setVisible(False)
+        self.body.setVisible(False)
 
     def _target(self) -> tuple[int | None, str]:
         session, view = self.session, self.session.moment
@@ -364,98 +378,104 @@ class InspectorPanel(QWidget, PanelDefaults):
             return view.current_node, "step at the cursor"
         return None, ""
 
-    def _node_as_of_cursor(self, index: int) -> tuple[dict, str | None]:
-        """The node as known at the moment shown — never a fact from later; `self._upto`/`self._position` become
-        the horizon for event look-ups."""
-        run, moment = self.session.run, self.session.moment
-        final = run.step_fold.nodes[index]
-        if moment is None:
-            self._upto, self._position = len(run.domain_events), len(run.axis)
-            return final, None
-        self._upto, self._position = moment.n_domain, moment.position
-        state = moment.node_state(index)
-        if state == NOT_STARTED:
-            return ({key: final.get(key) for key in ("id", "kind", "label")},
-                    "Not known yet at this moment: this step starts later. Move the cursor on to see it.")
-        if state == DONE:
-            return final, None
-        known = {key: value for key, value in final.items() if key not in LATE_FIELDS}
-        failed = next((e for e in moment.errors if e.node == index and e.kind in ("fatal", "run")), None)
-        if failed is not None:
-            return known, (f"This step failed: {failed.message} It never ended, so its end, tokens, stop reason "
-                           "and result were never recorded.")
-        return known, ("In progress at the cursor: its end, tokens, stop reason and result are not known yet "
-                       "at this moment.")
-
     def refresh(self) -> None:
-        run, view = self.session.run, self.session.moment
+        """Show the step of the moment: its name and kind at once (the step graph's), its content when the
+        engine's answer comes (one request per moment; a newer one supersedes it)."""
+        run, moment = self.session.run, self.session.moment
         index, source = self._target() if run is not None else (None, "")
         if index is None:
             self._show_nothing()
             return
-        node, note = self._node_as_of_cursor(index)
-        kind = node.get("kind")
-        self._show_readable(run, index)
-        # Redraw only when what is shown can differ: keeps tree expansion while scrubbing past a finished step.
-        key = (id(run), index, source, id(node), note,
-               view.n_typed if kind == "llm->tool" and view is not None else None,
-               view.n_domain if kind in ("subflow", "llm->tool") and view is not None else None)
-        if key == self._key:
-            return
-        self._key = key
-        self.node_index, self.node = index, node
+        step = run.step_fold.nodes[index]  # (the step graph: its name and kind)
+        kind = step.get("kind")
+        self.title.setText(f"{step.get('label', kind)}  ·  {kind}  ({source})")
         self.empty.setVisible(False)
         self._header.setVisible(True)
-        self.tabs.setVisible(True)
-        self.title.setText(f"{node.get('label', kind)}  ·  {kind}  ({source})")
+        position = moment.position if moment is not None else None
+        wanted = (id(run), index, position, id(self.prices))
+        if wanted == self._wanted:
+            return
+        self._wanted = wanted
+        if self.node_index != index or self._drawn_for is None or self._drawn_for[0] != id(run):
+            # Another step: nothing of the step before stands under its header while this one's is read.
+            self.node = self.content = None
+            self._drawn_for = self._drawn_tabs = None
+            self.details.setVisible(False)
+            self.reading_line.setText(READING)
+            self.body.setCurrentWidget(self.reading_page)
+        else:
+            self.tabs.setEnabled(False)  # (the same step at another moment: greyed until its content comes)
+        self.body.setVisible(True)
+        self.node_index = index
+        self.requests.request(REQUEST_TAG, "inspect", {"index": index, "position": position, "prices": self.prices},
+                              self._answer_for(wanted), self._failure_for(wanted))
+
+    def _answer_for(self, wanted: tuple) -> Callable[[object], None]:
+        def on_answer(content) -> None:
+            if wanted == self._wanted and isinstance(content, dict):  # (an answer for another moment: never shown)
+                self._show_content(wanted, content)
+        return on_answer
+
+    def _failure_for(self, wanted: tuple) -> Callable[[str], None]:
+        def on_failed(why: str) -> None:
+            if wanted == self._wanted:
+                self._show_failure(why)
+        return on_failed
+
+    def _show_failure(self, why: str) -> None:
+        """The step's content cannot be read: a plain sentence where it would be."""
+        self._drawn_for = self._wanted
+        self.node = self.content = None
+        self._drawn_tabs = None
+        self.details.setVisible(False)
+        sentence = f"This step's content could not be read: {why.rstrip('.')}."
+        self.reading_line.setText(sentence)
+        self.body.setCurrentWidget(self.reading_page)
+        self.failed_shown.emit(sentence)
+
+    def _show_content(self, wanted: tuple, content: dict) -> None:
+        self._drawn_for = wanted
+        self.content = content
+        self.node = node = content["node"]
+        kind = content["kind"]
+        self.tabs.setEnabled(True)
+        self.body.setCurrentWidget(self.tabs)
+        self.details.setVisible(True)
+        note = content["note"]
         self.note.setStyleSheet(f"color: {NOTE_COLOURS[is_dark(self)]};")
         self.note.setText(note or "")
         self.note.setVisible(bool(note))
-        self._fill_header(run, index, node)
-        shown = {"Readable", "Raw JSON"}
-        if kind in LLM_START_KINDS:
-            shown |= self._fill_llm(run, index, node)
-        elif kind == "llm->tool":
-            shown |= self._fill_tool(run, index, node)
-        elif kind == "llm->user":
-            self._fill_text("Answer to the user", node.get("assistantText"))
-            shown.add("Text")
-        elif kind == "subflow":
-            self._fill_subflow(run, index, node)
-            shown.add("Subflow")
-        self.raw_tree.set_value(node)
+        self.show_end.setVisible(bool(content["ends_later"]))
+        self.readable.show_model(content["readable"])
+        self._fill_header(content["header"])
+        tabs = content["tabs"]
+        drawn = (wanted[:2], tabs, node)
+        if drawn != self._drawn_tabs:  # (redrawn only when they differ: tree expansion kept while scrubbing)
+            self._drawn_tabs = drawn
+            self._fill_tabs(tabs)
+            self.raw_tree.set_value(node)
+        shown = {"Readable", "Raw JSON", *tabs}
         current = self.tabs.tabText(self.tabs.currentIndex())
         for i in range(self.tabs.count()):
             visible = self.tabs.tabText(i) in shown
             if self.tabs.isTabVisible(i) != visible:  # re-laying out the tab bar is the slow part
                 self.tabs.setTabVisible(i, visible)
         if current not in shown or kind != self._kind:  # a new kind of step opens on its main tab
-            order = ["Readable", "Slots", "Tool", "Text", "Subflow", "Raw JSON"]
-            first = next(name for name in order if name in shown)
+            first = next(name for name in MAIN_TABS if name in shown)
             self.tabs.setCurrentWidget(self._tab_pages[first])
         self._kind = kind
+        self.content_shown.emit()
 
     def set_theme(self, theme: str) -> None:
         """The main window calls this when the theme changes: the note and error colours are per theme."""
         self.note.setStyleSheet(f"color: {NOTE_COLOURS[theme == 'dark']};")
         self.readable.set_theme(theme)
 
-    def _show_readable(self, run, index: int) -> None:
-        """The Readable tab and the "Show when it ended" button, as known at the moment shown."""
-        moment, replay = self.session.moment, self.session.replay
-        facts = replay.facts if replay is not None else None
-        position = moment.position if moment is not None else None
-        self.readable.show_model(inspect_node(run, facts, index, position, prices=self.prices))
-        ends_later = (facts is not None and moment is not None and facts.ended[index] is not None
-                      and moment.node_state(index) != DONE)
-        self.show_end.setVisible(ends_later)
-
     def set_prices(self, table) -> None:
         """Show cost beside an LLM call's tokens at these prices (None: none)."""
         if table == self.prices:
             return
         self.prices = table
-        self._key = None
         if self.session.run is not None:
             self.refresh()
 
@@ -464,45 +484,8 @@ class InspectorPanel(QWidget, PanelDefaults):
             self.session.show_node_end(self.node_index)
 
     # -- sections ---------------------------------------------------------------------------------------
-    def _fill_header(self, run, index: int, node: dict) -> None:
+    def _fill_header(self, rows: list[tuple[str, Any]]) -> None:
         """Kind-specific facts between the step's ids; every id has a copy button."""
-        ids = {step_id.label: step_id for step_id in step_ids(run, index)}
-        # Ids that say where the step is sit in pairs, so the header leaves the tabs their room.
-        rows: list[tuple[str, Any]] = [("id", ids.get("id")), _paired(ids, "stage id", "event")]
-        begin, end = llm_events_of(run, index) if node.get("kind") in LLM_START_KINDS else (None, None)
-        if node.get("llmModel") is not None or begin:
-            provider = f" ({begin.get('provider')})" if begin and begin.get("provider") else ""
-            rows.append(("model", f"{node.get('llmModel', begin.get('model') if begin else '')}{provider}"))
-        if node.get("toolName") is not None:
-            rows.append(("tool", node["toolName"]))
-            rows.append(("call id", ids.get("call id")))
-        tokens = node.get("tokens")
-        if isinstance(tokens, dict):
-            rows.append(("tokens", f"{tokens.get('in')} in  ·  {tokens.get('out')} out"))
-            if self.prices is not None and node.get("kind") in LLM_START_KINDS:
-                rows.append(("cost", cost_text(self.prices, node)))
-        start, stop = node.get("startOffsetMs"), node.get("endOffsetMs")
-        if not isinstance(start, (int, float)):  # (a step not started at the cursor: nothing of it is known)
-            timing = "not started at this moment"
-        else:
-            timing = f"starts at +{start} ms"
-            if isinstance(stop, (int, float)):
-                timing += f", ends at +{stop} ms ({stop - start} ms)"
-            elif stop is None and node.get("kind") in LASTING_KINDS:  # (a chip has no end)
-                timing += ", not ended"
-        rows.append(("timing", timing))
-        if begin:
-            sizes = [f"{label} {begin[k]}" for k, label in (("systemPromptChars", "system-prompt chars"),
-                     ("messagesCount", "messages"), ("toolsCount", "tools")) if k in begin]
-            if sizes:
-                rows.append(("prompt", "  ·  ".join(sizes)))
-        if end and end[0] < self._upto and end[1].get("stopReason"):
-            rows.append(("stop reason", end[1]["stopReason"]))
-        if node.get("iterationIndex") is not None:
-            rows.append(("iteration", node["iterationIndex"]))
-        if node.get("primitiveKind") is not None:
-            rows.append(("primitive", node["primitiveKind"]))
-        rows.append(_paired(ids, "path", "run id"))
         # What the header shows, as text (1, 1.0 and true are equal in Python, not on screen):
         shown = [(name, value if value is None or isinstance(value, (tuple, StepId)) else _fmt(value))
                  for name, value in rows]
@@ -517,6 +500,21 @@ class InspectorPanel(QWidget, PanelDefaults):
                 QWidget.setTabOrder(previous, button)
                 previous = button
 
+    def _fill_tabs(self, tabs: dict[str, Any]) -> None:
+        """The tabs beside Readable and Raw JSON that apply to this step (those not in `tabs` are hidden)."""
+        if "Slots" in tabs:
+            self.slots_tree.set_value(tabs["Slots"])
+        if "Injections" in tabs:
+            self._fill_injections(tabs["Injections"])
+        if "Tool" in tabs:
+            self._fill_tool(tabs["Tool"])
+        if "Progress" in tabs:
+            self._fill_progress(tabs["Progress"])
+        if "Text" in tabs:
+            self._fill_text(tabs["Text"]["title"], tabs["Text"]["text"])
+        if "Subflow" in tabs:
+            self._fill_subflow(tabs["Subflow"])
+
     @property
     def fields(self) -> QFormLayout:
         """The header's rows shown (captions and fields)."""
@@ -526,24 +524,6 @@ class InspectorPanel(QWidget, PanelDefaults):
     def copy_buttons(self) -> list:
         """The header's id copy buttons shown, in order."""
         return self._rows.current.copy_buttons if self._rows.current is not None else []
-
-    def _fill_llm(self, run, index: int, node: dict) -> set[str]:
-        shown = {"Injections"}
-        slots = node.get("slotBoundaries")
-        if isinstance(slots, dict):
-            self.slots_tree.set_value(slots)
-            shown.add("Slots")
-        self._fill_injections(node.get("injections") or [])
-        _begin, end = llm_events_of(run, index)
-        if end is not None and end[0] < self._upto and isinstance(end[1].get("content"), str):
-            self._fill_text("Response of this call (llm.end content)", end[1]["content"])
-            shown.add("Text")
-        if "toolResult" in node:
-            self.tool_note.setText("The tool result this call was given (from the previous tool call).")
-            self.tool_args_box.setVisible(False)
-            self.tool_result.set_value(node["toolResult"])
-            shown.add("Tool")
-        return shown
 
     def _show_injection(self, row: int) -> None:
         if 0 <= row < len(self._injections) and isinstance(self._injections[row], dict):
@@ -569,71 +549,52 @@ class InspectorPanel(QWidget, PanelDefaults):
             table.setCurrentCell(0, 0)
         self._show_injection(table.currentRow() if injections else -1)
 
-    def _fill_tool(self, run, index: int, node: dict) -> set[str]:
-        self.tool_args_box.setVisible(True)
-        self.tool_args.set_value(node.get("toolArgs"))
-        end = tool_end_of(run, index)
-        if end is None or end[0] >= self._upto:
+    def _fill_tool(self, tool: dict) -> None:
+        self.tool_args_box.setVisible(tool["has_args"])
+        if tool["has_args"]:
+            self.tool_args.set_value(tool["args"])
+        if tool["given"]:
+            self.tool_note.setText("The tool result this call was given (from the previous tool call).")
+        elif not tool["returned"]:
             self.tool_note.setText("Not known yet at this moment: the call has not returned.")
-            self.tool_result.set_value({})  # (no row: a result not known is not a null result)
         else:
-            event = end[1]
-            parts = [f"returned after {event['durationMs']} ms" if "durationMs" in event else "returned"]
-            if event.get("error"):
-                parts.append(f"error: {_fmt(event['error'])}")
+            parts = [f"returned after {_fmt(tool['duration_ms'])} ms" if tool["has_duration"] else "returned"]
+            if tool["error"]:
+                parts.append(f"error: {_fmt(tool['error'])}")
             self.tool_note.setText("; ".join(parts))
-            self.tool_result.set_value(event.get("result"))
-        shown = {"Tool"}
-        if node.get("assistantText"):
-            self._fill_text("What the assistant said before calling the tool", node["assistantText"])
-            shown.add("Text")
-        self._fill_progress(run, index)
-        if self._progress:
-            shown.add("Progress")
-        return shown
+        self.tool_result.set_value(tool["result"])
 
-    def _fill_progress(self, run, index: int) -> None:
-        position = self._position
-        self._progress = [(at, payload) for at, payload in
-                          progress_reports(run, index, self._positions[1], self._progress_by_call) if at <= position]
+    def _fill_progress(self, progress: dict) -> None:
+        self._progress = reports = progress["rows"]
         table = self.progress_table
-        reports = self._progress
 
         def cells(row: int) -> list[str]:
-            at, payload = reports[row]
-            message = progress_message_of(payload.get("payload"))
-            return [str(row + 1), str(at), message if message is not None else "(no message)",
-                    _compact(payload.get("payload"))]
+            report = reports[row]
+            return [str(row + 1), str(report["at"]), report["message"], report["summary"]]
 
         table.set_rows(len(reports), cells)
         table.resizeColumnsToContents()
         table.setColumnWidth(2, min(table.columnWidth(2), 360))
-        self.progress_note.setText(f"{len(self._progress)} progress report(s) of call {_compact(tool_call_id(run, index), 80)} "
-                                   "by this moment.")
-        if self._progress:
+        self.progress_note.setText(progress["note"])
+        if reports:
             table.setCurrentCell(0, 0)
             self._show_progress_payload(0)
 
     def _show_progress_payload(self, row: int) -> None:
         if 0 <= row < len(self._progress):
-            self.progress_payload.set_value(self._progress[row][1])
+            self.progress_payload.set_value(self._progress[row]["payload"])
 
     def _fill_text(self, title: str, text: Any) -> None:
         self.text_title.setText(title)
         self.text_view.setPlainText(text if isinstance(text, str) else _fmt(text))
 
-    def _fill_subflow(self, run, index: int, node: dict) -> None:
-        self.entry_tree.set_value(node.get("entryPayload"))
-        self.exit_tree.set_value(node.get("exitPayload"))
+    def _fill_subflow(self, subflow: dict) -> None:
+        self.entry_tree.set_value(subflow["entry"])
+        self.exit_tree.set_value(subflow["exit"])
         while self.rollup_fields.rowCount():
             self.rollup_fields.removeRow(0)
-        rollup = rollups(run, index, self._upto)
-        if rollup is None:
+        if subflow["rollup"] is None:
             self.rollup_fields.addRow(plain_label("Not entered yet at the cursor.", italic=True))
             return
-        duration = "still open at the cursor" if rollup.duration_ms is None else f"{rollup.duration_ms} ms"
-        for name, value in (("inside it", f"{rollup.llm_calls} LLM call(s), {rollup.tool_calls} tool call(s), "
-                                          f"{rollup.iterations} loop iteration(s)"),
-                            ("tokens", f"{rollup.tokens_in} in  ·  {rollup.tokens_out} out"),
-                            ("duration", duration)):
+        for name, value in subflow["rollup"]:
             self.rollup_fields.addRow(plain_label(name, muted=True), plain_label(value))

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 from afp_desktop.app.widgets.visible_text import visible_text
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.jsonx import jsonio
-from afp_desktop.core.jsonx.lazyjson import LazyJSON, LazyJSONError
 from afp_desktop.core.problems import LoadError
+from afp_desktop.core.views.inspector_content import Unreadable, read_lazy
 from afp_desktop.app.look.fonts import fixed_font
 
 FETCH_BATCH = 500              # rows created per fetchMore
@@ -99,17 +99,7 @@ def value_summary(value: Any) -> str:
 def shown(value: Any) -> Any:
     """What the tree shows for a value: a payload still in the file's bytes (LazyJSON) is parsed now; bytes
     that are not JSON show as the error, in words."""
-    if type(value) is LazyJSON:
-        try:
-            return value.value()
-        except LazyJSONError as err:
-            problem = err.problem
-            return Unreadable(f"⚠ {problem.message} ({problem.where().removeprefix(problem.path + ', ')})")
-    return value
-
-
-class Unreadable(str):
-    """The words shown in place of a payload whose bytes in the file are not JSON."""
+    return read_lazy(value)
 
 
 class _Node:

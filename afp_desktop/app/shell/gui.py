@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEventLoop, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 from afp_desktop import __version__
@@ -16,6 +16,7 @@ from afp_desktop.core.terminal_text import for_terminal
 
 APP_NAME = "afp-desktop"
 SCREENSHOT_SIZE = (1600, 1000)
+ANSWER_WAIT_MS = 60_000  # a screenshot waits at most this long for the engine's answers to the panels
 
 
 # Harmless notices from Qt's offscreen platform that would only confuse a headless user.
@@ -153,6 +154,7 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     window.canvas.finish_building()  # a big graph's cards are made in slices: all of them before the picture
     window.timeline.build()  # (the window builds it a few turns after its first frame: now, for the picture)
     settle_events(app)
+    settle_until_answered(app, window.engine_requests)  # (the inspector's content is the engine's answer)
     image = window.grab()
     window.close()
     from PySide6.QtCore import QBuffer, QIODevice
@@ -177,6 +179,19 @@ def settle_events(app: QApplication, msecs: int = 300) -> None:
     while clock.elapsed() < msecs:
         app.processEvents()
         QCoreApplication.sendPostedEvents()
+
+
+def settle_until_answered(app: QApplication, requests, msecs: int = ANSWER_WAIT_MS) -> None:
+    """Run the event loop until no panel waits for the engine's reply (at most `msecs`), then let what the
+    replies drew settle: a picture shows panels filled in, not "Reading…"."""
+    clock = QElapsedTimer()
+    clock.start()
+    tick = QTimer()
+    tick.start(50)  # (wakes the wait below, so the limit is looked at even when no reply comes)
+    while requests.pending and clock.elapsed() < msecs:
+        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+    tick.stop()
+    settle_events(app)
 
 
 def run_compare_gui(path_a: str, path_b: str, screenshot: str | None = None) -> int:
