@@ -178,7 +178,7 @@ def test_closing_the_window_stops_an_index_build(qtbot, window, monkeypatch):  #
     monkeypatch.setattr(search_module, "SearchIndex", lambda *_args: breathe_until_released(started, release))
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "events.ndjson"))
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    assert started.wait(5)
+    qtbot.waitUntil(started.is_set, timeout=5_000)
     threads = window.engine_requests.findChildren(QThread)  # the threads answering its requests
     window.close()
     try:
@@ -258,7 +258,8 @@ def test_a_search_runs_off_the_ui_thread_and_the_window_answers_meanwhile(qtbot,
     try:
         panel.search_box.setText("convert_units")
         panel.search()
-        assert started.wait(10) and threads == ["worker"]
+        qtbot.waitUntil(started.is_set, timeout=10_000)
+        assert threads == ["worker"]
         assert panel.searching and panel.count_label.text() == "Searching…"
         with qtbot.waitCallback() as answered:  # the window's event loop runs while the search does
             QTimer.singleShot(0, answered)
@@ -279,7 +280,7 @@ def test_a_newer_query_drops_the_search_under_way(qtbot, window, monkeypatch):  
     try:
         panel.search_box.setText("get_weather")
         panel.search()
-        assert started.wait(10)
+        qtbot.waitUntil(started.is_set, timeout=10_000)
         panel.search_box.setText("convert_units")
         with qtbot.waitSignal(panel.searched, timeout=SEARCH_TIMEOUT):
             panel.search()
@@ -299,7 +300,7 @@ def test_enter_while_a_search_runs_goes_to_its_first_hit(qtbot, window, monkeypa
     try:
         panel.search_box.setText("convert_units")
         qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)
-        assert started.wait(10)
+        qtbot.waitUntil(started.is_set, timeout=10_000)
     finally:
         release.set()
     qtbot.waitUntil(lambda: not panel.searching, timeout=SEARCH_TIMEOUT)
@@ -364,7 +365,7 @@ def test_closing_the_window_stops_a_search_under_way(qtbot, window, monkeypatch)
     monkeypatch.setattr(SearchIndex, "find", long_search)
     panel.search_box.setText("convert_units")
     panel.search()
-    assert started.wait(10)
+    qtbot.waitUntil(started.is_set, timeout=10_000)
     threads = window.engine_requests.findChildren(QThread)  # the threads answering its requests
     window.close()
     try:

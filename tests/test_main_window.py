@@ -319,7 +319,7 @@ def test_cancel_stops_a_load_at_its_next_breathing_point(qtbot, window, monkeypa
     monkeypatch.setattr(service, "open_run", lambda *_args, **_kwargs: breathe_until_released(started))
     with qtbot.waitSignal(window.loader.cancelled, timeout=5_000):
         window.open_file(corpus_path(SCENARIO, "recording.json"))
-        assert started.wait(5)
+        qtbot.waitUntil(started.is_set, timeout=5_000)
         window.cancel_button.click()
     assert window.loader.wait(5_000)
     assert "cancelled" in window.statusBar().currentMessage()
