@@ -10,6 +10,7 @@ import threading
 import weakref
 
 import pytest
+from PySide6.QtCore import QThread
 
 from afp_desktop.app.loading import loader as loader_module
 from afp_desktop.core.formats import open_run, prefixes
@@ -152,3 +153,29 @@ def test_what_a_replaced_run_freed_is_left_for_the_next_run(qtbot, window, monke
     qtbot.waitUntil(lambda: not disposal._held and not any(thread.name == "afp-free-run"
                                                           for thread in threading.enumerate()), timeout=FREED_TIMEOUT)
     assert asked == []
+
+
+def test_a_run_forgotten_while_a_request_about_it_runs_is_let_go_of_once_it_ends(qtbot, monkeypatch):
+    """Requests answered in the window's process (in_process.ThreadRequests) adopt the run they are about; a run
+    closed while one ran stayed with their engine until the next request, about another run, came."""
+    from afp_desktop.app.loading.in_process import ThreadRequests
+    from tests.long_job import breathe_until_released
+
+    class Run:  # (stands for a run: only its lifetime matters)
+        pass
+
+    started, release = threading.Event(), threading.Event()
+    requests = ThreadRequests()
+    monkeypatch.setattr(requests.engine, "answer", lambda _kind, _args: breathe_until_released(started, release))
+    run = Run()
+    gone = weakref.ref(run)
+    replies: list[str] = []
+    requests.replied.connect(lambda _id, kind, _value: replies.append(kind))
+    requests.request("find", "find", {}, run)
+    del run
+    qtbot.waitUntil(started.is_set, timeout=FREED_TIMEOUT)
+    requests.forget()
+    qtbot.waitUntil(lambda: replies == ["superseded"], timeout=FREED_TIMEOUT)
+    qtbot.waitUntil(lambda: gone() is None, timeout=FREED_TIMEOUT)
+    release.set()
+    qtbot.waitUntil(lambda: not requests.findChildren(QThread), timeout=FREED_TIMEOUT)  # (its thread deleted first)

@@ -130,12 +130,13 @@ class _RequestThread(QThread):
             raise LoadCancelled()
 
     def run(self) -> None:
+        run, self.run_asked = self.run_asked, None  # (held by this call alone: gone when it ends)
         window_imports.wait_for_numpy(self.stop_flag.is_set)  # (an answer may import numpy: search, the timeline)
         if self.stop_flag.is_set():
             self.done.emit(self.request_id, "superseded", None)
             return
         try:
-            self.engine.adopt(self.run_asked)
+            self.engine.adopt(run)
             with breathing(self._stop_here):
                 value = self.engine.answer(self.kind, self.args)
         except Exception as err:  # noqa: BLE001 - a request never takes the window down; the panel is told why
@@ -163,8 +164,10 @@ class ThreadRequests(QObject):
         self._running: tuple[str, _RequestThread] | None = None  # (tag, thread)
         self._threads: set[_RequestThread] = set()
         self._ids = 0
+        self._let_go = False  # the run was forgotten while a request ran: the engine lets go of it once none runs
 
     def request(self, tag: str, kind: str, args: dict, run) -> int:
+        self._let_go = False
         self._ids += 1
         request_id = self._ids
         if self._running is not None and self._running[0] == tag:
@@ -195,6 +198,9 @@ class ThreadRequests(QObject):
         thread.deleteLater()
         if self._running is not None and self._running[1] is thread:
             self._running = None
+        if self._let_go and not self._threads and not self._queue:
+            self._let_go = False
+            self.engine.adopt(None)
         self._start_next()
 
     def forget(self) -> None:
@@ -203,7 +209,9 @@ class ThreadRequests(QObject):
         self._queue.clear()
         for thread in self._threads:
             thread.stop_flag.set()
-        if not self._threads:
+        if self._threads:
+            self._let_go = True
+        else:
             self.engine.adopt(None)
 
     def let_go_when_idle(self) -> None:
