@@ -255,6 +255,25 @@ def test_canvas_handles_a_synthetic_10k_graph(canvas, qtbot):
     assert _fully_visible(canvas, 4999)
 
 
+def test_marks_given_while_a_big_graph_is_built_reach_the_cards_made_later(canvas, qtbot):
+    """Search marks, pause chips and fact badges set while the scene is still made in slices were kept only for the
+    cards already made: a search answered early marked only part of the graph."""
+    from afp_desktop.core.views.synthetic import synthetic_step_graph
+
+    graph = synthetic_step_graph(1430, 3)
+    canvas.set_graph(graph)
+    last = len(graph["nodes"]) - 1
+    assert canvas.building and len(canvas.node_items) <= last
+    canvas.set_search_marks([0, last])
+    canvas.set_pause_marks({last: "Go on?"})
+    canvas.set_fact_badges({last: "2 retries"})
+    qtbot.waitUntil(lambda: not canvas.building, timeout=20_000)
+    assert canvas.art.search_marks == {0, last}
+    assert canvas.art.pauses == {last: "Go on?"} and canvas.art.fact_badges == {last: "2 retries"}
+    item = canvas.node_items[last]
+    assert item.boundingRect().height() > canvas.art.node_bounds(last).height()  # room for its pause chip
+
+
 def test_a_big_scene_no_longer_shown_is_emptied_a_slice_per_turn(canvas, qtbot, monkeypatch):
     """Deleting the unfolded 1,000-iteration graph's 13,000 items with their scene froze the window 33 ms."""
     from shiboken6 import isValid

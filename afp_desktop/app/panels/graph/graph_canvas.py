@@ -269,7 +269,7 @@ class GraphCanvas(GraphView):
         if self.art is None:
             return
         old = self.art.search_marks
-        self.art.search_marks = frozenset(i for i in node_indices if 0 <= i < len(self.node_items))
+        self.art.search_marks = frozenset(i for i in node_indices if 0 <= i < self._node_count())  # (items made later read it)
         self._refresh(*(old ^ self.art.search_marks))
 
     def set_pause_marks(self, marks: dict[int, str]) -> None:
@@ -277,9 +277,10 @@ class GraphCanvas(GraphView):
         if self.art is None:
             return
         old = set(self.art.pauses)
-        self.art.pauses = {i: q for i, q in marks.items() if 0 <= i < len(self.node_items)}
+        self.art.pauses = {i: q for i, q in marks.items() if 0 <= i < self._node_count()}
         for i in old | set(self.art.pauses):  # the chip hangs under the card: grow the item's bounds to hold it
-            self.node_items[i].fit_bounds()
+            if i < len(self.node_items):  # (an item made later fits its bounds as it is made)
+                self.node_items[i].fit_bounds()
         self._refresh(*(old | set(self.art.pauses)))
 
     def set_fact_badges(self, badges: dict[int, str]) -> None:
@@ -287,7 +288,7 @@ class GraphCanvas(GraphView):
         if self.art is None:
             return
         old = self.art.fact_badges
-        self.art.fact_badges = {i: text for i, text in badges.items() if 0 <= i < len(self.node_items)}
+        self.art.fact_badges = {i: text for i, text in badges.items() if 0 <= i < self._node_count()}
         self._refresh(*(i for i in set(old) | set(self.art.fact_badges)
                         if old.get(i) != self.art.fact_badges.get(i)))
 

@@ -27,7 +27,7 @@ class NodeItem(QGraphicsItem):
     def __init__(self, art: GraphArt, index: int):
         super().__init__()
         self.art, self.index = art, index
-        self._bounds = art.node_bounds(index)
+        self._bounds = self._card_bounds()
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # clicks and drags go to the view (pan / activate)
         self.setZValue(2)
         # A card is painted once per zoom level and then blitted: scrolling and scrubbing repaint dozens of
@@ -47,8 +47,11 @@ class NodeItem(QGraphicsItem):
     def fit_bounds(self) -> None:
         """Bounds for the card as the art now places it, with room below for its pause chip if it has one."""
         self.prepareGeometryChange()
+        self._bounds = self._card_bounds()
+
+    def _card_bounds(self) -> QRectF:
         bounds = self.art.node_bounds(self.index)
-        self._bounds = bounds.adjusted(0, 0, 0, PAUSE_CHIP_DROP) if self.index in self.art.pauses else bounds
+        return bounds.adjusted(0, 0, 0, PAUSE_CHIP_DROP) if self.index in self.art.pauses else bounds
 
     def boundingRect(self) -> QRectF:
         return self._bounds
