@@ -145,18 +145,23 @@ def _ms(seconds: float | None) -> str:
     return "—" if seconds is None else f"{seconds * 1000:6.0f} ms"
 
 
-def main() -> None:
-    args = sys.argv[1:]
-    runs = 5
+def runs_and_against(args: list[str]) -> tuple[int, Path | None]:
+    """`--runs N` (5) and `--against CHECKOUT` (None), taken out of `args`."""
+    runs, against = 5, None
     if "--runs" in args:
         i = args.index("--runs")
         runs = int(args[i + 1])
         del args[i:i + 2]
-    against = None
     if "--against" in args:
         i = args.index("--against")
         against = Path(args[i + 1]).resolve()
         del args[i:i + 2]
+    return runs, against
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    runs, against = runs_and_against(args)
     file = Path(args[0]).resolve() if args else DEFAULT_FILE
     print(f"start-up of `afp-desktop {file.name}` ({file.stat().st_size:,} bytes), {runs} runs, "
           f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM', 'offscreen')}")

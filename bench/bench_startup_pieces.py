@@ -115,16 +115,7 @@ def report(label: str, runs: list[tuple[float, float | None, dict[str, tuple[flo
 
 def main() -> None:
     args = sys.argv[1:]
-    runs = 5
-    if "--runs" in args:
-        i = args.index("--runs")
-        runs = int(args[i + 1])
-        del args[i:i + 2]
-    against = None
-    if "--against" in args:
-        i = args.index("--against")
-        against = Path(args[i + 1]).resolve()
-        del args[i:i + 2]
+    runs, against = bench_startup.runs_and_against(args)
     busy = "--busy" in args
     args = [arg for arg in args if arg != "--busy"]
     file = Path(args[0]).resolve() if args else bench_startup.DEFAULT_FILE

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from afp_desktop.core.formats import open_run
 from tests.corpus_util import read_bytes
+from tests.follow_scripts import WINDOW_FOLLOWING
 
 SCENARIO = "04-tool-progress"
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,19 +29,8 @@ def typed_count(window) -> int:
     return len(run.typed_events) if run is not None and run.typed_events is not None else -1
 
 
-WINDOW_FOLLOWS_GROWTH = """
-import sys
-from PySide6.QtCore import QEventLoop
-from afp_desktop.app.shell.gui import create_application
-from afp_desktop.app.shell.main_window import MainWindow
-
-path, rest, total = sys.argv[1], sys.argv[2], int(sys.argv[3])
-app = create_application()
-window = MainWindow()
-window.show()
-window.open_file(path, follow=True)
-while not (window.follow.active and window.session.run is not None):
-    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+WINDOW_FOLLOWS_GROWTH = WINDOW_FOLLOWING + """
+rest, total = sys.argv[2], int(sys.argv[3])
 first = len(window.session.run.typed_events)
 with open(path, "ab") as out, open(rest, "rb") as more:
     out.write(more.read())

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.corpus_util import read_bytes
+from tests.follow_scripts import WINDOW_FOLLOWING
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GUARD_S = 120  # hang guard: far beyond what any of these takes
@@ -107,19 +108,8 @@ def test_tail_stops_when_the_file_is_swapped_for_one_that_is_not_regular(tmp_pat
     assert f"{path}: " in err and SAID[kind] in err and "the follow stopped" in err
 
 
-WINDOW_FOLLOWS = """
-import os, sys
-from PySide6.QtCore import QEventLoop
-from afp_desktop.app.shell.gui import create_application
-from afp_desktop.app.shell.main_window import MainWindow
-
-path, swapped = sys.argv[1], sys.argv[2]
-app = create_application()
-window = MainWindow()
-window.show()
-window.open_file(path, follow=True)
-while not (window.follow.active and window.session.run is not None):
-    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+WINDOW_FOLLOWS = WINDOW_FOLLOWING + """
+swapped = sys.argv[2]
 typed = len(window.session.run.typed_events)
 os.replace(swapped, path)
 while window.follow.active:  # (the engine polls the file; the test's hang guard ends a follow that never stops)
