@@ -28,7 +28,6 @@ from PySide6.QtCore import QObject, QTimer
 
 from afp_desktop.app.pacing import scheduler
 from afp_desktop.core.views.prepared_views import graph_layout_of, summary_of
-from afp_desktop.engine.growth_delta import extends  # noqa: F401 - (progressive.py tells a part from a new run by it)
 
 QUIET_MS = 300
 COST_FACTOR = 3.0  # a job waits at least this many times what it took last time

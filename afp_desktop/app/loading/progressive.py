@@ -18,8 +18,8 @@ import os
 
 from PySide6.QtCore import QObject
 
-from afp_desktop.app.loading.growth import extends
 from afp_desktop.core.formats.prefixes import same_moment
+from afp_desktop.engine.growth_delta import extends
 
 
 class ProgressiveDisplay(QObject):
