@@ -203,6 +203,7 @@ def test_a_request_answered_in_the_windows_process_waits_for_numpys_piece_first(
     requests.request("find", "find", {"query": "x"}, None)
     qtbot.waitUntil(lambda: replies != [], timeout=10_000)
     assert order == ["waited for numpy", "find"]
+    qtbot.waitUntil(requests.idle, timeout=10_000)  # (deleted with a thread still running, it takes the test down)
 
 
 def test_a_piece_that_fails_ends_the_pieces_and_what_waits_goes_on(qapp, monkeypatch):

@@ -194,6 +194,7 @@ class ThreadRequests(QObject):
         self.replied.emit(request_id, kind, value)
 
     def _finished(self, thread: _RequestThread) -> None:
+        thread.wait()  # (`finished` comes just before its thread ends: deleted before that, it takes the process down)
         self._threads.discard(thread)
         thread.deleteLater()
         if self._running is not None and self._running[1] is thread:
@@ -221,3 +222,7 @@ class ThreadRequests(QObject):
 
     def wait(self, msecs: int = 30_000) -> bool:
         return all(thread.wait(msecs) for thread in list(self._threads))
+
+    def idle(self) -> bool:
+        """No request runs or waits, and every thread that ran one is let go of (this object may then be deleted)."""
+        return not self._queue and not self.findChildren(QThread)
