@@ -43,6 +43,18 @@ def test_run_ids():
     assert run_key("a", "/x/y") != run_key("b", "/x/y") != run_key("a", "/x/z")
 
 
+def test_a_runs_book_is_found_without_its_events_in_the_window(monkeypatch, tmp_path):
+    """The window holds a run whose events live in the engine: its bookmarks are filed under the run id the engine
+    prepared, the one the events give."""
+    from tests.answers_util import events_in_the_engine
+
+    monkeypatch.setenv("AFP_DESKTOP_CONFIG_DIR", str(tmp_path))
+    run = open_run(str(corpus_path("02-react-two-tools", "events.ndjson")))
+    held = events_in_the_engine(run)
+    book, warning = bookmark_store.load_book(held)
+    assert warning is None and book.run_id == "run-1795989469600-2" == run_id_of(run)
+
+
 def test_a_bookmark_finds_its_stop_again_and_misses_a_lost_one():
     run = prepared("02-react-two-tools", "events.ndjson")
     stops, labels = run.stops, ordinal_labels(run.stops)

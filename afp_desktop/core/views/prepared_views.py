@@ -34,6 +34,7 @@ from afp_desktop.core.model.summary import RunSummary, summarize, tool_names_cal
 from afp_desktop.core.model.timeline import StopFigures, stop_figures
 from afp_desktop.core.model.tool_progress import progress_reports_by_call
 from afp_desktop.core.problems import LoadCancelled
+from afp_desktop.core.views.bookmarks import run_id_of
 from afp_desktop.core.views.context_state import find_key_writes
 from afp_desktop.core.views.inspect import find_pauses
 from afp_desktop.core.views.orientation import IterationBand, iteration_bands
@@ -92,6 +93,7 @@ class PreparedViews:
     key_writes: dict[str, list[int]]  # the commits that wrote each top-level state key (context_state.key_writes)
     iteration_bands: list[IterationBand]  # of the run's own stops (orientation.run_iteration_bands)
     timeline_series: TimelineSeries  # the timeline's arrays for the run's own stops (run_timeline_series)
+    run_id: str | None  # what the run's bookmarks are filed under with its path (bookmarks.run_id_of)
 
     def whole_graph_layout(self, run) -> GraphLayout:
         """The whole graph's layout of `run` (the run these views were prepared for): made now if it was left
@@ -111,6 +113,11 @@ def graph_layout_of(run) -> GraphLayout:
 def summary_of(run) -> RunSummary:
     """The summary strip's facts: the prepared views', else made now."""
     return run.views.summary if run.views is not None else summarize(run)
+
+
+def run_id_known(run) -> str | None:
+    """The run's id (bookmarks.run_id_of): the prepared views', else read from its events now."""
+    return run.views.run_id if run.views is not None else run_id_of(run)
 
 
 def folded_graph_of(run) -> FoldedGraph | None:
@@ -154,6 +161,7 @@ def prepare_views(run, *, fold_above: int | None = None, cancelled: Callable[[],
         ("iteration_bands", lambda: iteration_bands(run.stops)),
         ("timeline_series", lambda: own_stops_series(run, made["stop_spans"], made["stops_drillable"],
                                                      made["stop_figures"])),
+        ("run_id", lambda: run_id_of(run)),
     ]
     total = len(steps) + 1  # (the run's own projections first)
     run.prepare(progress=None if progress is None else lambda f: progress(f / total), cancelled=cancelled,
