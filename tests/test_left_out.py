@@ -1,17 +1,15 @@
-"""A big Trace's payloads (kept as bytes) are checked beside the window once its run is shown
-(app/loading/left_out.py): the loader leaves the check out, the banner says what it finds when it is done, and a
-check of a run no longer shown stops and never speaks of the run shown now."""
+"""A big Trace's payloads (kept as bytes) are checked by the engine once its run is shown (app/loading/left_out.py,
+the "left_out" request): the loader leaves the check out, the banner says what it finds when it is done, and a check
+of a run no longer shown never speaks of the run shown now."""
 
 from __future__ import annotations
 
 import threading
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QObject
-from shiboken6 import isValid
+from PySide6.QtCore import QCoreApplication
 
 from afp_desktop.engine.service import load_run
-from afp_desktop.app.loading.left_out import LeftOut
 from afp_desktop.core.formats import lazy_trace
 from afp_desktop.core.jsonx import lazyjson
 from tests.corpus_util import corpus_path, read_bytes
@@ -54,18 +52,19 @@ def test_the_loader_leaves_the_check_out_and_the_command_line_makes_it(lazy, tmp
 def test_the_window_shows_the_run_then_checks_its_payloads(qtbot, window, lazy, tmp_path):
     open_and_wait(qtbot, window, trace_file(tmp_path, "clean.json", damaged=False))
     run = window.session.run
-    assert window.left_out.thread is None, "(begun after the run's first paints, not in the same turn)"
+    assert window.left_out.asked_about is None, "(asked after the run's first paints, not in the same turn)"
     qtbot.waitUntil(lambda: run.payloads_checked, timeout=10_000)
     assert run.payload_problems == []
     assert not any("not valid JSON" in text for text in window.banner.texts)
 
 
-def test_a_check_of_a_run_no_longer_shown_stops_and_is_not_said_of_the_next(qtbot, window, lazy, tmp_path,
-                                                                            monkeypatch):
+def test_a_check_of_a_run_no_longer_shown_is_not_said_of_the_next(qtbot, window, lazy, tmp_path, monkeypatch):
     started, proceed = threading.Event(), threading.Event()
+    checked_on: list = []
     usual = lazyjson.LazyJSON.problem
 
     def held_problem(self):  # the first run's check is held until the next file is shown
+        checked_on.append(threading.current_thread() is threading.main_thread())
         started.set()
         proceed.wait(10)
         return usual(self)
@@ -75,45 +74,24 @@ def test_a_check_of_a_run_no_longer_shown_stops_and_is_not_said_of_the_next(qtbo
     window.left_out.checked.connect(reported.append)
     open_and_wait(qtbot, window, trace_file(tmp_path, "broken.json", damaged=True))
     broken_run = window.session.run
-    qtbot.waitUntil(started.is_set, timeout=10_000)  # (the check begins once the first paints are done)
-    check = window.left_out.thread
+    qtbot.waitUntil(started.is_set, timeout=10_000)  # (asked once the first paints are done)
     open_and_wait(qtbot, window, trace_file(tmp_path, "clean.json", damaged=False))
     proceed.set()
-    check.join(10)
-    assert not check.is_alive()  # (stopped at its next breathing point, or done and silent)
     clean_run = window.session.run
     qtbot.waitUntil(lambda: reported == [clean_run], timeout=10_000)
-    QCoreApplication.sendPostedEvents()  # the first check's thread has ended: what it sent, if anything, is here now
+    qtbot.waitUntil(window.engine_requests.threads.idle, timeout=10_000)
+    QCoreApplication.sendPostedEvents()  # the first check has ended: what it sent, if anything, is here now
     assert broken_run not in reported and reported == [clean_run]
     assert not any("not valid JSON" in text for text in window.banner.texts)
+    assert checked_on and not any(checked_on)  # (the engine checked: never on the window's thread)
 
 
-def test_a_check_that_ends_after_its_window_is_gone_says_nothing_and_raises_nothing(qtbot, lazy, tmp_path,
-                                                                                     monkeypatch):
-    """What CI's warnings showed: a check ending after the window was closed and deleted raised "Signal source
-    has been deleted" in its thread."""
-    started, proceed = threading.Event(), threading.Event()
-    usual = lazyjson.LazyJSON.problem
-
-    def held_problem(self):  # the check is held until its owner is deleted
-        started.set()
-        proceed.wait(10)
-        return usual(self)
-
-    monkeypatch.setattr(lazyjson.LazyJSON, "problem", held_problem)
-    raised: list = []
-    monkeypatch.setattr(threading, "excepthook", lambda args: raised.append(args.exc_value))
-    owner = QObject()
-    check = LeftOut(owner)
-    check.start(load_run(str(trace_file(tmp_path, "broken.json", damaged=True))))
-    qtbot.waitUntil(started.is_set, timeout=10_000)  # (the check begins once the first paints are done)
-    thread = check.thread
-    del check
-    owner.deleteLater()  # (the window closed: it and the check are deleted, the thread goes on)
-    qtbot.waitUntil(lambda: not isValid(owner), timeout=5_000)
-    proceed.set()
-    thread.join(10)
-    assert not thread.is_alive() and raised == []
+def test_a_damaged_payload_found_by_the_engine_is_said_in_the_banner(qtbot, window, lazy, tmp_path):
+    open_and_wait(qtbot, window, trace_file(tmp_path, "broken.json", damaged=True))
+    run = window.session.run
+    qtbot.waitUntil(lambda: run.payloads_checked, timeout=10_000)
+    assert run.payload_problems
+    qtbot.waitUntil(lambda: any("not valid JSON" in text for text in window.banner.texts), timeout=10_000)
 
 
 # -- a folded graph's whole layout ---------------------------------------------------------------------------
@@ -151,7 +129,20 @@ def test_the_whole_layout_of_a_folded_graph_is_made_once_it_is_shown_and_drawn_w
 
 def test_unfolded_before_its_whole_layout_is_made_the_graph_is_laid_out_then(qtbot, window):
     run = open_folded(qtbot, window)
-    window.action("fold").trigger()  # (at once: the thread beside the window begins 400 ms after the run is shown)
-    assert window.left_out.thread is None
+    window.action("fold").trigger()  # (at once: the engine is asked 400 ms after the run is shown)
+    assert window.left_out.asked_about is None
     assert window.canvas.graph_layout is run.views.graph_layout
     assert len(window.canvas.graph_layout.nodes) == len(run.stepgraph["nodes"])
+
+
+def test_the_engine_process_makes_the_whole_layout_and_the_window_only_takes_it_in(qtbot, engine_window,
+                                                                                     monkeypatch):
+    from afp_desktop.core.views import prepared_views
+
+    made_here: list = []
+    usual = prepared_views.layout_step_graph
+    monkeypatch.setattr(prepared_views, "layout_step_graph", lambda graph: made_here.append(1) or usual(graph))
+    run = open_folded(qtbot, engine_window)
+    qtbot.waitUntil(lambda: run.views.graph_layout is not None, timeout=30_000)
+    assert made_here == []  # (laid out in the engine's process: this one only received it)
+    assert len(run.views.graph_layout.nodes) == len(run.stepgraph["nodes"])

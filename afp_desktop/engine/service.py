@@ -14,7 +14,7 @@ from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
 if TYPE_CHECKING:
     from afp_desktop.core.views.found_hits import FoundHits
 
-REQUESTS = ("find", "index_for_find", "inspect",  # the kinds of request `answer` knows
+REQUESTS = ("find", "index_for_find", "inspect", "left_out",  # the kinds of request `answer` knows
             "event_rows", "event_types", "event_filter", "context", "context_value")
 
 
@@ -67,6 +67,8 @@ class Engine:
             return None
         if kind == "inspect":
             return self.inspect(**args)
+        if kind == "left_out":
+            return self.left_out()
         if kind in LIST_ANSWERS:
             name, make, method = LIST_ANSWERS[kind]
             return getattr(self._helper(name, make), method)(**args)
@@ -112,6 +114,17 @@ class Engine:
         except QueryError as err:
             return FoundHits.refused(str(err))
         return FoundHits.of(result)
+
+    def left_out(self) -> dict:
+        """What the loader left out of the open run, made now: its payloads' problems (None: checked already) and
+        its whole graph's layout (None: made already, or its views were not prepared)."""
+        run = self.run
+        if run is None:
+            raise NoRun("no run is open")
+        problems = None if run.payloads_checked else run.payload_problems
+        views = run.views
+        layout = views.whole_graph_layout(run) if views is not None and views.graph_layout is None else None
+        return {"payload_problems": problems, "graph_layout": layout}
 
     def inspect(self, index: int, position: int | None = None, prices=None) -> dict:
         """What the inspector shows of step `index` at axis `position` (core/views/inspector_content.py)."""

@@ -1,5 +1,5 @@
-"""A long job on a thread beside the window (the find index, a comparison, a long stop's lines, a check left out
-of a load) ends at its next breathing point once it is asked to stop: a window closing waits for that, and a
+"""A long job on a thread beside the window (a comparison, a share page, a long stop's lines, a run let go
+of) ends at its next breathing point once it is asked to stop: a window closing waits for that, and a
 thread left running when its window is deleted takes the program down."""
 
 from __future__ import annotations

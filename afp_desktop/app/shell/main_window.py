@@ -129,7 +129,7 @@ class MainWindow(QMainWindow):
         self.engine_requests = EngineRequests(self.session, self.loader.loads, self)  # everything but view data
         self.engine_requests.engine_lost.connect(self._on_engine_lost)
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
-        self.left_out = LeftOut(self)  # what the loader left out (a big Trace's payloads check), made once shown
+        self.left_out = LeftOut(self.engine_requests, self)  # what the loader left out, asked once the run is shown
         self.left_out.checked.connect(self._on_payloads_checked)
         scheduler = self.session.scheduler
         self.paint_later = PaintLater(self, queue=scheduler.queue, clock=scheduler.clock)

@@ -134,6 +134,10 @@ class Run:
             self._payload_problems = _payload_problems(self.domain_events)
         return self._payload_problems
 
+    def payloads_known(self, problems: list[LoadError]) -> None:
+        """The payloads were checked elsewhere (the engine, on its copy of this run): `problems` is what it found."""
+        self._payload_problems = list(problems)
+
     @property
     def payloads_checked(self) -> bool:
         """Whether the payloads kept as bytes have been checked (payload_problems is known)."""

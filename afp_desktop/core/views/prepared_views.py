@@ -14,8 +14,8 @@ It is a view of the run, so it lives among the views: the model below it never i
 readers that compute what they need themselves.
 
 Every field is made, except one left out on purpose: the whole graph's layout when the graph is shown folded
-(`graph_layout is None`; `whole_graph_layout` makes it when first asked, app/loading/left_out.py makes it beside
-the window). Pure: no Qt, no threads.
+(`graph_layout is None`; `whole_graph_layout` makes it when first asked, the engine makes it once the run is shown:
+app/loading/left_out.py). Pure: no Qt, no threads.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def folded_graph_of(run) -> FoldedGraph | None:
 def prepare_views(run, *, fold_above: int | None = None, cancelled: Callable[[], bool] | None = None,
                   progress: Callable[[float], None] | None = None) -> PreparedViews:
     """Everything the window shows of `run`, made now (a loader thread calls this; the run's own projections are
-    made first, its payloads' check left out: the window makes it beside, app/loading/left_out.py).
+    made first, its payloads' check left out: the engine makes it once the run is shown, app/loading/left_out.py).
     `fold_above`: the window shows a graph of more steps than this folded (None: never), and then the whole
     graph's layout is left out (graph_layout None). `progress` gets 0..1; `cancelled` returning True stops with
     LoadCancelled."""
