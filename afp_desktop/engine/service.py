@@ -116,15 +116,12 @@ class Engine:
         return FoundHits.of(result)
 
     def left_out(self) -> dict:
-        """What the loader left out of the open run, made now: its payloads' problems (None: checked already) and
-        its whole graph's layout (None: made already, or its views were not prepared)."""
+        """What the loader left out of the open run and the window is told once it is shown, made now: its
+        payloads' problems (None: checked already)."""
         run = self.run
         if run is None:
             raise NoRun("no run is open")
-        problems = None if run.payloads_checked else run.payload_problems
-        views = run.views
-        layout = views.whole_graph_layout(run) if views is not None and views.graph_layout is None else None
-        return {"payload_problems": problems, "graph_layout": layout}
+        return {"payload_problems": None if run.payloads_checked else run.payload_problems}
 
     def inspect(self, index: int, position: int | None = None, prices=None) -> dict:
         """What the inspector shows of step `index` at axis `position` (core/views/inspector_content.py)."""

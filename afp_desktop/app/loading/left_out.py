@@ -4,12 +4,14 @@
   means parsing them all, and the run would be shown only after that. Nothing on screen needs it: a payload is
   checked again when it is read (the inspector, an export), and what the check finds is a banner line
   (prepared_views.prepare_views leaves it out). The command line still checks before it prints anything.
-* **The whole graph's layout when the graph is shown folded** (prepare_views(fold_above=…)): only the folded
-  graph's layout is drawn; the whole one is needed once the user turns folding off, and making it lengthens a big
-  Trace's load. Turned off before it comes, the window makes it then.
 
-Both are the engine's answer to a "left_out" request (engine/service.py), asked START_AFTER_MS after the run is
+The check is the engine's answer to a "left_out" request (engine/service.py), asked START_AFTER_MS after the run is
 shown: the window's process only takes the answer in (`checked(run)` then; the banner says what the check found).
+
+The loader also leaves out the whole graph's layout when the graph is shown folded (prepare_views(fold_above=…)):
+only the folded graph's layout is drawn, and the whole one is made when the user turns folding off
+(PreparedViews.whole_graph_layout). It is not asked of the engine: a layout of thousands of cards takes longer to
+receive on the window's thread than the window's longest pause allows.
 """
 
 from __future__ import annotations
@@ -71,19 +73,12 @@ class LeftOut(QObject):
         if run is not self.asked_about:
             return
         self.asked_about = None
-        problems, layout = answer["payload_problems"], answer["graph_layout"]
+        problems = answer["payload_problems"]
         if problems is not None:
             run.payloads_known(problems)
-        if layout is not None and run.views is not None and run.views.graph_layout is None:
-            run.views.graph_layout = layout
         self.checked.emit(run)
 
 
 def left_out(run: Run) -> list[str]:
-    """What the loader left out of `run` (each kept by the run or its views once made)."""
-    missing: list[str] = []
-    if not run.payloads_checked:
-        missing.append("payload_problems")
-    if run.views is not None and run.views.graph_layout is None:
-        missing.append("graph_layout")
-    return missing
+    """What the engine is asked about `run` once it is shown (kept by the run once known)."""
+    return [] if run.payloads_checked else ["payload_problems"]

@@ -14,8 +14,8 @@ It is a view of the run, so it lives among the views: the model below it never i
 readers that compute what they need themselves.
 
 Every field is made, except one left out on purpose: the whole graph's layout when the graph is shown folded
-(`graph_layout is None`; `whole_graph_layout` makes it when first asked, the engine makes it once the run is shown:
-app/loading/left_out.py). Pure: no Qt, no threads.
+(`graph_layout is None`; `whole_graph_layout` makes it when first asked: the window, once the user unfolds the
+graph). Pure: no Qt, no threads.
 """
 
 from __future__ import annotations
