@@ -52,7 +52,7 @@ class EngineRequests(QObject):
     @property
     def pending(self) -> bool:
         """A reply is still wanted (a panel waits for it)."""
-        return bool(self._waiting)
+        return bool(self.waiting_tags())
 
     def drop(self, tag: str) -> None:
         """The reply to `tag`'s newest request is no longer wanted."""
