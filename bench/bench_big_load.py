@@ -86,7 +86,7 @@ w.open_file(path)
 # loader waits for it as it would not in the app, which sleeps until something happens.
 run_until(lambda: w.session.run is not None and not w.loader.busy, w.loader.loaded, w.loader.failed, poll_ms=250)
 shown = time.perf_counter() - t
-run_until(lambda: not w.canvas.building and not w.paint_later.holding)
+run_until(lambda: not w.canvas.building and not w.paint_phase.holding)
 app.processEvents()  # the window's own paint of what it now shows (one held back a turn is served by now)
 complete = time.perf_counter() - t
 w.grab()  # (after the measure: a grab renders the whole window afresh, ~30 ms, a second paint the window never makes)

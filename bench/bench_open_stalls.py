@@ -409,7 +409,7 @@ def one_stop_moves(app, window, count: int = 300) -> float:
         session.move_to_stop((first + k) % len(session.stops))
         app.processEvents()  # the move published (a timer of 0 ms)…
         app.processEvents()  # …its paint asked for…
-        while window.paint_later.holding:  # …and served a turn later (paint_later.py)
+        while window.paint_phase.holding:  # …and served a turn later (scheduler.py)
             time.sleep(0.0005)
             app.processEvents()
         times.append((time.perf_counter() - start) * 1000)

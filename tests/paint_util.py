@@ -46,18 +46,18 @@ def paint_waiting(widget: QWidget) -> None:
     events waiting are served first (a resize from the window system, the layout requests it posts, a graphics
     scene telling its views what changed by a queued call), then the window is sent the UpdateRequest that timer
     sends, which paints its dirty widgets. Nothing dirty: no paint.
-    (Not for a window whose paint PaintLater holds back: this would paint it before the held paint's turn; see
+    (Not for a window whose paint PaintPhase holds back: this would paint it before the held paint's turn; see
     window_painted.)"""
     serve_waiting()
     QCoreApplication.sendEvent(widget.window(), QEvent(QEvent.Type.UpdateRequest))
 
 
 def window_painted(qtbot, window) -> None:
-    """Every paint of a main window asked for so far is done, the paint its PaintLater holds back for a later turn
+    """Every paint of a main window asked for so far is done, the paint its PaintPhase holds back for a later turn
     included: what is waiting is served, a held paint has had its turn, then the window paints what is still dirty
     (the UpdateRequest of Qt's frame timer, sent now) — and if the change being painted holds that paint for a
     turn, it has had its turn too."""
     serve_waiting()
-    qtbot.waitUntil(lambda: not window.paint_later.holding)
+    qtbot.waitUntil(lambda: not window.paint_phase.holding)
     QCoreApplication.sendEvent(window, QEvent(QEvent.Type.UpdateRequest))
-    qtbot.waitUntil(lambda: not window.paint_later.holding)
+    qtbot.waitUntil(lambda: not window.paint_phase.holding)

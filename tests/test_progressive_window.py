@@ -315,7 +315,7 @@ def test_the_whole_run_takes_the_part_s_place_on_a_turn_of_its_own(qtbot, window
 
 
 def test_the_load_goes_on_once_the_window_has_painted_its_part(qtbot, window, monkeypatch):
-    """After showing a part, the loader waits for the window's paint of it (paint_later's `served`), not for a
+    """After showing a part, the loader waits for the window's paint of it (paint_phase's `served`), not for a
     fixed time: with the fixed wait made 30 s long, the load still ends at once, and each part was painted first."""
     monkeypatch.setattr(prefixes, "MIN_BYTES", 0)
     monkeypatch.setattr(prefixes, "FIRST_EVENTS", 300)
@@ -325,7 +325,7 @@ def test_the_load_goes_on_once_the_window_has_painted_its_part(qtbot, window, mo
     monkeypatch.setattr(loader_module, "PREFIX_SETTLE_MS", 30_000)
     monkeypatch.setattr(loader_module, "PREFIX_WAIT_S", 30.0)
     painted, parts = [], []
-    window.paint_later.served.connect(lambda: painted.append(len(parts)))
+    window.paint_phase.served.connect(lambda: painted.append(len(parts)))
     window.loader.prefix.connect(lambda run: parts.append(run))
     with qtbot.waitSignal(window.loader.loaded, timeout=15_000):
         window.open_file(corpus_path("15-large-run", "events.ndjson"))

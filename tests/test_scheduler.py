@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QObject
 
 from afp_desktop.app.pacing.scheduler import (GROWTH_SETTLE_MS, SETTLE_MS, TURN_MS, ManualClock, MomentScheduler,
-                                              TurnQueue, after_a_busy_pass)
+                                              TurnQueue, on_a_light_turn)
 from afp_desktop.app.session import Session
 from afp_desktop.core.formats import open_run
 from tests.corpus_util import corpus_path
@@ -20,7 +20,7 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
-def test_pieces_run_one_per_turn_in_the_order_asked(clock):
+def test_pieces_run_one_a_turn_in_the_order_asked(clock):
     queue, ran = TurnQueue(clock), []
     for name in ("a", "b", "c"):
         queue.later(name, lambda n=name: ran.append((clock.now(), n)))
@@ -76,16 +76,16 @@ def test_work_of_its_own_waits_a_turn_after_a_busy_one_not_if_its_owner_is_gone(
     import shiboken6
 
     owner, ran = QObject(), []
-    after_a_busy_pass(owner, lambda: ran.append("light"), clock)
+    on_a_light_turn(owner, lambda: ran.append("light"), clock)
     assert ran == ["light"]
     clock.busy = True
-    after_a_busy_pass(owner, lambda: ran.append("after heavy work"), clock)
+    on_a_light_turn(owner, lambda: ran.append("after heavy work"), clock)
     assert ran == ["light"], "it ran in the turn of the heavy work"
     clock.advance(TURN_MS)
     assert ran == ["light", "after heavy work"], "it waits one turn, not more"
     gone = QObject()
     clock.busy = True
-    after_a_busy_pass(gone, lambda: ran.append("of an owner deleted"), clock)
+    on_a_light_turn(gone, lambda: ran.append("of an owner deleted"), clock)
     shiboken6.delete(gone)
     clock.advance(10 * TURN_MS)
     assert ran == ["light", "after heavy work"]
@@ -216,7 +216,7 @@ def test_a_heavy_moment_and_its_paint_never_share_a_turn(qtbot, clock):
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QWidget
 
-    from afp_desktop.app.pacing.scheduler import PaintLater
+    from afp_desktop.app.pacing.scheduler import PaintPhase
     from tests.paint_util import PaintCount
 
     widget = QWidget()
@@ -227,14 +227,14 @@ def test_a_heavy_moment_and_its_paint_never_share_a_turn(qtbot, clock):
     qtbot.waitExposed(widget)
     qtbot.waitUntil(lambda: first.count > 0)  # (its first paint is over)
     phases = Phases(clock)
-    paint_later = PaintLater(widget, queue=phases.scheduler.queue, clock=clock)
-    phases.scheduler.paint_steps.append(paint_later.arm)  # (a heavy change: no light budget)
+    paint_phase = PaintPhase(widget, queue=phases.scheduler.queue, clock=clock)
+    phases.scheduler.paint_steps.append(paint_phase.arm)  # (a heavy change: no light budget)
     phases.scheduler.paint_steps.append(widget.update)
     painted = PaintCount(widget)
     phases.ask(7)
     clock.advance(0)  # the move's turn: move → moment → paint phase
     QCoreApplication.sendPostedEvents()  # (the turn's paint request)
     assert phases.ran[:2] == [("move", 7), ("moment", 7)]
-    assert painted.count == 0 and paint_later.holding, "the paint came in the turn of the moment"
+    assert painted.count == 0 and paint_phase.holding, "the paint came in the turn of the moment"
     clock.advance(TURN_MS)  # the next turn of the queue: the held paint
-    assert painted.count == 1 and not paint_later.holding
+    assert painted.count == 1 and not paint_phase.holding

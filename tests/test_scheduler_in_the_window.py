@@ -89,7 +89,7 @@ def test_a_big_runs_graph_slices_stops_paint_and_settle_come_on_turns_of_their_o
     # (private pieces spied on: each is the one place its kind of work runs, and the pass it runs in is the point)
     spy(scene_builder.SceneBuilder, "_make_next", "slice")
     spy(timeline.TimelinePanel, "_show_pending_stops", "stops")
-    spy(scheduler.PaintLater, "_paint", "paint")
+    spy(scheduler.PaintPhase, "_paint", "paint")
     spy(session_module.Session, "_settle", "settle")
 
     class Painted(QObject):  # the graph painted, held for a turn (the "paint" piece) or at once (a light change)

@@ -52,7 +52,7 @@ def test_a_deferring_replay_gives_a_long_span_as_pending_and_keeps_the_walk_made
     assert list(plain.lines_of(turn)) == _naive(run, turn, TYPING, "Agent") and not plain.walks_wanted
 
 
-def test_the_bubble_lists_a_long_stops_lines_once_walked_beside_the_window(qtbot, long_turn_run):
+def test_the_bubble_lists_a_long_stops_lines_once_walked_off_the_windows_thread(qtbot, long_turn_run):
     run, turn = long_turn_run
     run.views = prepare_views(run)  # as the window's loader thread does (long_span_lines among them)
     session = Session()

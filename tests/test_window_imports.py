@@ -86,7 +86,7 @@ def test_a_real_start_up_imports_numpy_and_pyqtgraph_on_the_window_thread_alone(
     assert [(name, thread) for name, thread, main in loads if not main] == []
 
 
-def test_the_pieces_come_one_per_turn_numpy_first_and_the_qt_types_in_several(qapp, monkeypatch):
+def test_the_pieces_come_one_a_turn_numpy_first_and_the_qt_types_in_several(qapp, monkeypatch):
     """Driven by a ManualClock, a turn at a time: numpy's sources and code read in pieces, then its import; the Qt
     types pyqtgraph reads, QT_NAMES_PER_PIECE a turn; the modules it imports; pyqtgraph's own pieces, its import
     last. What waits for them is called after the last."""
@@ -158,7 +158,7 @@ def test_a_run_received_from_the_engine_waits_for_numpys_piece(qapp, qtbot, monk
     assert receive.wait()
 
 
-def test_a_job_beside_the_window_waits_for_numpy_until_asked_to_stop(qapp, monkeypatch):
+def test_a_job_off_the_windows_thread_waits_for_numpy_until_asked_to_stop(qapp, monkeypatch):
     import threading
 
     from afp_desktop.app.pacing.stoppable import stoppable

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from afp_desktop.app.pacing.scheduler import after_a_busy_pass
+from afp_desktop.app.pacing.scheduler import on_a_light_turn
 
 # After the window has shown a part, a load in this process goes on once the window has painted it
 # (RunLoader.window_painted), or PREFIX_SETTLE_MS later if no held paint comes; at least PREFIX_HOLD_MS later (tests
@@ -117,7 +117,7 @@ class RunLoader(QObject):
             QTimer.singleShot(max(PREFIX_SETTLE_MS, PREFIX_HOLD_MS), load.part_shown)
 
     def window_painted(self) -> None:
-        """The window painted what it held back (app/pacing/scheduler.py, PaintLater): a part shown just now is on screen, and
+        """The window painted what it held back (app/pacing/scheduler.py, PaintPhase): a part shown just now is on screen, and
         the load goes on."""
         load, self._painting = self._painting, None
         if load is not None:
@@ -129,8 +129,8 @@ class RunLoader(QObject):
         if load is not None and load is self._current and load.prefixes_shown:
             # The whole run takes a part's place: on a turn of the event loop of its own, not the one in which a
             # move of the cursor was just painted (the two together would make one long stall).
-            # (and after a pass of heavy work, on the next one: scheduler.after_a_busy_pass)
-            QTimer.singleShot(0, self, lambda: after_a_busy_pass(self, lambda: self._deliver(load, run)))
+            # (and after a pass of heavy work, on the next one: scheduler.on_a_light_turn)
+            QTimer.singleShot(0, self, lambda: on_a_light_turn(self, lambda: self._deliver(load, run)))
             return
         self._deliver(load, run)
 

@@ -6,7 +6,7 @@ Each move of the cursor goes through the same phases, in this order:
    latest wins, so fast scrubbing never queues stale work). It comes on a turn of the event loop of its own,
    and after a turn of heavy work on the next one.
 2. **moment** — every panel is given the new moment (`Panel.moment`: cheap work only).
-3. **paint** — the window's paint of it is held for the next turn unless the change was light (`PaintLater`), so a
+3. **paint** — the window's paint of it is held for the next turn unless the change was light (`PaintPhase`), so a
    heavy publish and its paint never share one turn.
 4. **settled** — once the cursor has been still for `SETTLE_MS`, the panels get `Panel.settled` (the place for
    expensive work), on a turn of its own in the window's queue.
@@ -15,7 +15,7 @@ The window's other heavy deferred pieces (a graph slice, a big run's timeline st
 wait in one queue, `TurnQueue`, and each turn runs the first of them only: input and the window's other timers
 are served between any two. A piece due in a turn whose work has already taken the window's thread `BUSY_PASS_S` of
 processor time, or that follows such a turn, waits for the next turn, once — a light turn comes between two heavy
-ones. `after_a_busy_pass` lets work that comes on a timer or signal of its own wait the same way.
+ones. `on_a_light_turn` lets work that comes on a timer or signal of its own wait the same way.
 
 Time comes from a `Clock`: `QtClock` (QTimer, the thread's processor time per pass of the event loop) in the app,
 `ManualClock` in tests, advanced by hand — the tests of this module never sleep.
@@ -281,7 +281,7 @@ def pass_busy(or_the_last: bool = False) -> bool:
     return app_clock().pass_busy(or_the_last)
 
 
-def after_a_busy_pass(context: QObject, work: Callable[[], None], clock: Clock | None = None) -> None:
+def on_a_light_turn(context: QObject, work: Callable[[], None], clock: Clock | None = None) -> None:
     """Run `work` now, unless this turn of the window's event loop or the one before it has done heavy work: then on
     the next turn (not if `context` is deleted first). For heavy work that comes on a timer or a signal of its own
     rather than through the queue (a step's readable view laid out in pieces, the whole of a big file shown)."""
@@ -302,7 +302,7 @@ def _while_alive(owner: QObject, piece: Callable[[], None]) -> Callable[[], None
 
 
 # -- the paint phase --------------------------------------------------------------------------------------------
-class PaintLater(QObject):
+class PaintPhase(QObject):
     """Holds back the next UpdateRequest (the one that repaints a window's dirty widgets) of the windows it watches
     by one turn: Qt paints a window in the turn of the change that made it dirty, and a big change and its paint
     in one turn would freeze the window as long as both. The screen keeps the previous frame meanwhile, whole.
@@ -397,7 +397,7 @@ class MomentScheduler:
     def move_wanted(self) -> None:
         """A move was asked for: it is applied on a turn of its own (one, however many moves come before it)."""
         if not self.move_pending:
-            self._move_turn = self.clock.call_later(0, lambda: after_a_busy_pass(self._owner, self._run_move,
+            self._move_turn = self.clock.call_later(0, lambda: on_a_light_turn(self._owner, self._run_move,
                                                                                  self.clock))
 
     def cancel_move(self) -> None:

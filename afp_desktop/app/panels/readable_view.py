@@ -275,8 +275,8 @@ class ReadableView(QScrollArea):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
-        # (each piece of it waits a pass after a pass of heavy work: scheduler.after_a_busy_pass)
-        self._timer.timeout.connect(lambda: scheduler.after_a_busy_pass(self, lambda: self._draw(in_pieces=True)))
+        # (each piece of it waits a pass after a pass of heavy work: scheduler.on_a_light_turn)
+        self._timer.timeout.connect(lambda: scheduler.on_a_light_turn(self, lambda: self._draw(in_pieces=True)))
         self._pending: list[dict] = []  # sections still to add to the body shown, one per event-loop turn
         self._shown: list[tuple[bytes | None, QWidget, QWidget]] = []  # (key, title, widget) of the sections drawn
         # Sections of steps drawn before, kept for a step that shows the same (SPARE_SECTIONS at most): successive
@@ -289,7 +289,7 @@ class ReadableView(QScrollArea):
         self._piece_timer = QTimer(self)
         self._piece_timer.setSingleShot(True)
         self._piece_timer.setInterval(0)
-        self._piece_timer.timeout.connect(lambda: scheduler.after_a_busy_pass(self, self._add_piece))
+        self._piece_timer.timeout.connect(lambda: scheduler.on_a_light_turn(self, self._add_piece))
 
     def set_theme(self, _theme: str) -> None:
         """Error text has a colour per theme: draw again, keeping none of the sections drawn before (those shown

@@ -48,7 +48,7 @@ from afp_desktop.app.pacing import window_imports
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.loading.engine_requests import EngineRequests
 from afp_desktop.app.loading.loader import RunLoader
-from afp_desktop.app.pacing.scheduler import PaintLater
+from afp_desktop.app.pacing.scheduler import PaintPhase
 from afp_desktop.app.loading.left_out import LeftOut
 from afp_desktop.app.loading.progressive import ProgressiveDisplay
 from afp_desktop.app.panels.notice_words import (
@@ -132,8 +132,8 @@ class MainWindow(QMainWindow):
         self.left_out = LeftOut(self.engine_requests, self)  # what the loader left out, asked once the run is shown
         self.left_out.checked.connect(self._on_payloads_checked)
         scheduler = self.session.scheduler
-        self.paint_later = PaintLater(self, queue=scheduler.queue, clock=scheduler.clock)
-        self.paint_later.served.connect(self.loader.window_painted)  # (a part shown, then painted: the load goes on)
+        self.paint_phase = PaintPhase(self, queue=scheduler.queue, clock=scheduler.clock)
+        self.paint_phase.served.connect(self.loader.window_painted)  # (a part shown, then painted: the load goes on)
         self.remember_layout = restore_layout  # a --screenshot window must not overwrite the user's layout
         self.theme = "light"
         self._themed = False
@@ -278,7 +278,7 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.docks[key] = dock
-        self.paint_later.watch(dock)
+        self.paint_phase.watch(dock)
         self.actions.append(MenuId.PANELS, dock.toggleViewAction())
         return dock
 
@@ -368,15 +368,15 @@ class MainWindow(QMainWindow):
         self.folding.expanded.connect(lambda says: self.statusBar().showMessage(says, 8000))
         self.folding.folding_changed.connect(self.action("fold").setChecked)
         s.moment_changed.connect(lambda _moment: self.minimap.follow_cursor())
-        # The scheduler's paint phase: a new moment is painted on the turn after the panels took it (PaintLater):
+        # The scheduler's paint phase: a new moment is painted on the turn after the panels took it (PaintPhase):
         # two short stalls, not one long one. A step of one stop that the panels took in less than a step's budget
         # is painted at once (a jump scrolls the graph and the timeline: its paint is heavy, and moves coming
         # faster share a paint).
-        s.scheduler.paint_steps.append(lambda: self.paint_later.arm(
+        s.scheduler.paint_steps.append(lambda: self.paint_phase.arm(
             light_until=s.scheduler.moment_began + LIGHT_MOVE_MS / 1000 if s.one_stop_step else None))
         # A big run's stops reach the timeline a turn after the other panels: their paint waits a turn more, or
         # laying them out and painting them with the graph's next paint would freeze the window in one piece.
-        self.timeline.when_built(lambda panel: panel.stops_shown.connect(lambda: self.paint_later.arm()))
+        self.timeline.when_built(lambda panel: panel.stops_shown.connect(lambda: self.paint_phase.arm()))
         self.summary.error_clicked.connect(self.go_to_first_error)
         templates = self.panels.get("templates")
         if hasattr(templates, "ensure_lines"):  # a background tab lists its lines when brought forward
@@ -464,7 +464,7 @@ class MainWindow(QMainWindow):
 
     def _use_theme(self, theme: str) -> None:
         self.theme, self._themed = theme, True
-        self.paint_later.arm()  # the whole window is painted anew: on the next turn, not with the change
+        self.paint_phase.arm()  # the whole window is painted anew: on the next turn, not with the change
         # Widgets with a style sheet keep the colours they were polished with; polish them again. Only this
         # window's own: another window's widgets may be freed by the garbage collector while we loop.
         for widget in [self, *self.findChildren(QWidget)]:

@@ -8,7 +8,7 @@ import time
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QWidget
 
-from afp_desktop.app.pacing.scheduler import PaintLater
+from afp_desktop.app.pacing.scheduler import PaintPhase
 from tests.corpus_util import corpus_path
 from tests.paint_util import PaintCount
 
@@ -24,16 +24,16 @@ class CountedWidget(QWidget):
         self.order.append("paint")
 
 
-def shown_widget(qtbot, order: list[str]) -> tuple[CountedWidget, PaintLater]:
+def shown_widget(qtbot, order: list[str]) -> tuple[CountedWidget, PaintPhase]:
     widget = CountedWidget(order)
     qtbot.addWidget(widget)
-    paint_later = PaintLater(widget)
+    paint_phase = PaintPhase(widget)
     widget.resize(200, 100)
     widget.show()
     qtbot.waitExposed(widget)
     qtbot.waitUntil(lambda: "paint" in order)  # its first paint is over
     order.clear()
-    return widget, paint_later
+    return widget, paint_phase
 
 
 def an_overdue_timer(order: list[str]) -> QTimer:
@@ -43,61 +43,61 @@ def an_overdue_timer(order: list[str]) -> QTimer:
     return timer
 
 
-def change_in_a_turn(widget: QWidget, paint_later: PaintLater | None = None) -> None:
-    """A change (armed, if `paint_later` is given) made, then the turn's posted events served: its paint request
+def change_in_a_turn(widget: QWidget, paint_phase: PaintPhase | None = None) -> None:
+    """A change (armed, if `paint_phase` is given) made, then the turn's posted events served: its paint request
     among them."""
-    if paint_later is not None:
-        paint_later.arm()
+    if paint_phase is not None:
+        paint_phase.arm()
     widget.update()
     QCoreApplication.sendPostedEvents()
 
 
 def test_without_arming_the_paint_comes_in_the_same_turn_before_any_timer(qtbot):
     order: list[str] = []
-    widget, paint_later = shown_widget(qtbot, order)
+    widget, paint_phase = shown_widget(qtbot, order)
     timer = an_overdue_timer(order)
     change_in_a_turn(widget)
-    assert order == ["paint"] and paint_later.held == 0
+    assert order == ["paint"] and paint_phase.held == 0
     qtbot.waitUntil(lambda: "timer" in order)
     assert timer is not None
 
 
 def test_armed_the_paint_waits_for_the_next_turn_and_timers_come_first(qtbot):
     order: list[str] = []
-    widget, paint_later = shown_widget(qtbot, order)
+    widget, paint_phase = shown_widget(qtbot, order)
     timer = an_overdue_timer(order)
-    change_in_a_turn(widget, paint_later)
-    assert order == [] and paint_later.holding and paint_later.held == 1
+    change_in_a_turn(widget, paint_phase)
+    assert order == [] and paint_phase.holding and paint_phase.held == 1
     qtbot.waitUntil(lambda: "paint" in order)
     assert order == ["timer", "paint"], "the overdue timer ran between the change and its paint"
-    assert not paint_later.holding
+    assert not paint_phase.holding
     # disarmed once used: the next paint is not held
     change_in_a_turn(widget)
-    assert order[-1] == "paint" and order.count("paint") == 2 and paint_later.held == 1
+    assert order[-1] == "paint" and order.count("paint") == 2 and paint_phase.held == 1
     assert timer is not None
 
 
 def test_updates_made_while_held_are_painted_by_the_one_held_request(qtbot):
     order: list[str] = []
-    widget, paint_later = shown_widget(qtbot, order)
-    change_in_a_turn(widget, paint_later)
+    widget, paint_phase = shown_widget(qtbot, order)
+    change_in_a_turn(widget, paint_phase)
     widget.update()  # Qt asks no second time while one request is out: the held one must serve this too
     qtbot.waitUntil(lambda: "paint" in order)
-    qtbot.waitUntil(lambda: not len(paint_later.queue))  # (nothing more is to come: the queue is empty)
+    qtbot.waitUntil(lambda: not len(paint_phase.queue))  # (nothing more is to come: the queue is empty)
     QCoreApplication.sendPostedEvents()
-    assert order == ["paint"] and not paint_later.holding
+    assert order == ["paint"] and not paint_phase.holding
 
 
 def test_changes_coming_faster_than_a_turn_do_not_put_the_paint_off_for_ever(qtbot):
     """Each move arms it again; the held paint still comes, showing the latest change (not held again)."""
     order: list[str] = []
-    widget, paint_later = shown_widget(qtbot, order)
-    change_in_a_turn(widget, paint_later)
-    assert paint_later.holding
+    widget, paint_phase = shown_widget(qtbot, order)
+    change_in_a_turn(widget, paint_phase)
+    assert paint_phase.holding
     for _ in range(5):  # the next moves, each before the held paint is served
-        change_in_a_turn(widget, paint_later)
+        change_in_a_turn(widget, paint_phase)
     qtbot.waitUntil(lambda: "paint" in order, timeout=1000)
-    assert paint_later.held == 1 and not paint_later.holding
+    assert paint_phase.held == 1 and not paint_phase.holding
 
 
 # -- in the window --------------------------------------------------------------------------------------------
@@ -112,7 +112,7 @@ def open_sample(qtbot, window) -> None:
 def window_at_rest(window) -> bool:
     """Nothing held, queued or still to settle: what comes next is the test's doing."""
     scheduler = window.session.scheduler
-    return not window.canvas.building and not window.paint_later.holding and not len(scheduler.queue) \
+    return not window.canvas.building and not window.paint_phase.holding and not len(scheduler.queue) \
         and not scheduler.settle_waiting
 
 
@@ -130,16 +130,16 @@ def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_
     drawn = PaintCount(window.timeline.panel.plots.viewport())
     qtbot.waitUntil(lambda: drawn.count > 0 and window.timeline.panel.stops and window_at_rest(window))  # (settled, drawn)
     paints = PaintCount(window.timeline.panel.plots.viewport())  # (its cursor moves at every stop)
-    held = window.paint_later.held
+    held = window.paint_phase.held
     session.move_to_stop(2)
     session.flush()  # the panels take the new moment now
     QCoreApplication.sendPostedEvents()
-    assert paints.count > 0 and not window.paint_later.holding and window.paint_later.held == held
+    assert paints.count > 0 and not window.paint_phase.holding and window.paint_phase.held == held
     session.move_to_stop(len(session.stops) - 1)
     session.flush()
     QCoreApplication.sendPostedEvents()
-    assert window.paint_later.holding and window.paint_later.held == held + 1
-    qtbot.waitUntil(lambda: not window.paint_later.holding)
+    assert window.paint_phase.holding and window.paint_phase.held == held + 1
+    qtbot.waitUntil(lambda: not window.paint_phase.holding)
 
 
 def test_a_heavy_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took_it(qtbot, window, monkeypatch):
@@ -148,7 +148,7 @@ def test_a_heavy_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took
     open_sample(qtbot, window)
     window.session.move_to_stop(0)
     window.session.flush()
-    qtbot.waitUntil(lambda: not window.paint_later.holding)
+    qtbot.waitUntil(lambda: not window.paint_phase.holding)
     # a panel slower than a step's budget (the inspector drawing a big step, a long run's graph scrolled): the
     # scheduler's clock (the one the paint's budget is read on) moves on while the panels take the moment
     clock, taken = window.session.scheduler.clock, [0.0]
@@ -156,32 +156,32 @@ def test_a_heavy_move_of_the_cursor_is_painted_on_the_turn_after_the_panels_took
     monkeypatch.setattr(clock, "now", lambda: real_now() + taken[0])
     window.session.moment_changed.connect(lambda _moment: taken.__setitem__(0, taken[0] + LIGHT_MOVE_MS / 1000 + 0.004))
     paints = PaintCount(window.canvas.viewport())
-    held = window.paint_later.held
+    held = window.paint_phase.held
     window.session.move_to_stop(1)
     window.session.flush()
     QCoreApplication.sendPostedEvents()
-    assert paints.count == 0 and window.paint_later.holding and window.paint_later.held == held + 1
+    assert paints.count == 0 and window.paint_phase.holding and window.paint_phase.held == held + 1
     qtbot.waitUntil(lambda: paints.count > 0)
-    assert not window.paint_later.holding
+    assert not window.paint_phase.holding
 
 
 def test_a_light_arm_holds_the_paint_once_its_time_is_past(qtbot):
     order: list[str] = []
-    widget, paint_later = shown_widget(qtbot, order)
-    paint_later.arm(light_until=time.perf_counter() + 5.0)
+    widget, paint_phase = shown_widget(qtbot, order)
+    paint_phase.arm(light_until=time.perf_counter() + 5.0)
     widget.update()
     QCoreApplication.sendPostedEvents()
-    assert order == ["paint"] and paint_later.held == 0
-    paint_later.arm(light_until=time.perf_counter() - 0.001)
+    assert order == ["paint"] and paint_phase.held == 0
+    paint_phase.arm(light_until=time.perf_counter() - 0.001)
     widget.update()
     QCoreApplication.sendPostedEvents()
-    assert order == ["paint"] and paint_later.holding
+    assert order == ["paint"] and paint_phase.holding
     qtbot.waitUntil(lambda: order == ["paint", "paint"])
-    paint_later.arm()  # a heavy change, then a light one in the same turn: the paint is held
-    paint_later.arm(light_until=time.perf_counter() + 5.0)
+    paint_phase.arm()  # a heavy change, then a light one in the same turn: the paint is held
+    paint_phase.arm(light_until=time.perf_counter() + 5.0)
     widget.update()
     QCoreApplication.sendPostedEvents()
-    assert order == ["paint", "paint"] and paint_later.holding
+    assert order == ["paint", "paint"] and paint_phase.holding
     qtbot.waitUntil(lambda: len(order) == 3)
 
 
@@ -190,9 +190,9 @@ def test_a_theme_switch_is_painted_on_the_next_turn(qtbot, window, restore_app_l
     paints = PaintCount(window.canvas.viewport())
     window.apply_theme("dark" if window.theme == "light" else "light")
     QCoreApplication.sendPostedEvents()
-    assert paints.count == 0 and window.paint_later.holding
+    assert paints.count == 0 and window.paint_phase.holding
     qtbot.waitUntil(lambda: paints.count > 0)
-    assert not window.paint_later.holding
+    assert not window.paint_phase.holding
 
 
 def test_the_window_keeps_painting_while_the_cursor_is_scrubbed_back_to_back(qtbot, window):
@@ -217,6 +217,6 @@ def test_a_floating_panel_is_painted_with_the_window_on_the_next_turn(qtbot, win
     window.session.flush()
     QCoreApplication.sendPostedEvents()
     assert (graph.count, timeline.count) == (0, 0), "neither window paints the new moment in the same turn"
-    assert window.paint_later.holding
+    assert window.paint_phase.holding
     qtbot.waitUntil(lambda: graph.count > 0 and timeline.count > 0)
-    assert not window.paint_later.holding
+    assert not window.paint_phase.holding
