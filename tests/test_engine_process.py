@@ -145,3 +145,29 @@ def test_closing_the_run_ends_the_engine_process_that_held_it(qtbot, engine_wind
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         window.open_file(str(path))
     assert window.loader.loads.engine is not holder and window.session.run is not None
+
+
+def test_the_window_holds_a_copy_without_event_objects_and_the_engine_makes_the_shared_page(qtbot, engine_window,
+                                                                                          tmp_path):
+    """The run the engine process sends holds its events packed (reading one raises), and File ▸ Share as web page
+    is made by the engine, which holds them."""
+    import pytest
+
+    from afp_desktop.core.views.window_copy import EventsInTheEngine, EventsNotHere
+
+    window, path = engine_window, sample(tmp_path, "events.ndjson")
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.open_file(path)
+    run = window.session.run
+    assert isinstance(run.domain_events, EventsInTheEngine) and isinstance(run.typed_events, EventsInTheEngine)
+    with pytest.raises(EventsNotHere):
+        run.typed_events[5]
+    asked = []
+    request = window.engine_requests.request
+    window.engine_requests.request = lambda tag, kind, *rest: asked.append(kind) or request(tag, kind, *rest)
+    share = window.features["share"]
+    out = tmp_path / "run.html"
+    share.share_to(str(out))
+    qtbot.waitUntil(lambda: share.written == str(out), timeout=LOAD_TIMEOUT)
+    assert asked == ["share_page"] and window.engine_requests.engine_link.holds(run)
+    assert b"get_weather" in out.read_bytes()

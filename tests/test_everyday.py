@@ -18,6 +18,7 @@ from afp_desktop.app.storage.file_labels import recent_label, short_folder
 from afp_desktop.app.shell.main_window import MainWindow
 from afp_desktop.app.panels.notice_words import SENTENCES, message_for
 from afp_desktop.app.storage.settings import MAX_POSITIONS, Settings
+from afp_desktop.core.views.window_copy import whole_run
 from tests.corpus_util import corpus_path, read_bytes
 from tests.dialog_util import export_with_shortcut
 
@@ -78,7 +79,7 @@ def test_banner_speaks_plainly_and_keeps_the_detail_on_demand(qtbot, window):
     assert line.detail.isVisible() and "BoundaryEvents" in line.detail.text()
     assert line.detail.textFormat() == Qt.TextFormat.PlainText
     # The exact texts stay available in the order the run gives them.
-    assert banner.texts[:2] == [n.text for n in window.session.run.all_notices()][:2]
+    assert banner.texts[:2] == [n.text for n in whole_run(window.session.run).all_notices()][:2]
 
 
 def test_errors_come_first_and_an_unknown_code_shows_its_text(qtbot, window):

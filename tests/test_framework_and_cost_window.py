@@ -13,6 +13,7 @@ from afp_desktop.app.features.price_table import DEFAULT_ROW, PriceDialog
 from afp_desktop.app.storage.settings import Settings
 from afp_desktop.core.model.framework_steps import FRAMEWORK_KIND, framework_steps
 from afp_desktop.core.views.cost import parse_price_table
+from afp_desktop.core.views.window_copy import whole_run
 from tests.corpus_util import corpus_path
 from tests.inspector_reading import read
 
@@ -102,7 +103,7 @@ def test_shown_the_cursor_inside_a_framework_step_rings_it_and_a_click_goes_ther
     window.action("hide_framework").setChecked(False)
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "trace.json"))
     run, session, canvas = window.session.run, window.session, window.canvas
-    cache = next(s for s in framework_steps(run.domain_events) if s.segment == "sf-cache")
+    cache = next(s for s in framework_steps(whole_run(run).domain_events) if s.segment == "sf-cache")
     chip = next(d for d, s in window.folding.fw_map.step_of.items() if s == cache)
     session.move_to(run.axis.position_of_domain(cache.entry) + 1, immediate=True)
     assert canvas.current == chip and chip in canvas.art.active
@@ -261,7 +262,7 @@ def test_framework_steps_shown_and_similar_iterations_folded_together(qtbot, win
     assert canvas.happened is not None and all(canvas.happened)
     folding.activate(fold_chip)  # expands: every step and every framework step drawn
     canvas.finish_building()
-    assert drawn_kinds(window).count(FRAMEWORK_KIND) == len(framework_steps(run.domain_events))
+    assert drawn_kinds(window).count(FRAMEWORK_KIND) == len(framework_steps(whole_run(run).domain_events))
 
 
 def test_with_future_steps_hidden_the_chip_counts_only_what_has_happened(qtbot, window):
@@ -274,7 +275,7 @@ def test_with_future_steps_hidden_the_chip_counts_only_what_has_happened(qtbot, 
     session.next_stop()
     session.next_stop()
     session.flush()
-    steps = framework_steps(session.run.domain_events)
+    steps = framework_steps(whole_run(session.run).domain_events)
     happened = sum(1 for s in steps if s.started(session.moment.n_domain))
     assert 0 < happened < 16 and chip.text() == f"⚙ {happened} framework step{'s' if happened > 1 else ''} hidden"
     session.end()

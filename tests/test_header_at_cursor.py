@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from afp_desktop.app.panels.banner import summary_parts
 from afp_desktop.core.model.summary import summarize, summary_at
+from afp_desktop.core.views.window_copy import whole_run
 from tests.facts_run import facts_stream, halted_stream
 from tests.test_window_facts import move, open_and_wait, write
 
 
 def test_at_the_start_the_header_shows_only_what_was_known_then(qtbot, window, tmp_path):
     open_and_wait(qtbot, window, write(tmp_path, halted_stream(), "halted.ndjson"))
-    run, summary = window.session.run, window.summary
+    run, summary = whole_run(window.session.run), window.summary
     whole = summarize(run)
     assert (whole.llm_calls, whole.errors) == (1, 1)
     move(window, 0)
@@ -28,7 +29,7 @@ def test_at_the_start_the_header_shows_only_what_was_known_then(qtbot, window, t
 
 def test_at_every_stop_the_figures_are_those_known_then(qtbot, window, tmp_path):
     open_and_wait(qtbot, window, write(tmp_path, facts_stream()))
-    run, session, summary = window.session.run, window.session, window.summary
+    run, session, summary = whole_run(window.session.run), window.session, window.summary
     whole = summarize(run)
     for index in range(len(session.stops)):
         session.move_to_stop(index)
@@ -43,7 +44,7 @@ def test_at_every_stop_the_figures_are_those_known_then(qtbot, window, tmp_path)
 
 def test_at_the_end_the_header_is_the_whole_files_summary(qtbot, window, tmp_path):
     open_and_wait(qtbot, window, write(tmp_path, halted_stream(), "halted.ndjson"))
-    run, summary = window.session.run, window.summary
+    run, summary = whole_run(window.session.run), window.summary
     (error,) = window.session.replay.facts.errors
     move(window, 5)
     assert " of " in summary.figures.full_text()

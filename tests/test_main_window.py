@@ -19,6 +19,7 @@ from afp_desktop.core.model.timeline import x_of_position
 from afp_desktop.app.storage.settings import Settings
 from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.replay import Replay
+from afp_desktop.core.views.window_copy import whole_run
 from tests.corpus_util import corpus_path, read_bytes
 
 SCENARIO = "02-react-two-tools"
@@ -93,7 +94,7 @@ def test_opens_every_format(qtbot, window, name):
     assert len(window.canvas.node_items) == len(run.stepgraph["nodes"]) > 0
     assert window.summary.isVisible() and run.format_name in window.summary.text
     assert "3 LLM calls" in window.summary.text and "2 tool calls" in window.summary.text
-    notices = run.all_notices()
+    notices = whole_run(run).all_notices()
     assert [n.text for n in notices] == window.banner.texts[:len(notices)]
     assert window.windowTitle().startswith(os.path.basename(path))
     assert_all_agree(window)

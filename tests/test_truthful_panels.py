@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.replay import ACTIVE, Replay
+from afp_desktop.core.views.window_copy import whole_run
 from tests.corpus_util import corpus_path
 from tests.inspector_reading import read
 
@@ -59,7 +60,7 @@ def test_editing_a_template_updates_the_lines_of_the_stop(qtbot, window):
 def test_the_working_tools_card_is_drawn_active_while_the_bubble_says_so(qtbot, window):
     open_and_wait(qtbot, window, "sample_traces/tool-progress.events.ndjson")
     run = window.session.run
-    j = next(j for j, e in enumerate(run.typed_events) if e["type"] == "agentfootprint.stream.tool_start")
+    j = next(j for j, e in enumerate(whole_run(run).typed_events) if e["type"] == "agentfootprint.stream.tool_start")
     window.session.move_to(run.axis.typed_after[j], immediate=True)
     chat, canvas = window.panels["chat"], window.canvas
     assert chat.status_text() == "Working on `scan_repo`…"

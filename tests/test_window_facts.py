@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from afp_desktop.app.panels.run_end_words import cost_so_far, cost_words, end_at, headline
 from afp_desktop.core.views.run_facts import cost_usd, facts_of_run
+from afp_desktop.core.views.window_copy import whole_run
 from tests.answers_util import events_in_the_engine
 from tests.facts_run import Stream, facts_stream, halted_stream, paused_stream, start, thinking_stream
 
@@ -216,7 +217,7 @@ def test_bars_show_only_what_has_happened_at_the_cursor(qtbot, window, tmp_path)
     tool, llm2 = float(labels.index("Tool call 1")), float(labels.index("LLM turn 2"))
     figures = run.views.stop_figures
     assert figures.tool_ms[int(tool)] > 0 and figures.tokens_in[int(llm2)] > 0
-    tool_start = next(j for j, e in enumerate(run.typed_events) if e["type"].endswith("stream.tool_start"))
+    tool_start = next(j for j, e in enumerate(whole_run(run).typed_events) if e["type"].endswith("stream.tool_start"))
     move(window, run.axis.typed_after[tool_start])  # the tool is running
     assert panel.shown_figure(int(tool)) == (0, 0, 0)  # not its final height
     assert tool in panel.running_stops  # drawn as running

@@ -20,6 +20,7 @@ from typing import Any
 from afp_desktop.core.library.stepgraph import StepGraphFold
 from afp_desktop.core.model.axis import Axis, AxisEntries
 from afp_desktop.core.model.run import Notice, Run
+from afp_desktop.core.views.window_copy import EventsNotHere, holds_events
 
 # The lists a typed stream's Run is made of, by name (run_lists gives them of a Run).
 LISTS = ("typed", "domain", "anchors", "entries", "domain_before", "typed_before", "commit_before", "domain_after",
@@ -47,7 +48,9 @@ class Probe:
 
 
 def probe_of(run: Run | None) -> Probe | None:
-    if run is None or run.format != "ndjson" or not run.typed_events:
+    """None: the follow starts from nothing the window holds (the engine sends the run whole first): no run, not a
+    stream, or the window's copy of a prepared run (its events packed: core/views/window_copy.py)."""
+    if run is None or run.format != "ndjson" or not run.typed_events or not holds_events(run):
         return None
     lists = run_lists(run)
     return Probe({name: len(values) for name, values in lists.items()}, _ends(lists, None))
@@ -132,13 +135,16 @@ class RunMirror:
 
 def extends(grown: Run, shown: Run) -> bool:
     """`grown` holds `shown`'s events first (the same file read further: checked at both ends of both event
-    lists), so showing it is a growth, not a new run."""
+    lists), so showing it is a growth, not a new run. Window copies are compared by the events they kept."""
     for old, new in ((shown.typed_events, grown.typed_events), (shown.domain_events, grown.domain_events)):
         if old is None and new is None:
             continue
         if old is None or new is None or len(new) < len(old):
             return False
-        if old and (old[0] != new[0] or old[-1] != new[len(old) - 1]):
+        try:
+            if old and (old[0] != new[0] or old[-1] != new[len(old) - 1]):
+                return False
+        except EventsNotHere:  # (a window's copy that did not keep the event compared: cannot be told a growth)
             return False
     # (A part with no commit log has stops derived from its events: a whole run with one is not a growth of it.)
     return shown.format == grown.format and (shown.commit_log is None) == (grown.commit_log is None)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Callable
 from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError
 from afp_desktop.core.formats.source import byte_limit
+from afp_desktop.core.views.window_copy import part_counts, window_copy
 from afp_desktop.engine.collector import collector_paused
 from afp_desktop.engine.service import Engine, NoRun
 
@@ -167,16 +168,19 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
             last["percent"], last["progress"] = percent, now
             send("progress", load, percent / 100)
 
+    parts: list[tuple[int, int]] = []  # (typed, domain) event counts of the parts sent so far
+
     def spill(run) -> str:
         nonlocal spills
         spills += 1
         name = os.path.join(spill_folder, f"run-{os.getpid()}-{spills}.pickle")
         with open(name, "wb") as out:
-            pickle.dump(run, out, protocol=PICKLE_PROTOCOL)
+            pickle.dump(window_copy(run, parts), out, protocol=PICKLE_PROTOCOL)
         return name
 
     def show_prefix(run) -> None:
         send("prefix", load, spill(run))
+        parts.append(part_counts(run))
 
     path = asked["path"]
     try:

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Callable
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.model.run import Run
 from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
+from afp_desktop.core.views.window_copy import whole_run
 
 if TYPE_CHECKING:
     from afp_desktop.core.views.found_hits import FoundHits
 
-REQUESTS = ("find", "index_for_find", "inspect", "left_out",  # the kinds of request `answer` knows
+REQUESTS = ("find", "index_for_find", "inspect", "left_out", "share_page",  # the kinds of request `answer` knows
             "event_rows", "event_types", "event_filter", "context", "context_value")
 
 
@@ -29,12 +30,16 @@ class Engine:
         self.run: Run | None = None
         self._index = None  # the SearchIndex of `run` (built by the first find; status lines per template map)
         self._helpers: dict[str, tuple[Run, int, object]] = {}  # name → (run, its length, helper): _helper
+        self._adopted: Run | None = None  # the run given to `adopt` (the window's copy; `run` is it unpacked)
 
     def adopt(self, run: Run | None) -> None:
-        """Answer later requests about `run` (a run read elsewhere: the window's own)."""
-        if run is not self.run:
-            self.run, self._index = run, None
+        """Answer later requests about `run` (a run read elsewhere: the window's own; its copy's events are
+        unpacked here, once: core/views/window_copy.py)."""
+        if run is not self._adopted:
+            self._adopted = None
+            self.run, self._index = (whole_run(run) if run is not None else None), None
             self._helpers.clear()
+            self._adopted = run
 
     def open(self, path: str, conversation: str | None = None, fold_above: int | None = None,
              progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None,
@@ -44,7 +49,7 @@ class Engine:
         this (None: never; see prepare_views). `show_prefix(run)` gets the prepared runs of the first events of a
         big file while the rest is read. `for_window=False`: the run as read once (open_run's `read_once`; the
         command line computes what it asks for), none of the window's projections prepared."""
-        self.run, self._index = None, None  # (the run opened before is let go of before the next is built)
+        self.run, self._index, self._adopted = None, None, None  # (the run opened before is let go of first)
         self._helpers.clear()
         if for_window:
             self.run = load_run(path, progress, cancelled, conversation, show_prefix, fold_above)
@@ -54,7 +59,7 @@ class Engine:
         return self.run
 
     def close(self) -> None:
-        self.run, self._index = None, None
+        self.run, self._index, self._adopted = None, None, None
         self._helpers.clear()
 
     def answer(self, kind: str, args: dict):
@@ -69,6 +74,8 @@ class Engine:
             return self.inspect(**args)
         if kind == "left_out":
             return self.left_out()
+        if kind == "share_page":
+            return self.share_page(**args)
         if kind in LIST_ANSWERS:
             name, make, method = LIST_ANSWERS[kind]
             return getattr(self._helper(name, make), method)(**args)
@@ -122,6 +129,15 @@ class Engine:
         if run is None:
             raise NoRun("no run is open")
         return {"payload_problems": None if run.payloads_checked else run.payload_problems}
+
+    def share_page(self, templates: dict, app_name: str, stop: int | None, title: str) -> bytes:
+        """The open run as one self-contained web page (core/views/share_html.py), its status lines rendered with
+        `templates` and `app_name`, opening at `stop`."""
+        from afp_desktop.core.views.share_html import page_bytes
+
+        if self.run is None:
+            raise NoRun("no run is open")
+        return page_bytes(self.run, templates, app_name, stop=stop, title=title)
 
     def inspect(self, index: int, position: int | None = None, prices=None) -> dict:
         """What the inspector shows of step `index` at axis `position` (core/views/inspector_content.py)."""

@@ -55,6 +55,7 @@ from afp_desktop.core.views.compare import (
     word_diff,
 )
 from afp_desktop.core.problems import LoadCancelled
+from afp_desktop.core.views.window_copy import whole_run
 
 DIFF_COLOURS = {  # (background, text) of deleted and inserted words; muted notes
     "light": {"delete": ("#ffd7d5", "#86181d"), "insert": ("#ccffd8", "#0f5323"), "muted": "#5f6773"},
@@ -221,8 +222,9 @@ class _CompareThread(QThread):
 
         try:
             with stoppable(self.stop_flag):
-                comparison = compare_runs(*self.runs)
-                shown = ComparisonShown.of(comparison, *self.runs)
+                wholes = [whole_run(run) for run in self.runs]  # (events unpacked here, off the window's thread)
+                comparison = compare_runs(*wholes)
+                shown = ComparisonShown.of(comparison, *wholes)
             self.done.emit(shown)
         except LoadCancelled:
             return
@@ -347,7 +349,8 @@ class CompareWindow(QMainWindow):
     def set_runs(self, run_a, run_b, comparison: Comparison | ComparisonShown | None = None) -> None:
         """Show the two runs compared (`comparison` if it was computed already, e.g. off the UI thread)."""
         if not isinstance(comparison, ComparisonShown):
-            comparison = ComparisonShown.of(comparison or compare_runs(run_a, run_b), run_a, run_b)
+            whole_a, whole_b = whole_run(run_a), whole_run(run_b)
+            comparison = ComparisonShown.of(comparison or compare_runs(whole_a, whole_b), whole_a, whole_b)
         shown = comparison
         self.comparison = comparison = shown.comparison
         self.position_map = PositionMap(comparison, run_a, run_b)

@@ -1,42 +1,21 @@
 """File ▸ Share as web page…: the run shown, with the window's templates and at its current stop, written as one
-self-contained HTML file (core/views/share_html.py) that anyone can replay in a browser. The page is built on a
-thread beside the window; the file is written through the one safe writer once it is ready."""
+self-contained HTML file (core/views/share_html.py) that anyone can replay in a browser. The page is made by the
+engine (a "share_page" request: it holds the run's events); the file is written through the one safe writer once
+the page has come."""
 
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.export.export_dialog import default_export_folder, proposed_file_name, remember_export_folder
-from afp_desktop.app.pacing.stoppable import stoppable
-from afp_desktop.core.formats import LoadCancelled
 from afp_desktop.core.safe_write import UnsafeOutput, check_destination, write_file
 
 
-class _PageThread(QThread):
-    made = Signal(object)  # bytes, or the exception that stopped it
-
-    def __init__(self, run, templates: dict, app_name: str, stop: int | None, parent: QObject | None = None):
-        super().__init__(parent)
-        self._args = (run, templates, app_name, stop)
-        self.stop_flag = threading.Event()
-
-    def run(self) -> None:
-        from afp_desktop.core.views.share_html import page_bytes
-
-        run, templates, app_name, stop = self._args
-        try:
-            with stoppable(self.stop_flag):
-                page = page_bytes(run, templates, app_name, stop=stop, title=os.path.basename(run.path))
-        except Exception as err:  # noqa: BLE001 - said to the user in a sentence
-            self.made.emit(err)
-        else:
-            self.made.emit(page)
+TAG = "share_page"  # (the engine request's tag: a newer share supersedes one under way)
 
 
 class SharePage(PanelDefaults):
@@ -44,7 +23,7 @@ class SharePage(PanelDefaults):
 
     def __init__(self, window) -> None:
         self.window = window
-        self.thread: _PageThread | None = None
+        self.making = False  # a page was asked of the engine and has not come yet
         self.written: str | None = None  # the last page written
         self.action = window.bind_action("share", self.ask)
         self.action.setEnabled(False)
@@ -54,6 +33,7 @@ class SharePage(PanelDefaults):
 
     def run_closed(self) -> None:
         self.action.setEnabled(False)
+        self.making = False  # (the engine's answer about a closed run is not delivered)
 
     def ask(self) -> None:
         run = self.window.session.run
@@ -77,20 +57,20 @@ class SharePage(PanelDefaults):
         except UnsafeOutput as err:
             QMessageBox.warning(self.window, "Share failed", str(err))
             return
-        self.stop()
-        self.thread = _PageThread(run, dict(session.templates), session.app_name, session.stop_index, self.window)
-        self.thread.made.connect(lambda result, p=path, r=run: self._made(result, p, r))
+        self.making = True
+        args = {"templates": dict(session.templates), "app_name": session.app_name, "stop": session.stop_index,
+                "title": os.path.basename(run.path)}
+        self.window.engine_requests.request(TAG, "share_page", args,
+                                            lambda page, p=path, r=run: self._made(page, p, r), self._failed)
         self.window.show_status("Making the web page…", 0)
-        self.thread.start()
 
-    def _made(self, result, path: str, run) -> None:
-        self.thread = None
-        if isinstance(result, LoadCancelled):
-            return
-        if isinstance(result, Exception):
-            QMessageBox.warning(self.window, "Share failed", f"Could not make the web page: {result}")
-            self.window.show_status("")
-            return
+    def _failed(self, why: str) -> None:
+        self.making = False
+        QMessageBox.warning(self.window, "Share failed", f"Could not make the web page: {why}")
+        self.window.show_status("")
+
+    def _made(self, result: bytes, path: str, run) -> None:
+        self.making = False
         try:
             write_file(path, result, [run.path])
         except (OSError, UnsafeOutput) as err:
@@ -102,8 +82,8 @@ class SharePage(PanelDefaults):
         self.window.show_status(f"Shared the run as a web page: {path} ({len(result):,} bytes; it contains the full "
                                 "conversation unless the file was redacted)", 15000)
 
-    def stop(self, wait_ms: int = 5000) -> None:
-        thread, self.thread = self.thread, None
-        if thread is not None:
-            thread.stop_flag.set()
-            thread.wait(wait_ms)
+    def stop(self) -> None:
+        """The page asked for is no longer wanted."""
+        if self.making:
+            self.making = False
+            self.window.engine_requests.drop(TAG)

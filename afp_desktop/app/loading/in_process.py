@@ -12,6 +12,7 @@ from afp_desktop.app.loading import loader as loader_module
 from afp_desktop.app.pacing import window_imports
 from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled
+from afp_desktop.core.views.window_copy import part_counts, window_copy
 from afp_desktop.engine.collector import collector_paused
 from afp_desktop.engine.process import failure_message
 from afp_desktop.engine.service import Engine
@@ -35,6 +36,7 @@ class ThreadLoad(QThread):
         self.stop_flag = threading.Event()
         self.shown = threading.Event()  # set by the window once a prefix is on screen
         self.prefixes_shown = 0  # (counted on the window's thread)
+        self._parts: list[tuple[int, int]] = []  # (typed, domain) event counts of the parts handed on so far
         self._last_percent, self._last_emit = -1, 0.0
 
     @property
@@ -64,7 +66,8 @@ class ThreadLoad(QThread):
         """Hand a part to the window and wait (a little) until it is shown: the window's thread needs Python to show
         it, and a run built at the same time in this process would make every step of that take far longer."""
         self.shown.clear()
-        self.prefix.emit(run)
+        self.prefix.emit(window_copy(run, self._parts))
+        self._parts.append(part_counts(run))
         self.shown.wait(loader_module.PREFIX_WAIT_S)  # (not the file's reading pace: prefixes.py leaves it out)
 
     def run(self) -> None:
@@ -87,7 +90,7 @@ class ThreadLoad(QThread):
             if self.stop_flag.is_set():
                 self.cancelled.emit()
             else:
-                self.loaded.emit(run)
+                self.loaded.emit(window_copy(run, self._parts))
 
 
 class ThreadLoads:

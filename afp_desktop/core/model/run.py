@@ -233,6 +233,11 @@ class Run:
         return indices_by_text(self.domain_events, "type")
 
     def stage_ids_on_axis(self) -> list[str]:
+        """The stage id at each axis position (computed once)."""
+        return self._stage_ids
+
+    @cached_property
+    def _stage_ids(self) -> list[str]:
         return stage_ids_on_axis(self.axis, self.domain_events, self.typed_events or [])
 
     def prepare(self, progress: Callable[[float], None] | None = None,
