@@ -8,6 +8,7 @@ import pickle
 import pytest
 
 from afp_desktop.core.formats import LoadError
+from afp_desktop.core.framed_pickle import READ_PIECE
 from afp_desktop.engine import process
 from afp_desktop.engine.service import Engine
 from tests.corpus_util import corpus_path
@@ -85,10 +86,10 @@ def test_the_engine_answers_find_with_the_cores_hits_in_plain_columns_and_refuse
 def test_a_big_object_is_read_a_piece_at_a_time(tmp_path):
     """A recording's text travels as one bytes object of hundreds of megabytes: it is read into its buffer a piece
     at a time, with a pause between pieces, never in one read that would hold the window waiting for seconds."""
-    big = bytes(range(256)) * (12 * process.READ_PIECE // 256 + 1)
+    big = bytes(range(256)) * (12 * READ_PIECE // 256 + 1)
     spill = tmp_path / "big.pickle"
     spill.write_bytes(pickle.dumps({"text": big}, protocol=process.PICKLE_PROTOCOL))
     pauses = []
     back = process.receive(str(spill), lambda: pauses.append(1))
     assert back["text"] == big
-    assert len(pauses) >= len(big) // process.READ_PIECE
+    assert len(pauses) >= len(big) // READ_PIECE

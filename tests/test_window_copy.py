@@ -99,3 +99,18 @@ def test_a_recordings_events_are_kept_as_they_are_not_packed_twice():
         shown.domain_events[1]
     trace = window_copy(load_run(str(corpus_path("06-pause-resume", "trace.json"))))
     assert trace.domain_events.packed.data is not None and trace.domain_events.packed.lists is None
+
+
+def test_unpacking_a_copy_breathes_between_the_frames_of_its_pickle():
+    """A thread unpacking a big run's events (compare; a request about a run no engine holds) lets the window's
+    thread run and can be stopped every frame, not once at the end."""
+    from afp_desktop.core.breathing import breathing
+
+    run = load_run(str(corpus_path("15-large-run", "trace.json")))
+    shown = window_copy(run)
+    frames = len(shown.domain_events.packed.data) // (64 << 10)
+    breaths: list[int] = []
+    with breathing(lambda: breaths.append(1)):
+        whole = whole_run(shown)
+    assert frames > 10 and len(breaths) >= frames
+    assert len(whole.domain_events) == len(run.domain_events)

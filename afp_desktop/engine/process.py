@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Callable
 from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError
 from afp_desktop.core.formats.source import byte_limit
+from afp_desktop.core.framed_pickle import FrameReader
 from afp_desktop.core.views.window_copy import part_counts, window_copy
 from afp_desktop.engine.collector import collector_paused
 from afp_desktop.engine.service import Engine, NoRun
@@ -303,37 +304,3 @@ def discard(spill: str) -> None:
     except OSError:
         pass
 
-
-READ_PIECE = 1 << 22  # bytes of a big object read between two pauses (a few milliseconds of copying)
-
-
-class FrameReader:
-    """A file whose `read` / `readinto` / `readline` are Python code. The C unpickler reads a protocol-5 pickle a
-    frame (at most 64 KiB) at a time through them: each call runs Python bytecode, where a thread waiting for
-    Python's lock gets it, and `between_frames()`, so unpickling never goes on for longer than one frame's objects
-    take without a chance to pause."""
-
-    def __init__(self, source, between_frames: Callable[[], None] | None = None) -> None:
-        self._source = source
-        self._between = between_frames or (lambda: None)
-
-    def read(self, size: int = -1) -> bytes:
-        self._between()
-        return self._source.read(size)
-
-    def readinto(self, buffer) -> int:
-        """A big object (a recording's text: hundreds of megabytes) is read into its buffer a piece at a time, with
-        `between_frames()` before each piece: one read of the whole would hold the reading thread's slice, and the
-        window waiting for it, for seconds."""
-        view = memoryview(buffer).cast("B")
-        done = 0
-        while done < len(view):
-            self._between()
-            count = self._source.readinto(view[done:done + READ_PIECE])
-            if not count:
-                break
-            done += count
-        return done
-
-    def readline(self) -> bytes:
-        return self._source.readline()

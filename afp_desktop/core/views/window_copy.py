@@ -20,6 +20,8 @@ import copy
 import pickle
 from typing import Any, Iterable, NoReturn
 
+from afp_desktop.core.framed_pickle import unpickled_in_frames
+
 _NONE = object()
 
 
@@ -47,7 +49,7 @@ class Packed:
         if self.lists is not None:
             return self.lists
         assert self.data is not None
-        return pickle.loads(self.data)
+        return unpickled_in_frames(self.data)  # (a frame at a time: a thread unpacking lets the window run)
 
     def __reduce__(self):
         return (Packed, (self.data, self.lists))
