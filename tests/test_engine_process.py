@@ -66,8 +66,9 @@ def test_a_run_shown_stays_when_the_engine_is_killed_after_its_load_and_the_next
         window.open_file(first)
     run = loaded.args[0]
     assert run.path == first and window.session.run is run
-    window.loader.loads.warm()  # (the process ready for the next open)
-    engine = window.loader.loads.engine
+    window.loader.loads.warm()  # (a fresh process ready for the next open; the holder keeps the run)
+    engine = window.loader.loads.holder
+    assert engine is not None and engine is not window.loader.loads.engine
     os.kill(engine.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: not engine.process.is_alive(), timeout=LOAD_TIMEOUT)
     assert window.isVisible() and window.session.run is run and not window.banner.sentences[:1] == [
@@ -138,13 +139,13 @@ def test_closing_the_run_ends_the_engine_process_that_held_it(qtbot, engine_wind
     path = sample(tmp_path)
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         window.open_file(str(path))
-    holder = window.loader.loads.engine
+    holder = window.loader.loads.holder
     assert holder is not None and holder.process.is_alive()
     window.action("close").trigger()
     qtbot.waitUntil(lambda: not holder.process.is_alive(), timeout=10_000)
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         window.open_file(str(path))
-    assert window.loader.loads.engine is not holder and window.session.run is not None
+    assert window.loader.loads.holder is not holder and window.session.run is not None
 
 
 def test_the_window_holds_a_copy_without_event_objects_and_the_engine_makes_the_shared_page(qtbot, engine_window,

@@ -88,7 +88,7 @@ def test_searching_after_the_engine_was_killed_leaves_the_window_up_with_a_messa
     window, path = engine_window, sample(tmp_path)
     run = open_through_the_engine(qtbot, window, path)
     panel = show_find(qtbot, window)
-    engine = window.loader.loads.engine
+    engine = window.loader.loads.holder
     os.kill(engine.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: not engine.process.is_alive(), timeout=LOAD_TIMEOUT)
     search(qtbot, panel, "Oslo")
@@ -123,3 +123,36 @@ def test_queries_typed_while_the_index_is_built_wait_for_it_and_never_stop_it(qt
     qtbot.waitUntil(lambda: len(replies) == 3, timeout=SEARCH_TIMEOUT)
     assert replies == [("answer", True), ("superseded", True), ("answer", False)]  # (index built, one query dropped)
     assert all("convert_units" in panel.model.hit(row).excerpt for row in range(panel.model.rowCount()))
+
+
+def test_a_later_load_that_fails_or_is_cancelled_leaves_the_run_shown_with_its_engine(qtbot, engine_window, tmp_path,
+                                                                                     monkeypatch):
+    """Each load goes to a process of its own: the process holding the run shown keeps it until another run takes
+    its place, so after a later open fails or is cancelled the run shown is still asked of its engine (never
+    unpacked in the window's process), and a later open that succeeds ends that process."""
+    from afp_desktop.app.loading import engine_link
+
+    window, path = engine_window, sample(tmp_path)
+    run = open_through_the_engine(qtbot, window, path)
+    holder = window.loader.loads.holder
+    in_the_window: list[str] = []
+    threads = window.engine_requests.threads
+    monkeypatch.setattr(threads, "request", lambda tag, *rest: in_the_window.append(tag) or 0)
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(b'{"schemaVersion": 1, "events": [')
+    with qtbot.waitSignal(window.loader.failed, timeout=LOAD_TIMEOUT):
+        window.open_file(str(broken))
+    monkeypatch.setattr(engine_link, "HOLD_LOADS", True)
+    with qtbot.waitSignal(window.loader.loads.held, timeout=LOAD_TIMEOUT):
+        window.open_file(sample(tmp_path, "events.ndjson", "06-pause-resume"))
+    with qtbot.waitSignal(window.loader.cancelled, timeout=LOAD_TIMEOUT):
+        window.loader.cancel()
+        window.loader.loads.go_on()
+    monkeypatch.setattr(engine_link, "HOLD_LOADS", False)
+    assert window.session.run is run and window.loader.loads.holder is holder and holder.process.is_alive()
+    panel = show_find(qtbot, window)
+    search(qtbot, panel, "Oslo")
+    assert panel.model.rowCount() > 0 and in_the_window == []
+    open_through_the_engine(qtbot, window, sample(tmp_path, "events.ndjson", "06-pause-resume"))
+    assert window.loader.loads.holder is not holder
+    qtbot.waitUntil(lambda: not holder.process.is_alive(), timeout=LOAD_TIMEOUT)

@@ -188,7 +188,7 @@ def test_the_engine_process_answers_and_a_killed_one_leaves_a_sentence(qtbot, en
     read(qtbot, inspector)
     assert replies == ["answer"]  # (from the engine process)
     assert inspector.content == inspector_content(open_run(path), tool, window.session.moment.position)
-    engine = window.loader.loads.engine
+    engine = window.loader.loads.holder
     os.kill(engine.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: not engine.process.is_alive(), timeout=LOAD_TIMEOUT)
     with qtbot.waitSignal(inspector.failed_shown, timeout=LOAD_TIMEOUT) as failed:

@@ -7,7 +7,8 @@ loop (received_runs.py).
 When the process ends in the middle of a load (a crash, a kill, out of memory), the load says so (`ended`) and
 the next load starts a fresh process. A load that failed or was cancelled retires its process (its memory goes back
 to the system) and a fresh one is started a little later, warm for the next open; a load that ended with its run
-keeps its process, which holds that run and answers requests about it (`request`, `replied`) until the next open.
+keeps its process, which holds that run and answers requests about it (`request`, `replied`) until another run
+takes its place in the window (each load goes to a process of its own: EngineLoads).
 """
 
 from __future__ import annotations
@@ -143,7 +144,11 @@ def open_in_engine_process(path: str, conversation: str | None = None, fold_abov
 
 
 class EngineLoads(QObject):
-    """Makes EngineLoads for a RunLoader and keeps the engine process they go through."""
+    """Makes EngineLoads for a RunLoader and keeps the engine processes they go through: `engine`, the one the next
+    load (or follow) goes to, and the holder, the one that loaded the run shown and answers requests about it. A load
+    always goes to a process that holds no run shown, so the run shown stays answerable until another takes its place
+    in the window: when the new load fails or is cancelled, its process alone is retired. Once a run is shown, a
+    fresh process is started a little later (WARM_AFTER_MS), ready for the next open."""
 
     held = Signal()  # (HOLD_LOADS, HOLD_REQUESTS, tests: a load or request waits at its first breathing point)
     # (request id, "answer" | "request_failed" | "superseded" | "ended", the answer | why | how the process ended)
@@ -155,14 +160,15 @@ class EngineLoads(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.spill_folder: str | None = None  # made with the first process, removed once none is left (wait)
-        self.engine: EngineProcess | None = None
-        self._notifier: QSocketNotifier | None = None
+        self.engine: EngineProcess | None = None  # the process the next load goes to
+        self._notifiers: dict[EngineProcess, QSocketNotifier] = {}  # every process up, watched
         self._loads: dict[int, EngineLoad] = {}
-        self._requests: set[int] = set()  # sent, not yet replied to
-        self.following: int | None = None  # the follow the process runs (follow_link.py)
-        self._held_run: weakref.ref | None = None  # the run the engine holds (the last one it loaded)
-        self._held_by: EngineProcess | None = None
-        self.lost_how: str | None = None  # how the process holding the window's run ended, if it did
+        self._requests: dict[int, EngineProcess] = {}  # sent, not yet replied to: the process asked
+        self.following: int | None = None  # the follow a process runs (follow_link.py)
+        self._follower: EngineProcess | None = None
+        self._held_run: weakref.ref | None = None  # the run the holder loaded (the window's copy)
+        self._held_by: EngineProcess | None = None  # the holder
+        self.lost_how: str | None = None  # how the holder ended, if it did
         self._ending: list[EngineProcess] = []  # told to quit, or killed: reaped later
         self._warm = QTimer(self)
         self._warm.setSingleShot(True)
@@ -173,87 +179,108 @@ class EngineLoads(QObject):
     def engine_pid(self) -> int | None:
         return self.engine.pid if self.engine is not None else None
 
+    @property
+    def holder(self) -> EngineProcess | None:
+        """The process holding the run shown (None: none does, or it has ended)."""
+        return self._held_by if self.lost_how is None else None
+
     def make(self, path: str, conversation: str | None, fold_above: int | None) -> EngineLoad:
         return EngineLoad(self, next(_ids), path, conversation, fold_above)
 
     def go_on(self) -> None:
-        """Every held load goes on (HOLD_LOADS)."""
-        for waiting in [*self._loads, *self._requests]:
-            self.send("go", waiting)
+        """Every held load and request goes on (HOLD_LOADS, HOLD_REQUESTS)."""
+        for load_id in self._loads:
+            self.send("go", load_id)
+        for request_id, engine in self._requests.items():
+            engine.send("go", request_id)
 
     def holds(self, run) -> bool:
-        """Whether `run` is the one the engine loaded last (its requests go to the engine process; when that has
-        ended, `lost_how` says how)."""
+        """Whether `run` is the one the holder loaded (its requests go to that process; when it has ended,
+        `lost_how` says how)."""
         return run is not None and self._held_run is not None and self._held_run() is run
 
     def now_holds(self, run) -> None:
-        """The engine process's last load gave the window `run`, which it keeps (unless another load began)."""
-        if not self._loads and self.engine is not None:
-            self._held_run, self._held_by, self.lost_how = weakref.ref(run), self.engine, None
+        """The last load gave the window `run`, which its process keeps: it is the holder now, and the process that
+        held the run shown before is retired."""
+        if self._loads or self.engine is None:
+            return
+        before, self._held_by = self._held_by, self.engine
+        self._held_run, self.lost_how = weakref.ref(run), None
+        if before is not None and before is not self.engine:
+            self._retire(before, kill=False)
+        self._warm.start(WARM_AFTER_MS)  # (a fresh process for the next open)
 
     def request(self, tag: str, kind: str, args: dict) -> int:
-        """Send a request about the held run; its reply comes as `replied` (ended at once: the process is gone)."""
+        """Send a request about the held run to the holder; its reply comes as `replied` (ended at once: the holder
+        is gone)."""
         request_id = next(_ids)
-        self._requests.add(request_id)
-        engine = self.engine
-        if engine is None or engine is not self._held_by or not engine.send("request", request_id, tag, kind, args,
-                                                                         HOLD_REQUESTS):
-            if engine is not None and engine is self._held_by:
-                QTimer.singleShot(0, self, self._engine_ended)  # (its reply comes after this returns)
-            else:
-                self._requests.discard(request_id)
-                QTimer.singleShot(0, self, lambda: self.replied.emit(request_id, "ended", self.lost_how or
-                                                                     "no exit code"))
+        holder = self.holder
+        if holder is not None and holder.send("request", request_id, tag, kind, args, HOLD_REQUESTS):
+            self._requests[request_id] = holder
+        elif holder is not None:
+            self._requests[request_id] = holder
+            QTimer.singleShot(0, self, lambda: self._process_ended(holder))  # (its reply comes after this returns)
+        else:
+            QTimer.singleShot(0, self, lambda: self.replied.emit(request_id, "ended", self.lost_how or "no exit code"))
         return request_id
 
     def follow(self, path: str, probe, spill_above: int) -> int:
-        """Have the engine process follow `path` (a fresh one if none is up); its messages come as `followed`, a
-        growth of more than `spill_above` events as a spill file."""
+        """Have a process follow `path`; its messages come as `followed`, a growth of more than `spill_above` events
+        as a spill file."""
         follow_id = next(_ids)
-        self.warm()
-        self.following = follow_id
-        if not self.engine.send("follow", follow_id, {"path": path, "probe": probe, "spill_above": spill_above}):
-            QTimer.singleShot(0, self, self._engine_ended)
+        follower = self.holder  # (the process that read the file, if it still holds it; else a fresh one)
+        if follower is None:
+            self.warm()
+            follower = self.engine
+        self.following, self._follower = follow_id, follower
+        if not follower.send("follow", follow_id, {"path": path, "probe": probe, "spill_above": spill_above}):
+            QTimer.singleShot(0, self, lambda: self._process_ended(follower))
         return follow_id
 
     def unfollow(self, follow_id: int) -> None:
         if self.following == follow_id:
-            self.following = None
-            self.send("unfollow", follow_id)
+            follower, self.following, self._follower = self._follower, None, None
+            if follower is not None:
+                follower.send("unfollow", follow_id)
 
     def let_go(self) -> None:
-        """The run the process holds is closed: the process ends (its memory goes back to the system) and a fresh
-        one is warmed a little later for the next open."""
-        if self._loads:
-            return
-        self._held_run, self._held_by = None, None
-        self._retire(kill=False)
-        self._warm.start(WARM_AFTER_MS)
+        """The run shown is closed: its holder ends (its memory goes back to the system)."""
+        holder, self._held_run, self._held_by = self._held_by, None, None
+        if holder is not None and holder is not self.engine:
+            self._retire(holder, kill=False)
+        elif holder is not None and not self._loads:
+            self._retire(holder, kill=False)
+            self._warm.start(WARM_AFTER_MS)
 
     def warm(self) -> None:
-        """A process ready for the next load (started now if there is none, or if it has ended)."""
+        """A process ready for the next load: started now if there is none, if it has ended, or if it holds the run
+        shown (it goes on holding it; the next load goes to the new one)."""
         self._reap_ended()
         if self.engine is not None and not self.engine.process.is_alive():
-            self._engine_ended()
+            self._process_ended(self.engine)
+        if self.engine is not None and self.engine is self._held_by and not self._loads:
+            self.engine = None
         if self.engine is None:
             if self.spill_folder is None:
                 self.spill_folder = tempfile.mkdtemp(prefix="afp-engine-")
                 weakref.finalize(self, shutil.rmtree, self.spill_folder, ignore_errors=True)  # (at exit at the latest)
             self.engine = EngineProcess(self.spill_folder)
-            self._notifier = QSocketNotifier(self.engine.connection.fileno(), QSocketNotifier.Type.Read, self)
-            self._notifier.activated.connect(self._readable)
+            notifier = QSocketNotifier(self.engine.connection.fileno(), QSocketNotifier.Type.Read, self)
+            engine = self.engine
+            notifier.activated.connect(lambda: self._readable(engine))
+            self._notifiers[engine] = notifier
 
     def begin(self, load: EngineLoad) -> None:
         self._warm.stop()
-        self._held_run = self._held_by = None  # (the engine lets go of its run as the open begins)
         self.warm()
         self._loads[load.id] = load
         request = {"path": load.path, "conversation": load.conversation, "fold_above": load.fold_above,
                    "show_prefixes": True, "byte_limit": byte_limit_given(), "hold": HOLD_LOADS}
         if not self.engine.send("open", load.id, request):
-            self._engine_ended()
+            self._process_ended(self.engine)
 
     def send(self, *request) -> None:
+        """To the process of the loads."""
         if self.engine is not None:
             self.engine.send(*request)
 
@@ -261,22 +288,21 @@ class EngineLoads(QObject):
         """A load no one waits for any more: its process is ended at once (no need to wait for a breathing point)
         and the next load gets a fresh one."""
         if self._loads.pop(load.id, None) is not None and self.engine is not None:
-            self._retire(kill=True)
+            self._retire(self.engine, kill=True)
 
-    def _readable(self) -> None:
-        engine = self.engine
-        if engine is None:
-            return
+    def _readable(self, engine: EngineProcess) -> None:
+        if engine not in self._notifiers:
+            return  # (retired meanwhile: what it still sends is not wanted)
         try:
             while engine.connection.poll():
                 message = engine.connection.recv()
-                self._deliver(message)
-                if self.engine is not engine:
-                    return  # (retired meanwhile: what it still sends is not wanted)
+                self._deliver(engine, message)
+                if engine not in self._notifiers:
+                    return
         except (EOFError, OSError):
-            self._engine_ended()
+            self._process_ended(engine)
 
-    def _deliver(self, message) -> None:
+    def _deliver(self, engine: EngineProcess, message) -> None:
         kind, load_id, *rest = message
         if kind == "follow":
             if load_id == self.following:
@@ -288,7 +314,7 @@ class EngineLoads(QObject):
             if kind == "held":
                 self.held.emit()
             else:
-                self._requests.discard(load_id)
+                del self._requests[load_id]
                 self.replied.emit(load_id, kind, rest[0] if rest else None)
             return
         load = self._loads.get(load_id)
@@ -298,47 +324,53 @@ class EngineLoads(QObject):
             return
         if kind in ("loaded", "failed", "cancelled", "conversation_needed"):
             del self._loads[load_id]
-            if kind != "loaded":  # (a loaded run stays in the engine, for requests about it)
-                self._retire(kill=False)
+            if kind != "loaded":  # (a loaded run stays in its process, for requests about it)
+                self._retire(engine, kill=False)
                 self._warm.start(WARM_AFTER_MS)
         load.message(kind, rest)
 
-    def _engine_ended(self) -> None:
-        """The process ended by itself: every load it had ends with why."""
-        engine, self.engine = self.engine, None
-        self._drop_notifier()
-        how = "no exit code"
-        if engine is not None:
-            engine.reap(5.0)
-            how = how_it_ended(engine.process.exitcode)
-        if engine is not None and engine is self._held_by:
-            self.lost_how = how
-        loads, self._loads = list(self._loads.values()), {}
-        for load in loads:
-            load.message("ended", [how])
-        requests, self._requests = sorted(self._requests), set()
-        for request_id in requests:
-            self.replied.emit(request_id, "ended", how)
-        following, self.following = self.following, None
-        if following is not None:
-            self.follow_ended.emit(following, how)
-
-    def _retire(self, kill: bool) -> None:
-        engine, self.engine = self.engine, None
-        self._drop_notifier()
-        if engine is None:
+    def _process_ended(self, engine: EngineProcess | None) -> None:
+        """`engine` ended by itself: its loads, requests and follow end with how."""
+        if engine is None or engine in self._ending:
             return
-        following, self.following = self.following, None
-        if following is not None:  # (its follow ends with it: the window starts it again in a fresh one)
-            QTimer.singleShot(0, self, lambda: self.follow_ended.emit(following, ""))
+        self._unwatch(engine)
+        engine.reap(5.0)
+        how = how_it_ended(engine.process.exitcode)
+        if engine is self._held_by:
+            self.lost_how = how
+        if engine is self.engine:
+            self.engine = None
+            loads, self._loads = list(self._loads.values()), {}
+            for load in loads:
+                load.message("ended", [how])
+        for request_id in sorted(request_id for request_id, asked in self._requests.items() if asked is engine):
+            del self._requests[request_id]
+            self.replied.emit(request_id, "ended", how)
+        if engine is self._follower:
+            following, self.following, self._follower = self.following, None, None
+            if following is not None:
+                self.follow_ended.emit(following, how)
+
+    def _retire(self, engine: EngineProcess, kill: bool) -> None:
+        """End `engine` (the window no longer needs it): its follow ends with it (the window starts it again in a
+        fresh one), and requests still asked of it are not answered."""
+        self._unwatch(engine)
+        if engine is self.engine:
+            self.engine = None
+        for request_id in [request_id for request_id, asked in self._requests.items() if asked is engine]:
+            del self._requests[request_id]
+        if engine is self._follower:
+            following, self.following, self._follower = self.following, None, None
+            if following is not None:
+                QTimer.singleShot(0, self, lambda: self.follow_ended.emit(following, ""))
         engine.kill() if kill else engine.quit()
         self._ending.append(engine)
 
-    def _drop_notifier(self) -> None:
-        if self._notifier is not None:
-            self._notifier.setEnabled(False)
-            self._notifier.deleteLater()
-            self._notifier = None
+    def _unwatch(self, engine: EngineProcess) -> None:
+        notifier = self._notifiers.pop(engine, None)
+        if notifier is not None:
+            notifier.setEnabled(False)
+            notifier.deleteLater()
 
     def _reap_ended(self) -> None:
         self._ending = [engine for engine in self._ending if not engine.reap()]
@@ -350,13 +382,15 @@ class EngineLoads(QObject):
         done = all(load.wait(msecs) for load in receiving)
         if not self._loads:
             self._warm.stop()
-            self._retire(kill=False)
+            for engine in list(self._notifiers):
+                self._retire(engine, kill=False)
+            self._held_by = None
         for engine in self._ending:
             if not engine.reap(min(QUIT_WAIT_S, msecs / 1000)):
                 engine.kill()
                 engine.reap(QUIT_WAIT_S)
         self._ending = []
-        if self.engine is None and self.spill_folder is not None:
+        if not self._notifiers and self.spill_folder is not None:
             shutil.rmtree(self.spill_folder, ignore_errors=True)
             self.spill_folder = None
         return done
