@@ -196,3 +196,20 @@ def test_a_failed_step_reads_failed_not_in_progress():
     before = inspect_node(run, replay.facts, error.node, error.position - 1)
     step = next(section for section in before["sections"] if section.get("title") == "Step")
     assert {"label": "state", "value": "in progress"} in step["rows"]  # before the failure was known
+
+
+def test_a_step_a_failed_trace_never_ended_is_not_said_done_at_the_end():
+    """A Trace cut short by a failure: its last LLM call never ended. At the run's end the graph draws it finished
+    (nothing runs after the end), but the inspector's state says it never ended, as its timing does."""
+    from afp_desktop.core.views.inspect import inspect_node
+    from afp_desktop.engine.service import load_run
+
+    run = load_run(str(corpus_path("23-abort-mid-stream", "trace.json")))
+    facts = run.replay_facts
+    never = [i for i, end in enumerate(facts.ended) if end is None and run.stepgraph["nodes"][i]["kind"] != "run"]
+    assert never
+    for index in never:
+        model = inspect_node(run, facts, index)
+        step = next(section for section in model["sections"] if section.get("title") == "Step")
+        state = next(row["value"] for row in step["rows"] if row["label"] == "state")
+        assert state in ("failed (it never ended)", "cut short: it never ended (the run failed)"), state

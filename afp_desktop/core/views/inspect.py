@@ -619,12 +619,21 @@ def inspect_node(run, facts: ReplayFacts | None, index: int, position: int | Non
     if error is not None and not any(section["style"] == "error" for section in sections):
         text = error.message if error.detail is None else f"{error.message}\n\n{error.detail}"
         sections.append(_text("Error" if error.kind == "tool" else "The run failed here", text, "error"))
-    if error is not None and error.kind in ("fatal", "run") and (state != DONE or facts.ended[index] is None):
-        for section in sections:  # it is not "in progress": it failed and will never end
-            for row in section.get("rows", ()) if section.get("title") == "Step" else ():
-                if row.get("label") == "state":
-                    row["value"] = "failed (it never ended)"
+    never_ended = facts.ended[index] is None  # (a finished run's step the fold never closed is drawn done)
+    if error is not None and error.kind in ("fatal", "run") and (state != DONE or never_ended):
+        _say_state(sections, "failed (it never ended)")  # it is not "in progress": it failed and will never end
+    elif state == DONE and never_ended:
+        failed = any(e.kind in ("fatal", "run") for e in facts.errors_known(position))
+        _say_state(sections, "cut short: it never ended (the run failed)" if failed
+                   else "never ended (the run finished before it did)")
     return out
+
+
+def _say_state(sections: list[dict], words: str) -> None:
+    for section in sections:
+        for row in section.get("rows", ()) if section.get("title") == "Step" else ():
+            if row.get("label") == "state":
+                row["value"] = words
 
 
 def _llm_sections(run, facts, index, node, n_domain, done, prices: PriceTable | None = None) -> list[dict]:
