@@ -93,3 +93,31 @@ def test_a_big_object_is_read_a_piece_at_a_time(tmp_path):
     back = process.receive(str(spill), lambda: pauses.append(1))
     assert back["text"] == big
     assert len(pauses) >= len(big) // READ_PIECE
+
+
+def test_a_received_spill_is_removed_after_the_window_has_its_run(qtbot, tmp_path, monkeypatch):
+    """Removing a big spill file takes a while: the receiving thread removes it after handing the run back, so the
+    window's thread, which waits for each slice, never waits for the removal."""
+    import threading
+
+    from afp_desktop.app.loading.received_runs import SlicedReceive
+
+    spill = tmp_path / "run.pickle"
+    spill.write_bytes(pickle.dumps({"run": list(range(1000))}, protocol=process.PICKLE_PROTOCOL))
+    removing, release = threading.Event(), threading.Event()
+    real = process.discard
+
+    def slow_discard(path: str) -> None:
+        removing.set()
+        release.wait(10)
+        real(path)
+
+    monkeypatch.setattr(process, "discard", slow_discard)
+    receive = SlicedReceive("loaded", str(spill))
+    got = []
+    receive.received.connect(lambda kind, run: got.append(run))
+    receive.start()
+    qtbot.waitUntil(lambda: bool(got), timeout=10_000)  # (delivered while the removal is still held)
+    assert got == [{"run": list(range(1000))}] and removing.is_set() and spill.exists()
+    release.set()
+    assert receive.wait(10_000) and not spill.exists()

@@ -287,14 +287,16 @@ def failure_message(path: str, error: Exception) -> str:
     return f"{path}: could not be opened ({type(error).__name__}: {error})"  # a bug or an unforeseen shape
 
 
-def receive(spill: str, between_frames: Callable[[], None] | None = None):
-    """The run in spill file `spill` (then removed), unpickled through `FrameReader`: Python code between every
-    frame the unpickler reads, which calls `between_frames()` (where the reading thread may pause)."""
+def receive(spill: str, between_frames: Callable[[], None] | None = None, remove: bool = True):
+    """The run in spill file `spill` (then removed, unless `remove` is False: the caller removes it), unpickled
+    through `FrameReader`: Python code between every frame the unpickler reads, which calls `between_frames()`
+    (where the reading thread may pause)."""
     try:
         with open(spill, "rb") as source:
             return pickle.load(FrameReader(source, between_frames))
     finally:
-        discard(spill)
+        if remove:
+            discard(spill)
 
 
 def discard(spill: str) -> None:

@@ -75,9 +75,8 @@ class SlicedReceive(QObject):
         self._handed_back.clear()
         self._turn_given.set()
         self._handed_back.wait()
-        if self._done:
+        if self._done:  # (its thread still removes the spill file: not waited for here)
             self._timer.stop()
-            self._thread.join()
             if not self._stopped:
                 self.received.emit(self.kind, self._run)
             self._run = None
@@ -86,15 +85,16 @@ class SlicedReceive(QObject):
         try:
             self._wait_for_turn()
             with collector_paused():
-                self._run = engine_process.receive(self.spill, self._between_frames)
+                self._run = engine_process.receive(self.spill, self._between_frames, remove=False)
         except _Stopped:
             self._run = None
-            engine_process.discard(self.spill)
         except Exception:  # noqa: BLE001 - a spill cut short (the engine ended while writing it): said as a failure
             self._run = None
         finally:
             self._done = True
             self._handed_back.set()
+        # (removed once the window's thread is no longer waiting for this one: removing a big file takes a while)
+        engine_process.discard(self.spill)
 
     def _between_frames(self) -> None:
         if time.perf_counter() >= self._slice_ends:
