@@ -161,11 +161,11 @@ def test_a_newer_comparison_supersedes_one_the_engine_is_making(qtbot, engine_wi
     with qtbot.waitSignal(window.loader.loads.held, timeout=LOAD_TIMEOUT):  # the first, held in the engine
         compare.open_paths(run_a.path, str(corpus_path(PAUSE, "trace.json")), run_a=run_a,
                            loads_a=window.loader.loads)
-    first = compare._asking
-    assert first is not None and first.pending
+    assert compare.totals_label.text() == "Comparing…"  # (the comparison is the request held)
     monkeypatch.setattr(engine_link, "HOLD_REQUESTS", False)
     compare.open_paths(run_a.path, str(corpus_path(THROWS, "trace.json")), run_a=run_a, loads_a=window.loader.loads)
-    qtbot.waitUntil(lambda: compare._asking not in (None, first), timeout=LOAD_TIMEOUT)  # the second, queued
+    assert compare.totals_label.text() == "Loading…"
+    qtbot.waitUntil(lambda: compare.totals_label.text() == "Comparing…", timeout=LOAD_TIMEOUT)  # the second, queued
     window.loader.loads.go_on()
     qtbot.waitUntil(lambda: compare.comparison is not None, timeout=LOAD_TIMEOUT)
     qtbot.waitUntil(lambda: len(replies) == 2, timeout=LOAD_TIMEOUT)
@@ -183,11 +183,13 @@ def test_closing_the_window_while_the_engine_compares_drops_the_answer(qtbot, en
     with qtbot.waitSignal(window.loader.loads.held, timeout=LOAD_TIMEOUT):
         compare = _compare_with(window, monkeypatch, THROWS)
     monkeypatch.setattr(engine_link, "HOLD_REQUESTS", False)
-    assert compare._asking is not None and compare._asking.pending  # (the comparison is the request held)
+    assert compare.totals_label.text() == "Comparing…"  # (the comparison is the request held)
+    gone: list = []
+    compare.destroyed.connect(lambda *_: gone.append(True))
     compare.close()  # (deleted on close: an answer reaching it would raise)
+    qtbot.waitUntil(lambda: bool(gone), timeout=LOAD_TIMEOUT)
     window.loader.loads.go_on()
     qtbot.waitUntil(lambda: bool(replies), timeout=LOAD_TIMEOUT)
-    assert not window.__dict__.get("_compare_windows")
     answered: list = []  # the engine, still holding run A, answers the main window's next request
     window.engine_requests.request("test", "left_out", {}, answered.append, answered.append)
     qtbot.waitUntil(lambda: bool(answered), timeout=LOAD_TIMEOUT)
