@@ -174,14 +174,14 @@ def test_closing_the_window_stops_a_comparison_under_way(window, qtbot, monkeypa
     import threading
     import time
 
-    from afp_desktop.app.compare import compare_window as compare_module
+    from afp_desktop.core.views import compare_answer
     from tests.long_job import breathe_until_released
 
     started, release = threading.Event(), threading.Event()
-    monkeypatch.setattr(compare_module, "compare_runs", lambda *_runs: breathe_until_released(started, release))
+    monkeypatch.setattr(compare_answer, "compare_runs", lambda *_runs: breathe_until_released(started, release))
     window.open_paths(str(corpus_path(REACT, "trace.json")), str(corpus_path(REACT, "trace.redacted.json")))
     assert qtbot.waitUntil(started.is_set, timeout=15_000) is None
-    workers = window.findChildren(QThread)  # the comparison's thread
+    workers = window.findChildren(QThread)  # the thread of the engine's request (the runs were loaded here)
     assert workers
     began = time.monotonic()
     try:

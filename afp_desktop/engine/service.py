@@ -13,10 +13,11 @@ from afp_desktop.core.views.search_limits import DEFAULT_TIME_LIMIT_S
 from afp_desktop.core.views.window_copy import whole_run
 
 if TYPE_CHECKING:
+    from afp_desktop.core.views.compare_answer import CompareAnswer
     from afp_desktop.core.views.found_hits import FoundHits
 
 REQUESTS = ("find", "index_for_find", "inspect", "left_out", "share_page",  # the kinds of request `answer` knows
-            "event_rows", "event_types", "event_filter", "context", "context_value")
+            "event_rows", "event_types", "event_filter", "context", "context_value", "compare_with")
 
 
 class NoRun(Exception):
@@ -76,6 +77,8 @@ class Engine:
             return self.left_out()
         if kind == "share_page":
             return self.share_page(**args)
+        if kind == "compare_with":
+            return self.compare_with(**args)
         if kind in LIST_ANSWERS:
             name, make, method = LIST_ANSWERS[kind]
             return getattr(self._helper(name, make), method)(**args)
@@ -138,6 +141,17 @@ class Engine:
         if self.run is None:
             raise NoRun("no run is open")
         return page_bytes(self.run, templates, app_name, stop=stop, title=title)
+
+    def compare_with(self, path: str, conversation: str | None = None, layout_a: bool = False) -> CompareAnswer:
+        """The open run compared with the run in `path` (`conversation`: one of a bundle's), which is read for this
+        answer alone: what the compare window shows of the comparison (core/views/compare_answer.py).
+        `layout_a`: with the open run's whole graph's layout (the window's copy was made without it)."""
+        from afp_desktop.core.views.compare_answer import compare_answer
+
+        if self.run is None:
+            raise NoRun("no run is open")
+        other = open_run(path, conversation=conversation)
+        return compare_answer(self.run, other, layout_a)
 
     def inspect(self, index: int, position: int | None = None, prices=None) -> dict:
         """What the inspector shows of step `index` at axis `position` (core/views/inspector_content.py)."""

@@ -11,11 +11,11 @@ QTextCursor.insertText on a plain document, one character format per segment (no
 
 from __future__ import annotations
 
+import itertools
 import os
-import threading
 from dataclasses import dataclass
 
-from PySide6.QtCore import QThread, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -51,11 +51,11 @@ from afp_desktop.core.views.compare import (
     StepPair,
     compare_runs,
     merged_graph,
+    merged_nodes,
     payload_text,
     word_diff,
 )
-from afp_desktop.core.problems import LoadCancelled
-from afp_desktop.core.views.window_copy import whole_run
+from afp_desktop.core.views.compare_answer import CompareAnswer
 
 DIFF_COLOURS = {  # (background, text) of deleted and inserted words; muted notes
     "light": {"delete": ("#ffd7d5", "#86181d"), "insert": ("#ccffd8", "#0f5323"), "muted": "#5f6773"},
@@ -63,6 +63,7 @@ DIFF_COLOURS = {  # (background, text) of deleted and inserted words; muted note
 }
 MAX_DIFF_CHARS = 200_000  # a payload diff longer than this is cut (the rest is said, not drawn)
 STATUS_WORDS = {"added": "only in B", "removed": "only in A", "changed": "changed", "same": "same"}
+_windows = itertools.count(1)  # each window's requests have a tag of their own (several may ask one engine)
 
 
 def one_line(value) -> str:
@@ -191,8 +192,7 @@ LIST_ROWS_PER_TURN = 300
 
 @dataclass
 class ComparisonShown:
-    """A comparison with what showing it needs computed: the merged graph, its layout, the totals and each run's
-    layout (on the compare thread: on the window's, comparing two big runs would freeze it)."""
+    """A comparison with what showing it needs: the merged graph, its layout, the totals and each run's layout."""
 
     comparison: Comparison
     merged: dict
@@ -202,34 +202,31 @@ class ComparisonShown:
 
     @classmethod
     def of(cls, comparison: Comparison, run_a, run_b) -> "ComparisonShown":
+        """Of a comparison made in this process (runs given whole: the tests, the command line's screenshot)."""
         merged = merged_graph(comparison)
-        a, b = (graph_layout_of(run) if run.stepgraph.get("nodes") else None for run in (run_a, run_b))
         return cls(comparison, merged, layout_step_graph(merged) if merged["nodes"] else None,
-                   comparison.totals(), (a, b))
+                   comparison.totals(), _layouts(run_a, run_b))
+
+    @classmethod
+    def answered(cls, answer: CompareAnswer, run_a, run_b) -> "ComparisonShown":
+        """Of the engine's answer about the runs the window holds (their copies: the steps are theirs); ValueError
+        when it is about other runs (a file changed since it was read)."""
+        comparison = answer.joined(run_a.stepgraph, run_b.stepgraph)
+        merged = {"nodes": merged_nodes(comparison), "edges": answer.merged_edges}
+        layouts = _layouts(run_a, run_b) if answer.layout_a is None else (answer.layout_a, *_layouts(run_b))
+        return cls(comparison, merged, answer.merged_layout, comparison.totals(), layouts)
 
 
-class _CompareThread(QThread):
-    done = Signal(object)  # Comparison
-    failed = Signal(str)
+def _layouts(*runs) -> tuple:
+    """Each run's whole graph's layout (None for a run without steps, or none given)."""
+    return tuple(graph_layout_of(run) if run is not None and run.stepgraph.get("nodes") else None for run in runs)
 
-    def __init__(self, run_a, run_b, parent=None):
-        super().__init__(parent)
-        self.runs = (run_a, run_b)
-        self.stop_flag = threading.Event()  # set: end at the next breathing point (the window is closing)
 
-    def run(self) -> None:
-        from afp_desktop.app.pacing.stoppable import stoppable
+class _RunAsked:
+    """What the compare window's EngineRequests ask about (their `session.run`): run A."""
 
-        try:
-            with stoppable(self.stop_flag):
-                wholes = [whole_run(run) for run in self.runs]  # (events unpacked here, off the window's thread)
-                comparison = compare_runs(*wholes)
-                shown = ComparisonShown.of(comparison, *wholes)
-            self.done.emit(shown)
-        except LoadCancelled:
-            return
-        except Exception as err:  # a bug or an unforeseen shape: say so in words, never crash the window
-            self.failed.emit(f"the runs could not be compared ({type(err).__name__}: {err})")
+    def __init__(self, run) -> None:
+        self.run = run
 
 
 class CompareWindow(QMainWindow):
@@ -246,8 +243,12 @@ class CompareWindow(QMainWindow):
         self._rows_by_a: dict[int, int] = {}
         self._rows_by_b: dict[int, int] = {}
         self._loaders: list = []
-        self._workers: list = []
         self._loaded: dict[str, object] = {}
+        self._path_b: str | None = None
+        self._loads_a = None  # the loads of the loader that read run A (its engine is asked for the comparison)
+        self._requests: list = []  # the EngineRequests of each comparison asked (stopped when the window closes)
+        self._asking = None  # the EngineRequests whose answer is wanted
+        self._tag = f"compare {next(_windows)}"  # (a newer comparison of this window supersedes the one before it)
         self._build()
 
     # ------------------------------------------------------------------------------------------ layout
@@ -347,10 +348,10 @@ class CompareWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------------------ runs
     def set_runs(self, run_a, run_b, comparison: Comparison | ComparisonShown | None = None) -> None:
-        """Show the two runs compared (`comparison` if it was computed already, e.g. off the UI thread)."""
+        """Show the two runs compared: `comparison` if it was made already (the engine's answer, shown), else
+        compared here (runs holding their events: the tests, the command line's screenshot)."""
         if not isinstance(comparison, ComparisonShown):
-            whole_a, whole_b = whole_run(run_a), whole_run(run_b)
-            comparison = ComparisonShown.of(comparison or compare_runs(whole_a, whole_b), whole_a, whole_b)
+            comparison = ComparisonShown.of(comparison or compare_runs(run_a, run_b), run_a, run_b)
         shown = comparison
         self.comparison = comparison = shown.comparison
         self.position_map = PositionMap(comparison, run_a, run_b)
@@ -375,11 +376,14 @@ class CompareWindow(QMainWindow):
         self._fill_totals(shown.totals)
         self._fill_list()
 
-    def open_paths(self, path_a: str, path_b: str, run_a=None) -> None:
-        """Load the runs off the UI thread (run A may be given already loaded) and compare them when both are in."""
+    def open_paths(self, path_a: str, path_b: str, run_a=None, loads_a=None) -> None:
+        """Load the runs off the UI thread (run A may be given already loaded, with the `loads` of the loader that
+        read it: its engine holds it) and have the engine holding run A compare them once both are in. A comparison
+        asked before is no longer wanted."""
         from afp_desktop.app.loading.loader import RunLoader
 
-        self._loaded = {}
+        self._stop_comparing()
+        self._loaded, self._path_b, self._loads_a = {}, os.path.abspath(path_b), loads_a
         self.totals_label.setText("Loading…")
         if run_a is not None:
             self._loaded["A"] = run_a
@@ -390,28 +394,49 @@ class CompareWindow(QMainWindow):
             loader.loaded.connect(lambda run, s=side: self._on_loaded(s, run))
             loader.failed.connect(self._on_failed)
             self._loaders.append(loader)
+            if side == "A":
+                self._loads_a = loader.loads
             loader.start(os.path.abspath(path))
 
     def _on_loaded(self, side: str, run) -> None:
         self._loaded[side] = run
         if "A" in self._loaded and "B" in self._loaded:
-            self._compare_off_thread(self._loaded["A"], self._loaded["B"])
+            self._ask_comparison(self._loaded["A"], self._loaded["B"])
 
-    def _compare_off_thread(self, run_a, run_b) -> None:
-        """Aligning two large runs takes seconds: do it on a worker thread, then show the result."""
+    def _ask_comparison(self, run_a, run_b) -> None:
+        """Ask the engine holding run A to compare it with B's file (it reads B for the answer alone): aligning two
+        large runs takes seconds, and the runs' events are the engine's. Its answer is shown with the runs."""
+        from afp_desktop.app.loading.engine_requests import EngineRequests
+
         self.totals_label.setText("Comparing…")
-        worker = _CompareThread(run_a, run_b, self)
-        worker.done.connect(self._on_compared)  # a method of this window: queued onto the UI thread
-        worker.failed.connect(self._on_failed)
-        worker.finished.connect(worker.deleteLater)
-        self._workers.append(worker)
-        worker.start()
+        requests = EngineRequests(_RunAsked(run_a), self._loads_a, self)
+        self._requests.append(requests)
+        laid_out = run_a.views is not None and run_a.views.graph_layout is not None
+        args = {"path": self._path_b, "conversation": run_b.bundle.chosen if run_b.bundle is not None else None,
+                "layout_a": not laid_out and bool(run_a.stepgraph.get("nodes"))}  # (made by the engine, not here)
+        requests.request(self._tag, "compare_with", args,
+                         lambda answer: self._on_compared(requests, run_a, run_b, answer),
+                         lambda why: self._on_failed(why) if requests is self._asking else None)
+        self._asking = requests
 
-    @Slot(object)
-    def _on_compared(self, comparison: ComparisonShown) -> None:
-        worker = self.sender()
-        run_a, run_b = worker.runs if isinstance(worker, _CompareThread) else (self._loaded["A"], self._loaded["B"])
-        self.set_runs(run_a, run_b, comparison)
+    def _on_compared(self, requests, run_a, run_b, answer: CompareAnswer) -> None:
+        if requests is not self._asking:
+            return  # (a comparison asked before the newest one)
+        self._asking = None
+        try:
+            shown = ComparisonShown.answered(answer, run_a, run_b)
+        except ValueError as err:
+            self._on_failed(str(err))
+            return
+        self.set_runs(run_a, run_b, shown)
+
+    def _stop_comparing(self) -> None:
+        """The comparison asked, and the runs loaded for it, are no longer wanted (their engines let go of them)."""
+        for loader in self._loaders:
+            loader.let_go()
+        if self._asking is not None:
+            self._asking.forget_run()
+            self._asking = None
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
@@ -643,15 +668,11 @@ class CompareWindow(QMainWindow):
             self._syncing = False
 
     def closeEvent(self, event) -> None:
+        self._stop_comparing()
         for loader in self._loaders:
-            loader.abandon()
             loader.wait(5000)
-        for worker in self._workers:
-            try:
-                worker.stop_flag.set()
-                worker.wait(10000)
-            except RuntimeError:  # already finished and deleted
-                pass
+        for requests in self._requests:  # (a request in this process ends at its next breathing point)
+            requests.stop(5000)
         super().closeEvent(event)
 
 
@@ -682,5 +703,5 @@ def compare_with_file(parent) -> CompareWindow | None:
 
     widget_theme.theme_notifier().theme_changed.connect(window.apply_theme)  # follow the desktop's scheme
     window.show()
-    window.open_paths(path_a, path_b, run_a=run)
+    window.open_paths(path_a, path_b, run_a=run, loads_a=parent.loader.loads if run is not None else None)
     return window

@@ -28,10 +28,9 @@ class EngineRequests(QObject):
         self.session = session
         self.engine_link = loads if hasattr(loads, "holds") else None
         self.threads = ThreadRequests(self)
-        self.threads.replied.connect(lambda request_id, kind, value: self._replied("thread", request_id, kind, value))
-        if self.engine_link is not None:
-            self.engine_link.replied.connect(
-                lambda request_id, kind, value: self._replied("engine", request_id, kind, value))
+        self.threads.replied.connect(self._thread_replied)
+        if self.engine_link is not None:  # (methods of this object: disconnected once it is deleted)
+            self.engine_link.replied.connect(self._engine_replied)
         self._latest: dict[str, tuple[str, int]] = {}  # tag → (route, id) of its newest request
         self._waiting: dict[tuple[str, int], tuple[str, Callable, Callable]] = {}  # (route, id) → (tag, callbacks)
 
@@ -74,6 +73,12 @@ class EngineRequests(QObject):
         """The window is closing: requests in this process end (at their next breathing point)."""
         self.forget_run()
         return self.threads.wait(msecs)
+
+    def _thread_replied(self, request_id: int, kind: str, value) -> None:
+        self._replied("thread", request_id, kind, value)
+
+    def _engine_replied(self, request_id: int, kind: str, value) -> None:
+        self._replied("engine", request_id, kind, value)
 
     def _replied(self, route: str, request_id: int, kind: str, value) -> None:
         key = (route, request_id)

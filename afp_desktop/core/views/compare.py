@@ -379,17 +379,27 @@ def merged_graph(comparison: Comparison) -> dict:
     """One StepGraph of both runs, the union Jaeger's compare view draws: node k is row k of `comparison.rows`
     (A's node for an aligned pair and a removed step, B's for an added one; ids "m<k>"), with A's edges and B's
     edges that touch a step only B has."""
+    return {"nodes": merged_nodes(comparison), "edges": merged_edges(comparison)}
+
+
+def merged_nodes(comparison: Comparison) -> list[dict]:
+    """The merged graph's nodes (merged_graph): row k's node, copied, with the id "m<k>"."""
+    nodes = []
+    for k, row in enumerate(comparison.rows):
+        source = comparison.nodes_a[row.a] if row.a is not None else comparison.nodes_b[cast(int, row.b)]
+        node = dict(source) if isinstance(source, dict) else {}
+        node["id"] = f"m{k}"
+        nodes.append(node)
+    return nodes
+
+
+def merged_edges(comparison: Comparison) -> list[dict]:
+    """The merged graph's edges (merged_graph): A's, and B's that touch a step only B has, between "m<k>" ids."""
     from afp_desktop.core.model.layout import resolve_edges
 
     rows = comparison.rows
     row_of_a = {row.a: k for k, row in enumerate(rows) if row.a is not None}
     row_of_b = {row.b: k for k, row in enumerate(rows) if row.b is not None}
-    nodes = []
-    for k, row in enumerate(rows):
-        source = comparison.nodes_a[row.a] if row.a is not None else comparison.nodes_b[cast(int, row.b)]
-        node = dict(source) if isinstance(source, dict) else {}
-        node["id"] = f"m{k}"
-        nodes.append(node)
     edges, seen = [], set()
 
     def add(edge: dict, src: int, dst: int) -> None:
@@ -415,7 +425,7 @@ def merged_graph(comparison: Comparison) -> dict:
             if partner is not None and partner[src] is not None and partner[dst] is not None and src != dst:
                 continue  # both ends aligned: A's edge already drew it
             add(edge, row_of[src], row_of[dst])
-    return {"nodes": nodes, "edges": edges}
+    return edges
 
 
 def diff(run_a, run_b) -> dict[str, Any]:

@@ -10,7 +10,7 @@ events are kept as they are: its snapshot and step graph hold their payloads any
 Each list is stood for by `EventsInTheEngine`: it keeps the list's length (the window counts events) and a few of
 its events by index; reading any other raises `EventsNotHere`, for a packed list and a kept one alike.
 What the engine cannot answer for the window — a run no engine holds any more (a later load failed or was
-cancelled), a comparison — is computed from `whole_run(copy)`, which unpacks them again, off the
+cancelled) — is computed from `whole_run(copy)`, which unpacks them again, off the
 window's thread.
 """
 
