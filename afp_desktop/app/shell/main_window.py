@@ -125,6 +125,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session = session or Session(self)
         self.settings = settings or Settings()
+        # The style and palette before the widgets are made: set after them, every widget is polished again.
+        widget_theme.apply_theme(QApplication.instance(), self.settings.get("theme"))
         self.loader = RunLoader(self)
         self.engine_requests = EngineRequests(self.session, self.loader.loads, self)  # everything but view data
         self.engine_requests.engine_lost.connect(self._on_engine_lost)
