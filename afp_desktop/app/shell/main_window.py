@@ -44,7 +44,7 @@ from afp_desktop.app.loading.follow import FollowController
 from afp_desktop.app.shell.go_to_box import GoToBox
 from afp_desktop.app.features.graph_folding import GraphFolding, empty_graph_reason
 from afp_desktop.app.shell.help_overlay import HelpOverlay
-from afp_desktop.app.pacing import window_imports
+from afp_desktop.app.pacing import open_imports, window_imports
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.loading.engine_requests import EngineRequests
 from afp_desktop.app.loading.loader import RunLoader
@@ -127,7 +127,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         # The style and palette before the widgets are made: set after them, every widget is polished again.
         widget_theme.apply_theme(QApplication.instance(), self.settings.get("theme"))
-        self.loader = RunLoader(self)
+        self.loader = RunLoader(self, warm_at_start=False)  # (its engine process is started after the first frame)
         self.engine_requests = EngineRequests(self.session, self.loader.loads, self)  # everything but view data
         self.engine_requests.engine_lost.connect(self._on_engine_lost)
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
@@ -223,8 +223,8 @@ class MainWindow(QMainWindow):
         if not getattr(self, "_painted_once", False):  # the window is on screen: now build what can wait
             self._painted_once = True
             window_imports.start()  # numpy and pyqtgraph, a piece per turn (not before: the first frame first)
-            # A timer owned by the window: it dies with the window (a closed window builds nothing).
-            QTimer(self, singleShot=True, interval=0, timeout=self._after_first_frame).start()
+            # What the first open needs, a module per turn, then the open (not run if the window is deleted first).
+            open_imports.import_then(self, self._after_first_frame)
 
     def open_after_first_frame(self, path: str | os.PathLike, **how) -> None:
         """Start loading once the window is on screen (start-up: the empty window shows first); `how` goes to
@@ -237,6 +237,7 @@ class MainWindow(QMainWindow):
     def _after_first_frame(self) -> None:
         path, self._open_when_shown = getattr(self, "_open_when_shown", None), None
         if path is None:
+            self.loader.warm()  # (ready for the first open)
             self.timeline.build_when_ready()
             return
         # The file first (the loader reads it in a thread; the run shows at once), then the timeline's plots: as
