@@ -65,7 +65,6 @@ from afp_desktop.app.session import Session
 from afp_desktop.app.storage.settings import Settings
 from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.shell.menus import ActionRegistry
-from afp_desktop.core.views.prepared_views import summary_of
 
 log = logging.getLogger(__name__)
 
@@ -633,6 +632,8 @@ class MainWindow(QMainWindow):
 
     # --------------------------------------------------------------------------------------- showing a run
     def _on_run_loaded(self, run) -> None:
+        from afp_desktop.core.views.prepared_views import summary_of
+
         name = os.path.basename(run.path)
         self.setWindowTitle(f"{name} — afp-desktop")
         self.stack.setCurrentWidget(self.canvas)  # (the graph itself is a panel: GraphFolding.run_loaded)
