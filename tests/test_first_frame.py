@@ -14,13 +14,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Imported after the window's first frame (open_imports.RUN_MODULES and what comes with them), never before it.
+# Imported after the window's first frame (open_imports.RUN_MODULES and what comes with them, or when first used:
+# the shortcut overview), never before it.
 AFTER_THE_FIRST_FRAME = (
     "multiprocessing", "multiprocessing.connection", "afp_desktop.engine.process", "afp_desktop.engine.service",
     "afp_desktop.core.formats.bundle", "afp_desktop.app.loading.received_runs", "afp_desktop.app.loading.follow_link",
     "afp_desktop.app.loading.in_process", "afp_desktop.engine.growth_delta",
     "afp_desktop.core.views.prepared_views", "afp_desktop.core.formats.bugreport",
-    "afp_desktop.core.views.inspector_content", "afp_desktop.core.views.goto",
+    "afp_desktop.core.views.inspector_content", "afp_desktop.core.views.goto", "afp_desktop.app.shell.help_overlay",
 )
 
 # In a fresh interpreter: the MainWindow made, noting how many widgets there were each time the style was set.

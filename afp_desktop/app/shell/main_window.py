@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QKeyEvent
@@ -43,7 +44,6 @@ from afp_desktop.app.storage.file_labels import TRACE_FILTER, recent_label
 from afp_desktop.app.loading.follow import FollowController
 from afp_desktop.app.shell.go_to_box import GoToBox
 from afp_desktop.app.features.graph_folding import GraphFolding, empty_graph_reason
-from afp_desktop.app.shell.help_overlay import HelpOverlay
 from afp_desktop.app.pacing import open_imports, window_imports
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.loading.engine_requests import EngineRequests
@@ -65,6 +65,9 @@ from afp_desktop.app.session import Session
 from afp_desktop.app.storage.settings import Settings
 from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.shell.menus import ActionRegistry
+
+if TYPE_CHECKING:
+    from afp_desktop.app.shell.help_overlay import HelpOverlay
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +152,6 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self.follow = FollowController(self)  # File ▸ Follow, the Live indicator, Jump to live (app/loading/follow.py)
         self._follow_wanted: bool | None = None
-        self.help_overlay = HelpOverlay(self)
         self._build_menus()
         self._connect()
         # After _connect: a feature's panels follow a run the window has shown. Each feature is a panel too
@@ -252,6 +254,16 @@ class MainWindow(QMainWindow):
             signal.connect(build_once)
         self.open_file(path, **getattr(self, "_open_how", {}))
 
+    @property
+    def help_overlay(self) -> HelpOverlay:
+        """The keyboard-shortcut overview (F1), made the first time it is asked for: hidden until then."""
+        overlay = getattr(self, "_help_overlay", None)
+        if overlay is None:
+            from afp_desktop.app.shell.help_overlay import HelpOverlay
+
+            overlay = self._help_overlay = HelpOverlay(self)
+        return overlay
+
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.load_label = QLabel()
@@ -343,7 +355,7 @@ class MainWindow(QMainWindow):
                  self._replay_key(f, k, m or Qt.KeyboardModifier.NoModifier))
         bind("go_to", self.go_to_box.open_box)
         self.follow.bind_actions(self)
-        bind("help", self.help_overlay.toggle)
+        bind("help", lambda: self.help_overlay.toggle())
         bind("about", self.show_about)
 
     def _choice_group(self, setting: str, choices) -> dict[str, QAction]:
