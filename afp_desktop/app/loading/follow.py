@@ -290,12 +290,12 @@ class FollowController(QObject):
         next growth, once the window has been free at least as long as this one took."""
         if self._mirror is None:
             return
+        from afp_desktop.engine.growth_delta import extends  # (imported by the follow's start: a lookup)
+
         started = time.monotonic()
         session = self.session
         at_end = self.at_live_end
         position, selected = session.position, session.selected
-        from afp_desktop.engine.growth_delta import extends
-
         run = self._mirror.apply(growth)
         self._ended = growth.ended
         self.lines_read = growth.lines_read

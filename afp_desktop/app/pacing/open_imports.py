@@ -4,9 +4,9 @@ The rule, in the window's process: the window's first frame imports neither mult
 nor the formats, nor a run's views. Once the first frame is painted, `import_then(owner, call)` imports them on the
 window's thread, one module per turn of its queue (scheduler.py): OPEN_MODULES, which starting the engine process
 needs, then `call` (the window's first open, which starts it), both ahead of the pieces waiting in the queue, then
-RUN_MODULES behind them, while the engine process starts and reads. No turn imports them all at once, and a run received from the engine (loading/received_runs.py) finds what
-its unpickling needs already imported. A module that fails to import is left to the code that uses it, which
-imports it again and says why.
+RUN_MODULES behind them, while the engine process starts and reads. No turn imports them all at once, and a run
+received from the engine (loading/received_runs.py) finds what its unpickling needs already imported. A module that
+fails to import is left to the code that uses it, which imports it again and says why.
 """
 
 from __future__ import annotations
