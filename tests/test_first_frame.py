@@ -22,6 +22,8 @@ AFTER_THE_FIRST_FRAME = (
     "afp_desktop.app.loading.in_process", "afp_desktop.engine.growth_delta",
     "afp_desktop.core.views.prepared_views", "afp_desktop.core.formats.bugreport",
     "afp_desktop.core.views.inspector_content", "afp_desktop.core.views.goto", "afp_desktop.app.shell.help_overlay",
+    "afp_desktop.core.model.replay", "afp_desktop.core.views.inspect", "afp_desktop.core.views.run_facts",
+    "afp_desktop.core.views.findings", "afp_desktop.core.views.pause_marks",
 )
 
 # In a fresh interpreter: the MainWindow made, noting how many widgets there were each time the style was set.

@@ -32,6 +32,7 @@ RUN_MODULES = (
     "afp_desktop.core.views.inspect",
     "afp_desktop.core.views.run_facts",
     "afp_desktop.core.views.prepared_views",
+    "afp_desktop.core.views.pause_marks",
 )
 
 
