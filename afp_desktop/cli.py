@@ -689,9 +689,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             _check_display()
         from afp_desktop.app.shell.gui import run_gui
-        from afp_desktop.core.formats.source import byte_limit
 
-        with byte_limit(args.max_bytes):  # (for every file the window opens)
+        with _window_byte_limit(args.max_bytes):  # (for every file the window opens)
             if args.compare:
                 from afp_desktop.app.shell.gui import run_compare_gui
 
@@ -715,6 +714,18 @@ def main(argv: list[str] | None = None) -> int:
         print_readable(f"afp-desktop: {INTERNAL_ERROR} ({type(err).__name__}: {str(err)[:300]}); please report it "
                        "with the file and the command (see the README's Security section)", stderr=True)
         return 2
+
+
+def _window_byte_limit(limit: int | None):
+    """`byte_limit(limit)` for the window; without --max-bytes nothing to set, and the formats are not imported
+    before the window's first frame (the engine process reads the files)."""
+    if limit is None:
+        from contextlib import nullcontext
+
+        return nullcontext()
+    from afp_desktop.core.formats.source import byte_limit
+
+    return byte_limit(limit)
 
 
 def _check_display() -> None:

@@ -11,14 +11,18 @@ advance by hand. `moment_settled` follows a scrub once it pauses (SETTLE_MS), fo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Signal
 
 from afp_desktop.app.pacing.scheduler import GROWTH_SETTLE_MS, Clock, MomentScheduler, Pending, TurnQueue
 from afp_desktop.app.loading.run_disposal import RunDisposal
 from afp_desktop.app.pacing.span_walks import SpanWalks
-from afp_desktop.core.model.replay import Moment, Replay, StopSpan
-from afp_desktop.core.model.run import Run
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
+
+if TYPE_CHECKING:  # (the replay is imported with the first run, not with the window)
+    from afp_desktop.core.model.replay import Moment, Replay, StopSpan
+    from afp_desktop.core.model.run import Run
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
 EVENTS_PER_STOP_TICK = 10      # with no usable stops, play walks single events this many times faster
@@ -102,6 +106,8 @@ class Session(QObject):
 
     def _replay_of(self, run: Run) -> Replay:
         """The window's replay of `run`: a long stop's chat lines are walked beside the window (span_walks)."""
+        from afp_desktop.core.model.replay import Replay
+
         return Replay(run, self.templates, self.app_name, defer_long_walks=True)
 
     def close_run(self) -> None:

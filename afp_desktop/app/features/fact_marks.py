@@ -11,7 +11,6 @@ from PySide6.QtGui import QPainterPath
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.model.timeline import x_of_position
-from afp_desktop.core.views.run_facts import facts_of_run
 
 RESILIENCE_COLOUR = "#c25e00"
 FINDING_COLOUR = "#7b3fb5"
@@ -96,6 +95,8 @@ class FactMarks(PanelDefaults):
             self._show_on_cards([], [])
             self._clear_timeline()
             return
+        from afp_desktop.core.views.run_facts import facts_of_run  # (imported with the first run, not the window)
+
         facts = facts_of_run(run)
         position = self.session.position
         resilience, findings = facts.resilience.known(position), facts.findings.known(position)

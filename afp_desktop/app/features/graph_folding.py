@@ -10,13 +10,13 @@ has more than AUTO_FOLD_STEPS steps — too many to find one's way in.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from afp_desktop.app.look.style import palette_for
 from afp_desktop.core.model.fold_iterations import AUTO_FOLD_STEPS, FoldMap, find_folds, fold_graph
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
-from afp_desktop.core.views.prepared_views import FoldedGraph, graph_layout_of
 from afp_desktop.core.model.framework_steps import (
     ShownSteps,
     framework_nodes,
@@ -24,6 +24,16 @@ from afp_desktop.core.model.framework_steps import (
     hidden_count,
     shown_graph,
 )
+
+if TYPE_CHECKING:  # (the run's views are imported with the first run, not with the window: graph_layout_of)
+    from afp_desktop.core.views.prepared_views import FoldedGraph
+
+
+def graph_layout_of(run) -> GraphLayout:
+    """The whole graph's layout of `run` (core/views/prepared_views.py)."""
+    from afp_desktop.core.views.prepared_views import graph_layout_of as whole_layout
+
+    return whole_layout(run)
 
 
 def empty_graph_reason(run) -> str:

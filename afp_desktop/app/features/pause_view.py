@@ -4,12 +4,16 @@ resume and how long the run waited. The facts are core/views/pause_marks.py's; a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtGui import QPainterPath
 
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.plain_text import plain_tooltip
-from afp_desktop.core.views.pause_marks import PauseMark, pause_marks
 from afp_desktop.core.model.timeline import x_of_position
+
+if TYPE_CHECKING:  # (a run's pauses are found with the first run, not with the window)
+    from afp_desktop.core.views.pause_marks import PauseMark
 
 PAUSE_COLOUR = "#b07800"
 MARKER_Y = -0.55  # under the stop markers (errors and search marks sit above)
@@ -49,6 +53,8 @@ class PauseView(PanelDefaults):
         self.run_loaded(run)
 
     def run_loaded(self, run) -> None:
+        from afp_desktop.core.views.pause_marks import pause_marks
+
         replay = self.session.replay
         self.marks = pause_marks(run, replay.facts.tool_node_by_call if replay is not None else None)
         self._draw_timeline()

@@ -9,7 +9,6 @@ from afp_desktop.app.panels.notice_words import message_for
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.run_end_words import TONE, cost_words, end_at, headline
 from afp_desktop.core.model.summary import summary_at
-from afp_desktop.core.views.run_facts import facts_of_run
 
 LISTED = 12  # the latest findings the count's tooltip lists
 
@@ -77,6 +76,8 @@ class RunFactsHeader(PanelDefaults):
             tip = f"How the run ended (known from event {end.position:,}):\n{end.message}" \
                 if end.position is not None else end.message
             self.window.summary.show_end(headline(end), tip, TONE.get(end.reason, ""))
+        from afp_desktop.core.views.run_facts import facts_of_run  # (imported with the first run, not the window)
+
         cost = cost_words(run, moment.position)
         self.window.summary.show_library_cost(cost.text, cost.tooltip)
         known = facts_of_run(run).findings.known(moment.position)

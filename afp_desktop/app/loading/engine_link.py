@@ -14,7 +14,6 @@ takes its place in the window (each load goes to a process of its own: EngineLoa
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import shutil
 import signal
 import sys
@@ -23,21 +22,37 @@ import types
 import weakref
 from collections import deque
 from contextlib import contextmanager
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
-from afp_desktop.app.loading.received_runs import SlicedReceive
-from afp_desktop.core.formats.source import byte_limit_given
-from afp_desktop.engine import process as engine_process
+from afp_desktop.engine import main as engine_main
 
-WARM_AT_START_MS = 0  # a process is started on the first turn of the event loop after the loader is made,
+if TYPE_CHECKING:
+    from afp_desktop.app.loading.received_runs import SlicedReceive
+
+WARM_AT_START_MS = 0  # a process is started on the first turn of the event loop after the loader is made (unless
+# its owner starts it: the window, once its first frame is painted),
 WARM_AFTER_MS = 1500  # and a fresh one this long after a load failed or was cancelled (not while the window is busy): each is
 # ready for the next open
 HOLD_LOADS = False  # tests: each load waits at its first breathing point until its `go()` (`held` says it is there)
 HOLD_REQUESTS = False  # tests: each request waits at its first breathing point until `go_on()` (`held` says so)
 QUIT_WAIT_S = 2.0  # a process told to quit is waited for this long at shutdown, then killed
 _ids = itertools.count(1)
+
+
+def engine_process():
+    """engine/process.py (and multiprocessing, the formats it reads), imported when the first engine process is
+    started, not with the window: the window's first frame needs none of it."""
+    from afp_desktop.engine import process
+
+    return process
+
+
+def _byte_limit_given() -> int | None:
+    """source.byte_limit_given(): None while source.py is not imported (no `byte_limit` block can be in force)."""
+    source = sys.modules.get("afp_desktop.core.formats.source")
+    return source.byte_limit_given() if source is not None else None
 
 
 def how_it_ended(exitcode: int | None) -> str:
@@ -70,9 +85,11 @@ class EngineProcess:
     """One engine process and the window's end of its connection."""
 
     def __init__(self, spill_folder: str) -> None:
+        import multiprocessing
+
         context = multiprocessing.get_context("spawn")
         self.connection, child_end = context.Pipe(duplex=True)
-        self.process = context.Process(target=engine_process.serve, args=(child_end, spill_folder),
+        self.process = context.Process(target=engine_main.serve, args=(child_end, spill_folder),
                                        name="afp-engine", daemon=True)
         with _main_script_hidden():
             self.process.start()
@@ -116,7 +133,7 @@ def open_in_engine_process(path: str, conversation: str | None = None, fold_abov
     engine = EngineProcess(folder)
     try:
         engine.send("open", 1, {"path": path, "conversation": conversation, "fold_above": fold_above,
-                                "show_prefixes": False, "byte_limit": byte_limit_given(), "hold": False})
+                                "show_prefixes": False, "byte_limit": _byte_limit_given(), "hold": False})
         while True:
             try:
                 message = engine.connection.recv()
@@ -126,7 +143,7 @@ def open_in_engine_process(path: str, conversation: str | None = None, fold_abov
                                       f"({how_it_ended(engine.process.exitcode)})") from None
             kind, rest = message[0], message[2:]
             if kind == "loaded":
-                return engine_process.receive(rest[0])
+                return engine_process().receive(rest[0])
             if kind == "failed":
                 error = LoadError(path, "")
                 error.args = (rest[0],)  # (the engine's message, whole: it names the file itself)
@@ -157,7 +174,7 @@ class EngineLoads(QObject):
     followed = Signal(int, str, object)
     follow_ended = Signal(int, str)  # (follow id, how the process ended; "" when it was retired by the window)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, warm_at_start: bool = True) -> None:
         super().__init__(parent)
         self.spill_folder: str | None = None  # made with the first process, removed once none is left (wait)
         self.engine: EngineProcess | None = None  # the process the next load goes to
@@ -173,7 +190,8 @@ class EngineLoads(QObject):
         self._warm = QTimer(self)
         self._warm.setSingleShot(True)
         self._warm.timeout.connect(self.warm)
-        self._warm.start(WARM_AT_START_MS)
+        if warm_at_start:
+            self._warm.start(WARM_AT_START_MS)
 
     @property
     def engine_pid(self) -> int | None:
@@ -275,7 +293,7 @@ class EngineLoads(QObject):
         self.warm()
         self._loads[load.id] = load
         request = {"path": load.path, "conversation": load.conversation, "fold_above": load.fold_above,
-                   "show_prefixes": True, "byte_limit": byte_limit_given(), "hold": HOLD_LOADS}
+                   "show_prefixes": True, "byte_limit": _byte_limit_given(), "hold": HOLD_LOADS}
         if not self.engine.send("open", load.id, request):
             self._process_ended(self.engine)
 
@@ -308,7 +326,7 @@ class EngineLoads(QObject):
             if load_id == self.following:
                 self.followed.emit(load_id, rest[0], rest[1:])
             elif rest[0] == "grown_spill":
-                engine_process.discard(rest[1])
+                engine_process().discard(rest[1])
             return
         if load_id in self._requests:
             if kind == "held":
@@ -320,7 +338,7 @@ class EngineLoads(QObject):
         load = self._loads.get(load_id)
         if load is None:
             if kind in ("prefix", "loaded"):
-                engine_process.discard(rest[0])
+                engine_process().discard(rest[0])
             return
         if kind in ("loaded", "failed", "cancelled", "conversation_needed"):
             del self._loads[load_id]
@@ -431,7 +449,7 @@ class EngineLoad(QObject):
         if self._receiver is not None:
             self._receiver.stop()
         for _kind, spill in self._spills:
-            engine_process.discard(spill)
+            engine_process().discard(spill)
         self._spills.clear()
 
     def part_shown(self) -> None:
@@ -452,10 +470,10 @@ class EngineLoad(QObject):
         elif kind in ("prefix", "loaded"):
             if kind == "loaded":  # (the whole run: the parts not yet received are not needed)
                 for _kind, spill in self._spills:
-                    engine_process.discard(spill)
+                    engine_process().discard(spill)
                 self._spills.clear()
             elif self._spills and self._spills[-1][0] == "prefix":  # (a later part replaces one not yet received)
-                engine_process.discard(self._spills.pop()[1])
+                engine_process().discard(self._spills.pop()[1])
             self._spills.append((kind, rest[0]))
             self._receive_next()
         elif kind == "failed":
@@ -471,6 +489,8 @@ class EngineLoad(QObject):
         if self._receiver is not None or not self._spills:
             return
         kind, spill = self._spills.popleft()
+        from afp_desktop.app.loading.received_runs import SlicedReceive
+
         self._receiver = SlicedReceive(kind, spill, self)
         self._receiver.received.connect(self._received)
         EngineLoad.receiving.add(self)

@@ -11,11 +11,12 @@ When the process holding the run has ended, the request fails at once with how (
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from afp_desktop.app.loading.in_process import ThreadRequests
+if TYPE_CHECKING:
+    from afp_desktop.app.loading.in_process import ThreadRequests
 
 
 class EngineRequests(QObject):
@@ -27,12 +28,22 @@ class EngineRequests(QObject):
         super().__init__(parent)
         self.session = session
         self.engine_link = loads if hasattr(loads, "holds") else None
-        self.threads = ThreadRequests(self)
-        self.threads.replied.connect(self._thread_replied)
+        self._threads: ThreadRequests | None = None  # (made by the first request asked in this process)
         if self.engine_link is not None:  # (methods of this object: disconnected once it is deleted)
             self.engine_link.replied.connect(self._engine_replied)
         self._latest: dict[str, tuple[str, int]] = {}  # tag → (route, id) of its newest request
         self._waiting: dict[tuple[str, int], tuple[str, Callable, Callable]] = {}  # (route, id) → (tag, callbacks)
+
+    @property
+    def threads(self) -> ThreadRequests:
+        """The requests answered in this process, made with the engine's service when first needed (in_process.py):
+        the window's first frame imports neither."""
+        if self._threads is None:
+            from afp_desktop.app.loading.in_process import ThreadRequests
+
+            self._threads = ThreadRequests(self)
+            self._threads.replied.connect(self._thread_replied)
+        return self._threads
 
     def request(self, tag: str, kind: str, args: dict, on_answer: Callable[[object], None],
                 on_failed: Callable[[str], None]) -> None:
@@ -41,7 +52,8 @@ class EngineRequests(QObject):
         self.drop(tag)
         run = self.session.run
         if self.engine_link is not None and self.engine_link.holds(run):
-            self.threads.let_go_when_idle()  # (of a run it was asked about before: a part shown while loading)
+            if self._threads is not None:
+                self._threads.let_go_when_idle()  # (of a run it was asked about before: a part shown while loading)
             key = ("engine", self.engine_link.request(tag, kind, args))
         else:
             key = ("thread", self.threads.request(tag, kind, args, run))
@@ -67,12 +79,13 @@ class EngineRequests(QObject):
         """The run shown is closed or replaced: no reply about it is wanted, and this process lets go of it."""
         self._latest.clear()
         self._waiting.clear()
-        self.threads.forget()
+        if self._threads is not None:
+            self._threads.forget()
 
     def stop(self, msecs: int = 5000) -> bool:
         """The window is closing: requests in this process end (at their next breathing point)."""
         self.forget_run()
-        return self.threads.wait(msecs)
+        return self._threads is None or self._threads.wait(msecs)
 
     def _thread_replied(self, request_id: int, kind: str, value) -> None:
         self._replied("thread", request_id, kind, value)

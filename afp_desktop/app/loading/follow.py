@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from afp_desktop.app.loading.follow_link import ProcessFollow, ThreadFollow
-from afp_desktop.core.formats.errors import LoadError
-from afp_desktop.core.formats.source import GZIP_MAGIC, XZ_MAGIC, open_regular
-from afp_desktop.engine.growth_delta import RunMirror, extends, probe_of
+if TYPE_CHECKING:  # (the follow's machinery and the formats are imported by the first follow, not with the window)
+    from afp_desktop.app.loading.follow_link import ProcessFollow, ThreadFollow
+    from afp_desktop.engine.growth_delta import RunMirror
 
 POLL_MS = 100  # a whole document's file is looked at this often (the engine polls a stream itself)
 GROWING_WINDOW_S = 1.0  # a file whose size or time changes within this long after opening is still being written
@@ -39,6 +39,9 @@ def _stat_key(path: str):
 
 
 def _ends_mid_line(path: str) -> bool:
+    from afp_desktop.core.formats.errors import LoadError
+    from afp_desktop.core.formats.source import open_regular
+
     try:
         handle, info = open_regular(path)
         with handle:
@@ -51,6 +54,9 @@ def _is_plain_stream(run, path: str) -> bool:
     """A stream the follower can read line by line: the file sink's NDJSON, not compressed."""
     if run is None or run.format != "ndjson":
         return False
+    from afp_desktop.core.formats.errors import LoadError
+    from afp_desktop.core.formats.source import GZIP_MAGIC, XZ_MAGIC, open_regular
+
     try:
         handle, _info = open_regular(path)
         with handle:
@@ -190,6 +196,9 @@ class FollowController(QObject):
         self._shown_length = len(run.axis)
         self._ended = self._caught_up = False
         if self.mode == "stream":
+            from afp_desktop.app.loading.follow_link import ProcessFollow, ThreadFollow
+            from afp_desktop.engine.growth_delta import RunMirror, probe_of
+
             self._mirror = RunMirror(run)
             loads = self.window.loader.loads
             if hasattr(loads, "follow"):  # (the engine process: engine_link.EngineLoads)
@@ -281,6 +290,8 @@ class FollowController(QObject):
         next growth, once the window has been free at least as long as this one took."""
         if self._mirror is None:
             return
+        from afp_desktop.engine.growth_delta import extends  # (imported by the follow's start: a lookup)
+
         started = time.monotonic()
         session = self.session
         at_end = self.at_live_end

@@ -27,7 +27,6 @@ import time
 from PySide6.QtCore import QObject, QTimer
 
 from afp_desktop.app.pacing import scheduler
-from afp_desktop.core.views.prepared_views import graph_layout_of, summary_of
 
 QUIET_MS = 300
 COST_FACTOR = 3.0  # a job waits at least this many times what it took last time
@@ -154,6 +153,8 @@ class GrowthView(QObject):
     def _layout(self, run) -> None:
         """The new graph's layout (the costliest part, a few dozen ms for 600 steps), on its own event-loop turn;
         the graph job shows it on the next."""
+        from afp_desktop.core.views.prepared_views import graph_layout_of
+
         layout = None
         if run.stepgraph.get("nodes") and not self.window.folding.would_fold(run):  # (folded: laid out as shown)
             layout = graph_layout_of(run)
@@ -171,6 +172,8 @@ class GrowthView(QObject):
             self.window.features[key].run_grown(run)
 
     def _summary(self, run) -> None:
+        from afp_desktop.core.views.prepared_views import summary_of
+
         window = self.window
         errors = self.session.replay.facts.errors if self.session.replay is not None else ()
         window.summary.show_summary(summary_of(run), run.format_name, os.path.basename(run.path), errors)

@@ -16,9 +16,12 @@ receive on the window's thread than the window's longest pause allows.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from afp_desktop.core.model.run import Run
+if TYPE_CHECKING:
+    from afp_desktop.core.model.run import Run
 
 # The run's first paints come first: the engine's answer, taken in on the window's thread, comes after them.
 START_AFTER_MS = 400

@@ -30,7 +30,8 @@ IN_PROCESS = False  # True: loads run in a thread of this process (tests that ch
 
 class RunLoader(QObject):
     """One load at a time. Signals are delivered on the thread that owns the loader (the UI thread).
-    `loads`: what makes a load (engine_link.EngineLoads by default; in_process.ThreadLoads)."""
+    `loads`: what makes a load (engine_link.EngineLoads by default; in_process.ThreadLoads). `warm_at_start`: the
+    engine process is started on the first turn of the event loop; False: by `warm` (or the first load)."""
 
     started = Signal(str)
     progress = Signal(float)
@@ -41,7 +42,7 @@ class RunLoader(QObject):
     conversation_needed = Signal(str, object)  # (path, the bundle's conversations)
     engine_ended = Signal(str, str)  # (path, how: "signal SIGKILL", "exit code 3") the engine process ended
 
-    def __init__(self, parent: QObject | None = None, loads=None):
+    def __init__(self, parent: QObject | None = None, loads=None, warm_at_start: bool = True):
         super().__init__(parent)
         if loads is None:
             if IN_PROCESS:
@@ -51,12 +52,18 @@ class RunLoader(QObject):
             else:
                 from afp_desktop.app.loading.engine_link import EngineLoads
 
-                loads = EngineLoads(self)
+                loads = EngineLoads(self, warm_at_start=warm_at_start)
         self.loads = loads
         self._current = None
         self._painting = None  # a load waiting for its part's paint (window_painted)
         self.path: str | None = None
         self.conversation: str | None = None
+
+    def warm(self) -> None:
+        """The engine process started now if none is up, ready for the next load (nothing to do in this process)."""
+        warm = getattr(self.loads, "warm", None)
+        if warm is not None:
+            warm()
 
     @property
     def busy(self) -> bool:

@@ -18,9 +18,6 @@ import os
 
 from PySide6.QtCore import QObject
 
-from afp_desktop.core.formats.prefixes import same_moment
-from afp_desktop.engine.growth_delta import extends
-
 
 class ProgressiveDisplay(QObject):
     """Shows the prefixes of the file being loaded in `window`'s session."""
@@ -71,6 +68,9 @@ class ProgressiveDisplay(QObject):
         shown, self.shown = self.shown, None
         if shown is None or self.session.run is not shown:
             return False
+        from afp_desktop.core.formats.prefixes import same_moment
+        from afp_desktop.engine.growth_delta import extends
+
         if not extends(run, shown):  # (a recording's part: its typed events alone, stops from the events)
             if not (self.moved or self.session.position != self.placed):
                 return False  # not moved: the whole run goes where opening it puts it

@@ -16,8 +16,7 @@ import threading
 from PySide6.QtCore import QObject, Signal
 
 from afp_desktop.app.pacing.stoppable import stoppable
-from afp_desktop.core.formats.errors import LoadCancelled
-from afp_desktop.core.model.replay import span_lines_walk
+from afp_desktop.core.problems import LoadCancelled
 
 
 class SpanWalks(QObject):
@@ -53,6 +52,8 @@ class SpanWalks(QObject):
         self._asked = None
 
     def _walk(self, replay, span, templates: dict, app_name: str, stop: threading.Event) -> None:
+        from afp_desktop.core.model.replay import span_lines_walk  # (imported with the replay walked: a lookup)
+
         try:
             with stoppable(stop):
                 walk = span_lines_walk(replay.run, span, templates, app_name)

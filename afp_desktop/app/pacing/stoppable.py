@@ -10,7 +10,7 @@ from typing import Iterator
 
 from afp_desktop.app.pacing import window_imports
 from afp_desktop.core.breathing import breathing
-from afp_desktop.core.formats import LoadCancelled
+from afp_desktop.core.problems import LoadCancelled
 
 
 @contextmanager

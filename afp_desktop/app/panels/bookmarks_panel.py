@@ -27,7 +27,6 @@ from afp_desktop.app.widgets.note_dialog import NoteDialog
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.views.bookmarks import BookmarkBook, bookmark_at, caption, ordinal_labels
-from afp_desktop.core.model.replay import span_index_at
 
 MISSING = QColor("#8a909c")
 
@@ -126,6 +125,8 @@ class BookmarksPanel(QWidget, PanelDefaults):
         if len(self.session.breadcrumb) == 1:
             index = self.session.stop_index
         else:  # drilled into a subflow: bookmarks are on the run's own stops
+            from afp_desktop.core.model.replay import span_index_at  # (imported with the session's replay)
+
             index = span_index_at([s["axisEnd"] for s in run.stops], 0, self.session.position)
         return 0 if index is None else index
 

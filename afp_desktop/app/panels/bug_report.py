@@ -8,6 +8,8 @@ All of it comes from the zip, so all of it is plain text: labels with Qt.PlainTe
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -26,7 +28,9 @@ from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.text_box import TraceTextBox
 from afp_desktop.app.panels.banner import plain_label
 from afp_desktop.app.widgets.plain_text import plain_tooltip
-from afp_desktop.core.formats.bugreport import BundleInfo, environment_text, statements, withheld_sentence
+
+if TYPE_CHECKING:  # (a bundle's words are imported with the first bundle shown, not with the window)
+    from afp_desktop.core.formats.bugreport import BundleInfo
 
 NOT_A_BUNDLE = ("This run was not opened from a bug report. Open the .zip that agentfootprint's "
                 "exportBugReport() makes to read the reporter's statement here.")
@@ -152,6 +156,8 @@ class BugReportPanel(QWidget, PanelDefaults):
         if info is None:
             self.stack.setCurrentWidget(self.empty)
             return
+        from afp_desktop.core.formats.bugreport import environment_text, statements, withheld_sentence
+
         self.stack.setCurrentIndex(1)
         self._fill_picker(info)
         s = info.statement

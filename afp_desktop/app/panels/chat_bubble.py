@@ -16,7 +16,6 @@ from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.panels.stop_lines import StopLines
 from afp_desktop.app.widgets.plain_text import TOOLTIP_CHARS, plain_label, plain_tooltip
 from afp_desktop.app.panels.run_end_words import TONE, bubble_words
-from afp_desktop.core.views.run_facts import facts_of_run
 
 
 USER_FILL, USER_TEXT = "#2f62d0", "#ffffff"
@@ -363,6 +362,8 @@ class ChatBubblePanel(QWidget, PanelDefaults):
         its answer: as much of it as had arrived by then, as tokens are."""
         run = self.session.run
         if self._thinking_of is not run:
+            from afp_desktop.core.views.run_facts import facts_of_run
+
             notes = facts_of_run(run).thinking
             self._thinking_of, self._thinking = run, (notes, [note.position for note in notes])
         notes, positions = self._thinking

@@ -9,6 +9,7 @@ Messages come from the trace: every cell is plain text (QTreeWidgetItem never re
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRect, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetrics
@@ -17,8 +18,9 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem,
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.app.widgets.visible_text import visible_text
-from afp_desktop.core.views.findings import Finding
-from afp_desktop.core.views.run_facts import facts_of_run
+
+if TYPE_CHECKING:  # (the run's facts are imported with the first run, not with the window)
+    from afp_desktop.core.views.findings import Finding
 
 COLUMNS = ("Event", "Finding")
 MAX_LISTED = 2000  # rows made (the first ones, in axis order); the summary says how many more (info --json: all)
@@ -92,6 +94,8 @@ class FindingsPanel(QWidget, PanelDefaults):
         self.summary.setText(NO_RUN)
 
     def show_run(self, run) -> None:
+        from afp_desktop.core.views.run_facts import facts_of_run
+
         self.tree.clear()
         facts = facts_of_run(run)
         self.total = len(facts.findings.all)
@@ -208,6 +212,8 @@ class FindingsPanel(QWidget, PanelDefaults):
             self.show_known(self.session.position)
 
     def _choose(self, item: QTreeWidgetItem) -> None:
+        from afp_desktop.core.views.findings import Finding
+
         finding = item.data(0, FINDING_ROLE)
         if isinstance(finding, Finding):
             self.finding_chosen.emit(finding)

@@ -24,7 +24,7 @@ from afp_desktop.app.widgets.visible_text import visible_text
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.problems import LoadError
-from afp_desktop.core.views.inspector_content import Unreadable, read_lazy
+from afp_desktop.core.jsonx.lazyjson import Unreadable, read_lazy
 from afp_desktop.app.look.fonts import fixed_font
 
 FETCH_BATCH = 500              # rows created per fetchMore

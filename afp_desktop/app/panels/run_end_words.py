@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from afp_desktop.core.model.run_end import RunEnd
-from afp_desktop.core.views.findings import Finding
-from afp_desktop.core.views.run_facts import RunFacts, StepNote, facts_of_run
+if TYPE_CHECKING:  # (the run's facts are imported with the first run, not with the window)
+    from afp_desktop.core.model.run_end import RunEnd
+    from afp_desktop.core.views.findings import Finding
+    from afp_desktop.core.views.run_facts import RunFacts, StepNote
 
 HEADLINES = {
     "completed": "✓ completed",
@@ -70,6 +72,8 @@ class CostWords:
 
 def cost_words(run, position: int) -> CostWords:
     """The library's own estimate at the cursor: the run so far, each priced step, and a limit once hit."""
+    from afp_desktop.core.views.run_facts import facts_of_run
+
     facts = facts_of_run(run)
     so_far = cost_so_far(facts, position)
     limits: list[Finding] = [f for f in facts.findings.known(position) if f.kind in LIMIT_KINDS]

@@ -9,7 +9,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
-from afp_desktop.core.views.goto import GoToError, parse_go_to, resolve_go_to
 
 PLACEHOLDER = "Stop number, event 300, iteration 5, 1m20s, or a step id — Enter to go, Esc to close"
 
@@ -68,6 +67,8 @@ class GoToBox(QFrame):
         session = self.session
         if session.run is None:
             return False
+        from afp_desktop.core.views.goto import GoToError, parse_go_to, resolve_go_to  # (not with the window)
+
         try:
             target = resolve_go_to(parse_go_to(self.field.text()), session.run, session.spans)
         except GoToError as err:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QKeyEvent
@@ -43,8 +44,7 @@ from afp_desktop.app.storage.file_labels import TRACE_FILTER, recent_label
 from afp_desktop.app.loading.follow import FollowController
 from afp_desktop.app.shell.go_to_box import GoToBox
 from afp_desktop.app.features.graph_folding import GraphFolding, empty_graph_reason
-from afp_desktop.app.shell.help_overlay import HelpOverlay
-from afp_desktop.app.pacing import window_imports
+from afp_desktop.app.pacing import open_imports, window_imports
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.loading.engine_requests import EngineRequests
 from afp_desktop.app.loading.loader import RunLoader
@@ -65,7 +65,9 @@ from afp_desktop.app.session import Session
 from afp_desktop.app.storage.settings import Settings
 from afp_desktop.app.shell.action_table import MenuId
 from afp_desktop.app.shell.menus import ActionRegistry
-from afp_desktop.core.views.prepared_views import summary_of
+
+if TYPE_CHECKING:
+    from afp_desktop.app.shell.help_overlay import HelpOverlay
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +127,9 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session = session or Session(self)
         self.settings = settings or Settings()
-        self.loader = RunLoader(self)
+        # The style and palette before the widgets are made: set after them, every widget is polished again.
+        widget_theme.apply_theme(QApplication.instance(), self.settings.get("theme"))
+        self.loader = RunLoader(self, warm_at_start=False)  # (its engine process is started after the first frame)
         self.engine_requests = EngineRequests(self.session, self.loader.loads, self)  # everything but view data
         self.engine_requests.engine_lost.connect(self._on_engine_lost)
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
@@ -148,7 +152,6 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self.follow = FollowController(self)  # File ▸ Follow, the Live indicator, Jump to live (app/loading/follow.py)
         self._follow_wanted: bool | None = None
-        self.help_overlay = HelpOverlay(self)
         self._build_menus()
         self._connect()
         # After _connect: a feature's panels follow a run the window has shown. Each feature is a panel too
@@ -221,8 +224,8 @@ class MainWindow(QMainWindow):
         if not getattr(self, "_painted_once", False):  # the window is on screen: now build what can wait
             self._painted_once = True
             window_imports.start()  # numpy and pyqtgraph, a piece per turn (not before: the first frame first)
-            # A timer owned by the window: it dies with the window (a closed window builds nothing).
-            QTimer(self, singleShot=True, interval=0, timeout=self._after_first_frame).start()
+            # What the first open needs, a module per turn, then the open (not run if the window is deleted first).
+            open_imports.import_then(self, self._after_first_frame)
 
     def open_after_first_frame(self, path: str | os.PathLike, **how) -> None:
         """Start loading once the window is on screen (start-up: the empty window shows first); `how` goes to
@@ -235,6 +238,7 @@ class MainWindow(QMainWindow):
     def _after_first_frame(self) -> None:
         path, self._open_when_shown = getattr(self, "_open_when_shown", None), None
         if path is None:
+            self.loader.warm()  # (ready for the first open)
             self.timeline.build_when_ready()
             return
         # The file first (the loader reads it in a thread; the run shows at once), then the timeline's plots: as
@@ -249,6 +253,16 @@ class MainWindow(QMainWindow):
         for signal in signals:
             signal.connect(build_once)
         self.open_file(path, **getattr(self, "_open_how", {}))
+
+    @property
+    def help_overlay(self) -> HelpOverlay:
+        """The keyboard-shortcut overview (F1), made the first time it is asked for: hidden until then."""
+        overlay = getattr(self, "_help_overlay", None)
+        if overlay is None:
+            from afp_desktop.app.shell.help_overlay import HelpOverlay
+
+            overlay = self._help_overlay = HelpOverlay(self)
+        return overlay
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
@@ -341,7 +355,7 @@ class MainWindow(QMainWindow):
                  self._replay_key(f, k, m or Qt.KeyboardModifier.NoModifier))
         bind("go_to", self.go_to_box.open_box)
         self.follow.bind_actions(self)
-        bind("help", self.help_overlay.toggle)
+        bind("help", lambda: self.help_overlay.toggle())
         bind("about", self.show_about)
 
     def _choice_group(self, setting: str, choices) -> dict[str, QAction]:
@@ -630,6 +644,8 @@ class MainWindow(QMainWindow):
 
     # --------------------------------------------------------------------------------------- showing a run
     def _on_run_loaded(self, run) -> None:
+        from afp_desktop.core.views.prepared_views import summary_of
+
         name = os.path.basename(run.path)
         self.setWindowTitle(f"{name} — afp-desktop")
         self.stack.setCurrentWidget(self.canvas)  # (the graph itself is a panel: GraphFolding.run_loaded)

@@ -17,7 +17,6 @@ from afp_desktop.core.formats.errors import LoadError
 from afp_desktop.core.formats.source import read_regular
 from afp_desktop.core.jsonx import jsonio
 from afp_desktop.core.views.bookmarks import BookmarkBook, run_key
-from afp_desktop.core.views.prepared_views import run_id_known
 
 
 MAX_FILE_BYTES = 16 << 20  # a bookmarks file is a few KB; anything near this is not ours
@@ -35,6 +34,8 @@ def book_path(run_id: str | None, path: str) -> Path:
 
 def load_book(run) -> tuple[BookmarkBook, str | None]:
     """The run's bookmarks (none yet: an empty book) and a warning sentence when the file could not be read."""
+    from afp_desktop.core.views.prepared_views import run_id_known
+
     run_id, path = run_id_known(run), os.path.abspath(run.path)  # (the engine's: the events stay there)
     file = book_path(run_id, path)
     if not os.path.lexists(file):

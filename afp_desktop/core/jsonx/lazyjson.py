@@ -98,3 +98,19 @@ def resolve_quietly(value: Any) -> Any:
         return value.value()
     except LazyJSONError:
         return None
+
+
+class Unreadable(str):
+    """The words shown in place of a payload whose bytes in the file are not JSON."""
+
+
+def read_lazy(value: Any) -> Any:
+    """A payload still in the file's bytes (LazyJSON) parsed now (bytes that are not JSON: Unreadable, the error
+    in words); any other value as it is. One level: what it holds is left as it is."""
+    if type(value) is LazyJSON:
+        try:
+            return value.value()
+        except LazyJSONError as err:
+            problem = err.problem
+            return Unreadable(f"⚠ {problem.message} ({problem.where().removeprefix(problem.path + ', ')})")
+    return value

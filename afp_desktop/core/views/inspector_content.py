@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from afp_desktop.core.jsonx import jsonio
-from afp_desktop.core.jsonx.lazyjson import LazyJSON, LazyJSONError
+from afp_desktop.core.jsonx.lazyjson import read_lazy
 from afp_desktop.core.library.status import progress_message_of
 from afp_desktop.core.model import tool_progress
 from afp_desktop.core.model.bubble import rollups
@@ -30,22 +30,6 @@ from afp_desktop.core.views.step_ids import StepId, step_ids
 
 LATE_FIELDS = ("tokens", "endOffsetMs", "exitPayload")  # known only once the step has ended
 LLM_START_KINDS = ("user->llm", "tool->llm")
-
-
-class Unreadable(str):
-    """The words shown in place of a payload whose bytes in the file are not JSON."""
-
-
-def read_lazy(value: Any) -> Any:
-    """A payload still in the file's bytes (LazyJSON) parsed now (bytes that are not JSON: Unreadable, the error
-    in words); any other value as it is. One level: what it holds is left as it is."""
-    if type(value) is LazyJSON:
-        try:
-            return value.value()
-        except LazyJSONError as err:
-            problem = err.problem
-            return Unreadable(f"⚠ {problem.message} ({problem.where().removeprefix(problem.path + ', ')})")
-    return value
 
 
 def plain(value: Any) -> Any:
