@@ -8,6 +8,11 @@ Python's lock, and the window, for a long stretch. Counted, so nested or overlap
 When the collector comes back on, everything alive is moved to the permanent generation (`gc.freeze`): the run
 just built is millions of objects that will live as long as it is shown, and the first full collection over
 them would otherwise walk them all. Frozen objects are still freed by reference counting when the run is closed.
+
+In the window's process the collector runs on the window's thread only: a collection on another thread may free a
+Qt object's Python wrapper there, and Qt's destructor, taking its locks off the window's thread while the window
+holds Python's lock and waits for one of them, deadlocks both. A thread of the window's process that computes
+(a request answered there) holds the collector off while it works (`freeze=False`: what it made does not outlive it).
 """
 
 from __future__ import annotations
@@ -20,21 +25,26 @@ from typing import Iterator
 _lock = threading.Lock()
 _holders = 0
 _was_enabled = True
+_freeze = False  # a holder built what lives on: frozen when the collector comes back on
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
-    global _holders, _was_enabled
+def collector_paused(freeze: bool = True) -> Iterator[None]:
+    global _holders, _was_enabled, _freeze
     with _lock:
         if _holders == 0:
             _was_enabled = gc.isenabled()
             gc.disable()
         _holders += 1
+        _freeze = _freeze or freeze
     try:
         yield
     finally:
         with _lock:
             _holders -= 1
-            if _holders == 0 and _was_enabled:
-                gc.freeze()
-                gc.enable()
+            if _holders == 0:
+                if _was_enabled:
+                    if _freeze:
+                        gc.freeze()
+                    gc.enable()
+                _freeze = False

@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QThread, Signal
 
 from afp_desktop.app.loading.received_runs import SlicedReceive
 from afp_desktop.engine import process as engine_process
+from afp_desktop.engine.collector import collector_paused
 
 SPILL_ABOVE = 20_000  # a growth of more events than this (the first of a big file) comes through a spill file
 
@@ -107,14 +108,15 @@ class _FollowThread(QThread):
                     self.shown_flag.clear()
                     follow.shown()
                 try:
-                    messages = follow.step()
+                    with collector_paused(freeze=False):  # (no collection off the window's thread)
+                        messages = follow.step()
+                        messages = [("grown", pickle.loads(pickle.dumps(message[1], protocol=5)))
+                                    if message[0] == "grown" else message for message in messages]
                 except Exception as err:  # noqa: BLE001 - a follow never takes the window down; it is told why
                     messages = [("stopped", f"{self.path}: following it stopped ({type(err).__name__}: "
                                             f"{str(err)[:300]})")]
                     follow.close()
                 for message in messages:
-                    if message[0] == "grown":
-                        message = ("grown", pickle.loads(pickle.dumps(message[1], protocol=5)))
                     self.arrived.emit(message)
                 if follow.stopped:
                     return

@@ -139,8 +139,8 @@ class _RequestThread(QThread):
             self.done.emit(self.request_id, "superseded", None)
             return
         try:
-            self.engine.adopt(run)
-            with breathing(self._stop_here):
+            with collector_paused(freeze=False), breathing(self._stop_here):  # (no collection off the window's thread)
+                self.engine.adopt(run)
                 value = self.engine.answer(self.kind, self.args)
         except Exception as err:  # noqa: BLE001 - a request never takes the window down; the panel is told why
             if isinstance(err, LoadCancelled) or self.stop_flag.is_set():

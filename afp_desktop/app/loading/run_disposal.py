@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from afp_desktop.app.pacing.stoppable import stoppable
 from afp_desktop.core.dismantle import take_apart
+from afp_desktop.engine.collector import collector_paused
 
 HAND_OVER_AFTER_MS = 400  # the run that took its place is shown first (its first paints, its settled moment)
 TRIES = 10  # a run still held elsewhere (a panel not yet switched) is looked at again this many times
@@ -65,7 +66,7 @@ def _free(values: list, give_back: bool) -> None:
     """Take `values` apart; `give_back`: then hand the freed memory back to the system (a run closed: nothing
     will reuse it soon. A run replaced by another is not: the new one reuses it, and the trim's lock on the
     allocator would lengthen the stalls of the new run's opening)."""
-    with stoppable():
+    with collector_paused(freeze=False), stoppable():  # (no collection off the window's thread)
         while values:
             try:
                 take_apart(values.pop())

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 
 from afp_desktop.app.pacing.stoppable import stoppable
 from afp_desktop.core.problems import LoadCancelled
+from afp_desktop.engine.collector import collector_paused
 
 
 class SpanWalks(QObject):
@@ -55,7 +56,7 @@ class SpanWalks(QObject):
         from afp_desktop.core.model.replay import span_lines_walk  # (imported with the replay walked: a lookup)
 
         try:
-            with stoppable(stop):
+            with collector_paused(freeze=False), stoppable(stop):  # (no collection off the window's thread)
                 walk = span_lines_walk(replay.run, span, templates, app_name)
         except LoadCancelled:
             return
