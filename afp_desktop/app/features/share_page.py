@@ -23,7 +23,6 @@ class SharePage(PanelDefaults):
 
     def __init__(self, window) -> None:
         self.window = window
-        self.making = False  # a page was asked of the engine and has not come yet
         self.written: str | None = None  # the last page written
         self.action = window.bind_action("share", self.ask)
         self.action.setEnabled(False)
@@ -33,7 +32,6 @@ class SharePage(PanelDefaults):
 
     def run_closed(self) -> None:
         self.action.setEnabled(False)
-        self.making = False  # (the engine's answer about a closed run is not delivered)
 
     def ask(self) -> None:
         run = self.window.session.run
@@ -57,7 +55,6 @@ class SharePage(PanelDefaults):
         except UnsafeOutput as err:
             QMessageBox.warning(self.window, "Share failed", str(err))
             return
-        self.making = True
         args = {"templates": dict(session.templates), "app_name": session.app_name, "stop": session.stop_index,
                 "title": os.path.basename(run.path)}
         self.window.engine_requests.request(TAG, "share_page", args,
@@ -65,12 +62,10 @@ class SharePage(PanelDefaults):
         self.window.show_status("Making the web page…", 0)
 
     def _failed(self, why: str) -> None:
-        self.making = False
         QMessageBox.warning(self.window, "Share failed", f"Could not make the web page: {why}")
         self.window.show_status("")
 
     def _made(self, result: bytes, path: str, run) -> None:
-        self.making = False
         try:
             write_file(path, result, [run.path])
         except (OSError, UnsafeOutput) as err:
@@ -83,7 +78,5 @@ class SharePage(PanelDefaults):
                                 "conversation unless the file was redacted)", 15000)
 
     def stop(self) -> None:
-        """The page asked for is no longer wanted."""
-        if self.making:
-            self.making = False
-            self.window.engine_requests.drop(TAG)
+        """The page asked for, if any, is no longer wanted."""
+        self.window.engine_requests.drop(TAG)

@@ -264,10 +264,10 @@ class EngineLoads(QObject):
     def let_go(self) -> None:
         """The run shown is closed: its holder ends (its memory goes back to the system)."""
         holder, self._held_run, self._held_by = self._held_by, None, None
-        if holder is not None and holder is not self.engine:
-            self._retire(holder, kill=False)
-        elif holder is not None and not self._loads:
-            self._retire(holder, kill=False)
+        if holder is None or (holder is self.engine and self._loads):
+            return
+        self._retire(holder, kill=False)
+        if self.engine is None:  # (it was the process of the loads too: a fresh one later)
             self._warm.start(WARM_AFTER_MS)
 
     def warm(self) -> None:
@@ -351,38 +351,43 @@ class EngineLoads(QObject):
         """`engine` ended by itself: its loads, requests and follow end with how."""
         if engine is None or engine in self._ending:
             return
-        self._unwatch(engine)
+        loading = engine is self.engine
+        asked, following = self._let_go_of(engine)
         engine.reap(5.0)
         how = how_it_ended(engine.process.exitcode)
         if engine is self._held_by:
             self.lost_how = how
-        if engine is self.engine:
-            self.engine = None
+        if loading:
             loads, self._loads = list(self._loads.values()), {}
             for load in loads:
                 load.message("ended", [how])
-        for request_id in sorted(request_id for request_id, asked in self._requests.items() if asked is engine):
-            del self._requests[request_id]
+        for request_id in asked:
             self.replied.emit(request_id, "ended", how)
-        if engine is self._follower:
-            following, self.following, self._follower = self.following, None, None
-            if following is not None:
-                self.follow_ended.emit(following, how)
+        if following is not None:
+            self.follow_ended.emit(following, how)
 
     def _retire(self, engine: EngineProcess, kill: bool) -> None:
         """End `engine` (the window no longer needs it): its follow ends with it (the window starts it again in a
         fresh one), and requests still asked of it are not answered."""
+        _asked, following = self._let_go_of(engine)
+        if following is not None:
+            QTimer.singleShot(0, self, lambda: self.follow_ended.emit(following, ""))
+        engine.kill() if kill else engine.quit()
+        self._ending.append(engine)
+
+    def _let_go_of(self, engine: EngineProcess) -> tuple[list[int], int | None]:
+        """`engine` is no longer watched nor the one loads go to; returns the requests asked of it (no longer
+        waited for) and the follow it ran, if any."""
         self._unwatch(engine)
         if engine is self.engine:
             self.engine = None
-        for request_id in [request_id for request_id, asked in self._requests.items() if asked is engine]:
+        asked = sorted(request_id for request_id, process in self._requests.items() if process is engine)
+        for request_id in asked:
             del self._requests[request_id]
+        following = None
         if engine is self._follower:
             following, self.following, self._follower = self.following, None, None
-            if following is not None:
-                QTimer.singleShot(0, self, lambda: self.follow_ended.emit(following, ""))
-        engine.kill() if kill else engine.quit()
-        self._ending.append(engine)
+        return asked, following
 
     def _unwatch(self, engine: EngineProcess) -> None:
         notifier = self._notifiers.pop(engine, None)

@@ -9,8 +9,8 @@ events are kept as they are: its snapshot and step graph hold their payloads any
 
 Each list is stood for by `EventsInTheEngine`: it keeps the list's length (the window counts events) and a few of
 its events by index; reading any other raises `EventsNotHere`, for a packed list and a kept one alike.
-What the engine cannot answer for the window — a run no engine holds any more (a later load failed or was
-cancelled) — is computed from `whole_run(copy)`, which unpacks them again, off the
+What no engine holds for the window — a part shown while the rest of its file is read, a run whose engine was
+retired, the tests' in-process loads — is answered from `whole_run(copy)`, which unpacks them again, off the
 window's thread.
 """
 
@@ -23,7 +23,6 @@ from typing import Any, Iterable, NoReturn
 from afp_desktop.core.framed_pickle import unpickled_in_frames
 
 _NONE = object()
-
 
 
 class EventsNotHere(LookupError):
