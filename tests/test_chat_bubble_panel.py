@@ -42,7 +42,9 @@ def open_panels(qtbot, scenario: str, name: str = "recording.json"):
     bubble = shown_alone(session, ChatBubblePanel(session))
     editor = shown_alone(session, TemplateEditorPanel(session))
     qtbot.addWidget(bubble)
-    qtbot.addWidget(editor)
+    # (its pending edits applied before it closes, into this test's settings: an edit applied a moment later, by
+    # its timer, would be remembered in the next test's)
+    qtbot.addWidget(editor, before_close_func=lambda panel: panel.flush())
     editor.set_app_name(APP_NAME)
     return session, bubble, editor
 
