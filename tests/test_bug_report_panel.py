@@ -17,6 +17,7 @@ from afp_desktop.app.shell.gui import SCREENSHOT_SIZE, run_gui
 from afp_desktop.app.shell.main_window import MainWindow
 from afp_desktop.app.panels.bug_report import NOT_A_BUNDLE, BugReportPanel
 from afp_desktop.core.formats import open_run
+from afp_desktop.core.views.window_copy import whole_run
 from tests.bundle_util import BUNDLES, CHOICE_SCENARIOS, make_zip, manifest, several_conversations_zip
 from tests.corpus_util import corpus_path, read_bytes
 
@@ -108,7 +109,7 @@ def test_the_picker_asks_and_the_panel_switches(qtbot, window, several):
     assert len(listed) == 3 and listed[0].startswith("conv-1") and listed[2].startswith("conv-2.1")
     run = window.session.run
     assert run.bundle.chosen == "conv-2.1"
-    assert run.stepgraph == open_run(corpus_path(CHOICE_SCENARIOS["conv-2.1"], "recording.json")).stepgraph
+    assert whole_run(run).stepgraph == open_run(corpus_path(CHOICE_SCENARIOS["conv-2.1"], "recording.json")).stepgraph
     panel = panel_of(window)
     assert panel.picker_row.isVisibleTo(panel)
     assert [panel.picker.itemData(i) for i in range(panel.picker.count())] == ["conv-1", "conv-2.0", "conv-2.1"]

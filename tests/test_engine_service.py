@@ -3,15 +3,24 @@ window (engine/process.py): pickled whole, read back through Python code a frame
 
 from __future__ import annotations
 
+import io
 import pickle
 
 import pytest
 
 from afp_desktop.core.formats import LoadError
 from afp_desktop.core.framed_pickle import READ_PIECE
+from afp_desktop.core.views.window_copy import IN_THE_ENGINE
 from afp_desktop.engine import process
 from afp_desktop.engine.service import Engine
 from tests.corpus_util import corpus_path
+
+
+def _spilled(value) -> bytes:
+    """`value` as a spill file holds it (with no stand-ins)."""
+    out = io.BytesIO()
+    process.dump_with_stand_ins(value, out, [])
+    return out.getvalue()
 
 
 def test_the_engine_holds_the_run_it_opened_prepared_for_the_window():
@@ -30,10 +39,14 @@ def test_the_engine_holds_the_run_it_opened_prepared_for_the_window():
 def test_a_prepared_run_comes_back_from_its_spill_file_whole_and_the_file_goes(tmp_path):
     run = Engine().open(str(corpus_path("06-pause-resume", "recording.json")))
     spill = tmp_path / "run.pickle"
-    spill.write_bytes(pickle.dumps(run, protocol=process.PICKLE_PROTOCOL))
+    with open(spill, "wb") as out:
+        process.write_window_copy(run, out)  # (as the engine process writes it)
     back = process.receive(str(spill))
     assert not spill.exists()
-    assert len(back.axis) == len(run.axis) and back.stepgraph == run.stepgraph and back.views.summary == run.views.summary
+    assert len(back.axis) == len(run.axis) and back.views.summary == run.views.summary
+    assert [list(node) for node in back.stepgraph["nodes"]] == [list(node) for node in run.stepgraph["nodes"]]
+    for shown, node in zip(back.stepgraph["nodes"], run.stepgraph["nodes"]):  # (its payloads stay in the engine)
+        assert all(shown[key] in (value, IN_THE_ENGINE) for key, value in node.items() if key != "assistantText")
 
 
 def test_the_unpickler_reads_a_frame_at_a_time_through_python(tmp_path, monkeypatch):
@@ -41,7 +54,7 @@ def test_the_unpickler_reads_a_frame_at_a_time_through_python(tmp_path, monkeypa
     most a frame each, never in one."""
     value = [{"n": i, "text": f"{i:050d}"} for i in range(100_000)]
     spill = tmp_path / "big.pickle"
-    data = pickle.dumps(value, protocol=process.PICKLE_PROTOCOL)
+    data = _spilled(value)
     spill.write_bytes(data)
     sizes: list[int] = []
     read, readinto = process.FrameReader.read, process.FrameReader.readinto
@@ -88,7 +101,7 @@ def test_a_big_object_is_read_a_piece_at_a_time(tmp_path):
     at a time, with a pause between pieces, never in one read that would hold the window waiting for seconds."""
     big = bytes(range(256)) * (12 * READ_PIECE // 256 + 1)
     spill = tmp_path / "big.pickle"
-    spill.write_bytes(pickle.dumps({"text": big}, protocol=process.PICKLE_PROTOCOL))
+    spill.write_bytes(_spilled({"text": big}))
     pauses = []
     back = process.receive(str(spill), lambda: pauses.append(1))
     assert back["text"] == big
@@ -103,7 +116,7 @@ def test_a_received_spill_is_removed_after_the_window_has_its_run(qtbot, tmp_pat
     from afp_desktop.app.loading.received_runs import SlicedReceive
 
     spill = tmp_path / "run.pickle"
-    spill.write_bytes(pickle.dumps({"run": list(range(1000))}, protocol=process.PICKLE_PROTOCOL))
+    spill.write_bytes(_spilled({"run": list(range(1000))}))
     removing, release = threading.Event(), threading.Event()
     real = process.discard
 
@@ -121,3 +134,14 @@ def test_a_received_spill_is_removed_after_the_window_has_its_run(qtbot, tmp_pat
     assert got == [{"run": list(range(1000))}] and removing.is_set() and spill.exists()
     release.set()
     assert receive.wait(10_000) and not spill.exists()
+
+
+def test_the_engine_gives_a_steps_json_whole_and_refuses_a_step_the_run_has_not():
+    import json
+
+    engine = Engine()
+    run = engine.open(str(corpus_path("02-react-two-tools", "trace.json")))
+    index = next(i for i, node in enumerate(run.step_fold.nodes) if "toolArgs" in node)
+    assert json.loads(engine.answer("step_json", {"index": index})) == run.step_fold.nodes[index]
+    with pytest.raises(IndexError, match="has no step"):
+        engine.answer("step_json", {"index": len(run.step_fold.nodes)})

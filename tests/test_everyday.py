@@ -243,10 +243,12 @@ def test_template_dialogs_follow_the_remembered_folder(qtbot, tmp_path):
 
 # -- small things ------------------------------------------------------------------------------------------------
 def test_right_click_on_a_card_offers_copy_and_export(qtbot, window):
+    """The step's JSON is copied whole, payloads and all: asked of the engine (the window's copy has none)."""
     open_and_wait(qtbot, window, RUN)
     canvas = window.canvas
     canvas.fit_to_window()
-    item = next(i for i in canvas.node_items if i.isVisible() and i.index > 0)
+    whole = whole_run(window.session.run).stepgraph["nodes"]
+    item = next(i for i in canvas.node_items if i.isVisible() and i.index > 0 and "toolArgs" in whole[i.index])
     centre = canvas.mapFromScene(item.sceneBoundingRect().center())
     event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, centre, canvas.viewport().mapToGlobal(centre))
     QApplication.sendEvent(canvas.viewport(), event)
@@ -257,7 +259,9 @@ def test_right_click_on_a_card_offers_copy_and_export(qtbot, window):
     menu.actions()[1].trigger()
     assert QGuiApplication.clipboard().text() == node["id"]
     menu.actions()[0].trigger()
-    assert json.loads(QGuiApplication.clipboard().text())["id"] == node["id"]
+    qtbot.waitUntil(lambda: QGuiApplication.clipboard().text().startswith("{"), timeout=10_000)
+    assert json.loads(QGuiApplication.clipboard().text()) == json.loads(json.dumps(whole[item.index]))
+    assert window.statusBar().currentMessage() == "Copied the step's JSON"
     menu.close()
 
 

@@ -128,7 +128,7 @@ def test_the_window_stops_following_a_file_swapped_for_one_that_is_not_regular(t
     path.write_bytes(b"\n".join(lines[:20]) + b"\n")
     swapped = tmp_path / "swapped"
     _make(swapped, kind)
-    proc = subprocess.Popen([sys.executable, "-c", WINDOW_FOLLOWS, str(path), str(swapped)], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-c", WINDOW_FOLLOWS, str(path), str(swapped)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_ceiling,
                             env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     code, out, err = _ended(proc)

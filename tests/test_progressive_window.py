@@ -235,7 +235,7 @@ def test_a_recording_shows_its_first_events_then_the_whole_run_at_the_same_momen
     with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
         pass
     whole = window.session.run
-    assert whole is not shown and not whole.still_reading and whole.commit_log
+    assert whole is not shown and not whole.still_reading and whole.has_commit_log
     assert whole.axis.typed_before[window.session.position] == typed_seen, "the same typed event has happened"
     assert window.session.moment.position == window.session.position
     assert not any(text.startswith("Still reading") for text in window.banner.texts)

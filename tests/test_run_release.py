@@ -109,10 +109,10 @@ def test_a_replaced_run_still_held_elsewhere_is_left_whole(qtbot, window):
     # private: the disposal's state: nothing held, the run being freed
     qtbot.waitUntil(lambda: not disposal._held and disposal.freeing is not None
                     and not disposal.freeing.is_alive(), timeout=FREED_TIMEOUT)
-    assert held.step_fold.graph() == fresh.step_fold.graph()
+    assert whole_run(held).step_fold.graph() == fresh.step_fold.graph()
     assert list(held.axis.entries) == list(fresh.axis.entries) and held.axis.commit_before == fresh.axis.commit_before
     assert held.stops == fresh.stops
-    assert held.commit_log == fresh.commit_log and whole_run(held).typed_events == fresh.typed_events
+    assert whole_run(held).commit_log == fresh.commit_log and whole_run(held).typed_events == fresh.typed_events
 
 
 def test_what_a_closed_run_freed_is_given_back_to_the_system(qtbot, window, monkeypatch):

@@ -1,22 +1,30 @@
-"""The window's copy of a prepared run (core/views/window_copy.py): its projections as they were, its events packed
-(counted, a few kept, none readable), and the run whole again when unpacked."""
+"""The window's copy of a prepared run (core/views/window_copy.py): its projections as they were, its events, payloads
+and snapshot left in the engine (counted, a few events kept, none readable), and the run whole again when a copy
+made whole is unpacked."""
 
 from __future__ import annotations
 
 import gc
+import io
 import pickle
 import types
 
 import pytest
 
+from afp_desktop.core.model.timeline import PreparedDrills, inner_stops
 from afp_desktop.core.views.window_copy import (
+    IN_THE_ENGINE,
+    PAYLOAD_FIELDS,
     EventsInTheEngine,
     EventsNotHere,
     Packed,
+    dump_with_stand_ins,
     holds_events,
     part_counts,
+    read_window_copy,
     whole_run,
     window_copy,
+    write_window_copy,
 )
 from afp_desktop.engine.service import load_run
 from tests.corpus_util import corpus_path
@@ -26,7 +34,8 @@ FILES = [("02-react-two-tools", "trace.json"), ("02-react-two-tools", "events.nd
 
 
 def _event_dicts_reachable(root) -> int:
-    """Dicts shaped like an event reachable from `root` (not through the packed lists, types or modules)."""
+    """Dicts shaped like an event reachable from `root` (not through the packed run, the events kept, types or
+    modules)."""
     skip = (str, bytes, int, float, Packed, EventsInTheEngine, type, types.ModuleType, types.FunctionType)
     seen, stack, found = set(), [root], 0
     while stack:
@@ -40,30 +49,94 @@ def _event_dicts_reachable(root) -> int:
     return found
 
 
+def _engine_copy(run, parts=()) -> tuple[object, bytes]:
+    """The copy the engine process sends of a run it holds (not made whole), and its bytes."""
+    out = io.BytesIO()
+    write_window_copy(run, out, parts)
+    data = out.getvalue()
+    return read_window_copy(io.BytesIO(data)), data
+
+
 @pytest.mark.parametrize(("scenario", "name"), FILES)
 def test_the_copy_counts_its_events_reads_none_and_unpacks_to_the_same_run(scenario, name):
     run = load_run(str(corpus_path(scenario, name)))
-    shown = pickle.loads(pickle.dumps(window_copy(run), protocol=5))  # (as the engine process sends it)
+    shown = window_copy(run)
     assert not holds_events(shown) and holds_events(run)
     assert len(shown.domain_events) == len(run.domain_events) and bool(shown.domain_events) == bool(run.domain_events)
     if run.typed_events is not None:
         assert len(shown.typed_events) == len(run.typed_events)
     with pytest.raises(EventsNotHere):
         list(shown.domain_events)
-    assert shown.stops == run.stops and shown.stepgraph == run.stepgraph and len(shown.axis) == len(run.axis)
+    assert shown.stops == run.stops and len(shown.axis) == len(run.axis) and shown.views.summary == run.views.summary
     whole = whole_run(shown)
     assert whole.domain_events == run.domain_events and whole.typed_events == run.typed_events
     assert whole.document == run.document and whole.all_notices() == run.all_notices()
+    assert whole.stepgraph == run.stepgraph and whole.snapshot == run.snapshot
 
 
-def test_the_copy_holds_no_event_but_its_ends():
-    run = load_run(str(corpus_path("02-react-two-tools", "trace.json")))
+@pytest.mark.parametrize(("scenario", "name"), FILES)
+def test_each_step_is_copied_without_its_payloads_and_every_holder_holds_the_same_copy(scenario, name):
+    run = load_run(str(corpus_path(scenario, name)), fold_above=0)
+    shown, _data = _engine_copy(run)
+    nodes, original = shown.step_fold.nodes, run.step_fold.nodes
+    assert [list(node) for node in nodes] == [list(node) for node in original]  # (the same fields, in order)
+    left_out = 0
+    for node, whole in zip(nodes, original):
+        for key, value in whole.items():
+            if key in PAYLOAD_FIELDS:
+                assert node[key] is IN_THE_ENGINE
+                left_out += 1
+            elif key == "assistantText" and isinstance(value, str):
+                assert node[key] == value.strip().split("\n", 1)[0][:400]
+            else:
+                assert node[key] == value
+    assert left_out > 0
+    assert shown.replay_facts.nodes is nodes  # (one list, as in the engine)
+    folded = shown.views.folded_graph
+    if folded is not None:  # (the folded graph's steps are the same objects)
+        ids = {id(node) for node in nodes}
+        kept = [node for node in folded.shown["nodes"] if not str(node.get("id", "")).startswith("fold:")]
+        assert kept and all(id(node) in ids for node in kept)
+
+
+@pytest.mark.parametrize(("scenario", "name"), FILES)
+def test_a_copy_the_engine_keeps_the_run_for_carries_no_event_and_cannot_be_unpacked(scenario, name):
+    run = load_run(str(corpus_path(scenario, name)))
+    shown, _data = _engine_copy(run)
     assert _event_dicts_reachable(run) > 20
-    assert _event_dicts_reachable(window_copy(run)) == 0  # (a Trace's DomainEvents: kept ones are behind the stand-in)
-    shown = window_copy(run)
+    assert _event_dicts_reachable(shown) == 0
     assert shown.domain_events[0] == run.domain_events[0] and shown.domain_events[-1] == run.domain_events[-1]
     with pytest.raises(EventsNotHere):
         shown.domain_events[1]
+    with pytest.raises(EventsNotHere):
+        whole_run(shown)
+
+
+def test_a_big_recordings_copy_holds_none_of_its_payloads():
+    """A recording keeps its payloads as bytes in one block (lazy JSON, packed): the copy the window receives refers
+    to none of it (the few events it keeps have bytes of their own), and is a small part of what the engine holds."""
+    run = load_run(str(corpus_path("15-large-run", "recording.json")))
+    _shown, data = _engine_copy(run)
+    held = len(pickle.dumps(run, protocol=5))
+    assert b"PackedBytes" not in data
+    assert len(data) < held / 10, (len(data), held)
+
+
+def test_the_drills_of_a_recording_are_made_ahead_and_give_the_same_stops():
+    run = load_run(str(corpus_path("15-large-run", "recording.json")))
+    shown, _data = _engine_copy(run)
+    assert isinstance(shown.snapshot, PreparedDrills) and shown.has_commit_log == run.has_commit_log is True
+    mounts = [stop for stop in run.stops if stop.get("kind") == "mount"]
+    assert mounts
+    inner_mounts = 0
+    for mount in mounts:
+        inner = inner_stops(run.snapshot, mount)
+        assert inner_stops(shown.snapshot, mount) == inner
+        for stop in inner or ():  # (a drill inside a drill)
+            if stop.get("kind") == "mount":
+                inner_mounts += 1
+                assert inner_stops(shown.snapshot, stop) == inner_stops(run.snapshot, stop)
+    assert inner_stops(shown.snapshot, {"kind": "mount", "runtimeStageId": "no-such-stage"}) is None
 
 
 def test_a_copy_keeps_the_last_event_of_each_part_shown_before_it():
@@ -88,22 +161,27 @@ def test_a_run_with_no_views_is_not_copied():
     assert window_copy(run) is run and whole_run(run) is run
 
 
-def test_a_recordings_events_are_kept_as_they_are_not_packed_twice():
-    """A recording's snapshot and step graph hold its events' payloads: its copy keeps the lists, unpacked (packing
-    them would hold every payload twice), and still reads none of them."""
-    run = load_run(str(corpus_path("06-pause-resume", "recording.json")))
-    shown = window_copy(run)
-    assert shown.domain_events.packed.data is None
-    assert whole_run(shown).domain_events is run.domain_events
-    with pytest.raises(EventsNotHere):
-        shown.domain_events[1]
-    trace = window_copy(load_run(str(corpus_path("06-pause-resume", "trace.json"))))
-    assert trace.domain_events.packed.data is not None and trace.domain_events.packed.lists is None
+def test_a_stand_in_takes_the_place_of_its_original_wherever_the_value_holds_it():
+    original, other = {"payload": "x" * 1000}, {"kept": [1, 2]}
+    value = {"a": [original, original], "b": (original, other), "c": other, "d": "text"}
+    out = io.BytesIO()
+    stand_in = {"payload": "left out"}
+    dump_with_stand_ins(value, out, [(original, stand_in)])
+    back = read_window_copy(io.BytesIO(out.getvalue()))
+    assert back == {"a": [stand_in, stand_in], "b": (stand_in, other), "c": other, "d": "text"}
+    assert back["a"][0] is back["a"][1] is back["b"][0] and back["b"][1] is back["c"]
+    assert b"x" * 1000 not in out.getvalue()
+
+
+def test_a_streams_document_is_its_typed_events_and_keeps_their_count():
+    run = load_run(str(corpus_path("02-react-two-tools", "events.ndjson")))
+    shown, _data = _engine_copy(run)
+    assert len(shown.typed_events) == len(run.typed_events) > 1
 
 
 def test_unpacking_a_copy_breathes_between_the_frames_of_its_pickle():
-    """A thread unpacking a big run's events (compare; a request about a run no engine holds) lets the window's
-    thread run and can be stopped every frame, not once at the end."""
+    """A thread unpacking a big run (a request about a run no engine holds) lets the window's thread run and can be
+    stopped every frame, not once at the end."""
     from afp_desktop.core.breathing import breathing
 
     run = load_run(str(corpus_path("15-large-run", "trace.json")))

@@ -29,7 +29,6 @@ priority below the window's (NICENESS).
 from __future__ import annotations
 
 import os
-import pickle
 import time
 from collections import deque
 from multiprocessing.connection import Connection
@@ -39,14 +38,18 @@ from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, LoadError
 from afp_desktop.core.formats.source import byte_limit
 from afp_desktop.core.framed_pickle import FrameReader
-from afp_desktop.core.views.window_copy import part_counts, window_copy
+from afp_desktop.core.views.window_copy import (
+    dump_with_stand_ins,
+    part_counts,
+    read_window_copy,
+    write_window_copy,
+)
 from afp_desktop.engine.collector import collector_paused
 from afp_desktop.engine.service import Engine, NoRun
 
 if TYPE_CHECKING:
     from afp_desktop.engine.follow import RunFollow
 
-PICKLE_PROTOCOL = 5
 PROGRESS_GAP_S = 0.1  # progress messages at most this often (and at 100 %)
 POLL_GAP_S = 0.01  # a breathing point looks for a cancel at most this often (a poll is a system call)
 # The engine runs at a lower priority than the window: when they want the same processor (two processors, another
@@ -171,16 +174,16 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
 
     parts: list[tuple[int, int]] = []  # (typed, domain) event counts of the parts sent so far
 
-    def spill(run) -> str:
+    def spill(run, whole: bool) -> str:
         nonlocal spills
         spills += 1
         name = os.path.join(spill_folder, f"run-{os.getpid()}-{spills}.pickle")
         with open(name, "wb") as out:
-            pickle.dump(window_copy(run, parts), out, protocol=PICKLE_PROTOCOL)
+            write_window_copy(run, out, parts, whole)
         return name
 
     def show_prefix(run) -> None:
-        send("prefix", load, spill(run))
+        send("prefix", load, spill(run, whole=True))  # (while the rest is read, the window answers about a part)
         parts.append(part_counts(run))
 
     path = asked["path"]
@@ -189,7 +192,7 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
             run = engine.open(path, conversation=asked.get("conversation"), fold_above=asked.get("fold_above"),
                               progress=progress, cancelled=cancelled,
                               show_prefix=show_prefix if asked.get("show_prefixes") else None)
-        name = spill(run)
+        name = spill(run, whole=bool(asked.get("whole")))
     except LoadCancelled:
         send("cancelled", load)
     except Exception as err:  # noqa: BLE001 - told apart in words (failure_message)
@@ -223,7 +226,7 @@ def _follow_step(connection: Connection, following: tuple[int, RunFollow, int], 
             spills += 1
             name = os.path.join(spill_folder, f"growth-{os.getpid()}-{spills}.pickle")
             with open(name, "wb") as out:
-                pickle.dump(message[1], out, protocol=PICKLE_PROTOCOL)
+                dump_with_stand_ins(message[1], out, [])  # (read as a run is: receive)
             message = ("grown_spill", name)
         connection.send(("follow", follow_id, *message))
     return spills
@@ -293,7 +296,7 @@ def receive(spill: str, between_frames: Callable[[], None] | None = None, remove
     (where the reading thread may pause)."""
     try:
         with open(spill, "rb") as source:
-            return pickle.load(FrameReader(source, between_frames))
+            return read_window_copy(FrameReader(source, between_frames))
     finally:
         if remove:
             discard(spill)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from afp_desktop.core.views.compare_answer import CompareAnswer
     from afp_desktop.core.views.found_hits import FoundHits
 
-REQUESTS = ("find", "index_for_find", "inspect", "left_out", "share_page",  # the kinds of request `answer` knows
+REQUESTS = ("find", "index_for_find", "inspect", "step_json", "left_out", "share_page",  # the kinds `answer` knows
             "event_rows", "event_types", "event_filter", "context", "context_value", "compare_with")
 
 
@@ -73,6 +73,8 @@ class Engine:
             return None
         if kind == "inspect":
             return self.inspect(**args)
+        if kind == "step_json":
+            return self.step_json(**args)
         if kind == "left_out":
             return self.left_out()
         if kind == "share_page":
@@ -160,6 +162,18 @@ class Engine:
         if self.run is None:
             raise NoRun("no run is open")
         return inspector_content(self.run, index, position, prices)
+
+
+    def step_json(self, index: int) -> str:
+        """Step `index` of the open run's step graph as JSON text, whole (the window's copy of it has no payloads)."""
+        from afp_desktop.core.jsonx import jsonio
+
+        if self.run is None:
+            raise NoRun("no run is open")
+        nodes = self.run.step_fold.nodes
+        if not 0 <= index < len(nodes):
+            raise IndexError(f"the run has no step {index} (it has {len(nodes)})")
+        return jsonio.dumps(nodes[index], indent=True).decode("utf-8")
 
 
 def _event_list_answers(run: Run) -> object:

@@ -787,12 +787,24 @@ class MainWindow(QMainWindow):
         nodes = run.stepgraph.get("nodes", []) if run is not None else []
         drawn = self.canvas.art.nodes if self.canvas.art is not None else []
         full = self.folding.to_full(index)  # (the card drawn → the run's step; a fold or framework chip: itself)
-        node = nodes[full] if full is not None and 0 <= full < len(nodes) else \
-            drawn[index] if 0 <= index < len(drawn) else None
+        a_step = full is not None and 0 <= full < len(nodes)
+        node = nodes[full] if a_step else drawn[index] if 0 <= index < len(drawn) else None
         if not isinstance(node, dict):
             return
-        self.card_menu = card_menu(self, node, self.ask_export)
+        copy_json = (lambda: self._copy_step_json(full)) if a_step else None
+        self.card_menu = card_menu(self, node, self.ask_export, copy_json)
         self.card_menu.popup(where)
+
+    def _copy_step_json(self, index: int) -> None:
+        """Copy step `index` of the run shown as JSON, whole: its payloads are the engine's (asked, copied when
+        answered; the status bar says so meanwhile, or why it could not be)."""
+        from afp_desktop.app.panels.graph.card_menu import copy_text
+
+        self.statusBar().showMessage("Reading the step's JSON…")
+        self.engine_requests.request(
+            "step_json", "step_json", {"index": index},
+            lambda text: copy_text(self, text, "Copied the step's JSON"),
+            lambda why: self.statusBar().showMessage(f"The step's JSON could not be copied: {why}", 8000))
 
     def export_graph_to(self, path: str, choice: ExportChoice | None = None) -> bool:
         from afp_desktop.app.export.export import export_view

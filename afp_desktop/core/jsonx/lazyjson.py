@@ -38,6 +38,11 @@ class LazyJSON:
         """Read from `buffer` from now on: the same bytes, kept elsewhere (a compressed copy, packed.py)."""
         self._buffer = buffer
 
+    def detached(self) -> "LazyJSON":
+        """The same value over a copy of its own bytes (not the whole file's buffer, which it would keep alive and
+        carry into every pickle of it)."""
+        return LazyJSON(self.raw(), 0, len(self), self._source)
+
     def raw(self) -> bytes:
         """The value's JSON text exactly as it is in the file."""
         return bytes(self._buffer[self._start:self._end])

@@ -81,6 +81,12 @@ class Run:
         return log if isinstance(log, list) else None
 
     @property
+    def has_commit_log(self) -> bool:
+        """Whether the file has a commit log (a window's copy answers from what stands for its snapshot)."""
+        held = getattr(self.snapshot, "has_commit_log", None)
+        return held if isinstance(held, bool) else bool(self.commit_log)
+
+    @property
     def execution_tree(self) -> dict | None:
         tree = self.snapshot.get("executionTree") if isinstance(self.snapshot, dict) else None
         lazy = getattr(tree, "known_mount_ids", None) is not None  # kept as bytes (formats/lazy_recording.py)

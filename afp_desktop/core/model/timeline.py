@@ -67,11 +67,46 @@ def stop_at_x(x: float, count: int) -> int:
 
 # --- drill ----------------------------------------------------------------------------------------------------
 
+class PreparedDrills:
+    """What a window's copy of a run holds in place of its snapshot (core/views/window_copy.py): the stops inside
+    each mount a drill can open (`inner`, by the mount's runtimeStageId), made from the snapshot by the engine, and
+    whether the snapshot has a commit log; the snapshot itself stays in the engine."""
+
+    __slots__ = ("inner", "has_commit_log")
+
+    def __init__(self, inner: dict[str, list[dict] | None], has_commit_log: bool) -> None:
+        self.inner, self.has_commit_log = inner, has_commit_log
+
+    def __reduce__(self):
+        return (PreparedDrills, (self.inner, self.has_commit_log))
+
+
+def prepared_drills(snapshot: Any, stops: Sequence[Mapping[str, Any]]) -> PreparedDrills:
+    """The inner stops of every mount among `stops` that opens inward, and of every mount among those, and so on:
+    every drill the timeline can make, made from `snapshot`."""
+    inner: dict[str, list[dict] | None] = {}
+    todo = [stop for stop in stops if stop.get("kind") == "mount" and not stop.get("derived")]
+    while todo:
+        mount = todo.pop()
+        key = str(mount.get("runtimeStageId", ""))
+        if key in inner:
+            continue
+        found = inner[key] = inner_stops(snapshot, mount)
+        todo.extend(stop for stop in found or () if stop.get("kind") == "mount" and not stop.get("derived"))
+    log = snapshot.get("commitLog") if isinstance(snapshot, dict) else None
+    return PreparedDrills(inner, isinstance(log, list) and bool(log))
+
+
 def inner_stops(snapshot: Any, mount: Mapping[str, Any]) -> list[dict] | None:
     """The stops a drill into `mount` steps through: its inner milestones; a mount whose own log holds none (an
     injection engine, a context slot) shows one stop per stage it ran, named by the stage (the newer lens's
     fallback, so a drillable mount always has something inside). None when the mount cannot be drilled into or
-    ran no stage of its own."""
+    ran no stage of its own. `snapshot` may be the PreparedDrills a window's copy holds in its place."""
+    if isinstance(snapshot, PreparedDrills):
+        if mount.get("kind") != "mount":
+            return None
+        made = snapshot.inner.get(str(mount.get("runtimeStageId", "")))
+        return None if made is None else [dict(stop) for stop in made]
     inner = drill(snapshot, dict(mount))
     if inner is None:
         return None

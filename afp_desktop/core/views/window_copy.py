@@ -1,67 +1,80 @@
-"""The copy of a prepared run that the window holds: everything the window paints, its events packed away.
+"""The copy of a prepared run that the window holds: everything the window paints, nothing it only asks about.
 
-The engine keeps the run it read whole and answers the questions that need its events (a step's sections, a
-payload, find, the event list, the Context tab, the shared page). The window shows a run from what was prepared for
-it (`run.views`, the axis, the step graph, the stops, the status lines), so its copy holds the events and the parsed
-document packed as one block of bytes (`Packed`) rather than as millions of objects: a window that held them as
-objects would take as long to receive, and as long to free, as the engine took to build them. (A recording's
-events are kept as they are: its snapshot and step graph hold their payloads anyway.)
+The engine keeps the run it read whole and answers the questions that need its events and payloads (a step's
+sections, a payload, find, the event list, the Context tab, the shared page, a drill's stops are made ahead). The
+window shows a run from what was prepared for it (`run.views`, the axis, the step graph, the stops, the status
+lines), so its copy is the run with these stand-ins, put in place of the originals wherever the run holds them
+(`write_window_copy`: while pickling, so every holder of an original gets the same stand-in, at no cost per object):
 
-Each list is stood for by `EventsInTheEngine`: it keeps the list's length (the window counts events) and a few of
-its events by index; reading any other raises `EventsNotHere`, for a packed list and a kept one alike.
-What no engine holds for the window — a part shown while the rest of its file is read, a run whose engine was
-retired, the tests' in-process loads — is answered from `whole_run(copy)`, which unpacks them again, off the
-window's thread.
+- each list of events, and the parsed document: `EventsInTheEngine` (its length, and a few of its events by index;
+  reading any other raises `EventsNotHere`);
+- each step of the step graph that carries payloads: the same step with them left out (`IN_THE_ENGINE` in their
+  place) and its answer's text cut to the first line a graph card shows;
+- the recording's snapshot: `PreparedDrills` (the stops inside each mount, made by the engine).
+
+A copy made `whole` also carries the run as the engine holds it, packed as one block of bytes (`Packed`), for what
+no engine holds for the window — a part shown while the rest of its file is read, the tests' in-process loads, a
+screenshot's run — answered from `whole_run(copy)`, which unpacks it again, off the window's thread.
 """
 
 from __future__ import annotations
 
-import copy
+import io
 import pickle
-from typing import Any, Iterable, NoReturn
+from typing import Any, BinaryIO, Iterable, NoReturn
 
 from afp_desktop.core.framed_pickle import unpickled_in_frames
+from afp_desktop.core.model.timeline import PreparedDrills, prepared_drills
 
+PICKLE_PROTOCOL = 5
+# A step's fields the window never reads (the inspector, find and export ask the engine): left out of its copy.
+PAYLOAD_FIELDS = frozenset(("entryPayload", "exitPayload", "slotBoundaries", "toolArgs", "toolResult", "injections"))
+CARD_TEXT_CHARS = 400  # of a step's answer, the window keeps the first line, this long at most (a graph card's)
 _NONE = object()
 
 
 class EventsNotHere(LookupError):
-    """An event was read from the window's copy of a run: its events are packed (whole_run unpacks them)."""
+    """An event or a payload was read from the window's copy of a run: the engine holds them."""
+
+
+class InTheEngine:
+    """The value of a step's field left out of the window's copy (PAYLOAD_FIELDS): the engine holds it."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "IN_THE_ENGINE"
+
+    def __repr__(self) -> str:
+        return "IN_THE_ENGINE"
+
+
+IN_THE_ENGINE = InTheEngine()
 
 
 class Packed:
-    """The events, typed events and document of a run (they share objects: a Trace's events are parts of its
-    document), held for the window's copy: packed together as one block of bytes (`data`), or, for a run whose
-    projections share the events' payloads (a recording's snapshot and step graph hold them), kept as they are
-    (`lists`): packing them there would hold each payload twice."""
+    """The run as the engine holds it, packed as one block of bytes (`data`), carried by a copy made `whole`."""
 
-    __slots__ = ("data", "lists")
+    __slots__ = ("data",)
 
-    def __init__(self, data: bytes | None, lists: dict[str, Any] | None = None) -> None:
-        self.data, self.lists = data, lists
+    def __init__(self, data: bytes) -> None:
+        self.data = data
 
-    @classmethod
-    def of(cls, lists: dict[str, Any], pack: bool) -> "Packed":
-        return cls(pickle.dumps(lists, protocol=pickle.HIGHEST_PROTOCOL), None) if pack else cls(None, lists)
-
-    def unpacked(self) -> dict[str, Any]:
-        if self.lists is not None:
-            return self.lists
-        assert self.data is not None
+    def unpacked(self) -> Any:
         return unpickled_in_frames(self.data)  # (a frame at a time: a thread unpacking lets the window run)
 
     def __reduce__(self):
-        return (Packed, (self.data, self.lists))
+        return (Packed, (self.data,))
 
 
 class EventsInTheEngine:
-    """Stands for the run's list `name` of `count` events: it has their count, the run's packed lists, and a few of
-    its events by index (`kept`: the first, the last, and the last of each part of the run shown before it, so that
-    a run can be told to extend another: growth_delta.extends)."""
+    """Stands for the run's list `name` of `count` events: it has their count, a few of its events by index (`kept`:
+    the first, the last, and the last of each part of the run shown before it, so that a run can be told to extend
+    another: growth_delta.extends), and the whole run packed when the copy was made `whole` (`packed`, else None)."""
 
     __slots__ = ("count", "name", "packed", "kept")
 
-    def __init__(self, count: int, name: str, packed: Packed, kept: dict[int, Any] | None = None) -> None:
+    def __init__(self, count: int, name: str, packed: Packed | None, kept: dict[int, Any] | None = None) -> None:
         self.count, self.name, self.packed, self.kept = count, name, packed, kept or {}
 
     def __getitem__(self, index: int) -> Any:
@@ -78,8 +91,8 @@ class EventsInTheEngine:
         return self.count > 0
 
     def _not_here(self, *_args: Any) -> NoReturn:
-        raise EventsNotHere(f"the {self.name} of this run are packed in the window's copy: ask the engine, or "
-                            "unpack them off the window's thread (window_copy.whole_run)")
+        raise EventsNotHere(f"the {self.name} of this run are held by its engine: ask it (engine_requests), or, for "
+                            "a copy made whole, unpack them off the window's thread (window_copy.whole_run)")
 
     __iter__ = _not_here
     __contains__ = _not_here
@@ -97,47 +110,123 @@ def holds_events(run) -> bool:
     return not isinstance(run.domain_events, EventsInTheEngine)
 
 
-def window_copy(run, parts_before: Iterable[tuple[int, int]] = ()):
-    """The window's copy of prepared `run` (views made): its projections, its events and document packed. `run`
-    itself is not changed. `parts_before`: the (typed, domain) event counts of the parts of the same file shown
-    before it, whose last events the copy keeps. A run with no views prepared (a followed run, whose panels compute
-    from its events) is returned as it is."""
+def write_window_copy(run, out: BinaryIO, parts_before: Iterable[tuple[int, int]] = (), whole: bool = False) -> None:
+    """Write the window's copy of prepared `run` (views made) to `out`, as `read_window_copy` reads it. `run` itself
+    is not changed. `parts_before`: the (typed, domain) event counts of the parts of the same file shown before it,
+    whose last events the copy keeps. `whole`: the copy carries the run packed too (whole_run unpacks it). A run
+    with no views prepared (a followed run, whose panels compute from its events) is written as it is."""
+    prepared = run.views is not None and holds_events(run)
+    dump_with_stand_ins(run, out, _stand_ins(run, list(parts_before), whole) if prepared else [])
+
+
+def dump_with_stand_ins(value: Any, out: BinaryIO, pairs: list[tuple[Any, Any]]) -> None:
+    """Pickle `value` to `out` with each original of `pairs` (original, stand-in) read back as its stand-in, wherever
+    `value` holds it. The stand-ins are written first; each original is then entered in the pickler's memo under
+    its stand-in's number, so the C pickler alone walks `value` (no Python call per object). An original must be
+    an object the pickler memoizes: a container or an instance (_held_by_reference)."""
+    pickler = pickle.Pickler(out, protocol=PICKLE_PROTOCOL)
+    stand_ins = [stand_in for _original, stand_in in pairs]
+    pickler.dump(stand_ins)
+    if pairs:
+        memo = pickler.memo.copy()
+        for original, _stand_in in pairs:
+            if id(original) in memo:  # (its number would be taken twice, and every later one read wrong)
+                raise ValueError("an original is reachable from the stand-ins that take its place")
+        for original, stand_in in pairs:
+            number, _ = memo.pop(id(stand_in))
+            memo[id(original)] = (number, original)
+        pickler.memo = memo
+    pickler.dump(value)
+
+
+def read_window_copy(source: BinaryIO) -> Any:
+    """The value `dump_with_stand_ins` (write_window_copy) wrote to `source` (a file whose reads may pause:
+    framed_pickle.FrameReader)."""
+    unpickler = pickle.Unpickler(source)
+    unpickler.load()  # (the stand-ins: the value refers to them)
+    return unpickler.load()
+
+
+def window_copy(run, parts_before: Iterable[tuple[int, int]] = (), whole: bool = True):
+    """The window's copy of prepared `run`, made in this process (the tests' loads, a screenshot's): the copy the
+    engine process sends, read back. A run with no views prepared (a followed run) is returned as it is."""
     if run.views is None or not holds_events(run):
         return run
-    # the run's own projections, made now from its events (the copy carries them made)
-    run.axis, run.step_fold, run.status_states, run.replay_facts, run.summary_tally, run.run_ends, run.stops  # noqa: B018
-    run.stage_ids_on_axis()
-    parts = list(parts_before)
-    lists = {"domain_events": run.domain_events, "typed_events": run.typed_events, "document": run.document}
-    packed = Packed.of(lists, pack=run.snapshot is None)
-    shown = copy.copy(run)
-    shown.domain_events = EventsInTheEngine(len(run.domain_events), "DomainEvents", packed,
-                                            _kept(run.domain_events, [domain for _typed, domain in parts]))
-    if run.typed_events is not None:
-        shown.typed_events = EventsInTheEngine(len(run.typed_events), "typed events", packed,
-                                               _kept(run.typed_events, [typed for typed, _domain in parts]))
-    if run.document is not None:
-        shown.document = EventsInTheEngine(1, "parsed document", packed)
-    return shown
+    buffer = io.BytesIO()
+    write_window_copy(run, buffer, parts_before, whole)
+    buffer.seek(0)
+    return read_window_copy(buffer)
 
 
 def whole_run(shown):
-    """The run `shown` (a window's copy) with its events and document unpacked: a run every projection and request
-    can read. Slow for a big run (the unpacking builds its objects again): never on the window's thread."""
+    """The run `shown` (a window's copy made whole) as the engine held it: a run every projection and request can
+    read. Slow for a big run (the unpacking builds its objects again): never on the window's thread. Raises
+    EventsNotHere for a copy whose run only its engine holds."""
     if holds_events(shown):
         return shown
-    lists = shown.domain_events.packed.unpacked()
-    run = copy.copy(shown)
-    run.domain_events, run.typed_events, run.document = lists["domain_events"], lists["typed_events"], lists["document"]
-    return run
-
-
-def _kept(events: list, counts: list[int]) -> dict[int, Any]:
-    """The first and last of `events`, and the last of each of its first `counts`."""
-    return {index: events[index] for index in {0, len(events) - 1, *(count - 1 for count in counts)}
-            if 0 <= index < len(events)}
+    packed = shown.domain_events.packed
+    if packed is None:
+        shown.domain_events._not_here()
+    return packed.unpacked()
 
 
 def part_counts(run) -> tuple[int, int]:
     """(typed, domain) event counts of `run`, a part about to be shown (what window_copy's `parts_before` takes)."""
     return len(run.typed_events or ()), len(run.domain_events)
+
+
+def _stand_ins(run, parts: list[tuple[int, int]], whole: bool) -> list[tuple[Any, Any]]:
+    """(original, stand-in) for each object of `run` its window's copy leaves in the engine (the module's list)."""
+    # the run's own projections, made now from its events (the copy carries them made)
+    run.axis, run.step_fold, run.status_states, run.replay_facts, run.summary_tally, run.run_ends, run.stops  # noqa: B018
+    run.stage_ids_on_axis()
+    packed = Packed(pickle.dumps(run, protocol=PICKLE_PROTOCOL)) if whole else None
+    pairs: list[tuple[Any, Any]] = [
+        (run.domain_events, EventsInTheEngine(len(run.domain_events), "DomainEvents", packed,
+                                              _kept(run.domain_events, [domain for _typed, domain in parts])))]
+    if run.typed_events is not None:
+        pairs.append((run.typed_events, EventsInTheEngine(len(run.typed_events), "typed events", packed,
+                                                          _kept(run.typed_events, [typed for typed, _ in parts]))))
+    if _held_by_reference(run.document) and all(run.document is not original for original, _ in pairs):
+        pairs.append((run.document, EventsInTheEngine(1, "parsed document", packed)))  # (a stream's is its events)
+    if _held_by_reference(run.snapshot):
+        pairs.append((run.snapshot, prepared_drills(run.snapshot, run.stops)))
+    for node in run.step_fold.nodes:
+        if isinstance(node, dict) and (not PAYLOAD_FIELDS.isdisjoint(node) or "assistantText" in node):
+            pairs.append((node, _step_in_the_window(node)))
+    return pairs
+
+
+def _detached(value: Any) -> Any:
+    """`value` (a kept event) with each of its values that reads from the file's buffer (a recording's payloads:
+    lazyjson.LazyJSON) copied with bytes of its own: the window's copy holds a few events, not the file's bytes."""
+    if isinstance(value, dict):
+        return {key: _detached(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_detached(item) for item in value]
+    detach = getattr(value, "detached", None)
+    return detach() if callable(detach) else value
+
+
+def _step_in_the_window(node: dict) -> dict:
+    slim = {key: IN_THE_ENGINE if key in PAYLOAD_FIELDS else value for key, value in node.items()}
+    text = node.get("assistantText")
+    if isinstance(text, str):
+        slim["assistantText"] = text.strip().split("\n", 1)[0][:CARD_TEXT_CHARS]
+    return slim
+
+
+def _held_by_reference(value: Any) -> bool:
+    """Whether `value` is a container the pickler memoizes (so a stand-in can take its place): not None, a number
+    or a string (one string object may stand for equal strings elsewhere in the run)."""
+    return value is not None and not isinstance(value, (bool, int, float, str))
+
+
+def _kept(events: list, counts: list[int]) -> dict[int, Any]:
+    """The first and last of `events`, and the last of each of its first `counts`."""
+    return {index: _detached(events[index]) for index in {0, len(events) - 1, *(count - 1 for count in counts)}
+            if 0 <= index < len(events)}
+
+
+__all__ = ["PreparedDrills", "EventsInTheEngine", "EventsNotHere", "IN_THE_ENGINE", "Packed", "dump_with_stand_ins",
+           "holds_events", "part_counts", "read_window_copy", "whole_run", "window_copy", "write_window_copy"]

@@ -527,7 +527,7 @@ class TimelinePanel(QWidget, PanelDefaults):
             run = self.session.run
             reason = run.stops_notice.code if run.stops_notice is not None else None
             why = ("the commit log covers only the last leg of the run" if reason == "stops-derived-legs"
-                   else "the commit log has no top-level milestones" if run.commit_log
+                   else "the commit log has no top-level milestones" if run.has_commit_log
                    else "its commit log is read with the rest of the file" if run.positions_differ
                    else "no commit log in this file")
             self.note.setText(f"Stops derived from the events ({why}).")
