@@ -65,3 +65,30 @@ def test_the_time_at_a_position_is_from_the_first_stamp_to_the_latest_happened()
         if t:
             assert summary_at(run, position).duration_ms == max(stamps[:t]) - min(stamps[:t])
     assert summary_at(run, len(run.axis)).duration_ms == summarize(run).duration_ms
+
+
+@pytest.mark.parametrize("label,run", list(_runs()), ids=lambda x: x if isinstance(x, str) else "")
+def test_a_pickled_tally_gives_the_same_figures_holding_its_stamps_as_arrays(label, run):
+    """The window's copy of a run holds its tally pickled: the same figures at every position, from arrays (a
+    stamp per event as a Python object is most of a big run's tally)."""
+    import pickle
+
+    from afp_desktop.core.model.summary import Stamps
+
+    tally = run.summary_tally
+    back = pickle.loads(pickle.dumps(tally, protocol=5))
+    assert all(isinstance(extremes, Stamps) for extremes in back._extremes)
+    for position in range(len(run.axis) + 1):
+        d, t = run.axis.counts_at(position)
+        assert back.at(d, t) == tally.at(d, t), position
+    assert back.whole() == tally.whole()
+
+
+def test_stamps_that_are_not_all_integers_stay_a_list():
+    from afp_desktop.core.model.summary import Stamps
+
+    assert Stamps.of([None, 1.5, 2.0]) == [None, 1.5, 2.0] and Stamps.of([1, 2 ** 70]) == [1, 2 ** 70]
+    held = Stamps.of([None, None, 3, 5])
+    assert isinstance(held, Stamps) and [held[k] for k in range(4)] == [None, None, 3, 5] and held[-1] == 5
+    with pytest.raises(IndexError):
+        held[4]

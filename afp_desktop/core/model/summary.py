@@ -96,6 +96,19 @@ class SummaryTally:
     def whole(self) -> RunSummary:
         return self.at(len(self.domain_times), len(self.typed_times))
 
+    def __getstate__(self) -> dict:
+        """Pickled (the window's copy of a run, a run packed) with its running extremes made and held as arrays
+        instead of the stamps they are made of (a stamp per event: most of the objects a big run's tally has). A
+        tally read back gives the same figures; it is not grown (a followed run's tally is made where it grows)."""
+        if self._extremes is None:
+            self._span(0, 0)
+        state = self.__dict__.copy()
+        assert self._extremes is not None
+        state["_extremes"] = tuple(Stamps.of(extremes) for extremes in self._extremes)
+        state["domain_times"] = Counted(len(self.domain_times))
+        state["typed_times"] = Counted(len(self.typed_times))
+        return state
+
     def at(self, domain_count: int, typed_count: int) -> RunSummary:
         """The figures over the first `domain_count` DomainEvents and `typed_count` typed events."""
         i, j = max(0, domain_count), max(0, typed_count)
@@ -122,6 +135,53 @@ class SummaryTally:
         lows = [x for x in (d_min[i - 1] if i else None, t_min[j - 1] if j else None) if x is not None]
         highs = [x for x in (d_max[i - 1] if i else None, t_max[j - 1] if j else None) if x is not None]
         return (min(lows) if lows else None), (max(highs) if highs else None)
+
+
+class Counted:
+    """A list of which only the length is kept (a pickled tally's stamps)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __reduce__(self):
+        return (Counted, (self.count,))
+
+
+class Stamps:
+    """A list of time stamps, None for the first `lead` and integers after them, held as an array: read by index
+    as the list was. `Stamps.of(stamps)` gives the list itself when its stamps are not all such integers (a float,
+    one beyond 64 bits)."""
+
+    __slots__ = ("lead", "values")
+
+    def __init__(self, lead: int, values: array) -> None:
+        self.lead, self.values = lead, values
+
+    @classmethod
+    def of(cls, stamps: list) -> "Stamps | list":
+        lead = next((k for k, stamp in enumerate(stamps) if stamp is not None), len(stamps))
+        try:
+            return cls(lead, array("q", stamps[lead:]))  # (a float or None is refused, not converted)
+        except (TypeError, OverflowError):
+            return stamps
+
+    def __len__(self) -> int:
+        return self.lead + len(self.values)
+
+    def __getitem__(self, index: int):
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("stamp index out of range")
+        return None if index < self.lead else self.values[index - self.lead]
+
+    def __reduce__(self):
+        return (Stamps, (self.lead, self.values))
 
 
 def _running(times: list, extreme) -> list:
