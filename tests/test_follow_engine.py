@@ -116,3 +116,21 @@ def test_a_big_growth_comes_through_a_spill_file_and_lands_whole(qtbot, engine_w
     whole = open_run(str(tmp_path / "whole.ndjson"))
     assert window.session.run.stepgraph == whole.stepgraph and window.session.stops == whole.stops
     assert spills and not any(os.path.exists(spill) for spill in spills)  # received, then removed
+
+
+def test_growth_after_growth_reaches_the_window_once_a_fresh_process_waits_for_the_next_load(qtbot, engine_window,
+                                                                                                tmp_path):
+    """The follow goes to the process that read the file; the window's "shown" that lets it send the next growth
+    goes there too, not to the fresh process warmed for the next open (which would leave the follow waiting)."""
+    window, lines = engine_window, _lines()
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"".join(lines[:25]))
+    window.open_file(str(path), follow=True)
+    qtbot.waitUntil(lambda: window.follow.active and typed_count(window) == 25, timeout=LOAD_TIMEOUT)
+    loads = window.loader.loads
+    loads.warm()  # (what its timer does a moment after a run is shown)
+    assert loads.engine is not None and loads.engine is not loads.holder
+    for upto in range(30, len(lines) + 5, 5):  # one growth at a time, each after the window showed the last
+        with open(path, "ab") as out:
+            out.write(b"".join(lines[upto - 5:min(upto, len(lines))]))
+        qtbot.waitUntil(lambda: typed_count(window) == min(upto, len(lines)), timeout=LOAD_TIMEOUT)

@@ -256,6 +256,11 @@ class EngineLoads(QObject):
             QTimer.singleShot(0, self, lambda: self._process_ended(follower))
         return follow_id
 
+    def follow_shown(self, follow_id: int) -> None:
+        """The window has shown follow `follow_id`'s last growth: the process following it may send the next."""
+        if self.following == follow_id and self._follower is not None:
+            self._follower.send("follow_shown", follow_id)
+
     def unfollow(self, follow_id: int) -> None:
         if self.following == follow_id:
             follower, self.following, self._follower = self._follower, None, None

@@ -39,8 +39,7 @@ class ProcessFollow(QObject):
         self.id = loads.follow(path, probe, SPILL_ABOVE)
 
     def shown(self) -> None:
-        if self.loads.following == self.id:
-            self.loads.send("follow_shown", self.id)
+        self.loads.follow_shown(self.id)
 
     def stop(self) -> None:
         self.loads.followed.disconnect(self._followed)
