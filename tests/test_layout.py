@@ -348,3 +348,20 @@ def test_format_iterations():
     assert _format_iterations([1, 2, 3, 5, 7, 8]) == "↺ 1–3, 5, 7–8"
     assert _format_iterations([None]) == "↺"
     assert _format_iterations(["x", 2]) == "↺ 2, x"
+
+
+def test_a_pickled_layout_holds_its_routes_points_as_arrays_and_reads_them_the_same():
+    """A run's prepared layout travels to the window pickled: each route's points as one array of coordinates."""
+    import pickle
+
+    from afp_desktop.core.model.layout import Points
+    from afp_desktop.engine.service import load_run
+    from tests.corpus_util import corpus_path
+
+    layout = load_run(str(corpus_path("03-parallel-tool-batch", "trace.json"))).views.graph_layout
+    back = pickle.loads(pickle.dumps(layout, protocol=5))
+    assert back.edges and all(isinstance(route.points, Points) for route in back.edges)
+    assert back == layout and [tuple(r.points) for r in back.edges] == [tuple(r.points) for r in layout.edges]
+    assert all(route.points[-1] == original.points[-1] and len(route.points) == len(original.points)
+               for route, original in zip(back.edges, layout.edges))
+    assert pickle.loads(pickle.dumps(back, protocol=5)) == back

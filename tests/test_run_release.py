@@ -110,7 +110,8 @@ def test_a_replaced_run_still_held_elsewhere_is_left_whole(qtbot, window):
     qtbot.waitUntil(lambda: not disposal._held and disposal.freeing is not None
                     and not disposal.freeing.is_alive(), timeout=FREED_TIMEOUT)
     assert whole_run(held).step_fold.graph() == fresh.step_fold.graph()
-    assert list(held.axis.entries) == list(fresh.axis.entries) and held.axis.commit_before == fresh.axis.commit_before
+    assert list(held.axis.entries) == list(fresh.axis.entries)
+    assert list(held.axis.commit_before) == fresh.axis.commit_before
     assert held.stops == fresh.stops
     assert whole_run(held).commit_log == fresh.commit_log and whole_run(held).typed_events == fresh.typed_events
 

@@ -77,6 +77,7 @@ def test_a_pickled_tally_gives_the_same_figures_holding_its_stamps_as_arrays(lab
 
     tally = run.summary_tally
     back = pickle.loads(pickle.dumps(tally, protocol=5))
+    # private: what the pickled tally holds is the point of this test
     assert all(isinstance(extremes, Stamps) for extremes in back._extremes)
     for position in range(len(run.axis) + 1):
         d, t = run.axis.counts_at(position)

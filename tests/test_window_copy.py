@@ -13,6 +13,7 @@ import pytest
 
 from afp_desktop.core.model.timeline import PreparedDrills, inner_stops
 from afp_desktop.core.views.window_copy import (
+    CARD_TEXT_CHARS,
     IN_THE_ENGINE,
     PAYLOAD_FIELDS,
     EventsInTheEngine,
@@ -86,8 +87,10 @@ def test_each_step_is_copied_without_its_payloads_and_every_holder_holds_the_sam
             if key in PAYLOAD_FIELDS:
                 assert node[key] is IN_THE_ENGINE
                 left_out += 1
-            elif key == "assistantText" and isinstance(value, str):
-                assert node[key] == value.strip().split("\n", 1)[0][:400]
+            elif key == "assistantText":  # (the first line, where the card shows it)
+                shown_on_card = isinstance(value, str) and not (whole.get("toolName") or whole.get("llmModel"))
+                assert node[key] == (value.strip().split("\n", 1)[0][:CARD_TEXT_CHARS] if shown_on_card
+                                     else IN_THE_ENGINE)
             else:
                 assert node[key] == value
     assert left_out > 0
@@ -192,3 +195,28 @@ def test_unpacking_a_copy_breathes_between_the_frames_of_its_pickle():
         whole = whole_run(shown)
     assert frames > 10 and len(breaths) >= frames
     assert len(whole.domain_events) == len(run.domain_events)
+
+
+def test_the_axis_stage_ids_and_commit_counts_travel_compact_and_read_the_same():
+    """Equal stage ids are one object in the copy, and the commit counts a column of machine integers."""
+    from array import array
+
+    run = load_run(str(corpus_path("15-large-run", "recording.json")))
+    shown, _data = _engine_copy(run)
+    ids, whole = shown.stage_ids_on_axis(), run.stage_ids_on_axis()
+    assert ids == whole and len({id(text) for text in ids}) == len(set(whole)) < len(whole) // 5
+    assert isinstance(shown.axis.commit_before, array) and list(shown.axis.commit_before) == run.axis.commit_before
+    for stop in run.stops[:50]:
+        if "commitIdx" in stop:
+            assert shown.axis.position_after_commit(stop["commitIdx"]) == run.axis.position_after_commit(stop["commitIdx"])
+
+
+def test_a_card_shows_the_same_text_from_the_copy_as_from_the_whole_step():
+    from afp_desktop.app.panels.graph.card_text import card_lines
+
+    for scenario, name in FILES + [("15-large-run", "trace.json")]:
+        run = load_run(str(corpus_path(scenario, name)))
+        shown, _data = _engine_copy(run)
+        for node, whole in zip(shown.step_fold.nodes, run.step_fold.nodes):
+            title, corner, detail, footer = card_lines(whole)
+            assert card_lines(node) == (title, corner, detail[:CARD_TEXT_CHARS], footer), whole.get("id")

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from array import array
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -111,6 +112,51 @@ class EdgeRoute:
     target: int
     label_at: tuple[float, float] | None = None  # left end of the label, vertically centred on it
     label_width: float = 0.0  # room for the label; the canvas elides to it
+
+    def __reduce__(self):
+        """Pickled (a run's prepared views) with its points as one array of coordinates: a point as a tuple of two
+        floats is three objects, and a big graph's routes have a hundred thousand points."""
+        return (EdgeRoute, (self.index, self.kind, Points.of(self.points), self.label, self.source, self.target,
+                            self.label_at, self.label_width))
+
+
+class Points:
+    """A route's points held as one array of coordinates (x0, y0, x1, y1, …), read as the list of (x, y) it was."""
+
+    __slots__ = ("coordinates",)
+
+    def __init__(self, coordinates: array) -> None:
+        self.coordinates = coordinates
+
+    @classmethod
+    def of(cls, points) -> "Points":
+        return points if isinstance(points, Points) else cls(array("d", [c for point in points for c in point]))
+
+    def __len__(self) -> int:
+        return len(self.coordinates) // 2
+
+    def __iter__(self):
+        coordinates = self.coordinates
+        return zip(coordinates[0::2], coordinates[1::2])
+
+    def __getitem__(self, index: int) -> tuple[float, float]:
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("point index out of range")
+        return self.coordinates[2 * index], self.coordinates[2 * index + 1]
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other) if isinstance(other, (Points, list, tuple)) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __reduce__(self):
+        return (Points, (self.coordinates,))
+
+    def __repr__(self) -> str:
+        return f"Points({list(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ lines), so its copy is the run with these stand-ins, put in place of the origina
 - each list of events, and the parsed document: `EventsInTheEngine` (its length, and a few of its events by index;
   reading any other raises `EventsNotHere`);
 - each step of the step graph that carries payloads: the same step with them left out (`IN_THE_ENGINE` in their
-  place) and its answer's text cut to the first line a graph card shows;
+  place), and its answer's text too unless its card shows it (a card without a tool or model name shows the
+  answer's first line: that line is kept, cut to CARD_TEXT_CHARS);
 - the recording's snapshot: `PreparedDrills` (the stops inside each mount, made by the engine).
 
 A copy made `whole` also carries the run as the engine holds it, packed as one block of bytes (`Packed`), for what
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import io
 import pickle
+from array import array
 from typing import Any, BinaryIO, Iterable, NoReturn
 
 from afp_desktop.core.framed_pickle import unpickled_in_frames
@@ -29,7 +31,7 @@ from afp_desktop.core.model.timeline import PreparedDrills, prepared_drills
 PICKLE_PROTOCOL = 5
 # A step's fields the window never reads (the inspector, find and export ask the engine): left out of its copy.
 PAYLOAD_FIELDS = frozenset(("entryPayload", "exitPayload", "slotBoundaries", "toolArgs", "toolResult", "injections"))
-CARD_TEXT_CHARS = 400  # of a step's answer, the window keeps the first line, this long at most (a graph card's)
+CARD_TEXT_CHARS = 160  # of a step's answer, the window keeps the first line, this long at most (a graph card's)
 _NONE = object()
 
 
@@ -194,7 +196,27 @@ def _stand_ins(run, parts: list[tuple[int, int]], whole: bool) -> list[tuple[Any
     for node in run.step_fold.nodes:
         if isinstance(node, dict) and (not PAYLOAD_FIELDS.isdisjoint(node) or "assistantText" in node):
             pairs.append((node, _step_in_the_window(node)))
+    pairs.append((run.stage_ids_on_axis(), _one_object_per_text(run.stage_ids_on_axis())))
+    commits = _as_machine_integers(run.axis.commit_before)
+    if commits is not None:
+        pairs.append((run.axis.commit_before, commits))
     return pairs
+
+
+def _one_object_per_text(texts: list[str]) -> list[str]:
+    """`texts` with equal texts made one object (each event's stage id is a string of its own: a run's stage ids
+    are a few thousand texts repeated over every entry of its axis)."""
+    first: dict[str, str] = {}
+    return [first.setdefault(text, text) for text in texts]
+
+
+def _as_machine_integers(values: list) -> array | None:
+    """`values` as an array of machine integers (read by index and bisected as the list was), or None when one is
+    not such an integer (the counts come from the file)."""
+    try:
+        return array("q", values)
+    except (TypeError, OverflowError):
+        return None
 
 
 def _detached(value: Any) -> Any:
@@ -210,9 +232,11 @@ def _detached(value: Any) -> Any:
 
 def _step_in_the_window(node: dict) -> dict:
     slim = {key: IN_THE_ENGINE if key in PAYLOAD_FIELDS else value for key, value in node.items()}
-    text = node.get("assistantText")
-    if isinstance(text, str):
-        slim["assistantText"] = text.strip().split("\n", 1)[0][:CARD_TEXT_CHARS]
+    if "assistantText" in node:
+        text = node["assistantText"]
+        on_its_card = not (node.get("toolName") or node.get("llmModel"))  # (app/panels/graph/card_text.py)
+        slim["assistantText"] = text.strip().split("\n", 1)[0][:CARD_TEXT_CHARS] \
+            if on_its_card and isinstance(text, str) else IN_THE_ENGINE
     return slim
 
 
