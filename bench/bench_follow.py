@@ -1,6 +1,7 @@
 """Follow benchmark (a script, not a test): prints figures for following a file while it is written, offscreen.
 
     .venv/bin/python bench/bench_follow.py [--rate 5000] [--scenario 15-large-run] [--file some/events.ndjson]
+                                           [--json]
 
 - window: a writer thread appends the run's lines at `--rate` events per second in 20 ms batches (5 ms for a
   small run; each cut mid-line once) while the window follows the file, as the app does: the engine process
@@ -10,6 +11,7 @@
   how long each growth took to show (FollowController.publish), and the longest UI stall (the longest gap
   between ticks of a 5 ms timer). Target: keeps up with 5,000 events/s with <= 100 ms latency. It also says
   whether the window's process imported the follower or the run grower (it must not);
+- --json: the window's figures only, one JSON line per run and rate (perf_table.py reads the last);
 - core throughput (afterwards, in this process): FileFollower + parse + RunGrower.feed over the run's NDJSON, in
   events per second (the whole file at once, and in 100-line batches with a snapshot after each, as the engine
   does).
@@ -18,6 +20,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import statistics
 import sys
@@ -79,7 +83,7 @@ def core_throughput(data: bytes, tmp: Path) -> None:
     print(f"  100-line batches + snapshot {ms(spent)}  = {count / spent:,.0f} events/s")
 
 
-def window_latency(data: bytes, rate: float, tmp: Path) -> None:
+def window_latency(data: bytes, rate: float, tmp: Path) -> dict:
     from PySide6.QtCore import QCoreApplication
 
     from afp_desktop.app.shell.gui import create_application
@@ -175,6 +179,8 @@ def window_latency(data: bytes, rate: float, tmp: Path) -> None:
           f"({'kept up' if caught_up <= 0.1 else 'fell behind'})")
     imported = [name for name in FOLLOW_MODULES if name in sys.modules]
     print(f"  window's process imported {', '.join(imported) or 'neither the follower nor the run grower'}")
+    return {"p95_ms": p95 * 1000, "max_ms": latencies[-1] * 1000 if latencies else None,
+            "longest_stall_ms": gaps[-1] * 1000, "caught_up_ms": caught_up * 1000}
 
 
 def main() -> None:
@@ -182,6 +188,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, action="append", help="events per second (repeatable)")
     parser.add_argument("--scenario", action="append", help="corpus scenario(s) in tests/corpus (repeatable)")
     parser.add_argument("--file", action="append", help="an NDJSON run to write instead (repeatable)")
+    parser.add_argument("--json", action="store_true", help="the window's figures as JSON lines, nothing else")
     args = parser.parse_args()
     runs = [(name, Path(name).read_bytes()) for name in args.file or []]
     if not runs or args.scenario:
@@ -189,6 +196,13 @@ def main() -> None:
                  for scenario in args.scenario or ["15-large-run", "04-tool-progress"]]
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        if args.json:
+            for name, data in runs:
+                for rate in args.rate or [5000]:
+                    with contextlib.redirect_stdout(sys.stderr):
+                        figures = window_latency(data, rate, tmp)
+                    print(json.dumps({"file": name, "rate": rate, **figures}), flush=True)
+            return
         for name, data in runs:
             print(f"== {name}")
             for rate in args.rate or [5000]:

@@ -10,7 +10,9 @@ bench_open_stalls.py --json (File ▸ Open in an open window while the cursor mo
 one stop at a time), bench_big_load.measure (the window's process until the whole run is shown and painted, and the
 memory that process adds above its empty window: the engine reads in a process of its own, not counted there;
 against a bare orjson parse of the file, or for a recording the whole `afp-desktop info` process) and
-bench_cli_startup (`afp-desktop stepgraph` on a ~12 MB Trace against a process that only parses it).
+bench_cli_startup (`afp-desktop stepgraph` on a ~12 MB Trace against a process that only parses it) and
+bench_follow.py --json (a window following the corpus's 7,363-event stream while it is written at 5,000 events/s:
+from a batch's last line landing on disk to the window showing it, the 95th percentile of the batches).
 The files are the corpus's big run (48 MB Trace, 53 MB stream, 448 MB recording), decompressed from $AFP_BIG_CORPUS
 (default /work/shared/corpus/big/react-1000) into a temporary folder. --quick: the Trace only, one run.
 --recording FILE (again for more; or $AFP_LONG_RECORDINGS, paths separated by ':'): a long recording measured
@@ -46,6 +48,7 @@ BIG = Path(os.environ.get("AFP_BIG_CORPUS", "/work/shared/corpus/big/react-1000"
 BEGIN, END = "<!-- perf-table:begin -->", "<!-- perf-table:end -->"
 FILES = {"trace.json": "48 MB Trace", "events.ndjson": "53 MB stream", "recording.json": "448 MB recording"}
 LONG_RECORDINGS_ENV = "AFP_LONG_RECORDINGS"
+FOLLOWED = "15-large-run"  # the corpus scenario whose stream is written and followed (bench_follow.py)
 LOAD_SECONDS_PER_MB = 0.5  # a long recording's waits (its load, each bench's process): this long per MB, or more
 
 
@@ -271,20 +274,34 @@ def long_recordings(given: list[Path]) -> tuple[dict[str, Measures], dict[str, P
     return measures, paths
 
 
+def measure_follow(row: Row, config: Path) -> None:
+    def once() -> None:
+        out = subprocess.run([sys.executable, str(BENCH / "bench_follow.py"), "--scenario", FOLLOWED, "--json"],
+                             capture_output=True, text=True, env=environment(config), timeout=600, cwd=ROOT)
+        if out.returncode:
+            raise RuntimeError(out.stderr.strip() or f"exit {out.returncode}")
+        row.figures.append(json.loads(out.stdout.strip().splitlines()[-1])["p95_ms"])
+
+    attempt([row], once)
+
+
 def measure_all(runs: int, measures: dict[str, Measures], paths: dict[str, Path], folder: Path,
                 with_stepgraph: bool = True) -> list[Row]:
     stepgraph = Row("`afp-desktop stepgraph` process ÷ a bare `orjson.loads` process", "12 MB Trace", "≤ 1.5×", 1.5,
                     "×")
+    follow = Row("follow at 5,000 events/s: a line landing to the window showing it, 95th percentile",
+                 "7,363-event stream", "≤ 100 ms", 100, "ms")
     startup = bench_module("bench_startup")
     attempt([], lambda: startup.one_run(startup.DEFAULT_FILE))  # (the window's bytecode compiled before timing)
     for run in range(runs):
         print(f"run {run + 1} of {runs}", file=sys.stderr, flush=True)
         if with_stepgraph:
             measure_stepgraph(stepgraph, folder)
+            measure_follow(follow, folder / "config")
         for name, path in paths.items():
             print(f"  {name}", file=sys.stderr, flush=True)
             measure_file(path, measures[name], folder / "config")
-    return [row for kept in measures.values() for row in kept.rows()] + ([stepgraph] if with_stepgraph else [])
+    return [row for kept in measures.values() for row in kept.rows()] + ([stepgraph, follow] if with_stepgraph else [])
 
 
 def main() -> None:
