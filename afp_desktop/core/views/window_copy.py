@@ -168,7 +168,8 @@ def whole_run(shown):
         return shown
     packed = shown.domain_events.packed
     if packed is None:
-        shown.domain_events._not_here()
+        raise EventsNotHere("this run's events are held by the engine process that read it, which no longer holds "
+                            "it: Reload the file to ask about it again")
     return packed.unpacked()
 
 
