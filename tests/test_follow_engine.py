@@ -133,4 +133,4 @@ def test_growth_after_growth_reaches_the_window_once_a_fresh_process_waits_for_t
     for upto in range(30, len(lines) + 5, 5):  # one growth at a time, each after the window showed the last
         with open(path, "ab") as out:
             out.write(b"".join(lines[upto - 5:min(upto, len(lines))]))
-        qtbot.waitUntil(lambda: typed_count(window) == min(upto, len(lines)), timeout=LOAD_TIMEOUT)
+        qtbot.waitUntil(lambda shown=min(upto, len(lines)): typed_count(window) == shown, timeout=LOAD_TIMEOUT)
