@@ -220,3 +220,17 @@ def test_a_card_shows_the_same_text_from_the_copy_as_from_the_whole_step():
         for node, whole in zip(shown.step_fold.nodes, run.step_fold.nodes):
             title, corner, detail, footer = card_lines(whole)
             assert card_lines(node) == (title, corner, detail[:CARD_TEXT_CHARS], footer), whole.get("id")
+
+
+def test_a_whole_run_with_a_commit_log_is_not_told_to_extend_a_copy_without_one():
+    """growth_delta.extends reads whether a copy has a commit log from what stands for its snapshot: stops derived
+    from the events are not grown into a commit log's stops."""
+    from afp_desktop.engine.growth_delta import extends
+
+    path = str(corpus_path("06-pause-resume", "recording.json"))
+    with_log, without_log = load_run(path), load_run(path)
+    without_log.snapshot = None
+    shown, grown = _engine_copy(without_log)[0], _engine_copy(with_log)[0]
+    assert grown.has_commit_log and not shown.has_commit_log
+    assert not extends(grown, shown)
+    assert extends(_engine_copy(load_run(path))[0], grown)  # (the same run: a growth of nothing new)

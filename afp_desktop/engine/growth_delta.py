@@ -147,4 +147,4 @@ def extends(grown: Run, shown: Run) -> bool:
         except EventsNotHere:  # (a window's copy that did not keep the event compared: cannot be told a growth)
             return False
     # (A part with no commit log has stops derived from its events: a whole run with one is not a growth of it.)
-    return shown.format == grown.format and (shown.commit_log is None) == (grown.commit_log is None)
+    return shown.format == grown.format and shown.has_commit_log == grown.has_commit_log
