@@ -43,3 +43,22 @@ def test_following_reads_it_too():
     assert not notices and len(events) == len(lines)
     assert _depth(events[index]["payload"]["result"]) == DEPTH
     assert events[-1]["payload"]["m"] == "\ud83d"  # a lone surrogate escape, as JSON.parse keeps it
+
+
+def test_the_windows_copy_of_a_run_with_a_deep_line_is_made_whole_and_kept(tmp_path):
+    """The copy sent to the window pickles the events it keeps (here the deep one, last) and, made whole, the run:
+    the pickler recurses into nested values, past Python's recursion limit at this depth."""
+    import io
+
+    from afp_desktop.core.views.window_copy import read_window_copy, whole_run, window_copy, write_window_copy
+    from afp_desktop.engine.service import load_run
+
+    data, index = _stream()
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"\n".join(data.splitlines()[:index + 1]) + b"\n")  # (the deep event last: the copy keeps it)
+    run = load_run(str(path))
+    out = io.BytesIO()
+    write_window_copy(run, out)
+    shown = read_window_copy(io.BytesIO(out.getvalue()))
+    assert _depth(shown.typed_events[-1]["payload"]["result"]) == DEPTH
+    assert _depth(whole_run(window_copy(run)).typed_events[-1]["payload"]["result"]) == DEPTH

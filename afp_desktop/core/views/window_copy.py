@@ -23,9 +23,10 @@ from __future__ import annotations
 import io
 import pickle
 from array import array
-from typing import Any, BinaryIO, Iterable, NoReturn
+from typing import Any, BinaryIO, Callable, Iterable, NoReturn
 
 from afp_desktop.core.framed_pickle import unpickled_in_frames
+from afp_desktop.core.jsonx.jsonio import run_deep
 from afp_desktop.core.model.timeline import PreparedDrills, prepared_drills
 
 PICKLE_PROTOCOL = 5
@@ -118,7 +119,24 @@ def write_window_copy(run, out: BinaryIO, parts_before: Iterable[tuple[int, int]
     whose last events the copy keeps. `whole`: the copy carries the run packed too (whole_run unpacks it). A run
     with no views prepared (a followed run, whose panels compute from its events) is written as it is."""
     prepared = run.views is not None and holds_events(run)
-    dump_with_stand_ins(run, out, _stand_ins(run, list(parts_before), whole) if prepared else [])
+    pairs = _stand_ins(run, list(parts_before), whole) if prepared else []
+    start = out.tell()
+
+    def dump() -> None:
+        out.seek(start)
+        out.truncate()
+        dump_with_stand_ins(run, out, pairs)
+
+    _at_any_depth(dump)
+
+
+def _at_any_depth(work: Callable[[], Any]) -> Any:
+    """`work()`, again on a thread with a large stack if it went deeper than Python's recursion limit allows (the
+    pickler recurses into nested values: an event nested thousands of levels deep is valid JSON)."""
+    try:
+        return work()
+    except RecursionError:
+        return run_deep(work)
 
 
 def dump_with_stand_ins(value: Any, out: BinaryIO, pairs: list[tuple[Any, Any]]) -> None:
@@ -183,7 +201,7 @@ def _stand_ins(run, parts: list[tuple[int, int]], whole: bool) -> list[tuple[Any
     # the run's own projections, made now from its events (the copy carries them made)
     run.axis, run.step_fold, run.status_states, run.replay_facts, run.summary_tally, run.run_ends, run.stops  # noqa: B018
     run.stage_ids_on_axis()
-    packed = Packed(pickle.dumps(run, protocol=PICKLE_PROTOCOL)) if whole else None
+    packed = Packed(_at_any_depth(lambda: pickle.dumps(run, protocol=PICKLE_PROTOCOL))) if whole else None
     pairs: list[tuple[Any, Any]] = [
         (run.domain_events, EventsInTheEngine(len(run.domain_events), "DomainEvents", packed,
                                               _kept(run.domain_events, [domain for _typed, domain in parts])))]
@@ -222,13 +240,35 @@ def _as_machine_integers(values: list) -> array | None:
 
 def _detached(value: Any) -> Any:
     """`value` (a kept event) with each of its values that reads from the file's buffer (a recording's payloads:
-    lazyjson.LazyJSON) copied with bytes of its own: the window's copy holds a few events, not the file's bytes."""
-    if isinstance(value, dict):
-        return {key: _detached(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_detached(item) for item in value]
-    detach = getattr(value, "detached", None)
-    return detach() if callable(detach) else value
+    lazyjson.LazyJSON) copied with bytes of its own: the window's copy holds a few events, not the file's bytes.
+    `value` itself when it has none. Walked without recursion (an event may be nested at any depth)."""
+    stack, found = [value], False
+    while stack and not found:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        else:
+            found = callable(getattr(item, "detached", None))
+    if not found:
+        return value
+    holder: list[Any] = [None]
+    work: list[tuple[Any, Any, Any]] = [(value, holder, 0)]  # (a value, the container it goes in, its key there)
+    while work:
+        item, parent, key = work.pop()
+        if isinstance(item, dict):
+            copied: Any = dict.fromkeys(item)
+            parent[key] = copied
+            work.extend((inner, copied, inner_key) for inner_key, inner in item.items())
+        elif isinstance(item, list):
+            copied = [None] * len(item)
+            parent[key] = copied
+            work.extend((inner, copied, index) for index, inner in enumerate(item))
+        else:
+            detach = getattr(item, "detached", None)
+            parent[key] = detach() if callable(detach) else item
+    return holder[0]
 
 
 def _step_in_the_window(node: dict) -> dict:
