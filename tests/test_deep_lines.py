@@ -50,7 +50,7 @@ def test_the_windows_copy_of_a_run_with_a_deep_line_is_made_whole_and_kept(tmp_p
     the pickler recurses into nested values, past Python's recursion limit at this depth."""
     import io
 
-    from afp_desktop.core.views.window_copy import read_window_copy, whole_run, window_copy, write_window_copy
+    from afp_desktop.core.views.window_copy import load_with_stand_ins, whole_run, window_copy, write_window_copy
     from afp_desktop.engine.service import load_run
 
     data, index = _stream()
@@ -59,6 +59,6 @@ def test_the_windows_copy_of_a_run_with_a_deep_line_is_made_whole_and_kept(tmp_p
     run = load_run(str(path))
     out = io.BytesIO()
     write_window_copy(run, out)
-    shown = read_window_copy(io.BytesIO(out.getvalue()))
+    shown = load_with_stand_ins(io.BytesIO(out.getvalue()))
     assert _depth(shown.typed_events[-1]["payload"]["result"]) == DEPTH
     assert _depth(whole_run(window_copy(run)).typed_events[-1]["payload"]["result"]) == DEPTH

@@ -22,7 +22,7 @@ from afp_desktop.core.views.window_copy import (
     dump_with_stand_ins,
     holds_events,
     part_counts,
-    read_window_copy,
+    load_with_stand_ins,
     whole_run,
     window_copy,
     write_window_copy,
@@ -55,7 +55,7 @@ def _engine_copy(run, parts=()) -> tuple[object, bytes]:
     out = io.BytesIO()
     write_window_copy(run, out, parts)
     data = out.getvalue()
-    return read_window_copy(io.BytesIO(data)), data
+    return load_with_stand_ins(io.BytesIO(data)), data
 
 
 @pytest.mark.parametrize(("scenario", "name"), FILES)
@@ -170,7 +170,7 @@ def test_a_stand_in_takes_the_place_of_its_original_wherever_the_value_holds_it(
     out = io.BytesIO()
     stand_in = {"payload": "left out"}
     dump_with_stand_ins(value, out, [(original, stand_in)])
-    back = read_window_copy(io.BytesIO(out.getvalue()))
+    back = load_with_stand_ins(io.BytesIO(out.getvalue()))
     assert back == {"a": [stand_in, stand_in], "b": (stand_in, other), "c": other, "d": "text"}
     assert back["a"][0] is back["a"][1] is back["b"][0] and back["b"][1] is back["c"]
     assert b"x" * 1000 not in out.getvalue()

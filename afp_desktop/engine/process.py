@@ -41,7 +41,7 @@ from afp_desktop.core.framed_pickle import FrameReader
 from afp_desktop.core.views.window_copy import (
     dump_with_stand_ins,
     part_counts,
-    read_window_copy,
+    load_with_stand_ins,
     write_window_copy,
 )
 from afp_desktop.engine.collector import collector_paused
@@ -296,7 +296,7 @@ def receive(spill: str, between_frames: Callable[[], None] | None = None, remove
     (where the reading thread may pause)."""
     try:
         with open(spill, "rb") as source:
-            return read_window_copy(FrameReader(source, between_frames))
+            return load_with_stand_ins(FrameReader(source, between_frames))
     finally:
         if remove:
             discard(spill)

@@ -11,7 +11,10 @@ lines), so its copy is the run with these stand-ins, put in place of the origina
 - each step of the step graph that carries payloads: the same step with them left out (`IN_THE_ENGINE` in their
   place), and its answer's text too unless its card shows it (a card without a tool or model name shows the
   answer's first line: that line is kept, cut to CARD_TEXT_CHARS);
-- the recording's snapshot: `PreparedDrills` (the stops inside each mount, made by the engine).
+- the recording's snapshot: `PreparedDrills` (the stops inside each mount, made by the engine);
+- the axis's stage ids with equal ids as one string, its commit counts as an array of machine integers.
+(What a type holds in every pickle of it travels in that type's own pickled form: a tally's running extremes,
+summary.py; a route's points, layout.py.)
 
 A copy made `whole` also carries the run as the engine holds it, packed as one block of bytes (`Packed`), for what
 no engine holds for the window — a part shown while the rest of its file is read, the tests' in-process loads, a
@@ -27,7 +30,7 @@ from typing import Any, BinaryIO, Callable, Iterable, NoReturn
 
 from afp_desktop.core.framed_pickle import unpickled_in_frames
 from afp_desktop.core.jsonx.jsonio import run_deep
-from afp_desktop.core.model.timeline import PreparedDrills, prepared_drills
+from afp_desktop.core.model.timeline import prepared_drills
 
 PICKLE_PROTOCOL = 5
 # A step's fields the window never reads (the inspector, find and export ask the engine): left out of its copy.
@@ -114,8 +117,8 @@ def holds_events(run) -> bool:
 
 
 def write_window_copy(run, out: BinaryIO, parts_before: Iterable[tuple[int, int]] = (), whole: bool = False) -> None:
-    """Write the window's copy of prepared `run` (views made) to `out`, as `read_window_copy` reads it. `run` itself
-    is not changed. `parts_before`: the (typed, domain) event counts of the parts of the same file shown before it,
+    """Write the window's copy of prepared `run` (views made) to `out`, as `load_with_stand_ins` reads it. `run`
+    itself is not changed. `parts_before`: the (typed, domain) event counts of the parts of the same file shown before it,
     whose last events the copy keeps. `whole`: the copy carries the run packed too (whole_run unpacks it). A run
     with no views prepared (a followed run, whose panels compute from its events) is written as it is."""
     prepared = run.views is not None and holds_events(run)
@@ -159,9 +162,9 @@ def dump_with_stand_ins(value: Any, out: BinaryIO, pairs: list[tuple[Any, Any]])
     pickler.dump(value)
 
 
-def read_window_copy(source: BinaryIO) -> Any:
-    """The value `dump_with_stand_ins` (write_window_copy) wrote to `source` (a file whose reads may pause:
-    framed_pickle.FrameReader)."""
+def load_with_stand_ins(source: BinaryIO) -> Any:
+    """The value `dump_with_stand_ins` wrote to `source` (a window's copy, a follow's growth; `source` may be a file
+    whose reads pause: framed_pickle.FrameReader)."""
     unpickler = pickle.Unpickler(source)
     unpickler.load()  # (the stand-ins: the value refers to them)
     return unpickler.load()
@@ -175,7 +178,7 @@ def window_copy(run, parts_before: Iterable[tuple[int, int]] = (), whole: bool =
     buffer = io.BytesIO()
     write_window_copy(run, buffer, parts_before, whole)
     buffer.seek(0)
-    return read_window_copy(buffer)
+    return load_with_stand_ins(buffer)
 
 
 def whole_run(shown):
@@ -293,5 +296,5 @@ def _kept(events: list, counts: list[int]) -> dict[int, Any]:
             if 0 <= index < len(events)}
 
 
-__all__ = ["PreparedDrills", "EventsInTheEngine", "EventsNotHere", "IN_THE_ENGINE", "Packed", "dump_with_stand_ins",
-           "holds_events", "part_counts", "read_window_copy", "whole_run", "window_copy", "write_window_copy"]
+__all__ = ["EventsInTheEngine", "EventsNotHere", "IN_THE_ENGINE", "Packed", "dump_with_stand_ins",
+           "holds_events", "part_counts", "load_with_stand_ins", "whole_run", "window_copy", "write_window_copy"]
