@@ -94,19 +94,16 @@ class SummaryTally:
         self._extremes: tuple | None = None
 
     def whole(self) -> RunSummary:
-        return self.at(len(self.domain_times), len(self.typed_times))
+        d_min, _d_max, t_min, _t_max = self._running_extremes()  # (one per event: as long as the stamps)
+        return self.at(len(d_min), len(t_min))
 
     def __getstate__(self) -> dict:
-        """Pickled (the window's copy of a run, a run packed) with its running extremes made and held as arrays
-        instead of the stamps they are made of (a stamp per event: most of the objects a big run's tally has). A
-        tally read back gives the same figures; it is not grown (a followed run's tally is made where it grows)."""
-        if self._extremes is None:
-            self._span(0, 0)
+        """Pickled (the window's copy of a run, a run packed) with its running extremes made and held as arrays,
+        without the stamps they are made of (a stamp per event: most of the objects a big run's tally has). A tally
+        read back gives the same figures; it is not grown (a followed run's tally is made where it grows)."""
         state = self.__dict__.copy()
-        assert self._extremes is not None
-        state["_extremes"] = tuple(Stamps.of(extremes) for extremes in self._extremes)
-        state["domain_times"] = Counted(len(self.domain_times))
-        state["typed_times"] = Counted(len(self.typed_times))
+        state["_extremes"] = tuple(Stamps.of(extremes) for extremes in self._running_extremes())
+        del state["domain_times"], state["typed_times"]
         return state
 
     def at(self, domain_count: int, typed_count: int) -> RunSummary:
@@ -127,29 +124,18 @@ class SummaryTally:
 
     def _span(self, i: int, j: int) -> tuple[int | float | None, int | float | None]:
         """The earliest and the latest time stamp over the first i DomainEvents and j typed events."""
-        if self._extremes is None:
-            self._extremes = tuple(_running(times, extreme) for times in (self.domain_times, self.typed_times)
-                                   for extreme in (min, max))
-        d_min, d_max, t_min, t_max = self._extremes
+        d_min, d_max, t_min, t_max = self._running_extremes()
         i, j = min(i, len(d_min)), min(j, len(t_min))
         lows = [x for x in (d_min[i - 1] if i else None, t_min[j - 1] if j else None) if x is not None]
         highs = [x for x in (d_max[i - 1] if i else None, t_max[j - 1] if j else None) if x is not None]
         return (min(lows) if lows else None), (max(highs) if highs else None)
 
-
-class Counted:
-    """A list of which only the length is kept (a pickled tally's stamps)."""
-
-    __slots__ = ("count",)
-
-    def __init__(self, count: int) -> None:
-        self.count = count
-
-    def __len__(self) -> int:
-        return self.count
-
-    def __reduce__(self):
-        return (Counted, (self.count,))
+    def _running_extremes(self) -> tuple:
+        """(least, greatest) stamp by each DomainEvent, then by each typed event: made once."""
+        if self._extremes is None:
+            self._extremes = tuple(_running(times, extreme) for times in (self.domain_times, self.typed_times)
+                                   for extreme in (min, max))
+        return self._extremes
 
 
 class Stamps:
