@@ -172,3 +172,37 @@ def test_the_window_holds_a_copy_without_event_objects_and_the_engine_makes_the_
     qtbot.waitUntil(lambda: share.written == str(out), timeout=LOAD_TIMEOUT)
     assert asked == ["share_page"] and window.engine_requests.engine_link.holds(run)
     assert b"get_weather" in out.read_bytes()
+
+
+def test_a_screenshots_run_comes_from_the_engine_with_its_payloads_checked(tmp_path):
+    """The screenshot's banner tells a large Trace's unreadable payloads: the engine checks them before it sends
+    the copy (the window does not unpack the run to look)."""
+    from afp_desktop.app.loading.engine_link import open_in_engine_process
+
+    path = tmp_path / "broken.json"
+    padding = "x" * (600 << 10)  # (a Trace this large keeps its payloads as bytes until read: lazy_trace.py)
+    path.write_bytes(b'{"version":1,"redaction":"none","events":[\n'
+                     b'{"type":"run.entry","runtimeStageId":"__root__#0","subflowPath":["__root__"],"ts":1,'
+                     b'"payload":{"message":"' + padding.encode() + b'"}},\n'
+                     b'{"type":"subflow.entry","runtimeStageId":"a#1","subflowPath":["__root__","a"],"ts":2,'
+                     b'"subflowName":"A","primitiveKind":"Agent","payload":{"ok":tru}}\n]}')
+    run = open_in_engine_process(str(path))
+    assert run.payloads_checked
+    [problem] = run.payload_problems
+    assert problem.problem.line == 3 and str(problem).startswith(f"{path}, line 3, column ")
+    assert str(problem).endswith("a payload is not valid JSON: invalid literal, expected 'true'")
+
+
+def test_a_load_error_crosses_the_process_boundary_whole():
+    import pickle
+
+    from afp_desktop.core.formats.bundle import ConversationChoiceNeeded
+    from afp_desktop.core.jsonx.lazyjson import LazyJSONError
+    from afp_desktop.core.problems import LoadError
+
+    for error in (LoadError("a.json", "not a run", 3, 7), LazyJSONError("b.json", "a payload is not valid JSON", 1)):
+        back = pickle.loads(pickle.dumps(error, protocol=5))
+        assert type(back) is type(error) and back.problem == error.problem and str(back) == str(error)
+    choice = ConversationChoiceNeeded("c.zip", ())
+    back = pickle.loads(pickle.dumps(choice, protocol=5))
+    assert type(back) is ConversationChoiceNeeded and back.conversations == () and str(back) == str(choice)

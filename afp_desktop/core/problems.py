@@ -50,6 +50,18 @@ class LoadError(Exception):
         self.problem = Problem(str(path), message, line, column)
         super().__init__(str(self.problem))
 
+    def __reduce__(self):
+        """Pickled whole, whatever its class was made with (a payload's problems go from the engine process to the
+        window's: an exception is otherwise remade from its words alone, which is not how a LoadError is made)."""
+        return (_remade_load_error, (type(self), self.args, self.__dict__))
+
+
+def _remade_load_error(cls: type, args: tuple, state: dict) -> LoadError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class LoadCancelled(Exception):
     """The caller asked to stop loading."""

@@ -1,7 +1,8 @@
 """The engine process's main: requests in, messages out, over one `multiprocessing.connection.Connection`.
 
 Requests (tuples, the kind first):
-  ("open", load, {"path", "conversation", "fold_above", "show_prefixes", "byte_limit", "hold"})
+  ("open", load, {"path", "conversation", "fold_above", "show_prefixes", "byte_limit", "hold"[, "whole",
+                   "check_payloads"]})   the run's copy made whole (window_copy.py), its payloads checked first
   ("cancel", load)            stop that load at its next breathing point
   ("go", load)                a load held at its first breathing point goes on ("hold": tests)
   ("close",)                  let go of the open run
@@ -192,6 +193,8 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
             run = engine.open(path, conversation=asked.get("conversation"), fold_above=asked.get("fold_above"),
                               progress=progress, cancelled=cancelled,
                               show_prefix=show_prefix if asked.get("show_prefixes") else None)
+        if asked.get("check_payloads"):
+            run.payload_problems  # noqa: B018 - checked now: the copy carries what was found
         name = spill(run, whole=bool(asked.get("whole")))
     except LoadCancelled:
         send("cancelled", load)

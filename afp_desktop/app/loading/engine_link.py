@@ -134,7 +134,8 @@ def open_in_engine_process(path: str, conversation: str | None = None, fold_abov
     try:
         engine.send("open", 1, {"path": path, "conversation": conversation, "fold_above": fold_above,
                                 "show_prefixes": False, "byte_limit": _byte_limit_given(), "hold": False,
-                                "whole": True})  # (the process ends: the window answers about its copy)
+                                "whole": True, "check_payloads": True})
+        # (the process ends: the window answers about its copy; its banner tells the payloads' problems at once)
         while True:
             try:
                 message = engine.connection.recv()

@@ -108,7 +108,6 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
     from afp_desktop.engine.service import Engine
     from afp_desktop.core.formats import LoadError
     from afp_desktop.core.output_names import refuse_rotation_partner
-    from afp_desktop.core.views.window_copy import whole_run
     from afp_desktop.core.safe_write import UnsafeOutput, check_destination, write_file
 
     inputs = [path] if path else []
@@ -140,8 +139,8 @@ def _screenshot(app: QApplication, path: str | None, out: str, stop: int | None,
                   f"(0 to {len(run.stops) - 1})", file=sys.stderr)
             window.close()
             return 2
-        if not run.payloads_checked:  # checked before the screenshot: its banner says what was found
-            run.payloads_known(whole_run(run).payload_problems)
+        # Checked before the screenshot (the engine's copy comes checked: check_payloads): its banner says them.
+        run.payload_problems  # noqa: B018
         window.session.set_run(run)
         if at is not None:
             from afp_desktop.app.features.stop_links import apply_at
