@@ -56,7 +56,7 @@ class LoadError(Exception):
         return (_remade_load_error, (type(self), self.args, self.__dict__))
 
 
-def _remade_load_error(cls: type, args: tuple, state: dict) -> LoadError:
+def _remade_load_error(cls: type[LoadError], args: tuple, state: dict) -> LoadError:
     error = cls.__new__(cls)
     Exception.__init__(error, *args)
     error.__dict__.update(state)
