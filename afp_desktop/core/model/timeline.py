@@ -81,9 +81,10 @@ class PreparedDrills:
         return (PreparedDrills, (self.inner, self.has_commit_log))
 
 
-def prepared_drills(snapshot: Any, stops: Sequence[Mapping[str, Any]]) -> PreparedDrills:
+def prepared_drills(snapshot: Any, stops: Sequence[Mapping[str, Any]], has_commit_log: bool) -> PreparedDrills:
     """The inner stops of every mount among `stops` that opens inward, and of every mount among those, and so on:
-    every drill the timeline can make, made from `snapshot`."""
+    every drill the timeline can make, made from `snapshot` (whose run has a commit log or not: Run.has_commit_log).
+    """
     inner: dict[str, list[dict] | None] = {}
     todo = [stop for stop in stops if stop.get("kind") == "mount" and not stop.get("derived")]
     while todo:
@@ -93,8 +94,7 @@ def prepared_drills(snapshot: Any, stops: Sequence[Mapping[str, Any]]) -> Prepar
             continue
         found = inner[key] = inner_stops(snapshot, mount)
         todo.extend(stop for stop in found or () if stop.get("kind") == "mount" and not stop.get("derived"))
-    log = snapshot.get("commitLog") if isinstance(snapshot, dict) else None
-    return PreparedDrills(inner, isinstance(log, list) and bool(log))
+    return PreparedDrills(inner, has_commit_log)
 
 
 def inner_stops(snapshot: Any, mount: Mapping[str, Any]) -> list[dict] | None:
