@@ -10,7 +10,7 @@ import pytest
 
 from afp_desktop.core.formats import LoadError
 from afp_desktop.core.framed_pickle import READ_PIECE
-from afp_desktop.core.views.window_copy import IN_THE_ENGINE
+from afp_desktop.core.views.window_copy import IN_THE_ENGINE, dump_with_stand_ins
 from afp_desktop.engine import process
 from afp_desktop.engine.service import Engine
 from tests.corpus_util import corpus_path
@@ -19,7 +19,7 @@ from tests.corpus_util import corpus_path
 def _spilled(value) -> bytes:
     """`value` as a spill file holds it (with no stand-ins)."""
     out = io.BytesIO()
-    process.dump_with_stand_ins(value, out, [])
+    dump_with_stand_ins(value, out, [])
     return out.getvalue()
 
 

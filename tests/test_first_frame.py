@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 AFTER_THE_FIRST_FRAME = (
     "multiprocessing", "multiprocessing.connection", "afp_desktop.engine.process", "afp_desktop.engine.service",
     "afp_desktop.core.formats.bundle", "afp_desktop.app.loading.received_runs", "afp_desktop.app.loading.follow_link",
-    "afp_desktop.app.loading.in_process", "afp_desktop.engine.growth_delta",
+    "afp_desktop.app.loading.in_process", "afp_desktop.core.views.window_copy",
     "afp_desktop.core.views.prepared_views", "afp_desktop.core.formats.bugreport",
     "afp_desktop.core.views.inspector_content", "afp_desktop.core.views.goto", "afp_desktop.app.shell.help_overlay",
     "afp_desktop.core.model.replay", "afp_desktop.core.views.inspect", "afp_desktop.core.views.run_facts",

@@ -4,6 +4,7 @@ load gives, with Reload. (Real windows loading through the real engine process.)
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,6 +12,9 @@ import sys
 from pathlib import Path
 
 from afp_desktop.core.formats import open_run
+from afp_desktop.core.jsonx import jsonio
+from afp_desktop.core.views.window_copy import holds_events, window_copy
+from afp_desktop.engine.service import Engine
 from tests.corpus_util import read_bytes
 from tests.follow_scripts import WINDOW_FOLLOWING
 
@@ -113,9 +117,33 @@ def test_a_big_growth_comes_through_a_spill_file_and_lands_whole(qtbot, engine_w
         out.write(b"".join(lines[25:]))
     qtbot.waitUntil(lambda: typed_count(window) == len(lines), timeout=LOAD_TIMEOUT)
     (tmp_path / "whole.ndjson").write_bytes(b"".join(lines))
-    whole = open_run(str(tmp_path / "whole.ndjson"))
+    whole = window_copy(Engine().open(str(tmp_path / "whole.ndjson")), whole=False)  # (as an open shows it)
     assert window.session.run.stepgraph == whole.stepgraph and window.session.stops == whole.stops
     assert spills and not any(os.path.exists(spill) for spill in spills)  # received, then removed
+
+
+def test_the_follower_answers_about_the_grown_run_the_window_shows(qtbot, engine_window, tmp_path):
+    """Requests about a followed run go to the process that grew it, about the run the window shows: a step only the
+    grown run has is answered whole (its payloads are in the engine, not in the window's copy)."""
+    window, lines = engine_window, _lines()
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"".join(lines[:25]))
+    window.open_file(str(path), follow=True)
+    qtbot.waitUntil(lambda: window.follow.active and typed_count(window) == 25, timeout=LOAD_TIMEOUT)
+    steps_before = len(window.session.run.step_fold.nodes)
+    with open(path, "ab") as out:
+        out.write(b"".join(lines[25:]))
+    qtbot.waitUntil(lambda: typed_count(window) == len(lines), timeout=LOAD_TIMEOUT)
+    run = window.session.run
+    assert holds_events(run) is False  # the window holds no event of the followed run
+    last = len(run.step_fold.nodes) - 1
+    assert last >= steps_before  # (a step the run shown before the growth did not have)
+    answers: list = []
+    window.engine_requests.request("test", "step_json", {"index": last}, answers.append, answers.append)
+    qtbot.waitUntil(lambda: bool(answers), timeout=LOAD_TIMEOUT)
+    (tmp_path / "whole.ndjson").write_bytes(b"".join(lines))
+    whole = open_run(str(tmp_path / "whole.ndjson"))
+    assert json.loads(answers[0]) == json.loads(jsonio.dumps(whole.step_fold.nodes[last]))
 
 
 def test_growth_after_growth_reaches_the_window_once_a_fresh_process_waits_for_the_next_load(qtbot, engine_window,

@@ -1,8 +1,9 @@
-"""A run the window no longer shows is freed: the loader freezes what it built out of the garbage collector's
-way (engine/collector.py), so a cycle through a run (its replay facts, its bubble model) kept every run ever opened —
-and every part of a big file shown while it was read — alive for as long as the window was open. A run no longer
-shown is freed beside the window, a piece at a time (app/loading/run_disposal.py): freeing the big corpus recording in
-one go froze the window ~115 ms."""
+"""A run the window no longer shows is freed: the window receives runs with the garbage collector held off and
+freezes them out of its way (engine/collector.py), so a cycle through a run (its replay facts, its bubble model)
+would keep every run ever opened — and every part of a big file shown while it was read — alive for as long as the
+window was open. The window holds a run's copy (core/views/window_copy.py), which has no cycle and no events: it is
+freed as soon as nothing shown holds it. What a closed run freed is given back to the system
+(app/loading/memory_back.py)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,12 @@ import weakref
 import pytest
 
 from afp_desktop.app.loading import loader as loader_module
-from afp_desktop.core.formats import open_run, prefixes
-from afp_desktop.core.views.window_copy import whole_run
-from tests.corpus_util import corpus_path
+from afp_desktop.core.formats import prefixes
+from tests.corpus_util import corpus_path, read_bytes
 from tests.paint_util import window_painted
 
 LOAD_TIMEOUT = 60_000
 FREED_TIMEOUT = 10_000
-
-
-def freed_where(value) -> list[str]:
-    """Fills with the name of the thread `value` is freed on."""
-    where: list[str] = []
-    weakref.finalize(value, lambda: where.append(threading.current_thread().name))
-    return where
 
 
 def open_and_settle(qtbot, window, path) -> weakref.ref:
@@ -47,13 +40,11 @@ def open_and_settle(qtbot, window, path) -> weakref.ref:
 def test_a_run_replaced_by_another_is_freed(qtbot, window, name):
     first = open_and_settle(qtbot, window, corpus_path("02-react-two-tools", name))
     assert first() is window.session.run
-    where = freed_where(first())
     window.session.move_to_stop(2)  # (a moment, the inspector, the bubble: what a user does)
     window.session.flush()
     window_painted(qtbot, window)
     second = open_and_settle(qtbot, window, corpus_path("07-flow-sequence", "trace.json"))
     qtbot.waitUntil(lambda: first() is None, timeout=FREED_TIMEOUT)
-    assert where == ["afp-free-run"], "not freed beside the window"
     assert second() is window.session.run and len(second().axis) > 0
 
 
@@ -61,10 +52,8 @@ def test_a_run_replaced_by_another_is_freed(qtbot, window, name):
                                             ("02-react-two-tools", "trace.json")])  # (framework steps hidden)
 def test_a_closed_run_is_freed(qtbot, window, scenario, name):
     first = open_and_settle(qtbot, window, corpus_path(scenario, name))
-    where = freed_where(first())
     window.close_run()
     qtbot.waitUntil(lambda: first() is None, timeout=FREED_TIMEOUT)
-    assert where == ["afp-free-run"]
 
 
 def show_in_parts(monkeypatch) -> None:
@@ -96,64 +85,58 @@ def test_the_parts_of_a_big_file_shown_while_it_was_read_are_freed(qtbot, window
     qtbot.waitUntil(lambda: [part() for part in parts] == [None] * len(parts), timeout=FREED_TIMEOUT)
 
 
-def test_a_replaced_run_still_held_elsewhere_is_left_whole(qtbot, window):
-    """A run someone still holds when it is handed over (a panel not yet switched, a compare) is looked at again
-    later, and at last only let go of: nothing in it changes."""
-    path = corpus_path("02-react-two-tools", "recording.json")
-    disposal = window.session.disposal
-    # private: the disposal's pace, quicker for the test
-    disposal._timer.setInterval(20)
-    held = open_and_settle(qtbot, window, path)()
-    fresh = open_run(path)
-    open_and_settle(qtbot, window, corpus_path("07-flow-sequence", "trace.json"))
-    # private: the disposal's state: nothing held, the run being freed
-    qtbot.waitUntil(lambda: not disposal._held and disposal.freeing is not None
-                    and not disposal.freeing.is_alive(), timeout=FREED_TIMEOUT)
-    assert whole_run(held).step_fold.graph() == fresh.step_fold.graph()
-    assert list(held.axis.entries) == list(fresh.axis.entries)
-    assert list(held.axis.commit_before) == fresh.axis.commit_before
-    assert held.stops == fresh.stops
-    assert whole_run(held).commit_log == fresh.commit_log and whole_run(held).typed_events == fresh.typed_events
+def test_the_copies_of_a_followed_run_are_freed_as_it_grows(qtbot, window, tmp_path):
+    """Each growth of a followed file is the grown run's copy; the copy shown before it is let go of."""
+    lines = [line + b"\n" for line in read_bytes("04-tool-progress", "events.ndjson").split(b"\n") if line.strip()]
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"".join(lines[:25]))
+    window.open_file(str(path), follow=True)
+    qtbot.waitUntil(lambda: window.follow.active and len(window.session.run.typed_events) == 25, timeout=LOAD_TIMEOUT)
+    shown: list = []
+    window.follow.published.connect(lambda run: shown.append(weakref.ref(run)))
+    for end in (35, 45, len(lines)):
+        with open(path, "ab") as out:
+            out.write(b"".join(lines[end - 10 if end != len(lines) else 45:end]))
+        qtbot.waitUntil(lambda end=end: len(window.session.run.typed_events) == end, timeout=LOAD_TIMEOUT)
+    assert len(shown) >= 3
+    window.follow.growth.catch_up(now=True)
+    qtbot.waitUntil(lambda: [copy() for copy in shown[:-1]] == [None] * (len(shown) - 1), timeout=FREED_TIMEOUT)
+    assert shown[-1]() is window.session.run
 
 
 def test_what_a_closed_run_freed_is_given_back_to_the_system(qtbot, window, monkeypatch):
-    """glibc keeps freed memory for its own reuse: once a run is taken apart, the freeing thread asks it to give
-    that back (the window held 608 MB after closing the 448 MB recording; 471 MB now)."""
-    from afp_desktop.app.loading import run_disposal
+    """glibc keeps freed memory for its own reuse: once a run is closed, a thread asks it to give that back."""
+    from afp_desktop.app.loading import memory_back
 
     asked: list[str] = []
-    monkeypatch.setattr(run_disposal, "give_memory_back", lambda: asked.append(threading.current_thread().name))
+    monkeypatch.setattr(memory_back, "give_memory_back", lambda: asked.append(threading.current_thread().name))
     first = open_and_settle(qtbot, window, corpus_path("06-pause-resume", "events.ndjson"))
     window.close_run()
     qtbot.waitUntil(lambda: first() is None and bool(asked), timeout=FREED_TIMEOUT)
-    assert set(asked) == {"afp-free-run"}  # (after each batch the thread freed)
+    assert asked == ["afp-give-back"]
 
 
 def test_giving_memory_back_asks_the_c_library_where_it_can():
     import sys
 
-    from afp_desktop.app.loading import run_disposal
+    from afp_desktop.app.loading import memory_back
 
-    run_disposal.give_memory_back()
+    memory_back.give_memory_back()
     # private: whether the C library's trim was found
-    assert bool(run_disposal._trim) == sys.platform.startswith("linux")  # (glibc on the Linux this is built on)
+    assert bool(memory_back._trim) == sys.platform.startswith("linux")  # (glibc on the Linux this is built on)
 
 
 def test_what_a_replaced_run_freed_is_left_for_the_next_run(qtbot, window, monkeypatch):
     """A run replaced by another: the new one reuses what the old one freed, and asking glibc to give it back
     meanwhile held up the window (its allocations wait for the trim)."""
-    from afp_desktop.app.loading import run_disposal
+    from afp_desktop.app.loading import memory_back
 
     asked: list[str] = []
-    monkeypatch.setattr(run_disposal, "give_memory_back", lambda: asked.append(threading.current_thread().name))
+    monkeypatch.setattr(memory_back, "give_memory_back", lambda: asked.append(threading.current_thread().name))
     first = open_and_settle(qtbot, window, corpus_path("06-pause-resume", "events.ndjson"))
     open_and_settle(qtbot, window, corpus_path("07-flow-sequence", "trace.json"))
     qtbot.waitUntil(lambda: first() is None, timeout=FREED_TIMEOUT)
-    disposal = window.session.disposal
-    # private: nothing left to hand over, and every thread that freed a run has ended (a trim comes at its end)
-    qtbot.waitUntil(lambda: not disposal._held and not any(thread.name == "afp-free-run"
-                                                          for thread in threading.enumerate()), timeout=FREED_TIMEOUT)
-    assert asked == []
+    assert asked == [] and window.session.memory_given_back is None
 
 
 def test_a_run_forgotten_while_a_request_about_it_runs_is_let_go_of_once_it_ends(qtbot, monkeypatch):

@@ -143,8 +143,8 @@ def test_the_drills_of_a_recording_are_made_ahead_and_give_the_same_stops():
 
 
 def test_a_copy_keeps_the_last_event_of_each_part_shown_before_it():
-    """So that the whole run can be told to extend a part shown while it was read (growth_delta.extends)."""
-    from afp_desktop.engine.growth_delta import extends
+    """So that the whole run can be told to extend a part shown while it was read (window_copy.extends)."""
+    from afp_desktop.core.views.window_copy import extends
 
     path = str(corpus_path("06-pause-resume", "events.ndjson"))
     whole, part = load_run(path), load_run(path)
@@ -223,9 +223,9 @@ def test_a_card_shows_the_same_text_from_the_copy_as_from_the_whole_step():
 
 
 def test_a_whole_run_with_a_commit_log_is_not_told_to_extend_a_copy_without_one():
-    """growth_delta.extends reads whether a copy has a commit log from what stands for its snapshot: stops derived
+    """window_copy.extends reads whether a copy has a commit log from what stands for its snapshot: stops derived
     from the events are not grown into a commit log's stops."""
-    from afp_desktop.engine.growth_delta import extends
+    from afp_desktop.core.views.window_copy import extends
 
     path = str(corpus_path("06-pause-resume", "recording.json"))
     with_log, without_log = load_run(path), load_run(path)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from afp_desktop.app.pacing.scheduler import GROWTH_SETTLE_MS, Clock, MomentScheduler, Pending, TurnQueue
-from afp_desktop.app.loading.run_disposal import RunDisposal
+from afp_desktop.app.loading.memory_back import give_memory_back_beside
 from afp_desktop.app.pacing.span_walks import SpanWalks
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
@@ -58,7 +58,7 @@ class Session(QObject):
         self._play_next: Pending | None = None  # the next step of play, on the scheduler's clock
         self._pacing = False  # play is paced (from start_playing to stop_playing)
         self.settle_pending = False  # a run was shown and its settled moment is still to come
-        self.disposal = RunDisposal(self)  # runs no longer shown are freed beside the window
+        self.memory_given_back = None  # the thread asking the system to take back what the last run closed freed
         self.span_walks = SpanWalks(self)  # a long stop's chat lines, walked beside the window
         self.span_walks.walked.connect(self._on_span_walked)
 
@@ -67,8 +67,6 @@ class Session(QObject):
         """Show `run` at `position` (None: its end). `settle_now` False: the heavy panels (moment_settled) follow
         on a later event-loop turn, as after a move (the first part of a big file: its first frame sooner)."""
         self.stop_playing()
-        if self.run is not run:
-            self.disposal.retire(self.run, self.replay)
         self.run = run
         self.selected = None
         self._wanted = None
@@ -88,8 +86,6 @@ class Session(QObject):
         rebuilding it (run_loaded), then the moment at `position` is published at once."""
         self.scheduler.cancel_move()
         old, wanted, self._wanted = self.replay, self._wanted, None  # a pending move is published now
-        if self.run is not run:
-            self.disposal.retire(self.run, old)
         self.run = run
         replay = self._replay_of(run)
         if old is not None:
@@ -113,13 +109,13 @@ class Session(QObject):
     def close_run(self) -> None:
         self.stop_playing()
         self.span_walks.stop()
-        self.disposal.retire(self.run, self.replay)
         self.run = None
         self.replay = None
         self.moment = None
         self.selected = None
         self._wanted = None
         self.run_closed.emit()
+        self.memory_given_back = give_memory_back_beside()  # (the run's copy is freed: nothing shown holds it)
 
     # -- compatibility names -----------------------------------------------------------------------------
     @property

@@ -1,13 +1,15 @@
 """File ▸ Follow's engine side: the followed file read as it grows (core/formats/follow.py FileFollower), its lines
-parsed and the run grown in place (core/formats/live_run.py RunGrower); the window is sent what changed
-(engine/growth_delta.py Growth), never the whole run, and never the reading or the parsing.
+parsed and the run grown in place (core/formats/live_run.py RunGrower), and the window's views of it prepared
+(prepared_views.py): the window is sent the grown run's copy (core/views/window_copy.py), as after an open, never
+the events, the reading, the parsing or a projection.
 
 `RunFollow.step()` is called by whoever drives it — the engine process's loop (process.py), or a thread of the
 window's process (app/loading/follow_link.py) — whenever `wait_s()` has passed or the window has answered; it
 returns the messages for the window:
 
-  ("grown", Growth)        the run grew (at most one every MIN_PUBLISH_GAP_S, and only once the window has shown
-                           the one before: `shown()`; what grew meanwhile comes in the next, the latest wins)
+  ("grown", Grown)         the run grew (at most one every MIN_PUBLISH_GAP_S, and only once the window has shown
+                           the one before: `shown()`; what grew meanwhile comes in the next, the latest wins): the
+                           driver sends the window the copy of `Grown.run`, which then answers the window's requests
   ("note", text, msecs)    a sentence for the status bar (a rotation, a rotated file left unread)
   ("stopped", text)        the file is no longer one to read: what was read stays shown, the follow ends
 
@@ -21,10 +23,13 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from dataclasses import dataclass
 
 from afp_desktop.core.formats.follow import FileFollower, parse_lines
 from afp_desktop.core.formats.live_run import RunGrower
-from afp_desktop.engine.growth_delta import LISTS, Growth, Probe, continues, run_lists
+from afp_desktop.core.model.run import Run
+from afp_desktop.core.views.prepared_views import prepare_views
+from afp_desktop.core.views.window_copy import part_counts
 
 POLL_S = 0.02  # the file is looked at this often while followed
 SLICE_S = 0.05  # parse and project for at most this long, then let the loop serve requests
@@ -33,14 +38,33 @@ MIN_PUBLISH_GAP_S = 0.05  # at most one growth sent per 50 ms: the latest wins
 CATCH_UP_GAP_S = 0.25  # a long backlog worked through is still sent this often (once the first growth is shown)
 
 
-class RunFollow:
-    """One followed file. `probe`: what the window shows (growth_delta.probe_of), the base of the first growth."""
+@dataclass
+class Grown:
+    """The followed run as grown so far, its views prepared (`run`: the engine's; the window gets its copy)."""
 
-    def __init__(self, path: str, probe: Probe | None, rotated: bool = False) -> None:
+    run: Run
+    parts_before: list[tuple[int, int]]  # the event counts of the run the window shows (its copy keeps their ends)
+    ended: bool  # the run's end event has been seen
+    starts_over: bool  # the file was replaced or cut short: the run is not the one shown, grown
+    lines_read: int = 0  # lines read so far (benchmarks)
+
+    def facts(self) -> dict:
+        """What the window is told beside the copy."""
+        return {"ended": self.ended, "starts_over": self.starts_over, "lines_read": self.lines_read}
+
+
+class RunFollow:
+    """One followed file. `shown`: the (typed, domain) event counts of the run the window shows (window_copy's
+    part_counts), so that the first copy sent can be told to extend it; `fold_above`: the window's, as for a load
+    (prepare_views)."""
+
+    def __init__(self, path: str, shown: tuple[int, int] | None, rotated: bool = False,
+                 fold_above: int | None = None) -> None:
         self.path = path
         self.follower: FileFollower | None = FileFollower(path)
         self.grower = RunGrower(path)
-        self._probe = probe
+        self.fold_above = fold_above
+        self._shown = tuple(shown) if shown is not None else None
         self._pending: deque = deque()
         self._rotated_at_start = rotated
         self._dirty = True  # (the first growth is sent even when the file holds no more than the window shows)
@@ -50,8 +74,6 @@ class RunFollow:
         self._next_publish = 0.0
         self._published_at = 0.0
         self._next_poll = 0.0
-        self._sent: dict[str, int] = {}  # each list's length as last sent
-        self._fold_sent: tuple | None = None  # (fold, nodes, edges, internal marks, events folded) as last sent
         self.lines_read = 0
 
     @property
@@ -139,26 +161,12 @@ class RunFollow:
             grower.feed(events)
             self._dirty = True
 
-    def _growth(self) -> Growth:
+    def _growth(self) -> Grown:
         run = self.grower.snapshot(rotated=self._rotated_at_start)
-        lists = run_lists(run)
-        if self._started_over:
-            self._sent = {}
-        elif not self._caught_up and continues(lists, self._probe):
-            self._sent = dict(self._probe.lengths)  # type: ignore[union-attr]  # (continues: a probe)
-        tails = {}
-        for name in LISTS:
-            start = self._sent.get(name, 0)
-            tails[name] = (start, lists[name][start:])
-            self._sent[name] = len(lists[name])
-        fold = run.step_fold
-        last = self._fold_sent
-        if last is None or last[0] is not fold or self._started_over:
-            fold_change: object = fold
-        else:
-            fold_change = fold.growth_since(*last[1:])
-        self._fold_sent = (fold, len(fold.nodes), len(fold.edges), len(fold.internal_at), len(run.domain_events))
+        run.views = prepare_views(run, fold_above=self.fold_above)
+        grown = Grown(run=run, parts_before=[self._shown] if self._shown and not self._started_over else [],
+                      ended=self.grower.ended, starts_over=self._started_over, lines_read=self.lines_read)
+        self._shown = part_counts(run)
         self._dirty = self._started_over = False
         self._caught_up = True
-        return Growth(tails=tails, fold=fold_change, fold_note=run.stepgraph_note, stops=run.stops,  # type: ignore[arg-type]
-                      notices=run.notices, ended=self.grower.ended, path=self.path, lines_read=self.lines_read)
+        return grown

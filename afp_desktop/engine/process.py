@@ -8,14 +8,16 @@ Requests (tuples, the kind first):
   ("close",)                  let go of the open run
   ("quit",)                   end the process
   ("request", id, tag, kind, args[, hold])   a request about the run the last open loaded (service.Engine.answer)
-  ("follow", id, {"path", "probe", "spill_above"})   follow that file as it grows (follow.py); ("follow_shown", id) the window has
-  shown its last growth; ("unfollow", id) stop
+  ("follow", id, {"path", "shown", "fold_above", "spill_above"})   follow that file as it grows (follow.py);
+  ("follow_applied", id) the window shows the last growth's copy: later requests are about that run;
+  ("follow_shown", id) the window is ready for the next growth; ("unfollow", id) stop
 Messages (tuples, the kind and the load first):
   ("progress", load, fraction)   ("prefix", load, spill)   ("loaded", load, spill)   ("failed", load, message)
   ("cancelled", load)   ("conversation_needed", load, path, conversations)   ("held", load)
   ("answer", id, value)   ("request_failed", id, message)   ("superseded", id)   ("held", id)
-  ("follow", id, "grown", growth)   ("follow", id, "grown_spill", spill)   ("follow", id, "note", text, msecs)
-  ("follow", id, "stopped", text)   (follow.py; a big growth, the first of a big file, comes as a spill file)
+  ("follow", id, "grown_copy", bytes, facts)   ("follow", id, "grown_spill", spill, facts)
+  ("follow", id, "note", text, msecs)   ("follow", id, "stopped", text)   (follow.py: the grown run's window copy,
+  through a spill file when it has more events than the window's "spill_above"; `facts`: Grown.facts())
 The process keeps the run it loaded until the next open or close, and answers requests about it one at a time.
 A newer request with the same tag supersedes an older one: a queued one is dropped before it starts, and a running
 one stops at its next breathing point (both are told "superseded"); an open, close or quit waiting stops one too.
@@ -29,6 +31,7 @@ priority below the window's (NICENESS).
 
 from __future__ import annotations
 
+import io
 import os
 import time
 from collections import deque
@@ -40,7 +43,6 @@ from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled, Lo
 from afp_desktop.core.formats.source import byte_limit
 from afp_desktop.core.framed_pickle import FrameReader
 from afp_desktop.core.views.window_copy import (
-    dump_with_stand_ins,
     part_counts,
     load_with_stand_ins,
     write_window_copy,
@@ -107,10 +109,11 @@ def serve(connection: Connection, spill_folder: str) -> None:
     requests = _Requests(connection)
     spills = 0
     following: tuple[int, RunFollow, int] | None = None
+    growing: list = [None]  # the followed run whose copy was sent last (held for requests once the window shows it)
     while True:
         try:
             if following is not None and not requests.waiting and not connection.poll(following[1].wait_s()):
-                spills = _follow_step(connection, following, spill_folder, spills)
+                spills = _follow_step(connection, following, spill_folder, spills, growing)
                 if following[1].stopped:
                     following = None
                 continue
@@ -132,11 +135,17 @@ def serve(connection: Connection, spill_folder: str) -> None:
             if following is not None:
                 following[1].close()
             asked = request[2]
-            following = (request[1], RunFollow(asked["path"], asked.get("probe")), asked["spill_above"])
-        elif kind in ("follow_shown", "unfollow") and following is not None and following[0] == request[1]:
+            follow = RunFollow(asked["path"], asked.get("shown"), fold_above=asked.get("fold_above"))
+            following, growing[0] = (request[1], follow, asked["spill_above"]), None
+        elif kind in ("follow_applied", "follow_shown", "unfollow") and following is not None \
+                and following[0] == request[1]:
             if kind == "unfollow":
                 following[1].close()
-                following = None
+                following, growing[0] = None, None
+            elif kind == "follow_applied":
+                if growing[0] is not None:
+                    engine.hold(growing[0])
+                    growing[0] = None
             else:
                 following[1].shown()
         # ("go" and "cancel" of a load that has ended: nothing to do)
@@ -215,9 +224,10 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
 
 
 def _follow_step(connection: Connection, following: tuple[int, RunFollow, int], spill_folder: str,
-                 spills: int) -> int:
-    """One step of the follow; its messages sent (a growth of more events than the window's `spill_above` through a
-    spill file, not the connection). Returns the number of spill files written so far."""
+                 spills: int, growing: list) -> int:
+    """One step of the follow; its messages sent, a growth as the grown run's window copy (through a spill file when
+    it has more events than the window's `spill_above`, not the connection). `growing[0]` becomes the grown run
+    (the run requests are about once the window has applied its copy). Returns the number of spill files written."""
     follow_id, follow, spill_above = following
     try:
         messages = follow.step()
@@ -225,12 +235,19 @@ def _follow_step(connection: Connection, following: tuple[int, RunFollow, int], 
         follow.close()
         messages = [("stopped", f"{follow.path}: following it stopped ({type(err).__name__}: {str(err)[:300]})")]
     for message in messages:
-        if message[0] == "grown" and len(message[1].tails["typed"][1]) > spill_above:
-            spills += 1
-            name = os.path.join(spill_folder, f"growth-{os.getpid()}-{spills}.pickle")
-            with open(name, "wb") as out:
-                dump_with_stand_ins(message[1], out, [])  # (read as a run is: receive)
-            message = ("grown_spill", name)
+        if message[0] == "grown":
+            grown = message[1]
+            growing[0] = grown.run
+            if len(grown.run.domain_events) > spill_above:
+                spills += 1
+                name = os.path.join(spill_folder, f"growth-{os.getpid()}-{spills}.pickle")
+                with open(name, "wb") as out:
+                    write_window_copy(grown.run, out, grown.parts_before)
+                message = ("grown_spill", name, grown.facts())
+            else:
+                buffer = io.BytesIO()
+                write_window_copy(grown.run, buffer, grown.parts_before)
+                message = ("grown_copy", buffer.getvalue(), grown.facts())
         connection.send(("follow", follow_id, *message))
     return spills
 

@@ -42,6 +42,11 @@ class Engine:
             self._helpers.clear()
             self._adopted = run
 
+    def hold(self, run: Run) -> None:
+        """Answer later requests about `run`, a run this process prepared (a followed file's, grown)."""
+        self.run, self._index, self._adopted = run, None, None
+        self._helpers.clear()
+
     def open(self, path: str, conversation: str | None = None, fold_above: int | None = None,
              progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None,
              show_prefix: Callable[[Run], None] | None = None, for_window: bool = True) -> Run:

@@ -244,18 +244,33 @@ class EngineLoads(QObject):
             QTimer.singleShot(0, self, lambda: self.replied.emit(request_id, "ended", self.lost_how or "no exit code"))
         return request_id
 
-    def follow(self, path: str, probe, spill_above: int) -> int:
-        """Have a process follow `path`; its messages come as `followed`, a growth of more than `spill_above` events
-        as a spill file."""
+    def follow(self, path: str, asked: dict) -> int:
+        """Have a process follow `path` (`asked`: the rest of the engine's "follow" request, process.py); its
+        messages come as `followed`."""
         follow_id = next(_ids)
         follower = self.holder  # (the process that read the file, if it still holds it; else a fresh one)
         if follower is None:
             self.warm()
             follower = self.engine
         self.following, self._follower = follow_id, follower
-        if not follower.send("follow", follow_id, {"path": path, "probe": probe, "spill_above": spill_above}):
+        if not follower.send("follow", follow_id, {"path": path, **asked}):
             QTimer.singleShot(0, self, lambda: self._process_ended(follower))
         return follow_id
+
+    def follow_applied(self, follow_id: int, run) -> None:
+        """The window shows `run`, the copy of follow `follow_id`'s last growth: the process following it holds that
+        run now and answers the requests about it (the process that held the run shown before, if another, is
+        retired)."""
+        follower = self._follower
+        if self.following != follow_id or follower is None:
+            return
+        follower.send("follow_applied", follow_id)
+        before, self._held_by = self._held_by, follower
+        self._held_run, self.lost_how = weakref.ref(run), None
+        if before is not None and before is not follower and before is not self.engine:
+            self._retire(before, kill=False)
+        if follower is self.engine:
+            self._warm.start(WARM_AFTER_MS)  # (a fresh process for the next open)
 
     def follow_shown(self, follow_id: int) -> None:
         """The window has shown follow `follow_id`'s last growth: the process following it may send the next."""

@@ -2,9 +2,11 @@
 
 An NDJSON stream is followed by the engine (engine/follow.py: the engine process, or a thread of this one when the
 window loads in its own process; app/loading/follow_link.py): it reads what is new, through rotations, grows the
-run and sends what changed (engine/growth_delta.py), at most every 50 ms and once the window has shown the last
-one. The window applies it to the run it shows (RunMirror) and hands the grown run to the session; its panels
-extend what they show (growth.py). The window's process never reads, parses or projects the followed lines. The
+run, prepares its views and sends the grown run's window copy, as after an open (core/views/window_copy.py), at
+most every 50 ms and once the window has shown the last one; from then on the engine answers the requests about it.
+The window hands the copy to the session as a growth of the run shown (window_copy.extends) or as a new run; its
+panels extend what they show (growth.py). The window's process never reads, parses or projects the followed lines
+and holds none of its events. The
 cursor stays at the live end if it was there, otherwise where the user put it; "Jump to live" goes back to the end.
 When the engine process ends while it follows, the window says so as for a load (a banner with Reload).
 
@@ -24,7 +26,6 @@ from PySide6.QtWidgets import QLabel, QPushButton
 
 if TYPE_CHECKING:  # (the follow's machinery and the formats are imported by the first follow, not with the window)
     from afp_desktop.app.loading.follow_link import ProcessFollow, ThreadFollow
-    from afp_desktop.engine.growth_delta import RunMirror
 
 POLL_MS = 100  # a whole document's file is looked at this often (the engine polls a stream itself)
 GROWING_WINDOW_S = 1.0  # a file whose size or time changes within this long after opening is still being written
@@ -80,7 +81,6 @@ class FollowController(QObject):
         self.path: str | None = None
         self.mode: str | None = None  # "stream" | "reload" while following
         self.link: ProcessFollow | ThreadFollow | None = None  # the engine's follow (stream)
-        self._mirror: RunMirror | None = None
         self._ended = False  # the run's end event has been seen
         self._caught_up = False  # a growth has been shown
         self._shown_length = 0  # axis length of the run the session shows (the live end the cursor may be at)
@@ -197,14 +197,15 @@ class FollowController(QObject):
         self._ended = self._caught_up = False
         if self.mode == "stream":
             from afp_desktop.app.loading.follow_link import ProcessFollow, ThreadFollow
-            from afp_desktop.engine.growth_delta import RunMirror, probe_of
+            from afp_desktop.core.views.window_copy import part_counts
 
-            self._mirror = RunMirror(run)
+            shown = part_counts(run) if run.format == "ndjson" else None  # (the first copy sent keeps their ends)
+            fold_above = self.window.folding.fold_above
             loads = self.window.loader.loads
             if hasattr(loads, "follow"):  # (the engine process: engine_link.EngineLoads)
-                self.link = ProcessFollow(loads, run.path, probe_of(run), self)
+                self.link = ProcessFollow(loads, run.path, shown, fold_above, self)
             else:
-                self.link = ThreadFollow(run.path, probe_of(run), self)
+                self.link = ThreadFollow(run.path, shown, fold_above, self)
             self.link.arrived.connect(self._arrived)
         else:
             self._reload_seen = _stat_key(run.path)
@@ -226,7 +227,6 @@ class FollowController(QObject):
             link.arrived.disconnect(self._arrived)
             link.stop()
             link.deleteLater()
-        self._mirror = None
         self.mode = None
         for paths in (self._watcher.files(), self._watcher.directories()):
             if paths:
@@ -271,7 +271,7 @@ class FollowController(QObject):
         """A message of the engine's follow (follow_link.py)."""
         kind = message[0]
         if kind == "grown":
-            self.publish(message[1])
+            self.publish(message[1], message[2])
         elif kind == "note":
             self.window.statusBar().showMessage(message[1], message[2])
         elif kind == "stopped":  # the file is no longer one to read: what was read stays shown
@@ -285,24 +285,25 @@ class FollowController(QObject):
         elif kind == "retired" and self.session.run is not None:  # (its process was ended for a load)
             self.start(self.session.run)
 
-    def publish(self, growth) -> None:
-        """Show the grown run, keeping the cursor (or keeping it at the live end); then the engine may send the
-        next growth, once the window has been free at least as long as this one took."""
-        if self._mirror is None:
+    def publish(self, run, facts: dict) -> None:
+        """Show `run`, the copy of the grown run (`facts`: engine/follow.py Grown.facts()), keeping the cursor (or
+        keeping it at the live end); then the engine may send the next growth, once the window has been free at
+        least as long as this one took."""
+        if self.link is None:
             return
-        from afp_desktop.engine.growth_delta import extends  # (imported by the follow's start: a lookup)
+        from afp_desktop.core.views.window_copy import extends  # (imported by the follow's start: a lookup)
 
         started = time.monotonic()
         session = self.session
         at_end = self.at_live_end
         position, selected = session.position, session.selected
-        run = self._mirror.apply(growth)
-        self._ended = growth.ended
-        self.lines_read = growth.lines_read
+        self.link.applied(run)
+        self._ended = facts["ended"]
+        self.lines_read = facts["lines_read"]
         length = len(run.axis)
         shown = session.run
         grows = shown is not None and length >= self._shown_length \
-            and not (growth.starts_over and self._caught_up) and extends(run, shown)
+            and not (facts["starts_over"] and self._caught_up) and extends(run, shown)
         self._shown_length = length
         if grows:  # the panels extend what they show (app/loading/growth.py); nothing is rebuilt
             session.grow(run, length if at_end else min(position, length))

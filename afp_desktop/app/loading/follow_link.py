@@ -2,26 +2,30 @@
 through engine_link.EngineLoads), or, when the window loads in its own process (loader.IN_PROCESS: tests), a thread
 of it runs the same RunFollow (ThreadFollow). Either way `arrived` gives the window, in order, on its thread:
 
-  ("grown", Growth)   ("note", text, msecs)   ("stopped", text)   the follow's messages (engine/follow.py)
+  ("grown", copy, facts)   the grown run's window copy (core/views/window_copy.py) and engine/follow.py's
+                           Grown.facts()
+  ("note", text, msecs)   ("stopped", text)   the follow's other messages (engine/follow.py)
   ("ended", how)      the engine process ended while it followed (a crash, a kill)
   ("retired",)        the process was ended by the window (a load failed or was abandoned): follow again
 
-and `shown()` tells the engine the last growth is on screen, so it may send the next.
+`applied(copy)` tells the engine the window shows that copy (the engine then answers requests about its run), and
+`shown()` that the window is ready for the next growth.
 """
 
 from __future__ import annotations
 
-import pickle
+import io
 import threading
 from collections import deque
 
 from PySide6.QtCore import QObject, QThread, Signal
 
 from afp_desktop.app.loading.received_runs import SlicedReceive
+from afp_desktop.core.views.window_copy import load_with_stand_ins, window_copy
 from afp_desktop.engine import process as engine_process
 from afp_desktop.engine.collector import collector_paused
 
-SPILL_ABOVE = 20_000  # a growth of more events than this (the first of a big file) comes through a spill file
+SPILL_ABOVE = 20_000  # the copy of a grown run of more events than this comes through a spill file, a slice a turn
 
 
 class ProcessFollow(QObject):
@@ -29,14 +33,19 @@ class ProcessFollow(QObject):
 
     arrived = Signal(object)
 
-    def __init__(self, loads, path: str, probe, parent: QObject | None = None) -> None:
+    def __init__(self, loads, path: str, shown: tuple[int, int] | None, fold_above: int | None,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.loads = loads
         self._queue: deque = deque()  # messages not yet handed on (behind a growth being received)
         self._receiver: SlicedReceive | None = None
+        self._facts: dict = {}  # of the growth being received
         loads.followed.connect(self._followed)
         loads.follow_ended.connect(self._ended)
-        self.id = loads.follow(path, probe, SPILL_ABOVE)
+        self.id = loads.follow(path, {"shown": shown, "fold_above": fold_above, "spill_above": SPILL_ABOVE})
+
+    def applied(self, copy) -> None:
+        self.loads.follow_applied(self.id, copy)
 
     def shown(self) -> None:
         self.loads.follow_shown(self.id)
@@ -67,32 +76,36 @@ class ProcessFollow(QObject):
         while self._queue and self._receiver is None:
             message = self._queue.popleft()
             if message[0] == "grown_spill":
+                self._facts = message[2]
                 self._receiver = SlicedReceive("grown", message[1], self)
                 self._receiver.received.connect(self._received)
                 self._receiver.start()
                 return
+            if message[0] == "grown_copy":
+                message = ("grown", load_with_stand_ins(io.BytesIO(message[1])), message[2])
             self.arrived.emit(message)
 
-    def _received(self, _kind: str, growth) -> None:
+    def _received(self, _kind: str, copy) -> None:
         receiver, self._receiver = self._receiver, None
         if receiver is not None:
             receiver.deleteLater()
-        if growth is None:
+        if copy is None:
             self.arrived.emit(("stopped", "the engine's growth of the followed file could not be received"))
         else:
-            self.arrived.emit(("grown", growth))
+            self.arrived.emit(("grown", copy, self._facts))
         self._hand_on()
 
 
 class _FollowThread(QThread):
-    """Steps a RunFollow (engine/follow.py) until stopped; each growth handed on as a copy (as the process's would
-    be), so the window never shares a list with the follow that keeps growing it."""
+    """Steps a RunFollow (engine/follow.py) until stopped; each growth handed on as the grown run's window copy made
+    whole (requests about it are answered in this process: engine_requests.py)."""
 
     arrived = Signal(object)
 
-    def __init__(self, path: str, probe, parent: QObject | None = None) -> None:
+    def __init__(self, path: str, shown: tuple[int, int] | None, fold_above: int | None,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.path, self.probe = path, probe
+        self.path, self.shown, self.fold_above = path, shown, fold_above
         self.stop_flag = threading.Event()
         self.wake = threading.Event()
         self.shown_flag = threading.Event()
@@ -100,7 +113,7 @@ class _FollowThread(QThread):
     def run(self) -> None:
         from afp_desktop.engine.follow import RunFollow  # (imported only when this process follows)
 
-        follow = RunFollow(self.path, self.probe)
+        follow = RunFollow(self.path, self.shown, fold_above=self.fold_above)
         try:
             while not self.stop_flag.is_set():
                 if self.shown_flag.is_set():
@@ -109,8 +122,9 @@ class _FollowThread(QThread):
                 try:
                     with collector_paused(freeze=False):  # (no collection off the window's thread)
                         messages = follow.step()
-                        messages = [("grown", pickle.loads(pickle.dumps(message[1], protocol=5)))
-                                    if message[0] == "grown" else message for message in messages]
+                        messages = [("grown", window_copy(message[1].run, message[1].parts_before, whole=True),
+                                     message[1].facts()) if message[0] == "grown" else message
+                                    for message in messages]
                 except Exception as err:  # noqa: BLE001 - a follow never takes the window down; it is told why
                     messages = [("stopped", f"{self.path}: following it stopped ({type(err).__name__}: "
                                             f"{str(err)[:300]})")]
@@ -130,15 +144,19 @@ class ThreadFollow(QObject):
 
     arrived = Signal(object)
 
-    def __init__(self, path: str, probe, parent: QObject | None = None) -> None:
+    def __init__(self, path: str, shown: tuple[int, int] | None, fold_above: int | None,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._thread = _FollowThread(path, probe, self)
+        self._thread = _FollowThread(path, shown, fold_above, self)
         self._thread.arrived.connect(self._arrived)
         self._thread.start()
 
     def _arrived(self, message) -> None:
         if not self._thread.stop_flag.is_set():
             self.arrived.emit(message)
+
+    def applied(self, _copy) -> None:
+        """(Requests about the copy are answered in this process, from the copy itself.)"""
 
     def shown(self) -> None:
         self._thread.shown_flag.set()

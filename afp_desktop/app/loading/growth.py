@@ -8,7 +8,7 @@ so the window always stays mostly free:
 | job      | at most every | what it does                                                                     |
 |----------|---------------|----------------------------------------------------------------------------------|
 | timeline | each growth   | slider range and stops extended, the range looked at kept (TimelinePanel.grow)   |
-| layout   | 250 ms        | the grown graph laid out (then the graph job runs on the next turn)              |
+| layout   | 250 ms        | the grown graph's layout, made by the engine (the graph job shows it next turn)  |
 | graph    | after layout  | new cards and edges added to the scene, moved cards re-placed (graph_folding)     |
 | stops    | 250 ms        | what is drawn over the timeline's stops: iteration bands, pause and fact marks    |
 | summary  | 1 s           | summary strip, banner                                                             |
@@ -151,8 +151,8 @@ class GrowthView(QObject):
 
     # -- the jobs --------------------------------------------------------------------------------------------
     def _layout(self, run) -> None:
-        """The new graph's layout (the costliest part, a few dozen ms for 600 steps), on its own event-loop turn;
-        the graph job shows it on the next."""
+        """The new graph's layout (the engine made it with the run's views: prepared_views.graph_layout_of reads
+        it), taken on its own event-loop turn; the graph job shows it on the next."""
         from afp_desktop.core.views.prepared_views import graph_layout_of
 
         layout = None

@@ -69,7 +69,7 @@ class ProgressiveDisplay(QObject):
         if shown is None or self.session.run is not shown:
             return False
         from afp_desktop.core.formats.prefixes import same_moment
-        from afp_desktop.engine.growth_delta import extends
+        from afp_desktop.core.views.window_copy import extends
 
         if not extends(run, shown):  # (a recording's part: its typed events alone, stops from the events)
             if not (self.moved or self.session.position != self.placed):

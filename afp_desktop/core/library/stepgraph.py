@@ -317,29 +317,6 @@ class StepGraphFold:
         if "result" in ev:
             self._pending_tool_result = ev["result"]
 
-    def growth_since(self, nodes: int, edges: int, internal: int, events: int) -> dict:
-        """What changed since the fold held `nodes` nodes, `edges` edges and `internal` internal marks after
-        folding `events` events (nodes are changed in place, edges and marks only appended): a copy of the fold as
-        it was then catches up with `apply_growth`."""
-        changed_at = self.node_changed_at
-        changed = {i: (self.nodes[i], changed_at[i]) for i in range(nodes) if changed_at[i] >= events}
-        return {"changed": changed, "nodes": self.nodes[nodes:], "created_at": self.node_created_at[nodes:],
-                "changed_at": changed_at[nodes:], "edges": self.edges[edges:],
-                "edge_created_at": self.edge_created_at[edges:], "internal_at": self.internal_at[internal:],
-                "active": self._active, "count": self._count}
-
-    def apply_growth(self, growth: dict) -> None:
-        """Catch up with the fold `growth` was taken of (`growth_since`)."""
-        for index, (node, changed_at) in growth["changed"].items():
-            self.nodes[index], self.node_changed_at[index] = node, changed_at
-        self.nodes.extend(growth["nodes"])
-        self.node_created_at.extend(growth["created_at"])
-        self.node_changed_at.extend(growth["changed_at"])
-        self.edges.extend(growth["edges"])
-        self.edge_created_at.extend(growth["edge_created_at"])
-        self.internal_at.extend(growth["internal_at"])
-        self._active, self._count = growth["active"], growth["count"]
-
     def graph(self) -> StepGraph:
         out: dict[str, Any] = {"nodes": self.nodes, "edges": self.edges}
         if self._active is not None:

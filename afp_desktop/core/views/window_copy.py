@@ -76,7 +76,7 @@ class Packed:
 class EventsInTheEngine:
     """Stands for the run's list `name` of `count` events: it has their count, a few of its events by index (`kept`:
     the first, the last, and the last of each part of the run shown before it, so that a run can be told to extend
-    another: growth_delta.extends), and the whole run packed when the copy was made `whole` (`packed`, else None)."""
+    another: extends), and the whole run packed when the copy was made `whole` (`packed`, else None)."""
 
     __slots__ = ("count", "name", "packed", "kept")
 
@@ -119,8 +119,8 @@ def holds_events(run) -> bool:
 def write_window_copy(run, out: BinaryIO, parts_before: Iterable[tuple[int, int]] = (), whole: bool = False) -> None:
     """Write the window's copy of prepared `run` (views made) to `out`, as `load_with_stand_ins` reads it. `run`
     itself is not changed. `parts_before`: the (typed, domain) event counts of the parts of the same file shown before it,
-    whose last events the copy keeps. `whole`: the copy carries the run packed too (whole_run unpacks it). A run
-    with no views prepared (a followed run, whose panels compute from its events) is written as it is."""
+    whose last events the copy keeps (so that it can be told to extend them: `extends`). `whole`: the copy carries the
+    run packed too (whole_run unpacks it). A run with no views prepared is written as it is."""
     prepared = run.views is not None and holds_events(run)
     pairs = _stand_ins(run, list(parts_before), whole) if prepared else []
     start = out.tell()
@@ -172,7 +172,7 @@ def load_with_stand_ins(source: BinaryIO) -> Any:
 
 def window_copy(run, parts_before: Iterable[tuple[int, int]] = (), whole: bool = True):
     """The window's copy of prepared `run`, made in this process (the tests' loads, a screenshot's): the copy the
-    engine process sends, read back. A run with no views prepared (a followed run) is returned as it is."""
+    engine process sends, read back. A run with no views prepared is returned as it is."""
     if run.views is None or not holds_events(run):
         return run
     buffer = io.BytesIO()
@@ -192,6 +192,23 @@ def whole_run(shown):
         raise EventsNotHere("this run's events are held by the engine process that read it, which no longer holds "
                             "it: Reload the file to ask about it again")
     return packed.unpacked()
+
+
+def extends(grown, shown) -> bool:
+    """`grown` holds `shown`'s events first (the same file read further: checked at both ends of both event lists,
+    by the events their copies kept), so showing it is a growth, not a new run."""
+    for old, new in ((shown.typed_events, grown.typed_events), (shown.domain_events, grown.domain_events)):
+        if old is None and new is None:
+            continue
+        if old is None or new is None or len(new) < len(old):
+            return False
+        try:
+            if old and (old[0] != new[0] or old[-1] != new[len(old) - 1]):
+                return False
+        except EventsNotHere:  # (a copy that did not keep the event compared: cannot be told a growth)
+            return False
+    # (A part with no commit log has stops derived from its events: a whole run with one is not a growth of it.)
+    return shown.format == grown.format and shown.has_commit_log == grown.has_commit_log
 
 
 def part_counts(run) -> tuple[int, int]:
@@ -296,5 +313,5 @@ def _kept(events: list, counts: list[int]) -> dict[int, Any]:
             if 0 <= index < len(events)}
 
 
-__all__ = ["EventsInTheEngine", "EventsNotHere", "IN_THE_ENGINE", "Packed", "dump_with_stand_ins",
+__all__ = ["EventsInTheEngine", "EventsNotHere", "IN_THE_ENGINE", "Packed", "dump_with_stand_ins", "extends",
            "holds_events", "part_counts", "load_with_stand_ins", "whole_run", "window_copy", "write_window_copy"]
