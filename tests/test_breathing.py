@@ -138,7 +138,7 @@ def _calls_between_breaths(work):
 
 @pytest.mark.parametrize("name", ["events.ndjson", "trace.json"])
 def test_the_search_index_of_a_large_run_breathes_often(name, tmp_path):
-    """The Find panel builds its index beside the window as a load does (app/pacing/stoppable.py): it must
+    """The Find panel builds its index beside the window as a load does (a request answered in the window's process): it must
     reach a breathing point as often, or a paint waits for it (0.5 s on the 1,000-iteration run)."""
     from afp_desktop.core.library.status import DEFAULT_TEMPLATES
     from afp_desktop.core.views.search import SearchIndex

@@ -1,4 +1,4 @@
-"""A long stop span's chat lines, walked beside the window (app/pacing/span_walks.py, Replay.defer_long_walks): the
+"""A long stop span's chat lines, walked by the engine (app/loading/span_lines.py, Replay.defer_long_walks): the
 bubble says they are being listed instead of freezing the window (0.22 s at each template edit on a stream of two
 runs appended), then lists exactly what rendering every state gives; a walk for templates no longer active is
 dropped."""
@@ -52,7 +52,7 @@ def test_a_deferring_replay_gives_a_long_span_as_pending_and_keeps_the_walk_made
     assert list(plain.lines_of(turn)) == _naive(run, turn, TYPING, "Agent") and not plain.walks_wanted
 
 
-def test_the_bubble_lists_a_long_stops_lines_once_walked_off_the_windows_thread(qtbot, long_turn_run):
+def test_the_bubble_lists_a_long_stops_lines_once_the_engine_walked_them(qtbot, long_turn_run):
     run, turn = long_turn_run
     run.views = prepare_views(run)  # as the window's loader thread does (long_span_lines among them)
     session = Session()
@@ -66,7 +66,7 @@ def test_the_bubble_lists_a_long_stops_lines_once_walked_off_the_windows_thread(
 
     session.set_templates(TYPING)  # an edit in the template editor
     assert "listing the lines the chat showed" in bubble.seen_lines.title()
-    assert session.span_walks.thread is not None
+    assert session.span_walks.asked is not None  # (asked of the engine: request "span_lines")
     typed = _naive(run, turn, TYPING, "Agent")
     qtbot.waitUntil(lambda: f"saw {len(typed)} line(s)" in bubble.seen_lines.title(), timeout=10_000)
     assert bubble.seen_lines.text().split("\n")[0] == f"• {typed[0]}"
@@ -158,3 +158,23 @@ def test_a_grown_span_resumes_its_walk_instead_of_walking_it_again(monkeypatch):
     other = Replay(second, TYPING)
     other.inherit_walks(old)
     assert not other._inherited  # private: what was taken on shows nowhere else (the lines are the same)
+
+
+def test_the_engine_walks_a_span_with_the_templates_asked_and_its_answer_crosses_the_process_boundary(tmp_path):
+    """Request "span_lines" (engine/service.py): the walk the window's session asks for, pickled as the engine
+    process sends it."""
+    import pickle
+
+    from afp_desktop.engine.service import Engine
+    from tests.corpus_util import read_bytes
+
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(read_bytes("05-streaming-tokens", "events.ndjson"))
+    engine = Engine()
+    run = engine.open(str(path))
+    turn = next(span for span in Replay(run).spans if span.label.startswith("LLM turn"))
+    lines, seen_at = pickle.loads(pickle.dumps(engine.answer("span_lines", {"span": turn, "templates": TYPING,
+                                                                         "app_name": "Agent"}), protocol=5))
+    assert list(lines) == _naive(run, turn, TYPING, "Agent") and lines
+    assert (list(lines), seen_at) == (list(span_lines_walk(run, turn, TYPING, "Agent")[0]),
+                                      span_lines_walk(run, turn, TYPING, "Agent")[1])

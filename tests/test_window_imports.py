@@ -161,9 +161,6 @@ def test_a_run_received_from_the_engine_waits_for_numpys_piece(qapp, qtbot, monk
 def test_a_job_off_the_windows_thread_waits_for_numpy_until_asked_to_stop(qapp, monkeypatch):
     import threading
 
-    from afp_desktop.app.pacing.stoppable import stoppable
-    from afp_desktop.core.formats import LoadCancelled
-
     monkeypatch.setattr(window_imports, "_numpy_done", threading.Event())
     monkeypatch.setattr(window_imports, "imported", lambda name: False)  # (as in a fresh process)
     imports = window_imports.WindowImports(scheduler.TurnQueue(scheduler.ManualClock()))
@@ -172,11 +169,8 @@ def test_a_job_off_the_windows_thread_waits_for_numpy_until_asked_to_stop(qapp, 
     stop, order = threading.Event(), []
 
     def job() -> None:
-        try:
-            with stoppable(stop):
-                order.append("ran")
-        except LoadCancelled:
-            order.append("stopped")
+        window_imports.wait_for_numpy(stop.is_set)
+        order.append("stopped" if stop.is_set() else "ran")
 
     worker = threading.Thread(target=job)
     worker.start()
@@ -190,7 +184,7 @@ def test_a_job_off_the_windows_thread_waits_for_numpy_until_asked_to_stop(qapp, 
 def test_a_request_answered_in_the_windows_process_waits_for_numpys_piece_first(qapp, qtbot, monkeypatch):
     """A followed file's requests are answered on a thread of the window's process, and an answer may import numpy
     (search, the timeline's figures): the thread waits for numpy's piece (`wait_for_numpy`, whose waiting the test
-    of stoppable above shows) before it answers."""
+    above shows) before it answers."""
     from afp_desktop.app.loading.in_process import ThreadRequests
 
     order: list[str] = []

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Signal
 
 from afp_desktop.app.pacing.scheduler import GROWTH_SETTLE_MS, Clock, MomentScheduler, Pending, TurnQueue
 from afp_desktop.app.loading.memory_back import give_memory_back_beside
-from afp_desktop.app.pacing.span_walks import SpanWalks
+from afp_desktop.app.loading.span_lines import SpanWalks
 from afp_desktop.core.library.status import DEFAULT_TEMPLATES
 
 if TYPE_CHECKING:  # (the replay is imported with the first run, not with the window)
@@ -59,7 +59,7 @@ class Session(QObject):
         self._pacing = False  # play is paced (from start_playing to stop_playing)
         self.settle_pending = False  # a run was shown and its settled moment is still to come
         self.memory_given_back = None  # the thread asking the system to take back what the last run closed freed
-        self.span_walks = SpanWalks(self)  # a long stop's chat lines, walked beside the window
+        self.span_walks = SpanWalks(self)  # a long stop's chat lines, asked of the engine
         self.span_walks.walked.connect(self._on_span_walked)
 
     # -- run ---------------------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ class Session(QObject):
         self.scheduler.moment_made(settle_ms=GROWTH_SETTLE_MS)
 
     def _replay_of(self, run: Run) -> Replay:
-        """The window's replay of `run`: a long stop's chat lines are walked beside the window (span_walks)."""
+        """The window's replay of `run`: a long stop's chat lines are asked of the engine (loading/span_lines.py)."""
         from afp_desktop.core.model.replay import Replay
 
         return Replay(run, self.templates, self.app_name, defer_long_walks=True)
@@ -171,7 +171,7 @@ class Session(QObject):
         self.span_walks.want(self.replay)
 
     def _on_span_walked(self, replay, span, templates: dict, app_name: str, walk) -> None:
-        """A long span's lines are walked (app/pacing/span_walks.py): kept if still wanted, and the moment shown again
+        """A long span's lines came from the engine (app/loading/span_lines.py): kept if still wanted, and the moment shown again
         if the cursor is in that span."""
         if replay is not self.replay or not replay.store_walk(span, templates, app_name, walk):
             self.span_walks.want(self.replay)  # (stale: what is wanted now, if anything)

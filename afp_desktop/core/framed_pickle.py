@@ -45,6 +45,6 @@ class FrameReader:
 
 
 def unpickled_in_frames(data: bytes) -> Any:
-    """`pickle.loads(data)` a frame at a time, breathing between frames (core/breathing.py: where a stoppable
-    thread's stop is looked for)."""
+    """`pickle.loads(data)` a frame at a time, breathing between frames (core/breathing.py: where a thread's
+    stop is looked for)."""
     return pickle.load(FrameReader(io.BytesIO(data), breathe))

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from afp_desktop.core.views.compare_answer import CompareAnswer
     from afp_desktop.core.views.found_hits import FoundHits
 
-REQUESTS = ("find", "index_for_find", "inspect", "step_json", "left_out", "share_page",  # the kinds `answer` knows
+REQUESTS = ("find", "index_for_find", "inspect", "step_json", "span_lines", "left_out", "share_page",  # `answer`'s
             "event_rows", "event_types", "event_filter", "context", "context_value", "compare_with")
 
 
@@ -80,6 +80,8 @@ class Engine:
             return self.inspect(**args)
         if kind == "step_json":
             return self.step_json(**args)
+        if kind == "span_lines":
+            return self.span_lines(**args)
         if kind == "left_out":
             return self.left_out()
         if kind == "share_page":
@@ -179,6 +181,16 @@ class Engine:
         if not 0 <= index < len(nodes):
             raise IndexError(f"the run has no step {index} (it has {len(nodes)})")
         return jsonio.dumps(nodes[index], indent=True).decode("utf-8")
+
+
+    def span_lines(self, span, templates: dict, app_name: str):
+        """The chat lines seen during stop span `span` of the open run with `templates` and `app_name`, and where
+        each was first seen (replay.span_lines_walk: a long span the window's replay gives as pending)."""
+        from afp_desktop.core.model.replay import span_lines_walk
+
+        if self.run is None:
+            raise NoRun("no run is open")
+        return span_lines_walk(self.run, span, templates, app_name)
 
 
 def _event_list_answers(run: Run) -> object:

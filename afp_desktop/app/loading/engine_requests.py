@@ -3,9 +3,9 @@ Everything but the view data is such a request; the window never waits for one. 
 supersedes the one before it: only the newest's reply is delivered (the engine drops an older one queued, and stops
 one running at its next breathing point).
 
-A run the engine process loaded (engine_link.py) is asked there; any other run the window shows — loaded in this
-process (in_process.py, the tests), a followed file (which grows in the window's process), a run still shown after a
-later load failed — is asked of the same service.Engine in a thread of the window's process (ThreadRequests).
+A run the engine process loaded or grew (engine_link.py: an open, a followed file) is asked there; any other run the
+window shows — loaded in this process (in_process.py, the tests), a part of a big file shown while the rest is read,
+a run still shown after a later load failed — is asked of the same service.Engine in a thread of the window's process (ThreadRequests).
 When the process holding the run has ended, the request fails at once with how (`engine_lost` tells the window).
 """
 

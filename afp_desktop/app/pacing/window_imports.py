@@ -8,10 +8,9 @@ every Qt type and defines Qt subclasses, which on another thread, while the wind
 A thread beside the window imports neither; each waits for numpy's piece or needs none:
 - a run received from the engine (loading/received_runs.py) may hold arrays: its unpickling works only while the
   window's thread waits for it, and is given its first slice once numpy's piece has run (`numpy_imported`);
-- a job beside the window (stoppable.py) waits while the pieces are under way until numpy's has run
-  (`wait_for_numpy`);
-- a load or a request answered in the window's process (loading/in_process.py: a followed file's requests, the
-  tests' loads) waits the same way; the tests import numpy and pyqtgraph on the main thread before any test;
+- a load or a request answered in the window's process (loading/in_process.py: a part of a big file shown while
+  the rest is read, the tests' loads) waits while the pieces are under way until numpy's has run
+  (`wait_for_numpy`); the tests import numpy and pyqtgraph on the main thread before any test;
 - once the application quits no piece runs any more, and nothing waits for one.
 
 The pieces, in order: numpy; the Qt types pyqtgraph reads (PySide6 makes each on first read), QT_NAMES_PER_PIECE per

@@ -407,7 +407,7 @@ class ChatBubblePanel(QWidget, PanelDefaults):
         self.seen_lines.setVisible(span is not None)
         if span is None:
             return
-        if lines.pending:  # (a long stop, its lines listed beside the window: app/pacing/span_walks.py)
+        if lines.pending:  # (a long stop, its lines listed beside the window: app/loading/span_lines.py)
             self.seen_lines.set_rows([], title=f"During {span.label}: listing the lines the chat showed (a long "
                                                "stop; they follow in a moment)…")
             return

@@ -132,6 +132,7 @@ class MainWindow(QMainWindow):
         self.loader = RunLoader(self, warm_at_start=False)  # (its engine process is started after the first frame)
         self.engine_requests = EngineRequests(self.session, self.loader.loads, self)  # everything but view data
         self.engine_requests.engine_lost.connect(self._on_engine_lost)
+        self.session.span_walks.ask_through(self.engine_requests)  # (a long stop's lines, walked by the engine)
         self.progressive = ProgressiveDisplay(self)  # a big file shown while it is read
         self.left_out = LeftOut(self.engine_requests, self)  # what the loader left out, asked once the run is shown
         self.left_out.checked.connect(self._on_payloads_checked)
