@@ -156,3 +156,44 @@ def test_a_later_load_that_fails_or_is_cancelled_leaves_the_run_shown_with_its_e
     open_through_the_engine(qtbot, window, sample(tmp_path, "events.ndjson", "06-pause-resume"))
     assert window.loader.loads.holder is not holder
     qtbot.waitUntil(lambda: not holder.process.is_alive(), timeout=LOAD_TIMEOUT)
+
+
+def test_the_part_of_a_big_file_shown_while_it_is_read_is_asked_of_the_process_reading_it(qtbot, engine_window,
+                                                                                          tmp_path, monkeypatch):
+    """A big file's first part is shown while the rest is read: its copy holds no event (nor a packed run for the
+    window to unpack); the process reading the file answers the requests about it between pieces of its reading."""
+    from tests.corpus_util import read_bytes
+
+    window = engine_window
+    path = tmp_path / "events.ndjson"
+    stream = read_bytes("15-large-run", "events.ndjson")
+    path.write_bytes(stream + stream)  # (two runs appended: over prefixes.MIN_BYTES, so read in parts)
+    in_the_window: list[str] = []
+    monkeypatch.setattr(window.engine_requests.threads, "request", lambda tag, *rest: in_the_window.append(tag) or 0)
+    monkeypatch.setattr(engine_link, "HOLD_LOADS", "part")  # (the load waits once its first part is sent)
+    parts: list = []
+    window.loader.prefix.connect(parts.append)
+    with qtbot.waitSignal(window.loader.loads.held, timeout=LOAD_TIMEOUT):
+        window.open_file(str(path))
+    qtbot.waitUntil(lambda: bool(parts) and window.session.run is parts[-1], timeout=LOAD_TIMEOUT)
+    part = parts[-1]
+    assert window.loader.busy and part.domain_events.packed is None  # (nothing for the window to unpack)
+    steps = len(part.step_fold.nodes)
+    whole = open_run(str(path))
+    assert steps < len(whole.step_fold.nodes)
+    answers: list = []
+    requests = window.engine_requests
+    requests.request("last", "step_json", {"index": steps - 1}, answers.append, answers.append)
+    requests.request("past", "step_json", {"index": steps}, answers.append, answers.append)
+    qtbot.waitUntil(lambda: len(answers) == 2, timeout=LOAD_TIMEOUT)
+    assert window.loader.busy  # (answered while the file is still being read)
+    assert '"id"' in answers[0]  # the part's last step, whole
+    assert f"the run has no step {steps} (it has {steps})" in answers[1]  # asked about the part, not the whole run
+    with qtbot.waitSignal(window.loader.loaded, timeout=LOAD_TIMEOUT):
+        window.loader.loads.go_on()
+    monkeypatch.setattr(engine_link, "HOLD_LOADS", False)
+    answers.clear()
+    requests.request("past", "step_json", {"index": steps}, answers.append, answers.append)
+    qtbot.waitUntil(lambda: bool(answers), timeout=LOAD_TIMEOUT)
+    assert '"id"' in answers[0]  # (the whole run now)
+    assert in_the_window == []  # nothing was answered in the window's process

@@ -4,7 +4,8 @@ Requests (tuples, the kind first):
   ("open", load, {"path", "conversation", "fold_above", "show_prefixes", "byte_limit", "hold"[, "whole",
                    "check_payloads"]})   the run's copy made whole (window_copy.py), its payloads checked first
   ("cancel", load)            stop that load at its next breathing point
-  ("go", load)                a load held at its first breathing point goes on ("hold": tests)
+  ("go", load)                a load held goes on ("hold": tests; True: at its first breathing point, "part": once
+                              its first part is sent)
   ("close",)                  let go of the open run
   ("quit",)                   end the process
   ("request", id, tag, kind, args[, hold])   a request about the run the last open loaded (service.Engine.answer)
@@ -22,6 +23,8 @@ The process keeps the run it loaded until the next open or close, and answers re
 A newer request with the same tag supersedes an older one: a queued one is dropped before it starts, and a running
 one stops at its next breathing point (both are told "superseded"); an open, close or quit waiting stops one too.
 A request held ("hold": tests) waits at its first breathing point for its ("go", id).
+While a big file is read, the window shows its first part ("prefix"): requests about it come to the process reading
+the file, which answers them at its breathing points (the part's copy, like the whole run's, holds no event).
 A run travels as a pickle (protocol 5) written to a spill file in the folder the window gave (`spill`: its name),
 never through the connection: every message on it stays small, so the window reads it at once.
 
@@ -76,13 +79,23 @@ class _Requests:
         while self.connection.poll():
             self._note(self.connection.recv())
 
-    def wait_for_go(self, load: int) -> None:
-        """Block until `load` may go on (its "go", or its cancel)."""
+    def wait_for_go(self, load: int, meanwhile: Callable[[], None] | None = None) -> None:
+        """Block until `load` may go on (its "go", or its cancel); `meanwhile()` after each other request read."""
         while load not in self.cancelled:
             request = self.connection.recv()
             if request[:2] == ("go", load):
                 return
             self._note(request)
+            if meanwhile is not None:
+                meanwhile()
+
+    def take_request(self):
+        """The first "request" read and kept, taken out of the waiting ones (None: there is none)."""
+        for index, waiting in enumerate(self.waiting):
+            if waiting[0] == "request":
+                del self.waiting[index]
+                return waiting
+        return None
 
     def superseded(self, request) -> bool:
         """Whether a request waiting makes `request` (a "request") pointless: a newer one with its tag, or an open,
@@ -155,7 +168,10 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
     """Serve one open request; returns the number of spill files written so far."""
     connection = requests.connection
     last = {"poll": time.monotonic(), "progress": -1.0, "percent": -1}
-    held = [bool(asked.get("hold"))]
+    held = [asked.get("hold") is True]
+    held_after_part = [asked.get("hold") == "part"]  # (tests: the load waits once its first part is sent)
+    part = Engine()  # holds the part of the file shown while the rest is read: requests about it are answered
+    answering = [False]  # (a request answered at a breathing point breathes too: it answers no other meanwhile)
 
     def send(*message) -> None:
         connection.send(message)
@@ -169,8 +185,20 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
         if now - last["poll"] >= POLL_GAP_S:
             last["poll"] = now
             requests.read_waiting()
+            if part.run is not None and not answering[0] and load not in requests.cancelled:
+                answer_about_the_part()
         if load in requests.cancelled:
             raise LoadCancelled()
+
+    def answer_about_the_part() -> None:
+        """The window's requests about the part it shows, answered now (the load goes on after them)."""
+        answering[0] = True
+        try:
+            while (request := requests.take_request()) is not None:
+                _answer(part, requests, request)
+                last["poll"] = time.monotonic()
+        finally:
+            answering[0] = False
 
     def cancelled() -> bool:
         breathe_here()
@@ -193,8 +221,13 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
         return name
 
     def show_prefix(run) -> None:
-        send("prefix", load, spill(run, whole=True))  # (while the rest is read, the window answers about a part)
+        send("prefix", load, spill(run, whole=False))
         parts.append(part_counts(run))
+        part.hold(run)  # (asked about until the next part, or the whole run, takes its place)
+        if held_after_part[0]:
+            held_after_part[0] = False
+            send("held", load)
+            requests.wait_for_go(load, answer_about_the_part)
 
     path = asked["path"]
     try:
@@ -202,6 +235,7 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
             run = engine.open(path, conversation=asked.get("conversation"), fold_above=asked.get("fold_above"),
                               progress=progress, cancelled=cancelled,
                               show_prefix=show_prefix if asked.get("show_prefixes") else None)
+        part.close()
         if asked.get("check_payloads"):
             run.payload_problems  # noqa: B018 - checked now: the copy carries what was found
         name = spill(run, whole=bool(asked.get("whole")))

@@ -35,7 +35,9 @@ WARM_AT_START_MS = 0  # a process is started on the first turn of the event loop
 # its owner starts it: the window, once its first frame is painted),
 WARM_AFTER_MS = 1500  # and a fresh one this long after a load failed or was cancelled (not while the window is busy): each is
 # ready for the next open
-HOLD_LOADS = False  # tests: each load waits at its first breathing point until its `go()` (`held` says it is there)
+# tests: each load waits at its first breathing point (True), or once its first part is shown ("part"), until its
+# `go()` (`held` says it is there)
+HOLD_LOADS: bool | str = False
 HOLD_REQUESTS = False  # tests: each request waits at its first breathing point until `go_on()` (`held` says so)
 QUIT_WAIT_S = 2.0  # a process told to quit is waited for this long at shutdown, then killed
 _ids = itertools.count(1)
@@ -187,6 +189,8 @@ class EngineLoads(QObject):
         self._follower: EngineProcess | None = None
         self._held_run: weakref.ref | None = None  # the run the holder loaded (the window's copy)
         self._held_by: EngineProcess | None = None  # the holder
+        # (the part of a big file shown while the rest is read, and the process reading it, which answers about it)
+        self._part: tuple[weakref.ref, EngineProcess] | None = None
         self.lost_how: str | None = None  # how the holder ended, if it did
         self._ending: list[EngineProcess] = []  # told to quit, or killed: reaped later
         self._warm = QTimer(self)
@@ -216,8 +220,18 @@ class EngineLoads(QObject):
 
     def holds(self, run) -> bool:
         """Whether `run` is the one the holder loaded (its requests go to that process; when it has ended,
-        `lost_how` says how)."""
-        return run is not None and self._held_run is not None and self._held_run() is run
+        `lost_how` says how), or the part of a big file shown while its process reads the rest."""
+        if run is None:
+            return False
+        return (self._held_run is not None and self._held_run() is run) or self._is_part(run)
+
+    def part_shown(self, run) -> None:
+        """`run`, the part of the file being read that the window shows now: asked of the process reading it."""
+        if self.engine is not None and self._loads:
+            self._part = (weakref.ref(run), self.engine)
+
+    def _is_part(self, run) -> bool:
+        return run is not None and self._part is not None and self._part[0]() is run
 
     def now_holds(self, run) -> None:
         """The last load gave the window `run`, which its process keeps: it is the holder now, and the process that
@@ -225,16 +239,20 @@ class EngineLoads(QObject):
         if self._loads or self.engine is None:
             return
         before, self._held_by = self._held_by, self.engine
-        self._held_run, self.lost_how = weakref.ref(run), None
+        self._held_run, self.lost_how, self._part = weakref.ref(run), None, None
         if before is not None and before is not self.engine:
             self._retire(before, kill=False)
         self._warm.start(WARM_AFTER_MS)  # (a fresh process for the next open)
 
-    def request(self, tag: str, kind: str, args: dict) -> int:
-        """Send a request about the held run to the holder; its reply comes as `replied` (ended at once: the holder
-        is gone)."""
+    def request(self, tag: str, kind: str, args: dict, run=None) -> int:
+        """Send a request about the held run to the holder (about `run`, a part of the file being read: to the
+        process reading it); its reply comes as `replied` (ended at once: the process is gone)."""
         request_id = next(_ids)
-        holder = self.holder
+        if self._is_part(run):
+            reader = self._part[1]  # type: ignore[index]  # (_is_part: a part is shown)
+            holder = reader if reader in self._notifiers else None  # (ended: the request ends at once)
+        else:
+            holder = self.holder
         if holder is not None and holder.send("request", request_id, tag, kind, args, HOLD_REQUESTS):
             self._requests[request_id] = holder
         elif holder is not None:
@@ -531,6 +549,7 @@ class EngineLoad(QObject):
         if run is None:
             self.failed.emit(f"{self.path}: the engine's run could not be received")
         elif kind == "prefix":
+            self.link.part_shown(run)
             self.prefix.emit(run)
         else:
             self.link.now_holds(run)

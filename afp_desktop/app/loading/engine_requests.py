@@ -54,7 +54,7 @@ class EngineRequests(QObject):
         if self.engine_link is not None and self.engine_link.holds(run):
             if self._threads is not None:
                 self._threads.let_go_when_idle()  # (of a run it was asked about before: a part shown while loading)
-            key = ("engine", self.engine_link.request(tag, kind, args))
+            key = ("engine", self.engine_link.request(tag, kind, args, run))
         else:
             key = ("thread", self.threads.request(tag, kind, args, run))
         self._latest[tag] = key

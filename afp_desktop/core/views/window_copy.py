@@ -17,8 +17,8 @@ lines), so its copy is the run with these stand-ins, put in place of the origina
 summary.py; a route's points, layout.py.)
 
 A copy made `whole` also carries the run as the engine holds it, packed as one block of bytes (`Packed`), for what
-no engine holds for the window — a part shown while the rest of its file is read, the tests' in-process loads, a
-screenshot's run — answered from `whole_run(copy)`, which unpacks it again, off the window's thread.
+no engine holds for the window — the tests' in-process loads, a screenshot's run — answered from `whole_run(copy)`,
+which unpacks it again, off the window's thread.
 """
 
 from __future__ import annotations
