@@ -22,7 +22,20 @@ JS_WHITESPACE = (
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 
-UNDEFINED = object()
+class _Undefined:
+    """The one value standing for JavaScript `undefined`: read back from a pickle as itself (what holds it is told
+    apart by `is UNDEFINED`, in the window's copy of a run too)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "UNDEFINED"
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+
+UNDEFINED = _Undefined()
 """Stands for JavaScript `undefined` (a missing key), which `js_string` renders as "undefined"."""
 
 _BMP_END = "\U00010000"

@@ -103,7 +103,8 @@ class SummaryTally:
         read back gives the same figures; it is not grown (a followed run's tally is made where it grows)."""
         state = self.__dict__.copy()
         state["_extremes"] = tuple(Stamps.of(extremes) for extremes in self._running_extremes())
-        del state["domain_times"], state["typed_times"]
+        state.pop("domain_times", None)  # (a tally read back has none: pickled again, it is as it was)
+        state.pop("typed_times", None)
         return state
 
     def at(self, domain_count: int, typed_count: int) -> RunSummary:
