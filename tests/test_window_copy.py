@@ -234,3 +234,44 @@ def test_a_whole_run_with_a_commit_log_is_not_told_to_extend_a_copy_without_one(
     assert grown.has_commit_log and not shown.has_commit_log
     assert not extends(grown, shown)
     assert extends(_engine_copy(load_run(path))[0], grown)  # (the same run: a growth of nothing new)
+
+
+def test_a_tool_with_no_name_has_the_same_status_state_in_the_copy(tmp_path):
+    """JavaScript's `undefined` (a key the event does not have: UNDEFINED) is read back from the copy as itself: a
+    copy of it was a new object, taken for a tool's name ("toolName": <object …>)."""
+    import json
+
+    from afp_desktop.core.library.jsstring import UNDEFINED
+    from tests.corpus_util import read_bytes
+
+    def without_names(value):
+        if isinstance(value, dict):
+            return {key: without_names(inner) for key, inner in value.items() if key != "toolName"}
+        return [without_names(inner) for inner in value] if isinstance(value, list) else value
+
+    lines = [json.loads(line) for line in read_bytes("04-tool-progress", "events.ndjson").splitlines() if line.strip()]
+    path = tmp_path / "events.ndjson"
+    path.write_text("".join(json.dumps(without_names(event)) + "\n" for event in lines))
+    run = load_run(str(path))
+    tools = [state for state in run.status_states if state and state.get("state") == "tool"]
+    assert tools and all("toolName" not in state for state in tools)
+    assert list(window_copy(run, whole=False).status_states) == list(run.status_states)
+    assert pickle.loads(pickle.dumps(UNDEFINED, protocol=5)) is UNDEFINED
+
+
+def test_big_arrays_travel_in_the_copy_and_read_back_equal(tmp_path):
+    """A big array is pickled from its buffer and read back through a bytearray emptied once copied (the reading's
+    peak holds each array once, not twice); small ones and every typecode read back equal."""
+    from array import array
+
+    from afp_desktop.core.views.window_copy import BIG_ARRAY_BYTES, dump_with_stand_ins, load_with_stand_ins
+
+    big = BIG_ARRAY_BYTES // 8 + 1
+    values = [array("q", range(big)), array("d", (k / 3 for k in range(big))), array("b", [1, -2, 3]),
+              array("q"), array("B", bytes(range(256)) * (big // 32))]
+    shared = values[0]
+    out = io.BytesIO()
+    dump_with_stand_ins({"values": values, "again": shared}, out, [])
+    back = load_with_stand_ins(io.BytesIO(out.getvalue()))
+    assert back["values"] == values and all(type(a) is array for a in back["values"])
+    assert back["again"] is back["values"][0]  # (one array held twice is read back as one)

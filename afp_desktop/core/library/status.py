@@ -118,6 +118,11 @@ class _ToolRecipe:
         self.progress_count = progress_count
         self.last_message = last_message
 
+    def __reduce__(self):
+        """Pickled as its four facts (the default form adds a dict of them to each, which an unpickler keeps until
+        it has read the whole value: a long run has one per progress report)."""
+        return _ToolRecipe, (self.tool_name, self.tool_call_id, self.progress_count, self.last_message)
+
     def state(self) -> dict:
         state: dict = {"state": "tool"}
         variables: dict = {}

@@ -23,6 +23,7 @@ which unpacks it again, off the window's thread.
 
 from __future__ import annotations
 
+import copyreg
 import io
 import pickle
 from array import array
@@ -36,6 +37,7 @@ PICKLE_PROTOCOL = 5
 # A step's fields the window never reads (the inspector, find and export ask the engine): left out of its copy.
 PAYLOAD_FIELDS = frozenset(("entryPayload", "exitPayload", "slotBoundaries", "toolArgs", "toolResult", "injections"))
 CARD_TEXT_CHARS = 160  # of a step's answer, the window keeps the first line, this long at most (a graph card's)
+BIG_ARRAY_BYTES = 64 << 10  # an array this big or bigger is read back without leaving a copy of its bytes behind
 _NONE = object()
 
 
@@ -148,6 +150,7 @@ def dump_with_stand_ins(value: Any, out: BinaryIO, pairs: list[tuple[Any, Any]])
     its stand-in's number, so the C pickler alone walks `value` (no Python call per object). An original must be
     an object the pickler memoizes: a container or an instance (_held_by_reference)."""
     pickler = pickle.Pickler(out, protocol=PICKLE_PROTOCOL)
+    pickler.dispatch_table = _DISPATCH  # type: ignore[attr-defined]  # (big arrays: _reduce_array)
     stand_ins = [stand_in for _original, stand_in in pairs]
     pickler.dump(stand_ins)
     if pairs:
@@ -160,6 +163,28 @@ def dump_with_stand_ins(value: Any, out: BinaryIO, pairs: list[tuple[Any, Any]])
             memo[id(original)] = (number, original)
         pickler.memo = memo
     pickler.dump(value)
+
+
+def _reduce_array(values: array):
+    """A big array pickled as a bytearray of its own (written from its buffer, no copy made), read back by
+    `array_from`. An array's own pickled form holds its bytes as a bytes object, which the unpickler keeps in its
+    memo until the whole value is read: a copy's arrays would all be held twice at its reading's peak."""
+    if values.itemsize * len(values) < BIG_ARRAY_BYTES or type(values) is not array:
+        return values.__reduce_ex__(PICKLE_PROTOCOL)
+    return array_from, (values.typecode, pickle.PickleBuffer(values))
+
+
+def array_from(typecode: str, data: bytearray) -> array:
+    """The array `_reduce_array` pickled; `data` (read back as a bytearray of its own) is emptied once copied."""
+    values = array(typecode)
+    values.frombytes(data)
+    if isinstance(data, bytearray):
+        del data[:]  # (the unpickler's memo still refers to it: empty, it holds nothing)
+    return values
+
+
+_DISPATCH = dict(copyreg.dispatch_table)
+_DISPATCH[array] = _reduce_array
 
 
 def load_with_stand_ins(source: BinaryIO) -> Any:
