@@ -91,7 +91,9 @@ app.processEvents()  # the window's own paint of what it now shows (one held bac
 complete = time.perf_counter() - t
 w.grab()  # (after the measure: a grab renders the whole window afresh, ~30 ms, a second paint the window never makes)
 grabbed = time.perf_counter() - t
-print(json.dumps({'seconds': complete, 'shown': shown, 'grabbed': grabbed, 'peak': hwm() - base}))
+print(json.dumps({'seconds': complete, 'shown': shown, 'grabbed': grabbed, 'peak': hwm() - base}), flush=True)
+w.close()  # (as the app ends: the window closed, its loader and engine processes stopped, before the interpreter's end)
+app.processEvents()
 """
 
 
