@@ -84,7 +84,12 @@ t = time.perf_counter()
 w.open_file(path)
 # Woken by the load's end, not by a timer every 2 ms: a window woken that often is a window at work, and the
 # loader waits for it as it would not in the app, which sleeps until something happens.
-run_until(lambda: w.session.run is not None and not w.loader.busy, w.loader.loaded, w.loader.failed, poll_ms=250)
+failed = []
+w.loader.failed.connect(failed.append)
+run_until(lambda: bool(failed) or (w.session.run is not None and not w.loader.busy), w.loader.loaded, w.loader.failed,
+          poll_ms=250)
+if failed:  # (a load that fails is said so, not waited for)
+    sys.exit(f"the window could not open {path}: {failed[0]}")
 shown = time.perf_counter() - t
 run_until(lambda: not w.canvas.building and not w.paint_phase.holding)
 app.processEvents()  # the window's own paint of what it now shows (one held back a turn is served by now)
