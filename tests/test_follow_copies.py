@@ -108,3 +108,34 @@ def test_a_copy_is_not_told_to_extend_a_run_of_another_file(tmp_path):
     finally:
         follow.close()
     assert not extends(first, shown)
+
+
+def test_the_next_growth_is_made_while_the_window_shows_the_last_and_sent_once_it_is_ready(tmp_path):
+    """What the window is sent of a growth (`pack`: its copy) is made as soon as the file has grown, not once the
+    window has shown the growth before it; a growth made and never sent is handed to `unsent`."""
+    lines = [line + b"\n" for line in corpus_lines("04-tool-progress")]
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"".join(lines[:20]))
+    packed: list[int] = []
+    unsent: list[int] = []
+    follow = engine_follow.RunFollow(str(path), None, pack=lambda grown: packed.append(len(grown.run.axis)) or
+                                     len(packed), unsent=lambda grown: unsent.append(grown.packed))
+    try:
+        first = [m for m in follow.step() if m[0] == "grown"]
+        assert [m[1].packed for m in first] == [1]
+        with open(path, "ab") as out:
+            out.write(b"".join(lines[20:30]))
+        assert [m for m in follow.step() if m[0] == "grown"] == []  # (the window has not shown the first yet)
+        assert len(packed) == 2  # the second is made meanwhile
+        follow.shown()
+        assert follow.wait_s() == 0.0  # (ready to go at once)
+        second = [m for m in follow.step() if m[0] == "grown"]
+        assert [m[1].packed for m in second] == [2] and len(packed) == 2  # sent as made, not made again
+        assert len(second[0][1].run.typed_events) == 30
+        with open(path, "ab") as out:
+            out.write(b"".join(lines[30:40]))
+        follow.step()
+        assert len(packed) == 3
+    finally:
+        follow.close()
+    assert unsent == [3]  # the third, made while the second was shown, was never sent

@@ -8,7 +8,8 @@ window's process (app/loading/follow_link.py) — whenever `wait_s()` has passed
 returns the messages for the window:
 
   ("grown", Grown)         the run grew (at most one every MIN_PUBLISH_GAP_S, and only once the window has shown
-                           the one before: `shown()`; what grew meanwhile comes in the next, the latest wins): the
+                           the one before: `shown()`; the next is made meanwhile, and what grows after it comes in
+                           the one after, the latest wins): the
                            driver sends the window the copy of `Grown.run`, which then answers the window's requests
   ("note", text, msecs)    a sentence for the status bar (a rotation, a rotated file left unread)
   ("stopped", text)        the file is no longer one to read: what was read stays shown, the follow ends
@@ -24,6 +25,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from afp_desktop.core.formats.follow import FileFollower, parse_lines
 from afp_desktop.core.formats.live_run import RunGrower
@@ -31,10 +33,10 @@ from afp_desktop.core.model.run import Run
 from afp_desktop.core.views.prepared_views import prepare_views
 from afp_desktop.core.views.window_copy import part_counts
 
-POLL_S = 0.02  # the file is looked at this often while followed
+POLL_S = 0.01  # the file is looked at this often while followed
 SLICE_S = 0.05  # parse and project for at most this long, then let the loop serve requests
 LINES_PER_STEP = 256
-MIN_PUBLISH_GAP_S = 0.05  # at most one growth sent per 50 ms: the latest wins
+MIN_PUBLISH_GAP_S = 0.025  # at most one growth made per 25 ms: the latest wins
 CATCH_UP_GAP_S = 0.25  # a long backlog worked through is still sent this often (once the first growth is shown)
 
 
@@ -47,6 +49,7 @@ class Grown:
     ended: bool  # the run's end event has been seen
     starts_over: bool  # the file was replaced or cut short: the run is not the one shown, grown
     lines_read: int = 0  # lines read so far (benchmarks)
+    packed: Any = None  # what the driver sends the window (its `pack(grown)`: the run's copy), made with it
 
     def facts(self) -> dict:
         """What the window is told beside the copy."""
@@ -56,11 +59,15 @@ class Grown:
 class RunFollow:
     """One followed file. `shown`: the (typed, domain) event counts of the run the window shows (window_copy's
     part_counts), so that the first copy sent can be told to extend it; `fold_above`: the window's, as for a load
-    (prepare_views)."""
+    (prepare_views); `pack(grown)`: what the driver sends the window of a growth (its copy), made as soon as the
+    growth is (Grown.packed), so that it goes the moment the window is ready; `unsent(grown)`: a growth made and
+    never sent (the follow closed first)."""
 
     def __init__(self, path: str, shown: tuple[int, int] | None, rotated: bool = False,
-                 fold_above: int | None = None) -> None:
+                 fold_above: int | None = None, pack: Callable[[Grown], Any] | None = None,
+                 unsent: Callable[[Grown], None] | None = None) -> None:
         self.path = path
+        self.pack, self.unsent = pack, unsent
         self.follower: FileFollower | None = FileFollower(path)
         self.grower = RunGrower(path)
         self.fold_above = fold_above
@@ -71,6 +78,7 @@ class RunFollow:
         self._started_over = False
         self._caught_up = False  # a growth has been sent
         self._waiting_for_window = False
+        self._prepared: Grown | None = None  # the next growth, made while the window shows the last one
         self._next_publish = 0.0
         self._published_at = 0.0
         self._next_poll = 0.0
@@ -84,6 +92,9 @@ class RunFollow:
         if self.follower is not None:
             self.follower.close()
             self.follower = None
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and self.unsent is not None:
+            self.unsent(prepared)
 
     def shown(self) -> None:
         """The window has shown the last growth: the next may be sent."""
@@ -96,8 +107,10 @@ class RunFollow:
             return POLL_S
         if self._pending:
             return 0.0
+        if self._prepared is not None and not self._waiting_for_window:
+            return 0.0
         wait = self._next_poll - now
-        if self._dirty and not self._waiting_for_window:
+        if self._dirty and self._prepared is None:
             wait = min(wait, self._next_publish - now)
         return max(0.0, wait)
 
@@ -114,11 +127,15 @@ class RunFollow:
         self._work()
         now = time.monotonic()
         ready = not self._pending or (self._caught_up and now - self._published_at > CATCH_UP_GAP_S)
-        if self._dirty and ready and not self._waiting_for_window and now >= self._next_publish:
-            messages.append(("grown", self._growth()))
-            self._waiting_for_window = True
+        if self._dirty and ready and self._prepared is None and now >= self._next_publish:
+            # (made now, while the window may still be showing the last growth: sent as soon as it has)
+            self._prepared = self._growth()
             self._next_publish = now + MIN_PUBLISH_GAP_S
-            self._published_at = now
+        if self._prepared is not None and not self._waiting_for_window:
+            messages.append(("grown", self._prepared))
+            self._prepared = None
+            self._waiting_for_window = True
+            self._published_at = time.monotonic()
         return messages
 
     def _poll(self, messages: list[tuple]) -> None:
@@ -169,4 +186,6 @@ class RunFollow:
         self._shown = part_counts(run)
         self._dirty = self._started_over = False
         self._caught_up = True
+        if self.pack is not None:
+            grown.packed = self.pack(grown)  # (made ahead too: sent at once when the window is ready)
         return grown

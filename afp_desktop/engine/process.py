@@ -126,7 +126,7 @@ def serve(connection: Connection, spill_folder: str) -> None:
     while True:
         try:
             if following is not None and not requests.waiting and not connection.poll(following[1].wait_s()):
-                spills = _follow_step(connection, following, spill_folder, spills, growing)
+                _follow_step(connection, following, growing)
                 if following[1].stopped:
                     following = None
                 continue
@@ -148,7 +148,9 @@ def serve(connection: Connection, spill_folder: str) -> None:
             if following is not None:
                 following[1].close()
             asked = request[2]
-            follow = RunFollow(asked["path"], asked.get("shown"), fold_above=asked.get("fold_above"))
+            follow = RunFollow(asked["path"], asked.get("shown"), fold_above=asked.get("fold_above"),
+                               pack=_follow_packer(spill_folder, asked["spill_above"], request[1]),
+                               unsent=lambda grown: discard(grown.packed[1]) if grown.packed[0] == "grown_spill" else None)
             following, growing[0] = (request[1], follow, asked["spill_above"]), None
         elif kind in ("follow_applied", "follow_shown", "unfollow") and following is not None \
                 and following[0] == request[1]:
@@ -257,12 +259,29 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
     return spills
 
 
-def _follow_step(connection: Connection, following: tuple[int, RunFollow, int], spill_folder: str,
-                 spills: int, growing: list) -> int:
-    """One step of the follow; its messages sent, a growth as the grown run's window copy (through a spill file when
-    it has more events than the window's `spill_above`, not the connection). `growing[0]` becomes the grown run
-    (the run requests are about once the window has applied its copy). Returns the number of spill files written."""
-    follow_id, follow, spill_above = following
+def _follow_packer(spill_folder: str, spill_above: int, follow_id: int) -> Callable:
+    """How a growth goes to the window (RunFollow's `pack`): the grown run's window copy, through a spill file when it
+    has more events than the window's `spill_above`, else in the message itself."""
+    written = [0]
+
+    def pack(grown) -> tuple:
+        if len(grown.run.domain_events) > spill_above:
+            written[0] += 1
+            name = os.path.join(spill_folder, f"growth-{os.getpid()}-{follow_id}-{written[0]}.pickle")
+            with open(name, "wb") as out:
+                write_window_copy(grown.run, out, grown.parts_before)
+            return ("grown_spill", name, grown.facts())
+        buffer = io.BytesIO()
+        write_window_copy(grown.run, buffer, grown.parts_before)
+        return ("grown_copy", buffer.getvalue(), grown.facts())
+
+    return pack
+
+
+def _follow_step(connection: Connection, following: tuple[int, RunFollow, int], growing: list) -> None:
+    """One step of the follow; its messages sent, a growth as what RunFollow's `pack` made of it (_follow_packer).
+    `growing[0]` becomes the grown run (the run requests are about once the window has applied its copy)."""
+    follow_id, follow, _spill_above = following
     try:
         messages = follow.step()
     except Exception as err:  # noqa: BLE001 - a follow never takes the engine down; the window is told why
@@ -270,20 +289,9 @@ def _follow_step(connection: Connection, following: tuple[int, RunFollow, int], 
         messages = [("stopped", f"{follow.path}: following it stopped ({type(err).__name__}: {str(err)[:300]})")]
     for message in messages:
         if message[0] == "grown":
-            grown = message[1]
-            growing[0] = grown.run
-            if len(grown.run.domain_events) > spill_above:
-                spills += 1
-                name = os.path.join(spill_folder, f"growth-{os.getpid()}-{spills}.pickle")
-                with open(name, "wb") as out:
-                    write_window_copy(grown.run, out, grown.parts_before)
-                message = ("grown_spill", name, grown.facts())
-            else:
-                buffer = io.BytesIO()
-                write_window_copy(grown.run, buffer, grown.parts_before)
-                message = ("grown_copy", buffer.getvalue(), grown.facts())
+            growing[0] = message[1].run
+            message = message[1].packed
         connection.send(("follow", follow_id, *message))
-    return spills
 
 
 class _Superseded(Exception):

@@ -3,11 +3,11 @@
 An NDJSON stream is followed by the engine (engine/follow.py: the engine process, or a thread of this one when the
 window loads in its own process; app/loading/follow_link.py): it reads what is new, through rotations, grows the
 run, prepares its views and sends the grown run's window copy, as after an open (core/views/window_copy.py), at
-most every 50 ms and once the window has shown the last one; from then on the engine answers the requests about it.
-The window hands the copy to the session as a growth of the run shown (window_copy.extends) or as a new run; its
-panels extend what they show (growth.py). The window's process never reads, parses or projects the followed lines
-and holds none of its events. The
-cursor stays at the live end if it was there, otherwise where the user put it; "Jump to live" goes back to the end.
+most every 25 ms and once the window has shown the last one (the next is made meanwhile); from then on the engine
+answers the requests about it. The window hands the copy to the session as a growth of the run shown
+(window_copy.extends) or as a new run; its panels extend what they show (growth.py). The window's process never
+reads, parses or projects the followed lines and holds none of its events. The cursor stays at the live end if it
+was there, otherwise where the user put it; "Jump to live" goes back to the end.
 When the engine process ends while it follows, the window says so as for a load (a banner with Reload).
 
 A Trace or recording (one JSON document) cannot grow line by line: when it is rewritten whole, it is reloaded

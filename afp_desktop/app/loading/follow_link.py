@@ -113,7 +113,8 @@ class _FollowThread(QThread):
     def run(self) -> None:
         from afp_desktop.engine.follow import RunFollow  # (imported only when this process follows)
 
-        follow = RunFollow(self.path, self.shown, fold_above=self.fold_above)
+        follow = RunFollow(self.path, self.shown, fold_above=self.fold_above,
+                           pack=lambda grown: window_copy(grown.run, grown.parts_before, whole=True))
         try:
             while not self.stop_flag.is_set():
                 if self.shown_flag.is_set():
@@ -122,9 +123,8 @@ class _FollowThread(QThread):
                 try:
                     with collector_paused(freeze=False):  # (no collection off the window's thread)
                         messages = follow.step()
-                        messages = [("grown", window_copy(message[1].run, message[1].parts_before, whole=True),
-                                     message[1].facts()) if message[0] == "grown" else message
-                                    for message in messages]
+                        messages = [("grown", message[1].packed, message[1].facts()) if message[0] == "grown"
+                                    else message for message in messages]
                 except Exception as err:  # noqa: BLE001 - a follow never takes the window down; it is told why
                     messages = [("stopped", f"{self.path}: following it stopped ({type(err).__name__}: "
                                             f"{str(err)[:300]})")]

@@ -1,6 +1,6 @@
 """What the window does when the run shown grows (File ▸ Follow, Session.run_grown): extend, never rebuild.
 
-A growth arrives up to 20 times a second. The session has already published the new moment (chat bubble,
+A growth arrives up to 40 times a second. The session has already published the new moment (chat bubble,
 status bar, the timeline's cursor), so a new line shows at once. The rest is brought up to date by jobs, each
 run at most every so often and spaced by what it cost last time (a job that took 40 ms waits at least 120 ms),
 so the window always stays mostly free:
