@@ -33,6 +33,17 @@ def assert_same_projections(run, reference) -> None:
     assert run.status_states == reference.status_states
     assert run.axis == reference.axis
     assert run.domain_events == reference.domain_events
+    assert_same_tally(run, reference)
+
+
+def assert_same_tally(run, reference) -> None:
+    """The figures known at each position (a grown run's tally is extended, not made again: summary.tally_more)."""
+    tally, expected = run.summary_tally, reference.summary_tally
+    assert tally.whole() == expected.whole()
+    length = len(run.axis)
+    for position in sorted({*range(0, length + 1, max(1, length // 150)), length}):
+        d, t = run.axis.counts_at(position)
+        assert tally.at(d, t) == expected.at(d, t), position
 
 
 class Live:
@@ -66,15 +77,19 @@ def test_grower_in_random_chunks_equals_the_whole_file(scenario, seed):
     grower = RunGrower(scenario)
     fed = 0
     check_every_step = scenario != "15-large-run"
+    shown = []  # (a run shown, what its figures were): a later growth leaves them as they were
     while fed < len(events):
         count = rng.choice([0, 1, 1, 2, 3, 7, 50]) if check_every_step else rng.randint(1, 900)
         grower.feed(events[fed:fed + count])
         fed += count
         if check_every_step or fed >= len(events):
-            assert_same_projections(grower.snapshot(), run_from_typed(events[:fed], scenario, "ndjson", []))
+            snapshot = grower.snapshot()
+            assert_same_projections(snapshot, run_from_typed(events[:fed], scenario, "ndjson", []))
+            shown.append((snapshot, snapshot.summary_tally.whole()))
     whole = open_run(_corpus_file(scenario))
     assert_same_projections(grower.snapshot(), whole)
     assert grower.ended
+    assert [run.summary_tally.whole() for run, _figures in shown] == [figures for _run, figures in shown]
 
 
 def _corpus_file(scenario):

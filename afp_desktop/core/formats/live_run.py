@@ -29,6 +29,7 @@ from afp_desktop.core.model.run_end import MID_WAY_TEXT, is_run_end, is_run_star
 from afp_desktop.core.library.status import StatusSelector
 from afp_desktop.core.library.stepgraph import MalformedRunError, StepGraphFold, build_step_graph_safe
 from afp_desktop.core.library.stops import derived_stop_rows
+from afp_desktop.core.model.summary import SummaryTally, tally_more
 
 PREFIX = "agentfootprint."
 MID_WAY_ROTATED = "This run starts mid-way: earlier events were rotated out."
@@ -88,6 +89,7 @@ class RunGrower:
         self._fold_note: str | None = None
         self._stops = _DerivedStops()
         self._stops_cache: list[dict] | None = None
+        self._tally = SummaryTally()  # the figures of the events tallied so far (extended by each snapshot)
 
     def __len__(self) -> int:
         return len(self.typed)
@@ -163,4 +165,5 @@ class RunGrower:
             self._stops_cache = self._stops.stops()
         run.seed(fold=(self._fold, self._fold_note), axis=axis, status_states=list(self.status_states),
                  stops_and_notice=(self._stops_cache, None), payload_problems=[])
+        run.summary_tally = tally_more(self._tally, domain, typed).copy()  # (the new events tallied, not all again)
         return run

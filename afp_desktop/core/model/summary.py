@@ -93,6 +93,15 @@ class SummaryTally:
         self.typed_times: list = []
         self._extremes: tuple | None = None
 
+    def copy(self) -> "SummaryTally":
+        """A tally of its own with what this one holds (one that `tally_more` extends later leaves it as it is)."""
+        other = SummaryTally()
+        other.name, other.models = self.name, dict(self.models)
+        for name in ("llm_starts", "tool_starts", "usage_at", "tokens_in", "tokens_out", "domain_errors",
+                     "typed_errors", "domain_times", "typed_times"):
+            setattr(other, name, getattr(self, name)[:])
+        return other
+
     def whole(self) -> RunSummary:
         d_min, _d_max, t_min, _t_max = self._running_extremes()  # (one per event: as long as the stamps)
         return self.at(len(d_min), len(t_min))
@@ -192,9 +201,17 @@ def _stamp(ts, last):
 
 def tally_run(run) -> SummaryTally:
     """One pass over the run's events: its figures, where each became known."""
-    s = SummaryTally()
-    last = None
-    for i, event in enumerate(breathing_over(run.domain_events)):
+    return tally_more(SummaryTally(), run.domain_events, run.typed_events or [])
+
+
+def tally_more(s: SummaryTally, domain_events: list, typed_events: list) -> SummaryTally:
+    """`s` (returned) extended with the events of `domain_events` and `typed_events` past those it has tallied: the
+    lists begin with the events it was made of (a followed run grown, core/formats/live_run.py). What `s` gives is
+    then what one pass over the whole lists gives."""
+    s._extremes = None
+    start = len(s.domain_times)
+    last = s.domain_times[-1] if start else None
+    for i, event in enumerate(breathing_over(islice(domain_events, start, None)), start):
         etype = event.get("type")
         last = _stamp(event.get("ts"), last)
         s.domain_times.append(last)
@@ -219,8 +236,9 @@ def tally_run(run) -> SummaryTally:
                 s.name = _text(event.get("subflowName")) or _text(event.get("name"))
             elif etype == "composition.start":
                 s.name = _text(event.get("name"))
-    last = None
-    for j, event in enumerate(breathing_over(run.typed_events or [])):
+    start = len(s.typed_times)
+    last = s.typed_times[-1] if start else None
+    for j, event in enumerate(breathing_over(islice(typed_events, start, None)), start):
         etype = event.get("type")
         meta = event.get("meta")
         last = _stamp(meta.get("wallClockMs"), last) if isinstance(meta, dict) else last
