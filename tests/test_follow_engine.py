@@ -104,7 +104,7 @@ def test_an_engine_killed_while_it_follows_gives_the_banner_of_a_load_and_reload
 def test_a_big_growth_comes_through_a_spill_file_and_lands_whole(qtbot, engine_window, tmp_path, monkeypatch):
     from afp_desktop.app.loading import follow_link
 
-    monkeypatch.setattr(follow_link, "SPILL_ABOVE", 10)  # (growths of more than 10 events: through a spill file)
+    monkeypatch.setattr(follow_link, "SPILL_ABOVE_BYTES", 10)  # (every growth's copy: through a spill file)
     window, lines = engine_window, _lines()
     path = tmp_path / "events.ndjson"
     path.write_bytes(b"".join(lines[:25]))

@@ -18,7 +18,7 @@ Messages (tuples, the kind and the load first):
   ("answer", id, value)   ("request_failed", id, message)   ("superseded", id)   ("held", id)
   ("follow", id, "grown_copy", bytes, facts)   ("follow", id, "grown_spill", spill, facts)
   ("follow", id, "note", text, msecs)   ("follow", id, "stopped", text)   (follow.py: the grown run's window copy,
-  through a spill file when it has more events than the window's "spill_above"; `facts`: Grown.facts())
+  through a spill file when it is longer than the window's "spill_above" bytes; `facts`: Grown.facts())
 The process keeps the run it loaded until the next open or close, and answers requests about it one at a time.
 A newer request with the same tag supersedes an older one: a queued one is dropped before it starts, and a running
 one stops at its next breathing point (both are told "superseded"); an open, close or quit waiting stops one too.
@@ -261,18 +261,18 @@ def _open(engine: Engine, requests: _Requests, load: int, asked: dict, spill_fol
 
 def _follow_packer(spill_folder: str, spill_above: int, follow_id: int) -> Callable:
     """How a growth goes to the window (RunFollow's `pack`): the grown run's window copy, through a spill file when it
-    has more events than the window's `spill_above`, else in the message itself."""
+    is longer than the window's `spill_above` bytes (received a slice per turn), else in the message itself."""
     written = [0]
 
     def pack(grown) -> tuple:
-        if len(grown.run.domain_events) > spill_above:
+        buffer = io.BytesIO()
+        write_window_copy(grown.run, buffer, grown.parts_before)
+        if buffer.tell() > spill_above:
             written[0] += 1
             name = os.path.join(spill_folder, f"growth-{os.getpid()}-{follow_id}-{written[0]}.pickle")
             with open(name, "wb") as out:
-                write_window_copy(grown.run, out, grown.parts_before)
+                out.write(buffer.getbuffer())
             return ("grown_spill", name, grown.facts())
-        buffer = io.BytesIO()
-        write_window_copy(grown.run, buffer, grown.parts_before)
         return ("grown_copy", buffer.getvalue(), grown.facts())
 
     return pack

@@ -25,7 +25,9 @@ from afp_desktop.core.views.window_copy import load_with_stand_ins, window_copy
 from afp_desktop.engine import process as engine_process
 from afp_desktop.engine.collector import collector_paused
 
-SPILL_ABOVE = 20_000  # the copy of a grown run of more events than this comes through a spill file, a slice a turn
+# The copy of a grown run bigger than this comes through a spill file, received a slice per turn (a smaller one is
+# read at once, on the window's thread).
+SPILL_ABOVE_BYTES = 256 << 10
 
 
 class ProcessFollow(QObject):
@@ -42,7 +44,7 @@ class ProcessFollow(QObject):
         self._facts: dict = {}  # of the growth being received
         loads.followed.connect(self._followed)
         loads.follow_ended.connect(self._ended)
-        self.id = loads.follow(path, {"shown": shown, "fold_above": fold_above, "spill_above": SPILL_ABOVE})
+        self.id = loads.follow(path, {"shown": shown, "fold_above": fold_above, "spill_above": SPILL_ABOVE_BYTES})
 
     def applied(self, copy) -> None:
         self.loads.follow_applied(self.id, copy)
