@@ -198,17 +198,43 @@ def test_unpacking_a_copy_breathes_between_the_frames_of_its_pickle():
 
 
 def test_the_axis_stage_ids_and_commit_counts_travel_compact_and_read_the_same():
-    """Equal stage ids are one object in the copy, and the commit counts a column of machine integers."""
+    """The stage ids are each text once and a column of codes in the copy (read as the list they stand for), and the
+    commit counts a column of machine integers."""
     from array import array
+
+    from afp_desktop.core.views.window_copy import StageIds
 
     run = load_run(str(corpus_path("15-large-run", "recording.json")))
     shown, _data = _engine_copy(run)
     ids, whole = shown.stage_ids_on_axis(), run.stage_ids_on_axis()
-    assert ids == whole and len({id(text) for text in ids}) == len(set(whole)) < len(whole) // 5
+    assert isinstance(ids, StageIds) and ids.codes.itemsize <= 4
+    assert ids == whole and list(ids) == whole and len(ids) == len(whole)
+    assert len({id(text) for text in ids}) == len(set(whole)) < len(whole) // 5
+    assert [ids[k] for k in range(0, len(whole), 97)] == whole[::97] and ids[-1] == whole[-1]
+    assert ids[10:40] == whole[10:40]
+    for text in list(dict.fromkeys(whole))[:40]:
+        assert text in ids and ids.index(text) == whole.index(text)
+    assert "no such stage" not in ids
+    with pytest.raises(ValueError):
+        ids.index("no such stage")
     assert isinstance(shown.axis.commit_before, array) and list(shown.axis.commit_before) == run.axis.commit_before
+    for name in ("domain_before", "typed_before", "domain_after", "typed_after"):  # (32-bit: half the room)
+        column = getattr(shown.axis, name)
+        assert column.typecode == "i" and column == getattr(run.axis, name), name
+    assert shown.axis.entries.codes.typecode == "i" and shown.axis.entries == run.axis.entries
     for stop in run.stops[:50]:
         if "commitIdx" in stop:
             assert shown.axis.position_after_commit(stop["commitIdx"]) == run.axis.position_after_commit(stop["commitIdx"])
+
+
+def test_a_column_with_a_value_past_32_bits_keeps_its_own_integers():
+    from array import array
+
+    from afp_desktop.core.views.window_copy import narrowed
+
+    wide = array("q", [0, 2 ** 31])
+    assert narrowed(wide) is wide and narrowed(array("q", [-(2 ** 31) - 1])).typecode == "q"
+    assert narrowed(array("q", [0, 2 ** 31 - 1, -(2 ** 31)])).typecode == "i" and narrowed(array("q")).typecode == "q"
 
 
 def test_a_card_shows_the_same_text_from_the_copy_as_from_the_whole_step():

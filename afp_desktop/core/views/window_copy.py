@@ -12,7 +12,8 @@ lines), so its copy is the run with these stand-ins, put in place of the origina
   place), and its answer's text too unless its card shows it (a card without a tool or model name shows the
   answer's first line: that line is kept, cut to CARD_TEXT_CHARS);
 - the recording's snapshot: `PreparedDrills` (the stops inside each mount, made by the engine);
-- the axis's stage ids with equal ids as one string, its commit counts as an array of machine integers.
+- the axis's stage ids as `StageIds` (each text once, a column of codes), its commit counts as an array of machine
+  integers, and its columns of positions and counts as 32-bit integers where each fits.
 (What a type holds in every pickle of it travels in that type's own pickled form: a tally's running extremes,
 summary.py; a route's points, layout.py.)
 
@@ -260,18 +261,80 @@ def _stand_ins(run, parts: list[tuple[int, int]], whole: bool) -> list[tuple[Any
     for node in run.step_fold.nodes:
         if isinstance(node, dict) and (not PAYLOAD_FIELDS.isdisjoint(node) or "assistantText" in node):
             pairs.append((node, _step_in_the_window(node)))
-    pairs.append((run.stage_ids_on_axis(), _one_object_per_text(run.stage_ids_on_axis())))
-    commits = _as_machine_integers(run.axis.commit_before)
+    pairs.append((run.stage_ids_on_axis(), StageIds.of(run.stage_ids_on_axis())))
+    axis = run.axis
+    commits = _as_machine_integers(axis.commit_before)
     if commits is not None:
-        pairs.append((run.axis.commit_before, commits))
+        pairs.append((axis.commit_before, narrowed(commits)))
+    entries = getattr(axis.entries, "codes", None)
+    for counts in (axis.domain_before, axis.typed_before, axis.domain_after, axis.typed_after, entries):
+        small = narrowed(counts) if isinstance(counts, array) else counts
+        if small is not counts:
+            pairs.append((counts, small))
     return pairs
 
 
-def _one_object_per_text(texts: list[str]) -> list[str]:
-    """`texts` with equal texts made one object (each event's stage id is a string of its own: a run's stage ids
-    are a few thousand texts repeated over every entry of its axis)."""
-    first: dict[str, str] = {}
-    return [first.setdefault(text, text) for text in texts]
+def narrowed(values: array) -> array:
+    """`values` (positions and counts along the axis) as 32-bit integers when each fits: read by index and bisected
+    alike, in half the room. `values` itself when one does not fit, or when it is empty."""
+    if values.typecode != "q" or not values or min(values) < -(2 ** 31) or max(values) >= 2 ** 31:
+        return values
+    return array("i", values)
+
+
+class StageIds:
+    """The stage id of each axis entry (Run.stage_ids_on_axis), read as the list of texts it stands for: each
+    distinct text once, and a column of small integers saying which each entry has (a run's stage ids are a few
+    thousand texts repeated over every entry of its axis)."""
+
+    __slots__ = ("texts", "codes", "_code_of")
+
+    def __init__(self, texts: list[str], codes: array) -> None:
+        self.texts, self.codes = texts, codes
+        self._code_of: dict[str, int] | None = None  # (made by the first lookup of a text: a link followed)
+
+    def _codes_by_text(self) -> dict[str, int]:
+        if self._code_of is None:
+            self._code_of = {text: code for code, text in enumerate(self.texts)}
+        return self._code_of
+
+    @classmethod
+    def of(cls, ids: list[str]) -> "StageIds":
+        code_of: dict[str, int] = {}
+        codes = [code_of.setdefault(text, len(code_of)) for text in ids]
+        return cls(list(code_of), array("H" if len(code_of) <= 0xFFFF else "I", codes))
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self.texts[code] for code in self.codes[index]]
+        return self.texts[self.codes[index]]
+
+    def __iter__(self):
+        texts = self.texts
+        return (texts[code] for code in self.codes)
+
+    def __contains__(self, text: object) -> bool:
+        return text in self._codes_by_text()
+
+    def index(self, text: str) -> int:
+        """The first entry with `text` (ValueError when none has it), as list.index."""
+        code = self._codes_by_text().get(text)
+        if code is None:
+            raise ValueError(f"{text!r} is not a stage id of this run")
+        return self.codes.index(code)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (StageIds, list)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # (like the list it stands for)
+
+    def __reduce__(self):
+        return StageIds, (self.texts, self.codes)
 
 
 def _as_machine_integers(values: list) -> array | None:
@@ -338,5 +401,6 @@ def _kept(events: list, counts: list[int]) -> dict[int, Any]:
             if 0 <= index < len(events)}
 
 
-__all__ = ["EventsInTheEngine", "EventsNotHere", "IN_THE_ENGINE", "Packed", "dump_with_stand_ins", "extends",
-           "holds_events", "part_counts", "load_with_stand_ins", "whole_run", "window_copy", "write_window_copy"]
+__all__ = ["EventsInTheEngine", "EventsNotHere", "IN_THE_ENGINE", "Packed", "StageIds", "dump_with_stand_ins", "extends",
+           "holds_events", "narrowed", "part_counts", "load_with_stand_ins", "whole_run", "window_copy",
+           "write_window_copy"]
