@@ -9,8 +9,8 @@ returns the messages for the window:
 
   ("grown", Grown)         the run grew (at most one every MIN_PUBLISH_GAP_S, and only once the window has shown
                            the one before: `shown()`; the next is made meanwhile, and what grows after it comes in
-                           the one after, the latest wins): the
-                           driver sends the window the copy of `Grown.run`, which then answers the window's requests
+                           the one after, the latest wins): the driver sends the window what `pack` made of it (the
+                           copy of `Grown.run`), and the run sent last (`last_sent`) answers the window's requests
   ("note", text, msecs)    a sentence for the status bar (a rotation, a rotated file left unread)
   ("stopped", text)        the file is no longer one to read: what was read stays shown, the follow ends
 
@@ -79,6 +79,7 @@ class RunFollow:
         self._caught_up = False  # a growth has been sent
         self._waiting_for_window = False
         self._prepared: Grown | None = None  # the next growth, made while the window shows the last one
+        self.last_sent: Run | None = None  # the run of the growth sent last
         self._next_publish = 0.0
         self._published_at = 0.0
         self._next_poll = 0.0
@@ -133,7 +134,7 @@ class RunFollow:
             self._next_publish = now + MIN_PUBLISH_GAP_S
         if self._prepared is not None and not self._waiting_for_window:
             messages.append(("grown", self._prepared))
-            self._prepared = None
+            self.last_sent, self._prepared = self._prepared.run, None
             self._waiting_for_window = True
             self._published_at = time.monotonic()
         return messages

@@ -121,12 +121,11 @@ def serve(connection: Connection, spill_folder: str) -> None:
     engine = Engine()
     requests = _Requests(connection)
     spills = 0
-    following: tuple[int, RunFollow, int] | None = None
-    growing: list = [None]  # the followed run whose copy was sent last (held for requests once the window shows it)
+    following: tuple[int, RunFollow] | None = None
     while True:
         try:
             if following is not None and not requests.waiting and not connection.poll(following[1].wait_s()):
-                _follow_step(connection, following, growing)
+                _follow_step(connection, following)
                 if following[1].stopped:
                     following = None
                 continue
@@ -150,17 +149,17 @@ def serve(connection: Connection, spill_folder: str) -> None:
             asked = request[2]
             follow = RunFollow(asked["path"], asked.get("shown"), fold_above=asked.get("fold_above"),
                                pack=_follow_packer(spill_folder, asked["spill_above"], request[1]),
-                               unsent=lambda grown: discard(grown.packed[1]) if grown.packed[0] == "grown_spill" else None)
-            following, growing[0] = (request[1], follow, asked["spill_above"]), None
+                               unsent=_discard_unsent)
+            following = (request[1], follow)
         elif kind in ("follow_applied", "follow_shown", "unfollow") and following is not None \
                 and following[0] == request[1]:
             if kind == "unfollow":
                 following[1].close()
-                following, growing[0] = None, None
+                following = None
             elif kind == "follow_applied":
-                if growing[0] is not None:
-                    engine.hold(growing[0])
-                    growing[0] = None
+                sent = following[1].last_sent
+                if sent is not None and sent is not engine.run:
+                    engine.hold(sent)
             else:
                 following[1].shown()
         # ("go" and "cancel" of a load that has ended: nothing to do)
@@ -278,10 +277,15 @@ def _follow_packer(spill_folder: str, spill_above: int, follow_id: int) -> Calla
     return pack
 
 
-def _follow_step(connection: Connection, following: tuple[int, RunFollow, int], growing: list) -> None:
-    """One step of the follow; its messages sent, a growth as what RunFollow's `pack` made of it (_follow_packer).
-    `growing[0]` becomes the grown run (the run requests are about once the window has applied its copy)."""
-    follow_id, follow, _spill_above = following
+def _discard_unsent(grown) -> None:
+    """A growth packed and never sent: its spill file, if it has one, is removed."""
+    if grown.packed[0] == "grown_spill":
+        discard(grown.packed[1])
+
+
+def _follow_step(connection: Connection, following: tuple[int, RunFollow]) -> None:
+    """One step of the follow; its messages sent, a growth as what RunFollow's `pack` made of it (_follow_packer)."""
+    follow_id, follow = following
     try:
         messages = follow.step()
     except Exception as err:  # noqa: BLE001 - a follow never takes the engine down; the window is told why
@@ -289,7 +293,6 @@ def _follow_step(connection: Connection, following: tuple[int, RunFollow, int], 
         messages = [("stopped", f"{follow.path}: following it stopped ({type(err).__name__}: {str(err)[:300]})")]
     for message in messages:
         if message[0] == "grown":
-            growing[0] = message[1].run
             message = message[1].packed
         connection.send(("follow", follow_id, *message))
 

@@ -37,13 +37,13 @@ class Engine:
         """Answer later requests about `run` (a run read elsewhere: the window's own; its copy's events are
         unpacked here, once: core/views/window_copy.py)."""
         if run is not self._adopted:
-            self._adopted = None
-            self.run, self._index = (whole_run(run) if run is not None else None), None
-            self._helpers.clear()
+            self.hold(None)  # (the run held before is let go of before this one is unpacked)
+            self.hold(whole_run(run) if run is not None else None)
             self._adopted = run
 
-    def hold(self, run: Run) -> None:
-        """Answer later requests about `run`, a run this process prepared (a followed file's, grown)."""
+    def hold(self, run: Run | None) -> None:
+        """Answer later requests about `run`, a run this process prepared (a followed file's, grown; None: none,
+        what was held let go of)."""
         self.run, self._index, self._adopted = run, None, None
         self._helpers.clear()
 
@@ -55,8 +55,7 @@ class Engine:
         this (None: never; see prepare_views). `show_prefix(run)` gets the prepared runs of the first events of a
         big file while the rest is read. `for_window=False`: the run as read once (open_run's `read_once`; the
         command line computes what it asks for), none of the window's projections prepared."""
-        self.run, self._index, self._adopted = None, None, None  # (the run opened before is let go of first)
-        self._helpers.clear()
+        self.hold(None)  # (the run opened before is let go of first)
         if for_window:
             self.run = load_run(path, progress, cancelled, conversation, show_prefix, fold_above)
         else:
@@ -65,8 +64,7 @@ class Engine:
         return self.run
 
     def close(self) -> None:
-        self.run, self._index, self._adopted = None, None, None
-        self._helpers.clear()
+        self.hold(None)
 
     def answer(self, kind: str, args: dict):
         """The answer to a request of `kind` (one of REQUESTS) about the open run; raises NoRun when none is open,

@@ -238,11 +238,17 @@ class EngineLoads(QObject):
         held the run shown before is retired."""
         if self._loads or self.engine is None:
             return
-        before, self._held_by = self._held_by, self.engine
+        self._hold(run, self.engine)
+
+    def _hold(self, run, process: EngineProcess) -> None:
+        """`process` holds `run`, the run shown, and answers the requests about it; the process that held the run
+        shown before is retired (unless it is the one the next load goes to)."""
+        before, self._held_by = self._held_by, process
         self._held_run, self.lost_how, self._part = weakref.ref(run), None, None
-        if before is not None and before is not self.engine:
+        if before is not None and before is not process and before is not self.engine:
             self._retire(before, kill=False)
-        self._warm.start(WARM_AFTER_MS)  # (a fresh process for the next open)
+        if process is self.engine:
+            self._warm.start(WARM_AFTER_MS)  # (a fresh process for the next open)
 
     def request(self, tag: str, kind: str, args: dict, run=None) -> int:
         """Send a request about the held run to the holder (about `run`, a part of the file being read: to the
@@ -283,12 +289,7 @@ class EngineLoads(QObject):
         if self.following != follow_id or follower is None:
             return
         follower.send("follow_applied", follow_id)
-        before, self._held_by = self._held_by, follower
-        self._held_run, self.lost_how = weakref.ref(run), None
-        if before is not None and before is not follower and before is not self.engine:
-            self._retire(before, kill=False)
-        if follower is self.engine:
-            self._warm.start(WARM_AFTER_MS)  # (a fresh process for the next open)
+        self._hold(run, follower)
 
     def follow_shown(self, follow_id: int) -> None:
         """The window has shown follow `follow_id`'s last growth: the process following it may send the next."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from array import array
 from bisect import bisect_left
@@ -96,10 +97,9 @@ class SummaryTally:
     def copy(self) -> "SummaryTally":
         """A tally of its own with what this one holds (one that `tally_more` extends later leaves it as it is)."""
         other = SummaryTally()
-        other.name, other.models = self.name, dict(self.models)
-        for name in ("llm_starts", "tool_starts", "usage_at", "tokens_in", "tokens_out", "domain_errors",
-                     "typed_errors", "domain_times", "typed_times"):
-            setattr(other, name, getattr(self, name)[:])
+        other.__dict__.update((name, copy.copy(value) if isinstance(value, (list, array, dict)) else value)
+                              for name, value in vars(self).items())
+        other._extremes = None
         return other
 
     def whole(self) -> RunSummary:

@@ -265,7 +265,7 @@ def _stand_ins(run, parts: list[tuple[int, int]], whole: bool) -> list[tuple[Any
     axis = run.axis
     commits = _as_machine_integers(axis.commit_before)
     if commits is not None:
-        pairs.append((axis.commit_before, narrowed(commits)))
+        pairs.append((axis.commit_before, commits))
     entries = getattr(axis.entries, "codes", None)
     for counts in (axis.domain_before, axis.typed_before, axis.domain_after, axis.typed_after, entries):
         small = narrowed(counts) if isinstance(counts, array) else counts
@@ -338,12 +338,16 @@ class StageIds:
 
 
 def _as_machine_integers(values: list) -> array | None:
-    """`values` as an array of machine integers (read by index and bisected as the list was), or None when one is
-    not such an integer (the counts come from the file)."""
-    try:
-        return array("q", values)
-    except (TypeError, OverflowError):
-        return None
+    """`values` as an array of machine integers, 32-bit where each fits (read by index and bisected as the list
+    was), or None when one is not such an integer (the counts come from the file)."""
+    for typecode in ("i", "q"):
+        try:
+            return array(typecode, values)
+        except OverflowError:
+            continue
+        except TypeError:
+            return None
+    return None
 
 
 def _detached(value: Any) -> Any:
