@@ -142,7 +142,7 @@ def _child_peak_rss(path: Path, eager: bool = False) -> int | None:
 
 
 def _rss_child(path: str, eager: bool) -> None:
-    import numpy  # noqa: F401 - imported before measuring, as in the window (pyqtgraph imports it)
+    import numpy  # noqa: F401 - imported before measuring, as in the engine (its searches import it)
 
     from afp_desktop.core.formats import lazy_trace
 

@@ -197,7 +197,7 @@ def main() -> None:
               f"{_ms(statistics.median(other_stalls) / 1000 if other_stalls else None)} (at work "
               f"{_ms(statistics.median(other_works) / 1000 if other_works else None)}), each run "
               f"{[round(stall) for stall in other_stalls]}; this checkout's {[round(stall) for stall in stalls]}")
-    print("imports (cumulative; pyqtgraph, numpy and the timeline are imported after the first frame):")
+    print("imports (cumulative; the timeline is built after the first frame):")
     for micros, name in slowest_imports(file):
         print(f"  {micros / 1000:7.1f} ms  {name}")
 

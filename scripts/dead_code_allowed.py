@@ -5,10 +5,9 @@ from vulture.whitelist_utils import Whitelist
 
 _ = Whitelist()
 
-# Qt and pyqtgraph call these overrides themselves.
+# Qt calls these overrides itself.
 _.mouseClickEvent, _.mouseMoveEvent, _.dragMoveEvent, _.dropEvent, _.drawForeground, _.headerData, _.createEditor
-_.picture  # pyqtgraph's AxisItem caches its drawing here; set to None, it draws anew
-spacing  # AxisItem.tickStrings(values, scale, spacing): pyqtgraph's signature
+_.paint  # QGraphicsItem.paint(painter, option, widget)
 
 # Kept alive or read by what they serve.
 _.show_playing, _.show_speed  # the panel hub calls them by name (app/panels/panel.py OPTIONAL_CALLS)

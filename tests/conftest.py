@@ -19,10 +19,10 @@ import tempfile
 os.environ["AFP_DESKTOP_CONFIG_DIR"] = tempfile.mkdtemp(prefix="afp-tests-settings-")
 
 import pytest  # noqa: E402
-# The app imports numpy and pyqtgraph on the window's thread only, after its first frame (app/pacing/window_imports.py);
-# the tests import them here, on the main thread before any test, so that a test's load on a thread never imports
-# numpy, and no test's timing depends on being the first to build a timeline.
-import pyqtgraph  # noqa: E402,F401
+# The tests' loads and requests run on threads of the test's own process (app/loading/in_process.py), where the
+# engine imports numpy (search); imported here, on the main thread before any test, two of them never import it at
+# once (numpy then fails as "partially initialized"). The window's own process never imports it.
+import numpy  # noqa: E402,F401
 
 from tests.corpus_util import SCENARIOS
 

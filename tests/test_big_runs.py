@@ -41,8 +41,7 @@ def window(qtbot, large_run):
 
 
 def _plot_range(window) -> tuple[float, float]:
-    low, high = window.timeline.panel.stop_plot.vb.viewRange()[0]
-    return low, high
+    return window.timeline.panel.view_range()
 
 
 def test_the_loader_thread_computes_what_the_window_shows(large_run, window):
@@ -75,10 +74,10 @@ def test_the_overview_shows_each_stop_in_its_marker_s_colour(window):
         else:  # a tick per stop
             for i in range(count):
                 last_in_column[int(strip.x_to_px(i))] = i
-        kinds = {timeline.markers.style(i)[0].name() for i in last_in_column.values()}
+        kinds = {timeline.canvas.style(i)[0].name() for i in last_in_column.values()}
         assert len(kinds) >= 3, "stops of several kinds, several colours"
         for px, i in last_in_column.items():
-            assert QColor(image.pixel(px, image.height() // 2)) == timeline.markers.style(i)[0], (theme, px, i)
+            assert QColor(image.pixel(px, image.height() // 2)) == timeline.canvas.style(i)[0], (theme, px, i)
     assert sampled == {True, False}, "both ways of drawing the strip"
 
 
@@ -102,8 +101,8 @@ def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
     assert overview.isVisible() and overview.count == len(stops) > 1000
     low, high = _plot_range(window)
     assert high - low < 200  # a long run opens on a readable window of stops
-    bars = window.timeline.panel.token_in_bars.opts["x"]  # bars only for the stops near the view
-    assert len(bars) <= 3 * (high - low) + 2 and bars[0] <= max(low, 0) and bars[-1] >= min(high, len(stops) - 1)
+    first, last = window.timeline.panel.canvas.in_view()  # only the stops in view are drawn
+    assert first <= max(low, 0) and last >= min(high, len(stops) - 1) and last - first <= high - low + 2
     assert overview.strip.window == pytest.approx((low, high))
     # A click at 90 % of the strip centres the view there.
     strip = overview.strip
@@ -122,10 +121,10 @@ def test_overview_frames_the_stops_in_view_and_moves_the_view(qtbot, window):
     overview.fit_button.click()
     low, high = _plot_range(window)
     assert low <= 0 and high >= len(stops) - 1
-    bars = window.timeline.panel.token_in_bars.opts["x"]
-    assert bars[0] == 0 and bars[-1] == len(stops) - 1  # every stop in view: every bar drawn
-    ticks = window.timeline.panel.stop_axis.tickValues(low, high, window.timeline.panel.stop_plot.vb.width())
-    labelled = ticks[0][1]
+    canvas = window.timeline.panel.canvas
+    assert canvas.in_view() == (0, len(stops) - 1)  # every stop in view: every stop drawn
+    assert canvas.px_per_stop() < 2  # (a tick per stop)
+    labelled, _ticks = canvas.labelled_stops()
     assert 2 <= len(labelled) < 40
     window.grab()
 

@@ -126,18 +126,18 @@ def test_matches_are_marked_on_the_timeline_and_the_graph(qtbot, window):  # noq
     panel = find(qtbot, window, "Working on")
     result = panel.result
     ends = [s["axisEnd"] for s in window.session.stops]
-    xs, _ys = window.timeline.panel.search_marks.getData()
+    xs = window.timeline.panel.search_mark_xs
     assert sorted(xs) == sorted({x_of_position(ends, int(p)) for p in result.positions})
     assert window.canvas.art.search_marks == result.node_set() and result.node_set()
     window.docks["find"].close()  # closing the panel takes the marks away, opening it brings them back
     qtbot.waitUntil(lambda: not window.canvas.art.search_marks)
-    assert len(window.timeline.panel.search_marks.getData()[0]) == 0
+    assert window.timeline.panel.search_mark_xs == []
     window.docks["find"].show()
     qtbot.waitUntil(lambda: window.canvas.art.search_marks == result.node_set())
     panel.search_box.clear()
     with qtbot.waitSignal(panel.searched):
         panel.search()
-    assert len(window.timeline.panel.search_marks.getData()[0]) == 0 and not window.canvas.art.search_marks
+    assert window.timeline.panel.search_mark_xs == [] and not window.canvas.art.search_marks
 
 
 def test_the_index_is_built_off_the_ui_thread_and_follows_the_templates(qtbot, window, monkeypatch):  # noqa: F811

@@ -1,5 +1,5 @@
 """Numbers from a run reach a plot only once they are drawable: a token count or a duration of 5e-324 made an
-infinite axis scale (the window died in Qt's painter) and one of 1e308 an infinite axis top (pyqtgraph refused
+infinite axis scale (the window died in Qt's painter) and one of 1e308 an infinite axis top (the plotting library refused
 the range). The window is run on such files through its screenshot path, in a child process so that a crash
 is a failed test, not a lost test run."""
 

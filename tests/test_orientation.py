@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.views.orientation import band_of_stop, iteration_bands, readout, step_iteration
@@ -61,7 +61,7 @@ def _tall_timeline(qtbot, window) -> None:
     from PySide6.QtCore import Qt
 
     window.resizeDocks([window.docks["timeline"]], [420], Qt.Orientation.Vertical)
-    qtbot.waitUntil(lambda: window.timeline.panel.stop_plot.vb.height() >= 56, timeout=3000)
+    qtbot.waitUntil(lambda: window.timeline.panel.canvas.stop_rect().height() >= 56, timeout=3000)
 
 
 def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
@@ -72,9 +72,8 @@ def test_a_short_strip_shows_no_band_labels_over_the_markers(qtbot, window):
     qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     window.resizeDocks([window.docks["timeline"]], [150], Qt.Orientation.Vertical)
     timeline, bands = window.timeline.panel, window.features["iteration_bands"].bands
-    qtbot.waitUntil(lambda: timeline.stop_plot.vb.height() < 56, timeout=3000)
-    timeline.stop_plot.setXRange(-1, 23, padding=0)
-    window_painted(qtbot, window)  # (pyqtgraph places text items in the paint after a change of range)
+    qtbot.waitUntil(lambda: timeline.canvas.stop_rect().height() < 56, timeout=3000)
+    timeline.show_range(-1, 23)
     assert bands.shown_labels() == [] and bands.readout.text()  # the readout still says where the cursor is
 
 
@@ -86,25 +85,24 @@ def test_bands_on_the_timeline(qtbot, window):
     session.move_to_stop(9)
     session.flush()
     assert bands.readout.text() == "Iteration 2 · stop 10 of 22"
-    opts = bands.shading.opts
-    assert list(opts["x0"]) == [0.55, 7.55, 14.55] and list(opts["x1"]) == [7.45, 14.45, 20.45]
+    canvas = timeline.canvas
+    assert [(band.x0, band.x1) for band in canvas.bands] == [(0.55, 7.45), (7.55, 14.45), (14.55, 20.45)]
     _tall_timeline(qtbot, window)
-    timeline.stop_plot.setXRange(-1, 23, padding=0)
-    window_painted(qtbot, window)  # (pyqtgraph places text items in the paint after a change of range)
+    timeline.show_range(-1, 23)
+    window_painted(qtbot, window)
     labels = bands.shown_labels()
-    assert [label.band.label for label in labels] == ["Iteration 1", "Iteration 2", "Iteration 3"]
-    assert all(label.textItem.toPlainText() == label.band.label for label in labels)
+    assert [band.label for band in labels] == ["Iteration 1", "Iteration 2", "Iteration 3"]
     # a click on "Iteration 3" goes to its first stop (not to the stop nearest the click)
-    label = labels[2]
-    view = timeline.plots
-    scene_point = label.mapToScene(label.boundingRect().center())
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(scene_point))
+    (drawn,) = [band for band in canvas.labelled_bands() if band.label == "Iteration 3"]
+    label_at = QPointF(canvas.px_of(drawn.x0) + 12, canvas.stop_rect().top() + 6)
+    assert canvas.tooltip_at(label_at).startswith("Iteration 3: stops 16–21")  # (it says where a click goes)
+    qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=label_at.toPoint())
     session.flush()
     assert session.stop_index == 15 and bands.readout.text() == "Iteration 3 · stop 16 of 22"
     window.theme_actions["dark"].trigger()
-    assert len(bands.shading.opts["x0"]) == 3
+    assert len(canvas.bands) == 3
     session.close_run()
-    assert bands.readout.text() == "" and list(bands.shading.opts["x0"]) == []
+    assert bands.readout.text() == "" and canvas.bands == []
 
 
 def test_no_bands_without_iterations(qtbot, window):
@@ -123,14 +121,13 @@ def test_a_long_run_labels_only_what_fits(qtbot, window):
         window.open_file(corpus_path("15-large-run", "recording.json"))
     qtbot.waitUntil(lambda: window.timeline.built, timeout=10_000)  # (the plots follow the run)
     window.session.flush()
-    bands, plot = window.features["iteration_bands"].bands, window.timeline.panel.stop_plot
+    bands, timeline = window.features["iteration_bands"].bands, window.timeline.panel
     assert len(bands.bands) == len(iteration_bands(window.session.stops)) > 100
     _tall_timeline(qtbot, window)
-    plot.setXRange(300, 340, padding=0)
+    timeline.show_range(300, 340)
     shown = bands.shown_labels()
-    assert shown and all(label.band.last >= 299 and label.band.first <= 341 for label in shown)
-    assert len(bands.labels) < 20  # a pool, not one item per band
-    plot.setXRange(-1, len(window.session.stops), padding=0)
+    assert shown and all(band.last >= 299 and band.first <= 341 for band in shown)
+    timeline.show_range(-1, len(window.session.stops))
     assert bands.shown_labels() == []  # seven stops are a few pixels wide: no label fits
 
 
@@ -146,14 +143,14 @@ def test_a_big_runs_bands_and_pause_marks_follow_its_stops_that_come_a_turn_late
     qtbot.waitUntil(lambda: window.timeline.built and len(window.timeline.panel.stops) == 22, timeout=10_000)
     bands = window.features["iteration_bands"].bands
     qtbot.waitUntil(lambda: len(bands.bands) == 3, timeout=3000)
-    assert list(bands.shading.opts["x0"]) == [0.55, 7.55, 14.55]
+    assert [band.x0 for band in window.timeline.panel.canvas.bands] == [0.55, 7.55, 14.55]
     with qtbot.waitSignal(window.loader.loaded, timeout=30_000):
         window.open_file(corpus_path("06-pause-resume", "recording.json"))
     qtbot.waitUntil(lambda: len(window.timeline.panel.stops) == len(window.session.stops), timeout=3000)
     (mark,) = window.features["pauses"].marks
-    markers = window.features["pauses"].markers
-    qtbot.waitUntil(lambda: len(markers.data) == 1, timeout=3000)
-    assert markers.data["x"][0] == pytest.approx(x_of_position(window.timeline.panel.ends, mark.position))
+    pauses = window.features["pauses"]
+    qtbot.waitUntil(lambda: len(pauses.shown) == 1, timeout=3000)
+    assert pauses.shown[0][0] == pytest.approx(x_of_position(window.timeline.panel.ends, mark.position))
 
 
 def test_the_readout_and_the_inspector_agree_on_the_iteration_of_a_second_run_in_one_stream(qtbot, window, tmp_path):

@@ -127,9 +127,9 @@ def test_a_light_step_of_one_stop_is_painted_in_the_same_turn_and_a_jump_on_the_
     session.move_to_stop(1)
     session.flush()
     qtbot.waitUntil(lambda: window.timeline.built)
-    drawn = PaintCount(window.timeline.panel.plots.viewport())
+    drawn = PaintCount(window.timeline.panel.canvas)
     qtbot.waitUntil(lambda: drawn.count > 0 and window.timeline.panel.stops and window_at_rest(window))  # (settled, drawn)
-    paints = PaintCount(window.timeline.panel.plots.viewport())  # (its cursor moves at every stop)
+    paints = PaintCount(window.timeline.panel.canvas)  # (its cursor moves at every stop)
     held = window.paint_phase.held
     session.move_to_stop(2)
     session.flush()  # the panels take the new moment now
@@ -212,7 +212,7 @@ def test_a_floating_panel_is_painted_with_the_window_on_the_next_turn(qtbot, win
     qtbot.waitExposed(dock)
     open_sample(qtbot, window)
     graph = PaintCount(window.canvas.viewport())
-    timeline = PaintCount(window.timeline.panel.plots.viewport())
+    timeline = PaintCount(window.timeline.panel.canvas)
     window.session.move_to_stop(2)
     window.session.flush()
     QCoreApplication.sendPostedEvents()

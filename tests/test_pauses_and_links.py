@@ -11,7 +11,7 @@ import subprocess
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PySide6.QtCore import QPoint, QPointF
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
@@ -172,13 +172,14 @@ def test_pause_marked_in_graph_timeline_and_bubble(qtbot, window):
     assert QUESTION in canvas.node_items[mark.node].toolTip()
     assert bubble.status_text() == "Waiting on you: stage requested pause"  # the library's exact line stays
     assert bubble.pause_note.isVisibleTo(bubble) and QUESTION in bubble.pause_note.text()
-    qtbot.waitUntil(lambda: window.features["pauses"].markers is not None)  # the timeline is built after the load
-    markers = window.features["pauses"].markers
-    (tip,) = markers.data["data"]
+    pauses = window.features["pauses"]
+    qtbot.waitUntil(lambda: len(pauses.shown) == 1)  # the timeline is built after the load
+    ((x, tip),) = pauses.shown
     assert "not given yet" in tip
-    assert markers.data["x"][0] == pytest.approx(x_of_position(window.timeline.panel.ends, mark.position))
+    assert x == pytest.approx(x_of_position(window.timeline.panel.ends, mark.position))
     session.move_to(mark.resume_position, immediate=True)
-    assert "Approved by Alice" in markers.data["data"][0] and "Waited 2 ms" in markers.data["data"][0]
+    ((_x, tip),) = pauses.shown
+    assert "Approved by Alice" in tip and "Waited 2 ms" in tip
     assert not bubble.pause_note.isVisibleTo(bubble)
     assert canvas.art.pauses == {mark.node: QUESTION}  # the chip stays on the card once it happened
 
@@ -242,13 +243,11 @@ def test_copy_link_to_this_stop(qtbot, window):
 def test_timeline_context_menu_copies_the_stop_under_the_mouse(qtbot, window):
     open_and_wait(qtbot, window, corpus_path("02-react-two-tools", "recording.json"))
     timeline = window.timeline.panel
-    vb = timeline.stop_plot.vb
     index = next(i for i, label in enumerate(timeline.labels) if label == "LLM turn 1")
-    low, high = vb.viewRange()[0]
+    low, high = timeline.view_range()
     assert low <= index <= high
-    scene_point = vb.mapViewToScene(QPointF(index, 0))
-    pos = timeline.plots.mapFromScene(scene_point)
-    timeline.plots.customContextMenuRequested.emit(QPoint(pos.x(), pos.y()))
+    pos = timeline.canvas.point_of(index + 0.2).toPoint()
+    timeline.canvas.customContextMenuRequested.emit(QPoint(pos.x(), pos.y()))
     menu = window.features["stop_links"].timeline_menu
     (action,) = menu.actions()
     assert action.text() == "Copy link to LLM turn 1" and action.isEnabled()

@@ -198,8 +198,8 @@ def test_the_first_part_s_stops_follow_on_the_next_turn_in_an_empty_timeline(qtb
     mark_as_prefix(other)
     window.session.set_run(other, settle_now=False)
     assert timeline.stops == [] and window.features["iteration_bands"].bands.bands == [], "no other run's stops meanwhile"
-    assert timeline.note.text() == "" and len(timeline.markers) == 0 and timeline.overview.strip.count == 0
-    assert timeline.plots.isVisible(), "emptied in place for the stops that follow, not hidden and shown again"
+    assert timeline.note.text() == "" and timeline.canvas.count == 0 and timeline.overview.strip.count == 0
+    assert timeline.canvas.isVisible(), "emptied in place for the stops that follow, not hidden and shown again"
     qtbot.waitUntil(lambda: timeline.stops == window.session.stops, timeout=2_000)
     assert window.features["iteration_bands"].bands.bands == iteration_bands(timeline.stops)
     small = open_run(corpus_path("02-react-two-tools", "trace.json"))

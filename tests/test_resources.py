@@ -124,7 +124,7 @@ from PySide6.QtWidgets import QApplication
 app = QApplication(["probe"])
 
 def measure(font):
-    # QTextDocument is what failed without fonts (inspector text, pyqtgraph axis labels): it does not fall back
+    # QTextDocument is what failed without fonts (inspector text, the timeline's labels): it does not fall back
     # the way QPainter.drawText does. Tofu boxes all have one width and one shape.
     def doc(text):
         d = QTextDocument()

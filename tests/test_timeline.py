@@ -5,22 +5,16 @@ from __future__ import annotations
 
 import json
 
-import pyqtgraph
+import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QWheelEvent
 from PySide6.QtTest import QTest
 
 from afp_desktop.app.panels.panel import shown_alone
-# private: the timeline's own helpers, tested on their own
-from afp_desktop.app.panels.timeline.timeline import (
-    LABEL_GAP_PX,
-    VEIL_OFFSET,
-    StopAxis,
-    TimelinePanel,
-    _nice_step,
-    _tick_font,
-)
+from afp_desktop.app.panels.timeline.ticks import nice_step
+from afp_desktop.app.panels.timeline.timeline import VEIL_OFFSET, TimelinePanel
+from afp_desktop.app.panels.timeline.timeline_canvas import LABEL_GAP_PX, SIDE_PX, TimelineCanvas, tick_font
 from afp_desktop.core.model.timeline import (
     has_usable_stops,
     ordinal_labels,
@@ -88,20 +82,24 @@ def test_x_of_position_with_shared_positions_takes_the_last_unless_chosen():
 
 
 def test_nice_steps():
-    assert [_nice_step(v) for v in (0.2, 1, 1.5, 3, 7, 12, 40, 130)] == [1, 1, 2, 5, 10, 20, 50, 200]
+    assert [nice_step(v) for v in (0.2, 1, 1.5, 3, 7, 12, 40, 130)] == [1, 1, 2, 5, 10, 20, 50, 200]
 
 
 @pytest.mark.parametrize("width", [300, 700, 1200, 1900])
 def test_tick_labels_never_overlap_on_the_large_run(qtbot, large, width):
-    axis = StopAxis()
+    canvas = TimelineCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(width + 2 * SIDE_PX, 200)
     labels = ordinal_labels(large.stops)
-    axis.set_labels(labels)
-    metrics = QFontMetricsF(_tick_font())
+    canvas.set_stops(len(labels), lambda _i: (QColor("red"), "o"), labels, None)
+    canvas.set_limits(-1.0, float(len(labels)), 4.0)
+    metrics = QFontMetricsF(tick_font())
     for low, high in ((-0.5, len(labels) - 0.5), (100, 180), (500, 512)):
-        levels = axis.tickValues(low, high, width)
-        majors = levels[0][1]
-        strings = axis.tickStrings(majors, 1, levels[0][0])
-        assert all(strings)
+        canvas.set_x_range(low, high)
+        assert canvas.x_range() == (low, high)
+        majors, minors = canvas.labelled_stops()
+        assert majors and not set(majors) & set(minors)
+        strings = [labels[i] for i in majors]
         px_per_stop = width / (high - low)
         for a, b, sa, sb in zip(majors, majors[1:], strings, strings[1:]):
             gap = (b - a) * px_per_stop
@@ -206,7 +204,7 @@ def test_panel_follows_the_cursor(panel, react):
 
 
 def test_empty_panel_says_what_to_do(panel):
-    assert not panel.plots.isVisible()
+    assert not panel.canvas.isVisible()
     assert "Open a trace file" in panel.note.text()
     assert not panel.play_button.isEnabled()
 
@@ -223,41 +221,57 @@ def test_slider_click_moves_the_cursor(panel, react):
     _agree(panel)
 
 
-def _scene_point_of(panel, x: float) -> QPoint:
-    vb = panel.stop_plot.vb
-    scene = vb.mapViewToScene(QPointF(x, 0))
-    return panel.plots.mapFromScene(scene)
+def _point_of(panel, x: float) -> QPoint:
+    return panel.canvas.point_of(x).toPoint()
 
 
 def test_click_on_a_stop_moves_there(panel, react):
     panel.session.set_run(react)
-    QTest.mouseClick(panel.plots.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     _scene_point_of(panel, 8.2))
+    QTest.mouseClick(panel.canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _point_of(panel, 8.2))
     panel.session.flush()
     assert panel.session.position == react.stops[8]["axisEnd"]
     assert panel.current_stop == 8
     _agree(panel)
 
 
-def test_dragging_the_cursor_line_snaps_to_stops(panel, react, monkeypatch):
-    # pyqtgraph drops mouse moves that come sooner than 1/mouseRateLimit s after the last one: off, every move is
-    # delivered (the moves here are sent back to back)
-    monkeypatch.setitem(pyqtgraph.CONFIG_OPTIONS, "mouseRateLimit", 0)
+def test_dragging_the_cursor_line_snaps_to_stops(panel, react):
     panel.session.set_run(react)
     panel.session.move_to_stop(3)
     panel.session.flush()
-    viewport = panel.plots.viewport()
-    start = _scene_point_of(panel, 3)
-    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    canvas = panel.canvas
+    QTest.mousePress(canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _point_of(panel, 3))
     for x in (4.0, 6.0, 9.0, 11.4):
-        QTest.mouseMove(viewport, _scene_point_of(panel, x))
+        QTest.mouseMove(canvas, _point_of(panel, x))
     assert panel.cursor_x == 11  # snapped while dragging
-    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                       _scene_point_of(panel, 11.4))
+    QTest.mouseRelease(canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _point_of(panel, 11.4))
     panel.session.flush()
     assert panel.session.position == react.stops[11]["axisEnd"]
     assert panel.current_stop == 11
     _agree(panel)
+
+
+def test_a_drag_away_from_the_cursor_pans_and_a_wheel_zooms_around_the_pointer(panel, large):
+    panel.session.set_run(large)
+    panel.session.move_to_stop(200)
+    panel.session.flush()
+    canvas = panel.canvas
+    low, high = panel.view_range()
+    position = panel.session.position
+    QTest.mousePress(canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _point_of(panel, 190))
+    QTest.mouseMove(canvas, _point_of(panel, 180))
+    QTest.mouseRelease(canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _point_of(panel, 180))
+    after = panel.view_range()
+    assert after[0] == pytest.approx(low + 10, abs=0.2) and after[1] - after[0] == pytest.approx(high - low)
+    assert panel.session.position == position, "a pan is not a click: the cursor stays"
+    anchor = 205.0
+    at = canvas.point_of(anchor)
+    before_px = canvas.px_of(anchor)
+    wheel = QWheelEvent(at, canvas.mapToGlobal(at), QPoint(0, 0), QPoint(0, 240), Qt.MouseButton.NoButton,
+                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    canvas.wheelEvent(wheel)
+    zoomed = panel.view_range()
+    assert zoomed[1] - zoomed[0] < after[1] - after[0], "zoomed in"
+    assert canvas.px_of(anchor) == pytest.approx(before_px, abs=0.5), "around the pointer"
 
 
 def test_play_walks_the_stops(qtbot, react):
@@ -315,14 +329,13 @@ def test_drill_into_a_mount_and_back_out(panel, single):
 
 def test_double_click_drills_in(panel, single):
     panel.session.set_run(single)
-    QTest.mouseDClick(panel.plots.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                      _scene_point_of(panel, 1))
+    QTest.mouseDClick(panel.canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _point_of(panel, 1))
     assert panel.session.breadcrumb == ["Run", "Iteration"]
 
 
 def test_a_mount_without_inner_milestones_shows_the_stages_it_ran(panel, react):
     panel.session.set_run(react)
-    height = panel.plots.height()
+    height = panel.canvas.height()
     # private: which stops the timeline offers to drill into
     offered = [i for i, square in enumerate(panel._drillable) if square]
     assert offered and "Double-click a square marker" in panel.note.text()
@@ -334,7 +347,7 @@ def test_a_mount_without_inner_milestones_shows_the_stages_it_ran(panel, react):
     assert panel.labels == ["Start", "Gather", "Evaluate", "Route", "Delta", "End"]
     assert panel.session.breadcrumb == ["Run", "Iteration 1"]
     assert "no milestones" not in panel.note.text()
-    assert panel.plots.isVisible() and panel.plots.height() == height  # the panel does not jump
+    assert panel.canvas.isVisible() and panel.canvas.height() == height  # the panel does not jump
     panel.session.drill_out(0)
 
 
@@ -370,12 +383,12 @@ def test_file_with_only_bookends_uses_single_events(qtbot, panel, tmp_path):
 
 def test_large_run_opens_on_a_readable_window(panel, large):
     panel.session.set_run(large)
-    low, high = panel.stop_plot.vb.viewRange()[0]
+    low, high = panel.view_range()
     assert high - low <= 82
     assert low <= panel.cursor_x <= high
     panel.session.move_to_stop(10)
     panel.session.flush()
-    low, high = panel.stop_plot.vb.viewRange()[0]
+    low, high = panel.view_range()
     assert low <= 10 <= high  # the view follows the cursor
     _agree(panel)
 
@@ -397,24 +410,22 @@ def test_a_run_of_thousands_of_stops_gets_them_a_turn_after_the_other_panels(qtb
     assert len(panel.stops) == len(single.stops)
     monkeypatch.setattr(timeline_module, "DEFERRED_STOPS", 1)
     panel.session.set_run(react)  # another run's stops are shown: they go at once, never left there for a turn
-    assert panel.stops == [] and len(panel.markers) == 0 and panel.stop_axis.labels == []
+    assert panel.stops == [] and panel.canvas.count == 0 and panel.canvas.labelled_stops() == ([], [])
     assert panel.overview.strip.count == 0
-    assert panel.plots.isVisible(), "left in place for the stops that follow (not hidden, then shown again)"
+    assert panel.canvas.isVisible(), "left in place for the stops that follow (not hidden, then shown again)"
     qtbot.waitUntil(lambda: len(panel.stops) == len(react.stops))
     _agree(panel)
-    assert len(panel.markers) == len(react.stops) and panel.overview.strip.count == len(react.stops)
+    assert panel.canvas.count == len(react.stops) and panel.overview.strip.count == len(react.stops)
 
 
 def test_a_move_that_scrolls_the_timeline_paints_it_once(panel, large, qtbot):
-    """pyqtgraph moves its items to a new range during the paint that follows, and that asks for a second paint;
-    the panel applies the range at once (_apply_view_now)."""
     panel.session.set_run(large)
     panel.session.flush()
     paint_waiting(panel)
-    paints = PaintCount(panel.plots.viewport())
+    paints = PaintCount(panel.canvas)
     count = len(large.stops)
     for index in (0, count // 2, count - 1, count // 3):
-        low, high = panel.stop_plot.vb.viewRange()[0]
+        low, high = panel.view_range()
         panel.session.move_to_stop(index)
         panel.session.flush()
         assert not low <= panel.cursor_x <= high, "each move scrolls the timeline"
@@ -424,63 +435,58 @@ def test_a_move_that_scrolls_the_timeline_paints_it_once(panel, large, qtbot):
         assert paints.count == 1, f"the move to stop {index} painted the timeline {paints.count} times"
 
 
-class PaintedRegion(PaintCount):
-    """PaintCount that also keeps the bounding rectangle of everything painted."""
-
-    def __init__(self, widget) -> None:
-        super().__init__(widget)
-        self.rect = None
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() == event.Type.Paint:
-            box = event.region().boundingRect()
-            self.rect = box if self.rect is None else self.rect.united(box)
-        return super().eventFilter(watched, event)
+def _image(widget) -> np.ndarray:
+    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_ARGB32)
+    return np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())[
+        :, :image.width() * 4].reshape(image.height(), image.width(), 4).astype(np.int16).copy()
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_the_veil_covers_what_has_not_happened_yet(panel, react, theme):
+    """Past the cursor the stops show through a shade of the background; the bars there are hidden whole."""
     panel.set_theme(theme)  # (as the window's timeline host does)
     panel.session.set_run(react)
+    canvas = panel.canvas
+    background = QColor(panel.theme_palette.background)
+    bg = np.array([background.blue(), background.green(), background.red()], np.int16)  # (BGRA in memory)
     count = len(react.stops)
     for index in (0, 5, count - 1):
         panel.session.move_to_stop(index)
         panel.session.flush()
-        low, high = panel.stop_plot.vb.viewRange()[0]
-        for veil in (panel.future, panel.bar_future, panel.tool_future):
-            box, veiled = veil.boundingRect(), veil.veiled()
-            px = (high - low) / panel.stop_plot.vb.width()
-            assert box.left() <= low + px and box.right() >= high - px  # (the whole view box, to its last pixel)
-            assert box.right() - box.left() <= high - low + 3 * px
-            assert veiled.left() == pytest.approx(max(box.left(), panel.cursor_x + VEIL_OFFSET))
-            assert veiled.right() == pytest.approx(min(box.right(), count + 1))
-            shade = veil.brush.color()  # the background: the stops show through it, dimmed; the bars are hidden
-            assert shade.alpha() == (150 if veil is panel.future else 255)
-            assert shade.rgb() == QColor(panel.theme_palette.background).rgb()
+        assert canvas.veil_start == pytest.approx(panel.cursor_x + VEIL_OFFSET)
+        image = _image(canvas)
+        bars = canvas.bar_rect()
+        veil_px = int(canvas.px_of(canvas.veil_start)) + 2
+        right = int(bars.right()) - 1
+        if veil_px < right:
+            hidden = image[int(bars.top()) + 1:int(bars.bottom()) - 1, veil_px:right, :3]
+            assert (hidden == bg).all(), "no bar shows past the cursor"
+        stop = index + 1
+        if stop < count:  # a stop to come: its marker shows through, nearer the background than its colour
+            point = canvas.point_of(stop).toPoint()
+            colour, _symbol = canvas.style(stop)
+            seen = image[point.y(), point.x(), :3]
+            own = np.array([colour.blue(), colour.green(), colour.red()], np.int16)
+            assert np.abs(seen - bg).sum() < np.abs(own - bg).sum() and (seen != bg).any()
 
 
-def test_a_step_of_one_stop_repaints_a_strip_of_the_timeline(panel, react, qtbot):
-    """The veil over the stops to come moves with the cursor without changing its bounds, so a step repaints
-    the few pixels between the old and new cursor, not the whole veiled part (which pyqtgraph's region item
-    repainted at every move)."""
+def test_a_move_that_does_not_scroll_paints_over_the_picture_it_has(panel, react, qtbot):
+    """What a move does not change (markers, labels, bars, bands, axes) is one picture, drawn again only when the
+    view, the size, the data or the theme change: a step of one stop paints the picture and the few shapes over
+    it."""
     panel.session.set_run(react)
     panel.session.move_to_stop(3)
     panel.session.flush()
     paint_waiting(panel)
-    paint_waiting(panel)  # (what that paint asked for)
-    low, high = panel.stop_plot.vb.viewRange()[0]
-    px_per_stop = panel.stop_plot.vb.width() / (high - low)
-    bounds = panel.future.boundingRect()
-    painted = PaintedRegion(panel.plots.viewport())
+    canvas = panel.canvas
+    pictures, view = canvas.pictures, panel.view_range()
     for index in range(4, 10):
-        painted.rect = None
+        paints = canvas.paints
         panel.session.move_to_stop(index)
         panel.session.flush()
         paint_waiting(panel)
-        paint_waiting(panel)  # (what that paint asked for)
-        assert painted.rect is not None, "the move was painted"
-        assert painted.rect.width() < 3 * px_per_stop, (index, painted.rect, px_per_stop)
-    assert panel.future.boundingRect() == bounds
+        assert canvas.paints == paints + 1, "the move was painted"
+    assert panel.view_range() == view and canvas.pictures == pictures
 
 
 def test_the_slider_is_repainted_when_its_handle_moves_not_at_every_value(panel, large, qtbot):
@@ -506,36 +512,21 @@ def test_the_slider_is_repainted_when_its_handle_moves_not_at_every_value(panel,
     assert slider.painted_handle == slider.handle_rect(), "the handle on screen is where the value puts it"
 
 
-def _pixels(widget):
-    import numpy as np
-    from PySide6.QtGui import QImage
-
-    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_ARGB32)
-    return np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())[
-        :, :image.width() * 4].astype(np.int16).copy()
-
-
-def test_the_cached_items_show_what_drawing_them_afresh_shows(panel, large, react, qtbot):
-    """The markers, bars, bands and axes are drawn from caches of their pixels (plot_cache.py). After moves that
-    scroll, zooms, a new theme and a new run, the timeline must look as it does with no cache at all (but for
-    rounding in the edges of antialiased shapes): no old bars at an old scale, nothing half a pixel off."""
-    import numpy as np
-    from PySide6.QtWidgets import QGraphicsItem
-
+def test_the_picture_shows_what_drawing_it_afresh_shows(panel, large, react, qtbot):
+    """After moves that scroll, zooms, a new theme and a new run, the timeline looks as it does when its picture
+    is drawn anew: nothing of an old view, scale, theme or run is left on screen."""
     session, count = panel.session, len(large.stops)
     session.set_run(large)
     session.flush()
     paint_waiting(panel)
-    cached = [item for item in panel.plots.scene().items()
-              if item.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache]
-    assert {panel.markers, panel.token_in_bars, panel.tool_bars, panel.stop_plot.getAxis("bottom")} <= set(cached)
+    canvas = panel.canvas
 
     def moves(*stops):
         def act():
             for stop in stops:
                 session.move_to_stop(stop)
                 session.flush()
-                paint_waiting(panel)  # (each move painted: its caches drawn as on screen)
+                paint_waiting(panel)
         return act
 
     steps = [moves(10, 11, 12), moves(count // 2, count // 2 + 1, 3), moves(count - 1, 40),
@@ -547,33 +538,22 @@ def test_the_cached_items_show_what_drawing_them_afresh_shows(panel, large, reac
         step()
         session.flush()
         paint_waiting(panel)
-        shown = _pixels(panel.plots)
-        for item in cached:
-            item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
-        fresh = _pixels(panel.plots)
-        for item in cached:
-            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        off = np.abs(shown - fresh)
-        assert off.max() <= 4, (number, int(off.max()), np.argwhere(off > 4)[:5].tolist())
+        shown = _image(canvas)
+        canvas.set_colours(canvas.colours)  # (the same colours: the picture drawn anew)
+        fresh = _image(canvas)
+        assert (shown == fresh).all(), (number, np.argwhere(shown != fresh)[:5].tolist())
 
 
-def test_the_markers_cache_is_drawn_with_the_stops_in_view_only(panel, large, qtbot, monkeypatch):
-    """Drawn into its cache, the markers item is told it is exposed whole: it paints the stops that land on the
-    screen (all of a long run's took ~26 ms at each scroll)."""
-    from afp_desktop.app.panels.timeline.timeline_markers import StopMarkers
-
-    drawn = []
-    # private: the markers' painter, wrapped to count its calls
-    paint_markers = StopMarkers._paint_markers
-    monkeypatch.setattr(StopMarkers, "_paint_markers",
-                        lambda self, painter, transform, first, last, *rest:
-                        drawn.append((first, last)) or paint_markers(self, painter, transform, first, last, *rest))
+def test_only_the_stops_in_view_are_drawn(panel, large, monkeypatch):
+    """A long run's thousands of stops cost nothing while out of view: a stop is styled when first drawn."""
+    styled = []
+    real_style = TimelineCanvas.style
+    monkeypatch.setattr(TimelineCanvas, "style", lambda self, i: styled.append(i) or real_style(self, i))
     panel.session.set_run(large)
     for stop in (len(large.stops) // 2, 10):
-        panel.session.move_to_stop(stop)  # (each scrolls the timeline: the cache is drawn again)
+        panel.session.move_to_stop(stop)  # (each scrolls the timeline: its picture is drawn again)
         panel.session.flush()
-        drawn.clear()
-        paint_waiting(panel)
-        low, high = panel.stop_plot.vb.viewRange()[0]
-        slack = (high - low) / 4  # (the cache spans the view's widget, the axes' columns beside the stops too)
-        assert drawn and all(first >= low - slack and last <= high + slack for first, last in drawn), (drawn, low, high)
+        styled.clear()
+        panel.canvas.grab()
+        low, high = panel.view_range()
+        assert styled and all(low - 1 <= i <= high + 1 for i in styled), (min(styled), max(styled), low, high)

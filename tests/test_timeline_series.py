@@ -1,5 +1,5 @@
-"""The timeline's series (core/views/timeline_series.py): what its plots show of the stops, prepared by the loader
-off the window's thread, so that the panel showing a run only hands arrays to pyqtgraph."""
+"""The timeline's series (core/views/timeline_series.py): what it draws of the stops, prepared by the loader off the
+window's thread, so that the panel showing a run only draws it."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from tests.corpus_util import corpus_path
 # Where the timeline's per-run numbers are worked out: none of these may run on the window's thread when a loaded
 # run is shown (per-move look-ups such as x_of_position may).
 PREPARING = {
-    ("plot_scale.py", name) for name in ("plotted", "plotted_all", "plotted_array", "axis_top", "stacked")
+    ("plot_scale.py", name) for name in ("plotted", "plotted_all", "axis_top", "stacked")
 } | {("timeline.py", name) for name in ("ordinal_labels", "stop_figures", "node_figure", "has_usable_stops")} | {
     ("timeline_series.py", name) for name in ("timeline_series", "milestone_kind")}
 
@@ -92,7 +92,7 @@ def test_the_series_of_a_real_run(qtbot):
     series = run_timeline_series(run)
     figures = run.views.stop_figures
     lower, upper_from, upper = stacked(figures.tokens_in, figures.tokens_out)
-    assert series.count == len(run.stops) == len(series.x) == len(series.tokens_in)
+    assert series.count == len(run.stops) == len(series.tokens_in) == len(series.tokens_out) == len(series.tool_ms)
     assert series.labels == [span.label for span in run.views.stop_spans]
     assert series.ends == [span.end for span in run.views.stop_spans]
     assert series.tokens_in.tolist() == lower == upper_from
@@ -119,8 +119,9 @@ def test_bars_from_any_numbers_are_drawable_and_as_plot_scale_clamps_them(rows):
     assert series.tokens_in.tolist() == lower
     assert series.tokens_out.tolist() == pytest.approx(upper)
     assert series.tool_ms.tolist() == plotted_all(tool_ms)
-    for bars in (series.tokens_in, series.tokens_out, series.tool_ms, series.tokens_in + series.tokens_out):
-        assert all(0.0 <= value <= PLOT_CEILING for value in bars.tolist())
+    piles = [a + b for a, b in zip(series.tokens_in, series.tokens_out)]
+    for bars in (series.tokens_in, series.tokens_out, series.tool_ms, piles):
+        assert all(0.0 <= value <= PLOT_CEILING for value in bars)
     assert math.isfinite(series.token_top) and series.token_top == axis_top(
         [a + b for a, b in zip(lower, upper)])
     assert math.isfinite(series.tool_top)

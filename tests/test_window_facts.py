@@ -203,9 +203,11 @@ def test_an_errors_cross_appears_only_once_the_error_is_known(qtbot, window, tmp
     panel = built_timeline(qtbot, window)
     (error,) = window.session.replay.facts.errors
     move(window, error.position - 1)
-    assert panel.error_positions == [] and len(panel.error_markers.data) == 0
+    assert panel.error_positions == [] and panel.canvas.marks("errors") == []
     move(window, error.position)
-    assert len(panel.error_positions) == 1 and len(panel.error_markers.data) == 1
+    assert len(panel.error_positions) == 1
+    (cross,) = panel.canvas.marks("errors")
+    assert cross.x == panel.error_positions[0] and cross.tip.startswith(f"Error at event {error.position}: ")
 
 
 def test_bars_show_only_what_has_happened_at_the_cursor(qtbot, window, tmp_path):
@@ -222,7 +224,6 @@ def test_bars_show_only_what_has_happened_at_the_cursor(qtbot, window, tmp_path)
     assert panel.shown_figure(int(tool)) == (0, 0, 0)  # not its final height
     assert tool in panel.running_stops  # drawn as running
     assert panel.shown_figure(int(llm2)) is None  # a later turn: hidden, not dimmed
-    assert panel.bar_future.brush.color().alpha() == 255
     move(window, len(run.axis))
     assert panel.shown_figure(int(tool))[2] == figures.tool_ms[int(tool)]
     assert panel.shown_figure(int(llm2))[0] == figures.tokens_in[int(llm2)]
@@ -366,9 +367,9 @@ def test_a_pause_mark_is_drawn_only_once_the_pause_has_happened(qtbot, window):
     pauses = window.features["pauses"]
     (mark,) = pauses.marks
     move(window, mark.position - 1)
-    assert len(pauses.markers.data) == 0
+    assert pauses.shown == []
     move(window, mark.position)
-    assert len(pauses.markers.data) == 1
+    assert len(pauses.shown) == 1
 
 
 def test_a_cards_pill_counts_its_retries_and_findings_known_at_the_cursor(qtbot, window, tmp_path):

@@ -1,5 +1,5 @@
 """The window comes first while a run loads: the progress bar and a step's readable view are painted with the
-window's next paint and in pieces, not all at once; the timeline's imports wait for the first frame."""
+window's next paint and in pieces, not all at once; the timeline is built after the first frame."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import os
 import sys
 
 import pytest
-from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QProgressBar
 
 from afp_desktop.app.shell.load_progress import LoadProgressBar
@@ -52,122 +50,6 @@ def test_a_readable_view_shown_with_a_long_step_draws_it_in_pieces(qtbot):
 
 
 # -- less work per move and per growth ---------------------------------------------------------------------------
-
-def render_bars(qtbot, bars_class, x_range) -> QImage:
-    return bars_plot(qtbot, bars_class, x_range).grab().toImage()
-
-
-def bars_plot(qtbot, bars_class, x_range):
-    """A plot of 3,000 bars of many colours and 750 translucent bands, showing `x_range`."""
-    import pyqtgraph as pg
-
-    plot = pg.PlotWidget()
-    qtbot.addWidget(plot)
-    plot.resize(400, 120)
-    count = 3_000
-    colours = [pg.mkBrush((40 * (i % 6), 90, 160)) for i in range(count)]
-    plot.addItem(bars_class(x=list(range(count)), height=[1 + i % 7 for i in range(count)], width=0.6,
-                            brushes=colours, pen=pg.mkPen(None)))
-    plot.addItem(bars_class(x0=[i - 0.5 for i in range(0, count, 4)], x1=[i + 1.5 for i in range(0, count, 4)],
-                            y0=[0] * (count // 4), y1=[8] * (count // 4), brush=pg.mkBrush(200, 200, 0, 60),
-                            pen=pg.mkPen(None)))
-    plot.setXRange(*x_range, padding=0)
-    plot.setYRange(0, 8, padding=0)
-    plot.show()
-    qtbot.waitExposed(plot)
-    return plot
-
-
-@pytest.mark.parametrize("x_range", [(100, 160), (2_900, 3_050), (-50, 3_050)])
-def test_bars_in_view_are_painted_as_pyqtgraph_paints_them(qtbot, x_range):
-    """Only the bars in view are painted (a long run has thousands), as pyqtgraph paints all of them: the same
-    picture but for a bar's edge here and there (pyqtgraph's recording rounds far coordinates a little)."""
-    import pyqtgraph as pg
-
-    from afp_desktop.app.panels.timeline.culled_bars import CulledBars
-
-    culled, whole = render_bars(qtbot, CulledBars, x_range), render_bars(qtbot, pg.BarGraphItem, x_range)
-    assert culled.size() == whole.size()
-    columns = {x for x in range(whole.width()) for y in range(0, whole.height(), 2) if culled.pixel(x, y) != whole.pixel(x, y)}
-    assert len(columns) <= 4, f"{len(columns)} pixel columns differ"
-
-
-def bars_drawn(monkeypatch) -> list:
-    """A list that gets an entry for each bar CulledBars draws from now on (a rectangle filled or drawn)."""
-    from afp_desktop.app.panels.timeline.culled_bars import CulledBars
-
-    drawn: list = []
-    original = CulledBars.paint
-
-    def counting(self, painter, *args):
-        real_fill, real_draw = painter.fillRect, painter.drawRect
-        painter.fillRect = lambda *a: (drawn.append(1), real_fill(*a))  # type: ignore[method-assign]
-        painter.drawRect = lambda *a: (drawn.append(1), real_draw(*a))  # type: ignore[method-assign]
-        original(self, painter, *args)
-
-    monkeypatch.setattr(CulledBars, "paint", counting)
-    return drawn
-
-
-def test_bars_out_of_view_are_not_painted(qtbot, monkeypatch):
-    import pyqtgraph as pg
-
-    from afp_desktop.app.panels.timeline.culled_bars import CulledBars
-
-    replays = []
-    monkeypatch.setattr(pg.BarGraphItem, "paint", lambda self, *a: replays.append(self))
-    drawn = bars_drawn(monkeypatch)
-    render_bars(qtbot, CulledBars, (100, 160))
-    assert not replays, "no replay of every bar"
-    assert 0 < len(drawn) < 200, f"{len(drawn)} bars painted for 60 in view"
-
-
-def test_a_strip_repainted_paints_only_its_bars(qtbot, monkeypatch):
-    """A step of the cursor repaints a strip of the timeline a few pixels wide: of the 60 bars in view, only
-    those in the strip are drawn, and the picture is the same as a full paint."""
-    from PySide6.QtCore import QRect
-
-    from afp_desktop.app.panels.timeline.culled_bars import CulledBars
-
-    drawn = bars_drawn(monkeypatch)
-    view = bars_plot(qtbot, CulledBars, (100, 160))
-    grabs = [view.grab().toImage()]
-
-    def settled() -> bool:  # (the axes settle their width after the first paint: two grabs alike, with the
-        QCoreApplication.processEvents()  # layout requests a grab posts served between them)
-        grabs.append(view.grab().toImage())
-        return len(grabs) > 2 and grabs[-1] == grabs[-2]
-    qtbot.waitUntil(settled)
-    whole = grabs[-1]
-    for left in range(60, 400, 37):
-        strip = QRect(left, 0, 6, view.height())
-        drawn.clear()
-        painted = view.grab(strip).toImage()
-        assert 0 < len(drawn) <= 4, f"{len(drawn)} bars drawn for a strip 6 pixels wide"
-        assert painted == whole.copy(strip)
-
-
-def test_the_bars_bounds_follow_their_data_and_view(qtbot):
-    import pyqtgraph as pg
-
-    from afp_desktop.app.panels.timeline.culled_bars import CulledBars
-
-    plot = pg.PlotWidget()
-    qtbot.addWidget(plot)
-    bars = CulledBars(x=[0, 1, 2], height=[1, 2, 3], width=0.6, pen=pg.mkPen("k", width=4))
-    plot.addItem(bars)
-    plot.resize(300, 100)
-    plot.show()
-    qtbot.waitExposed(plot)
-    first = bars.boundingRect()
-    assert first.left() < -0.3 and first.right() > 2.3 and first.bottom() > 3
-    bars.setOpts(x=[0, 10], height=[1, 9])
-    grown = bars.boundingRect()
-    assert grown.right() > 10.3 and grown.bottom() > 9
-    plot.setXRange(0, 1000, padding=0)  # zoomed out: the pen's width in data units grows with it
-    qtbot.waitUntil(lambda: bars.boundingRect().right() > grown.right())
-    assert bars.boundingRect() == pg.BarGraphItem.boundingRect(bars)
-
 
 def test_a_grown_folded_graph_uses_the_folds_found_while_loading(qtbot, window, monkeypatch):
     """A big file's parts and its whole run are folded on the loader's thread (prepare_views): showing them
@@ -223,51 +105,6 @@ def test_the_overview_of_a_grown_run_is_drawn_on_a_turn_of_its_own(qtbot):
     assert colour_at_middle() == "#00ff00", "another run: drawn at once"
 
 
-def test_the_timeline_is_built_once_the_window_imports_ran_the_qt_types_in_several_pieces(qtbot, monkeypatch):
-    """The host's build waits for the window's imports (app/pacing/window_imports.py), a piece per turn of the
-    window's queue, driven here by a ManualClock: the Qt types pyqtgraph reads are made in several pieces, and the
-    panel is built only once pyqtgraph's piece has run."""
-    import threading
-
-    from PySide6 import QtCore
-
-    from afp_desktop.app.pacing import scheduler, window_imports
-    from afp_desktop.app.panels.timeline.timeline_host import TimelineHost
-    from afp_desktop.app.session import Session
-
-    read: list[str] = []
-
-    class Module:  # stands for QtCore, noting each name read
-        def __getattr__(self, name):
-            read.append(name)
-            return getattr(QtCore, name)
-
-    count = window_imports.QT_NAMES_PER_PIECE * 2 + 1
-    monkeypatch.setattr(window_imports, "imported", lambda name: False)
-    monkeypatch.setattr(window_imports, "_qt_names", lambda: [(Module(), "QObject")] * count)
-    monkeypatch.setattr(window_imports, "_package_sources", lambda package: [])
-    monkeypatch.setattr(window_imports, "PYQTGRAPH_IMPORTS", ())
-    monkeypatch.setattr(window_imports, "_import", lambda name: None)  # (numpy and pyqtgraph are in already)
-    monkeypatch.setattr(window_imports, "_numpy_done", threading.Event())
-    clock = scheduler.ManualClock()
-    imports = window_imports.WindowImports(scheduler.TurnQueue(clock))
-    monkeypatch.setattr(window_imports, "_imports", imports)
-    host = TimelineHost(Session())
-    qtbot.addWidget(host)
-    host.build_when_ready()
-    made_qt_types = []
-    for _turn in range(1_000):  # (far more turns than the pieces)
-        if imports.done:
-            break
-        clock.advance(scheduler.TURN_MS)  # (a turn of the imports)
-        if imports.ran and imports.ran[-1] == "Qt types":
-            made_qt_types.append(len(read))
-        assert not host.built or imports.done
-    assert made_qt_types == [window_imports.QT_NAMES_PER_PIECE, 2 * window_imports.QT_NAMES_PER_PIECE, count]
-    assert imports.ran[-1] == "import pyqtgraph"
-    qtbot.waitUntil(lambda: host.built, timeout=5_000)  # (then the host's own pieces, on the window's queue)
-
-
 # A fresh process (the test process's own Qt has made up its mind about the pool): the app's Qt application, a
 # progress bar painted (a fill of Qt's that goes to its pool of threads in pieces), then the threads counted.
 POOL_PROBE = """
@@ -320,11 +157,9 @@ def test_the_pool_probe_sees_qts_pool_where_it_is_left_on():
 
 
 def test_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_own(qtbot, monkeypatch):
-    """A file given at start-up: pyqtgraph's import, the panel made and the run shown in it came in one turn of the
-    event loop, right after the run was shown, and froze the window for all three. pyqtgraph comes in the window's
-    imports (app/pacing/window_imports.py), then the panel and the run shown in it each in a piece of its own in
-    the window's queue (app/pacing/scheduler.py)."""
-    from afp_desktop.app.pacing import scheduler, window_imports
+    """A file given at start-up: the panel made and the run shown in it each come in a piece of its own in the
+    window's queue (app/pacing/scheduler.py), not in the turn that shows the run in the other panels."""
+    from afp_desktop.app.pacing import scheduler
     from afp_desktop.app.panels.timeline import timeline as timeline_module
     from afp_desktop.app.panels.timeline import timeline_host
     from afp_desktop.app.session import Session
@@ -337,13 +172,6 @@ def test_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_own(qtbot, 
         owner, name, lambda: (done.append("turn"), piece()), first))
     monkeypatch.setattr(timeline_module.TimelinePanel, "show_run",
                         lambda panel, run: (done.append("run shown"), real_show_run(panel, run)))
-
-    def pieces():
-        done.append("import pyqtgraph")
-        yield "import pyqtgraph"
-
-    monkeypatch.setattr(window_imports, "pieces", pieces)
-    monkeypatch.setattr(window_imports, "_imports", window_imports.WindowImports())
     session = Session()
     session.set_run(open_run(corpus_path("02-react-two-tools", "recording.json")))
     host = timeline_host.TimelineHost(session)
@@ -352,7 +180,7 @@ def test_the_panel_and_the_run_shown_in_it_each_take_a_turn_of_their_own(qtbot, 
     host.build_when_ready()
     qtbot.waitUntil(lambda: host.built, timeout=5_000)
     # (the panel's module is imported already: no piece for it; the panel is made in the first turn of the host's)
-    assert done == ["import pyqtgraph", "turn", "turn", "run shown", "built"]
+    assert done == ["turn", "turn", "run shown", "built"]
     assert host.panel.series is not None
 
 

@@ -2,14 +2,12 @@
 orange ↻ under the stops for a retry, a recovery, a circuit-breaker change or a fallback, a purple ◆ above them
 for a finding (the reviewer's list: panels/findings_panel.py). Marks that fall at one place share a marker whose
 tooltip lists them all. The facts are core/views/resilience.py's and findings.py's; a feature of the window's
-list (pyqtgraph only once the timeline's plots exist)."""
+list."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QPainterPath
-
 from afp_desktop.app.panels.panel import PanelDefaults
-from afp_desktop.app.widgets.plain_text import plain_tooltip
+from afp_desktop.app.panels.timeline.timeline_canvas import Mark
 from afp_desktop.core.model.timeline import x_of_position
 
 RESILIENCE_COLOUR = "#c25e00"
@@ -17,17 +15,6 @@ FINDING_COLOUR = "#7b3fb5"
 RESILIENCE_Y = -0.66   # under the stop markers, in the row of the pause marks
 FINDING_Y = 0.68       # above the stop markers, in the row of the error crosses
 LISTED = 12            # a shared marker's tooltip lists this many, then a count
-
-
-def _retry_symbol() -> QPainterPath:
-    """A circle open at the top right with an arrow head (↻), in pyqtgraph's unit square."""
-    path = QPainterPath()
-    path.arcMoveTo(-0.4, -0.4, 0.8, 0.8, 60)
-    path.arcTo(-0.4, -0.4, 0.8, 0.8, 60, 300)
-    path.moveTo(0.2, -0.5)
-    path.lineTo(0.45, -0.3)
-    path.lineTo(0.12, -0.18)
-    return path
 
 
 def grouped(xs_and_tips: list[tuple[float, str]]) -> tuple[list[float], list[str]]:
@@ -50,25 +37,14 @@ class FactMarks(PanelDefaults):
     def __init__(self, window) -> None:
         self.window = window
         self.session = window.session
-        self.resilience_markers = None  # made with the timeline's plots
-        self.finding_markers = None
         self._timeline = None
         self._drawn_for: tuple | None = None
         self._badges_shown: tuple | None = None
         window.timeline.when_built(self._attach)
 
     def _attach(self, panel) -> None:
-        import pyqtgraph as pg
-
         self._timeline = panel
         panel.stops_shown.connect(self.redraw)
-        self.resilience_markers = pg.ScatterPlotItem(hoverable=True, pxMode=True,
-                                                     tip=lambda x, y, data: plain_tooltip(data))
-        self.finding_markers = pg.ScatterPlotItem(hoverable=True, pxMode=True,
-                                                  tip=lambda x, y, data: plain_tooltip(data))
-        for markers in (self.resilience_markers, self.finding_markers):
-            markers.setZValue(6)
-            panel.stop_plot.addItem(markers)
         self.redraw()
 
     # -- a panel's calls (app/panels/panel.py) --
@@ -103,8 +79,6 @@ class FactMarks(PanelDefaults):
         self._show_on_cards(resilience, findings)
         if self._timeline is None:
             return
-        import pyqtgraph as pg
-
         ends = self._timeline.ends
         if not ends:
             self._clear_timeline()
@@ -120,20 +94,19 @@ class FactMarks(PanelDefaults):
         self._drawn_for = key
         xs, tips = grouped([(x_of_position(ends, e.position), f"{e.label} at event {e.position:,}: {e.text}")
                             for e in resilience])
-        self.resilience_markers.setData(x=xs, y=[RESILIENCE_Y] * len(xs), size=10, symbol=_retry_symbol(),
-                                        brush=pg.mkBrush(None), pen=pg.mkPen(RESILIENCE_COLOUR, width=2),
-                                        data=tips)
+        canvas = self._timeline.canvas
+        canvas.set_marks("resilience", [Mark(x, RESILIENCE_Y, "retry", RESILIENCE_COLOUR, 10, tip,
+                                             filled=False) for x, tip in zip(xs, tips)])
         xs, tips = grouped([(x_of_position(ends, f.position), f"Finding at event {f.position:,} ({f.kind}): "
                                                               f"{f.message}") for f in findings])
-        self.finding_markers.setData(x=xs, y=[FINDING_Y] * len(xs), size=9, symbol="d",
-                                     brush=pg.mkBrush(FINDING_COLOUR), pen=pg.mkPen(FINDING_COLOUR, width=1),
-                                     data=tips)
+        canvas.set_marks("findings", [Mark(x, FINDING_Y, "d", FINDING_COLOUR, 9, tip)
+                                      for x, tip in zip(xs, tips)])
 
     def _clear_timeline(self) -> None:
         self._drawn_for = None
         if self._timeline is not None:
-            self.resilience_markers.setData([])
-            self.finding_markers.setData([])
+            for layer in ("resilience", "findings"):
+                self._timeline.canvas.set_marks(layer, [])
 
     def _show_on_cards(self, resilience, findings) -> None:
         """A pill on each card with retries or findings known at the cursor: "↻ 2 · ◆ 3"."""
@@ -156,6 +129,6 @@ class FactMarks(PanelDefaults):
     def shown(self) -> dict[str, list[str]]:
         """The tooltips of the marks drawn, by kind: for tests."""
         out: dict[str, list[str]] = {}
-        for name, markers in (("resilience", self.resilience_markers), ("findings", self.finding_markers)):
-            out[name] = list(markers.data["data"]) if markers is not None and len(markers.data) else []
+        for name in ("resilience", "findings"):
+            out[name] = [mark.tip for mark in self._timeline.canvas.marks(name)] if self._timeline is not None else []
         return out

@@ -1,5 +1,5 @@
-"""Iteration bands and the readout on the timeline (iteration_bands.py), made once the timeline's plots exist:
-a feature of the window's list that keeps pyqtgraph off the start-up path."""
+"""Iteration bands and the readout on the timeline (iteration_bands.py), made once the timeline is built (after the
+window's first frame): a feature of the window's list."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ class IterationOrientation(PanelDefaults):
         window.timeline.when_built(self._build)
 
     def _build(self, panel) -> None:
-        from afp_desktop.app.features.iteration_bands import IterationBands  # (pyqtgraph)
+        from afp_desktop.app.features.iteration_bands import IterationBands
 
         window = self.window
         self.bands = IterationBands(window, panel)

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QPainterPath
-
 from afp_desktop.app.panels.panel import PanelDefaults
+from afp_desktop.app.panels.timeline.timeline_canvas import Mark
 from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.model.timeline import x_of_position
 
@@ -19,14 +18,6 @@ PAUSE_COLOUR = "#b07800"
 MARKER_Y = -0.55  # under the stop markers (errors and search marks sit above)
 
 
-def _pause_symbol() -> QPainterPath:
-    """Two upright bars (⏸), in pyqtgraph's unit square."""
-    path = QPainterPath()
-    path.addRect(-0.4, -0.5, 0.28, 1.0)
-    path.addRect(0.12, -0.5, 0.28, 1.0)
-    return path
-
-
 class PauseView(PanelDefaults):
     key = "pauses"
 
@@ -34,18 +25,12 @@ class PauseView(PanelDefaults):
         self.window = window
         self.session = window.session
         self.marks: list[PauseMark] = []
-        self.markers = None  # made with the timeline's plots (pyqtgraph stays off the start-up path)
         self._timeline = None
         window.timeline.when_built(self._attach)
 
     def _attach(self, panel) -> None:
-        import pyqtgraph as pg
-
         self._timeline = panel
         panel.stops_shown.connect(self._draw_timeline)  # (a big run's stops come a turn after run_loaded)
-        self.markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: plain_tooltip(data), pxMode=True)
-        self.markers.setZValue(6)
-        panel.stop_plot.addItem(self.markers)
         self._draw_timeline()
 
     def run_grown(self, run) -> None:
@@ -63,24 +48,22 @@ class PauseView(PanelDefaults):
 
     def run_closed(self) -> None:
         self.marks = []
-        if self.markers is not None:
-            self.markers.setData([])
+        self._draw_timeline()
 
     def _draw_timeline(self) -> None:
-        if self._timeline is None:  # the plots are built after the window's first frame
+        if self._timeline is None:  # the timeline is built after the window's first frame
             return
-        import pyqtgraph as pg
-
         ends = self._timeline.ends
         position = self.session.position
         known = [mark for mark in self.marks if mark.position <= position]  # (a pause still to come: not drawn)
-        if not known or not ends:
-            self.markers.setData([])
-            return
-        self.markers.setData(x=[x_of_position(ends, mark.position) for mark in known],
-                             y=[MARKER_Y] * len(known), size=14, symbol=_pause_symbol(),
-                             brush=pg.mkBrush(PAUSE_COLOUR), pen=pg.mkPen(PAUSE_COLOUR, width=1),
-                             data=[mark.tooltip(position) for mark in known])
+        self._timeline.canvas.set_marks("pauses", [
+            Mark(x_of_position(ends, mark.position), MARKER_Y, "pause", PAUSE_COLOUR, 14,
+                 mark.tooltip(position)) for mark in known] if ends else [])
+
+    @property
+    def shown(self) -> list[tuple[float, str]]:
+        """(x, tooltip) of each pause mark on the timeline: for tests."""
+        return [(mark.x, mark.tip) for mark in self._timeline.canvas.marks("pauses")] if self._timeline else []
 
     def moment(self, moment) -> None:
         if not self.marks:

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu
 
 from afp_desktop.app.panels.panel import PanelDefaults
 from afp_desktop.core.views.links import link_command, resolve_stage, stop_stage_id
-from afp_desktop.core.model.timeline import stop_at_x
 
 
 def link_for_stop(session, index: int | None = None) -> tuple[str | None, str]:
@@ -63,11 +62,7 @@ def apply_at(window, run, stage_id: str) -> str:
 def _timeline_menu(links: StopLinks, pos: QPoint) -> None:
     window = links.window
     timeline = window.timeline.panel  # (the menu is attached once it is built)
-    index = None
-    if timeline.stops:
-        scene_pos = timeline.plots.mapToScene(pos)
-        if timeline.stop_plot.vb.sceneBoundingRect().contains(scene_pos):
-            index = stop_at_x(timeline.stop_plot.vb.mapSceneToView(scene_pos).x(), len(timeline.stops))
+    index = timeline.canvas.stop_at(QPointF(pos))
     menu = QMenu(timeline)
     label = timeline.labels[index] if index is not None and index < len(timeline.labels) else "this stop"
     action = menu.addAction(f"Copy link to {label}")
@@ -75,7 +70,7 @@ def _timeline_menu(links: StopLinks, pos: QPoint) -> None:
     action.setEnabled(command is not None)
     action.triggered.connect(lambda: copy_link(window, index))
     links.timeline_menu = menu
-    menu.popup(timeline.plots.mapToGlobal(pos))
+    menu.popup(timeline.canvas.mapToGlobal(pos))
 
 
 class StopLinks(PanelDefaults):
@@ -97,5 +92,5 @@ class StopLinks(PanelDefaults):
             self.at_message = apply_at(self.window, run, pending[1])
 
     def _attach(self, panel) -> None:
-        panel.plots.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        panel.plots.customContextMenuRequested.connect(lambda pos: _timeline_menu(self, pos))
+        panel.canvas.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        panel.canvas.customContextMenuRequested.connect(lambda pos: _timeline_menu(self, pos))

@@ -9,7 +9,6 @@ import time
 from PySide6.QtCore import QObject, QThread, Signal
 
 from afp_desktop.app.loading import loader as loader_module
-from afp_desktop.app.pacing import window_imports
 from afp_desktop.core.breathing import breathing
 from afp_desktop.core.formats import ConversationChoiceNeeded, LoadCancelled
 from afp_desktop.core.views.window_copy import part_counts, window_copy
@@ -71,10 +70,6 @@ class ThreadLoad(QThread):
         self.shown.wait(loader_module.PREFIX_WAIT_S)  # (not the file's reading pace: prefixes.py leaves it out)
 
     def run(self) -> None:
-        window_imports.wait_for_numpy(self.stop_flag.is_set)  # (a run may hold numpy's arrays)
-        if self.stop_flag.is_set():
-            self.cancelled.emit()
-            return
         try:
             with collector_paused(), breathing(self._stop_here):
                 run = Engine().open(self.path, self.conversation, self.fold_above, progress=self._progress,
@@ -134,10 +129,6 @@ class _RequestThread(QThread):
 
     def run(self) -> None:
         run, self.run_asked = self.run_asked, None  # (held by this call alone: gone when it ends)
-        window_imports.wait_for_numpy(self.stop_flag.is_set)  # (an answer may import numpy: search, the timeline)
-        if self.stop_flag.is_set():
-            self.done.emit(self.request_id, "superseded", None)
-            return
         try:
             with collector_paused(freeze=False), breathing(self._stop_here):  # (no collection off the window's thread)
                 self.engine.adopt(run)

@@ -7,9 +7,8 @@ for it: once per turn of the event loop (a 0 ms timer, served after input and pa
 a slice of SLICE_S and blocks until it pauses between two frames of the pickle. The collector is held off while a
 run is received, and the run is then frozen out of its way (engine/collector.py).
 
-A run may hold numpy's arrays, and numpy is imported on the window's thread alone (app/pacing/window_imports.py): the
-first slice is given once numpy's piece of the window's imports has run, so the unpickling finds numpy whole and
-imports none of it.
+A run's copy holds Python's own arrays, never numpy's (core/views/window_copy.py): the window's process imports no
+numpy, so the unpickling thread imports nothing a thread of the window could be importing at the same time.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from afp_desktop.app.pacing import window_imports
 from afp_desktop.engine import process as engine_process
 from afp_desktop.engine.collector import collector_paused
 
@@ -67,11 +65,7 @@ class SlicedReceive(QObject):
         return not self._thread.is_alive()
 
     def _turn(self) -> None:
-        """On the window's thread: the unpickling thread works a slice while this one waits (not before numpy is
-        imported: its import is asked for, and each turn looks again)."""
-        if not window_imports.numpy_imported():
-            window_imports.start()
-            return
+        """On the window's thread: the unpickling thread works a slice while this one waits."""
         self._handed_back.clear()
         self._turn_given.set()
         self._handed_back.wait()

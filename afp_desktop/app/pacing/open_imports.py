@@ -60,7 +60,7 @@ def _steps(call: Callable[[], None]) -> Iterator[tuple[Callable[[], None], bool]
 
 def import_then(owner: QObject, call: Callable[[], None]) -> None:
     """On later turns of the window's queue, one step per turn: what is missing of OPEN_MODULES and `call`, each
-    before the pieces waiting (numpy's: a run received needs them later than the engine process is started), then
+    before the pieces waiting (a run received needs those later than the engine process is started), then
     what is missing of RUN_MODULES, each behind them. None runs once `owner` is deleted."""
     steps = _steps(call)
 

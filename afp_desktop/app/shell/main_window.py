@@ -44,7 +44,7 @@ from afp_desktop.app.storage.file_labels import TRACE_FILTER, recent_label
 from afp_desktop.app.loading.follow import FollowController
 from afp_desktop.app.shell.go_to_box import GoToBox
 from afp_desktop.app.features.graph_folding import GraphFolding, empty_graph_reason
-from afp_desktop.app.pacing import open_imports, window_imports
+from afp_desktop.app.pacing import open_imports
 from afp_desktop.app.shell.load_progress import LoadProgressBar
 from afp_desktop.app.loading.engine_requests import EngineRequests
 from afp_desktop.app.loading.loader import RunLoader
@@ -224,7 +224,6 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if not getattr(self, "_painted_once", False):  # the window is on screen: now build what can wait
             self._painted_once = True
-            window_imports.start()  # numpy and pyqtgraph, a piece per turn (not before: the first frame first)
             # What the first open needs, a module per turn, then the open (not run if the window is deleted first).
             open_imports.import_then(self, self._after_first_frame)
 

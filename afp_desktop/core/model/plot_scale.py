@@ -26,14 +26,6 @@ def plotted_all(values: Iterable[float]) -> list[float]:
     return [plotted(value) for value in values]
 
 
-def plotted_array(values: Sequence[float]):
-    """`plotted` of each value, as a numpy float array (numpy is imported here, by the caller's thread)."""
-    import numpy as np
-
-    array = np.asarray(values, dtype=float)
-    return np.clip(np.nan_to_num(array, nan=0.0, posinf=PLOT_CEILING, neginf=0.0), 0.0, PLOT_CEILING)
-
-
 def axis_top(values: Iterable[float]) -> float:
     """The top of an axis from 0 that shows every plotted value with a little room above it."""
     highest = max((plotted(value) for value in values), default=0.0)

@@ -1,20 +1,19 @@
-"""What the timeline draws for a list of stops, prepared as the arrays its plots take: each stop's label, axis
-end, milestone kind and marker symbol, and the token and tool-time bars (clamped for drawing, plot_scale.py)
-with the tops of their axes. Pure, no Qt.
+"""What the timeline draws for a list of stops: each stop's label, axis end, milestone kind and marker symbol,
+and the token and tool-time bars (clamped for drawing, plot_scale.py) as arrays of doubles, with the tops of their
+axes. Pure, no Qt.
 
-The loader's thread makes it for the run's own stops among the window's prepared views (prepared_views.py; read
-through `run_timeline_series`), so the timeline only hands arrays to its plots; a drilled level's few stops are prepared when they are shown.
-numpy is imported when a series is made, not with this module (the engine imports it then; the window's process
-imports it on the window's thread alone, app/pacing/window_imports.py).
+The engine makes it for the run's own stops among the window's prepared views (prepared_views.py; read through
+`run_timeline_series`), so the timeline only draws it; a drilled level's few stops are prepared when they are shown.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from afp_desktop.core.model.plot_scale import axis_top, plotted_array
+from afp_desktop.core.model.plot_scale import axis_top, plotted, plotted_all
 from afp_desktop.core.model.timeline import StopFigures, has_usable_stops, ordinal_labels, stop_figures
 
 BOOKEND_KINDS = ("start", "end")
@@ -31,10 +30,9 @@ class TimelineSeries:
     drillable: list[bool]
     usable: bool                    # more than the two bookends: a stop axis worth drawing
     figures: StopFigures | None     # the per-stop figures the bars show (None: no stops)
-    x: Any                          # numpy float arrays, one value per stop: the bars' x,
-    tokens_in: Any                  # the lower bars' heights (tokens in),
-    tokens_out: Any                 # the upper bars' heights, standing on tokens_in (tokens out),
-    tool_ms: Any                    # the tool-time bars' heights
+    tokens_in: array                # arrays of doubles, one value per stop (x of stop i is i): the lower bars'
+    tokens_out: array               # heights (tokens in), the upper bars' heights, standing on tokens_in (tokens
+    tool_ms: array                  # out), the tool-time bars' heights
     token_top: float                # the tops of the token axis and of the tool-time axis
     tool_top: float
 
@@ -57,8 +55,6 @@ def timeline_series(stops: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
                     drillable: Sequence[bool], figures: StopFigures | None) -> TimelineSeries:
     """The series of `stops`: `labels` as the spans name them (None: numbered here, ordinal_labels), `ends`
     each stop's axis end, `drillable` whether each opens onto stops of its own, `figures` their StopFigures."""
-    import numpy as np
-
     count = len(stops)
     if labels is None or len(labels) != count:
         labels = ordinal_labels(stops)
@@ -66,16 +62,18 @@ def timeline_series(stops: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     symbols = ["s" if drillable[i] else ("d" if stop.get("kind") in BOOKEND_KINDS else "o")
                for i, stop in enumerate(stops)]
     if figures is not None and count:
-        tokens_in = plotted_array(figures.tokens_in)
-        tokens_out = plotted_array(plotted_array(figures.tokens_in) + plotted_array(figures.tokens_out)) - tokens_in
-        tool_ms = plotted_array(figures.tool_ms)
+        tokens_in = array("d", plotted_all(figures.tokens_in))
+        tokens_out = array("d", (plotted(low + plotted(high)) - low
+                                 for low, high in zip(tokens_in, figures.tokens_out)))
+        tool_ms = array("d", plotted_all(figures.tool_ms))
     else:
-        tokens_in = tokens_out = tool_ms = np.zeros(count)
+        tokens_in, tokens_out, tool_ms = array("d", bytes(8 * count)), array("d", bytes(8 * count)), \
+            array("d", bytes(8 * count))
     return TimelineSeries(
         labels=list(labels), ends=list(ends), kinds=[milestone_kind(stop) for stop in stops], symbols=symbols,
         drillable=drillable, usable=has_usable_stops(stops), figures=figures if count else None,
-        x=np.arange(count, dtype=float), tokens_in=tokens_in, tokens_out=tokens_out, tool_ms=tool_ms,
-        token_top=axis_top((tokens_in + tokens_out).tolist()), tool_top=axis_top(tool_ms.tolist()))
+        tokens_in=tokens_in, tokens_out=tokens_out, tool_ms=tool_ms,
+        token_top=axis_top(map(float.__add__, tokens_in, tokens_out)), tool_top=axis_top(tool_ms))
 
 
 def drilled_series(run, stops: Sequence[Mapping[str, Any]], spans: Sequence[Any],

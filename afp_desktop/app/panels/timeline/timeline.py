@@ -8,13 +8,11 @@ axis position, one step per event.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from typing import Callable
 
-import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -28,27 +26,21 @@ from PySide6.QtWidgets import (
 
 from afp_desktop.app.pacing import scheduler
 from afp_desktop.app.panels.panel import PanelDefaults
-from afp_desktop.app.panels.timeline.culled_bars import CulledBars
 from afp_desktop.app.panels.timeline.event_slider import EventSlider
-from afp_desktop.app.panels.timeline.plot_cache import cache_pixels
-from afp_desktop.app.panels.timeline.timeline_markers import StopMarkers
-from afp_desktop.app.panels.timeline.timeline_known import Column, KnownColumns
+from afp_desktop.app.panels.timeline.timeline_canvas import Colours, Column, Mark, TimelineCanvas
 from afp_desktop.app.panels.timeline.timeline_overview import TimelineOverview
-from afp_desktop.app.panels.timeline.timeline_veil import Veil
 from afp_desktop.app.widgets.steady_label import SteadyLabel
-from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.model.replay import ACTIVE
-from afp_desktop.core.model.timeline import KnownFigure, stop_at_x, x_of_position
+from afp_desktop.core.model.timeline import KnownFigure, x_of_position
 from afp_desktop.core.views.timeline_series import TimelineSeries, drilled_series, run_timeline_series
 from afp_desktop.app.look.style import GraphPalette, palette_for
 from afp_desktop.app.session import SPEEDS
 
-AXIS_SIDE_WIDTH = 58
 ERROR_RED = "#d03a3a"
+SEARCH_AMBER = "#ffb300"
 INITIAL_STOPS_SHOWN = 80        # a long run opens on a readable window around the cursor; zoom out to see all
-VEIL_OFFSET = 0.35              # the veil over "not yet" starts just past the current marker and its bar           # both plots reserve the same side room so their x positions line up
-TICK_FONT_PX = 11
-LABEL_GAP_PX = 16
+VEIL_OFFSET = 0.35              # the veil over "not yet" starts just past the current marker and its bar
+MARKS_ABOVE_Y = 0.55            # errors and search matches sit above the stop markers
 # The first part of a big file, or a run shown whole with this many stops, gets its stops a turn after the other
 # panels (app/pacing/scheduler.py: not in the turn of their first paint).
 DEFERRED_STOPS = 2000
@@ -56,77 +48,6 @@ MILESTONE_COLOUR_KIND = {       # a stop's milestone kind → the graph card kin
     "llm-turn": "user->llm", "tool-call": "llm->tool", "iteration": "subflow",
     "slot": "fork-branch", "decision": "decision-branch",
 }
-
-
-def _tick_font() -> QFont:
-    font = QFont()
-    font.setPixelSize(TICK_FONT_PX)
-    return font
-
-
-class StopAxis(pg.AxisItem):
-    """Bottom axis naming the stops; labels thin out (every 2nd, 5th, 10th …) so they never overlap."""
-
-    def __init__(self):
-        super().__init__("bottom")
-        self.labels: list[str] = []
-        self._widths: list[float] = []
-        self._major: set[int] = set()
-        self.setTickFont(_tick_font())
-
-    def set_labels(self, labels: list[str]) -> None:
-        self._metrics = QFontMetricsF(_tick_font())
-        self.labels = labels
-        self._widths = [None] * len(labels)  # measured when first in view: a long run has thousands
-        self.picture = None
-        self.update()
-
-    def _widest(self, first: int, last: int) -> float:
-        """The widest label of stops first..last (a sample of 200 of them when more are in view)."""
-        step = max(1, (last - first + 1) // 200)
-        widest = 0.0
-        for i in range(first, last + 1, step):
-            width = self._widths[i]
-            if width is None:
-                width = self._widths[i] = self._metrics.horizontalAdvance(self.labels[i])
-            widest = max(widest, width)
-        return widest
-
-    def tickValues(self, minVal, maxVal, size):
-        if not self.labels or size <= 0 or maxVal <= minVal:
-            return []
-        first, last = max(0, math.ceil(minVal)), min(len(self.labels) - 1, math.floor(maxVal))
-        if last < first:
-            return []
-        px_per_stop = size / (maxVal - minVal)
-        widest = self._widest(first, last)
-        step = _nice_step((widest + LABEL_GAP_PX) / px_per_stop)
-        major = list(range(first + (-first) % step, last + 1, step))
-        self._major = set(major)
-        levels = [(float(step), [float(v) for v in major])]
-        if step > 1 and px_per_stop >= 5:  # unlabelled ticks for every stop while they are far enough apart
-            levels.append((1.0, [float(v) for v in range(first, last + 1) if v not in self._major]))
-        return levels
-
-    def boundingRect(self):
-        # A pixel more around: its pixels are cached (plot_cache.py), and the cache is cut to the bounds, which
-        # pyqtgraph draws the axis line's last pixel outside of.
-        return super().boundingRect().adjusted(-1, -1, 1, 1)
-
-    def tickStrings(self, values, scale, spacing):
-        return [self.labels[int(v)] if int(v) in self._major and 0 <= int(v) < len(self.labels) else ""
-                for v in values]
-
-
-def _nice_step(minimum: float) -> int:
-    step = 1
-    while step < minimum:
-        for factor in (2, 5, 10):
-            if step * factor >= minimum or factor == 10:
-                candidate = step * factor
-                break
-        step = candidate
-    return step
 
 
 class TimelinePanel(QWidget, PanelDefaults):
@@ -153,6 +74,7 @@ class TimelinePanel(QWidget, PanelDefaults):
         self._errors_drawn = -1
         self._stop_of_node: tuple = (None, {})  # (figures, node → the stop its figures are summed on)
         self._drillable: list[bool] = []
+        self._search_positions: list[int] = []
         self.series: TimelineSeries | None = None  # what the plots show of the stops (core/views/timeline_series)
         self._colours: dict[str, QColor] = {}  # one QColor per colour name: thousands of stops share a few
         self._build()
@@ -186,21 +108,16 @@ class TimelinePanel(QWidget, PanelDefaults):
             top.addWidget(button)
         layout.addLayout(top)
 
-        self.plots = pg.GraphicsLayoutWidget()
-        self.plots.ci.layout.setSpacing(0)
-        self.plots.ci.setContentsMargins(0, 0, 0, 0)
-        self.stop_axis = StopAxis()
-        self.stop_plot = self.plots.addPlot(row=0, col=0, axisItems={"bottom": self.stop_axis})
-        self.bar_plot = self.plots.addPlot(row=1, col=0)
-        self._setup_stop_plot()
-        self._setup_bar_plot()
-        self.plots.setMinimumHeight(180)
-        self.plots.viewport().installEventFilter(self)
-        layout.addWidget(self.plots, 1)
+        self.canvas = TimelineCanvas()
+        self.canvas.setMinimumHeight(180)
+        self.canvas.stop_clicked.connect(self._go_to_stop)
+        self.canvas.cursor_dragged.connect(self._go_to_stop)
+        self.canvas.stop_double_clicked.connect(self.drill_into)
+        self.canvas.range_changed.connect(lambda *_: self._sync_overview())
+        layout.addWidget(self.canvas, 1)
         # Every stop in one strip, the part in view framed; a scroll bar and "Fit all" (timeline_overview).
         self.overview = TimelineOverview()
         self.overview.view_requested.connect(self.show_range)
-        self.stop_plot.vb.sigXRangeChanged.connect(lambda *_: self._sync_overview())
         layout.addWidget(self.overview)
 
         controls = QHBoxLayout()
@@ -234,121 +151,15 @@ class TimelinePanel(QWidget, PanelDefaults):
         layout.addLayout(controls)
         self._update_play_button()
 
-    def _setup_stop_plot(self) -> None:
-        plot = self.stop_plot
-        plot.setMenuEnabled(False)
-        plot.hideButtons()
-        plot.setMouseEnabled(x=True, y=False)
-        plot.setYRange(-1, 1, padding=0)
-        plot.showAxis("right")
-        for side in ("left", "right"):  # blank: they keep the stops in line with the bars' axes below
-            axis = plot.getAxis(side)
-            axis.setWidth(AXIS_SIDE_WIDTH)
-            axis.setStyle(showValues=False, tickLength=0)
-            axis.setPen(pg.mkPen(None))
-            # Never painted: pyqtgraph redraws an axis's ticks whenever its view's range changes, and these two
-            # would be redrawn at each cursor move that scrolls the stops, for nothing shown.
-            axis.setFlag(axis.GraphicsItemFlag.ItemHasNoContents, True)
-        self.markers = StopMarkers(tooltip=lambda i: plain_tooltip(self._tooltip(i)))
-        plot.addItem(self.markers)
-        cache_pixels(self.markers, plot.vb)
-        cache_pixels(plot.getAxis("bottom"))  # (an axis draws itself anew when its range changes)
-        # Errors: a red cross above the axis where each became known (the veil covers those still to come).
-        self.error_markers = pg.ScatterPlotItem(hoverable=True, tip=lambda x, y, data: plain_tooltip(data),
-                                                pxMode=True)
-        self.error_markers.setZValue(5)
-        plot.addItem(self.error_markers)
-        # Not yet happened: a veil over the stops after the cursor (above the markers, under the cursor line).
-        self.future = Veil(plot.vb)
-        self.future.setZValue(10)
-        plot.addItem(self.future, ignoreBounds=True)
-        # Search matches (find_panel.py): small amber triangles above the stops they fall in.
-        self.search_marks = pg.ScatterPlotItem(pxMode=True, symbol="t", size=8, pen=pg.mkPen("#5c4300"),
-                                               brush=pg.mkBrush("#ffb300"))
-        self.search_marks.setZValue(5)
-        plot.addItem(self.search_marks)
-        self._search_positions: list[int] = []
-        self.cursor_line = pg.InfiniteLine(angle=90, movable=True)
-        self.cursor_line.setZValue(20)
-        self.cursor_line.sigDragged.connect(self._on_line_dragged)
-        self.cursor_line.sigPositionChangeFinished.connect(self._on_line_dragged)
-        plot.addItem(self.cursor_line)
-        plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
-
-    def _setup_bar_plot(self) -> None:
-        plot = self.bar_plot
-        plot.setMenuEnabled(False)
-        plot.hideButtons()
-        plot.setMouseEnabled(x=True, y=False)
-        plot.setXLink(self.stop_plot)
-        plot.hideAxis("bottom")
-        plot.setFixedHeight(84)
-        plot.setContentsMargins(0, 4, 0, 6)  # room for the top and bottom tick labels
-        left = plot.getAxis("left")
-        left.setWidth(AXIS_SIDE_WIDTH)
-        left.setTickFont(_tick_font())
-        self.token_in_bars = CulledBars(x=[], height=[], width=0.6)
-        self.token_out_bars = CulledBars(x=[], height=[], width=0.6)
-        plot.addItem(self.token_in_bars)
-        plot.addItem(self.token_out_bars)
-        for bars in (self.token_in_bars, self.token_out_bars):
-            cache_pixels(bars, plot.vb)
-        cache_pixels(left)
-        # Tool time is in milliseconds, not tokens: it gets its own view box and the right-hand axis.
-        self.tool_view = pg.ViewBox()
-        self.tool_view.setMouseEnabled(x=False, y=False)
-        plot.showAxis("right")
-        right = plot.getAxis("right")
-        right.setWidth(AXIS_SIDE_WIDTH)
-        right.setTickFont(_tick_font())
-        plot.scene().addItem(self.tool_view)
-        right.linkToView(self.tool_view)
-        self.tool_view.setXLink(plot)
-        # The tool view lies over the token view: it must follow it when it resizes *and* when it only moves (a
-        # taller panel moves the fixed-height bar plot down without resizing it).
-        plot.vb.sigResized.connect(self._sync_tool_view)
-        plot.vb.geometryChanged.connect(self._sync_tool_view)
-        plot.geometryChanged.connect(self._sync_tool_view)
-        self.tool_bars = CulledBars(x=[], height=[], width=0.6)
-        self.tool_view.addItem(self.tool_bars)
-        cache_pixels(self.tool_bars, self.tool_view)
-        cache_pixels(right)
-        self.tool_future = Veil(self.tool_view)
-        self.tool_future.setZValue(10)
-        self.tool_view.addItem(self.tool_future, ignoreBounds=True)
-        self.bar_future = Veil(plot.vb)
-        self.bar_future.setZValue(10)
-        plot.addItem(self.bar_future, ignoreBounds=True)
-        # Over the stops not wholly known at the cursor (and over the veil): only what is known there.
-        self.known_columns = KnownColumns(plot.vb)
-
-    def _sync_tool_view(self) -> None:
-        self.tool_view.setGeometry(self.bar_plot.vb.sceneBoundingRect())
-        self.tool_view.linkedViewChanged(self.bar_plot.vb, self.tool_view.XAxis)
-
     # ---------------------------------------------------------------------------------------------- theme
     def set_theme(self, theme: str) -> None:
-        """'light' or 'dark': plot colours follow the graph's palette."""
+        """'light' or 'dark': the timeline's colours follow the graph's palette."""
         self.theme_palette = palette_for(theme)
         pal = self.theme_palette
-        self.plots.setBackground(pal.background)
-        text_pen = pg.mkPen(pal.text_muted)
-        self.stop_axis.setTextPen(pg.mkPen(pal.text))
-        self.stop_axis.setPen(pg.mkPen(pal.bracket))
-        for side in ("left", "right"):
-            axis = self.bar_plot.getAxis(side)
-            axis.setTextPen(text_pen)
-            axis.setPen(pg.mkPen(pal.bracket))
-        llm, tool = pal.kind("user->llm").accent, pal.kind("llm->tool").accent
-        self.bar_plot.getAxis("left").setLabel("tokens", color=llm)
-        self.bar_plot.getAxis("right").setLabel("tool ms", color=tool)
-        shade = QColor(pal.background)
-        shade.setAlpha(150)
-        self.future.set_brush(pg.mkBrush(shade))  # the stops to come show through, dimmed
-        for region in (self.bar_future, self.tool_future):  # their figures are not known yet: hidden
-            region.set_brush(pg.mkBrush(QColor(pal.background)))
-        self.cursor_line.setPen(pg.mkPen(pal.cursor, width=2))
-        self.cursor_line.setHoverPen(pg.mkPen(pal.cursor, width=4))
+        self.canvas.set_colours(Colours(
+            background=QColor(pal.background), text=QColor(pal.text), text_muted=QColor(pal.text_muted),
+            axis=QColor(pal.bracket), cursor=QColor(pal.cursor), tokens=QColor(pal.kind("user->llm").accent),
+            tool=QColor(pal.kind("llm->tool").accent)))
         self.overview.set_colours(pal.background, pal.selection, pal.cursor)
         self._draw_stops()
         kinds = self.series.kinds if self.series is not None else []
@@ -432,20 +243,17 @@ class TimelinePanel(QWidget, PanelDefaults):
         self._stops_pending = None
         self.stops, self.labels, self.ends, self.series = [], [], [], None
         self.current_stop = None
-        self.error_markers.setData([])
         self.error_positions = []
-        if keep_plots and self.plots.isVisibleTo(self):
+        self._errors, self._errors_drawn = [], -1
+        for layer in ("errors", "search"):
+            self.canvas.set_marks(layer, [])
+        self.canvas.set_known_columns((), QColor())
+        if keep_plots and self.canvas.isVisibleTo(self):
             self.overview.set_stops(0, lambda _i: 0)
-            self.markers.set_stops(0, self._marker_style, QColor(self.theme_palette.background))
-            self.stop_axis.set_labels([])
-            self.search_marks.setData(x=[], y=[])
-            for bars in (self.token_in_bars, self.token_out_bars, self.tool_bars):
-                bars.setOpts(x=[], y0=0, height=[], width=0.6)
-            self.bar_plot.setYRange(0, 1, padding=0)  # (no scale of the other run's tokens and tool time)
-            self.tool_view.setYRange(0, 1, padding=0)
-            self._bars_drawn = None
+            self.canvas.set_stops(0, self._marker_style, [], None)
+            self.canvas.set_bars(None, 1.0, 1.0, False)  # (no scale of the other run's tokens and tool time)
         else:
-            self.plots.setVisible(False)
+            self.canvas.setVisible(False)
             self.overview.setVisible(False)
         self.drill_button.setEnabled(False)
         self.back_button.setVisible(False)
@@ -463,12 +271,11 @@ class TimelinePanel(QWidget, PanelDefaults):
         self.slider.setRange(0, len(run.axis))
         self.slider.blockSignals(False)
         if len(self.session.breadcrumb) == 1 and self.stops is not run.stops:
-            low, high = self.stop_plot.vb.viewRange()[0]
+            low, high = self.canvas.x_range()
             untouched = abs((high - low) - (min(max(len(self.stops), 1), INITIAL_STOPS_SHOWN) + 1.0)) < 1e-6
             self._show_stops(run, grown=True)
             if untouched:  # the user did not zoom the stops: as many as fit the first view, around the cursor
                 self._initial_range()
-            self._draw_bars()
 
     def stops_changed(self) -> None:
         run = self.session.run
@@ -476,7 +283,6 @@ class TimelinePanel(QWidget, PanelDefaults):
             return
         self._show_stops(run)
         self._initial_range()
-        self._draw_bars()
         if self.session.moment is not None:
             self.moment(self.session.moment)
         self.stops_shown.emit()
@@ -487,7 +293,7 @@ class TimelinePanel(QWidget, PanelDefaults):
         centre = self.session.stop_index or 0
         # A stop's margin on each side, so the first and last labels have room to be drawn.
         low = max(-1.0, min(centre - shown / 2, count - shown))
-        self.stop_plot.setXRange(low, low + shown + 1.0, padding=0)
+        self.canvas.set_x_range(low, low + shown + 1.0)
 
     def _show_stops(self, run, grown: bool = False) -> None:
         self.stops = self.session.stops
@@ -501,16 +307,14 @@ class TimelinePanel(QWidget, PanelDefaults):
         self.back_button.setVisible(len(self.session.breadcrumb) > 1)
         self._set_note()
         # Only start and end: a stop axis would be two dots. The slider (one step per event) does the work.
-        self.plots.setVisible(self.series.usable)
-        self.overview.setVisible(self.plots.isVisibleTo(self))
+        self.canvas.setVisible(self.series.usable)
+        self.overview.setVisible(self.canvas.isVisibleTo(self))
         self.overview.set_stops(len(self.stops), self._overview_rgba(self.series.kinds), grown=grown)
-        self.stop_axis.set_labels(self.labels)
         self._draw_stops()
         self._draw_search_marks()
         self._draw_figures()
         count = max(len(self.stops), 1)
-        self.stop_plot.setLimits(xMin=-1.0, xMax=count, minXRange=min(4.0, count + 1))
-        self._bars_drawn = None
+        self.canvas.set_limits(-1.0, float(count), min(4.0, count + 1))
 
     def _set_note(self) -> None:
         crumbs = self.session.breadcrumb
@@ -544,17 +348,10 @@ class TimelinePanel(QWidget, PanelDefaults):
         x = x_of_position(self.ends, position, span.index if span is not None and moment.at_stop else None)
         inside = span is not None
         self.current_stop = span.index if span is not None else None
-        if not self.cursor_line.moving:
-            self.cursor_line.blockSignals(True)
-            self.cursor_line.setValue(x)
-            self.cursor_line.blockSignals(False)
-        count = len(self.stops)
-        for region in (self.future, self.bar_future, self.tool_future):
-            region.set_region(x + VEIL_OFFSET, count + 1)
+        self.canvas.set_cursor(x, x + VEIL_OFFSET)
         self._keep_in_view(x)
         self._draw_known_errors()
         self._draw_known_bars(moment)
-        self._apply_view_now()
         self.overview.set_cursor(x)
         self.drill_button.setEnabled(self.current_stop is not None and self.current_stop < len(self._drillable)
                                      and self._drillable[self.current_stop])
@@ -577,27 +374,22 @@ class TimelinePanel(QWidget, PanelDefaults):
         count = max(len(self.stops), 1)
         width = min(high - low, count + 1.0)
         low = max(-1.0, min(low, count - width))
-        self.stop_plot.setXRange(low, low + width, padding=0)
-        self._apply_view_now()
+        self.canvas.set_x_range(low, low + width)
 
-    def _apply_view_now(self) -> None:
-        """pyqtgraph applies a new range to its items during the next paint (ViewBox.prepareForPaint): they move
-        in that paint, which asks for a second one, so a move would cost two paints of the timeline. Applied now,
-        the one paint shows it."""
-        for view in (self.stop_plot.vb, self.bar_plot.vb, self.tool_view):
-            view.updateMatrix()
+    def view_range(self) -> tuple[float, float]:
+        """The stops in view (x from low to high)."""
+        return self.canvas.x_range()
 
     def _sync_overview(self) -> None:
-        low, high = self.stop_plot.vb.viewRange()[0]
+        low, high = self.canvas.x_range()
         self.overview.set_window(low, high)
-        self._draw_bars()
 
     def _keep_in_view(self, x: float) -> None:
-        low, high = self.stop_plot.vb.viewRange()[0]
+        low, high = self.canvas.x_range()
         if low <= x <= high:
             return
         width = high - low
-        self.stop_plot.setXRange(x - width / 2, x + width / 2, padding=0)
+        self.canvas.set_x_range(x - width / 2, x + width / 2)
 
     def set_search_marks(self, positions) -> None:
         """Mark the axis positions of search matches (an empty list clears them)."""
@@ -606,12 +398,18 @@ class TimelinePanel(QWidget, PanelDefaults):
 
     def _draw_search_marks(self) -> None:
         xs = sorted({x_of_position(self.ends, p) for p in self._search_positions}) if self.ends else []
-        self.search_marks.setData(x=xs, y=[0.55] * len(xs))
+        self.canvas.set_marks("search", [Mark(x, MARKS_ABOVE_Y, "t", SEARCH_AMBER, 8, "A search match")
+                                         for x in xs])
+
+    @property
+    def search_mark_xs(self) -> list[float]:
+        """The x of each search match's mark."""
+        return [mark.x for mark in self.canvas.marks("search")]
 
     # -------------------------------------------------------------------------------------------- drawing
     def _draw_stops(self) -> None:
-        # Only the stops in view are painted (timeline_markers), each styled when first painted.
-        self.markers.set_stops(len(self.stops), self._marker_style, QColor(self.theme_palette.background))
+        # Only the stops in view are painted (timeline_canvas), each styled when first painted.
+        self.canvas.set_stops(len(self.stops), self._marker_style, self.labels, self._tooltip)
         self._draw_errors()
 
     def _draw_errors(self) -> None:
@@ -627,9 +425,9 @@ class TimelinePanel(QWidget, PanelDefaults):
             return
         self._errors_drawn = len(errors)
         self.error_positions = [x_of_position(self.ends, error.position) for error in errors]
-        self.error_markers.setData(x=self.error_positions, y=[0.55] * len(errors), size=13, symbol="x",
-                                   brush=pg.mkBrush(ERROR_RED), pen=pg.mkPen(ERROR_RED, width=1),
-                                   data=[f"Error at event {e.position}: {e.message}" for e in errors])
+        self.canvas.set_marks("errors", [
+            Mark(x, MARKS_ABOVE_Y, "x", ERROR_RED, 13, f"Error at event {e.position}: {e.message}")
+            for x, e in zip(self.error_positions, errors)])
 
     def _marker_style(self, i: int) -> tuple[QColor, str]:
         series = self.series
@@ -654,41 +452,11 @@ class TimelinePanel(QWidget, PanelDefaults):
 
     def _draw_figures(self) -> None:
         series = self.series
-        self._bars_drawn = None  # drawn once the view's range is set
-        show = series is not None and series.has_bars
-        self.bar_plot.setVisible(show)
-        if not show:
+        if series is None or not series.has_bars:
+            self.canvas.set_bars(None, 1.0, 1.0, False)
             return
-        self.bar_plot.setYRange(0, series.token_top, padding=0)
-        self.tool_view.setYRange(0, series.tool_top, padding=0)
-        self.bar_plot.getAxis("right").setVisible(series.figures.has_tool_time)
-
-    def _draw_bars(self) -> None:
-        """Bars for the stops in view and a view's width either side: pyqtgraph draws every bar it is given on
-        every repaint, and a long run has thousands."""
-        series = self.series
-        if self._figures is None:
-            return
-        low, high = self.stop_plot.vb.viewRange()[0]
-        width = max(high - low, 1.0)
-        drawn = self._bars_drawn
-        if drawn is not None and drawn[0] <= low and high <= drawn[1] \
-                and min(drawn[1], len(self.stops)) - max(drawn[0], 0) <= 4 * width + 8:
-            return  # drawn already, and not many more than are needed
-        first = max(0, int(low - width))
-        last = min(len(self.stops), int(high + width) + 1)
-        self._bars_drawn = (first - 0.5 if first else float("-inf"),
-                            last - 0.5 if last < len(self.stops) else float("inf"))
-        pal = self.theme_palette
-        xs, tokens_in = series.x[first:last], series.tokens_in[first:last]
-        llm = QColor(pal.kind("user->llm").accent)
-        llm_light = QColor(llm)
-        llm_light.setAlpha(120)
-        self.token_in_bars.setOpts(x=xs, height=tokens_in, width=0.6, brush=llm, pen=pg.mkPen(None))
-        self.token_out_bars.setOpts(x=xs, y0=tokens_in, height=series.tokens_out[first:last], width=0.6,
-                                    brush=llm_light, pen=pg.mkPen(None))
-        self.tool_bars.setOpts(x=xs, height=series.tool_ms[first:last], width=0.6,
-                               brush=pal.kind("llm->tool").accent, pen=pg.mkPen(None))
+        self.canvas.set_bars((series.tokens_in, series.tokens_out, series.tool_ms), series.token_top,
+                             series.tool_top, series.figures.has_tool_time)
 
     # ------------------------------------------------------------------------ what is known at the cursor
     def _partial_stops(self, moment, figures) -> list[int]:
@@ -720,20 +488,20 @@ class TimelinePanel(QWidget, PanelDefaults):
 
     def _draw_known_bars(self, moment) -> None:
         """Columns over the stops not wholly known at the cursor, drawn over the veil: only what is known there
-        (timeline_known.py). Tool time is drawn in the token view, scaled to the tool axis: the tool view lies
-        under the token view's veil."""
+        (a call's tokens and a tool's time once it has ended, an outlined stub for a call still running). Bars of
+        every stop are drawn at their true heights; the veil hides the stops to come whole; only these few columns
+        change with a move. Tool time is given in tokens, scaled to the token axis."""
         figures = self._figures
         if figures is None:
-            self.known_columns.clear()
+            self.canvas.set_known_columns((), QColor())
             return
         pal = self.theme_palette
         llm = QColor(pal.kind("user->llm").accent)
         llm_light = QColor(llm)
         llm_light.setAlpha(120)
         tool = QColor(pal.kind("llm->tool").accent)
-        low, high = self.bar_plot.vb.viewRange()[1]
-        tool_low, tool_high = self.tool_view.viewRange()[1]
-        scale = (high - low) / (tool_high - tool_low) if tool_high > tool_low else 0.0
+        series = self.series
+        scale = series.token_top / series.tool_top if series.tool_top > 0 else 0.0
         argb = QColor.NameFormat.HexArgb
         columns, tool_running = [], False
         for i in self._partial_stops(moment, figures):
@@ -745,12 +513,12 @@ class TimelinePanel(QWidget, PanelDefaults):
                         (known.tokens_in, known.tokens_out, llm_light.name(argb)))
             columns.append(Column(float(i), segments, known.llm_running or known.tool_running))
             tool_running = tool_running or known.tool_running
-        self.known_columns.show(tuple(columns), QColor(pal.background), tool if tool_running else llm)
+        self.canvas.set_known_columns(tuple(columns), tool if tool_running else llm)
 
     @property
     def running_stops(self) -> list[float]:
         """x of the stops with a call running at the cursor (drawn as outlined stubs)."""
-        return sorted(column.x for column in self.known_columns.columns if column.running)
+        return sorted(column.x for column in self.canvas.columns if column.running)
 
     def shown_figure(self, i: int) -> tuple[float, float, float] | None:
         """What stop i's bars show at the cursor: (tokens in, tokens out, tool ms), or None when the veil over
@@ -758,10 +526,10 @@ class TimelinePanel(QWidget, PanelDefaults):
         figures = self._figures
         if figures is None:
             return None
-        if any(column.x == i for column in self.known_columns.columns):  # (drawn over the veil)
+        if any(column.x == i for column in self.canvas.columns):  # (drawn over the veil)
             figure = self.known_figure(i)
             return figure.tokens_in, figure.tokens_out, figure.tool_ms
-        if i - 0.3 >= self.bar_future.start:
+        if i - 0.3 >= self.canvas.veil_start:
             return None
         return figures.tokens_in[i], figures.tokens_out[i], figures.tool_ms[i]
 
@@ -795,38 +563,10 @@ class TimelinePanel(QWidget, PanelDefaults):
 
     @property
     def cursor_x(self) -> float:
-        return float(self.cursor_line.value())
+        x = self.canvas.cursor_x
+        return float(x) if x is not None else 0.0
 
     # ------------------------------------------------------------------------------------------ the mouse
-    def _on_line_dragged(self, line) -> None:
-        if not self.stops:
-            return
-        i = stop_at_x(line.value(), len(self.stops))
-        if line.value() != i:
-            line.blockSignals(True)
-            line.setValue(i)  # snap while dragging
-            line.blockSignals(False)
-        self._go_to_stop(i)
-
-    def _on_plot_clicked(self, event) -> None:
-        if not self.stops or event.button() != Qt.MouseButton.LeftButton:
-            return
-        if not self.stop_plot.vb.sceneBoundingRect().contains(event.scenePos()):
-            return
-        if event.double():
-            return  # handled by eventFilter: the scene loses double-clicks that land on the cursor line
-        self._go_to_stop(stop_at_x(self.stop_plot.vb.mapSceneToView(event.scenePos()).x(), len(self.stops)))
-        event.accept()
-
-    def eventFilter(self, watched, event) -> bool:
-        if watched is self.plots.viewport() and event.type() == QEvent.Type.MouseButtonDblClick and self.stops:
-            scene_pos = self.plots.mapToScene(event.position().toPoint())
-            if self.stop_plot.vb.sceneBoundingRect().contains(scene_pos):
-                i = stop_at_x(self.stop_plot.vb.mapSceneToView(scene_pos).x(), len(self.stops))
-                if self.drill_into(i):
-                    return True
-        return super().eventFilter(watched, event)
-
     def _on_slider(self, value: int) -> None:
         self.session.move_to(value)
 

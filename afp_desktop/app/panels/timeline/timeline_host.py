@@ -2,10 +2,9 @@
 first frame, then the panel. The host only hosts: what the timeline shows and does is the panel's (`panel`,
 `when_built`), play, speed and drilling out are the session's, so the keys work before the panel exists.
 
-The panel draws with pyqtgraph, imported (with numpy) on the window's thread in pieces (app/pacing/window_imports.py).
-The build waits for them, then goes on in pieces of its own, each run on a turn of its own through the window's
-queue of deferred work (app/pacing/scheduler.py), so that no piece freezes the window for long and none shares a
-turn with a paint or another panel's work: the panel's module, the panel, then the run shown in it.
+The build goes in pieces, each run on a turn of its own through the window's queue of deferred work
+(app/pacing/scheduler.py), so that none shares a turn with a paint or another panel's work: the panel's module, the
+panel, then the run shown in it.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from collections.abc import Callable, Iterator
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from afp_desktop.app.pacing import scheduler, window_imports
+from afp_desktop.app.pacing import scheduler
 
 MIN_HEIGHT = 150      # the plots' minimum and the controls; the dock keeps its size when they arrive
 PLOTS_MIN_HEIGHT = 96  # (the panel asks for 180: too much for a 640-px-high window)
@@ -63,12 +62,11 @@ class TimelineHost(QWidget):
             self._when_built.append(callback)
 
     def build_when_ready(self) -> None:
-        """Build the panel in pieces, one per turn (see the module's docstring), once numpy and pyqtgraph have been
-        imported in theirs."""
+        """Build the panel in pieces, one per turn (see the module's docstring)."""
         if self._panel is not None or self._pieces is not None:
             return
         self._pieces = self._build_in_pieces()
-        window_imports.window_imports().when_imported(lambda: scheduler.later(self, "build", self._next_piece))
+        scheduler.later(self, "build", self._next_piece)
 
     def _next_piece(self) -> None:
         if self._pieces is not None and next(self._pieces, True) is None:
@@ -85,7 +83,6 @@ class TimelineHost(QWidget):
     def build(self) -> None:
         """Build the panel now, whole (what is left of a build in pieces is dropped)."""
         if self._panel is None:
-            window_imports.window_imports().finish_now()
             self._make_panel()
             self._show_panel()
         self._pieces = iter(())
@@ -93,11 +90,11 @@ class TimelineHost(QWidget):
     def _make_panel(self) -> None:
         if self._made is not None:
             return
-        from afp_desktop.app.panels.timeline.timeline import TimelinePanel  # imports pyqtgraph
+        from afp_desktop.app.panels.timeline.timeline import TimelinePanel
 
         self._made = TimelinePanel(self.session, self)  # a child from the start: never a window of its own
         self._made.hide()
-        self._made.plots.setMinimumHeight(PLOTS_MIN_HEIGHT)
+        self._made.canvas.setMinimumHeight(PLOTS_MIN_HEIGHT)
         self._made.show_speed(self.session.speed)
 
     def _show_panel(self) -> None:
@@ -123,4 +120,4 @@ class TimelineHost(QWidget):
 
     def _fit_bars(self) -> None:
         if self._panel is not None:
-            self._panel.bar_plot.setFixedHeight(BARS_HEIGHT if self.height() >= LOW_DOCK else LOW_BARS_HEIGHT)
+            self._panel.canvas.set_bars_height(BARS_HEIGHT if self.height() >= LOW_DOCK else LOW_BARS_HEIGHT)

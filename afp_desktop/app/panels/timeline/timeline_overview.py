@@ -2,15 +2,15 @@
 scroll bar and "Fit all" beside it. A run of thousands of stops shows only a few dozen at a readable size:
 this is how one sees where those are, and gets anywhere in one click.
 
-`TimelineOverview` knows nothing of pyqtgraph: the timeline tells it the stops (a count and a colour per stop, as ARGB),
+`TimelineOverview` knows nothing of the timeline's drawing: the timeline tells it the stops (a count and a colour per stop, as ARGB),
 the x range in view and the cursor's x, and hears `window_requested(centre)` when the strip is clicked or dragged.
 """
 
 from __future__ import annotations
 
+from array import array
 from typing import Callable
 
-import numpy as np
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QHBoxLayout, QScrollBar, QSizePolicy, QToolButton, QVBoxLayout, QWidget
@@ -119,16 +119,15 @@ class OverviewStrip(QWidget):
         return self._image
 
     def _columns_row(self, width: int) -> QImage:
-        """A row of `width` pixels: each column the colour of the last stop sampled in it (one per column). Built
-        as one array: a setPixel per column and a QColor per stop would each be a call from Python."""
+        """A row of `width` pixels: each column the colour of the last stop sampled in it (one per column), made
+        as one array of pixels: a setPixel per column and a QColor per stop would each be a call into Qt."""
         count, rgba_of = self.count, self._rgba_of
         assert rgba_of is not None
-        sampled = range(0, count, max(1, count // width))
-        columns = ((np.arange(sampled.start, sampled.stop, sampled.step) + 0.5) * (width / count)).astype(np.intp)
-        row = np.full(width, self.background.rgba(), np.uint32)
-        # (Equal columns: the last stop's colour stays, as numpy assigns in order.)
-        row[np.minimum(columns, width - 1)] = np.fromiter(map(rgba_of, sampled), np.uint32, len(sampled))
-        return QImage(row.tobytes(), width, 1, QImage.Format.Format_ARGB32).copy()  # (its own pixels, not the array's)
+        row = array("I", [self.background.rgba()]) * width
+        scale = width / count
+        for i in range(0, count, max(1, count // width)):  # (equal columns: the later stop's colour stays)
+            row[min(int((i + 0.5) * scale), width - 1)] = rgba_of(i)
+        return QImage(row.tobytes(), width, 1, QImage.Format.Format_ARGB32).copy()  # (its own pixels)
 
     def resizeEvent(self, event) -> None:
         self._image = None
