@@ -78,7 +78,9 @@ def run_until(done, *signals, poll_ms=2):  # a real event loop, which sleeps whe
     if not done():
         loop.exec()
     check.stop()
-run_until(lambda: w.timeline.built)  # the empty window, its start-up over (the timeline built)
+from afp_desktop.app.pacing import open_imports
+# the empty window, its start-up over: the timeline built, and what a first open needs imported (app/pacing/open_imports.py)
+run_until(lambda: w.timeline.built and not open_imports.missing())
 base = rss()
 t = time.perf_counter()
 w.open_file(path)
