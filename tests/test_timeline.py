@@ -557,3 +557,28 @@ def test_only_the_stops_in_view_are_drawn(panel, large, monkeypatch):
         panel.canvas.grab()
         low, high = panel.view_range()
         assert styled and all(low - 1 <= i <= high + 1 for i in styled), (min(styled), max(styled), low, high)
+
+
+def test_hovering_says_what_is_under_the_pointer_in_plain_text(panel, react, qtbot):
+    """A mark's tooltip first, else the nearest stop's; the run's text is shown as text, never as markup."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QToolTip
+
+    from afp_desktop.app.panels.timeline.timeline_canvas import Mark
+    from afp_desktop.app.widgets.plain_text import plain_tooltip
+
+    panel.resize(1000, 320)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.session.set_run(react)
+    canvas = panel.canvas
+    assert canvas.tooltip_at(canvas.point_of(3.2)).startswith(f"Stop 4 of {len(react.stops)}: {panel.labels[3]}")
+    hostile = "<b>not bold</b> <img src=x>"
+    canvas.set_marks("hostile", [Mark(3.0, 0.55, "d", "#7b3fb5", 9, hostile)])
+    over = canvas.point_of(3.0, 0.55)
+    assert canvas.tooltip_at(over) == hostile
+    assert canvas.tooltip_at(canvas.point_of(3.0, -0.9)).startswith("Stop 4 of")  # (away from the mark)
+    canvas.event(QHelpEvent(QEvent.Type.ToolTip, over.toPoint(), canvas.mapToGlobal(over.toPoint())))
+    assert QToolTip.text() == plain_tooltip(hostile)
+    QToolTip.hideText()
