@@ -65,15 +65,17 @@ class SlicedReceive(QObject):
         return not self._thread.is_alive()
 
     def _turn(self) -> None:
-        """On the window's thread: the unpickling thread works a slice while this one waits."""
-        self._handed_back.clear()
-        self._turn_given.set()
-        self._handed_back.wait()
+        """On the window's thread: the unpickling thread works a slice while this one waits; once it is done, the
+        run is handed on in a turn of its own (showing it is the panels' work: not in the turn of a slice)."""
         if self._done:  # (its thread still removes the spill file: not waited for here)
             self._timer.stop()
             if not self._stopped:
                 self.received.emit(self.kind, self._run)
             self._run = None
+            return
+        self._handed_back.clear()
+        self._turn_given.set()
+        self._handed_back.wait()
 
     def _receive(self) -> None:
         try:

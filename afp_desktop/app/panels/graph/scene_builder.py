@@ -18,8 +18,9 @@ from afp_desktop.app.widgets.plain_text import plain_tooltip
 from afp_desktop.core.model.layout import GraphLayout
 
 BUILD_SLICE_S = 0.006  # the scene of a big graph is built in slices this long, one per event-loop turn
+BUDGET_CHECK_EVERY = 16  # items made between two looks at the clock (a look is a system call; too few overshoot)
 FIRST_SLICE_MARGIN = 200.0  # the first slice makes the cards down to this far below the view's first screen
-IN_VIEW_BUDGET_S = 0.012  # the cards a scroll to the cursor brings into view are made at once for up to this long
+IN_VIEW_BUDGET_S = 0.006  # the cards a scroll to the cursor brings into view are made at once for up to this long
 
 
 class SceneBuilder:
@@ -157,6 +158,6 @@ class SceneBuilder:
             show_item(item, item_opacity(item, canvas.happened, canvas.future_mode, dim), canvas.detail_shown)
             scene.addItem(item)
             made += 1
-            if deadline is not None and made % 64 == 0 and time.perf_counter() > deadline:
+            if deadline is not None and made % BUDGET_CHECK_EVERY == 0 and time.perf_counter() > deadline:
                 return
         self.stop()

@@ -101,8 +101,18 @@ class Colours:
     tool: QColor
 
 
+_PATHS: dict[str, QPainterPath] = {}
+
+
 def _symbol_path(symbol: str) -> QPainterPath:
-    """A mark's shape in a unit square centred on 0 (scaled by its size)."""
+    """A mark's shape in a unit square centred on 0 (scaled by its size), made once per symbol."""
+    path = _PATHS.get(symbol)
+    if path is None:
+        path = _PATHS[symbol] = _make_symbol_path(symbol)
+    return path
+
+
+def _make_symbol_path(symbol: str) -> QPainterPath:
     path = QPainterPath()
     if symbol == "x":
         for a, b in (((-0.5, -0.5), (0.5, 0.5)), ((-0.5, 0.5), (0.5, -0.5))):
