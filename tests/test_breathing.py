@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from afp_desktop.core import breathing as breathing_module
 from afp_desktop.core.breathing import breathe, breathing, breathing_over
+from afp_desktop.core.model.replay import opens_inward
 from afp_desktop.core.formats import open_run
 from afp_desktop.core.jsonx import jsonscan
 from afp_desktop.core.views.prepared_views import prepare_views
@@ -98,19 +99,22 @@ def test_a_large_run_breathes_often_from_reading_to_the_last_projection(name, tm
 
 def test_which_stops_can_be_drilled_into_is_found_breathing(monkeypatch):
     """7,008 stops of the 1,000-iteration recording were asked one by one with no breathing point: ~45 ms of the
-    loader's Python, each move of the cursor meanwhile stalled 60-75 ms."""
-    from afp_desktop.core.views import prepared_views
+    loader's Python, each move of the cursor meanwhile stalled 60-75 ms. Every drill is made once, breathing
+    between them, and which stops open inward is read from them."""
+    from afp_desktop.core.model import timeline
 
-    run = open_run(corpus_path("15-large-run", "trace.json"))
+    run = open_run(corpus_path("15-large-run", "recording.json"))  # (a Trace has no snapshot to drill into)
     breaths: list[int] = []
-    asked: list[int] = []  # the breaths so far, as each stop is asked
-    opens_inward = prepared_views.opens_inward
-    monkeypatch.setattr(prepared_views, "opens_inward",
-                        lambda run, stop: (asked.append(len(breaths)), opens_inward(run, stop))[1])
+    asked: list[int] = []  # the breaths so far, as each mount is drilled into
+    inner_stops = timeline.inner_stops
+    monkeypatch.setattr(timeline, "inner_stops",
+                        lambda snapshot, mount: (asked.append(len(breaths)), inner_stops(snapshot, mount))[1])
     with breathing(lambda: breaths.append(1)):
-        flags = prepare_views(run).stops_drillable
-    assert len(flags) == len(asked) > 1000
-    assert asked[-1] - asked[0] >= len(flags) // 256 - 1, "no breathing point between the stops"
+        views = prepare_views(run)
+    mounts = sum(stop.get("kind") == "mount" and not stop.get("derived") for stop in run.stops)
+    assert len(asked) == len(views.drills.inner) >= mounts > 100, "each drill made once"
+    assert asked[-1] - asked[0] >= len(asked) // 64, "no breathing point between them"
+    assert views.stops_drillable == [opens_inward(run, span.stop) for span in views.stop_spans]
 
 
 def _calls_between_breaths(work):

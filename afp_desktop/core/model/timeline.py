@@ -80,6 +80,11 @@ class PreparedDrills:
     def __reduce__(self):
         return (PreparedDrills, (self.inner, self.has_commit_log))
 
+    def opens(self, stop: Mapping[str, Any]) -> bool:
+        """Whether `stop` opens onto stops of its own (replay.opens_inward, read from the drills made)."""
+        return stop.get("kind") == "mount" and not stop.get("derived") \
+            and self.inner.get(str(stop.get("runtimeStageId", ""))) is not None
+
 
 def prepared_drills(snapshot: Any, stops: Sequence[Mapping[str, Any]], has_commit_log: bool) -> PreparedDrills:
     """The inner stops of every mount among `stops` that opens inward, and of every mount among those, and so on:

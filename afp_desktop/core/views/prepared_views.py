@@ -28,10 +28,10 @@ from afp_desktop.core.model.bubble import BubbleModel
 from afp_desktop.core.model.fold_iterations import Fold, FoldMap, find_folds, fold_graph
 from afp_desktop.core.model.framework_steps import FrameworkStep, framework_nodes, framework_steps
 from afp_desktop.core.model.layout import GraphLayout, layout_step_graph
-from afp_desktop.core.model.replay import StopSpan, long_span_lines, opens_inward, spans_for
+from afp_desktop.core.model.replay import StopSpan, long_span_lines, spans_for
 from afp_desktop.core.model.stop_lines import StopLines
 from afp_desktop.core.model.summary import RunSummary, summarize, tool_names_called
-from afp_desktop.core.model.timeline import StopFigures, stop_figures
+from afp_desktop.core.model.timeline import PreparedDrills, StopFigures, prepared_drills, stop_figures
 from afp_desktop.core.model.tool_progress import progress_reports_by_call
 from afp_desktop.core.problems import LoadCancelled
 from afp_desktop.core.views.bookmarks import run_id_of
@@ -84,6 +84,9 @@ class PreparedViews:
     summary: RunSummary
     stop_figures: StopFigures  # tokens per LLM turn and tool time per stop of the run's own stops
     tool_names: list[str]  # the tools the run called, in first-call order
+    # every drill the timeline can make (timeline.prepared_drills: a window's copy holds it in the snapshot's place);
+    # None: the run has no snapshot to drill into
+    drills: PreparedDrills | None
     stops_drillable: list[bool]  # for each of the run's own stops: does it open onto stops of its own?
     progress_by_call: dict[Any, list[int]]  # typed-event indices of each tool call's progress reports
     framework_steps: list[FrameworkStep]  # the framework's own steps the StepGraph fold drops
@@ -137,9 +140,13 @@ def prepare_views(run, *, fold_above: int | None = None, cancelled: Callable[[],
     def whole_layout() -> GraphLayout | None:
         return None if shown_folded(run, made["folded_graph"], fold_above) else layout_step_graph(_graph(run))
 
+    def drills() -> PreparedDrills | None:
+        return None if run.snapshot is None else prepared_drills(run.snapshot, run.stops, run.has_commit_log)
+
     def drillable() -> list[bool]:
-        spans = made["stop_spans"]
-        return [opens_inward(run, spans[i].stop) for i in breathing_over(range(len(spans)), every=256)]
+        spans, made_drills = made["stop_spans"], made["drills"]
+        return [made_drills is not None and made_drills.opens(spans[i].stop)
+                for i in breathing_over(range(len(spans)), every=256)]
 
     steps: list[tuple[str, Callable[[], Any]]] = [
         ("", lambda: run.replay_facts),
@@ -151,6 +158,7 @@ def prepare_views(run, *, fold_above: int | None = None, cancelled: Callable[[],
         ("summary", lambda: run.summary_tally.whole()),
         ("stop_figures", lambda: stop_figures(run, run.stops)),
         ("tool_names", lambda: tool_names_called(run)),
+        ("drills", drills),
         ("stops_drillable", drillable),
         ("progress_by_call", lambda: progress_reports_by_call(run)),
         ("framework_steps", lambda: framework_steps(run.domain_events, run.step_fold.internal_at)),

@@ -257,7 +257,9 @@ def _stand_ins(run, parts: list[tuple[int, int]], whole: bool) -> list[tuple[Any
     if _held_by_reference(run.document) and all(run.document is not original for original, _ in pairs):
         pairs.append((run.document, EventsInTheEngine(1, "parsed document", packed)))  # (a stream's is its events)
     if _held_by_reference(run.snapshot):
-        pairs.append((run.snapshot, prepared_drills(run.snapshot, run.stops, run.has_commit_log)))
+        made = run.views.drills if run.views is not None else None  # (made with the views: not again)
+        pairs.append((run.snapshot, made if made is not None else
+                      prepared_drills(run.snapshot, run.stops, run.has_commit_log)))
     for node in run.step_fold.nodes:
         if isinstance(node, dict) and (not PAYLOAD_FIELDS.isdisjoint(node) or "assistantText" in node):
             pairs.append((node, _step_in_the_window(node)))
