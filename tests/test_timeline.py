@@ -582,3 +582,22 @@ def test_hovering_says_what_is_under_the_pointer_in_plain_text(panel, react, qtb
     canvas.event(QHelpEvent(QEvent.Type.ToolTip, over.toPoint(), canvas.mapToGlobal(over.toPoint())))
     assert QToolTip.text() == plain_tooltip(hostile)
     QToolTip.hideText()
+
+
+def test_a_low_timeline_leaves_its_bars_out_rather_than_drawing_over_its_stops(qtbot):
+    canvas = TimelineCanvas()
+    qtbot.addWidget(canvas)
+    canvas.set_stops(10, lambda _i: (QColor("red"), "o"), [f"s{i}" for i in range(10)], None)
+    canvas.set_bars(([5.0] * 10, [1.0] * 10, [0.0] * 10), 10.0, 1.0, False)
+    for height in (400, 200, 140, 110, 90, 70, 56):
+        canvas.resize(800, height)
+        stops, bars = canvas.stop_rect(), canvas.bar_rect()
+        assert stops.height() >= 20, height
+        if canvas.has_bars:
+            assert stops.bottom() < bars.top() and bars.bottom() <= height and bars.height() >= 18, height
+        else:
+            assert bars.isEmpty() and stops.bottom() <= height, height
+    canvas.resize(800, 400)
+    assert canvas.bars_px() == canvas.bars_height
+    canvas.resize(800, 56)
+    assert not canvas.has_bars

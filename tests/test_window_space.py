@@ -50,8 +50,12 @@ def test_a_small_window_stays_usable(qtbot):
     assert win.canvas.height() >= 300 and win.canvas.width() >= 560
     assert win.docks["timeline"].height() <= 0.32 * 640
     timeline = win.timeline.panel
-    # the stop markers, with the marks above and below them, and their axis keep their room in a low dock
-    assert timeline.canvas.stop_rect().height() >= 20 and timeline.canvas.height() - timeline.canvas.bars_height >= 40
+    # the stop markers, with the marks above and below them, keep their room in a low dock, and nothing of the
+    # timeline is drawn over another part of it (its bars and the overview strip overlapped at this size)
+    canvas = timeline.canvas
+    assert canvas.stop_rect().height() >= 20
+    assert canvas.geometry().bottom() < timeline.overview.geometry().top()
+    assert timeline.overview.geometry().bottom() < timeline.slider.geometry().top()
     # The header is elided, not cut: what it shows fits and ends in "…"; the whole text is kept.
     figures = win.summary.figures
     assert figures.fontMetrics().horizontalAdvance(figures.text()) <= figures.width()

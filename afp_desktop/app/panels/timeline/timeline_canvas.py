@@ -42,6 +42,8 @@ COVER_WIDTH = 0.66      # a known column covers the true bar and a little more
 RUNNING_STUB = 0.25     # a running call's stub, this share of the bar strip's height
 BARS_TOP_PAD, BARS_BOTTOM_PAD = 4, 6
 DEFAULT_BARS_PX = 84     # the bar strip's height (the timeline's host makes it lower in a low dock)
+MIN_STOP_STRIP_PX = 24  # the stop strip keeps this much (its markers and the marks above and below them) …
+MIN_BARS_PX = 28        # … and a bar strip that would be lower than this is left out: nothing is drawn over another
 FULL_MARKER_PX = 11.0   # a round marker's diameter at full size; drillable squares are a little larger
 SHRINK_BELOW_PX = 16.0  # under this many pixels per stop, markers shrink so neighbours stay apart
 TICK_BELOW_PX = 2.0     # under this, one tick per stop
@@ -251,7 +253,15 @@ class TimelineCanvas(QWidget):
 
     @property
     def has_bars(self) -> bool:
-        return self._bars is not None and self.bars_height > 0
+        return self.bars_px() > 0
+
+    def bars_px(self) -> int:
+        """The bar strip's height as drawn: `bars_height`, less where the canvas is too low to hold it under the stop
+        strip and its axis; none when that leaves it too low to read (or there are no bars)."""
+        if self._bars is None:
+            return 0
+        bars = min(self.bars_height, self.height() - AXIS_PX - MIN_STOP_STRIP_PX)
+        return bars if bars >= MIN_BARS_PX else 0
 
     def set_bars_height(self, height: int) -> None:
         if height != self.bars_height:
@@ -291,16 +301,16 @@ class TimelineCanvas(QWidget):
 
     def stop_rect(self) -> QRectF:
         """The stop strip's drawing area (its axis below it)."""
-        bars = self.bars_height if self._bars is not None else 0
+        bars = self.bars_px()
         return QRectF(SIDE_PX, 0, max(1.0, self.width() - 2 * SIDE_PX), max(1.0, self.height() - bars - AXIS_PX))
 
     def bar_rect(self) -> QRectF:
         """The bar strip's drawing area (empty when there are no bars)."""
         if not self.has_bars:
             return QRectF()
-        top = self.height() - self.bars_height + BARS_TOP_PAD
-        return QRectF(SIDE_PX, top, max(1.0, self.width() - 2 * SIDE_PX),
-                      max(1.0, self.bars_height - BARS_TOP_PAD - BARS_BOTTOM_PAD))
+        bars = self.bars_px()
+        top = self.height() - bars + BARS_TOP_PAD
+        return QRectF(SIDE_PX, top, max(1.0, self.width() - 2 * SIDE_PX), max(1.0, bars - BARS_TOP_PAD - BARS_BOTTOM_PAD))
 
     def px_per_stop(self) -> float:
         return self.plot_rect().width() / max(self.high - self.low, 1e-9)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from afp_desktop.app.pacing import scheduler
 
 MIN_HEIGHT = 150      # the plots' minimum and the controls; the dock keeps its size when they arrive
-PLOTS_MIN_HEIGHT = 96  # (the panel asks for 180: too much for a 640-px-high window)
+PLOTS_MIN_HEIGHT = 56  # the canvas's least height in a dock (the panel asks for 180): its stops and their axis
 BARS_HEIGHT = 84       # the per-stop bars, and in a low dock a shorter version so the stop markers keep room
 LOW_BARS_HEIGHT = 52
 LOW_DOCK = 215
