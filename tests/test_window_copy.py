@@ -301,3 +301,17 @@ def test_big_arrays_travel_in_the_copy_and_read_back_equal(tmp_path):
     back = load_with_stand_ins(io.BytesIO(out.getvalue()))
     assert back["values"] == values and all(type(a) is array for a in back["values"])
     assert back["again"] is back["values"][0]  # (one array held twice is read back as one)
+
+
+def test_stops_of_one_stage_share_their_meta_and_stage_id_in_the_copy():
+    """A long run's thousands of derived stops hold a handful of metas and stage ids: each is one object per stage,
+    in the engine and in the window's copy, not one per stop."""
+    run = load_run(corpus_path("15-large-run", "trace.json"))
+    copy = window_copy(run, whole=False)
+    for stops in (run.stops, copy.stops):
+        derived = [stop for stop in stops if stop.get("derived") and "meta" in stop]
+        stages = {stop["stageId"] for stop in derived}
+        assert len(derived) > 1000 and len(stages) < 50
+        assert len({id(stop["meta"]) for stop in derived}) <= len(stages)
+        assert len({id(stop["stageId"]) for stop in derived}) <= len(stages)
+    assert [stop.get("meta") for stop in copy.stops] == [stop.get("meta") for stop in run.stops]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable
+from sys import intern
 from typing import Any
 
 from afp_desktop.core.jsonx.lazyjson import resolve_quietly
@@ -268,7 +269,9 @@ def derived_stops_from_ids(rids: list[str], mounts: set[str], on_axis: bool = Fa
         return []
     firsts = _first_rows(rids)
     kept: list[tuple[int, str, dict]] = []  # (first row, runtimeStageId, milestone) of each stage kept, in order
-    milestone_of: dict[str, tuple[str, str] | None] = {}  # by the id before its '#': a few dozen stage ids
+    # By the id before its '#' (a few dozen stage ids): each stage's milestone, one dict that every stop of that
+    # stage holds as its meta (read, never changed: a long run has thousands of stops and a handful of metas).
+    milestone_of: dict[str, dict | None] = {}
     for first in breathing_over(firsts):
         rid = rids[first]
         stage = rid.split("#", 1)[0]
@@ -276,9 +279,9 @@ def derived_stops_from_ids(rids: list[str], mounts: set[str], on_axis: bool = Fa
             found = milestone_of[stage]
         else:
             milestone = milestone_for(stage)
-            found = milestone_of[stage] = (milestone["kind"], milestone["label"]) if milestone else None
+            found = milestone_of[stage] = {"kind": milestone["kind"], "label": milestone["label"]} if milestone else None
         if found is not None:
-            kept.append((first, rid, {"kind": found[0], "label": found[1]}))
+            kept.append((first, rid, found))
     prologue = (kept[0][0] != firsts[0]) if kept else bool(firsts)
     return derived_stop_rows(kept, prologue, len(rids), mounts, on_axis)
 
@@ -295,8 +298,8 @@ def derived_stop_rows(kept: list[tuple[int, str, dict]], prologue: bool, rows: i
     start.update(eventIdx=-1, lastEventIdx=kept[0][0] - 1 if kept else last_index, derived=True)
     out = [start]
     for position, (first, rid, milestone) in enumerate(breathing_over(kept)):
-        stop: Stop = {"step": position + 1, "runtimeStageId": rid,
-                      "stageId": rid[:rid.rfind("#")] if "#" in rid else rid}  # (path-prefixed, like a stageId)
+        stop: Stop = {"step": position + 1, "runtimeStageId": rid,  # (the stage id path-prefixed, like a stageId;
+                      "stageId": intern(rid[:rid.rfind("#")]) if "#" in rid else rid}  # one text per stage)
         subflow_path = parse_runtime_stage_id(rid)[0]
         if subflow_path is not None:
             stop["subflowPath"] = subflow_path

@@ -290,7 +290,7 @@ def _end_key(event: Any, closing: Any) -> tuple[str, Any] | None:
 # ── Stops and their spans ──────────────────────────────────────────────────────────────────────────────────
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StopSpan:
     index: int
     label: str                 # as the timeline shows it: "Tool call 2"
@@ -305,6 +305,10 @@ class StopSpan:
         return self.end
 
 
+# Each field's slot setter, in the order of the fields (a span of a long run is made by spans_for in bulk).
+_SPAN_SLOTS = tuple(vars(StopSpan)[name].__set__ for name in ("index", "label", "kind", "start", "end", "typed", "stop"))
+
+
 def spans_for(stops: list[StopDict], axis, low: int = 0) -> list[StopSpan]:
     """Tile [low, last end] with one span per stop, in order."""
     labels = ordinal_labels(stops)
@@ -312,13 +316,19 @@ def spans_for(stops: list[StopDict], axis, low: int = 0) -> list[StopSpan]:
     previous = low
     typed_before, length = axis.typed_before, len(axis)
     new = object.__new__
+    # (A frozen dataclass's __init__ sets each field through object.__setattr__, slow over thousands of stops. Its
+    # fields are set here through their slots, as __init__ would set them.)
+    set_index, set_label, set_kind, set_start, set_end, set_typed, set_stop = _SPAN_SLOTS
     for index, (stop, label) in enumerate(breathing_over(zip(stops, labels), every=256)):
         end = max(previous, min(int(stop.get("axisEnd", previous)), length))
-        # (A frozen dataclass's __init__ sets each field through object.__setattr__, slow over thousands of stops.
-        # Its fields are set here at once, as __init__ would set them.)
         span = new(StopSpan)
-        span.__dict__.update(index=index, label=label, kind=stop.get("kind", ""), start=previous, end=end,
-                             typed=(typed_before[previous], typed_before[end]), stop=stop)
+        set_index(span, index)
+        set_label(span, label)
+        set_kind(span, stop.get("kind", ""))
+        set_start(span, previous)
+        set_end(span, end)
+        set_typed(span, (typed_before[previous], typed_before[end]))
+        set_stop(span, stop)
         spans.append(span)
         previous = end
     return spans
