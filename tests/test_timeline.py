@@ -601,3 +601,24 @@ def test_a_low_timeline_leaves_its_bars_out_rather_than_drawing_over_its_stops(q
     assert canvas.bars_px() == canvas.bars_height
     canvas.resize(800, 56)
     assert not canvas.has_bars
+
+
+def test_a_long_stop_label_is_cut_on_the_axis_and_said_whole_in_its_tooltip(qtbot):
+    """A label comes from the file (a stage's name): one of thousands of characters is cut on the axis, so that
+    measuring and drawing the labels in view stays cheap and the others keep their room."""
+    from afp_desktop.app.panels.timeline.timeline_canvas import AXIS_LABEL_CHARS
+
+    long_label = "Stage " + "x" * 20_000
+    labels = ["Run start", long_label, "Run end"]
+    canvas = TimelineCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(900, 200)
+    canvas.set_stops(3, lambda _i: (QColor("red"), "o"), labels, lambda i: labels[i])
+    canvas.set_limits(-1.0, 3.0, 3.0)
+    canvas.set_x_range(-1.0, 3.0)
+    majors, _minor = canvas.labelled_stops()
+    widest = QFontMetricsF(tick_font()).horizontalAdvance("Stage " + "x" * (AXIS_LABEL_CHARS - 7) + "…")
+    assert widest + LABEL_GAP_PX < 2 * canvas.px_per_stop()  # (room for every other label once it is cut)
+    assert majors == [0, 2], "the long label took the room of all the others"
+    canvas.grab()  # (drawn)
+    assert canvas.tooltip_at(canvas.point_of(1)) == long_label

@@ -37,6 +37,7 @@ SIDE_PX = 58            # each side's room for the bars' axes; the stop strip ke
 AXIS_PX = 22            # the stop axis under the stop strip: its ticks and labels
 TICK_FONT_PX = 11
 LABEL_GAP_PX = 16
+AXIS_LABEL_CHARS = 40   # a stop's label on the axis is cut to this many characters (its tooltip says it whole)
 BAR_WIDTH = 0.6         # of a stop's width
 COVER_WIDTH = 0.66      # a known column covers the true bar and a little more
 RUNNING_STUB = 0.25     # a running call's stub, this share of the bar strip's height
@@ -233,7 +234,8 @@ class TimelineCanvas(QWidget):
         hover text."""
         self.count, self._style, self._tooltip = count, style, tooltip
         self._styles = [None] * count
-        self._labels = list(labels)
+        self._labels = [label if len(label) <= AXIS_LABEL_CHARS else label[:AXIS_LABEL_CHARS - 1] + "…"
+                        for label in labels]
         self._label_widths = [None] * len(self._labels)
         self._changed()
 
