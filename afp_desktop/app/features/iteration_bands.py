@@ -8,12 +8,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from afp_desktop.app.panels.timeline.timeline_canvas import BAND_LABEL_HALF, Band
+from afp_desktop.app.panels.timeline.timeline_canvas import Band
 from afp_desktop.app.widgets.steady_label import SteadyLabel
 from afp_desktop.core.views.orientation import (IterationBand, iteration_bands, readout, run_iteration_bands,
                                                 step_iteration)
 
 BAND_SHADES = {"light": ("#3d6fd6", 22), "dark": ("#8fb1ff", 30)}
+HALF = 0.45  # a band reaches this far either side of its first and last stop
 
 
 class IterationReadout(SteadyLabel):
@@ -59,7 +60,7 @@ class IterationBands:
         faint.setAlpha(alpha // 2)
         shades = (faint, strong)
         self.timeline.canvas.set_bands([
-            Band(band.first - BAND_LABEL_HALF, band.last + BAND_LABEL_HALF, shades[band.number % 2], band.label,
+            Band(band.first - HALF, band.last + HALF, shades[band.number % 2], band.label,
                  f"{band.label}: stops {band.first + 1}–{band.last + 1}. Click to go to its start.", band.first)
             for band in self.bands])
         if self.session.moment is not None:

@@ -247,7 +247,7 @@ class TimelinePanel(QWidget, PanelDefaults):
         self._errors, self._errors_drawn = [], -1
         for layer in ("errors", "search"):
             self.canvas.set_marks(layer, [])
-        self.canvas.set_known_columns((), QColor())
+        self.canvas.set_known_columns((), False)
         if keep_plots and self.canvas.isVisibleTo(self):
             self.overview.set_stops(0, lambda _i: 0)
             self.canvas.set_stops(0, self._marker_style, [], None)
@@ -490,30 +490,21 @@ class TimelinePanel(QWidget, PanelDefaults):
         """Columns over the stops not wholly known at the cursor, drawn over the veil: only what is known there
         (a call's tokens and a tool's time once it has ended, an outlined stub for a call still running). Bars of
         every stop are drawn at their true heights; the veil hides the stops to come whole; only these few columns
-        change with a move. Tool time is given in tokens, scaled to the token axis."""
+        change with a move."""
         figures = self._figures
         if figures is None:
-            self.canvas.set_known_columns((), QColor())
+            self.canvas.set_known_columns((), False)
             return
-        pal = self.theme_palette
-        llm = QColor(pal.kind("user->llm").accent)
-        llm_light = QColor(llm)
-        llm_light.setAlpha(120)
-        tool = QColor(pal.kind("llm->tool").accent)
-        series = self.series
-        scale = series.token_top / series.tool_top if series.tool_top > 0 else 0.0
-        argb = QColor.NameFormat.HexArgb
         columns, tool_running = [], False
         for i in self._partial_stops(moment, figures):
             known = self.known_figure(i)
             if not (known.tokens_in or known.tokens_out or known.tool_ms or known.llm_running or known.tool_running
                     or figures.tokens_in[i] or figures.tokens_out[i] or figures.tool_ms[i]):
                 continue  # (nothing drawn there, known or not)
-            segments = ((0.0, known.tool_ms * scale, tool.name(argb)), (0.0, known.tokens_in, llm.name(argb)),
-                        (known.tokens_in, known.tokens_out, llm_light.name(argb)))
-            columns.append(Column(float(i), segments, known.llm_running or known.tool_running))
+            columns.append(Column(float(i), known.tokens_in, known.tokens_out, known.tool_ms,
+                                  known.llm_running or known.tool_running))
             tool_running = tool_running or known.tool_running
-        self.canvas.set_known_columns(tuple(columns), tool if tool_running else llm)
+        self.canvas.set_known_columns(tuple(columns), tool_running)
 
     @property
     def running_stops(self) -> list[float]:

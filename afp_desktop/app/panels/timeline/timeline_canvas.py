@@ -54,7 +54,6 @@ ZOOM_PER_NOTCH = 0.85   # a wheel notch shows this share of the stops it showed
 MARK_HIT_PX = 7
 BAND_LABEL_MIN_PX = 80  # a band this wide on screen gets its label
 MIN_LABELLED_HEIGHT = 56  # a stop strip lower than this has no band labels: they would sit on the markers
-BAND_LABEL_HALF = 0.45  # a band reaches this far either side of its first and last stop
 
 
 @dataclass(frozen=True)
@@ -85,11 +84,13 @@ class Band:
 
 @dataclass(frozen=True)
 class Column:
-    """One stop's bars as known at the cursor: `segments` (y0, height, colour) from the bottom in tokens (tool
-    time scaled to the token axis), `running` draws a call's outlined stub."""
+    """One stop's bars as known at the cursor (its tokens and tool time, in the run's own numbers), drawn over the
+    veil; `running` draws a call's outlined stub."""
 
     x: float
-    segments: tuple[tuple[float, float, str], ...]
+    tokens_in: float
+    tokens_out: float
+    tool_ms: float
     running: bool
 
 
@@ -102,6 +103,13 @@ class Colours:
     cursor: QColor
     tokens: QColor
     tool: QColor
+
+    @property
+    def tokens_out(self) -> QColor:
+        """Tokens out: the tokens' colour, lighter (drawn on the tokens in)."""
+        light = QColor(self.tokens)
+        light.setAlpha(120)
+        return light
 
 
 _PATHS: dict[str, QPainterPath] = {}
@@ -181,7 +189,7 @@ class TimelineCanvas(QWidget):
         self.cursor_x: float | None = None
         self.veil_start = math.inf
         self.columns: tuple[Column, ...] = ()
-        self._running_colour = QColor()
+        self._tool_running = False
         self._marks: dict[str, list[Mark]] = {}
         self._mark_xs: dict[str, list[float]] = {}
         self.bands: list[Band] = []
@@ -279,9 +287,11 @@ class TimelineCanvas(QWidget):
             self.cursor_x, self.veil_start = x, veil_start
             self.update()
 
-    def set_known_columns(self, columns: tuple[Column, ...], running_colour: QColor) -> None:
-        if (columns, running_colour.rgba()) != (self.columns, self._running_colour.rgba()):
-            self.columns, self._running_colour = columns, QColor(running_colour)
+    def set_known_columns(self, columns: tuple[Column, ...], tool_running: bool) -> None:
+        """The columns over the stops not wholly known at the cursor; `tool_running`: a running stub is a tool's
+        (in the tool's colour), else an LLM call's."""
+        if (columns, tool_running) != (self.columns, self._tool_running):
+            self.columns, self._tool_running = columns, tool_running
             self.update()
 
     def set_marks(self, layer: str, marks: list[Mark]) -> None:
@@ -347,14 +357,16 @@ class TimelineCanvas(QWidget):
 
     def labelled_bands(self) -> list[Band]:
         """The bands in view wide enough on screen to carry their label (none in a low strip)."""
-        if self.stop_rect().height() < MIN_LABELLED_HEIGHT or not self.bands:
+        if self.stop_rect().height() < MIN_LABELLED_HEIGHT:
             return []
         px = self.px_per_stop()
-        firsts = [band.x0 for band in self.bands]
-        start = max(0, bisect_left(firsts, self.low) - 1)
-        end = bisect_right(firsts, self.high + 1)
-        return [band for band in self.bands[start:end]
+        return [band for band in self._bands_in_view()
                 if band.x1 > self.low and (band.x1 - band.x0) * px >= BAND_LABEL_MIN_PX]
+
+    def _bands_in_view(self) -> list[Band]:
+        """The bands that may reach into the view (they are in order of x0)."""
+        firsts = [band.x0 for band in self.bands]
+        return self.bands[max(0, bisect_left(firsts, self.low) - 1):bisect_right(firsts, self.high + 1)]
 
     def _band_label_rect(self, band: Band) -> QRectF:
         left = max(self.px_of(band.x0), SIDE_PX) + 3
@@ -398,9 +410,7 @@ class TimelineCanvas(QWidget):
     def _paint_bands(self, painter: QPainter) -> None:
         rect = self.stop_rect()
         painter.setPen(Qt.PenStyle.NoPen)
-        firsts = [band.x0 for band in self.bands]
-        start = max(0, bisect_left(firsts, self.low) - 1)
-        for band in self.bands[start:bisect_right(firsts, self.high + 1)]:
+        for band in self._bands_in_view():
             left, right = self.px_of(band.x0), self.px_of(band.x1)
             if right >= rect.left() and left <= rect.right():
                 painter.fillRect(QRectF(left, rect.top(), right - left, rect.height()), band.colour)
@@ -502,10 +512,8 @@ class TimelineCanvas(QWidget):
         painter.setPen(Qt.PenStyle.NoPen)
         width = max(1.0, BAR_WIDTH * self.px_per_stop())
         bottom = self.bar_rect().bottom()
-        light = QColor(self.colours.tokens)
-        light.setAlpha(120)
         for values, base, colour, top in ((tokens_in, None, self.colours.tokens, self.token_top),
-                                          (tokens_out, tokens_in, light, self.token_top),
+                                          (tokens_out, tokens_in, self.colours.tokens_out, self.token_top),
                                           (tool_ms, None, self.colours.tool, self.tool_top)):
             for left, low, high in self._bar_columns(values, base, first, last, width):
                 y0 = self._bar_y(low, top) if low else bottom
@@ -583,19 +591,23 @@ class TimelineCanvas(QWidget):
         if rect.isEmpty() or not self.columns:
             return
         px = self.px_per_stop()
+        colours = self.colours
+        scale = self.token_top / self.tool_top if self.tool_top > 0 else 0.0  # (tool time drawn on the token axis)
         for column in self.columns:
             x = self.px_of(column.x)
             cover = max(2.0, COVER_WIDTH * px)
-            painter.fillRect(QRectF(x - cover / 2, rect.top() - 1, cover, rect.height() + 2), self.colours.background)
+            painter.fillRect(QRectF(x - cover / 2, rect.top() - 1, cover, rect.height() + 2), colours.background)
             width = max(1.0, BAR_WIDTH * px)
-            for y0, height, colour in column.segments:
+            for y0, height, colour in ((0.0, column.tool_ms * scale, colours.tool),
+                                       (0.0, column.tokens_in, colours.tokens),
+                                       (column.tokens_in, column.tokens_out, colours.tokens_out)):
                 low, high = plotted(y0), plotted(plotted(y0) + plotted(height))
                 if high > low:
                     top, bottom = self._bar_y(high, self.token_top), self._bar_y(low, self.token_top)
-                    painter.fillRect(QRectF(x - width / 2, top, width, bottom - top), QColor(colour))
+                    painter.fillRect(QRectF(x - width / 2, top, width, bottom - top), colour)
             if column.running:
                 stub = RUNNING_STUB * rect.height()
-                painter.setPen(QPen(self._running_colour, 1.5, Qt.PenStyle.DashLine))
+                painter.setPen(QPen(colours.tool if self._tool_running else colours.tokens, 1.5, Qt.PenStyle.DashLine))
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.drawRect(QRectF(x - width / 2, rect.bottom() - stub, width, stub))
 
@@ -634,9 +646,9 @@ class TimelineCanvas(QWidget):
             for mark in self._marks[layer]:
                 if abs(self.px_of(mark.x) - pos.x()) <= MARK_HIT_PX and abs(self._y_of(mark.y) - pos.y()) <= MARK_HIT_PX:
                     return mark.tip
-        for band in self.labelled_bands():
-            if self._band_label_rect(band).contains(pos):
-                return band.tip
+        band = self._band_label_at(pos)
+        if band is not None:
+            return band.tip
         stop = self.stop_at(pos)
         if stop is not None and self._tooltip is not None:
             return self._tooltip(stop)
